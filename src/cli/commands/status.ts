@@ -1,0 +1,79 @@
+import { parseArgs } from 'node:util';
+import { formatIssue } from '../../core/config/load';
+import { candidateDirName } from '../../core/workspace/layout';
+import { findWorkspace, readSnapshot, type CandidateView, type WorkspaceSnapshot } from '../../core/workspace/snapshot';
+import { UsageError } from '../errors';
+
+export const STATUS_HELP = `satlution status [--dir D] [--json]
+
+Lists the candidates as a lineage tree with their status and the champion (★). --json prints the
+same as one JSON object: { workspace, config_ok, config_issues, champion, seeds, candidates }.`;
+
+export async function statusCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { dir: { type: 'string', default: '.' }, json: { type: 'boolean', default: false } },
+    strict: true,
+  });
+  const dir = await findWorkspace(values.dir);
+  if (!dir) throw new UsageError(`no satlution.yaml in ${values.dir} or above; create a workspace with \`satlution init\``);
+  const snap = await readSnapshot(dir);
+  if (values.json) process.stdout.write(JSON.stringify(toJson(snap), null, 2) + '\n');
+  else process.stdout.write(render(snap));
+  return snap.config.ok ? 0 : 2;
+}
+
+function toJson(s: WorkspaceSnapshot) {
+  return {
+    workspace: s.dir,
+    config_ok: s.config.ok,
+    config_issues: s.config.ok ? [] : s.config.issues,
+    champion: s.champion === null ? null : candidateDirName(s.champion),
+    seeds: s.seeds,
+    candidates: s.candidates.map((c) => ({
+      id: c.id,
+      dir: c.dir,
+      parent: c.parent === null ? null : candidateDirName(c.parent),
+      lineage: c.lineage.map(candidateDirName),
+      status: c.status,
+      champion: c.champion,
+      seed: c.seed ?? null,
+      created_at: c.created_at,
+      updated_at: c.updated_at,
+      detail: c.detail ?? null,
+      docs: c.docs,
+      missing: c.missing,
+      checkpoint: c.checkpoint ?? null,
+    })),
+    store: s.store,
+  };
+}
+
+function render(s: WorkspaceSnapshot): string {
+  const out: string[] = [`Workspace ${s.dir}`];
+  if (s.config.ok) out.push('Config    satlution.yaml is valid');
+  else out.push(`Config    ${s.config.issues.length} problem(s):`, ...s.config.issues.map((i) => '  ' + formatIssue(i)));
+  if (s.store.rebuilt) out.push(`Store     rebuilt from the log and the directories on disk (${s.store.rebuilt})`);
+  if (s.store.adopted.length) out.push(`Store     recorded directories found without a record: ${s.store.adopted.map(candidateDirName).join(', ')}`);
+  out.push(`Champion  ${s.champion === null ? '(none)' : candidateDirName(s.champion)}`);
+  out.push(`Seeds     ${s.seeds.map((x) => `${x.name} (${x.files} files, ${x.source}${x.commit ? ' @ ' + x.commit.slice(0, 12) : ''})`).join('; ') || '(none recorded)'}`);
+  out.push('', 'Candidates');
+  const children = new Map<number | null, CandidateView[]>();
+  const ids = new Set(s.candidates.map((c) => c.id));
+  for (const c of s.candidates) {
+    const p = c.parent !== null && ids.has(c.parent) ? c.parent : null;
+    children.set(p, [...(children.get(p) ?? []), c]);
+  }
+  const width = Math.max(...s.candidates.map((c) => c.dir.length + 2 * (c.lineage.length - 1)), 12);
+  const walk = (parent: number | null, depth: number) => {
+    for (const c of children.get(parent) ?? []) {
+      const name = '  '.repeat(depth) + c.dir;
+      const flags = [c.seed ? `seed ${c.seed}` : '', c.missing ? 'DIRECTORY MISSING' : '', c.detail ?? ''].filter(Boolean).join(' · ');
+      out.push(`${c.champion ? '★' : ' '} ${name.padEnd(width)}  ${c.status.padEnd(10)}  ${c.updated_at.slice(0, 16).replace('T', ' ')}  ${flags}`);
+      walk(c.id, depth + 1);
+    }
+  };
+  walk(null, 0);
+  if (s.candidates.length === 0) out.push('  (none)');
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// `satlution`: the headless face of the engine (same core as the VS Code extension).
+import * as path from 'node:path';
+import { ConfigError } from '../core/config/load';
+import { configJsonSchema } from '../core/config/schema';
+import { EXIT, UsageError } from './errors';
+import { INIT_HELP, initCommand } from './commands/init';
+import { STATUS_HELP, statusCommand } from './commands/status';
+
+const HELP = `satlution — evolve SAT solvers with LLM agents under correctness gates
+
+Usage:
+  ${INIT_HELP.split('\n')[0]}
+  ${STATUS_HELP.split('\n')[0]}
+  satlution schema               print the JSON Schema of satlution.yaml
+  satlution help [COMMAND]
+
+Exit codes: 0 success, 1 a candidate failed a gate, 2 bad usage, config or input.`;
+
+const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
+  init: { help: INIT_HELP, run: (a) => initCommand(a, defaultRulesDir()) },
+  status: { help: STATUS_HELP, run: statusCommand },
+  schema: {
+    help: 'satlution schema\n\nPrints the JSON Schema of satlution.yaml (for editors and other tools).',
+    run: async () => {
+      process.stdout.write(JSON.stringify(configJsonSchema(), null, 2) + '\n');
+      return EXIT.ok;
+    },
+  },
+};
+
+/** The rulebase shipped beside the bundle (dist/cli.js -> rules/). */
+function defaultRulesDir(): string {
+  return process.env.SATLUTION_RULES_DIR ?? path.join(__dirname, '..', 'rules');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (!cmd || cmd === 'help' || cmd === '--help' || cmd === '-h') {
+    const sub = rest[0] && COMMANDS[rest[0]];
+    process.stdout.write((sub ? sub.help : HELP) + '\n');
+    return cmd ? EXIT.ok : EXIT.usage;
+  }
+  if (cmd === '--version') {
+    process.stdout.write(`${process.env.SATLUTION_VERSION ?? 'dev'}\n`);
+    return EXIT.ok;
+  }
+  const c = COMMANDS[cmd];
+  if (!c) {
+    process.stderr.write(`satlution: unknown command "${cmd}"\n\n${HELP}\n`);
+    return EXIT.usage;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(c.help + '\n');
+    return EXIT.ok;
+  }
+  try {
+    return await c.run(rest);
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    if (e instanceof ConfigError || e instanceof UsageError || err.code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`satlution ${cmd}: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    process.stderr.write(`satlution ${cmd}: ${err.message}\n${process.env.SATLUTION_DEBUG ? (err.stack ?? '') + '\n' : ''}`);
+    return EXIT.usage;
+  }
+}
+
+if (require.main === module) void main(process.argv.slice(2)).then((code) => (process.exitCode = code));

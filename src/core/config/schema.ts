@@ -1,0 +1,283 @@
+// The satlution.yaml schema. Every key carries a description and an example (zod `.meta`), which the
+// loader uses to explain validation errors and the build exports as JSON Schema for editors.
+import { z } from 'zod';
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const name = (what: string, example: string) =>
+  z.string().regex(NAME_RE, `must be a ${what} name of letters, digits, '.', '_' or '-'`).meta({
+    description: `${what} name (letters, digits, '.', '_', '-')`,
+    examples: [example],
+  });
+
+export const SeedSchema = z
+  .object({
+    name: name('seed', 'kissat'),
+    source: z.string().min(1).meta({
+      description: 'Where the seed was imported from: a directory or a git URL (kept for provenance).',
+      examples: ['../solvers/kissat'],
+    }),
+    primary: z.boolean().default(false).meta({
+      description: 'The seed that becomes SATLUTION_0, the first champion. Defaults to the first seed.',
+      examples: [true],
+    }),
+    binary: z.string().regex(NAME_RE).optional().meta({
+      description: 'File name of the solver binary that starexec_build puts into bin/ (defaults to the seed name).',
+      examples: ['kissat'],
+    }),
+  })
+  .strict();
+
+export const StageName = z.enum(['smoke', 'verify', 'perf']);
+export type StageName = z.infer<typeof StageName>;
+
+const stage = (set: StageName, timeout: number, mem: number) =>
+  z
+    .object({
+      set: z.string().default(set).meta({
+        description: 'Name of the benchmark set (a key of `benchmarks`) this stage runs.',
+        examples: [set],
+      }),
+      timeout_s: z.number().positive().default(timeout).meta({
+        description: 'Wall-clock limit per solver run, in seconds. PAR-2 charges 2x this for unsolved instances.',
+        examples: [timeout],
+      }),
+      mem_mb: z.number().int().positive().default(mem).meta({
+        description: 'Memory limit per solver run, in MiB.',
+        examples: [mem],
+      }),
+      runner: z.string().default('local').meta({
+        description: 'Name of the runner (an entry of `runners`) that executes this stage.',
+        examples: ['local'],
+      }),
+    })
+    .strict()
+    .prefault({});
+
+export const StagesSchema = z
+  .object({
+    smoke: stage('smoke', 10, 2048).meta({ description: 'Stage 1: quick crash / wrong-answer screen after the build.' }),
+    verify: stage('verify', 60, 4096).meta({
+      description: 'Stage 2: known-answer instances; every SAT model and UNSAT DRAT proof is checked.',
+    }),
+    perf: stage('perf', 300, 8192).meta({ description: 'Stage 3: the performance set that PAR-2 is measured on.' }),
+  })
+  .strict()
+  .prefault({});
+
+const jobs = z.number().int().positive().meta({
+  description: 'How many solver runs execute at once (one instance per slot).',
+  examples: [2],
+});
+
+export const LocalRunnerSchema = z
+  .object({
+    name: name('runner', 'local'),
+    kind: z.literal('local'),
+    jobs: jobs.optional(),
+  })
+  .strict();
+
+export const SshRunnerSchema = z
+  .object({
+    name: name('runner', 'workstation'),
+    kind: z.literal('ssh'),
+    host: z.string().min(1).meta({
+      description: 'Host alias or user@host as OpenSSH understands it (your ~/.ssh/config applies).',
+      examples: ['lab-workstation'],
+    }),
+    workdir: z.string().default('.satlution-work').meta({
+      description: 'Remote directory (relative to the remote home) for the worker, candidates and results.',
+      examples: ['.satlution-work'],
+    }),
+    node: z.string().default('node').meta({
+      description: 'Node.js executable on the remote host (runs the one-file evaluation worker).',
+      examples: ['node'],
+    }),
+    jobs,
+  })
+  .strict();
+
+export const SlurmRunnerSchema = z
+  .object({
+    name: name('runner', 'cluster'),
+    kind: z.literal('slurm'),
+    login_host: z.string().min(1).optional().meta({
+      description: 'SSH alias of the login node; omit when sbatch runs on this machine.',
+      examples: ['cluster-login'],
+    }),
+    workdir: z.string().min(1).meta({
+      description: 'Directory on the shared filesystem that every compute node sees.',
+      examples: ['/scratch/me/satlution'],
+    }),
+    partition: z.string().min(1).optional().meta({ description: 'Slurm partition (-p).', examples: ['compute'] }),
+    account: z.string().min(1).optional().meta({ description: 'Slurm account (-A).', examples: ['sat-lab'] }),
+    max_array: z.number().int().positive().default(1000).meta({
+      description: 'Largest job-array size the cluster accepts (MaxArraySize).',
+      examples: [1000],
+    }),
+    node: z.string().default('node').meta({ description: 'Node.js executable on the compute nodes.', examples: ['node'] }),
+    sbatch_args: z.array(z.string()).default([]).meta({
+      description: 'Extra sbatch arguments, one per item.',
+      examples: [['--qos=normal']],
+    }),
+  })
+  .strict();
+
+export const RunnerSchema = z.discriminatedUnion('kind', [LocalRunnerSchema, SshRunnerSchema, SlurmRunnerSchema]);
+export type RunnerConfig = z.infer<typeof RunnerSchema>;
+
+export const Provider = z.enum(['openai', 'anthropic', 'openai-compatible']);
+
+export const ModelSchema = z
+  .object({
+    provider: Provider.meta({
+      description: 'LLM provider: openai, anthropic, or openai-compatible (vLLM, Ollama, LM Studio, gateways).',
+      examples: ['anthropic'],
+    }),
+    model: z.string().min(1).meta({ description: "The provider's model id.", examples: ['claude-sonnet-4-5'] }),
+    base_url: z.url().optional().meta({
+      description: 'API base URL; required for openai-compatible servers.',
+      examples: ['http://localhost:11434/v1'],
+    }),
+    api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().meta({
+      description:
+        'Environment variable holding the API key for the CLI (the extension keeps keys in SecretStorage).',
+      examples: ['ANTHROPIC_API_KEY'],
+    }),
+    max_output_tokens: z.number().int().positive().optional().meta({
+      description: 'Cap on tokens per model reply.',
+      examples: [8192],
+    }),
+    price_usd_per_mtok: z
+      .object({
+        input: z.number().nonnegative().meta({ description: 'USD per million input tokens.', examples: [3] }),
+        output: z.number().nonnegative().meta({ description: 'USD per million output tokens.', examples: [15] }),
+      })
+      .strict()
+      .optional()
+      .meta({ description: 'Prices used for cost accounting and the USD budget.' }),
+  })
+  .strict()
+  .superRefine((m, ctx) => {
+    if (m.provider === 'openai-compatible' && !m.base_url)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['base_url'],
+        message: 'is required when provider is openai-compatible',
+      });
+  });
+export type ModelConfig = z.infer<typeof ModelSchema>;
+
+export const ModelsSchema = z
+  .object({
+    planner: ModelSchema.optional().meta({ description: 'Model that writes HYPOTHESIS.md and the task list.' }),
+    coder: ModelSchema.optional().meta({ description: 'Model that edits, builds and fixes the candidate.' }),
+    judge: ModelSchema.optional().meta({ description: 'Model that scores proposals before evaluation.' }),
+  })
+  .strict()
+  .prefault({});
+
+export const StrategySchema = z
+  .object({
+    name: z.enum(['champion-challenger']).default('champion-challenger').meta({
+      description: 'Search strategy. champion-challenger evolves one champion at a time, as the SATLUTION paper does.',
+      examples: ['champion-challenger'],
+    }),
+  })
+  .strict()
+  .prefault({});
+
+export const BudgetsSchema = z
+  .object({
+    usd: z.number().positive().optional().meta({
+      description: 'Stop cleanly once LLM spending reaches this many US dollars (unset = no cap).',
+      examples: [25],
+    }),
+    cpu_hours: z.number().positive().optional().meta({
+      description: 'Stop cleanly once solver runs have used this many CPU-hours (unset = no cap).',
+      examples: [50],
+    }),
+  })
+  .strict()
+  .prefault({});
+
+export const ConfigSchema = z
+  .object({
+    version: z.literal(1).default(1).meta({ description: 'Config format version.', examples: [1] }),
+    seeds: z.array(SeedSchema).min(1, 'needs at least one seed').meta({
+      description: 'Baseline solvers imported into seeds/<name>/; the primary one became SATLUTION_0.',
+      examples: [[{ name: 'kissat', source: '../solvers/kissat', primary: true }]],
+    }),
+    benchmarks: z
+      .record(z.string().regex(NAME_RE), z.string().min(1))
+      .default({ smoke: 'benchmarks/smoke', verify: 'benchmarks/verify', perf: 'benchmarks/perf' })
+      .meta({
+        description:
+          'Benchmark sets: name -> directory of .cnf/.cnf.gz/.cnf.xz files with an optional meta.csv (instance,family,expected).',
+        examples: [{ smoke: 'benchmarks/smoke' }],
+      }),
+    stages: StagesSchema,
+    runners: z.array(RunnerSchema).default([{ name: 'local', kind: 'local' }]).meta({
+      description: 'Where solver runs execute: local process pool, an SSH host, or a Slurm cluster.',
+      examples: [[{ name: 'local', kind: 'local', jobs: 2 }]],
+    }),
+    models: ModelsSchema,
+    strategy: StrategySchema,
+    approval: z.enum(['manual', 'semi', 'auto']).default('semi').meta({
+      description:
+        'manual: approve every step; semi: approve each plan before coding; auto: run cycles unattended.',
+      examples: ['semi'],
+    }),
+    budgets: BudgetsSchema,
+    par2_visible_from_cycle: z.number().int().nonnegative().default(0).meta({
+      description:
+        'Hide PAR-2 from the agents until this cycle (the paper withheld it to avoid metric gaming); 0 = always visible.',
+      examples: [0],
+    }),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    const seen = new Set<string>();
+    c.seeds.forEach((s, i) => {
+      if (seen.has(s.name)) ctx.addIssue({ code: 'custom', path: ['seeds', i, 'name'], message: `duplicate seed name "${s.name}"` });
+      seen.add(s.name);
+    });
+    const primaries = c.seeds.flatMap((s, i) => (s.primary ? [i] : []));
+    for (const i of primaries.slice(1))
+      ctx.addIssue({ code: 'custom', path: ['seeds', i, 'primary'], message: 'only one seed can be primary' });
+    const runnerNames = new Set<string>();
+    c.runners.forEach((r, i) => {
+      if (runnerNames.has(r.name))
+        ctx.addIssue({ code: 'custom', path: ['runners', i, 'name'], message: `duplicate runner name "${r.name}"` });
+      runnerNames.add(r.name);
+    });
+    for (const st of StageName.options) {
+      const s = c.stages[st];
+      if (!(s.set in c.benchmarks))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['stages', st, 'set'],
+          message: `names no benchmark set; known sets: ${Object.keys(c.benchmarks).join(', ') || '(none)'}`,
+        });
+      if (!runnerNames.has(s.runner))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['stages', st, 'runner'],
+          message: `names no runner; known runners: ${[...runnerNames].join(', ') || '(none)'}`,
+        });
+    }
+  });
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;
+export type SeedConfig = z.infer<typeof SeedSchema>;
+
+/** The primary seed: the one marked `primary`, else the first. */
+export function primarySeed(c: Config): SeedConfig {
+  return c.seeds.find((s) => s.primary) ?? c.seeds[0]!;
+}
+
+/** JSON Schema of the file as a person writes it (defaults optional), for editors and error hints. */
+export function configJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(ConfigSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+}

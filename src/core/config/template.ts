@@ -1,0 +1,65 @@
+// The satlution.yaml that `init` writes: every section present and commented, so a person can see what
+// can be set without opening the docs. A unit test checks it parses to the schema's defaults.
+import { stringify } from 'yaml';
+import type { SeedConfig } from './schema';
+
+export interface TemplateInput {
+  seeds: Pick<SeedConfig, 'name' | 'source' | 'primary' | 'binary'>[];
+  benchmarks: Record<string, string>;
+  jobs: number;
+}
+
+export function renderConfig(t: TemplateInput): string {
+  const seeds = stringify(
+    t.seeds.map((s) => ({ name: s.name, source: s.source, ...(s.primary ? { primary: true } : {}), ...(s.binary ? { binary: s.binary } : {}) })),
+  ).trimEnd().replace(/^/gm, '  ');
+  const benches = Object.entries(t.benchmarks)
+    .map(([k, v]) => `  ${k}: ${stringify(v).trim()}`)
+    .join('\n');
+  return `# SATLUTION project configuration. Every key is optional unless marked required;
+# the values shown are the defaults. Docs: the README's "Configuration" section.
+version: 1
+
+# Baseline solvers (required). Each was imported into seeds/<name>/ (read-only); the primary one
+# was copied to SATLUTION_0/, the first champion.
+seeds:
+${seeds}
+
+# Benchmark sets: name -> directory of .cnf / .cnf.gz / .cnf.xz files and an optional meta.csv
+# with columns instance,family,expected (expected = SAT, UNSAT or empty).
+benchmarks:
+${benches}
+
+# The gates, cheapest first. A wrong answer in any stage fails the candidate, whatever its speed.
+stages:
+  smoke:  { set: smoke,  timeout_s: 10,  mem_mb: 2048, runner: local }  # build + quick screen
+  verify: { set: verify, timeout_s: 60,  mem_mb: 4096, runner: local }  # models and DRAT proofs checked
+  perf:   { set: perf,   timeout_s: 300, mem_mb: 8192, runner: local }  # PAR-2 is measured here
+
+# Where solver runs execute. Add an SSH host or a Slurm cluster and name it in a stage's runner:
+#   - { name: workstation, kind: ssh, host: my-ssh-alias, jobs: 16 }
+#   - { name: cluster, kind: slurm, login_host: login, workdir: /scratch/me/satlution, partition: compute }
+runners:
+  - { name: local, kind: local, jobs: ${t.jobs} }
+
+# Models per role. API keys: "SATLUTION: Set API Key" in VS Code, or the variable named by
+# api_key_env for the CLI. Without models, cycles use the offline tuner agent.
+models: {}
+#  planner: { provider: anthropic, model: <model id>, api_key_env: ANTHROPIC_API_KEY }
+#  coder:   { provider: openai, model: <model id>, api_key_env: OPENAI_API_KEY }
+#  judge:   { provider: openai-compatible, model: <model id>, base_url: http://localhost:11434/v1 }
+
+strategy: { name: champion-challenger }
+
+# manual: approve every step; semi: approve each plan before coding; auto: unattended.
+approval: semi
+
+# Stop cleanly when either is reached (remove a key for no cap).
+budgets: {}
+#  usd: 25
+#  cpu_hours: 50
+
+# Hide PAR-2 from the agents until this cycle (0 = always visible).
+par2_visible_from_cycle: 0
+`;
+}

@@ -1,0 +1,18 @@
+// The small interfaces through which the engine talks to whoever hosts it (the VS Code adapter or
+// the CLI). Tests implement them in a few lines; the core never knows which host it runs in.
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+  debug(message: string): void;
+}
+
+/** Asks a person. The CLI answers from flags or a terminal prompt; VS Code shows a modal dialog. */
+export interface Approver {
+  confirm(question: string, detail?: string): Promise<boolean>;
+}
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {}, debug() {} };
+
+export const approveAll: Approver = { confirm: async () => true };

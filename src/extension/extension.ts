@@ -1,0 +1,65 @@
+// The VS Code adapter's entry point: wires the core to commands, views and diagnostics. Everything
+// here is thin; the engine lives in src/core and is shared with the `satlution` CLI.
+import * as vscode from 'vscode';
+import * as path from 'node:path';
+import { CONFIG_FILE } from '../core/workspace/layout';
+import type { WorkspaceSnapshot } from '../core/workspace/snapshot';
+import { openCandidateDoc, revealCandidateFolder } from './commands/candidateDocs';
+import { initializeWorkspace } from './commands/initialize';
+import { ConfigDiagnostics } from './config/diagnostics';
+import { CyclesTreeProvider, type CyclesNode } from './views/cyclesTree';
+import { WorkspaceModel } from './workspaceModel';
+
+/** What activate() returns: a small API for other extensions and for the integration tests. */
+export interface SatlutionApi {
+  refresh(): Promise<WorkspaceSnapshot | undefined>;
+  readonly workspaceRoot: string | undefined;
+  cyclesTree: CyclesTreeProvider;
+  configDiagnostics(uri: vscode.Uri): readonly vscode.Diagnostic[];
+}
+
+export function activate(context: vscode.ExtensionContext): SatlutionApi {
+  const log = vscode.window.createOutputChannel('SATLUTION', { log: true });
+  const model = new WorkspaceModel(log);
+  const tree = new CyclesTreeProvider(model);
+  const diagnostics = new ConfigDiagnostics();
+  const rulesDir = context.asAbsolutePath('rules');
+  const cmd = (id: string, f: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, f);
+
+  context.subscriptions.push(
+    log,
+    model,
+    tree,
+    diagnostics,
+    vscode.window.createTreeView('satlution.cycles', { treeDataProvider: tree, showCollapseAll: true }),
+    cmd('satlution.initializeWorkspace', async (args?: unknown) => {
+      const result = await initializeWorkspace(args, { rulesDir, log });
+      if (result) {
+        await model.refresh();
+        await vscode.commands.executeCommand('satlution.cycles.focus');
+      }
+      return result ? { configFile: result.configFile, generated: result.generated } : undefined;
+    }),
+    cmd('satlution.refreshCandidates', () => model.refresh()),
+    cmd('satlution.openHypothesis', (n?: CyclesNode) => openCandidateDoc(model, n, 'HYPOTHESIS.md')),
+    cmd('satlution.openChangelog', (n?: CyclesNode) => openCandidateDoc(model, n, 'CHANGELOG.md')),
+    cmd('satlution.openResults', (n?: CyclesNode) => openCandidateDoc(model, n, 'RESULTS.md')),
+    cmd('satlution.revealCandidateFolder', (n?: CyclesNode) => revealCandidateFolder(model, n)),
+    cmd('satlution.showOutput', () => log.show()),
+    model.onDidChange((snap) => {
+      if (snap) void diagnostics.checkFile(vscode.Uri.file(path.join(snap.dir, CONFIG_FILE)));
+    }),
+  );
+  void model.refresh();
+  log.info('SATLUTION activated');
+  return {
+    refresh: () => model.refresh(),
+    get workspaceRoot() {
+      return model.workspaceRoot;
+    },
+    cyclesTree: tree,
+    configDiagnostics: (uri) => diagnostics.get(uri),
+  };
+}
+
+export function deactivate(): void {}

@@ -1,0 +1,108 @@
+// The Cycles view: every candidate with its status, lineage and the champion mark; each expands to
+// its HYPOTHESIS / CHANGELOG / RESULTS documents.
+import * as vscode from 'vscode';
+import * as path from 'node:path';
+import type { CandidateStatus } from '../../core/store/candidates';
+import { candidateDirName, CONFIG_FILE } from '../../core/workspace/layout';
+import type { CandidateView } from '../../core/workspace/snapshot';
+import type { WorkspaceModel } from '../workspaceModel';
+
+export type CyclesNode =
+  | { kind: 'candidate'; candidate: CandidateView }
+  | { kind: 'doc'; candidate: CandidateView; doc: string }
+  | { kind: 'configProblems'; count: number };
+
+const STATUS_ICON: Record<CandidateStatus, [string, string?]> = {
+  seed: ['package'],
+  planning: ['lightbulb', 'charts.yellow'],
+  coding: ['sync~spin', 'charts.blue'],
+  evaluating: ['loading~spin', 'charts.blue'],
+  failed: ['error', 'testing.iconFailed'],
+  verified: ['verified', 'testing.iconPassed'],
+  evaluated: ['graph', 'testing.iconPassed'],
+  discarded: ['trash', 'disabledForeground'],
+  unknown: ['question', 'problemsWarningIcon.foreground'],
+};
+
+const STATUS_TEXT: Record<CandidateStatus, string> = {
+  seed: 'seed baseline',
+  planning: 'planning',
+  coding: 'coding',
+  evaluating: 'evaluating',
+  failed: 'failed a gate',
+  verified: 'verified',
+  evaluated: 'evaluated',
+  discarded: 'discarded',
+  unknown: 'no record (found on disk)',
+};
+
+export class CyclesTreeProvider implements vscode.TreeDataProvider<CyclesNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<CyclesNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly sub: vscode.Disposable;
+
+  constructor(private readonly model: WorkspaceModel) {
+    this.sub = model.onDidChange(() => this.changed.fire(undefined));
+  }
+
+  getChildren(node?: CyclesNode): CyclesNode[] {
+    const snap = this.model.snapshot;
+    if (!snap) return [];
+    if (!node) {
+      const problems: CyclesNode[] = snap.config.ok ? [] : [{ kind: 'configProblems', count: snap.config.issues.length }];
+      // Newest first: a person watching cycles cares about the latest one.
+      const cands = [...snap.candidates].sort((a, b) => b.id - a.id);
+      return [...problems, ...cands.map((candidate): CyclesNode => ({ kind: 'candidate', candidate }))];
+    }
+    if (node.kind === 'candidate') return node.candidate.docs.map((doc): CyclesNode => ({ kind: 'doc', candidate: node.candidate, doc }));
+    return [];
+  }
+
+  getTreeItem(node: CyclesNode): vscode.TreeItem {
+    const root = this.model.workspaceRoot!;
+    if (node.kind === 'configProblems') {
+      const item = new vscode.TreeItem(`${CONFIG_FILE}: ${node.count} problem${node.count > 1 ? 's' : ''}`);
+      item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+      item.command = { command: 'vscode.open', title: 'Open', arguments: [vscode.Uri.file(path.join(root, CONFIG_FILE))] };
+      item.tooltip = 'The configuration is invalid; its problems are listed in the Problems panel.';
+      return item;
+    }
+    if (node.kind === 'doc') {
+      const uri = vscode.Uri.file(path.join(root, node.candidate.dir, node.doc));
+      const item = new vscode.TreeItem(node.doc);
+      item.resourceUri = uri;
+      item.id = `${node.candidate.dir}/${node.doc}`;
+      item.command = { command: 'vscode.open', title: `Open ${node.doc}`, arguments: [uri] };
+      item.contextValue = 'doc';
+      return item;
+    }
+    const c = node.candidate;
+    const item = new vscode.TreeItem(c.dir, c.docs.length ? (c.champion ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed) : vscode.TreeItemCollapsibleState.None);
+    item.id = c.dir;
+    const [icon, color] = c.missing ? ['warning', 'problemsWarningIcon.foreground'] : c.champion ? ['star-full', 'charts.yellow'] : STATUS_ICON[c.status];
+    item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
+    const from = c.parent !== null ? `from ${candidateDirName(c.parent)}` : c.seed ? `seed ${c.seed}` : '';
+    item.description = [c.champion ? 'champion' : '', c.missing ? 'directory missing' : STATUS_TEXT[c.status], from].filter(Boolean).join(' · ');
+    const tip = new vscode.MarkdownString(undefined, true);
+    tip.appendMarkdown(`**${c.dir}**${c.champion ? ' $(star-full) champion' : ''}\n\n`);
+    tip.appendMarkdown(`Status: ${STATUS_TEXT[c.status]}${c.missing ? ' — the directory is missing' : ''}\n\n`);
+    tip.appendMarkdown(`Lineage: ${c.lineage.map(candidateDirName).join(' ← ')}${c.seed ? ` ← seed ${c.seed}` : ''}\n\n`);
+    tip.appendMarkdown(`Created ${c.created_at.replace('T', ' ').slice(0, 19)} · updated ${c.updated_at.replace('T', ' ').slice(0, 19)}`);
+    if (c.detail) tip.appendMarkdown(`\n\n${escapeMd(c.detail)}`);
+    item.tooltip = tip;
+    item.accessibilityInformation = { label: `${c.dir}, ${item.description}` };
+    item.contextValue = c.champion ? 'candidate.champion' : 'candidate';
+    return item;
+  }
+
+  getParent(node: CyclesNode): CyclesNode | undefined {
+    return node.kind === 'doc' ? { kind: 'candidate', candidate: node.candidate } : undefined;
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.changed.dispose();
+  }
+}
+
+const escapeMd = (s: string) => s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');

@@ -1,0 +1,89 @@
+// The extension's view of the SATLUTION workspace: which folder it is, and its latest snapshot.
+// Refreshes when the workspace changes on disk (also when the CLI changes it from a terminal).
+import * as vscode from 'vscode';
+import * as path from 'node:path';
+import { CONFIG_FILE } from '../core/workspace/layout';
+import { isWorkspace, readSnapshot, type WorkspaceSnapshot } from '../core/workspace/snapshot';
+import type { Logger } from '../core/ports';
+
+export class WorkspaceModel implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<WorkspaceSnapshot | undefined>();
+  readonly onDidChange = this.changed.event;
+  private current: WorkspaceSnapshot | undefined;
+  private root: string | undefined;
+  private watcher: vscode.FileSystemWatcher | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly disposables: vscode.Disposable[] = [this.changed];
+  private refreshing: Promise<WorkspaceSnapshot | undefined> | undefined;
+
+  constructor(private readonly log: Logger) {
+    this.disposables.push(
+      vscode.workspace.onDidChangeWorkspaceFolders(() => void this.refresh()),
+      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('satlution.candidates.watch') && this.watch()),
+    );
+  }
+
+  get snapshot(): WorkspaceSnapshot | undefined {
+    return this.current;
+  }
+
+  /** The folder holding satlution.yaml, or undefined when no folder is a SATLUTION workspace. */
+  get workspaceRoot(): string | undefined {
+    return this.root;
+  }
+
+  /** Re-reads the workspace; concurrent callers share one read. */
+  refresh(): Promise<WorkspaceSnapshot | undefined> {
+    this.refreshing ??= this.read().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async read(): Promise<WorkspaceSnapshot | undefined> {
+    const root = await findRoot();
+    if (root !== this.root) {
+      this.root = root;
+      this.watch();
+    }
+    try {
+      this.current = root ? await readSnapshot(root) : undefined;
+    } catch (e) {
+      this.log.error(`Reading the workspace failed: ${(e as Error).message}`);
+      this.current = undefined;
+    }
+    if (this.current?.store.rebuilt) this.log.warn(`The candidate store was rebuilt from disk (${this.current.store.rebuilt}).`);
+    await vscode.commands.executeCommand('setContext', 'satlution.workspaceInitialized', this.current !== undefined);
+    this.changed.fire(this.current);
+    return this.current;
+  }
+
+  private watch(): void {
+    this.watcher?.dispose();
+    this.watcher = undefined;
+    const folder = this.root ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    if (!folder || !vscode.workspace.getConfiguration('satlution').get<boolean>('candidates.watch', true)) return;
+    // Candidate directories and their docs, the store's index, and the config itself.
+    const pattern = new vscode.RelativePattern(folder, `{${CONFIG_FILE},SATLUTION_*,SATLUTION_*/*.md,.satlution/candidates.json}`);
+    this.watcher = vscode.workspace.createFileSystemWatcher(pattern);
+    const soon = () => {
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => void this.refresh(), 250); // a cycle touches many files at once
+    };
+    this.watcher.onDidCreate(soon);
+    this.watcher.onDidChange(soon);
+    this.watcher.onDidDelete(soon);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.watcher?.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+async function findRoot(): Promise<string | undefined> {
+  for (const f of vscode.workspace.workspaceFolders ?? [])
+    if (f.uri.scheme === 'file' && (await isWorkspace(f.uri.fsPath))) return f.uri.fsPath;
+  return undefined;
+}
+
+export const docPath = (root: string, candidateDir: string, doc: string): string => path.join(root, candidateDir, doc);
