@@ -1,0 +1,94 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { CyclesNode } from '../../src/extension/views/cyclesTree';
+import { api, eventually, FIXTURES, workspaceDir } from './helpers';
+
+const candidates = async () => {
+  const a = await api();
+  return (a.cyclesTree.getChildren() as CyclesNode[]).filter((n): n is Extract<CyclesNode, { kind: 'candidate' }> => n.kind === 'candidate');
+};
+
+describe('SATLUTION in a real VS Code', () => {
+  it('contributes its commands under the SATLUTION category', async () => {
+    await api();
+    const cmds = await vscode.commands.getCommands(true);
+    for (const c of ['satlution.initializeWorkspace', 'satlution.refreshCandidates', 'satlution.openHypothesis'])
+      assert.ok(cmds.includes(c), `command ${c} missing`);
+    const pkg = vscode.extensions.getExtension('satlution.satlution')!.packageJSON as { contributes: { commands: { category: string }[] } };
+    assert.ok(pkg.contributes.commands.every((c) => c.category === 'SATLUTION'));
+  });
+
+  it('shows the welcome view while the folder is not a workspace', async () => {
+    const a = await api();
+    await a.refresh();
+    assert.equal(a.workspaceRoot, undefined);
+    assert.deepEqual(a.cyclesTree.getChildren(), []);
+  });
+
+  it('Initialize Workspace imports the seed, lays out SATLUTION_0 and the tree shows it as champion', async () => {
+    const ws = workspaceDir();
+    const seed = path.join(FIXTURES, 'seeds', 'tinysat');
+    const r = (await vscode.commands.executeCommand('satlution.initializeWorkspace', {
+      seeds: [{ name: 'tinysat', source: seed }],
+      generate: true,
+    })) as { configFile: string; generated: string[] } | undefined;
+    assert.ok(r, 'the command returned no result');
+    assert.equal(r.configFile, path.join(ws, 'satlution.yaml'));
+    assert.deepEqual(r.generated.sort(), ['seeds/tinysat/bin/starexec_run_default', 'seeds/tinysat/starexec_build']);
+    for (const f of ['SATLUTION_0/starexec_build', 'SATLUTION_0/bin/starexec_run_default', 'SATLUTION_0/HYPOTHESIS.md', '.rules/01_critical_correctness.md', 'benchmarks/smoke', '.satlution/candidates.json'])
+      assert.ok(fs.existsSync(path.join(ws, f)), `${f} was not created`);
+    const [c0] = await eventually(async () => {
+      const c = await candidates();
+      return c.length === 1 ? c : undefined;
+    }, 'SATLUTION_0 in the Cycles tree');
+    const item = (await api()).cyclesTree.getTreeItem(c0!);
+    assert.equal(item.label, 'SATLUTION_0');
+    assert.match(String(item.description), /champion/);
+    assert.equal(item.contextValue, 'candidate.champion');
+  });
+
+  it('lists the candidate documents and opens HYPOTHESIS.md', async () => {
+    const a = await api();
+    const [c0] = await candidates();
+    const docs = a.cyclesTree.getChildren(c0).map((n) => (n.kind === 'doc' ? n.doc : ''));
+    assert.deepEqual(docs, ['HYPOTHESIS.md', 'CHANGELOG.md', 'RESULTS.md']);
+    await vscode.commands.executeCommand('satlution.openHypothesis', c0);
+    const ed = await eventually(() => vscode.window.activeTextEditor, 'an editor');
+    assert.equal(ed.document.uri.fsPath, path.join(workspaceDir(), 'SATLUTION_0', 'HYPOTHESIS.md'));
+    assert.match(ed.document.getText(), /baseline/);
+  });
+
+  it('refreshes the tree when a candidate directory appears on disk', async () => {
+    const dir = path.join(workspaceDir(), 'SATLUTION_1');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'HYPOTHESIS.md'), '# made outside VS Code\n');
+    const found = await eventually(async () => (await candidates()).find((c) => c.candidate.dir === 'SATLUTION_1'), 'SATLUTION_1 in the tree');
+    assert.equal(found.candidate.status, 'unknown'); // no record: adopted from disk
+    fs.rmSync(dir, { recursive: true });
+    await eventually(async () => (await candidates()).find((c) => c.candidate.dir === 'SATLUTION_1')?.candidate.missing, 'SATLUTION_1 marked missing');
+  });
+
+  it('shows satlution.yaml problems as diagnostics on the right lines, and clears them when fixed', async () => {
+    const a = await api();
+    const uri = vscode.Uri.file(path.join(workspaceDir(), 'satlution.yaml'));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const editor = await vscode.window.showTextDocument(doc);
+    const text = doc.getText();
+    const approvalLine = text.split('\n').findIndex((l) => l.startsWith('approval:'));
+    assert.ok(approvalLine > 0);
+    await editor.edit((e) => e.replace(doc.lineAt(approvalLine).range, 'approval: sometimes'));
+    const diags = await eventually(() => {
+      const d = a.configDiagnostics(uri);
+      return d.length ? d : undefined;
+    }, 'a diagnostic for approval');
+    assert.equal(diags.length, 1);
+    assert.equal(diags[0]!.range.start.line, approvalLine);
+    assert.match(diags[0]!.message, /^approval: must be one of "manual", "semi", "auto"; got "sometimes"/);
+    assert.match(diags[0]!.message, /Example: approval: semi/);
+    await vscode.commands.executeCommand('undo');
+    await eventually(() => a.configDiagnostics(uri).length === 0, 'the diagnostic to clear');
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+  });
+});

@@ -1,0 +1,55 @@
+// Runs the mocha integration suite inside a real VS Code extension host (code-server) and exits with
+// its result. Usage: node out/test/runner/integration.js  (paths come from scripts/test.mjs)
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as util from 'node:util';
+import { launchBrowser, newWorkbenchPage, OFFLINE_NOISE, startCodeServer } from './codeServer';
+
+export interface SuiteResult {
+  passed: number;
+  failed: number;
+  exitCode: number;
+}
+
+export async function runIntegration(o: { codeServer: string; nodeBin: string; extensionDir: string; testsModule: string; timeoutMs?: number; verbose?: boolean }): Promise<SuiteResult> {
+  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-it-'));
+  const cs = await startCodeServer({ codeServer: o.codeServer, nodeBin: o.nodeBin, verbose: o.verbose });
+  const browser = await launchBrowser(cs.env);
+  let passed = 0;
+  let failed = 0;
+  try {
+    const page = await newWorkbenchPage(browser);
+    let finish!: (code: number) => void;
+    const done = new Promise<number>((r) => (finish = r));
+    await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => {
+      const line = util.format(...(args ?? []));
+      const m = /^(\d+) passed, (\d+) failed/.exec(line);
+      if (m) {
+        passed = Number(m[1]);
+        failed = Number(m[2]);
+        console.log(`integration: ${line}`);
+        return;
+      }
+      if (o.verbose || !OFFLINE_NOISE.test(line)) console.log(`[vscode ${type}] ${line}`);
+    });
+    await page.exposeFunction('codeAutomationExit', (code: number) => finish(code));
+    page.on('pageerror', (e) => console.log('[workbench pageerror]', e.message.slice(0, 300)));
+    await page.goto(
+      cs.url(workspace, [
+        ['extensionDevelopmentPath', cs.remote(o.extensionDir)],
+        ['extensionTestsPath', cs.remote(o.testsModule)],
+      ]),
+      { waitUntil: 'domcontentloaded' },
+    );
+    const timeout = new Promise<number>((r) => setTimeout(() => r(124), o.timeoutMs ?? 300000));
+    const exitCode = await Promise.race([done, timeout]);
+    if (exitCode === 124) console.log('integration: TIMEOUT waiting for the extension tests');
+    if (exitCode !== 0 && failed === 0) failed = 1; // the suite died before reporting
+    return { passed, failed, exitCode };
+  } finally {
+    await browser.close();
+    await cs.stop();
+    fs.rmSync(workspace, { recursive: true, force: true });
+  }
+}

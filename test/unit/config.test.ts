@@ -1,0 +1,125 @@
+import * as assert from 'node:assert/strict';
+import { formatIssue, parseConfig, type ConfigIssue } from '../../src/core/config/load';
+import { renderConfig } from '../../src/core/config/template';
+import { configJsonSchema } from '../../src/core/config/schema';
+
+const MIN = 'seeds:\n  - { name: kissat, source: ../kissat }\n';
+
+function issues(text: string): ConfigIssue[] {
+  const r = parseConfig(text);
+  assert.equal(r.ok, false, 'expected the config to be rejected');
+  return r.ok ? [] : r.issues;
+}
+
+describe('config: satlution.yaml', () => {
+  it('fills documented defaults for a minimal file', () => {
+    const r = parseConfig(MIN);
+    assert.ok(r.ok);
+    const c = r.config;
+    assert.deepEqual(c.stages.smoke, { set: 'smoke', timeout_s: 10, mem_mb: 2048, runner: 'local' });
+    assert.equal(c.stages.perf.timeout_s, 300);
+    assert.deepEqual(c.runners, [{ name: 'local', kind: 'local' }]);
+    assert.equal(c.approval, 'semi');
+    assert.equal(c.strategy.name, 'champion-challenger');
+    assert.equal(c.par2_visible_from_cycle, 0);
+    assert.deepEqual(c.budgets, {});
+    assert.equal(c.seeds[0]!.primary, false);
+  });
+
+  it('the file `init` writes is valid and matches the defaults', () => {
+    const text = renderConfig({ seeds: [{ name: 'kissat', source: '/src/kissat', primary: false }], benchmarks: { smoke: 'benchmarks/smoke', verify: 'benchmarks/verify', perf: 'b/perf' }, jobs: 3 });
+    const r = parseConfig(text);
+    assert.ok(r.ok, r.ok ? '' : r.issues.map((i) => formatIssue(i)).join('\n'));
+    const d = parseConfig(MIN);
+    assert.ok(d.ok);
+    assert.deepEqual(r.config.stages, d.config.stages);
+    assert.deepEqual(r.config.runners, [{ name: 'local', kind: 'local', jobs: 3 }]);
+    assert.equal(r.config.benchmarks.perf, 'b/perf');
+  });
+
+  it('names the key, the problem, an example and the line of a wrong value', () => {
+    const [i, ...rest] = issues(MIN + 'stages:\n  smoke:\n    timeout_s: -5\n');
+    assert.equal(rest.length, 0);
+    assert.equal(i!.key, 'stages.smoke.timeout_s');
+    assert.match(i!.message, /must be > 0; got number -5/);
+    assert.equal(i!.example, 'timeout_s: 10');
+    assert.equal(i!.range.line, 5);
+    assert.equal(i!.range.column, 16);
+    assert.equal(formatIssue(i!), 'satlution.yaml:5:16: stages.smoke.timeout_s: must be > 0; got number -5 (example: timeout_s: 10)');
+  });
+
+  it('suggests the intended key for a typo', () => {
+    const [i] = issues(MIN + 'stages:\n  verify: { timout_s: 30 }\n');
+    assert.equal(i!.key, 'stages.verify.timout_s');
+    assert.match(i!.message, /did you mean "timeout_s"\?/);
+    assert.equal(i!.example, 'timeout_s: 60');
+    assert.equal(i!.range.line, 4);
+  });
+
+  it('reports a wrong type with what was found', () => {
+    const [i] = issues(MIN + 'stages:\n  perf: { mem_mb: lots }\n');
+    assert.equal(i!.key, 'stages.perf.mem_mb');
+    assert.match(i!.message, /expected number, got "lots"/);
+  });
+
+  it('reports an enum value with the allowed ones', () => {
+    const [i] = issues(MIN + 'approval: always\n');
+    assert.equal(i!.message, 'must be one of "manual", "semi", "auto"; got "always"');
+    assert.equal(i!.example, 'approval: semi');
+    assert.equal(i!.range.line, 3);
+  });
+
+  it('requires seeds and says so at the top', () => {
+    const [i] = issues('approval: auto\n');
+    assert.equal(i!.key, 'seeds');
+    assert.equal(i!.message, 'is required');
+    assert.match(i!.example ?? '', /^seeds: /);
+  });
+
+  it('explains runner kinds and their required keys', () => {
+    const bad = issues(MIN + 'runners:\n  - { name: local, kind: local }\n  - { name: box, kind: sshh }\n  - { name: c, kind: slurm }\n');
+    const kind = bad.find((i) => i.key === 'runners.1.kind');
+    assert.ok(kind, JSON.stringify(bad));
+    assert.match(kind.message, /unknown kind "sshh"; expected one of "local", "ssh", "slurm"/);
+    assert.equal(kind.range.line, 5);
+    const workdir = bad.find((i) => i.key === 'runners.2.workdir');
+    assert.ok(workdir);
+    assert.equal(workdir.message, 'is required');
+    assert.equal(workdir.example, 'workdir: /scratch/me/satlution');
+  });
+
+  it('checks that stages name existing runners and benchmark sets', () => {
+    const bad = issues(MIN + 'stages:\n  perf: { runner: cluster, set: big }\n');
+    assert.deepEqual(bad.map((i) => i.key).sort(), ['stages.perf.runner', 'stages.perf.set']);
+    assert.match(bad.find((i) => i.key === 'stages.perf.runner')!.message, /known runners: local/);
+  });
+
+  it('needs a base URL for an OpenAI-compatible server', () => {
+    const [i] = issues(MIN + 'models:\n  coder: { provider: openai-compatible, model: qwen }\n');
+    assert.equal(i!.key, 'models.coder.base_url');
+    assert.match(i!.message, /required when provider is openai-compatible/);
+    assert.equal(i!.example, 'base_url: http://localhost:11434/v1');
+  });
+
+  it('rejects duplicate seeds and two primaries', () => {
+    const bad = issues('seeds:\n  - { name: a, source: x, primary: true }\n  - { name: a, source: y, primary: true }\n');
+    assert.deepEqual(bad.map((i) => i.key).sort(), ['seeds.1.name', 'seeds.1.primary']);
+  });
+
+  it('reports YAML syntax errors with their position', () => {
+    const [i] = issues('seeds:\n  - name: a\n   source: b\n');
+    assert.equal(i!.key, '(yaml)');
+    assert.ok(i!.range.line >= 2);
+  });
+
+  it('rejects a file that is not a mapping', () => {
+    const [i] = issues('- just\n- a list\n');
+    assert.equal(i!.key, '(root)');
+  });
+
+  it('exports a JSON Schema with descriptions for editors', () => {
+    const s = configJsonSchema() as { properties: Record<string, { description?: string }> };
+    assert.match(s.properties.approval!.description!, /semi/);
+    assert.ok(s.properties.seeds);
+  });
+});
