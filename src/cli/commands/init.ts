@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { initWorkspace } from '../../core/workspace/init';
-import { parseSeedArg } from '../../core/workspace/seeds';
+import { isGitUrl, parseSeedArg } from '../../core/workspace/seeds';
 import { terminalApprover, terminalLogger } from '../terminal';
 import { UsageError } from '../errors';
 
@@ -41,7 +41,8 @@ export async function initCommand(argv: string[], rulesDir: string): Promise<num
   const generate = !values['no-generate'];
   const r = await initWorkspace({
     dir: path.resolve(values.dir),
-    seeds: values.seed.map(parseSeedArg),
+    // Relative seed paths mean relative to where the command runs, not to --dir.
+    seeds: values.seed.map(parseSeedArg).map((s) => (isGitUrl(s.source) ? s : { ...s, source: path.resolve(s.source) })),
     ...(values.primary ? { primary: values.primary } : {}),
     benchmarks,
     defaultRulesDir: rulesDir,

@@ -30,7 +30,7 @@ export interface Checkpoint {
 export async function checkpointCandidate(workspaceDir: string, relDir: string, message: string): Promise<Checkpoint> {
   const top = (await simpleGit(workspaceDir).revparse(['--show-toplevel'])).trim();
   const tmpIndex = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'satlution-idx-')), 'index');
-  const git = simpleGit(top).env({ ...process.env, GIT_INDEX_FILE: tmpIndex });
+  const git = simpleGit(top).env({ ...plumbingEnv(), GIT_INDEX_FILE: tmpIndex });
   const pathInRepo = path.relative(top, path.join(workspaceDir, relDir)).split(path.sep).join('/');
   try {
     const parent = await resolveRef(git);
@@ -57,6 +57,15 @@ export async function checkpointCandidate(workspaceDir: string, relDir: string, 
   } finally {
     await fs.rm(path.dirname(tmpIndex), { recursive: true, force: true });
   }
+}
+
+/**
+ * The environment for plumbing commands, without variables that make git run other programs
+ * (editors, pagers, askpass, ssh): none is needed here, and simple-git refuses them.
+ */
+function plumbingEnv(): Record<string, string> {
+  const drop = /^(EDITOR|VISUAL|PAGER|GIT_EDITOR|GIT_PAGER|GIT_ASKPASS|SSH_ASKPASS|GIT_SSH|GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_EXTERNAL_DIFF|GIT_SEQUENCE_EDITOR|GIT_TEMPLATE_DIR|GIT_EXEC_PATH|GIT_CONFIG.*|PREFIX|GIT_INDEX_FILE)$/;
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !drop.test(e[0])));
 }
 
 async function resolveRef(git: SimpleGit): Promise<string | undefined> {
