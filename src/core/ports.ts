@@ -10,7 +10,8 @@ export interface Logger {
 
 /** Asks a person. The CLI answers from flags or a terminal prompt; VS Code shows a modal dialog. */
 export interface Approver {
-  confirm(question: string, detail?: string): Promise<boolean>;
+  /** `yesLabel` names the action, e.g. "Generate Scripts" (hosts that show buttons use it). */
+  confirm(question: string, detail?: string, yesLabel?: string): Promise<boolean>;
 }
 
 export const silentLogger: Logger = { info() {}, warn() {}, error() {}, debug() {} };

@@ -1,1 +1,62 @@
-export {};
+// End-to-end: the packaged extension installed into a real VS Code (code-server), driven like a
+// person with Playwright. Screenshots land in .test-artifacts/ to be looked at.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import type { Page } from 'playwright-core';
+import { launchBrowser, newWorkbenchPage, startCodeServer } from '../runner/codeServer';
+import { initializeFromPalette } from './initialize.e2e';
+
+export interface E2eContext {
+  page: Page;
+  workspace: string;
+  root: string;
+  shot(name: string): Promise<string>;
+}
+
+const SCENARIOS: [string, (c: E2eContext) => Promise<void>][] = [['Initialize Workspace from the palette shows SATLUTION_0 in the Cycles tree', initializeFromPalette]];
+
+export async function runE2e(o: { codeServer: string; nodeBin: string; root: string; verbose?: boolean }): Promise<{ passed: number; failed: number }> {
+  const artifacts = path.join(o.root, '.test-artifacts');
+  fs.mkdirSync(artifacts, { recursive: true });
+  const vsix = path.join(os.tmpdir(), `satlution-e2e-${process.pid}.vsix`);
+  const pack = spawnSync(process.execPath, [path.join(o.root, 'scripts', 'package.mjs'), vsix], { cwd: o.root, encoding: 'utf8' });
+  if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}${pack.stderr}`);
+  console.log(`e2e: packaged ${path.basename(vsix)} (${(fs.statSync(vsix).size / 1024).toFixed(0)} KiB)`);
+  let passed = 0;
+  let failed = 0;
+  for (const [name, scenario] of SCENARIOS) {
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-e2e-'));
+    const cs = await startCodeServer({ codeServer: o.codeServer, nodeBin: o.nodeBin, installVsix: vsix, verbose: o.verbose, settings: { 'workbench.colorTheme': 'Default Dark Modern' } });
+    const browser = await launchBrowser(cs.env);
+    const page = await newWorkbenchPage(browser);
+    const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 60);
+    const ctx: E2eContext = {
+      page,
+      workspace,
+      root: o.root,
+      shot: async (n) => {
+        const file = path.join(artifacts, `${slug}-${n}.png`);
+        await page.screenshot({ path: file });
+        return file;
+      },
+    };
+    try {
+      await page.goto(cs.url(workspace), { waitUntil: 'domcontentloaded' });
+      await scenario(ctx);
+      passed++;
+      console.log(`  ✔ ${name}`);
+    } catch (e) {
+      failed++;
+      console.log(`  ✖ ${name}\n    ${(e as Error).stack ?? e}`);
+      await ctx.shot('failure').then((f) => console.log(`    screenshot: ${f}`), () => undefined);
+    } finally {
+      await browser.close();
+      await cs.stop();
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
+  }
+  fs.rmSync(vsix, { force: true });
+  return { passed, failed };
+}

@@ -2,7 +2,7 @@
 // and headless Chromium to drive it. Shared by the integration runner and the e2e scripts.
 // Extension tests are loaded through the workbench's `payload` query parameter, the mechanism VS
 // Code uses for its own browser integration tests (code-server rejects --extensionDevelopmentPath).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -14,6 +14,8 @@ export interface CodeServerOptions {
   /** Directory with a Node >= 24 binary (code-server needs it). */
   nodeBin: string;
   settings?: Record<string, unknown>;
+  /** A packaged extension to install first, as a user would. */
+  installVsix?: string;
   verbose?: boolean;
 }
 
@@ -38,6 +40,7 @@ export const BASE_SETTINGS = {
   'workbench.enableExperiments': false,
   'workbench.tips.enabled': false,
   'git.openRepositoryInParentFolders': 'never',
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
 };
 
 async function freePort(): Promise<number> {
@@ -67,13 +70,19 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
   for (const k of ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'TMPDIR'] as const) fs.mkdirSync(env[k]!, { recursive: true });
   fs.mkdirSync(path.join(tmp, 'ud', 'User'), { recursive: true });
   fs.writeFileSync(path.join(tmp, 'ud', 'User', 'settings.json'), JSON.stringify({ ...BASE_SETTINGS, ...o.settings }, null, 2));
+  const common = ['--user-data-dir', path.join(tmp, 'ud'), '--extensions-dir', path.join(tmp, 'ext')];
+  if (o.installVsix) {
+    const r = spawnSync(o.codeServer, [...common, '--install-extension', o.installVsix], { env, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`code-server --install-extension ${o.installVsix} failed:\n${r.stdout}${r.stderr}`);
+    if (o.verbose) process.stdout.write(r.stdout);
+  }
   const child: ChildProcess = spawn(
     o.codeServer,
     [
       '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
       '--disable-workspace-trust', '--disable-getting-started-override',
       '--vscode-option', 'enable-smoke-test-driver',
-      '--user-data-dir', path.join(tmp, 'ud'), '--extensions-dir', path.join(tmp, 'ext'), '--config', path.join(tmp, 'config.yaml'),
+      ...common, '--config', path.join(tmp, 'config.yaml'),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env },
   );

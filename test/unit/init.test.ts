@@ -171,3 +171,15 @@ describe('workspace: git checkpoints', () => {
     assert.equal(index.candidates[0]!.checkpoint, r.checkpoint);
   });
 });
+
+describe('workspace: git checkpoints in an ignored directory', () => {
+  it('writes no checkpoint when the workspace is ignored by the enclosing repository', async () => {
+    const repo = tempDir();
+    git(repo, 'init', '-q');
+    write(path.join(repo, '.gitignore'), 'scratch/\n');
+    const dir = path.join(repo, 'scratch', 'ws');
+    const r = await initWorkspace({ dir, seeds: [{ name: 'tinysat', source: TINYSAT }], defaultRulesDir: RULES, approver: recordingApprover(true), log: silentLogger });
+    assert.equal(r.checkpoint, undefined);
+    assert.throws(() => git(repo, 'rev-parse', '--verify', '--quiet', CHECKPOINT_REF));
+  });
+});

@@ -12,12 +12,18 @@ export const CHECKPOINT_REF = 'refs/satlution/checkpoints';
 const BUILD_OUTPUT = /(\.(o|a|so|obj|lo|la|dylib|gcda|gcno)$)|(^|\/)bin\/(?!starexec_run_default$)[^/]+$/;
 const MAX_FILE_BYTES = 20 << 20;
 
+/** True when `dir` is inside a git work tree and not ignored by it (an ignored scratch workspace
+ * inside some other project must not write checkpoints into that project). */
 export async function isGitWorkspace(dir: string): Promise<boolean> {
+  const git = simpleGit(dir);
   try {
-    return (await simpleGit(dir).revparse(['--is-inside-work-tree'])).trim() === 'true';
+    if ((await git.revparse(['--is-inside-work-tree'])).trim() !== 'true') return false;
   } catch {
     return false;
   }
+  // check-ignore prints the path when it is ignored (its exit status does not reach us reliably).
+  const ignored = await git.raw(['check-ignore', '--', '.']).catch(() => '');
+  return ignored.trim() === '';
 }
 
 export interface Checkpoint {

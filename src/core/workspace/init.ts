@@ -91,6 +91,7 @@ export async function initWorkspace(o: InitOptions): Promise<InitResult> {
       const ok = await o.approver.confirm(
         `Seed ${spec.name} has no ${what}. Generate ${plan.missing.length > 1 ? 'them' : 'it'}?`,
         `Detected build system: ${plan.buildSystem}. The scripts follow the StarExec convention (bin/starexec_run_default CNF PROOFDIR) and can be edited afterwards.`,
+        plan.missing.length > 1 ? 'Generate Scripts' : 'Generate Script',
       );
       if (ok) {
         for (const rel of await writeMissingStarexec(seed.dir, plan, spec.name)) {
@@ -106,7 +107,7 @@ export async function initWorkspace(o: InitOptions): Promise<InitResult> {
   // The record comes first: a crash after it leaves a candidate marked missing, never an orphan dir.
   const store = new CandidateStore(dir);
   const primarySeed = imported.find((s) => s.name === primary)!;
-  await store.create({ id: 0, parent: null, seed: primary, status: 'seed', detail: `imported from ${primarySeed.source}` });
+  await store.create({ id: 0, parent: null, seed: primary, status: 'seed' });
   step(`Creating ${candidateDirName(0)} from seed ${primary}`);
   await copySeedTo(path.join(dir, SEEDS_DIR, primary), candidateDir);
   await writeBaselineDocs(candidateDir, primary, primarySeed);

@@ -24,6 +24,18 @@ const STATUS_ICON: Record<CandidateStatus, [string, string?]> = {
   unknown: ['question', 'problemsWarningIcon.foreground'],
 };
 
+const STATUS_SHORT: Record<CandidateStatus, string> = {
+  seed: 'seed',
+  planning: 'planning',
+  coding: 'coding',
+  evaluating: 'evaluating',
+  failed: 'failed',
+  verified: 'verified',
+  evaluated: 'evaluated',
+  discarded: 'discarded',
+  unknown: 'no record',
+};
+
 const STATUS_TEXT: Record<CandidateStatus, string> = {
   seed: 'seed baseline',
   planning: 'planning',
@@ -81,8 +93,10 @@ export class CyclesTreeProvider implements vscode.TreeDataProvider<CyclesNode>, 
     item.id = c.dir;
     const [icon, color] = c.missing ? ['warning', 'problemsWarningIcon.foreground'] : c.champion ? ['star-full', 'charts.yellow'] : STATUS_ICON[c.status];
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
+    // Short enough for a narrow sidebar; the tooltip has the whole story.
     const from = c.parent !== null ? `from ${candidateDirName(c.parent)}` : c.seed ? `seed ${c.seed}` : '';
-    item.description = [c.champion ? 'champion' : '', c.missing ? 'directory missing' : STATUS_TEXT[c.status], from].filter(Boolean).join(' · ');
+    const state = c.missing ? 'directory missing' : c.status === 'seed' ? '' : c.champion ? '' : STATUS_SHORT[c.status];
+    item.description = [c.champion ? 'champion' : '', state, from].filter(Boolean).join(' · ');
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${c.dir}**${c.champion ? ' $(star-full) champion' : ''}\n\n`);
     tip.appendMarkdown(`Status: ${STATUS_TEXT[c.status]}${c.missing ? ' — the directory is missing' : ''}\n\n`);
@@ -90,7 +104,7 @@ export class CyclesTreeProvider implements vscode.TreeDataProvider<CyclesNode>, 
     tip.appendMarkdown(`Created ${c.created_at.replace('T', ' ').slice(0, 19)} · updated ${c.updated_at.replace('T', ' ').slice(0, 19)}`);
     if (c.detail) tip.appendMarkdown(`\n\n${escapeMd(c.detail)}`);
     item.tooltip = tip;
-    item.accessibilityInformation = { label: `${c.dir}, ${item.description}` };
+    item.accessibilityInformation = { label: `${c.dir}, ${[c.champion ? 'champion' : '', c.missing ? 'directory missing' : STATUS_TEXT[c.status], from].filter(Boolean).join(', ')}` };
     item.contextValue = c.champion ? 'candidate.champion' : 'candidate';
     return item;
   }

@@ -1,0 +1,43 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { E2eContext } from './index';
+import { openSidebar, pickQuickItem, runCommand, treeRow, waitForWorkbench } from './workbench';
+
+export async function initializeFromPalette({ page, workspace, root, shot }: E2eContext): Promise<void> {
+  const seed = path.join(root, 'test', 'fixtures', 'seeds', 'tinysat');
+  await waitForWorkbench(page);
+  await openSidebar(page, 'SATLUTION');
+  await page.getByRole('button', { name: 'Initialize Workspace' }).waitFor({ timeout: 30000 });
+  await shot('1-welcome');
+
+  await runCommand(page, 'SATLUTION: Initialize Workspace');
+  await pickQuickItem(page, 'Seed from a folder');
+  // VS Code's own folder dialog: type the path, then accept it.
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(seed + '/');
+  await page.waitForTimeout(500);
+  await shot('2-folder-dialog');
+  await page.locator('.quick-input-widget').getByRole('button', { name: 'Use as seed' }).click();
+  // Seed name, prefilled from the folder name.
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: '(2/2)' }).waitFor();
+  assert.equal(await input.inputValue(), 'tinysat');
+  await page.keyboard.press('Enter');
+  // The seed has no StarExec scripts: the modal asks before generating them.
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 30000 });
+  assert.match(await dialog.innerText(), /has no starexec_build and bin\/starexec_run_default/);
+  await shot('3-generate-dialog');
+  await dialog.getByRole('button', { name: 'Generate Scripts' }).click();
+
+  await treeRow(page, 'SATLUTION_0').waitFor({ timeout: 30000 });
+  assert.ok(fs.existsSync(path.join(workspace, 'satlution.yaml')));
+  assert.ok(fs.existsSync(path.join(workspace, 'SATLUTION_0', 'starexec_build')));
+  const row = treeRow(page, 'SATLUTION_0');
+  assert.match((await row.getAttribute('aria-label')) ?? '', /SATLUTION_0, champion, seed baseline, seed tinysat/);
+  await treeRow(page, 'HYPOTHESIS.md').click();
+  await page.locator('.tab', { hasText: 'HYPOTHESIS.md' }).waitFor({ timeout: 15000 });
+  await page.waitForTimeout(800);
+  console.log(`    screenshot: ${await shot('4-tree')}`);
+}
