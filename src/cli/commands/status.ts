@@ -2,25 +2,38 @@ import { parseArgs } from 'node:util';
 import { formatIssue } from '../../core/config/load';
 import { candidateDirName } from '../../core/workspace/layout';
 import { findWorkspace, readSnapshot, type CandidateView, type WorkspaceSnapshot } from '../../core/workspace/snapshot';
+import { watchWorkspace } from '../../core/workspace/watch';
 import { UsageError } from '../errors';
 
-export const STATUS_HELP = `satlution status [--dir D] [--json]
+export const STATUS_HELP = `satlution status [--dir D] [--json] [--watch]
 
 Lists the candidates as a lineage tree with their status and the champion (★). --json prints the
-same as one JSON object: { workspace, config_ok, config_issues, champion, seeds, candidates }.`;
+same as one JSON object: { workspace, config_ok, config_issues, champion, seeds, candidates }.
+--watch shows the status again whenever it changes (e.g. while a cycle runs elsewhere); Ctrl-C ends it.`;
 
 export async function statusCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { dir: { type: 'string', default: '.' }, json: { type: 'boolean', default: false } },
+    options: { dir: { type: 'string', default: '.' }, json: { type: 'boolean', default: false }, watch: { type: 'boolean', default: false } },
     strict: true,
   });
   const dir = await findWorkspace(values.dir);
   if (!dir) throw new UsageError(`no satlution.yaml in ${values.dir} or above; create a workspace with \`satlution init\``);
-  const snap = await readSnapshot(dir);
-  if (values.json) process.stdout.write(JSON.stringify(toJson(snap), null, 2) + '\n');
-  else process.stdout.write(render(snap));
-  return snap.config.ok ? 0 : 2;
+  const show = async () => {
+    const snap = await readSnapshot(dir);
+    if (values.json) process.stdout.write(JSON.stringify(toJson(snap), values.watch ? undefined : null, values.watch ? undefined : 2) + '\n');
+    else process.stdout.write((values.watch && process.stdout.isTTY ? '\x1b[2J\x1b[H' : '') + render(snap));
+    return snap;
+  };
+  const snap = await show();
+  if (!values.watch) return snap.config.ok ? 0 : 2;
+  const w = watchWorkspace(dir, () => void show());
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await w.close();
+  return 0;
 }
 
 function toJson(s: WorkspaceSnapshot) {
