@@ -9,7 +9,11 @@ export function run(): Promise<void> {
   for (const f of fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort()) mocha.addFile(path.join(__dirname, f));
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {
-      console.log(`${runner.stats?.passes ?? 0} passed, ${failures} failed`);
+      const passed = runner.stats?.passes ?? 0;
+      console.log(`${passed} passed, ${failures} failed`);
+      // Runners that cannot read the extension host's console (desktop VS Code) read this file.
+      const out = process.env.SATLUTION_TEST_RESULTS;
+      if (out) fs.writeFileSync(out, JSON.stringify({ passed, failed: failures }));
       if (failures > 0) reject(new Error(`${failures} integration test(s) failed`));
       else resolve();
     });

@@ -92,3 +92,40 @@ describe('SATLUTION in a real VS Code', () => {
     await vscode.commands.executeCommand('workbench.action.files.revert');
   });
 });
+
+describe('Initialize Workspace: failures and git seeds', () => {
+  it('reports a seed folder that does not exist and creates nothing', async () => {
+    const before = fs.readdirSync(workspaceDir()).sort();
+    const r = await vscode.commands.executeCommand('satlution.initializeWorkspace', {
+      dir: path.join(workspaceDir(), 'other'),
+      seeds: [{ name: 'ghost', source: path.join(workspaceDir(), 'no-such-solver') }],
+      generate: true,
+    });
+    assert.equal(r, undefined);
+    assert.deepEqual(fs.readdirSync(workspaceDir()).sort(), before);
+    assert.ok(!fs.existsSync(path.join(workspaceDir(), 'other', 'satlution.yaml')));
+  });
+
+  it('rejects malformed arguments instead of guessing', async () => {
+    const r = await vscode.commands.executeCommand('satlution.initializeWorkspace', { seeds: 'kissat' });
+    assert.equal(r, undefined);
+  });
+
+  it('imports a seed from a git URL into another folder', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const repo = fs.mkdtempSync(path.join(path.dirname(workspaceDir()), 'seed-repo-'));
+    fs.cpSync(path.join(FIXTURES, 'seeds', 'tinysat'), repo, { recursive: true });
+    const g = (...a: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...a], { cwd: repo });
+    g('init', '-q');
+    g('add', '.');
+    g('commit', '-qm', 'seed');
+    const dir = fs.mkdtempSync(path.join(path.dirname(workspaceDir()), 'ws-git-'));
+    const r = (await vscode.commands.executeCommand('satlution.initializeWorkspace', { dir, seeds: [{ name: 'tiny', source: `file://${repo}` }], generate: false })) as { generated: string[] } | undefined;
+    assert.ok(r);
+    assert.deepEqual(r.generated, []);
+    assert.ok(fs.existsSync(path.join(dir, 'SATLUTION_0', 'tinysat.c')));
+    assert.ok(!fs.existsSync(path.join(dir, 'SATLUTION_0', 'starexec_build')), 'declined scripts are not written');
+    fs.rmSync(repo, { recursive: true, force: true });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -14,6 +14,8 @@ export interface SuiteResult {
 
 export async function runIntegration(o: { codeServer: string; nodeBin: string; extensionDir: string; testsModule: string; timeoutMs?: number; verbose?: boolean }): Promise<SuiteResult> {
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-it-'));
+  const results = `${workspace}.results.json`;
+  process.env.SATLUTION_TEST_RESULTS = results; // inherited by code-server and its extension host
   const cs = await startCodeServer({ codeServer: o.codeServer, nodeBin: o.nodeBin, verbose: o.verbose });
   const browser = await launchBrowser(cs.env);
   let passed = 0;
@@ -45,11 +47,18 @@ export async function runIntegration(o: { codeServer: string; nodeBin: string; e
     const timeout = new Promise<number>((r) => setTimeout(() => r(124), o.timeoutMs ?? 300000));
     const exitCode = await Promise.race([done, timeout]);
     if (exitCode === 124) console.log('integration: TIMEOUT waiting for the extension tests');
+    try {
+      ({ passed, failed } = JSON.parse(fs.readFileSync(results, 'utf8')) as { passed: number; failed: number });
+    } catch {
+      /* the suite never reported: counted below */
+    }
     if (exitCode !== 0 && failed === 0) failed = 1; // the suite died before reporting
     return { passed, failed, exitCode };
   } finally {
     await browser.close();
     await cs.stop();
+    delete process.env.SATLUTION_TEST_RESULTS;
     fs.rmSync(workspace, { recursive: true, force: true });
+    fs.rmSync(results, { force: true });
   }
 }

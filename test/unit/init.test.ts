@@ -122,7 +122,7 @@ describe('workspace: init and seeds', () => {
     await assert.rejects(initWorkspace({ ...base, seeds: [{ name: 'x', source: path.dirname(dir) }] }), /contains the workspace itself/);
     assert.ok(!fs.existsSync(path.join(dir, 'satlution.yaml')));
     assert.ok(!fs.existsSync(path.join(dir, 'SATLUTION_0')));
-    assert.deepEqual(fs.readdirSync(path.join(dir, 'seeds')), []); // no staging leftovers
+    assert.deepEqual(fs.readdirSync(dir), []); // no staging leftovers, no empty seeds/
   });
 
   it('refuses to initialize twice', async () => {
@@ -181,5 +181,25 @@ describe('workspace: git checkpoints in an ignored directory', () => {
     const r = await initWorkspace({ dir, seeds: [{ name: 'tinysat', source: TINYSAT }], defaultRulesDir: RULES, approver: recordingApprover(true), log: silentLogger });
     assert.equal(r.checkpoint, undefined);
     assert.throws(() => git(repo, 'rev-parse', '--verify', '--quiet', CHECKPOINT_REF));
+  });
+});
+
+describe('workspace: a failed init leaves the folder as it was', () => {
+  it('rolls back what it created when a later step fails, and can be retried', async () => {
+    const dir = tempDir();
+    write(path.join(dir, 'mine.txt'), 'keep me\n');
+    const o = { dir, seeds: [{ name: 'tinysat', source: TINYSAT }], approver: recordingApprover(true), log: silentLogger };
+    await assert.rejects(initWorkspace({ ...o, defaultRulesDir: path.join(dir, 'no-rules') }), /default rulebase .* is missing/);
+    assert.deepEqual(fs.readdirSync(dir), ['mine.txt']);
+    const r = await initWorkspace({ ...o, defaultRulesDir: RULES });
+    assert.ok(fs.existsSync(r.configFile));
+  });
+
+  it('stops when cancelled and leaves nothing behind', async () => {
+    const dir = tempDir();
+    const abort = new AbortController();
+    const approver: Approver = { confirm: async () => (abort.abort(new Error('cancelled by the person')), true) };
+    await assert.rejects(initWorkspace({ dir, seeds: [{ name: 'a', source: TINYSAT }, { name: 'b', source: TINYSAT }], defaultRulesDir: RULES, approver, log: silentLogger, signal: abort.signal }), /cancelled by the person/);
+    assert.deepEqual(fs.readdirSync(dir), []);
   });
 });

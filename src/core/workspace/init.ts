@@ -10,7 +10,7 @@ import type { Approver, Logger } from '../ports';
 import { CandidateStore } from '../store/candidates';
 import { writeFileAtomic } from '../store/atomic';
 import { checkpointCandidate, isGitWorkspace } from './checkpoint';
-import { BENCH_DIR, CANDIDATE_DOCS, CONFIG_FILE, RULES_DIR, SEEDS_DIR, candidateDirName } from './layout';
+import { BENCH_DIR, CANDIDATE_DOCS, CONFIG_FILE, RULES_DIR, SEEDS_DIR, STATE_DIR, candidateDirName } from './layout';
 import { copySeedTo, importSeed, setWritable, type ImportedSeed, type SeedSpec } from './seeds';
 import { planStarexec, writeMissingStarexec } from './starexec';
 import { recordSeeds } from './seedRecords';
@@ -57,6 +57,27 @@ Point a set at a directory elsewhere in \`satlution.yaml\` (\`benchmarks:\`) rat
 
 export async function initWorkspace(o: InitOptions): Promise<InitResult> {
   const dir = path.resolve(o.dir);
+  // Everything init may create; what did not exist before is removed again if init fails, so a
+  // failed attempt (a bad seed, a cancel) leaves the folder as it was and can simply be retried.
+  const created = [
+    dir,
+    path.join(dir, SEEDS_DIR),
+    ...o.seeds.map((s) => path.join(dir, SEEDS_DIR, s.name)),
+    path.join(dir, candidateDirName(0)),
+    path.join(dir, RULES_DIR),
+    path.join(dir, BENCH_DIR),
+    path.join(dir, STATE_DIR),
+  ];
+  const before = new Map(await Promise.all(created.map(async (p) => [p, await exists(p)] as const)));
+  try {
+    return await init(o, dir);
+  } catch (e) {
+    for (const p of [...created].reverse()) if (!before.get(p)) await fs.rm(p, { recursive: true, force: true }).catch(() => undefined);
+    throw e;
+  }
+}
+
+async function init(o: InitOptions, dir: string): Promise<InitResult> {
   const step = (m: string) => {
     o.onStep?.(m);
     o.log.info(m);

@@ -21,6 +21,7 @@ export const InitializeArgs = z
 export type InitializeArgs = z.infer<typeof InitializeArgs>;
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const CANCELLED = 'cancelled';
 
 export async function initializeWorkspace(raw: unknown, ctx: { rulesDir: string; log: Logger }): Promise<InitResult | undefined> {
   const parsed = InitializeArgs.safeParse(raw ?? {});
@@ -45,7 +46,7 @@ export async function initializeWorkspace(raw: unknown, ctx: { rulesDir: string;
       { location: vscode.ProgressLocation.Notification, title: 'SATLUTION: Initializing workspace', cancellable: true },
       async (progress, token) => {
         const abort = new AbortController();
-        const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
+        const sub = token.onCancellationRequested(() => abort.abort(new Error(CANCELLED)));
         try {
           return await initWorkspace({
             dir,
@@ -71,6 +72,10 @@ export async function initializeWorkspace(raw: unknown, ctx: { rulesDir: string;
     return result;
   } catch (e) {
     const msg = (e as Error).message;
+    if (msg === CANCELLED) {
+      void vscode.window.showInformationMessage('SATLUTION: initialization cancelled; the folder is as it was.');
+      return undefined;
+    }
     ctx.log.error(`Initialize Workspace failed: ${msg}`);
     void vscode.window.showErrorMessage(`SATLUTION: could not initialize the workspace: ${msg}`);
     return undefined;
