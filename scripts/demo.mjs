@@ -44,7 +44,8 @@ if (fs.existsSync(dir)) {
 }
 const cli = path.join(root, 'dist', 'cli.js');
 step(`satlution init --dir ${path.relative(process.cwd(), dir) || '.'} --seed kissat=<source>`);
-run(process.execPath, [cli, 'init', '--yes', '--dir', dir, '--seed', `kissat=${src}`]);
+// kissat's own 137 small test formulas serve as the smoke set (referenced in place, not copied).
+run(process.execPath, [cli, 'init', '--yes', '--dir', dir, '--seed', `kissat=${src}`, '--bench', `smoke=${path.join(src, 'test', 'cnf')}`]);
 
 const cand = path.join(dir, 'SATLUTION_0');
 step('bash SATLUTION_0/starexec_build');

@@ -8,6 +8,7 @@ import { openCandidateDoc, revealCandidateFolder } from './commands/candidateDoc
 import { initializeWorkspace } from './commands/initialize';
 import { ConfigDiagnostics } from './config/diagnostics';
 import { CyclesTreeProvider, type CyclesNode } from './views/cyclesTree';
+import { OverviewViewProvider } from './webviews/overviewView';
 import { WorkspaceModel } from './workspaceModel';
 
 /** What activate() returns: a small API for other extensions and for the integration tests. */
@@ -23,6 +24,7 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
   const model = new WorkspaceModel(log);
   const tree = new CyclesTreeProvider(model);
   const diagnostics = new ConfigDiagnostics();
+  const overview = new OverviewViewProvider(context.extensionUri, model, log);
   const rulesDir = context.asAbsolutePath('rules');
   const cmd = (id: string, f: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, f);
 
@@ -32,6 +34,8 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
     tree,
     diagnostics,
     vscode.window.createTreeView('satlution.cycles', { treeDataProvider: tree, showCollapseAll: true }),
+    overview,
+    vscode.window.registerWebviewViewProvider(OverviewViewProvider.viewId, overview),
     cmd('satlution.initializeWorkspace', async (args?: unknown) => {
       const result = await initializeWorkspace(args, { rulesDir, log });
       if (result) {

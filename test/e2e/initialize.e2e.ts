@@ -2,10 +2,14 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { E2eContext } from './index';
-import { openSidebar, pickQuickItem, runCommand, treeRow, waitForWorkbench } from './workbench';
+import { openSidebar, pickQuickItem, runCommand, treeRow, waitForWorkbench, webview } from './workbench';
 
 export async function initializeFromPalette({ page, workspace, root, shot }: E2eContext): Promise<void> {
   const seed = path.join(root, 'test', 'fixtures', 'seeds', 'tinysat');
+  const cspViolations: string[] = [];
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
   await waitForWorkbench(page);
   await openSidebar(page, 'SATLUTION');
   await page.getByRole('button', { name: 'Initialize Workspace' }).waitFor({ timeout: 30000 });
@@ -36,8 +40,25 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
   assert.ok(fs.existsSync(path.join(workspace, 'SATLUTION_0', 'starexec_build')));
   const row = treeRow(page, 'SATLUTION_0');
   assert.match((await row.getAttribute('aria-label')) ?? '', /SATLUTION_0, champion, seed baseline, seed tinysat/);
+
+  // The Overview webview appears once the folder is a workspace and shows its state.
+  const overview = await webview(page, 'Overview');
+  await overview.getByRole('heading', { name: 'Champion' }).waitFor({ timeout: 30000 });
+  await overview.getByRole('button', { name: /Champion SATLUTION_0/ }).waitFor();
+  assert.match(await overview.getByRole('region', { name: 'Benchmarks' }).innerText(), /smoke\s+empty[^]*Add .cnf, .cnf.gz or .cnf.xz files/);
+  assert.match(await overview.getByRole('region', { name: 'Seeds' }).innerText(), /tinysat/);
+  await overview.getByRole('button', { name: 'Open satlution.yaml' }).click();
+  await page.locator('.tab', { hasText: 'satlution.yaml' }).waitFor({ timeout: 15000 });
+
+  // Hiding the sidebar destroys the webview; shown again, it renders the state again.
+  await openSidebar(page, 'Explorer');
+  await openSidebar(page, 'SATLUTION');
+  const again = await webview(page, 'Overview');
+  await again.getByRole('button', { name: /Champion SATLUTION_0/ }).waitFor({ timeout: 15000 });
+
   await treeRow(page, 'HYPOTHESIS.md').click();
   await page.locator('.tab', { hasText: 'HYPOTHESIS.md' }).waitFor({ timeout: 15000 });
   await page.waitForTimeout(800);
   console.log(`    screenshot: ${await shot('4-tree')}`);
+  assert.deepEqual(cspViolations, [], 'the webview broke its Content-Security-Policy');
 }

@@ -8,7 +8,7 @@ import { UsageError } from '../errors';
 export const STATUS_HELP = `satlution status [--dir D] [--json] [--watch]
 
 Lists the candidates as a lineage tree with their status and the champion (★). --json prints the
-same as one JSON object: { workspace, config_ok, config_issues, champion, seeds, candidates }.
+same as one JSON object: { workspace, config_ok, config_issues, champion, seeds, benchmarks, candidates }.
 --watch shows the status again whenever it changes (e.g. while a cycle runs elsewhere); Ctrl-C ends it.`;
 
 export async function statusCommand(argv: string[]): Promise<number> {
@@ -43,6 +43,7 @@ function toJson(s: WorkspaceSnapshot) {
     config_issues: s.config.ok ? [] : s.config.issues,
     champion: s.champion === null ? null : candidateDirName(s.champion),
     seeds: s.seeds,
+    benchmarks: s.benchmarks,
     candidates: s.candidates.map((c) => ({
       id: c.id,
       dir: c.dir,
@@ -63,13 +64,16 @@ function toJson(s: WorkspaceSnapshot) {
 }
 
 function render(s: WorkspaceSnapshot): string {
-  const out: string[] = [`Workspace ${s.dir}`];
-  if (s.config.ok) out.push('Config    satlution.yaml is valid');
-  else out.push(`Config    ${s.config.issues.length} problem(s):`, ...s.config.issues.map((i) => '  ' + formatIssue(i)));
-  if (s.store.rebuilt) out.push(`Store     rebuilt from the log and the directories on disk (${s.store.rebuilt})`);
-  if (s.store.adopted.length) out.push(`Store     recorded directories found without a record: ${s.store.adopted.map(candidateDirName).join(', ')}`);
-  out.push(`Champion  ${s.champion === null ? '(none)' : candidateDirName(s.champion)}`);
-  out.push(`Seeds     ${s.seeds.map((x) => `${x.name} (${x.files} files, ${x.source}${x.commit ? ' @ ' + x.commit.slice(0, 12) : ''})`).join('; ') || '(none recorded)'}`);
+  const row = (label: string, value: string) => `${label.padEnd(11)}${value}`;
+  const out: string[] = [row('Workspace', s.dir)];
+  if (s.config.ok) out.push(row('Config', 'satlution.yaml is valid'));
+  else out.push(row('Config', `${s.config.issues.length} problem(s):`), ...s.config.issues.map((i) => '  ' + formatIssue(i)));
+  if (s.store.rebuilt) out.push(row('Store', `rebuilt from the log and the directories on disk (${s.store.rebuilt})`));
+  if (s.store.adopted.length) out.push(row('Store', `recorded directories found without a record: ${s.store.adopted.map(candidateDirName).join(', ')}`));
+  out.push(row('Champion', s.champion === null ? '(none)' : candidateDirName(s.champion)));
+  out.push(row('Seeds', s.seeds.map((x) => `${x.name} (${x.files} files, ${x.source}${x.commit ? ' @ ' + x.commit.slice(0, 12) : ''})`).join('; ') || '(none recorded)'));
+  if (s.benchmarks.length)
+    out.push(row('Benchmarks', s.benchmarks.map((b) => `${b.name} ${!b.exists ? '(missing directory ' + b.dir + ')' : b.instances === 0 ? '(empty)' : `${b.instances} instance${b.instances > 1 ? 's' : ''}${b.hasMeta ? '' : ', no meta.csv'}`}`).join('; ')));
   out.push('', 'Candidates');
   const children = new Map<number | null, CandidateView[]>();
   const ids = new Set(s.candidates.map((c) => c.id));

@@ -8,19 +8,9 @@ import { z } from 'zod';
 import { candidateDirName, parseCandidateDir, STATE_DIR } from '../workspace/layout';
 import { appendJsonLine, readJsonLines, removeStaleTemps, writeJsonAtomic } from './atomic';
 import { withLock } from './lock';
+import { CandidateStatus } from './status';
 
-export const CandidateStatus = z.enum([
-  'seed', // imported baseline (SATLUTION_0)
-  'planning',
-  'coding',
-  'evaluating',
-  'failed', // failed a gate; kept with its failure to feed the next plan
-  'verified', // passed the correctness gates
-  'evaluated', // performance measured
-  'discarded',
-  'unknown', // found on disk with no record (recovered)
-]);
-export type CandidateStatus = z.infer<typeof CandidateStatus>;
+export { CandidateStatus } from './status';
 
 export const CandidateRecord = z.object({
   id: z.number().int().nonnegative(),

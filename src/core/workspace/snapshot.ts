@@ -2,6 +2,7 @@
 // and the extension's views, so both always agree.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { summarizeSet, type BenchSetSummary } from '../bench/sets';
 import { parseConfig, type ConfigResult } from '../config/load';
 import { CandidateStore, type CandidateRecord, type LoadReport } from '../store/candidates';
 import { CANDIDATE_DOCS, CONFIG_FILE, type CandidateDoc } from './layout';
@@ -22,6 +23,8 @@ export interface WorkspaceSnapshot {
   champion: number | null;
   candidates: CandidateView[];
   seeds: SeedRecord[];
+  /** The configured benchmark sets (empty while the config is invalid). */
+  benchmarks: BenchSetSummary[];
   store: LoadReport;
 }
 
@@ -53,5 +56,6 @@ export async function readSnapshot(dir: string): Promise<WorkspaceSnapshot> {
       for (const d of CANDIDATE_DOCS) if (await fs.stat(path.join(cdir, d)).then((s) => s.size > 0, () => false)) docs.push(d);
     candidates.push({ ...c, champion: index.champion === c.id, lineage: CandidateStore.lineage(index, c.id), docs, missing });
   }
-  return { dir, config, champion: index.champion, candidates, seeds: await readSeedRecords(dir), store: report };
+  const benchmarks = config.ok ? await Promise.all(Object.entries(config.config.benchmarks).map(([name, d]) => summarizeSet(dir, name, d))) : [];
+  return { dir, config, champion: index.champion, candidates, seeds: await readSeedRecords(dir), benchmarks, store: report };
 }

@@ -1,0 +1,104 @@
+// The Overview webview: renders what the extension sends (validated against the shared protocol)
+// with plain DOM (no innerHTML of data), keeps the last state across hide/reload, and says `ready`.
+import { HostMessage, type Overview, type OverviewAction, type ViewMessage } from '../../src/shared/protocol';
+
+interface VsCodeApi {
+  postMessage(m: ViewMessage): void;
+  getState(): unknown;
+  setState(s: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const root = document.getElementById('root')!;
+
+type Child = Node | string | null | undefined | false;
+function h(tag: string, attrs: Record<string, string> = {}, ...children: Child[]): HTMLElement {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  for (const c of children) if (c) el.append(c);
+  return el;
+}
+
+function button(label: string, onClick: () => void, attrs: Record<string, string> = {}): HTMLElement {
+  const b = h('button', { type: 'button', ...attrs }, label);
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+const act = (action: OverviewAction) => () => vscode.postMessage({ type: 'action', action });
+
+const STATUS_LABEL: Record<string, string> = {
+  seed: 'seed', planning: 'planning', coding: 'coding', evaluating: 'evaluating', failed: 'failed',
+  verified: 'verified', evaluated: 'evaluated', discarded: 'discarded', unknown: 'no record',
+};
+
+function ago(iso: string): string {
+  const s = (Date.parse(iso) - Date.now()) / 1000;
+  const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  for (const [unit, secs] of [['day', 86400], ['hour', 3600], ['minute', 60]] as const)
+    if (Math.abs(s) >= secs) return rtf.format(Math.round(s / secs), unit);
+  return 'just now';
+}
+
+function section(title: string, ...body: Child[]): HTMLElement {
+  const id = `h-${title.toLowerCase().replace(/\W+/g, '-')}`;
+  return h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...body);
+}
+
+function render(o: Overview): void {
+  root.replaceChildren();
+  if (o.state === 'none') {
+    root.append(h('p', { class: 'muted' }, 'No SATLUTION workspace in this window.'));
+    return;
+  }
+  const champion = o.champion
+    ? h('div', { class: 'champion' },
+        button(`★ ${o.champion.dir}`, () => vscode.postMessage({ type: 'openCandidate', dir: o.champion!.dir }), { class: 'link', 'aria-label': `Champion ${o.champion.dir}: reveal its folder` }),
+        h('span', { class: 'muted' }, o.champion.seed ? `baseline from seed ${o.champion.seed}` : STATUS_LABEL[o.champion.status] ?? ''))
+    : h('p', { class: 'muted' }, 'No champion yet.');
+  const chips = h('p', { class: 'chips' },
+    h('span', { class: 'chip total' }, `${o.total} candidate${o.total === 1 ? '' : 's'}`),
+    ...Object.entries(o.counts).map(([st, n]) => h('span', { class: `chip s-${st}` }, `${n} ${STATUS_LABEL[st] ?? st}`)));
+  const latest = h('ul', { class: 'latest' },
+    ...o.latest.map((c) => h('li', {},
+      button(c.dir, () => vscode.postMessage({ type: 'openCandidate', dir: c.dir }), { class: 'link' }),
+      h('span', { class: `status s-${c.status}` }, c.missing ? 'directory missing' : STATUS_LABEL[c.status] ?? c.status),
+      c.parent && h('span', { class: 'muted' }, `from ${c.parent}`),
+      h('span', { class: 'muted right' }, ago(c.updated)))));
+  const config = o.config.ok
+    ? h('p', { class: 'ok' }, '✓ satlution.yaml is valid')
+    : h('div', {}, h('p', { class: 'warn' }, `⚠ ${o.config.problems} problem${o.config.problems > 1 ? 's' : ''} in satlution.yaml`), o.config.first && h('p', { class: 'mono' }, o.config.first));
+  const benches = h('ul', { class: 'benches' },
+    ...o.benchmarks.map((b) => h('li', {},
+      h('span', { class: 'name' }, b.name),
+      !b.exists
+        ? h('span', { class: 'warn' }, `missing directory ${b.dir}`)
+        : b.instances === 0
+          ? h('span', { class: 'warn' }, 'empty')
+          : h('span', {}, `${b.instances} instance${b.instances > 1 ? 's' : ''}`, !b.hasMeta && h('span', { class: 'muted' }, ' · no meta.csv')))));
+  const seeds = h('ul', { class: 'seeds' }, ...o.seeds.map((s) => h('li', { title: s.source }, h('span', { class: 'name' }, s.name), h('span', { class: 'muted' }, `${s.files} files`))));
+  root.append(
+    section('Champion', champion),
+    section('Candidates', chips, latest),
+    section('Configuration', config, h('p', { class: 'actions' }, button('Open satlution.yaml', act('openConfig')), button('Rules', act('openRules'), { class: 'secondary', 'aria-label': 'Reveal the rulebase in the Explorer' }))),
+    section('Benchmarks', benches,
+      o.benchmarks.some((b) => b.exists && b.instances === 0) && h('p', { class: 'muted hint' }, 'Add .cnf, .cnf.gz or .cnf.xz files to the empty sets, with a meta.csv (instance,family,expected) for known answers.'),
+      h('p', { class: 'actions' }, button('Reveal benchmarks', act('revealBenchmarks'), { class: 'secondary' }))),
+    section('Seeds', seeds),
+  );
+}
+
+window.addEventListener('message', (e: MessageEvent<unknown>) => {
+  const m = HostMessage.safeParse(e.data);
+  if (!m.success) return; // not ours, or malformed: never render it
+  if (m.data.type === 'overview') {
+    vscode.setState(m.data.overview);
+    render(m.data.overview);
+  }
+});
+
+// Show the last state at once after a reload or re-show, then ask for the current one.
+const saved = HostMessage.options[0].shape.overview.safeParse(vscode.getState());
+if (saved.success) render(saved.data);
+vscode.postMessage({ type: 'ready' });

@@ -1,0 +1,29 @@
+// Turns a workspace snapshot into what the Overview webview shows (no vscode import: unit-testable).
+import * as path from 'node:path';
+import { formatIssue } from '../../core/config/load';
+import { candidateDirName } from '../../core/workspace/layout';
+import type { WorkspaceSnapshot } from '../../core/workspace/snapshot';
+import type { Overview } from '../../shared/protocol';
+
+export function toOverview(s: WorkspaceSnapshot | undefined, latestCount = 5): Overview {
+  if (!s) return { state: 'none' };
+  const champ = s.candidates.find((c) => c.champion);
+  const counts: Partial<Record<(typeof s.candidates)[number]['status'], number>> = {};
+  for (const c of s.candidates) counts[c.status] = (counts[c.status] ?? 0) + 1;
+  return {
+    state: 'workspace',
+    name: path.basename(s.dir),
+    champion: champ ? { dir: champ.dir, status: champ.status, seed: champ.seed ?? null } : null,
+    total: s.candidates.length,
+    counts,
+    latest: [...s.candidates]
+      .sort((a, b) => b.id - a.id)
+      .slice(0, latestCount)
+      .map((c) => ({ dir: c.dir, status: c.status, parent: c.parent === null ? null : candidateDirName(c.parent), updated: c.updated_at, missing: c.missing })),
+    config: s.config.ok
+      ? { ok: true, problems: 0, first: null }
+      : { ok: false, problems: s.config.issues.length, first: s.config.issues[0] ? formatIssue(s.config.issues[0]) : null },
+    seeds: s.seeds.map((x) => ({ name: x.name, files: x.files, source: x.source })),
+    benchmarks: s.benchmarks.map((b) => ({ name: b.name, dir: b.dir, exists: b.exists, instances: b.instances, hasMeta: b.hasMeta })),
+  };
+}

@@ -1,0 +1,63 @@
+// The Overview sidebar view: the champion, candidates by status, the config's health, seeds and
+// benchmark sets at a glance, with the next useful actions.
+import * as vscode from 'vscode';
+import * as path from 'node:path';
+import { BENCH_DIR, CONFIG_FILE, RULES_DIR } from '../../core/workspace/layout';
+import { HostMessage, ViewMessage, type OverviewAction } from '../../shared/protocol';
+import type { WorkspaceModel } from '../workspaceModel';
+import { WebviewChannel } from './channel';
+import { webviewHtml, webviewRoots } from './html';
+import { toOverview } from './overviewModel';
+
+export class OverviewViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  static readonly viewId = 'satlution.overview';
+  private channel: WebviewChannel<HostMessage, ViewMessage> | undefined;
+  private readonly sub: vscode.Disposable;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly model: WorkspaceModel,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.sub = model.onDidChange(() => this.push());
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    view.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
+    view.webview.html = webviewHtml(view.webview, this.extensionUri, { title: 'Overview', script: 'overview.js', style: 'overview.css' });
+    this.channel?.dispose();
+    const channel = new WebviewChannel<HostMessage, ViewMessage>(view.webview, ViewMessage, (m) => void this.onMessage(m), (m) => this.log.warn(m));
+    this.channel = channel;
+    view.onDidDispose(() => {
+      channel.dispose();
+      if (this.channel === channel) this.channel = undefined;
+    });
+    this.push();
+  }
+
+  private push(): void {
+    this.channel?.post({ type: 'overview', overview: toOverview(this.model.snapshot) });
+  }
+
+  private async onMessage(m: ViewMessage): Promise<void> {
+    const root = this.model.workspaceRoot;
+    if (m.type === 'ready' || !root) return;
+    if (m.type === 'openCandidate') {
+      await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(path.join(root, m.dir)));
+      return;
+    }
+    const actions: Record<OverviewAction, () => Thenable<unknown>> = {
+      openConfig: () => vscode.window.showTextDocument(vscode.Uri.file(path.join(root, CONFIG_FILE))),
+      openRules: () => vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(path.join(root, RULES_DIR))),
+      revealBenchmarks: () => vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(path.join(root, BENCH_DIR))),
+      refresh: () => this.model.refresh(),
+      showOutput: async () => this.log.show(),
+    };
+    await actions[m.action]();
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.channel?.dispose();
+  }
+}
