@@ -5,29 +5,13 @@ import * as esbuild from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { layeringPlugin } from './scripts/layering-plugin.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 const root = path.dirname(new URL(import.meta.url).pathname);
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-const core = path.join(root, 'src', 'core') + path.sep;
-
-/** Fails the build when anything under src/core reaches for VS Code or the adapter layers. */
-const layering = {
-  name: 'layering',
-  setup(build) {
-    build.onResolve({ filter: /.*/ }, (args) => {
-      if (!args.importer.startsWith(core)) return undefined;
-      const bad =
-        args.path === 'vscode' || args.path.startsWith('vscode/')
-          ? `imports 'vscode'`
-          : args.path.startsWith('.') && !path.resolve(args.resolveDir, args.path).startsWith(core.slice(0, -1))
-            ? `imports '${args.path}' from outside src/core`
-            : undefined;
-      return bad ? { errors: [{ text: `${path.relative(root, args.importer)} ${bad}: the core must stay VS-Code-free (DESIGN.md §1)` }] } : undefined;
-    });
-  },
-};
+const layering = layeringPlugin(path.join(root, 'src', 'core'));
 
 const node = {
   bundle: true,

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ROOT } from './helpers';
+import { ROOT, tempDir, write } from './helpers';
 
 /** Imports and requires of 'vscode' (static, dynamic, type-only) in a TypeScript source. */
 const VSCODE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)['"]vscode(?:\/[^'"]*)?['"]/;
@@ -41,5 +41,28 @@ describe('layering: src/core never imports vscode', () => {
     const text = fs.readFileSync(path.join(ROOT, 'dist', 'worker.js'), 'utf8');
     const requires = [...text.matchAll(/require\(["']([^"']+)["']\)/g)].map((m) => m[1]!);
     assert.deepEqual(requires.filter((r) => !r.startsWith('node:') && !['child_process', 'path', 'util', 'fs', 'os'].includes(r)), []);
+  });
+});
+
+describe('layering: the build enforces it', () => {
+  const build = async (files: Record<string, string>) => {
+    const dir = tempDir();
+    for (const [f, text] of Object.entries(files)) write(path.join(dir, f), text);
+    const esbuild = await import('esbuild');
+    const { layeringPlugin } = (await import(path.join(ROOT, 'scripts', 'layering-plugin.mjs'))) as { layeringPlugin: (core: string) => import('esbuild').Plugin };
+    return esbuild.build({ entryPoints: [path.join(dir, 'core', 'a.ts')], bundle: true, write: false, platform: 'node', logLevel: 'silent', external: ['vscode'], plugins: [layeringPlugin(path.join(dir, 'core'))] });
+  };
+
+  it('fails a bundle whose core imports vscode', async () => {
+    await assert.rejects(build({ 'core/a.ts': "import * as vscode from 'vscode';\nexport const x = vscode;\n" }), /imports 'vscode': the core must stay VS-Code-free/);
+  });
+
+  it('fails a bundle whose core imports the adapter', async () => {
+    await assert.rejects(build({ 'core/a.ts': "import { y } from '../extension/b';\nexport const x = y;\n", 'extension/b.ts': 'export const y = 1;\n' }), /imports '\.\.\/extension\/b' from outside src\/core/);
+  });
+
+  it('passes a core that only imports itself and Node', async () => {
+    const r = await build({ 'core/a.ts': "import * as fs from 'node:fs';\nimport { y } from './b';\nexport const x = [fs, y];\n", 'core/b.ts': 'export const y = 1;\n' });
+    assert.equal(r.errors.length, 0);
   });
 });
