@@ -58,11 +58,9 @@ export async function main(argv: string[]): Promise<number> {
     return await c.run(rest);
   } catch (e) {
     const err = e as Error & { code?: string };
-    if (e instanceof ConfigError || e instanceof UsageError || err.code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`satlution ${cmd}: ${err.message}\n`);
-      return EXIT.usage;
-    }
-    process.stderr.write(`satlution ${cmd}: ${err.message}\n${process.env.SATLUTION_DEBUG ? (err.stack ?? '') + '\n' : ''}`);
+    const expected = e instanceof ConfigError || e instanceof UsageError || err.code?.startsWith('ERR_PARSE_ARGS');
+    const more = expected ? '' : process.env.SATLUTION_DEBUG ? `\n${err.stack ?? ''}` : ' (SATLUTION_DEBUG=1 shows where)';
+    process.stderr.write(`satlution ${cmd}: ${err.message}${more}\n`);
     return EXIT.usage;
   }
 }

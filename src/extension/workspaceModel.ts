@@ -1,7 +1,6 @@
 // The extension's view of the SATLUTION workspace: which folder it is, and its latest snapshot.
 // Refreshes when the workspace changes on disk (also when the CLI changes it from a terminal).
 import * as vscode from 'vscode';
-import * as path from 'node:path';
 import { CONFIG_FILE } from '../core/workspace/layout';
 import { isWorkspace, readSnapshot, type WorkspaceSnapshot } from '../core/workspace/snapshot';
 import type { Logger } from '../core/ports';
@@ -85,5 +84,3 @@ async function findRoot(): Promise<string | undefined> {
     if (f.uri.scheme === 'file' && (await isWorkspace(f.uri.fsPath))) return f.uri.fsPath;
   return undefined;
 }
-
-export const docPath = (root: string, candidateDir: string, doc: string): string => path.join(root, candidateDir, doc);

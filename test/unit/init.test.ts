@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseConfig } from '../../src/core/config/load';
@@ -10,7 +10,7 @@ import { CHECKPOINT_REF } from '../../src/core/workspace/checkpoint';
 import { initWorkspace } from '../../src/core/workspace/init';
 import { parseSeedArg } from '../../src/core/workspace/seeds';
 import { readSnapshot } from '../../src/core/workspace/snapshot';
-import { FIXTURES, RULES, tempDir, write } from './helpers';
+import { CLI, FIXTURES, RULES, tempDir, write } from './helpers';
 
 const TINYSAT = path.join(FIXTURES, 'seeds', 'tinysat');
 const git = (cwd: string, ...args: string[]) =>
@@ -201,5 +201,42 @@ describe('workspace: a failed init leaves the folder as it was', () => {
     const approver: Approver = { confirm: async () => (abort.abort(new Error('cancelled by the person')), true) };
     await assert.rejects(initWorkspace({ dir, seeds: [{ name: 'a', source: TINYSAT }, { name: 'b', source: TINYSAT }], defaultRulesDir: RULES, approver, log: silentLogger, signal: abort.signal }), /cancelled by the person/);
     assert.deepEqual(fs.readdirSync(dir), []);
+  });
+});
+
+describe('workspace: an init killed half-way', () => {
+  it('is cleaned up by the next init, which then succeeds', async function () {
+    this.timeout(60000);
+    // A seed big enough that the copy is still running when the process is killed.
+    const seed = tempDir();
+    fs.cpSync(TINYSAT, seed, { recursive: true });
+    for (let i = 0; i < 3000; i++) write(path.join(seed, 'data', `f${i}.txt`), 'x'.repeat(2000));
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const dir = tempDir();
+      const child = spawn(process.execPath, [CLI, 'init', '--yes', '--dir', dir, '--seed', `big=${seed}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+      await new Promise<void>((r) => child.stderr.on('data', (d: Buffer) => /Importing seed/.test(String(d)) && r()));
+      await new Promise((r) => setTimeout(r, 30 + attempt * 60));
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      if (fs.existsSync(path.join(dir, 'satlution.yaml'))) continue; // finished before the kill: nothing to test
+      assert.ok(fs.existsSync(path.join(dir, '.satlution-init.json')), 'the interrupted init left its marker');
+      const warnings: string[] = [];
+      const r = await initWorkspace({ dir, seeds: [{ name: 'big', source: seed }], defaultRulesDir: RULES, approver: recordingApprover(true), log: { ...silentLogger, warn: (m) => warnings.push(m) } });
+      assert.match(warnings.join('\n'), /Removing what an interrupted init left/);
+      assert.ok(fs.existsSync(r.configFile));
+      assert.ok(!fs.existsSync(path.join(dir, '.satlution-init.json')));
+      assert.deepEqual(fs.readdirSync(path.join(dir, 'seeds')), ['big']);
+      return;
+    }
+    throw new Error('init always finished before it could be killed; make the seed bigger');
+  });
+
+  it('refuses to run beside another init that is still alive', async () => {
+    const dir = tempDir();
+    write(path.join(dir, '.satlution-init.json'), JSON.stringify({ pid: process.ppid, created: [] }));
+    await assert.rejects(
+      initWorkspace({ dir, seeds: [{ name: 'tinysat', source: TINYSAT }], defaultRulesDir: RULES, approver: recordingApprover(true), log: silentLogger }),
+      /another init \(process \d+\) is creating a workspace/,
+    );
   });
 });

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { z } from 'zod';
 import { renderConfig } from '../config/template';
 import { parseConfig } from '../config/load';
 import type { Approver, Logger } from '../ports';
@@ -55,25 +56,67 @@ Each set is a directory of \`.cnf\`, \`.cnf.gz\` or \`.cnf.xz\` files with an op
 Point a set at a directory elsewhere in \`satlution.yaml\` (\`benchmarks:\`) rather than copying GBs here.
 `;
 
+/** Written before init creates anything and removed when it ends: after a crash (kill -9, power
+ * loss) the next init finds it and removes what the interrupted attempt had created. */
+const INIT_MARKER = '.satlution-init.json';
+const InitMarker = z.object({ pid: z.number(), created: z.array(z.string()) });
+
 export async function initWorkspace(o: InitOptions): Promise<InitResult> {
   const dir = path.resolve(o.dir);
+  const dirExisted = await exists(dir);
+  await fs.mkdir(dir, { recursive: true });
+  await recoverInterruptedInit(dir, o.log);
   // Everything init may create; what did not exist before is removed again if init fails, so a
-  // failed attempt (a bad seed, a cancel) leaves the folder as it was and can simply be retried.
-  const created = [
-    dir,
-    path.join(dir, SEEDS_DIR),
-    ...o.seeds.map((s) => path.join(dir, SEEDS_DIR, s.name)),
-    path.join(dir, candidateDirName(0)),
-    path.join(dir, RULES_DIR),
-    path.join(dir, BENCH_DIR),
-    path.join(dir, STATE_DIR),
-  ];
-  const before = new Map(await Promise.all(created.map(async (p) => [p, await exists(p)] as const)));
+  // failed attempt (a bad seed, a cancel, a crash) leaves the folder as it was and can be retried.
+  const candidates = [SEEDS_DIR, ...o.seeds.map((s) => path.join(SEEDS_DIR, s.name)), candidateDirName(0), RULES_DIR, BENCH_DIR, STATE_DIR];
+  const created: string[] = [];
+  for (const rel of candidates) if (!(await exists(path.join(dir, rel)))) created.push(rel);
+  const marker = path.join(dir, INIT_MARKER);
+  await writeFileAtomic(marker, JSON.stringify({ pid: process.pid, created }));
   try {
     return await init(o, dir);
   } catch (e) {
-    for (const p of [...created].reverse()) if (!before.get(p)) await fs.rm(p, { recursive: true, force: true }).catch(() => undefined);
+    await removeCreated(dir, created);
+    await fs.rm(marker, { force: true });
+    if (!dirExisted) await fs.rmdir(dir).catch(() => undefined); // only if still empty
     throw e;
+  } finally {
+    await fs.rm(marker, { force: true });
+  }
+}
+
+async function recoverInterruptedInit(dir: string, log: Logger): Promise<void> {
+  const text = await fs.readFile(path.join(dir, INIT_MARKER), 'utf8').catch(() => undefined);
+  if (text === undefined || (await exists(path.join(dir, CONFIG_FILE)))) return;
+  let marker: z.infer<typeof InitMarker> | undefined;
+  try {
+    marker = InitMarker.parse(JSON.parse(text));
+  } catch {
+    marker = undefined; // unreadable: nothing is removed on its word
+  }
+  if (marker && marker.pid !== process.pid && isAlive(marker.pid))
+    throw new Error(`another init (process ${marker.pid}) is creating a workspace in ${dir}; wait for it to finish`);
+  if (marker) {
+    log.warn(`Removing what an interrupted init left in ${dir}: ${marker.created.join(', ') || 'nothing'}`);
+    await removeCreated(dir, marker.created);
+  }
+  await fs.rm(path.join(dir, INIT_MARKER), { force: true });
+}
+
+async function removeCreated(dir: string, created: string[]): Promise<void> {
+  for (const rel of [...created].reverse()) {
+    const p = path.resolve(dir, rel);
+    if (path.dirname(p) !== dir && path.dirname(path.dirname(p)) !== dir) continue; // only what init makes
+    await fs.rm(p, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -90,7 +133,6 @@ async function init(o: InitOptions, dir: string): Promise<InitResult> {
   }
   const primary = o.primary ?? o.seeds[0]!.name;
   if (!names.has(primary)) throw new Error(`primary seed "${primary}" is not among the seeds (${[...names].join(', ')})`);
-  await fs.mkdir(dir, { recursive: true });
   if (await exists(path.join(dir, CONFIG_FILE)))
     throw new Error(`${path.join(dir, CONFIG_FILE)} already exists: this workspace is initialized`);
   const candidateDir = path.join(dir, candidateDirName(0));
