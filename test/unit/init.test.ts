@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseConfig } from '../../src/core/config/load';
@@ -238,5 +238,25 @@ describe('workspace: an init killed half-way', () => {
       initWorkspace({ dir, seeds: [{ name: 'tinysat', source: TINYSAT }], defaultRulesDir: RULES, approver: recordingApprover(true), log: silentLogger }),
       /another init \(process \d+\) is creating a workspace/,
     );
+  });
+});
+
+describe('workspace: generated StarExec scripts', () => {
+  it('say which executables a build produced when the binary name does not match the seed name', async function () {
+    this.timeout(30000);
+    const dir = tempDir();
+    await initWorkspace({ dir, seeds: [{ name: 'mysolver', source: TINYSAT }], defaultRulesDir: RULES, approver: recordingApprover(true), log: silentLogger });
+    const cand = path.join(dir, 'SATLUTION_0');
+    const r = spawnSync('bash', ['starexec_build'], { cwd: cand, encoding: 'utf8' });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /no executable named mysolver; set BINARY at the top of this script/);
+    assert.match(r.stderr, /Executables built:\n\.\/tinysat/);
+    // the fix the message suggests works, for the run script as well
+    for (const f of ['starexec_build', 'bin/starexec_run_default'])
+      fs.writeFileSync(path.join(cand, f), fs.readFileSync(path.join(cand, f), 'utf8').replace('BINARY=mysolver', 'BINARY=tinysat'));
+    assert.equal(spawnSync('bash', ['starexec_build'], { cwd: cand }).status, 0);
+    const run = spawnSync(path.join(cand, 'bin', 'starexec_run_default'), [path.join(FIXTURES, 'cnf', 'unsat-small.cnf')], { encoding: 'utf8' });
+    assert.equal(run.status, 20);
+    assert.match(run.stdout, /^s UNSATISFIABLE$/m);
   });
 });
