@@ -60,5 +60,13 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
   await page.locator('.tab', { hasText: 'HYPOTHESIS.md' }).waitFor({ timeout: 15000 });
   await page.waitForTimeout(800);
   console.log(`    screenshot: ${await shot('4-tree')}`);
+
+  // Theme-aware: switching to a light theme restyles the webview live.
+  await runCommand(page, 'Preferences: Color Theme');
+  await pickQuickItem(page, 'Light Modern');
+  const light = await webview(page, 'Overview');
+  await light.locator('body.vscode-light').waitFor({ timeout: 15000 });
+  await page.waitForTimeout(500);
+  console.log(`    screenshot: ${await shot('5-light')}`);
   assert.deepEqual(cspViolations, [], 'the webview broke its Content-Security-Policy');
 }
