@@ -7,8 +7,8 @@ PKG="${1:-kissat}"
 CACHE="${SATLUTION_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/satlution-dev}/sources"
 mkdir -p "$CACHE"
 log() { echo "[fetch-source] $*" >&2; }
-existing=$(find "$CACHE/$PKG" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | head -n1 || true)
-if [ -n "$existing" ]; then echo "$existing"; exit 0; fi
+# $CACHE/$PKG/ROOT names the unpacked source root (tarballs differ: one top directory or none).
+if [ -f "$CACHE/$PKG/ROOT" ] && [ -d "$(cat "$CACHE/$PKG/ROOT")" ]; then cat "$CACHE/$PKG/ROOT"; exit 0; fi
 
 SUDO=(); [ "$(id -u)" = 0 ] || SUDO=(sudo)
 if ! apt-get source --tar-only --print-uris "$PKG" 2>/dev/null | grep -q "'"; then
@@ -33,5 +33,9 @@ tarball=$(find "$tmp" -maxdepth 1 -name "*.orig.tar.*" | head -n1)
 [ -n "$tarball" ] || { log "apt-get source gave no tarball for $PKG"; exit 1; }
 mkdir -p "$tmp/src" && tar -xf "$tarball" -C "$tmp/src"
 rm -rf "$CACHE/$PKG" && mkdir -p "$CACHE/$PKG"
-mv "$tmp/src"/* "$CACHE/$PKG/" && rm -rf "$tmp"
-find "$CACHE/$PKG" -mindepth 1 -maxdepth 1 -type d | head -n1
+mv "$tmp/src" "$CACHE/$PKG/src" && rm -rf "$tmp"
+root="$CACHE/$PKG/src"
+entries=("$root"/*)
+if [ ${#entries[@]} -eq 1 ] && [ -d "${entries[0]}" ]; then root="${entries[0]}"; fi
+echo "$root" > "$CACHE/$PKG/ROOT"
+echo "$root"

@@ -34,8 +34,16 @@ CS="$CACHE/code-server-$CODE_SERVER_VERSION"
 if [ ! -x "$CS/bin/code-server" ]; then
   log "installing code-server $CODE_SERVER_VERSION into $CS (about 3 minutes the first time)"
   rm -rf "$CS.partial"
-  PATH="$N/bin:$PATH" npm_config_nodedir="$N" \
-    npm install -g --prefix "$CS.partial" --allow-scripts=code-server,argon2 "code-server@$CODE_SERVER_VERSION" >&2
+  # npm itself must run on Node 24: code-server's install script reads the Node version from
+  # npm_config_user_agent. Under `npm test` the outer npm exports its own npm_* variables (Node 20
+  # in the user agent) and the inner npm would inherit them as config, so they are all dropped.
+  NPM_CLI="$(dirname "$(readlink -f "$(command -v npm)")")/npm-cli.js"
+  (
+    while read -r v; do unset "$v"; done < <(compgen -e | grep -i '^npm_' || true)
+    unset NODE
+    PATH="$N/bin:$PATH" npm_config_nodedir="$N" \
+      "$N/bin/node" "$NPM_CLI" install -g --prefix "$CS.partial" --allow-scripts=code-server,argon2 "code-server@$CODE_SERVER_VERSION" >&2
+  )
   mv "$CS.partial" "$CS"
 fi
 echo "NODE24_BIN=$N/bin"

@@ -42,7 +42,7 @@ describe('real solver: kissat', function () {
   it('answers through bin/starexec_run_default and writes a DRAT proof for UNSAT', async () => {
     const proofDir = tempDir();
     const unsat = await runSolver({ solverDir: cand, cnf: path.join(cand, 'test', 'cnf', 'full4.cnf'), proofDir, timeoutS: 30 });
-    assert.deepEqual([unsat.answer, unsat.exitCode, unsat.conflictingAnswers], ['UNSAT', 20, false]);
+    assert.deepEqual([unsat.answer, unsat.exitCode, unsat.answers.length], ['UNSAT', 20, 1]);
     assert.ok(fs.statSync(path.join(proofDir, 'proof.out')).size > 0, 'no proof written');
     const sat = await runSolver({ solverDir: cand, cnf: path.join(FIXTURES, 'cnf', 'sat-small.cnf'), timeoutS: 30 });
     assert.deepEqual([sat.answer, sat.exitCode], ['SAT', 10]);

@@ -1,116 +1,157 @@
 // Runs a solver once by the StarExec convention (bin/starexec_run_default CNF PROOFDIR) under a
-// wall-clock limit: SIGTERM, then SIGKILL, to the whole process group so helper processes die too.
-// Output is read as a stream (the `s` line is found without holding all of stdout) and capped.
+// wall-clock limit (SIGTERM, then SIGKILL, to the whole process group and to every process of its
+// cgroup) and a memory limit, measuring peak memory. Output is parsed as a stream and capped.
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { RUN_SCRIPT } from '../workspace/layout';
+import { memoryJail, type MemoryMethod } from './limits';
+import { SolverOutputParser, type Answer } from './output';
+import type { ModelBuilder } from './model';
 
-export type Answer = 'SAT' | 'UNSAT' | 'UNKNOWN' | null;
+export type { Answer } from './output';
 
 export interface RunRequest {
   solverDir: string;
   cnf: string;
   proofDir?: string;
   timeoutS: number;
+  memMb?: number;
+  /** Force a memory-limit method (tests); default: the best available. */
+  memoryMethod?: MemoryMethod;
   /** Grace between SIGTERM and SIGKILL. */
   killAfterS?: number;
-  maxOutputBytes?: number;
+  /** The formula's variable count (bounds the model; see ModelBuilder). */
+  maxVar?: number;
+  /** A run that writes more than this to stdout + stderr is stopped. */
+  maxOutputMb?: number;
   signal?: AbortSignal;
 }
 
 export interface RunOutcome {
-  answer: Answer;
-  /** More than one `s` line was printed. */
-  conflictingAnswers: boolean;
+  /** The answer of the first `s` line, or null when there was none. */
+  answer: Answer | null;
+  /** Every `s` line's answer (the format allows exactly one). */
+  answers: Answer[];
+  badSLines: string[];
+  model: ModelBuilder;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timeS: number;
   timedOut: boolean;
-  stdoutTail: string;
-  stderrTail: string;
-  outputTruncated: boolean;
+  memout: boolean;
+  /** Stopped for writing more than maxOutputMb. */
+  outputOverflow: boolean;
+  aborted: boolean;
+  peakMb: number | undefined;
+  memoryMethod: MemoryMethod | 'none';
+  stdout: string;
+  stderr: string;
+  outputBytes: number;
 }
 
-const S_LINE = /^s\s+(SATISFIABLE|UNSATISFIABLE|UNKNOWN)\s*$/;
-const ANSWERS: Record<string, Answer> = { SATISFIABLE: 'SAT', UNSATISFIABLE: 'UNSAT', UNKNOWN: 'UNKNOWN' };
-
-/** The answer of an `s` line, or undefined for any other line. */
-export function parseSLine(line: string): Answer | undefined {
-  const m = S_LINE.exec(line);
-  return m ? ANSWERS[m[1]!] : undefined;
-}
-
-export function runSolver(req: RunRequest): Promise<RunOutcome> {
+export async function runSolver(req: RunRequest): Promise<RunOutcome> {
   const script = path.join(req.solverDir, RUN_SCRIPT);
-  const cap = req.maxOutputBytes ?? 1 << 20;
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const child = spawn(script, req.proofDir ? [req.cnf, req.proofDir] : [req.cnf], {
-      cwd: req.solverDir,
-      detached: true, // its own process group, killed as a whole
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const answers: Answer[] = [];
-    let outBytes = 0;
-    let truncated = false;
-    let pending = '';
-    let stdoutTail = '';
-    let stderrTail = '';
-    let timedOut = false;
-    const keep = (tail: string, chunk: string) => (tail + chunk).slice(-4096);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      outBytes += chunk.length;
-      if (outBytes > cap) truncated = true;
-      stdoutTail = keep(stdoutTail, chunk);
-      const lines = (pending + chunk).split('\n');
-      pending = lines.pop() ?? '';
-      if (pending.length > 65536) pending = pending.slice(-16); // a line this long is a `v` line, not `s`
-      for (const l of lines) {
-        const a = parseSLine(l);
-        if (a) answers.push(a);
-      }
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderrTail = keep(stderrTail, chunk)));
-    const killGroup = (sig: NodeJS.Signals) => {
-      try {
-        process.kill(-child.pid!, sig);
-      } catch {
-        /* already gone */
-      }
-    };
-    const stop = () => {
-      killGroup('SIGTERM');
-      killTimer = setTimeout(() => killGroup('SIGKILL'), (req.killAfterS ?? 2) * 1000);
-    };
-    let killTimer: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, req.timeoutS * 1000);
-    const onAbort = () => stop();
-    req.signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot run ${script}: ${e.message}`));
-    });
-    child.on('close', (code, sig) => {
-      clearTimeout(timer);
-      if (killTimer) clearTimeout(killTimer);
-      killGroup('SIGKILL'); // orphans left in the group
-      req.signal?.removeEventListener('abort', onAbort);
-      const last = parseSLine(pending);
-      if (last) answers.push(last);
-      resolve({
-        answer: answers[0] ?? null,
-        conflictingAnswers: answers.length > 1, // the format allows exactly one `s` line
-        exitCode: code,
-        signal: sig,
-        timeS: Number(process.hrtime.bigint() - t0) / 1e9,
-        timedOut,
-        stdoutTail,
-        stderrTail,
-        outputTruncated: truncated,
+  const args = req.proofDir ? [req.cnf, req.proofDir] : [req.cnf];
+  const jail = req.memMb ? await memoryJail(req.memMb, req.memoryMethod) : undefined;
+  const [cmd, argv] = jail ? jail.wrap(script, args) : [script, args];
+  const maxOutput = (req.maxOutputMb ?? 256) * 2 ** 20;
+  const out = new SolverOutputParser(8192, req.maxVar);
+  const err = new SolverOutputParser(4096, 0);
+  try {
+    return await new Promise<RunOutcome>((resolve, reject) => {
+      const t0 = process.hrtime.bigint();
+      const child = spawn(cmd, argv, { cwd: req.solverDir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      let timedOut = false;
+      let outputOverflow = false;
+      let aborted = false;
+      let killTimer: NodeJS.Timeout | undefined;
+      let stopping = false;
+      const killAll = async (sig: NodeJS.Signals) => {
+        try {
+          process.kill(-child.pid!, sig);
+        } catch {
+          /* the group is gone */
+        }
+        // Processes that left the group (setsid) are still in the cgroup.
+        for (const pid of (await jail?.pids()) ?? [])
+          try {
+            process.kill(pid, sig);
+          } catch {
+            /* gone */
+          }
+      };
+      const stop = () => {
+        if (stopping) return;
+        stopping = true;
+        void killAll('SIGTERM');
+        killTimer = setTimeout(() => void killAll('SIGKILL'), (req.killAfterS ?? 1) * 1000);
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        stop();
+      }, req.timeoutS * 1000);
+      // With RLIMIT_AS the peak is sampled from /proc while the solver runs.
+      const sampler = jail?.method === 'rlimit' ? setInterval(() => void jail.peakMb(child.pid), 50) : undefined;
+      const onAbort = () => {
+        aborted = true;
+        stop();
+      };
+      req.signal?.addEventListener('abort', onAbort, { once: true });
+      const guard = () => {
+        if (out.bytes + err.bytes > maxOutput && !outputOverflow) {
+          outputOverflow = true;
+          stop();
+        }
+      };
+      child.stdout.on('data', (b: Buffer) => {
+        out.push(b);
+        guard();
+      });
+      child.stderr.on('data', (b: Buffer) => {
+        err.push(b);
+        guard();
+      });
+      child.on('error', (e) => {
+        clearTimeout(timer);
+        reject(new Error(`cannot run ${script}: ${e.message}`));
+      });
+      child.on('close', (code, sig) => {
+        const timeS = Number(process.hrtime.bigint() - t0) / 1e9;
+        clearTimeout(timer);
+        clearTimeout(killTimer);
+        clearInterval(sampler);
+        req.signal?.removeEventListener('abort', onAbort);
+        void (async () => {
+          await killAll('SIGKILL'); // leftovers of the group (e.g. a child that ignored SIGTERM)
+          out.end();
+          err.end();
+          const peakMb = await jail?.peakMb(child.pid);
+          const oom = (await jail?.oomKilled()) ?? false;
+          const nearLimit = req.memMb !== undefined && peakMb !== undefined && peakMb >= 0.9 * req.memMb;
+          const allocFailed = /out of memory|bad_alloc|cannot allocate|memory exhausted|allocation failed/i.test(err.excerpt() + out.excerpt());
+          const abnormal = sig !== null || (code !== 0 && code !== 10 && code !== 20);
+          resolve({
+            answer: out.answers[0] ?? null,
+            answers: out.answers,
+            badSLines: out.badSLines,
+            model: out.model,
+            exitCode: code,
+            signal: sig,
+            timeS,
+            timedOut,
+            memout: !timedOut && (oom || (abnormal && (nearLimit || (jail?.method === 'rlimit' && allocFailed)))),
+            outputOverflow,
+            aborted,
+            peakMb,
+            memoryMethod: jail?.method ?? 'none',
+            stdout: out.excerpt(),
+            stderr: err.excerpt(),
+            outputBytes: out.bytes + err.bytes,
+          });
+        })();
       });
     });
-  });
+  } finally {
+    await jail?.dispose();
+  }
 }

@@ -1,0 +1,41 @@
+// Formula generators for smoke and verify sets whose answers are known by construction:
+// pigeonhole PHP(P, H) is UNSAT for P > H; "2-hidden" planted random 3-SAT is SAT (clauses are
+// satisfied by a hidden assignment and by its complement, which hides the planted solution).
+
+/** A small deterministic PRNG (mulberry32), so generated sets are reproducible from their seed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function pigeonhole(pigeons: number, holes: number): string {
+  const v = (p: number, h: number) => (p - 1) * holes + h;
+  const lines: string[] = [];
+  for (let p = 1; p <= pigeons; p++) lines.push([...Array(holes)].map((_, h) => v(p, h + 1)).join(' ') + ' 0');
+  for (let h = 1; h <= holes; h++)
+    for (let p = 1; p <= pigeons; p++) for (let q = p + 1; q <= pigeons; q++) lines.push(`${-v(p, h)} ${-v(q, h)} 0`);
+  return `c pigeonhole ${pigeons} pigeons into ${holes} holes (UNSAT when pigeons > holes)\np cnf ${pigeons * holes} ${lines.length}\n${lines.join('\n')}\n`;
+}
+
+export function planted3Sat(vars: number, ratio: number, seed: number): string {
+  const rnd = prng(seed);
+  const hidden = Array.from({ length: vars + 1 }, () => (rnd() < 0.5 ? 1 : -1));
+  const m = Math.round(vars * ratio);
+  const lines: string[] = [];
+  while (lines.length < m) {
+    const x = 1 + Math.floor(rnd() * vars);
+    const y = 1 + Math.floor(rnd() * vars);
+    const z = 1 + Math.floor(rnd() * vars);
+    if (x === y || x === z || y === z) continue;
+    const lits = [x, y, z].map((u) => (rnd() < 0.5 ? u : -u));
+    const trueUnderHidden = lits.filter((l) => l * hidden[Math.abs(l)]! > 0).length;
+    if (trueUnderHidden >= 1 && trueUnderHidden <= 2) lines.push(`${lits.join(' ')} 0`);
+  }
+  return `c 2-hidden planted random 3-SAT, ${vars} variables, ratio ${ratio}, seed ${seed} (SAT)\np cnf ${vars} ${m}\n${lines.join('\n')}\n`;
+}

@@ -1,0 +1,143 @@
+// The instances of a benchmark set, with their family and known answer from meta.csv, and their
+// preparation for a run: content hash (cached), validation (cached), and decompression of .gz/.xz
+// into a cache, as StarExec's preprocessor does, so solvers only ever read plain DIMACS.
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { z } from 'zod';
+import { writeJsonAtomic } from '../store/atomic';
+import { DimacsError, openCnf, readDimacs } from './dimacs';
+import { CNF_FILE } from './sets';
+
+export interface InstanceSpec {
+  /** Path relative to the set directory (the name results use). */
+  name: string;
+  file: string;
+  family: string | null;
+  expected: 'SAT' | 'UNSAT' | null;
+}
+
+export class MetaError extends Error {}
+
+/** Lists a set's CNF files (recursively, sorted) with meta.csv's family and expected answer. */
+export async function listSet(dir: string): Promise<InstanceSpec[]> {
+  const st = await fs.stat(dir).catch(() => undefined);
+  if (!st?.isDirectory()) throw new MetaError(`benchmark set ${dir} is not a directory`);
+  const meta = await readMeta(path.join(dir, 'meta.csv'));
+  const files = (await fs.readdir(dir, { withFileTypes: true, recursive: true }))
+    .filter((e) => (e.isFile() || e.isSymbolicLink()) && CNF_FILE.test(e.name))
+    .map((e) => path.join(e.parentPath, e.name))
+    .sort();
+  return files.map((file) => {
+    const name = path.relative(dir, file).split(path.sep).join('/');
+    const m = meta.get(name) ?? meta.get(path.basename(name));
+    return { name, file, family: m?.family || null, expected: m?.expected ?? null };
+  });
+}
+
+async function readMeta(file: string): Promise<Map<string, { family: string; expected: 'SAT' | 'UNSAT' | null }>> {
+  const out = new Map<string, { family: string; expected: 'SAT' | 'UNSAT' | null }>();
+  const text = await fs.readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return out;
+  const lines = text.split(/\r?\n/);
+  const head = lines[0]?.split(',').map((s) => s.trim().toLowerCase()) ?? [];
+  const col = (n: string) => head.indexOf(n);
+  if (col('instance') < 0) throw new MetaError(`${file}:1: the header must name the columns instance,family,expected`);
+  lines.slice(1).forEach((line, i) => {
+    if (!line.trim()) return;
+    const cells = line.split(',').map((s) => s.trim());
+    const exp = col('expected') >= 0 ? (cells[col('expected')] ?? '').toUpperCase() : '';
+    if (exp && exp !== 'SAT' && exp !== 'UNSAT') throw new MetaError(`${file}:${i + 2}: expected must be SAT, UNSAT or empty, got "${cells[col('expected')]}"`);
+    out.set(cells[col('instance')]!, { family: col('family') >= 0 ? (cells[col('family')] ?? '') : '', expected: (exp || null) as 'SAT' | 'UNSAT' | null });
+  });
+  return out;
+}
+
+export interface PreparedInstance {
+  hash: string;
+  /** A plain DIMACS file the solver and the checkers read. */
+  plain: string;
+  vars: number;
+  clauses: number;
+  bytes: number;
+}
+
+const CacheEntry = z.object({ size: z.number(), mtimeMs: z.number(), hash: z.string(), vars: z.number(), clauses: z.number(), bytes: z.number() });
+type CacheEntry = z.infer<typeof CacheEntry>;
+
+/** Hashes, validates and decompresses instances once; later evaluations reuse what is cached. */
+export class InstanceCache {
+  private index: Map<string, CacheEntry> | undefined;
+  private dirty = false;
+
+  constructor(private readonly dir: string) {}
+
+  private async load(): Promise<Map<string, CacheEntry>> {
+    if (this.index) return this.index;
+    const raw = await fs.readFile(path.join(this.dir, 'instances.json'), 'utf8').catch(() => '{}');
+    let parsed: Record<string, unknown> = {};
+    try {
+      parsed = JSON.parse(raw) as Record<string, unknown>;
+    } catch {
+      /* a damaged cache is only a cache */
+    }
+    this.index = new Map();
+    for (const [k, v] of Object.entries(parsed)) {
+      const e = CacheEntry.safeParse(v);
+      if (e.success) this.index.set(k, e.data);
+    }
+    return this.index;
+  }
+
+  async prepare(file: string): Promise<PreparedInstance> {
+    const index = await this.load();
+    const st = await fs.stat(file);
+    const abs = path.resolve(file);
+    let e = index.get(abs);
+    if (!e || e.size !== st.size || e.mtimeMs !== st.mtimeMs) {
+      const hash = await hashFile(abs);
+      const summary = await readDimacs(abs, { clause() {} }); // throws DimacsError with file:line
+      e = { size: st.size, mtimeMs: st.mtimeMs, hash, vars: summary.vars, clauses: summary.clauses, bytes: summary.bytes };
+      index.set(abs, e);
+      this.dirty = true;
+    }
+    let plain = abs;
+    if (!abs.endsWith('.cnf') || (await isCompressed(abs))) {
+      plain = path.join(this.dir, 'cnf', `${e.hash}.cnf`);
+      if (!(await fs.stat(plain).then((s) => s.size === e!.bytes, () => false))) {
+        await fs.mkdir(path.dirname(plain), { recursive: true });
+        const tmp = `${plain}.${process.pid}.tmp`;
+        await pipeline(await openCnf(abs), (await fs.open(tmp, 'w')).createWriteStream());
+        await fs.rename(tmp, plain);
+      }
+    }
+    return { hash: e.hash, plain, vars: e.vars, clauses: e.clauses, bytes: e.bytes };
+  }
+
+  async save(): Promise<void> {
+    if (!this.dirty || !this.index) return;
+    await writeJsonAtomic(path.join(this.dir, 'instances.json'), Object.fromEntries(this.index));
+    this.dirty = false;
+  }
+}
+
+async function isCompressed(file: string): Promise<boolean> {
+  const fh = await fs.open(file, 'r');
+  try {
+    const b = Buffer.alloc(2);
+    await fh.read(b, 0, 2, 0);
+    return (b[0] === 0x1f && b[1] === 0x8b) || (b[0] === 0xfd && b[1] === 0x37);
+  } finally {
+    await fh.close();
+  }
+}
+
+export async function hashFile(file: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+export { DimacsError };

@@ -1,0 +1,46 @@
+// Per-instance results and their on-disk form (the `eval --json` contract, DESIGN.md §8).
+import { z } from 'zod';
+
+export const RunStatus = z.enum(['solved', 'timeout', 'memout', 'crash', 'unknown', 'wrong', 'invalid_model', 'invalid_proof', 'missing_proof']);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+/** Statuses that prove the solver is broken or lying: any one fails the candidate. */
+export const FATAL: ReadonlySet<RunStatus> = new Set(['crash', 'wrong', 'invalid_model', 'invalid_proof', 'missing_proof']);
+
+export const Expected = z.enum(['SAT', 'UNSAT']).nullable();
+
+export const CheckResult = z.object({
+  kind: z.enum(['model', 'drat', 'none']),
+  ok: z.boolean().nullable(),
+  time_s: z.number(),
+  detail: z.string(),
+});
+export type CheckResult = z.infer<typeof CheckResult>;
+
+export const InstanceResult = z.object({
+  instance: z.string(),
+  family: z.string().nullable(),
+  expected: Expected,
+  /** Where `expected` came from: meta.csv, the baselines (virtual best solver), or nowhere. */
+  expected_from: z.enum(['meta', 'vbs', 'none']).default('none'),
+  answer: z.enum(['SAT', 'UNSAT', 'UNKNOWN']).nullable(),
+  status: RunStatus,
+  time_s: z.number(),
+  mem_mb: z.number().nullable(),
+  exit_code: z.number().nullable(),
+  signal: z.string().nullable(),
+  check: CheckResult,
+  /** One line a person can act on when the status is not `solved`. */
+  detail: z.string(),
+});
+export type InstanceResult = z.infer<typeof InstanceResult>;
+
+/** A stored run: the result plus the key that makes re-running it unnecessary. */
+export const StoredRun = z.object({
+  key: z.string(),
+  solver_hash: z.string(),
+  instance_hash: z.string(),
+  at: z.string(),
+  result: InstanceResult,
+});
+export type StoredRun = z.infer<typeof StoredRun>;

@@ -1,0 +1,136 @@
+// One instance, end to end: run the solver under its limits, check what it claims (the SAT model
+// against the formula, the UNSAT proof with drat-trim, the answer against the known one), and
+// classify the run with a detail a person can act on.
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { checkModel } from './model';
+import { checkProof } from './proof';
+import type { CheckResult, InstanceResult, RunStatus } from './result';
+import { runSolver, type RunOutcome } from './runSolver';
+import type { MemoryMethod } from './limits';
+
+export interface InstanceRunRequest {
+  solverDir: string;
+  /** The instance's name in results, e.g. `smoke/add8.cnf`. */
+  name: string;
+  /** Plain DIMACS file to give the solver. */
+  cnf: string;
+  vars: number;
+  family: string | null;
+  expected: 'SAT' | 'UNSAT' | null;
+  expectedFrom: 'meta' | 'vbs' | 'none';
+  timeoutS: number;
+  memMb: number;
+  checkProofs: boolean;
+  dratTrim?: string;
+  maxProofMb: number;
+  checkerTimeoutS: number;
+  memoryMethod?: MemoryMethod;
+  /** Where proofs are written (they can be large); default: the system's temp directory. */
+  scratchDir?: string;
+  signal?: AbortSignal;
+}
+
+export class EvaluationAborted extends Error {
+  override name = 'EvaluationAborted';
+}
+
+const SIGNALS: Record<string, string> = {
+  SIGSEGV: 'segfault (SIGSEGV)',
+  SIGABRT: 'abort (SIGABRT), e.g. a failed assertion',
+  SIGFPE: 'arithmetic error (SIGFPE)',
+  SIGBUS: 'bus error (SIGBUS)',
+  SIGILL: 'illegal instruction (SIGILL)',
+  SIGKILL: 'killed (SIGKILL)',
+  SIGTERM: 'terminated (SIGTERM)',
+};
+
+const secs = (t: number) => `${t < 10 ? t.toFixed(2) : t.toFixed(1)} s`;
+
+export async function runInstance(r: InstanceRunRequest): Promise<InstanceResult> {
+  const proofDir = r.checkProofs ? await fs.mkdtemp(path.join(r.scratchDir ?? os.tmpdir(), 'satlution-proof-')) : undefined;
+  try {
+    const out = await runSolver({
+      solverDir: r.solverDir,
+      cnf: r.cnf,
+      timeoutS: r.timeoutS,
+      memMb: r.memMb,
+      maxVar: r.vars,
+      ...(proofDir ? { proofDir } : {}),
+      ...(r.memoryMethod ? { memoryMethod: r.memoryMethod } : {}),
+      ...(r.signal ? { signal: r.signal } : {}),
+    });
+    if (out.aborted) throw new EvaluationAborted('evaluation stopped');
+    const base = {
+      instance: r.name,
+      family: r.family,
+      expected: r.expected,
+      expected_from: r.expectedFrom,
+      answer: out.answer,
+      time_s: out.timeS,
+      mem_mb: out.peakMb === undefined ? null : Math.round(out.peakMb * 10) / 10,
+      exit_code: out.exitCode,
+      signal: out.signal,
+    };
+    const none: CheckResult = { kind: 'none', ok: null, time_s: 0, detail: '' };
+    const result = (status: RunStatus, detail: string, check: CheckResult = none): InstanceResult => ({ ...base, status, detail, check });
+    const early = classifyRun(r, out);
+    if (early) return result(early.status, early.detail);
+
+    const answer = out.answer!;
+    if (r.expected && answer !== r.expected)
+      return result('wrong', `${answer} claimed on ${r.name}, but it is ${r.expected} (${r.expectedFrom === 'meta' ? 'meta.csv' : 'the baselines say so'})`);
+    if (answer === 'SAT') {
+      const mc = await checkModel(r.cnf, out.model);
+      const check: CheckResult = { kind: 'model', ok: mc.ok, time_s: mc.timeS, detail: mc.detail };
+      return mc.ok ? result('solved', '', check) : result('invalid_model', `SAT claimed on ${r.name}, model rejected: ${mc.detail}`, check);
+    }
+    if (!r.checkProofs) return result('solved', '');
+    if (!r.dratTrim) throw new Error('proof checking is on but no drat-trim binary is configured (scripts/setup-sat-tools.sh builds one)');
+    const pc = await checkProof({ dratTrim: r.dratTrim, cnf: r.cnf, proof: path.join(proofDir!, 'proof.out'), timeoutS: r.checkerTimeoutS, maxProofMb: r.maxProofMb, ...(r.signal ? { signal: r.signal } : {}) });
+    const check: CheckResult = { kind: 'drat', ok: pc.outcome === 'timeout' ? null : pc.ok, time_s: pc.timeS, detail: pc.detail };
+    switch (pc.outcome) {
+      case 'verified':
+        return result('solved', '', check);
+      case 'missing':
+        return result('missing_proof', `UNSAT claimed on ${r.name} without a proof: ${pc.detail}`, check);
+      case 'rejected':
+      case 'too_large':
+        return result('invalid_proof', `UNSAT claimed on ${r.name}, ${pc.detail}`, check);
+      case 'timeout':
+        // Not the solver's lie, but not a verified answer either: it counts as unsolved.
+        return result('unknown', `UNSAT claimed on ${r.name}; the proof could not be checked in time (${pc.detail})`, check);
+      case 'error':
+        throw new Error(pc.detail);
+    }
+    return pc.outcome satisfies never;
+  } finally {
+    if (proofDir) await fs.rm(proofDir, { recursive: true, force: true });
+  }
+}
+
+/** Classifies a run that ended without an answer worth checking; undefined when it must be checked. */
+export function classifyRun(r: Pick<InstanceRunRequest, 'name' | 'timeoutS' | 'memMb'>, out: RunOutcome): { status: RunStatus; detail: string } | undefined {
+  const on = `on ${r.name} after ${secs(out.timeS)}`;
+  if (out.timedOut) return { status: 'timeout', detail: `no answer within ${r.timeoutS} s on ${r.name}` };
+  if (out.memout) return { status: 'memout', detail: `exceeded ${r.memMb} MB ${on}${out.peakMb ? ` (peak ${out.peakMb.toFixed(0)} MB)` : ''}` };
+  if (out.outputOverflow) return { status: 'crash', detail: `wrote more than ${(out.outputBytes / 2 ** 20).toFixed(0)} MB of output ${on}` };
+  if (out.signal) return { status: 'crash', detail: `${SIGNALS[out.signal] ?? out.signal} ${on}${out.answer ? ` (after printing s ${out.answer})` : ''}` };
+  if (new Set(out.answers.filter((a) => a !== 'UNKNOWN')).size > 1) return { status: 'wrong', detail: `printed both s SATISFIABLE and s UNSATISFIABLE on ${r.name}` };
+  if (out.answers.length > 1) return { status: 'crash', detail: `printed ${out.answers.length} s lines on ${r.name} (exactly one is allowed)` };
+  if (out.badSLines.length) return { status: 'crash', detail: `malformed answer line "${out.badSLines[0]!.slice(0, 40)}" on ${r.name}` };
+  const want = out.answer === 'SAT' ? 10 : out.answer === 'UNSAT' ? 20 : undefined;
+  if (want === undefined) {
+    if (out.exitCode !== 0 && out.exitCode !== 10 && out.exitCode !== 20)
+      return { status: 'crash', detail: `exited with code ${out.exitCode} without an answer ${on}${lastLine(out.stderr)}` };
+    return { status: 'unknown', detail: `no answer (s UNKNOWN or no s line) ${on}` };
+  }
+  if (out.exitCode !== want) return { status: 'crash', detail: `printed s ${out.answer} but exited with code ${out.exitCode} (expected ${want}) ${on}` };
+  return undefined;
+}
+
+function lastLine(text: string): string {
+  const l = text.trim().split('\n').pop()?.trim();
+  return l ? `: ${l.slice(0, 160)}` : '';
+}

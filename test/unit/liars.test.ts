@@ -1,0 +1,97 @@
+// The trust anchor: every broken or lying solver is caught with the right status, and an honest
+// one passes with every check ok. Real cadical and real drat-trim.
+import * as assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { pigeonhole, planted3Sat } from '../../src/core/bench/generators';
+import type { RunStatus } from '../../src/core/eval/result';
+import { runInstance, type InstanceRunRequest } from '../../src/core/eval/runInstance';
+import { FIXTURES, tempDir } from './helpers';
+
+const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;
+const LIARS = path.join(FIXTURES, 'liars');
+
+describe('evaluator: lying and broken solvers', function () {
+  this.timeout(60000);
+  let sat: string;
+  let unsat: string;
+  let solvers: string;
+
+  before(function () {
+    if (!DRAT_TRIM || spawnSync('cadical', ['--version']).status !== 0) {
+      if (process.env.CI) throw new Error('cadical and drat-trim are required (scripts/setup-sat-tools.sh)');
+      this.skip();
+    }
+    const dir = tempDir();
+    sat = path.join(dir, 'planted-60.cnf');
+    unsat = path.join(dir, 'php-6-5.cnf');
+    fs.writeFileSync(sat, planted3Sat(60, 4.0, 7));
+    fs.writeFileSync(unsat, pigeonhole(6, 5));
+    solvers = path.join(dir, 'solvers');
+    fs.cpSync(LIARS, solvers, { recursive: true });
+    execFileSync('cc', ['-O1', '-o', path.join(solvers, 'memory-hog', 'bin', 'hog'), path.join(solvers, 'memory-hog', 'hog.c')]);
+  });
+
+  const run = (solver: string, which: 'sat' | 'unsat', extra: Partial<InstanceRunRequest> = {}) =>
+    runInstance({
+      solverDir: path.join(solvers, solver),
+      name: which === 'sat' ? 'planted-60.cnf' : 'php-6-5.cnf',
+      cnf: which === 'sat' ? sat : unsat,
+      vars: which === 'sat' ? 60 : 30,
+      family: null,
+      expected: null,
+      expectedFrom: 'none',
+      timeoutS: 10,
+      memMb: 1024,
+      checkProofs: true,
+      dratTrim: DRAT_TRIM!,
+      maxProofMb: 100,
+      checkerTimeoutS: 30,
+      ...extra,
+    });
+
+  it('an honest solver passes with every check ok', async () => {
+    const s = await run('honest', 'sat');
+    assert.deepEqual([s.status, s.answer, s.check.kind, s.check.ok, s.exit_code], ['solved', 'SAT', 'model', true, 10]);
+    const u = await run('honest', 'unsat');
+    assert.deepEqual([u.status, u.answer, u.check.kind, u.check.ok, u.exit_code], ['solved', 'UNSAT', 'drat', true, 20]);
+    assert.ok(u.mem_mb !== null && u.mem_mb > 0, 'peak memory measured');
+  });
+
+  const cases: [string, 'sat' | 'unsat', RunStatus, RegExp, Partial<InstanceRunRequest>?][] = [
+    ['wrong-model', 'sat', 'invalid_model', /SAT claimed on planted-60\.cnf, model rejected: clause \d+ \(line \d+: .*\) is not satisfied/],
+    ['sat-without-model', 'sat', 'invalid_model', /SAT claimed without a model \(no v lines\)/],
+    ['unsat-without-proof', 'unsat', 'missing_proof', /UNSAT claimed on php-6-5\.cnf without a proof: .*no proof\.out written/],
+    ['always-unsat', 'unsat', 'missing_proof', /proof\.out is empty/],
+    ['bogus-proof', 'unsat', 'invalid_proof', /UNSAT claimed on php-6-5\.cnf, proof rejected by drat-trim/],
+    ['always-unsat', 'sat', 'wrong', /UNSAT claimed on planted-60\.cnf, but it is SAT \(meta\.csv\)/, { expected: 'SAT', expectedFrom: 'meta' }],
+    ['crash-after-answer', 'unsat', 'crash', /segfault \(SIGSEGV\) on php-6-5\.cnf after \d+\.\d+ s \(after printing s UNSAT\)/],
+    ['hang', 'sat', 'timeout', /no answer within 1 s on planted-60\.cnf/, { timeoutS: 1 }],
+    ['ignores-sigterm', 'sat', 'timeout', /no answer within 1 s/, { timeoutS: 1 }],
+    ['memory-hog', 'sat', 'memout', /exceeded 200 MB on planted-60\.cnf/, { memMb: 200 }],
+    ['garbage', 'sat', 'invalid_model', /SAT claimed without a model/],
+    ['two-answers', 'sat', 'wrong', /printed both s SATISFIABLE and s UNSATISFIABLE/],
+    ['bad-exit-code', 'sat', 'crash', /printed s SAT but exited with code 0 \(expected 10\)/],
+  ];
+  for (const [solver, which, status, detail, extra] of cases)
+    it(`${solver} on a${which === 'sat' ? ' SAT' : 'n UNSAT'} instance -> ${status}`, async () => {
+      const t0 = Date.now();
+      const r = await run(solver, which, extra);
+      assert.equal(r.status, status, r.detail);
+      assert.match(r.detail, detail);
+      assert.ok(Date.now() - t0 < 8000, 'caught promptly');
+    });
+
+  it('leaves no process behind, even one that ignores SIGTERM', async () => {
+    await run('ignores-sigterm', 'sat', { timeoutS: 1 });
+    await new Promise((r) => setTimeout(r, 200));
+    const left = spawnSync('pgrep', ['-f', 'satlution-liar-marker'], { encoding: 'utf8' }).stdout.trim();
+    assert.equal(left, '');
+  });
+
+  it('the memory cap also works through RLIMIT_AS where cgroups are not available', async () => {
+    const r = await run('memory-hog', 'sat', { memMb: 200, memoryMethod: 'rlimit' });
+    assert.equal(r.status, 'memout', r.detail);
+  });
+});
