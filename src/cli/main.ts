@@ -6,12 +6,16 @@ import { configJsonSchema } from '../core/config/schema';
 import { EXIT, UsageError } from './errors';
 import { INIT_HELP, initCommand } from './commands/init';
 import { STATUS_HELP, statusCommand } from './commands/status';
+import { EVAL_HELP, evalCommand } from './commands/eval';
+import { COMPARE_HELP, compareCommand } from './commands/compare';
 
 const HELP = `satlution — evolve SAT solvers with LLM agents under correctness gates
 
 Usage:
   ${INIT_HELP.split('\n')[0]}
   ${STATUS_HELP.split('\n')[0]}
+  ${EVAL_HELP.split('\n').slice(0, 3).join('\n  ')}
+  ${COMPARE_HELP.split('\n')[0]}
   satlution schema               print the JSON Schema of satlution.yaml
   satlution help [COMMAND]
 
@@ -20,6 +24,8 @@ Exit codes: 0 success, 1 a candidate failed a gate, 2 bad usage, config or input
 const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
   init: { help: INIT_HELP, run: (a) => initCommand(a, defaultRulesDir()) },
   status: { help: STATUS_HELP, run: statusCommand },
+  eval: { help: EVAL_HELP, run: evalCommand },
+  compare: { help: COMPARE_HELP, run: compareCommand },
   schema: {
     help: 'satlution schema\n\nPrints the JSON Schema of satlution.yaml (for editors and other tools).',
     run: async () => {

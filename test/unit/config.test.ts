@@ -16,7 +16,9 @@ describe('config: satlution.yaml', () => {
     const r = parseConfig(MIN);
     assert.ok(r.ok);
     const c = r.config;
-    assert.deepEqual(c.stages.smoke, { set: 'smoke', timeout_s: 10, mem_mb: 2048, runner: 'local' });
+    assert.deepEqual(c.stages.smoke, { set: 'smoke', timeout_s: 10, mem_mb: 2048, runner: 'local', check_proofs: true });
+    assert.equal(c.stages.perf.check_proofs, false);
+    assert.deepEqual(c.evaluation, { proof_max_mb: 4096, build_timeout_s: 600, output_max_mb: 256 });
     assert.equal(c.stages.perf.timeout_s, 300);
     assert.deepEqual(c.runners, [{ name: 'local', kind: 'local' }]);
     assert.equal(c.approval, 'semi');

@@ -32,8 +32,11 @@ export interface DimacsSummary extends DimacsHeader {
   bytes: number;
 }
 
-/** Opens a CNF file as a byte stream, decompressing gzip and xz. */
-export async function openCnf(file: string): Promise<Readable> {
+/**
+ * Opens a CNF file as a byte stream, decompressing gzip and xz. `done` settles when the source is
+ * finished: for xz it rejects if the decompressor failed (its output alone cannot tell).
+ */
+export async function openCnf(file: string): Promise<{ stream: Readable; done: Promise<void> }> {
   const fh = await fs.promises.open(file, 'r');
   const magic = Buffer.alloc(6);
   try {
@@ -41,17 +44,21 @@ export async function openCnf(file: string): Promise<Readable> {
   } finally {
     await fh.close();
   }
-  if (magic[0] === 0x1f && magic[1] === 0x8b) return fs.createReadStream(file, { highWaterMark: 1 << 20 }).pipe(zlib.createGunzip({ chunkSize: 1 << 20 }));
+  const plain = () => fs.createReadStream(file, { highWaterMark: 1 << 20 });
+  if (magic[0] === 0x1f && magic[1] === 0x8b) return { stream: plain().pipe(zlib.createGunzip({ chunkSize: 1 << 20 })), done: Promise.resolve() };
   if (magic.equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]))) {
     // xz has no decoder in Node; the system's xz streams it (Debian: xz-utils).
     const xz = spawn('xz', ['-dc', '--', file], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
-    xz.stderr.on('data', (d: Buffer) => (err += d.toString()).length > 4000 && (err = err.slice(-4000)));
-    xz.on('error', (e) => xz.stdout.destroy(new Error(`cannot run xz to read ${file}: ${e.message} (install xz-utils)`)));
-    xz.on('close', (code) => code !== 0 && code !== null && xz.stdout.destroy(new Error(`xz could not decompress ${file}: ${err.trim() || `exit ${code}`}`)));
-    return xz.stdout;
+    xz.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+    const done = new Promise<void>((resolve, reject) => {
+      xz.on('error', (e) => reject(new Error(`cannot run xz to read ${file}: ${e.message} (install xz-utils)`)));
+      xz.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`xz could not decompress ${file}: ${err.trim() || `exit ${code}`}`))));
+    });
+    done.catch(() => undefined); // observed by the reader; never an unhandled rejection
+    return { stream: xz.stdout, done };
   }
-  return fs.createReadStream(file, { highWaterMark: 1 << 20 });
+  return { stream: plain(), done: Promise.resolve() };
 }
 
 const enum S {
@@ -88,8 +95,11 @@ export class DimacsParser {
     throw new DimacsError(this.file, this.line, msg);
   }
 
+  private endedWithNewline = false;
+
   push(buf: Uint8Array): void {
     this.bytes += buf.length;
+    if (buf.length) this.endedWithNewline = buf[buf.length - 1] === 10;
     let state = this.state;
     let line = this.line;
     let num = this.num;
@@ -213,6 +223,8 @@ export class DimacsParser {
   }
 
   end(): DimacsSummary {
+    // Errors found at the end point at the last line that has content.
+    if (this.endedWithNewline && this.line > 1) this.line--;
     if (this.state === S.Header) this.parseHeader();
     if (this.inNum) {
       this.literal(this.neg ? -this.num : this.num);
@@ -229,9 +241,10 @@ export class DimacsParser {
 /** Streams a CNF file through `sink`; rejects with a DimacsError for malformed input. */
 export async function readDimacs(file: string, sink: ClauseSink): Promise<DimacsSummary> {
   const parser = new DimacsParser(file, sink);
-  const stream = await openCnf(file);
+  const { stream, done } = await openCnf(file);
   try {
     for await (const chunk of stream) parser.push(chunk as Buffer);
+    await done;
   } catch (e) {
     stream.destroy();
     if (e instanceof DimacsError) throw e;

@@ -109,7 +109,9 @@ export class InstanceCache {
       if (!(await fs.stat(plain).then((s) => s.size === e!.bytes, () => false))) {
         await fs.mkdir(path.dirname(plain), { recursive: true });
         const tmp = `${plain}.${process.pid}.tmp`;
-        await pipeline(await openCnf(abs), (await fs.open(tmp, 'w')).createWriteStream());
+        const { stream, done } = await openCnf(abs);
+        await pipeline(stream, (await fs.open(tmp, 'w')).createWriteStream());
+        await done;
         await fs.rename(tmp, plain);
       }
     }

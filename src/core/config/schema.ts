@@ -30,7 +30,7 @@ export const SeedSchema = z
 export const StageName = z.enum(['smoke', 'verify', 'perf']);
 export type StageName = z.infer<typeof StageName>;
 
-const stage = (set: StageName, timeout: number, mem: number) =>
+const stage = (set: StageName, timeout: number, mem: number, proofs: boolean) =>
   z
     .object({
       set: z.string().default(set).meta({
@@ -49,17 +49,21 @@ const stage = (set: StageName, timeout: number, mem: number) =>
         description: 'Name of the runner (an entry of `runners`) that executes this stage.',
         examples: ['local'],
       }),
+      check_proofs: z.boolean().default(proofs).meta({
+        description: 'Check every UNSAT answer\'s DRAT proof with drat-trim (it costs about as much as solving). SAT models are always checked.',
+        examples: [proofs],
+      }),
     })
     .strict()
     .prefault({});
 
 export const StagesSchema = z
   .object({
-    smoke: stage('smoke', 10, 2048).meta({ description: 'Stage 1: quick crash / wrong-answer screen after the build.' }),
-    verify: stage('verify', 60, 4096).meta({
+    smoke: stage('smoke', 10, 2048, true).meta({ description: 'Stage 1: quick crash / wrong-answer screen after the build.' }),
+    verify: stage('verify', 60, 4096, true).meta({
       description: 'Stage 2: known-answer instances; every SAT model and UNSAT DRAT proof is checked.',
     }),
-    perf: stage('perf', 300, 8192).meta({ description: 'Stage 3: the performance set that PAR-2 is measured on.' }),
+    perf: stage('perf', 300, 8192, false).meta({ description: 'Stage 3: the performance set that PAR-2 is measured on.' }),
   })
   .strict()
   .prefault({});
@@ -187,6 +191,33 @@ export const StrategySchema = z
   .strict()
   .prefault({});
 
+export const EvaluationSchema = z
+  .object({
+    drat_trim: z.string().min(1).optional().meta({
+      description: 'Path of an existing drat-trim binary (default: the one scripts/setup-sat-tools.sh builds, or drat-trim on PATH).',
+      examples: ['/opt/sat/bin/drat-trim'],
+    }),
+    proof_max_mb: z.number().positive().default(4096).meta({
+      description: 'A larger proof is rejected without checking (invalid_proof).',
+      examples: [4096],
+    }),
+    checker_timeout_s: z.number().positive().optional().meta({
+      description: 'Time limit of one proof check (default: 3x the stage timeout). A proof not checked in time counts as unsolved.',
+      examples: [900],
+    }),
+    build_timeout_s: z.number().positive().default(600).meta({ description: 'Time limit of `bash starexec_build`.', examples: [600] }),
+    output_max_mb: z.number().positive().default(256).meta({
+      description: 'A run that writes more output than this is stopped and counted as a crash.',
+      examples: [256],
+    }),
+    scratch_dir: z.string().min(1).optional().meta({
+      description: 'Where proofs are written during a run (they can take GBs; default: the system temp directory).',
+      examples: ['/scratch/me/tmp'],
+    }),
+  })
+  .strict()
+  .prefault({});
+
 export const BudgetsSchema = z
   .object({
     usd: z.number().positive().optional().meta({
@@ -221,6 +252,7 @@ export const ConfigSchema = z
       description: 'Where solver runs execute: local process pool, an SSH host, or a Slurm cluster.',
       examples: [[{ name: 'local', kind: 'local', jobs: 2 }]],
     }),
+    evaluation: EvaluationSchema,
     models: ModelsSchema,
     strategy: StrategySchema,
     approval: z.enum(['manual', 'semi', 'auto']).default('semi').meta({

@@ -32,9 +32,18 @@ ${benches}
 
 # The gates, cheapest first. A wrong answer in any stage fails the candidate, whatever its speed.
 stages:
-  smoke:  { set: smoke,  timeout_s: 10,  mem_mb: 2048, runner: local }  # build + quick screen
-  verify: { set: verify, timeout_s: 60,  mem_mb: 4096, runner: local }  # models and DRAT proofs checked
-  perf:   { set: perf,   timeout_s: 300, mem_mb: 8192, runner: local }  # PAR-2 is measured here
+  smoke:  { set: smoke,  timeout_s: 10,  mem_mb: 2048, runner: local, check_proofs: true }   # build + quick screen
+  verify: { set: verify, timeout_s: 60,  mem_mb: 4096, runner: local, check_proofs: true }   # models and proofs checked
+  perf:   { set: perf,   timeout_s: 300, mem_mb: 8192, runner: local, check_proofs: false }  # PAR-2 is measured here
+
+# How answers are checked. SAT models are always checked against the formula.
+evaluation:
+  proof_max_mb: 4096        # larger DRAT proofs are rejected unchecked
+  build_timeout_s: 600
+  output_max_mb: 256        # more output than this stops the run (counted as a crash)
+#  drat_trim: /path/to/drat-trim      # default: scripts/setup-sat-tools.sh's build, or drat-trim on PATH
+#  checker_timeout_s: 900             # default: 3x the stage timeout
+#  scratch_dir: /scratch/me/tmp       # where proofs are written during runs
 
 # Where solver runs execute. Add an SSH host or a Slurm cluster and name it in a stage's runner:
 #   - { name: workstation, kind: ssh, host: my-ssh-alias, jobs: 16 }

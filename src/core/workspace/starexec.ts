@@ -16,8 +16,9 @@ export async function detectBuildSystem(dir: string): Promise<BuildSystem> {
 }
 
 const BUILD_STEPS: Record<BuildSystem, string> = {
-  configure: './configure\nmake -j"$JOBS"',
-  cmake: 'cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\ncmake --build build -j "$JOBS"',
+  // configure only once: re-running it regenerates the makefiles and forces a full rebuild.
+  configure: '[ -f Makefile ] || [ -f makefile ] || ./configure\nmake -j"$JOBS"',
+  cmake: '[ -f build/CMakeCache.txt ] || cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\ncmake --build build -j "$JOBS"',
   make: 'make -j"$JOBS"',
   unknown: 'echo "starexec_build: no configure, CMakeLists.txt or Makefile found; edit this script to build the solver" >&2\nexit 1',
 };

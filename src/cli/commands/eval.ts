@@ -1,0 +1,189 @@
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { InstanceCache } from '../../core/bench/instances';
+import { loadConfig } from '../../core/config/load';
+import { ConfigSchema, StageName, type Config } from '../../core/config/schema';
+import { runGates, type GateReport, type StagePlan } from '../../core/eval/gates';
+import type { InstanceResult } from '../../core/eval/result';
+import { ResultsStore } from '../../core/eval/resultsStore';
+import { findDratTrim } from '../../core/eval/tools';
+import { STATE_DIR } from '../../core/workspace/layout';
+import { findWorkspace } from '../../core/workspace/snapshot';
+import { EXIT, UsageError } from '../errors';
+
+export const EVAL_HELP = `satlution eval SOLVER_DIR [--bench DIR_OR_SET] [--stage smoke|verify|perf|all] [--timeout S]
+               [--mem MB] [--jobs N] [--runner NAME] [--json FILE] [--no-build] [--no-proofs]
+               [--drat-trim PATH]
+
+Builds SOLVER_DIR (bash starexec_build) and runs the gates: every SAT model is checked against the
+formula, every UNSAT proof with drat-trim (where the stage checks proofs), every answer against the
+known one (meta.csv) or one proved earlier by another solver. Without --bench, the stages and sets of
+satlution.yaml are used (--stage all: smoke, verify, perf). With --bench, that one set is run with the
+checks of --stage (default verify). Results are stored as each run ends: re-running resumes, and an
+identical binary is never benchmarked twice.
+Exit: 0 pass, 1 a gate failed, 2 bad usage or input.`;
+
+export async function evalCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      bench: { type: 'string' },
+      stage: { type: 'string' },
+      timeout: { type: 'string' },
+      mem: { type: 'string' },
+      jobs: { type: 'string' },
+      runner: { type: 'string' },
+      json: { type: 'string' },
+      'no-build': { type: 'boolean', default: false },
+      'no-proofs': { type: 'boolean', default: false },
+      'drat-trim': { type: 'string' },
+    },
+    strict: true,
+  });
+  if (positionals.length !== 1) throw new UsageError(`eval needs exactly one SOLVER_DIR\n\n${EVAL_HELP}`);
+  const solverDir = path.resolve(positionals[0]!);
+  if (!(await fs.stat(solverDir).then((s) => s.isDirectory(), () => false))) throw new UsageError(`${positionals[0]} is not a directory`);
+  const stageArg = values.stage ?? (values.bench ? 'verify' : 'all');
+  if (stageArg !== 'all' && !StageName.safeParse(stageArg).success) throw new UsageError(`--stage must be smoke, verify, perf or all, got "${stageArg}"`);
+  const num = (v: string | undefined, flag: string, int = false) => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!(n > 0) || (int && !Number.isInteger(n))) throw new UsageError(`${flag} must be a positive ${int ? 'whole ' : ''}number, got "${v}"`);
+    return n;
+  };
+  const timeout = num(values.timeout, '--timeout');
+  const mem = num(values.mem, '--mem', true);
+  const jobs = num(values.jobs, '--jobs', true) ?? Math.max(1, os.availableParallelism());
+
+  const ws = (await findWorkspace(solverDir)) ?? (await findWorkspace(process.cwd()));
+  const config: Config = ws ? await loadConfig(ws) : ConfigSchema.parse({ seeds: [{ name: 'none', source: '.' }] });
+  const runnerName = values.runner ?? 'local';
+  const runner = config.runners.find((r) => r.name === runnerName);
+  if (!runner) throw new UsageError(`--runner ${runnerName}: no such runner (known: ${config.runners.map((r) => r.name).join(', ')})`);
+  if (runner.kind !== 'local') throw new UsageError(`runner ${runnerName} is ${runner.kind}; this version evaluates on the local runner only`);
+
+  const resolveSet = (set: string) => {
+    const fromConfig = config.benchmarks[set];
+    return path.resolve(ws ?? process.cwd(), fromConfig ?? set);
+  };
+  const stageNames: StageName[] = stageArg === 'all' ? ['smoke', 'verify', 'perf'] : [stageArg as StageName];
+  const stages: StagePlan[] = stageNames.map((st) => {
+    const s = config.stages[st];
+    return {
+      gate: st,
+      dir: values.bench ? resolveSet(values.bench) : resolveSet(s.set),
+      timeoutS: timeout ?? s.timeout_s,
+      memMb: mem ?? s.mem_mb,
+      checkProofs: s.check_proofs && !values['no-proofs'],
+    };
+  });
+  for (const s of stages) if (!(await fs.stat(s.dir).then((x) => x.isDirectory(), () => false))) throw new UsageError(`benchmark set ${s.dir} is not a directory`);
+  const dratTrim = findDratTrim(values['drat-trim'], config.evaluation.drat_trim);
+  if (stages.some((s) => s.checkProofs) && !dratTrim)
+    throw new UsageError('proof checking needs drat-trim: run scripts/setup-sat-tools.sh, set evaluation.drat_trim in satlution.yaml, pass --drat-trim PATH, or --no-proofs');
+
+  const stateDir = ws ? path.join(ws, STATE_DIR) : path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'satlution');
+  const store = new ResultsStore(path.join(stateDir, 'results', 'runs.jsonl'));
+  const cache = new InstanceCache(path.join(stateDir, 'cache'));
+  const abort = new AbortController();
+  const onSignal = () => abort.abort(new Error('interrupted'));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const progress = progressPrinter();
+  let report: Awaited<ReturnType<typeof runGates>>;
+  try {
+    report = await runGates({
+      solverDir,
+      build: !values['no-build'],
+      buildTimeoutS: config.evaluation.build_timeout_s,
+      stages,
+      jobs,
+      cache,
+      store,
+      ...(dratTrim ? { dratTrim } : {}),
+      maxProofMb: config.evaluation.proof_max_mb,
+      ...(config.evaluation.checker_timeout_s ? { checkerTimeoutS: config.evaluation.checker_timeout_s } : {}),
+      ...(config.evaluation.scratch_dir ? { scratchDir: config.evaluation.scratch_dir } : {}),
+      signal: abort.signal,
+      onGateStart: progress.start,
+      onResult: progress.result,
+    });
+  } catch (e) {
+    progress.clear();
+    if (abort.signal.aborted) {
+      process.stderr.write(`satlution eval: interrupted; finished runs are stored and a re-run resumes from them\n`);
+      return 130;
+    }
+    throw e;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  progress.clear();
+  const last = [...report.gates].reverse().find((g) => g.results);
+  const json = {
+    solver: solverDir,
+    solver_hash: last?.solverHash ?? null,
+    runner: runnerName,
+    timeout_s: last?.plan?.timeoutS ?? stages[stages.length - 1]!.timeoutS,
+    mem_limit_mb: last?.plan?.memMb ?? stages[stages.length - 1]!.memMb,
+    verdict: report.verdict,
+    instances: last?.results ?? [],
+    metrics: last?.metrics ?? null,
+    gates: report.gates.map((g) => ({ gate: g.gate, ok: g.ok, detail: g.detail, failures: g.failures, ...(g.metrics ? { metrics: g.metrics } : {}), ...(g.diagnostics?.length ? { diagnostics: g.diagnostics } : {}), ...(g.reused !== undefined ? { reused: g.reused } : {}) })),
+  };
+  if (values.json) await fs.writeFile(values.json, JSON.stringify(json, null, 2) + '\n');
+  process.stdout.write(render(report.gates, report.verdict));
+  return report.verdict === 'pass' ? EXIT.ok : EXIT.gateFailed;
+}
+
+function render(gates: GateReport[], verdict: string): string {
+  const out: string[] = [];
+  for (const g of gates) {
+    out.push(`${g.ok ? '✓' : '✗'} ${g.gate.padEnd(7)} ${g.detail}${g.reused ? ` (${g.reused} result${g.reused > 1 ? 's' : ''} reused)` : ''}`);
+    for (const f of g.ok ? [] : g.failures) out.push(`    ${f}`);
+  }
+  const m = [...gates].reverse().find((g) => g.metrics)?.metrics;
+  if (m) {
+    out.push('', `  instances ${m.n}   solved ${m.solved} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat})   PAR-2 ${m.par2.toFixed(2)} s` + (m.par2_sat !== null ? `   SAT ${m.par2_sat.toFixed(2)}` : '') + (m.par2_unsat !== null ? `   UNSAT ${m.par2_unsat.toFixed(2)}` : ''));
+    out.push(`  solved within ${Object.entries(m.solved_within).sort((x, y) => Number(x[0]) - Number(y[0])).map(([t, n]) => `${t} s: ${n}`).join(', ')}   memory avg ${m.mem_avg_mb ?? '-'} MB, max ${m.mem_max_mb ?? '-'} MB   wrong ${m.wrong}`);
+  }
+  out.push('', `verdict: ${verdict}`);
+  return out.join('\n') + '\n';
+}
+
+/** A one-line progress display on a terminal; on a pipe, only failures are printed as they happen. */
+function progressPrinter() {
+  const tty = process.stderr.isTTY;
+  const t0 = Date.now();
+  let gate = '';
+  const counts = new Map<string, number>();
+  let line = false;
+  const clear = () => {
+    if (tty && line) process.stderr.write('\r\x1b[K');
+    line = false;
+  };
+  return {
+    clear,
+    start: (g: string, total: number) => {
+      clear();
+      gate = g;
+      counts.clear();
+      if (g === 'build') process.stderr.write(tty ? '[build] bash starexec_build ...' : '[build] bash starexec_build\n');
+      else if (!tty) process.stderr.write(`[${g}] ${total} instances\n`);
+      line = tty;
+    },
+    result: (_g: string, r: InstanceResult, done: number, total: number, reused: boolean) => {
+      counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+      if (reused) counts.set('reused', (counts.get('reused') ?? 0) + 1);
+      if (tty) {
+        const parts = [...counts].map(([k, v]) => `${k} ${v}`).join(' · ');
+        process.stderr.write(`\r\x1b[K[${gate}] ${done}/${total} · ${parts} · ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+        line = true;
+      } else if (r.status !== 'solved' && r.status !== 'timeout' && r.status !== 'unknown') process.stderr.write(`[${gate}] ${r.status}: ${r.detail}\n`);
+    },
+  };
+}

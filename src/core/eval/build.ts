@@ -1,0 +1,86 @@
+// Stage 1's build: `bash starexec_build` under a time limit, with compiler and linker diagnostics
+// parsed into file / line / message so an agent (or a person) can act on them.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { BUILD_SCRIPT, RUN_SCRIPT } from '../workspace/layout';
+
+export interface Diagnostic {
+  file: string | null;
+  line: number | null;
+  column: number | null;
+  severity: 'error' | 'warning';
+  message: string;
+}
+
+export interface BuildResult {
+  ok: boolean;
+  timeS: number;
+  detail: string;
+  diagnostics: Diagnostic[];
+  /** The last part of the build output. */
+  log: string;
+}
+
+const COMPILER = /^(.+?):(\d+):(?:(\d+):)?\s+(fatal error|error|warning):\s+(.*)$/;
+const LINKER = /(undefined reference to .*|multiple definition of .*|cannot find -l\S+|ld returned \d+ exit status)/;
+
+export function parseDiagnostics(log: string, root?: string): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const line of log.split('\n')) {
+    const m = COMPILER.exec(line.trim());
+    if (m) {
+      const file = root && path.isAbsolute(m[1]!) ? path.relative(root, m[1]!) : m[1]!;
+      out.push({ file, line: Number(m[2]), column: m[3] ? Number(m[3]) : null, severity: m[4] === 'warning' ? 'warning' : 'error', message: m[5]!.trim() });
+      continue;
+    }
+    const l = LINKER.exec(line);
+    if (l) out.push({ file: null, line: null, column: null, severity: 'error', message: l[1]!.trim() });
+  }
+  return out;
+}
+
+export async function buildSolver(solverDir: string, timeoutS = 600, signal?: AbortSignal): Promise<BuildResult> {
+  const t0 = Date.now();
+  const script = path.join(solverDir, BUILD_SCRIPT);
+  if (!(await fs.stat(script).then((s) => s.isFile(), () => false)))
+    return { ok: false, timeS: 0, detail: `no ${BUILD_SCRIPT} in ${solverDir}`, diagnostics: [], log: '' };
+  return new Promise((resolve) => {
+    const child = spawn('bash', [BUILD_SCRIPT], { cwd: solverDir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    const keep = (d: Buffer) => (log = (log + d.toString()).slice(-1 << 20));
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    let timedOut = false;
+    const kill = () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, timeoutS * 1000);
+    signal?.addEventListener('abort', kill, { once: true });
+    child.on('close', async (code) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', kill);
+      const timeS = (Date.now() - t0) / 1000;
+      const diagnostics = parseDiagnostics(log, solverDir);
+      const errors = diagnostics.filter((d) => d.severity === 'error');
+      const first = errors[0] ? ` — ${errors[0].file ? `${errors[0].file}:${errors[0].line}: ` : ''}${errors[0].message}` : '';
+      const runnable = await fs.access(path.join(solverDir, RUN_SCRIPT), fs.constants.X_OK).then(() => true, () => false);
+      const ok = !timedOut && code === 0 && runnable;
+      const detail = timedOut
+        ? `the build did not finish within ${timeoutS} s`
+        : code !== 0
+          ? `build failed (exit ${code}, ${errors.length} error${errors.length === 1 ? '' : 's'})${first}`
+          : !runnable
+            ? `the build succeeded but ${RUN_SCRIPT} is missing or not executable`
+            : '';
+      resolve({ ok, timeS, detail, diagnostics, log: log.slice(-16000) });
+    });
+  });
+}

@@ -1,0 +1,117 @@
+// Is candidate B really faster than A? A paired comparison on the instances both ran: the Wilcoxon
+// signed-rank test on per-instance PAR-2 times and a bootstrap confidence interval of the PAR-2
+// difference. Solver timings are noisy by a few percent; a bare PAR-2 delta is not evidence.
+import { prng } from '../bench/generators';
+import { par2Of } from './metrics';
+import type { InstanceResult } from './result';
+
+export interface Comparison {
+  common: number;
+  onlyA: number;
+  onlyB: number;
+  par2A: number;
+  par2B: number;
+  /** B minus A: negative means B is faster. */
+  diff: number;
+  /** 95% bootstrap interval of `diff`. */
+  ci95: [number, number];
+  wilcoxon: { n: number; w: number; z: number | null; p: number; method: 'exact' | 'normal' };
+  /** Instances solved by one and not the other. */
+  solvedOnlyA: number;
+  solvedOnlyB: number;
+  verdict: 'B faster' | 'A faster' | 'no significant difference';
+}
+
+export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: number, opts: { alpha?: number; resamples?: number; seed?: number } = {}): Comparison {
+  const alpha = opts.alpha ?? 0.05;
+  const byB = new Map(b.map((r) => [r.instance, r]));
+  const pairs: [InstanceResult, InstanceResult][] = [];
+  for (const ra of a) {
+    const rb = byB.get(ra.instance);
+    if (rb) pairs.push([ra, rb]);
+  }
+  const ta = pairs.map(([x]) => par2Of(x, timeoutS));
+  const tb = pairs.map(([, y]) => par2Of(y, timeoutS));
+  const d = ta.map((x, i) => tb[i]! - x);
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
+  const wil = wilcoxonSignedRank(d);
+  const ci = bootstrapMeanCi(d, opts.resamples ?? 10000, opts.seed ?? 1);
+  const diff = mean(d);
+  const significant = wil.p < alpha && (ci[1] < 0 || ci[0] > 0);
+  return {
+    common: pairs.length,
+    onlyA: a.length - pairs.length,
+    onlyB: b.length - pairs.length,
+    par2A: mean(ta),
+    par2B: mean(tb),
+    diff,
+    ci95: ci,
+    wilcoxon: wil,
+    solvedOnlyA: pairs.filter(([x, y]) => x.status === 'solved' && y.status !== 'solved').length,
+    solvedOnlyB: pairs.filter(([x, y]) => y.status === 'solved' && x.status !== 'solved').length,
+    verdict: !significant ? 'no significant difference' : diff < 0 ? 'B faster' : 'A faster',
+  };
+}
+
+/** Two-sided Wilcoxon signed-rank test; zero differences dropped, ties given average ranks. */
+export function wilcoxonSignedRank(diffs: number[]): Comparison['wilcoxon'] {
+  // Differences within 1 ms are measurement noise, treated as zero.
+  const d = diffs.filter((x) => Math.abs(x) > 1e-3);
+  const n = d.length;
+  if (n === 0) return { n: 0, w: 0, z: null, p: 1, method: 'exact' };
+  const order = d.map((x, i) => [Math.abs(x), i] as const).sort((p, q) => p[0] - q[0]);
+  const ranks = new Array<number>(n);
+  let tieTerm = 0;
+  for (let i = 0; i < n; ) {
+    let j = i;
+    while (j + 1 < n && Math.abs(order[j + 1]![0] - order[i]![0]) < 1e-9) j++;
+    const avg = (i + j) / 2 + 1;
+    for (let k = i; k <= j; k++) ranks[order[k]![1]] = avg;
+    const t = j - i + 1;
+    tieTerm += t * t * t - t;
+    i = j + 1;
+  }
+  const wPlus = d.reduce((s, x, i) => s + (x > 0 ? ranks[i]! : 0), 0);
+  const wMinus = (n * (n + 1)) / 2 - wPlus;
+  const w = Math.min(wPlus, wMinus);
+  if (n <= 25 && tieTerm === 0) {
+    // Exact null distribution of W+ by dynamic programming over the ranks 1..n.
+    const max = (n * (n + 1)) / 2;
+    let counts = new Float64Array(max + 1);
+    counts[0] = 1;
+    for (let r = 1; r <= n; r++) {
+      const next = new Float64Array(max + 1);
+      for (let s = 0; s <= max; s++) if (counts[s]) { next[s] += counts[s]!; if (s + r <= max) next[s + r] += counts[s]!; }
+      counts = next;
+    }
+    let tail = 0;
+    for (let s = 0; s <= w; s++) tail += counts[s]!;
+    return { n, w, z: null, p: Math.min(1, (2 * tail) / 2 ** n), method: 'exact' };
+  }
+  const mu = (n * (n + 1)) / 4;
+  const sigma = Math.sqrt((n * (n + 1) * (2 * n + 1)) / 24 - tieTerm / 48);
+  const z = sigma === 0 ? 0 : (w - mu + 0.5) / sigma; // continuity correction towards the mean
+  return { n, w, z, p: Math.min(1, 2 * normalCdf(Math.min(z, 0))), method: 'normal' };
+}
+
+/** Percentile bootstrap 95% interval of the mean, from a seeded generator (reproducible). */
+export function bootstrapMeanCi(xs: number[], resamples: number, seed: number): [number, number] {
+  if (xs.length === 0) return [0, 0];
+  const rnd = prng(seed);
+  const means = new Float64Array(resamples);
+  for (let b = 0; b < resamples; b++) {
+    let s = 0;
+    for (let i = 0; i < xs.length; i++) s += xs[Math.floor(rnd() * xs.length)]!;
+    means[b] = s / xs.length;
+  }
+  means.sort();
+  return [means[Math.floor(0.025 * (resamples - 1))]!, means[Math.ceil(0.975 * (resamples - 1))]!];
+}
+
+/** Standard normal CDF (Abramowitz-Stegun 7.1.26 via erf; error < 1.5e-7). */
+export function normalCdf(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
+  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}

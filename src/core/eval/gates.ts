@@ -1,0 +1,111 @@
+// The gates, cheapest first (DESIGN.md §3): build, then each stage's instance set. A candidate that
+// fails a gate is not measured further; the failure says what went wrong where.
+import { listSet, type InstanceCache } from '../bench/instances';
+import { buildSolver, type Diagnostic } from './build';
+import { evaluate } from './evaluate';
+import type { MemoryMethod } from './limits';
+import { computeMetrics, type Metrics } from './metrics';
+import { FATAL, type InstanceResult, type RunStatus } from './result';
+import type { ResultsStore } from './resultsStore';
+
+export type GateName = 'build' | 'smoke' | 'verify' | 'perf';
+
+export interface StagePlan {
+  gate: Exclude<GateName, 'build'>;
+  /** The set's directory. */
+  dir: string;
+  timeoutS: number;
+  memMb: number;
+  checkProofs: boolean;
+}
+
+export interface GateReport {
+  gate: GateName;
+  ok: boolean;
+  detail: string;
+  /** One line per failing instance (at most 20). */
+  failures: string[];
+  diagnostics?: Diagnostic[];
+  results?: InstanceResult[];
+  metrics?: Metrics;
+  plan?: StagePlan;
+  reused?: number;
+  solverHash?: string;
+}
+
+export interface GateRequest {
+  solverDir: string;
+  build: boolean;
+  buildTimeoutS: number;
+  stages: StagePlan[];
+  jobs: number;
+  cache: InstanceCache;
+  store: ResultsStore;
+  dratTrim?: string;
+  maxProofMb: number;
+  /** Proof-check time limit; default 3x the stage timeout. */
+  checkerTimeoutS?: number;
+  memoryMethod?: MemoryMethod;
+  scratchDir?: string;
+  signal?: AbortSignal;
+  onGateStart?: (gate: GateName, total: number) => void;
+  onResult?: (gate: GateName, r: InstanceResult, done: number, total: number, reused: boolean) => void;
+}
+
+/** Smoke instances are trivial: a timeout or memout there is a hang or a leak, not slowness. */
+const FAILS: Record<StagePlan['gate'], (s: RunStatus) => boolean> = {
+  smoke: (s) => FATAL.has(s) || s === 'timeout' || s === 'memout',
+  verify: (s) => FATAL.has(s),
+  perf: (s) => FATAL.has(s),
+};
+
+export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'fail'; gates: GateReport[] }> {
+  const gates: GateReport[] = [];
+  if (req.build) {
+    req.onGateStart?.('build', 0);
+    const b = await buildSolver(req.solverDir, req.buildTimeoutS, req.signal);
+    gates.push({ gate: 'build', ok: b.ok, detail: b.ok ? `built in ${b.timeS.toFixed(1)} s` : b.detail, failures: b.diagnostics.filter((d) => d.severity === 'error').slice(0, 20).map((d) => `${d.file ? `${d.file}:${d.line}: ` : ''}${d.message}`), diagnostics: b.diagnostics });
+    if (!b.ok) return { verdict: 'fail', gates };
+  }
+  for (const plan of req.stages) {
+    const instances = await listSet(plan.dir);
+    req.onGateStart?.(plan.gate, instances.length);
+    if (instances.length === 0) {
+      gates.push({ gate: plan.gate, ok: true, detail: `no instances in ${plan.dir}: nothing to check`, failures: [], results: [], plan });
+      continue;
+    }
+    const out = await evaluate({
+      solverDir: req.solverDir,
+      instances,
+      timeoutS: plan.timeoutS,
+      memMb: plan.memMb,
+      checkProofs: plan.checkProofs,
+      ...(req.dratTrim ? { dratTrim: req.dratTrim } : {}),
+      maxProofMb: req.maxProofMb,
+      checkerTimeoutS: req.checkerTimeoutS ?? 3 * plan.timeoutS,
+      jobs: req.jobs,
+      cache: req.cache,
+      store: req.store,
+      ...(req.memoryMethod ? { memoryMethod: req.memoryMethod } : {}),
+      ...(req.scratchDir ? { scratchDir: req.scratchDir } : {}),
+      ...(req.signal ? { signal: req.signal } : {}),
+      onResult: (r, done, total, reused) => req.onResult?.(plan.gate, r, done, total, reused),
+    });
+    const failing = out.results.filter((r) => FAILS[plan.gate](r.status));
+    const metrics = computeMetrics(out.results, plan.timeoutS);
+    const ok = failing.length === 0;
+    gates.push({
+      gate: plan.gate,
+      ok,
+      detail: ok ? `${metrics.solved}/${metrics.n} solved, PAR-2 ${metrics.par2.toFixed(2)} s` : `${failing.length} of ${out.results.length} instances failed: ${failing[0]!.detail}`,
+      failures: failing.slice(0, 20).map((r) => `${r.status}: ${r.detail}`),
+      results: out.results,
+      metrics,
+      plan,
+      reused: out.reused,
+      solverHash: out.solverHash,
+    });
+    if (!ok) return { verdict: 'fail', gates };
+  }
+  return { verdict: 'pass', gates };
+}

@@ -1,0 +1,78 @@
+// Results of solver runs, appended as JSONL as each run ends (fsynced), keyed by what determines
+// them: the solver's binaries, the instance's content and the limits. A run whose key has a result is
+// never repeated, so a killed evaluation resumes where it stopped and identical binaries are not
+// benchmarked twice. A line torn by a crash is skipped on reading.
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { appendJsonLine, readJsonLines } from '../store/atomic';
+import { StoredRun, type InstanceResult } from './result';
+
+export interface RunKeyParts {
+  solverHash: string;
+  instanceHash: string;
+  timeoutS: number;
+  memMb: number;
+  checkProofs: boolean;
+}
+
+export function runKey(p: RunKeyParts): string {
+  return createHash('sha256').update(JSON.stringify(['v1', p.solverHash, p.instanceHash, p.timeoutS, p.memMb, p.checkProofs])).digest('hex').slice(0, 32);
+}
+
+export class ResultsStore {
+  private runs: Map<string, StoredRun> | undefined;
+  skipped = 0;
+
+  constructor(readonly file: string) {}
+
+  async load(): Promise<Map<string, StoredRun>> {
+    if (this.runs) return this.runs;
+    const { records, skipped } = await readJsonLines(this.file);
+    this.skipped = skipped;
+    this.runs = new Map();
+    for (const r of records) {
+      const p = StoredRun.safeParse(r);
+      if (p.success) this.runs.set(p.data.key, p.data);
+      else this.skipped++;
+    }
+    return this.runs;
+  }
+
+  async add(run: StoredRun): Promise<void> {
+    await fs.mkdir(path.dirname(this.file), { recursive: true });
+    await appendJsonLine(this.file, run);
+    (await this.load()).set(run.key, run);
+  }
+
+  /** Answers proved by any solver (checked model or proof) for an instance. */
+  async verifiedAnswer(instanceHash: string, exceptSolver?: string): Promise<'SAT' | 'UNSAT' | undefined> {
+    for (const r of (await this.load()).values())
+      if (r.instance_hash === instanceHash && r.solver_hash !== exceptSolver && r.result.status === 'solved' && r.result.check.ok === true && (r.result.answer === 'SAT' || r.result.answer === 'UNSAT'))
+        return r.result.answer;
+    return undefined;
+  }
+
+  /** The longest time any solver needed on an instance (for longest-first scheduling). */
+  async expectedTime(instanceHash: string): Promise<number | undefined> {
+    let t: number | undefined;
+    for (const r of (await this.load()).values()) if (r.instance_hash === instanceHash) t = Math.max(t ?? 0, r.result.time_s);
+    return t;
+  }
+
+  async resultsOf(solverHash: string): Promise<InstanceResult[]> {
+    return [...(await this.load()).values()].filter((r) => r.solver_hash === solverHash).map((r) => r.result);
+  }
+}
+
+/** The hash of a solver's runnable part: every file under bin/ (names and contents). */
+export async function hashSolver(solverDir: string): Promise<string> {
+  const bin = path.join(solverDir, 'bin');
+  const h = createHash('sha256');
+  const entries = (await fs.readdir(bin, { withFileTypes: true, recursive: true })).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name)).sort();
+  for (const f of entries) {
+    h.update(path.relative(bin, f) + '\0');
+    h.update(await fs.readFile(f));
+  }
+  return h.digest('hex');
+}
