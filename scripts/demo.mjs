@@ -1,7 +1,8 @@
 // `npm run demo`: the main job on a built-in example. Fetches kissat's upstream source (from Debian,
-// cached outside the repo), creates a SATLUTION workspace from it with `satlution init`, builds
-// SATLUTION_0 with its starexec_build, runs it on a few of kissat's own test formulas through the
-// evaluation worker, and shows `satlution status`. Works on a fresh clone.
+// cached outside the repo), creates a SATLUTION workspace from it with `satlution init`, fills the
+// smoke / verify / perf sets (kissat's own test formulas; generated pigeonhole and planted 3-SAT with
+// known answers), evaluates SATLUTION_0 through every gate with `satlution eval` (models checked,
+// DRAT proofs checked by drat-trim, PAR-2 measured), and shows `satlution status`. Works on a fresh clone.
 //   usage: npm run demo [-- DIR]     (default DIR: .satlution-demo, recreated each time)
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,29 +45,46 @@ if (fs.existsSync(dir)) {
 }
 const cli = path.join(root, 'dist', 'cli.js');
 step(`satlution init --dir ${path.relative(process.cwd(), dir) || '.'} --seed kissat=<source>`);
-// kissat's own 137 small test formulas serve as the smoke set (referenced in place, not copied).
-run(process.execPath, [cli, 'init', '--yes', '--dir', dir, '--seed', `kissat=${src}`, '--bench', `smoke=${path.join(src, 'test', 'cnf')}`]);
+run(process.execPath, [cli, 'init', '--yes', '--dir', dir, '--seed', `kissat=${src}`]);
 
-const cand = path.join(dir, 'SATLUTION_0');
-step('bash SATLUTION_0/starexec_build');
+step('Benchmark sets: smoke = kissat\'s own test formulas, verify and perf = generated with known answers');
+const bench = (set) => path.join(dir, 'benchmarks', set);
+for (const f of fs.readdirSync(path.join(src, 'test', 'cnf')))
+  if (f.endsWith('.cnf') && !['hard.cnf', 'ph11.cnf'].includes(f)) fs.copyFileSync(path.join(src, 'test', 'cnf', f), path.join(bench('smoke'), f)); // those two are pigeonhole(12,11) and (11,10): minutes
+const gen = (...args) => execFileSync(process.execPath, [cli, 'generate', ...args.map(String)], { encoding: 'utf8' });
+const pigeonhole = (p, h) => gen('pigeonhole', p, h);
+const planted3Sat = (n, ratio, seed) => gen('planted', n, ratio, seed);
+const writeSet = (set, items) => {
+  let meta = 'instance,family,expected\n';
+  for (const [name, family, expected, text] of items) {
+    fs.writeFileSync(path.join(bench(set), name), text);
+    meta += `${name},${family},${expected}\n`;
+  }
+  fs.writeFileSync(path.join(bench(set), 'meta.csv'), meta);
+};
+writeSet('verify', [
+  ...[[6, 5], [7, 6], [8, 7]].map(([p, h]) => [`php-${p}-${h}.cnf`, 'pigeonhole', 'UNSAT', pigeonhole(p, h)]),
+  ...[1, 2, 3, 4].map((s) => [`planted-200-${s}.cnf`, 'planted-3sat', 'SAT', planted3Sat(200, 4.2, s)]),
+]);
+writeSet('perf', [
+  ...[[9, 8], [10, 9]].map(([p, h]) => [`php-${p}-${h}.cnf`, 'pigeonhole', 'UNSAT', pigeonhole(p, h)]),
+  ...[1, 2, 3, 4, 5, 6].map((s) => [`planted-400-${s}.cnf`, 'planted-3sat', 'SAT', planted3Sat(400, 4.25, 100 + s)]),
+]);
+// A SAT Competition-style compressed instance in the verify set.
+fs.copyFileSync(path.join(src, 'test', 'cnf', 'add8.cnf'), path.join(bench('verify'), 'add8.cnf'));
+spawnSync('xz', ['-f', path.join(bench('verify'), 'add8.cnf')]);
+// Short limits so the demo takes seconds; a real project uses the SAT Competition's 5000 s.
+const cfgFile = path.join(dir, 'satlution.yaml');
+fs.writeFileSync(cfgFile, fs.readFileSync(cfgFile, 'utf8').replace('timeout_s: 300, mem_mb: 8192', 'timeout_s: 20,  mem_mb: 4096'));
+
+step('Setting up drat-trim and cadical (built or installed once, cached)');
+run('bash', [path.join(root, 'scripts', 'setup-sat-tools.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
+
+step('satlution eval SATLUTION_0 --stage all --json results.json   (build, smoke, verify, perf)');
 const t0 = Date.now();
-const build = spawnSync('bash', ['starexec_build'], { cwd: cand, encoding: 'utf8' });
-if (build.status !== 0) {
-  console.error(build.stdout.slice(-3000) + build.stderr.slice(-3000));
-  process.exit(1);
-}
-console.log(`${build.stdout.trim().split('\n').pop()}  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-
-step('SATLUTION_0 on kissat test formulas (bin/starexec_run_default through dist/worker.js)');
-const proofs = fs.mkdtempSync(path.join(dir, '.satlution', 'demo-proofs-'));
-console.log('instance        answer  status    time');
-for (const name of ['and1', 'prime4', 'full4', 'add8', 'false', 'hard']) {
-  const proofDir = path.join(proofs, name);
-  fs.mkdirSync(proofDir);
-  const out = execFileSync(process.execPath, [path.join(root, 'dist', 'worker.js'), '--solver', cand, '--cnf', path.join(cand, 'test', 'cnf', `${name}.cnf`), '--proof-dir', proofDir, '--timeout', '3'], { encoding: 'utf8' });
-  const r = JSON.parse(out);
-  console.log(`${(name + '.cnf').padEnd(16)}${String(r.answer ?? '-').padEnd(8)}${r.status.padEnd(10)}${r.time_s.toFixed(2)} s`);
-}
+const ev = spawnSync(process.execPath, [cli, 'eval', path.join(dir, 'SATLUTION_0'), '--stage', 'all', '--json', path.join(dir, 'results.json')], { stdio: 'inherit' });
+console.log(`(exit ${ev.status}, ${((Date.now() - t0) / 1000).toFixed(1)} s; per-instance results in ${path.join(dir, 'results.json')})`);
+if (ev.status !== 0) process.exit(ev.status ?? 1);
 
 step('satlution status');
 run(process.execPath, [cli, 'status', '--dir', dir]);

@@ -1,7 +1,12 @@
-// The evaluation worker: one self-contained file (dist/worker.js) that runs one instance with limits
-// and prints one JSON line. The same file runs locally, on an SSH host, or on a Slurm node.
+// The evaluation worker: one self-contained file (dist/worker.js) that runs one instance with its
+// limits and checks and prints one JSON line (an InstanceResult). The same file runs locally, on an
+// SSH host, or on a Slurm node: it needs only Node, the solver directory, and drat-trim for proofs.
+import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runSolver } from '../core/eval/runSolver';
+import { readDimacs } from '../core/bench/dimacs';
+import { runInstance } from '../core/eval/runInstance';
+
+const USAGE = 'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--proofs --drat-trim PATH] [--expected SAT|UNSAT] [--name NAME]';
 
 export async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -9,26 +14,54 @@ export async function main(argv: string[]): Promise<number> {
     options: {
       solver: { type: 'string' },
       cnf: { type: 'string' },
-      'proof-dir': { type: 'string' },
+      name: { type: 'string' },
       timeout: { type: 'string', default: '60' },
+      mem: { type: 'string', default: '4096' },
+      proofs: { type: 'boolean', default: false },
+      'drat-trim': { type: 'string' },
+      expected: { type: 'string' },
     },
     strict: true,
   });
-  if (!values.solver || !values.cnf) {
-    process.stderr.write('usage: worker --solver SOLVER_DIR --cnf FILE [--proof-dir DIR] [--timeout S]\n');
-    return 2;
-  }
   const timeoutS = Number(values.timeout);
-  if (!(timeoutS > 0)) {
-    process.stderr.write(`worker: --timeout must be a positive number of seconds, got "${values.timeout}"\n`);
+  const memMb = Number(values.mem);
+  const expected = values.expected === 'SAT' || values.expected === 'UNSAT' ? values.expected : null;
+  const problems = [
+    !values.solver || !values.cnf ? USAGE : '',
+    !(timeoutS > 0) ? `--timeout must be a positive number of seconds, got "${values.timeout}"` : '',
+    !(memMb > 0) ? `--mem must be a positive number of MB, got "${values.mem}"` : '',
+    values.expected !== undefined && !expected ? `--expected must be SAT or UNSAT, got "${values.expected}"` : '',
+    values.proofs && !values['drat-trim'] ? '--proofs needs --drat-trim PATH' : '',
+  ].filter(Boolean);
+  if (problems.length) {
+    process.stderr.write(`worker: ${problems.join('\nworker: ')}\n`);
     return 2;
   }
-  const r = await runSolver({ solverDir: values.solver, cnf: values.cnf, timeoutS, ...(values['proof-dir'] ? { proofDir: values['proof-dir'] } : {}) });
-  const crashed = r.signal !== null && !r.timedOut;
-  const status = r.timedOut ? 'timeout' : crashed ? 'crash' : r.answer === 'SAT' || r.answer === 'UNSAT' ? 'solved' : 'unknown';
-  process.stdout.write(
-    JSON.stringify({ instance: values.cnf, answer: r.answer, status, time_s: r.timeS, exit_code: r.exitCode, signal: r.signal }) + '\n',
-  );
+  let vars: number;
+  let emptyClause: boolean;
+  try {
+    ({ vars, emptyClause } = await readDimacs(values.cnf!, { clause() {} }));
+  } catch (e) {
+    process.stderr.write(`worker: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const r = await runInstance({
+    solverDir: path.resolve(values.solver!),
+    name: values.name ?? path.basename(values.cnf!),
+    cnf: path.resolve(values.cnf!),
+    vars,
+    emptyClause,
+    family: null,
+    expected,
+    expectedFrom: expected ? 'meta' : 'none',
+    timeoutS,
+    memMb,
+    checkProofs: values.proofs,
+    ...(values['drat-trim'] ? { dratTrim: values['drat-trim'] } : {}),
+    maxProofMb: 4096,
+    checkerTimeoutS: 3 * timeoutS,
+  });
+  process.stdout.write(JSON.stringify(r) + '\n');
   return 0;
 }
 

@@ -5,7 +5,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runSolver } from '../../src/core/eval/runSolver';
-import { CLI, FIXTURES, tempDir, WORKER } from './helpers';
+import { pigeonhole, planted3Sat } from '../../src/core/bench/generators';
+import { CLI, FIXTURES, tempDir, WORKER, write } from './helpers';
 
 const SRC = process.env.SATLUTION_KISSAT_SRC;
 
@@ -46,6 +47,38 @@ describe('real solver: kissat', function () {
     assert.ok(fs.statSync(path.join(proofDir, 'proof.out')).size > 0, 'no proof written');
     const sat = await runSolver({ solverDir: cand, cnf: path.join(FIXTURES, 'cnf', 'sat-small.cnf'), timeoutS: 30 });
     assert.deepEqual([sat.answer, sat.exitCode], ['SAT', 10]);
+  });
+
+  it('satlution eval SATLUTION_0 --bench <verify set> --json: correct results, checks and metrics', () => {
+    const set = tempDir();
+    let meta = 'instance,family,expected\n';
+    for (const [p, h] of [[7, 6], [8, 7]] as const) {
+      write(path.join(set, `php-${p}-${h}.cnf`), pigeonhole(p, h));
+      meta += `php-${p}-${h}.cnf,pigeonhole,UNSAT\n`;
+    }
+    for (const s of [1, 2]) {
+      write(path.join(set, `planted-${s}.cnf`), planted3Sat(150, 4.2, s));
+      meta += `planted-${s}.cnf,planted,SAT\n`;
+    }
+    write(path.join(set, 'meta.csv'), meta);
+    fs.copyFileSync(path.join(cand, 'test', 'cnf', 'add8.cnf'), path.join(set, 'add8.cnf'));
+    execFileSync('xz', [path.join(set, 'add8.cnf')]); // SAT Competition instances come as .xz
+    fs.copyFileSync(path.join(cand, 'test', 'cnf', 'prime4.cnf'), path.join(set, 'prime4.cnf'));
+    execFileSync('gzip', [path.join(set, 'prime4.cnf')]);
+    const json = path.join(tempDir(), 'r.json');
+    const r = spawnSync(process.execPath, [CLI, 'eval', cand, '--bench', set, '--json', json], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const j = JSON.parse(fs.readFileSync(json, 'utf8')) as { verdict: string; instances: { instance: string; status: string; answer: string; check: { kind: string; ok: boolean } }[]; metrics: { n: number; solved: number; wrong: number } };
+    assert.equal(j.verdict, 'pass');
+    assert.deepEqual(j.instances.map((i) => [i.instance, i.answer, i.status, i.check.kind, i.check.ok]), [
+      ['add8.cnf.xz', 'UNSAT', 'solved', 'drat', true],
+      ['php-7-6.cnf', 'UNSAT', 'solved', 'drat', true],
+      ['php-8-7.cnf', 'UNSAT', 'solved', 'drat', true],
+      ['planted-1.cnf', 'SAT', 'solved', 'model', true],
+      ['planted-2.cnf', 'SAT', 'solved', 'model', true],
+      ['prime4.cnf.gz', 'SAT', 'solved', 'model', true],
+    ]);
+    assert.deepEqual([j.metrics.n, j.metrics.solved, j.metrics.wrong], [6, 6, 0]);
   });
 
   it('the worker stops a run at its timeout and kills the whole process group', () => {

@@ -59,6 +59,13 @@ describe('evaluator: lying and broken solvers', function () {
     assert.ok(u.mem_mb !== null && u.mem_mb > 0, 'peak memory measured');
   });
 
+  it('accepts a formula that contains the empty clause (drat-trim exits 1 but verifies it)', async () => {
+    const f = path.join(tempDir(), 'false.cnf');
+    fs.writeFileSync(f, 'p cnf 0 1\n0\n');
+    const r = await run('honest', 'unsat', { cnf: f, name: 'false.cnf', vars: 0, emptyClause: true });
+    assert.deepEqual([r.status, r.check.ok], ['solved', true], r.detail);
+  });
+
   const cases: [string, 'sat' | 'unsat', RunStatus, RegExp, Partial<InstanceRunRequest>?][] = [
     ['wrong-model', 'sat', 'invalid_model', /SAT claimed on planted-60\.cnf, model rejected: clause \d+ \(line \d+: .*\) is not satisfied/],
     ['sat-without-model', 'sat', 'invalid_model', /SAT claimed without a model \(no v lines\)/],

@@ -30,6 +30,8 @@ export interface ClauseSink {
 
 export interface DimacsSummary extends DimacsHeader {
   bytes: number;
+  /** The formula contains the empty clause: UNSAT with nothing to prove. */
+  emptyClause: boolean;
 }
 
 /**
@@ -84,6 +86,7 @@ export class DimacsParser {
   private neg = false;
   private inNum = false;
   private seenClauses = 0;
+  private emptyClause = false;
   bytes = 0;
 
   constructor(
@@ -209,6 +212,7 @@ export class DimacsParser {
       this.seenClauses++;
       if (this.seenClauses > this.header!.clauses)
         this.fail(`more clauses than the ${this.header!.clauses} the header declares`);
+      if (this.len === 0) this.emptyClause = true;
       this.sink.clause(this.lits, this.len, this.line);
       this.len = 0;
       return;
@@ -234,7 +238,7 @@ export class DimacsParser {
     if (this.len > 0) this.fail('truncated: the last clause has no terminating 0');
     if (this.seenClauses !== this.header.clauses)
       this.fail(`the header declares ${this.header.clauses} clauses but the file has ${this.seenClauses}${this.seenClauses < this.header.clauses ? ' (truncated?)' : ''}`);
-    return { ...this.header, bytes: this.bytes };
+    return { ...this.header, bytes: this.bytes, emptyClause: this.emptyClause };
   }
 }
 

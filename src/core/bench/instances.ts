@@ -62,9 +62,10 @@ export interface PreparedInstance {
   vars: number;
   clauses: number;
   bytes: number;
+  emptyClause: boolean;
 }
 
-const CacheEntry = z.object({ size: z.number(), mtimeMs: z.number(), hash: z.string(), vars: z.number(), clauses: z.number(), bytes: z.number() });
+const CacheEntry = z.object({ size: z.number(), mtimeMs: z.number(), hash: z.string(), vars: z.number(), clauses: z.number(), bytes: z.number(), emptyClause: z.boolean() });
 type CacheEntry = z.infer<typeof CacheEntry>;
 
 /** Hashes, validates and decompresses instances once; later evaluations reuse what is cached. */
@@ -99,7 +100,7 @@ export class InstanceCache {
     if (!e || e.size !== st.size || e.mtimeMs !== st.mtimeMs) {
       const hash = await hashFile(abs);
       const summary = await readDimacs(abs, { clause() {} }); // throws DimacsError with file:line
-      e = { size: st.size, mtimeMs: st.mtimeMs, hash, vars: summary.vars, clauses: summary.clauses, bytes: summary.bytes };
+      e = { size: st.size, mtimeMs: st.mtimeMs, hash, vars: summary.vars, clauses: summary.clauses, bytes: summary.bytes, emptyClause: summary.emptyClause };
       index.set(abs, e);
       this.dirty = true;
     }
@@ -115,7 +116,7 @@ export class InstanceCache {
         await fs.rename(tmp, plain);
       }
     }
-    return { hash: e.hash, plain, vars: e.vars, clauses: e.clauses, bytes: e.bytes };
+    return { hash: e.hash, plain, vars: e.vars, clauses: e.clauses, bytes: e.bytes, emptyClause: e.emptyClause };
   }
 
   async save(): Promise<void> {

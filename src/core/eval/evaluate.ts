@@ -67,6 +67,7 @@ export async function evaluate(req: EvalRequest): Promise<EvalOutcome> {
         name: spec.name,
         cnf: inst.plain,
         vars: inst.vars,
+        emptyClause: inst.emptyClause,
         family: spec.family,
         expected: known,
         expectedFrom: spec.expected ? 'meta' : known ? 'vbs' : 'none',

@@ -1,0 +1,82 @@
+import * as assert from 'node:assert/strict';
+import { bootstrapMeanCi, compareRuns, normalCdf, wilcoxonSignedRank } from '../../src/core/eval/compare';
+import { computeMetrics, virtualBest } from '../../src/core/eval/metrics';
+import type { InstanceResult, RunStatus } from '../../src/core/eval/result';
+
+function r(instance: string, status: RunStatus, time_s: number, answer: 'SAT' | 'UNSAT' | null, expected: 'SAT' | 'UNSAT' | null = null, mem_mb: number | null = 10): InstanceResult {
+  return { instance, family: null, expected, expected_from: expected ? 'meta' : 'none', answer, status, time_s, mem_mb, exit_code: null, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' };
+}
+
+describe('metrics (paper Table 3)', () => {
+  it('computes PAR-2, per-answer PAR-2, thresholds, memory and wrong answers', () => {
+    const T = 10;
+    const res = [
+      r('a', 'solved', 1, 'SAT', null, 100),
+      r('b', 'solved', 3, 'UNSAT', 'UNSAT', 300),
+      r('c', 'timeout', 10, null, 'SAT', 50),
+      r('d', 'wrong', 0.5, 'UNSAT', 'SAT', null),
+      r('e', 'crash', 0.1, null, null, 10),
+    ];
+    const m = computeMetrics(res, T);
+    assert.equal(m.n, 5);
+    assert.deepEqual([m.solved, m.solved_sat, m.solved_unsat], [2, 1, 1]);
+    assert.equal(m.par2, (1 + 3 + 20 + 20 + 20) / 5);
+    assert.equal(m.par2_sat, (1 + 20 + 20) / 3); // a (proved SAT), c and d (known SAT)
+    assert.equal(m.par2_unsat, 3);
+    assert.deepEqual(m.solved_within, { '0.6': 0, '1.2': 1, '2': 1, '4': 2, '6': 2, '9': 2 });
+    assert.deepEqual([m.mem_avg_mb, m.mem_max_mb], [115, 300]);
+    assert.equal(m.wrong, 1);
+    assert.equal(m.vbs_match, false);
+    assert.equal(m.unique_solved, null);
+    assert.equal(computeMetrics(res, T, [[r('a', 'solved', 2, 'SAT')]]).unique_solved, 1);
+  });
+
+  it('the virtual best solver takes the best correct run per instance', () => {
+    const vbs = virtualBest([[r('x', 'solved', 5, 'SAT'), r('y', 'timeout', 10, null)], [r('x', 'solved', 2, 'SAT'), r('y', 'solved', 7, 'UNSAT')]], 10);
+    assert.deepEqual(vbs.map((v) => [v.instance, v.time_s]), [['x', 2], ['y', 7]]);
+  });
+});
+
+describe('paired comparison', () => {
+  it('Wilcoxon signed-rank matches the textbook example (exact, two-sided)', () => {
+    // R: wilcox.test(x, y, paired = TRUE) on the depression scores of Hollander & Wolfe: V = 40, p = 0.03906
+    const x = [1.83, 0.5, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.3];
+    const y = [0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29];
+    const w = wilcoxonSignedRank(x.map((v, i) => v - y[i]!));
+    assert.equal(w.method, 'exact');
+    assert.equal(w.w, 5);
+    assert.ok(Math.abs(w.p - 0.0390625) < 1e-9, String(w.p));
+  });
+
+  it('uses the normal approximation with ties, and gives p = 1 for no differences', () => {
+    const d = [...Array(40)].map((_, i) => (i % 4 === 0 ? -1 : 1) * (1 + (i % 5)));
+    const w = wilcoxonSignedRank(d);
+    assert.equal(w.method, 'normal');
+    assert.ok(w.p < 0.01);
+    assert.equal(wilcoxonSignedRank([0, 0, 0]).p, 1);
+    assert.ok(Math.abs(normalCdf(-1.959964) - 0.025) < 1e-6);
+  });
+
+  it('bootstraps a reproducible interval that contains the mean', () => {
+    const xs = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    const a = bootstrapMeanCi(xs, 5000, 42);
+    assert.deepEqual(a, bootstrapMeanCi(xs, 5000, 42));
+    assert.ok(a[0] < 5.5 && a[1] > 5.5 && a[0] > 3 && a[1] < 8);
+    assert.deepEqual(bootstrapMeanCi([2, 2, 2], 100, 1), [2, 2]);
+  });
+
+  it('calls B faster only when it is significantly faster', () => {
+    const T = 100;
+    const inst = [...Array(30)].map((_, i) => `i${i}`);
+    const A = inst.map((n, i) => r(n, 'solved', 10 + i, 'SAT'));
+    const faster = inst.map((n, i) => r(n, 'solved', (10 + i) * 0.7, 'SAT'));
+    const noisy = inst.map((n, i) => r(n, 'solved', (10 + i) * (i % 2 ? 1.02 : 0.98), 'SAT'));
+    const c = compareRuns(A, faster, T);
+    assert.equal(c.verdict, 'B faster');
+    assert.ok(c.ci95[1] < 0);
+    assert.equal(compareRuns(A, noisy, T).verdict, 'no significant difference');
+    assert.equal(compareRuns(faster, A, T).verdict, 'A faster');
+    const partial = compareRuns(A.slice(0, 20), faster, T);
+    assert.deepEqual([partial.common, partial.onlyA, partial.onlyB], [20, 0, 10]);
+  });
+});
