@@ -24,18 +24,25 @@ export function pigeonhole(pigeons: number, holes: number): string {
 }
 
 export function planted3Sat(vars: number, ratio: number, seed: number): string {
+  const { header, clauses } = planted(vars, ratio, seed);
+  return header + clauses.join('\n') + '\n';
+}
+
+/** The formula's lines and the hidden assignment that satisfies it (index = variable, +1/-1). */
+export function planted(vars: number, ratio: number, seed: number): { header: string; clauses: string[]; hidden: Int8Array } {
   const rnd = prng(seed);
-  const hidden = Array.from({ length: vars + 1 }, () => (rnd() < 0.5 ? 1 : -1));
+  const hidden = new Int8Array(vars + 1);
+  for (let v = 1; v <= vars; v++) hidden[v] = rnd() < 0.5 ? 1 : -1;
   const m = Math.round(vars * ratio);
-  const lines: string[] = [];
-  while (lines.length < m) {
+  const clauses: string[] = [];
+  while (clauses.length < m) {
     const x = 1 + Math.floor(rnd() * vars);
     const y = 1 + Math.floor(rnd() * vars);
     const z = 1 + Math.floor(rnd() * vars);
     if (x === y || x === z || y === z) continue;
     const lits = [x, y, z].map((u) => (rnd() < 0.5 ? u : -u));
     const trueUnderHidden = lits.filter((l) => l * hidden[Math.abs(l)]! > 0).length;
-    if (trueUnderHidden >= 1 && trueUnderHidden <= 2) lines.push(`${lits.join(' ')} 0`);
+    if (trueUnderHidden >= 1 && trueUnderHidden <= 2) clauses.push(`${lits.join(' ')} 0`);
   }
-  return `c 2-hidden planted random 3-SAT, ${vars} variables, ratio ${ratio}, seed ${seed} (SAT)\np cnf ${vars} ${m}\n${lines.join('\n')}\n`;
+  return { header: `c 2-hidden planted random 3-SAT, ${vars} variables, ratio ${ratio}, seed ${seed} (SAT)\np cnf ${vars} ${m}\n`, clauses, hidden };
 }
