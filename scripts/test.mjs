@@ -51,18 +51,11 @@ async function unit() {
       log('could not fetch the kissat source; its tests will say so');
     }
   }
-  // Real checkers and solvers for the evaluator's tests: cadical (Debian), drat-trim (built, cached).
-  let tools = {};
-  try {
-    tools = setup('setup-sat-tools.sh');
-  } catch {
-    log('could not set up cadical / drat-trim; the evaluator tests will say so');
-  }
   const mocha = path.join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [mocha, '--reporter', 'spec', '--timeout', '120000', 'out/test/unit/**/*.test.js'], {
       cwd: root,
-      env: { ...process.env, ...(kissat ? { SATLUTION_KISSAT_SRC: kissat } : {}), ...(tools.DRAT_TRIM ? { SATLUTION_DRAT_TRIM: tools.DRAT_TRIM } : {}) },
+      env: { ...process.env, ...(kissat ? { SATLUTION_KISSAT_SRC: kissat } : {}) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let text = '';
@@ -104,6 +97,14 @@ const totals = { passed: 0, failed: 0 };
 try {
   ensureDependencies();
   build();
+  // Real checkers and solvers for the evaluator's tests (every suite): cadical (Debian), drat-trim
+  // (built from source, cached). The tests find drat-trim through SATLUTION_DRAT_TRIM.
+  try {
+    const tools = setup('setup-sat-tools.sh');
+    if (tools.DRAT_TRIM) process.env.SATLUTION_DRAT_TRIM = tools.DRAT_TRIM;
+  } catch {
+    log('could not set up cadical / drat-trim; the evaluator tests will say so');
+  }
   let vscodeEnv;
   for (const s of suites) {
     log(`suite: ${s}`);

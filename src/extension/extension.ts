@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { CONFIG_FILE } from '../core/workspace/layout';
 import type { WorkspaceSnapshot } from '../core/workspace/snapshot';
 import { openCandidateDoc, revealCandidateFolder } from './commands/candidateDocs';
+import { evaluateCandidate } from './commands/evaluate';
 import { initializeWorkspace } from './commands/initialize';
 import { ConfigDiagnostics } from './config/diagnostics';
 import { CyclesTreeProvider, type CyclesNode } from './views/cyclesTree';
@@ -17,6 +18,7 @@ export interface SatlutionApi {
   readonly workspaceRoot: string | undefined;
   cyclesTree: CyclesTreeProvider;
   configDiagnostics(uri: vscode.Uri): readonly vscode.Diagnostic[];
+  buildDiagnostics(uri: vscode.Uri): readonly vscode.Diagnostic[];
 }
 
 export function activate(context: vscode.ExtensionContext): SatlutionApi {
@@ -25,6 +27,7 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
   const tree = new CyclesTreeProvider(model);
   const diagnostics = new ConfigDiagnostics();
   const overview = new OverviewViewProvider(context.extensionUri, model, log);
+  const buildProblems = vscode.languages.createDiagnosticCollection('satlution-build');
   const rulesDir = context.asAbsolutePath('rules');
   const cmd = (id: string, f: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, f);
 
@@ -44,6 +47,8 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
       }
       return result ? { configFile: result.configFile, generated: result.generated } : undefined;
     }),
+    buildProblems,
+    cmd('satlution.evaluateCandidate', (arg?: unknown) => evaluateCandidate(arg, { model, log, buildProblems })),
     cmd('satlution.refreshCandidates', () => model.refresh()),
     cmd('satlution.openHypothesis', (n?: CyclesNode) => openCandidateDoc(model, n, 'HYPOTHESIS.md')),
     cmd('satlution.openChangelog', (n?: CyclesNode) => openCandidateDoc(model, n, 'CHANGELOG.md')),
@@ -63,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
     },
     cyclesTree: tree,
     configDiagnostics: (uri) => diagnostics.get(uri),
+    buildDiagnostics: (uri) => buildProblems.get(uri) ?? [],
   };
 }
 

@@ -14,6 +14,7 @@ export class WorkspaceModel implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private readonly disposables: vscode.Disposable[] = [this.changed];
   private refreshing: Promise<WorkspaceSnapshot | undefined> | undefined;
+  private queued: Promise<WorkspaceSnapshot | undefined> | undefined;
 
   constructor(private readonly log: Logger) {
     this.disposables.push(
@@ -31,10 +32,20 @@ export class WorkspaceModel implements vscode.Disposable {
     return this.root;
   }
 
-  /** Re-reads the workspace; concurrent callers share one read. */
+  /**
+   * Re-reads the workspace. A request made while a read is in flight gets one more read after it
+   * (that read may have started before the change the caller saw); requests in between share it.
+   */
   refresh(): Promise<WorkspaceSnapshot | undefined> {
-    this.refreshing ??= this.read().finally(() => (this.refreshing = undefined));
-    return this.refreshing;
+    if (!this.refreshing) {
+      this.refreshing = this.read().finally(() => (this.refreshing = undefined));
+      return this.refreshing;
+    }
+    this.queued ??= this.refreshing.then(() => {
+      this.queued = undefined;
+      return this.refresh();
+    });
+    return this.queued;
   }
 
   private async read(): Promise<WorkspaceSnapshot | undefined> {

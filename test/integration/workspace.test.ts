@@ -129,3 +129,42 @@ describe('Initialize Workspace: failures and git seeds', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('Evaluate Candidate', () => {
+  const smoke = () => path.join(workspaceDir(), 'benchmarks', 'smoke');
+
+  it('runs the gates on SATLUTION_0 and records the evaluation', async () => {
+    fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(smoke(), 'sat-small.cnf'));
+    const r = (await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' })) as { verdict: string; summary: string; file: string } | undefined;
+    assert.ok(r, 'no outcome');
+    assert.equal(r.verdict, 'pass', r.summary);
+    assert.match(r.summary, /SATLUTION_0 passed every gate: 1\/1 solved/);
+    const saved = JSON.parse(fs.readFileSync(r.file, 'utf8')) as { verdict: string; instances: { instance: string; status: string; check: { kind: string; ok: boolean } }[] };
+    assert.deepEqual(saved.instances.map((i) => [i.instance, i.status, i.check.kind, i.check.ok]), [['sat-small.cnf', 'solved', 'model', true]]);
+  });
+
+  it('fails a solver that gives UNSAT without a proof', async () => {
+    fs.copyFileSync(path.join(FIXTURES, 'cnf', 'unsat-small.cnf'), path.join(smoke(), 'unsat-small.cnf'));
+    const r = (await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' })) as { verdict: string; summary: string } | undefined;
+    assert.ok(r);
+    assert.equal(r.verdict, 'fail');
+    assert.match(r.summary, /failed the smoke gate: 1 of 2 instances failed: UNSAT claimed on unsat-small\.cnf without a proof/);
+  });
+
+  it('puts compiler errors into the Problems panel on the right line', async () => {
+    const src = path.join(workspaceDir(), 'SATLUTION_0', 'tinysat.c');
+    const good = fs.readFileSync(src, 'utf8');
+    fs.writeFileSync(src, good.replace('static int nvars', 'static int nvars oops'));
+    try {
+      const r = (await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' })) as { verdict: string; summary: string } | undefined;
+      assert.ok(r);
+      assert.match(r.summary, /failed the build gate: build failed/);
+      const diags = (await api()).buildDiagnostics(vscode.Uri.file(src));
+      assert.ok(diags.length > 0, 'no build diagnostics');
+      assert.equal(diags[0]!.range.start.line, good.split('\n').findIndex((l) => l.includes('static int nvars')));
+      assert.equal(diags[0]!.source, 'starexec_build');
+    } finally {
+      fs.writeFileSync(src, good);
+    }
+  });
+});

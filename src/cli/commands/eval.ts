@@ -2,14 +2,11 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { InstanceCache } from '../../core/bench/instances';
 import { loadConfig } from '../../core/config/load';
 import { ConfigSchema, StageName, type Config } from '../../core/config/schema';
-import { runGates, type GateReport, type StagePlan } from '../../core/eval/gates';
+import { runGates, type GateReport } from '../../core/eval/gates';
+import { evalJson, gateContext, MISSING_DRAT_TRIM, planStages, saveCandidateEvaluation } from '../../core/eval/plan';
 import type { InstanceResult } from '../../core/eval/result';
-import { ResultsStore } from '../../core/eval/resultsStore';
-import { findDratTrim } from '../../core/eval/tools';
-import { STATE_DIR } from '../../core/workspace/layout';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { EXIT, UsageError } from '../errors';
 
@@ -65,29 +62,17 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (!runner) throw new UsageError(`--runner ${runnerName}: no such runner (known: ${config.runners.map((r) => r.name).join(', ')})`);
   if (runner.kind !== 'local') throw new UsageError(`runner ${runnerName} is ${runner.kind}; this version evaluates on the local runner only`);
 
-  const resolveSet = (set: string) => {
-    const fromConfig = config.benchmarks[set];
-    return path.resolve(ws ?? process.cwd(), fromConfig ?? set);
-  };
-  const stageNames: StageName[] = stageArg === 'all' ? ['smoke', 'verify', 'perf'] : [stageArg as StageName];
-  const stages: StagePlan[] = stageNames.map((st) => {
-    const s = config.stages[st];
-    return {
-      gate: st,
-      dir: values.bench ? resolveSet(values.bench) : resolveSet(s.set),
-      timeoutS: timeout ?? s.timeout_s,
-      memMb: mem ?? s.mem_mb,
-      checkProofs: s.check_proofs && !values['no-proofs'],
-    };
+  const stages = planStages(config, ws ?? process.cwd(), {
+    stage: stageArg as StageName | 'all',
+    // A set name from satlution.yaml, or a directory relative to where the command runs.
+    ...(values.bench ? { bench: values.bench in config.benchmarks ? values.bench : path.resolve(values.bench) } : {}),
+    ...(timeout ? { timeoutS: timeout } : {}),
+    ...(mem ? { memMb: mem } : {}),
+    noProofs: values['no-proofs'],
   });
   for (const s of stages) if (!(await fs.stat(s.dir).then((x) => x.isDirectory(), () => false))) throw new UsageError(`benchmark set ${s.dir} is not a directory`);
-  const dratTrim = findDratTrim(values['drat-trim'], config.evaluation.drat_trim);
-  if (stages.some((s) => s.checkProofs) && !dratTrim)
-    throw new UsageError('proof checking needs drat-trim: run scripts/setup-sat-tools.sh, set evaluation.drat_trim in satlution.yaml, pass --drat-trim PATH, or --no-proofs');
-
-  const stateDir = ws ? path.join(ws, STATE_DIR) : path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'satlution');
-  const store = new ResultsStore(path.join(stateDir, 'results', 'runs.jsonl'));
-  const cache = new InstanceCache(path.join(stateDir, 'cache'));
+  const ctx = gateContext(config, ws, values['drat-trim']);
+  if (stages.some((s) => s.checkProofs) && !ctx.dratTrim) throw new UsageError(MISSING_DRAT_TRIM + ' (--no-proofs)');
   const abort = new AbortController();
   const onSignal = () => abort.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
@@ -96,17 +81,11 @@ export async function evalCommand(argv: string[]): Promise<number> {
   let report: Awaited<ReturnType<typeof runGates>>;
   try {
     report = await runGates({
+      ...ctx,
       solverDir,
       build: !values['no-build'],
-      buildTimeoutS: config.evaluation.build_timeout_s,
       stages,
       jobs,
-      cache,
-      store,
-      ...(dratTrim ? { dratTrim } : {}),
-      maxProofMb: config.evaluation.proof_max_mb,
-      ...(config.evaluation.checker_timeout_s ? { checkerTimeoutS: config.evaluation.checker_timeout_s } : {}),
-      ...(config.evaluation.scratch_dir ? { scratchDir: config.evaluation.scratch_dir } : {}),
       signal: abort.signal,
       onGateStart: progress.start,
       onResult: progress.result,
@@ -123,18 +102,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
     process.off('SIGTERM', onSignal);
   }
   progress.clear();
-  const last = [...report.gates].reverse().find((g) => g.results);
-  const json = {
-    solver: solverDir,
-    solver_hash: last?.solverHash ?? null,
-    runner: runnerName,
-    timeout_s: last?.plan?.timeoutS ?? stages[stages.length - 1]!.timeoutS,
-    mem_limit_mb: last?.plan?.memMb ?? stages[stages.length - 1]!.memMb,
-    verdict: report.verdict,
-    instances: last?.results ?? [],
-    metrics: last?.metrics ?? null,
-    gates: report.gates.map((g) => ({ gate: g.gate, ok: g.ok, detail: g.detail, failures: g.failures, ...(g.metrics ? { metrics: g.metrics } : {}), ...(g.diagnostics?.length ? { diagnostics: g.diagnostics } : {}), ...(g.reused !== undefined ? { reused: g.reused } : {}) })),
-  };
+  const json = evalJson({ solverDir, runner: runnerName, verdict: report.verdict, gates: report.gates, stages });
+  if (ws) await saveCandidateEvaluation(ws, solverDir, json);
   if (values.json) await fs.writeFile(values.json, JSON.stringify(json, null, 2) + '\n');
   process.stdout.write(render(report.gates, report.verdict));
   return report.verdict === 'pass' ? EXIT.ok : EXIT.gateFailed;

@@ -1,0 +1,92 @@
+// From a workspace's config (and any overrides) to the gates to run, and from their outcome to the
+// `eval --json` document (DESIGN.md §8). Shared by `satlution eval` and the extension.
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { InstanceCache } from '../bench/instances';
+import type { Config, StageName } from '../config/schema';
+import { writeJsonAtomic } from '../store/atomic';
+import { parseCandidateDir, STATE_DIR } from '../workspace/layout';
+import type { GateReport, GateRequest, StagePlan } from './gates';
+import { ResultsStore } from './resultsStore';
+import { findDratTrim } from './tools';
+
+export interface PlanOverrides {
+  stage?: StageName | 'all';
+  /** A set name from the config or a directory. */
+  bench?: string;
+  timeoutS?: number;
+  memMb?: number;
+  noProofs?: boolean;
+  dratTrim?: string;
+}
+
+export function planStages(config: Config, base: string, o: PlanOverrides = {}): StagePlan[] {
+  const stage = o.stage ?? (o.bench ? 'verify' : 'all');
+  const names: StageName[] = stage === 'all' ? ['smoke', 'verify', 'perf'] : [stage];
+  const resolveSet = (set: string) => path.resolve(base, config.benchmarks[set] ?? set);
+  return names.map((st) => {
+    const s = config.stages[st];
+    return {
+      gate: st,
+      dir: resolveSet(o.bench ?? s.set),
+      timeoutS: o.timeoutS ?? s.timeout_s,
+      memMb: o.memMb ?? s.mem_mb,
+      checkProofs: s.check_proofs && !o.noProofs,
+    };
+  });
+}
+
+/** The parts of a gate request that come from the config and the workspace. */
+export function gateContext(config: Config, workspaceDir: string | undefined, dratTrimFlag?: string): Pick<GateRequest, 'buildTimeoutS' | 'cache' | 'store' | 'maxProofMb' | 'checkerTimeoutS' | 'scratchDir' | 'dratTrim'> {
+  const stateDir = workspaceDir ? path.join(workspaceDir, STATE_DIR) : path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'satlution');
+  const dratTrim = findDratTrim(dratTrimFlag, config.evaluation.drat_trim);
+  return {
+    buildTimeoutS: config.evaluation.build_timeout_s,
+    cache: new InstanceCache(path.join(stateDir, 'cache')),
+    store: new ResultsStore(path.join(stateDir, 'results', 'runs.jsonl')),
+    maxProofMb: config.evaluation.proof_max_mb,
+    ...(config.evaluation.checker_timeout_s ? { checkerTimeoutS: config.evaluation.checker_timeout_s } : {}),
+    ...(config.evaluation.scratch_dir ? { scratchDir: config.evaluation.scratch_dir } : {}),
+    ...(dratTrim ? { dratTrim } : {}),
+  };
+}
+
+export const MISSING_DRAT_TRIM =
+  'proof checking needs drat-trim: run scripts/setup-sat-tools.sh, set evaluation.drat_trim in satlution.yaml, pass --drat-trim PATH, or turn proofs off';
+
+export function evalJson(o: { solverDir: string; runner: string; verdict: 'pass' | 'fail'; gates: GateReport[]; stages: StagePlan[] }) {
+  const last = [...o.gates].reverse().find((g) => g.results);
+  const fallback = o.stages[o.stages.length - 1];
+  return {
+    solver: o.solverDir,
+    solver_hash: last?.solverHash ?? null,
+    runner: o.runner,
+    timeout_s: last?.plan?.timeoutS ?? fallback?.timeoutS ?? null,
+    mem_limit_mb: last?.plan?.memMb ?? fallback?.memMb ?? null,
+    verdict: o.verdict,
+    evaluated_at: new Date().toISOString(),
+    instances: last?.results ?? [],
+    metrics: last?.metrics ?? null,
+    gates: o.gates.map((g) => ({
+      gate: g.gate,
+      ok: g.ok,
+      detail: g.detail,
+      failures: g.failures,
+      ...(g.metrics ? { metrics: g.metrics } : {}),
+      ...(g.diagnostics?.length ? { diagnostics: g.diagnostics } : {}),
+      ...(g.reused !== undefined ? { reused: g.reused } : {}),
+    })),
+  };
+}
+export type EvalJson = ReturnType<typeof evalJson>;
+
+/** Keeps the latest evaluation of a workspace candidate in .satlution/evals/ (for views and agents). */
+export async function saveCandidateEvaluation(workspaceDir: string, solverDir: string, json: EvalJson): Promise<string | undefined> {
+  const rel = path.relative(workspaceDir, solverDir);
+  if (rel.includes(path.sep) || parseCandidateDir(rel) === undefined) return undefined;
+  const file = path.join(workspaceDir, STATE_DIR, 'evals', `${rel}.json`);
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await writeJsonAtomic(file, json);
+  return file;
+}

@@ -1,0 +1,116 @@
+// "SATLUTION: Evaluate Candidate": the gates of satlution.yaml on one candidate, with a cancellable
+// progress notification, build errors in the Problems panel, and the outcome recorded in the store.
+import * as vscode from 'vscode';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { loadConfig } from '../../core/config/load';
+import { StageName } from '../../core/config/schema';
+import { runGates } from '../../core/eval/gates';
+import { evalJson, gateContext, MISSING_DRAT_TRIM, planStages, saveCandidateEvaluation } from '../../core/eval/plan';
+import { CandidateStore } from '../../core/store/candidates';
+import { parseCandidateDir } from '../../core/workspace/layout';
+import type { Logger } from '../../core/ports';
+import type { CyclesNode } from '../views/cyclesTree';
+import type { WorkspaceModel } from '../workspaceModel';
+
+export const EvaluateArgs = z.object({ candidate: z.string().regex(/^SATLUTION_\d+$/), stage: z.union([StageName, z.literal('all')]).optional() }).strict();
+
+export interface EvaluateOutcome {
+  verdict: 'pass' | 'fail';
+  summary: string;
+  file: string | undefined;
+}
+
+export async function evaluateCandidate(
+  arg: unknown,
+  ctx: { model: WorkspaceModel; log: Logger; buildProblems: vscode.DiagnosticCollection },
+): Promise<EvaluateOutcome | undefined> {
+  const root = ctx.model.workspaceRoot;
+  if (!root) {
+    void vscode.window.showWarningMessage('SATLUTION: open a SATLUTION workspace first (Initialize Workspace).');
+    return undefined;
+  }
+  // From the Cycles tree (a node), from a script (arguments), or from the palette (ask).
+  const node = arg as CyclesNode | undefined;
+  const args = node?.kind === 'candidate' ? undefined : EvaluateArgs.safeParse(arg ?? {}).data;
+  let candidate = node?.kind === 'candidate' ? node.candidate.dir : args?.candidate;
+  const stage = args?.stage;
+  if (!candidate) {
+    const items = (ctx.model.snapshot?.candidates ?? []).filter((c) => !c.missing).sort((a, b) => b.id - a.id).map((c) => ({ label: c.dir, description: `${c.champion ? 'champion · ' : ''}${c.status}` }));
+    candidate = (await vscode.window.showQuickPick(items, { title: 'SATLUTION: Evaluate Candidate', placeHolder: 'Which candidate?' }))?.label;
+    if (!candidate) return undefined;
+  }
+  const solverDir = path.join(root, candidate);
+  try {
+    const config = await loadConfig(root);
+    const stages = planStages(config, root, { stage: stage ?? 'all' });
+    const gc = gateContext(config, root);
+    if (stages.some((s) => s.checkProofs) && !gc.dratTrim) throw new Error(MISSING_DRAT_TRIM);
+    const local = config.runners.find((r) => r.kind === 'local');
+    const jobs = (local?.kind === 'local' ? local.jobs : undefined) ?? Math.max(1, os.availableParallelism() - 1);
+    const report = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `SATLUTION: evaluating ${candidate}`, cancellable: true },
+      async (progress, token) => {
+        const abort = new AbortController();
+        const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
+        let gate = '';
+        try {
+          return await runGates({
+            ...gc,
+            solverDir,
+            build: true,
+            stages,
+            jobs,
+            signal: abort.signal,
+            onGateStart: (g, total) => {
+              gate = g;
+              progress.report({ message: g === 'build' ? 'bash starexec_build' : `${g}: 0/${total}` });
+            },
+            onResult: (_g, r, done, total) => progress.report({ message: `${gate}: ${done}/${total}${r.status === 'solved' ? '' : ` · ${r.status} on ${r.instance}`}`, increment: 100 / total / stages.length }),
+          });
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
+    showBuildProblems(ctx.buildProblems, solverDir, report.gates.find((g) => g.gate === 'build')?.diagnostics ?? []);
+    const json = evalJson({ solverDir, runner: 'local', verdict: report.verdict, gates: report.gates, stages });
+    const file = await saveCandidateEvaluation(root, solverDir, json);
+    const failed = report.gates.find((g) => !g.ok);
+    const summary = failed ? `${candidate} failed the ${failed.gate} gate: ${failed.detail}` : `${candidate} passed every gate: ${report.gates[report.gates.length - 1]!.detail}`;
+    for (const g of report.gates) ctx.log.info(`[${candidate}] ${g.ok ? 'PASS' : 'FAIL'} ${g.gate}: ${g.detail}${g.failures.length && !g.ok ? '\n  ' + g.failures.join('\n  ') : ''}`);
+    const id = parseCandidateDir(candidate)!;
+    const rec = ctx.model.snapshot?.candidates.find((c) => c.id === id);
+    if (rec && rec.status !== 'seed') await new CandidateStore(root).setStatus(id, failed ? 'failed' : 'evaluated', failed ? summary : undefined);
+    await ctx.model.refresh();
+    const open = 'Show Details';
+    void (failed ? vscode.window.showErrorMessage(`SATLUTION: ${summary}`, open) : vscode.window.showInformationMessage(`SATLUTION: ${summary}`, open)).then((a) => {
+      if (a === open) void vscode.commands.executeCommand('satlution.showOutput');
+    });
+    return { verdict: report.verdict, summary, file };
+  } catch (e) {
+    const msg = (e as Error).message;
+    if (msg === 'cancelled') {
+      void vscode.window.showInformationMessage(`SATLUTION: evaluation of ${candidate} cancelled; finished runs are kept and the next evaluation resumes from them.`);
+      return undefined;
+    }
+    ctx.log.error(`Evaluating ${candidate} failed: ${msg}`);
+    void vscode.window.showErrorMessage(`SATLUTION: could not evaluate ${candidate}: ${msg}`);
+    return undefined;
+  }
+}
+
+function showBuildProblems(collection: vscode.DiagnosticCollection, solverDir: string, diags: { file: string | null; line: number | null; column: number | null; severity: 'error' | 'warning'; message: string }[]): void {
+  collection.clear();
+  const byFile = new Map<string, vscode.Diagnostic[]>();
+  for (const d of diags) {
+    if (!d.file || d.line === null) continue;
+    const file = path.resolve(solverDir, d.file);
+    const pos = new vscode.Position(Math.max(0, d.line - 1), Math.max(0, (d.column ?? 1) - 1));
+    const diag = new vscode.Diagnostic(new vscode.Range(pos, pos.translate(0, 1)), d.message, d.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
+    diag.source = 'starexec_build';
+    byFile.set(file, [...(byFile.get(file) ?? []), diag]);
+  }
+  for (const [f, ds] of byFile) collection.set(vscode.Uri.file(f), ds);
+}
