@@ -61,12 +61,25 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
   await page.waitForTimeout(800);
   console.log(`    screenshot: ${await shot('4-tree')}`);
 
+  // Evaluate from the tree's inline action, as a person would.
+  fs.copyFileSync(path.join(root, 'test', 'fixtures', 'cnf', 'sat-small.cnf'), path.join(workspace, 'benchmarks', 'smoke', 'sat-small.cnf'));
+  const c0 = treeRow(page, 'SATLUTION_0');
+  await c0.hover();
+  await c0.getByRole('button', { name: 'Evaluate Candidate' }).click();
+  const evalFile = path.join(workspace, '.satlution', 'evals', 'SATLUTION_0.json');
+  for (let i = 0; i < 120 && !fs.existsSync(evalFile); i++) await page.waitForTimeout(500);
+  assert.ok(fs.existsSync(evalFile), 'no evaluation recorded');
+  // Toasts may already have gone to the notification centre: look there, as a person would.
+  await runCommand(page, 'Notifications: Show Notifications');
+  await page.locator('.notifications-center .notification-list-item', { hasText: 'SATLUTION_0 passed every gate' }).waitFor({ timeout: 15000 });
+  console.log(`    screenshot: ${await shot('5-evaluated')}`);
+
   // Theme-aware: switching to a light theme restyles the webview live.
   await runCommand(page, 'Preferences: Color Theme');
   await pickQuickItem(page, 'Light Modern');
   const light = await webview(page, 'Overview');
   await light.locator('body.vscode-light').waitFor({ timeout: 15000 });
   await page.waitForTimeout(500);
-  console.log(`    screenshot: ${await shot('5-light')}`);
+  console.log(`    screenshot: ${await shot('6-light')}`);
   assert.deepEqual(cspViolations, [], 'the webview broke its Content-Security-Policy');
 }

@@ -138,7 +138,7 @@ describe('Evaluate Candidate', () => {
     const r = (await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' })) as { verdict: string; summary: string; file: string } | undefined;
     assert.ok(r, 'no outcome');
     assert.equal(r.verdict, 'pass', r.summary);
-    assert.match(r.summary, /SATLUTION_0 passed every gate: 1\/1 solved/);
+    assert.match(r.summary, /SATLUTION_0 passed every gate: built, smoke 1\/1 solved \(PAR-2 \d+\.\d\d s\)$/);
     const saved = JSON.parse(fs.readFileSync(r.file, 'utf8')) as { verdict: string; instances: { instance: string; status: string; check: { kind: string; ok: boolean } }[] };
     assert.deepEqual(saved.instances.map((i) => [i.instance, i.status, i.check.kind, i.check.ok]), [['sat-small.cnf', 'solved', 'model', true]]);
   });

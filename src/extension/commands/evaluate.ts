@@ -78,7 +78,10 @@ export async function evaluateCandidate(
     const json = evalJson({ solverDir, runner: 'local', verdict: report.verdict, gates: report.gates, stages });
     const file = await saveCandidateEvaluation(root, solverDir, json);
     const failed = report.gates.find((g) => !g.ok);
-    const summary = failed ? `${candidate} failed the ${failed.gate} gate: ${failed.detail}` : `${candidate} passed every gate: ${report.gates[report.gates.length - 1]!.detail}`;
+    const brief = report.gates
+      .map((g) => (g.gate === 'build' ? 'built' : g.metrics ? `${g.gate} ${g.metrics.solved}/${g.metrics.n} solved (PAR-2 ${g.metrics.par2.toFixed(2)} s)` : `${g.gate}: no instances`))
+      .join(', ');
+    const summary = failed ? `${candidate} failed the ${failed.gate} gate: ${failed.detail}` : `${candidate} passed every gate: ${brief}`;
     for (const g of report.gates) ctx.log.info(`[${candidate}] ${g.ok ? 'PASS' : 'FAIL'} ${g.gate}: ${g.detail}${g.failures.length && !g.ok ? '\n  ' + g.failures.join('\n  ') : ''}`);
     const id = parseCandidateDir(candidate)!;
     const rec = ctx.model.snapshot?.candidates.find((c) => c.id === id);
