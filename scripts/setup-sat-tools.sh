@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the SAT tools the evaluator and its tests use, cached outside the repository:
-#   - Debian: cadical (a real solver with DRAT proofs), xz-utils (for .cnf.xz), build tools
+#   - Debian: cadical (a real solver with DRAT proofs), berkeley-abc (multiplier miters: hard UNSAT
+#     instances no one here wrote), xz-utils (for .cnf.xz), build tools
 #   - drat-trim built from Debian's upstream source tarball into the cache
 # Prints KEY=VALUE lines (DRAT_TRIM=..., CADICAL=...) on stdout. Safe to re-run.
 set -euo pipefail
@@ -13,6 +14,7 @@ SUDO=(); [ "$(id -u)" = 0 ] || SUDO=(sudo)
 need=()
 command -v cadical >/dev/null 2>&1 || need+=(cadical)
 command -v xz >/dev/null 2>&1 || need+=(xz-utils)
+command -v berkeley-abc >/dev/null 2>&1 || need+=(berkeley-abc)
 command -v make >/dev/null 2>&1 || need+=(make)
 command -v cc >/dev/null 2>&1 || need+=(gcc)
 if [ ${#need[@]} -gt 0 ]; then

@@ -61,6 +61,11 @@ describe('real solver: kissat', function () {
       meta += `planted-${s}.cnf,planted,SAT\n`;
     }
     write(path.join(set, 'meta.csv'), meta);
+    // A multiplier miter from berkeley-abc: an equivalence check, UNSAT, written by no one here.
+    const abc = spawnSync('berkeley-abc', ['-q', 'gen -m -N 6 m.blif; read m.blif; strash; dc2; if -K 4; strash; dch; if -K 6; strash; write_blif r.blif; miter m.blif r.blif; write_cnf miter-6.cnf'], { cwd: set });
+    if (abc.status !== 0 || !fs.existsSync(path.join(set, 'miter-6.cnf'))) throw new Error('berkeley-abc could not generate a miter (scripts/setup-sat-tools.sh installs it)');
+    for (const f of ['m.blif', 'r.blif']) fs.rmSync(path.join(set, f), { force: true });
+    fs.appendFileSync(path.join(set, 'meta.csv'), 'miter-6.cnf,miter,UNSAT\n');
     fs.copyFileSync(path.join(cand, 'test', 'cnf', 'add8.cnf'), path.join(set, 'add8.cnf'));
     execFileSync('xz', [path.join(set, 'add8.cnf')]); // SAT Competition instances come as .xz
     fs.copyFileSync(path.join(cand, 'test', 'cnf', 'prime4.cnf'), path.join(set, 'prime4.cnf'));
@@ -72,13 +77,14 @@ describe('real solver: kissat', function () {
     assert.equal(j.verdict, 'pass');
     assert.deepEqual(j.instances.map((i) => [i.instance, i.answer, i.status, i.check.kind, i.check.ok]), [
       ['add8.cnf.xz', 'UNSAT', 'solved', 'drat', true],
+      ['miter-6.cnf', 'UNSAT', 'solved', 'drat', true],
       ['php-7-6.cnf', 'UNSAT', 'solved', 'drat', true],
       ['php-8-7.cnf', 'UNSAT', 'solved', 'drat', true],
       ['planted-1.cnf', 'SAT', 'solved', 'model', true],
       ['planted-2.cnf', 'SAT', 'solved', 'model', true],
       ['prime4.cnf.gz', 'SAT', 'solved', 'model', true],
     ]);
-    assert.deepEqual([j.metrics.n, j.metrics.solved, j.metrics.wrong], [6, 6, 0]);
+    assert.deepEqual([j.metrics.n, j.metrics.solved, j.metrics.wrong], [7, 7, 0]);
   });
 
   it('the worker stops a run at its timeout and kills the whole process group', () => {

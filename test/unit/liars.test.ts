@@ -59,6 +59,27 @@ describe('evaluator: lying and broken solvers', function () {
     assert.ok(u.mem_mb !== null && u.mem_mb > 0, 'peak memory measured');
   });
 
+  it('checks text DRAT as well as binary DRAT', async () => {
+    const u = await run('honest-text-proof', 'unsat');
+    assert.deepEqual([u.status, u.check.kind, u.check.ok], ['solved', 'drat', true], u.detail);
+  });
+
+  it('rejects a proof over the size cap without checking it', async () => {
+    const u = await run('honest', 'unsat', { maxProofMb: 1e-6 });
+    assert.equal(u.status, 'invalid_proof');
+    assert.match(u.detail, /the proof is \d+ KB, over the 0\.000001 MB cap/);
+  });
+
+  it('counts an UNSAT answer whose proof cannot be checked in time as unsolved, not wrong', async () => {
+    const dir = tempDir();
+    const hard = path.join(dir, 'php-10-9.cnf');
+    fs.writeFileSync(hard, pigeonhole(10, 9)); // cadical ~4 s, drat-trim ~5 s
+    const u = await run('honest', 'unsat', { cnf: hard, name: 'php-10-9.cnf', vars: 90, timeoutS: 60, checkerTimeoutS: 1 });
+    assert.equal(u.status, 'unknown', u.detail);
+    assert.match(u.detail, /the proof could not be checked in time/);
+    assert.equal(u.check.ok, null);
+  });
+
   it('accepts a formula that contains the empty clause (drat-trim exits 1 but verifies it)', async () => {
     const f = path.join(tempDir(), 'false.cnf');
     fs.writeFileSync(f, 'p cnf 0 1\n0\n');

@@ -6,7 +6,7 @@ import { evaluate } from './evaluate';
 import type { MemoryMethod } from './limits';
 import { computeMetrics, type Metrics } from './metrics';
 import { FATAL, type InstanceResult, type RunStatus } from './result';
-import type { ResultsStore } from './resultsStore';
+import { hashSolver, type ResultsStore } from './resultsStore';
 
 export type GateName = 'build' | 'smoke' | 'verify' | 'perf';
 
@@ -47,6 +47,8 @@ export interface GateRequest {
   checkerTimeoutS?: number;
   memoryMethod?: MemoryMethod;
   scratchDir?: string;
+  /** Baseline solvers (the seeds): their stored results give each stage's unique_solved. */
+  baselineDirs?: string[];
   signal?: AbortSignal;
   onGateStart?: (gate: GateName, total: number) => void;
   onResult?: (gate: GateName, r: InstanceResult, done: number, total: number, reused: boolean) => void;
@@ -58,6 +60,18 @@ const FAILS: Record<StagePlan['gate'], (s: RunStatus) => boolean> = {
   verify: (s) => FATAL.has(s),
   perf: (s) => FATAL.has(s),
 };
+
+/** What the baselines that were evaluated on these instances got (none: unique_solved stays null). */
+async function baselineResults(req: GateRequest, self: string, names: Set<string>): Promise<InstanceResult[][] | undefined> {
+  const lists: InstanceResult[][] = [];
+  for (const dir of req.baselineDirs ?? []) {
+    const hash = await hashSolver(dir).catch(() => undefined); // never built: no results
+    if (!hash || hash === self) continue;
+    const rs = (await req.store.resultsOf(hash)).filter((r) => names.has(r.instance));
+    if (rs.length) lists.push(rs);
+  }
+  return lists.length ? lists : undefined;
+}
 
 export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'fail'; gates: GateReport[] }> {
   const gates: GateReport[] = [];
@@ -92,7 +106,7 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
       onResult: (r, done, total, reused) => req.onResult?.(plan.gate, r, done, total, reused),
     });
     const failing = out.results.filter((r) => FAILS[plan.gate](r.status));
-    const metrics = computeMetrics(out.results, plan.timeoutS);
+    const metrics = computeMetrics(out.results, plan.timeoutS, await baselineResults(req, out.solverHash, new Set(instances.map((i) => i.name))));
     const ok = failing.length === 0;
     gates.push({
       gate: plan.gate,

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { InstanceCache } from '../bench/instances';
 import type { Config, StageName } from '../config/schema';
 import { writeJsonAtomic } from '../store/atomic';
-import { parseCandidateDir, STATE_DIR } from '../workspace/layout';
+import { parseCandidateDir, SEEDS_DIR, STATE_DIR } from '../workspace/layout';
 import type { GateReport, GateRequest, StagePlan } from './gates';
 import { ResultsStore } from './resultsStore';
 import { findDratTrim } from './tools';
@@ -38,7 +38,7 @@ export function planStages(config: Config, base: string, o: PlanOverrides = {}):
 }
 
 /** The parts of a gate request that come from the config and the workspace. */
-export function gateContext(config: Config, workspaceDir: string | undefined, dratTrimFlag?: string): Pick<GateRequest, 'buildTimeoutS' | 'cache' | 'store' | 'maxProofMb' | 'checkerTimeoutS' | 'scratchDir' | 'dratTrim'> {
+export function gateContext(config: Config, workspaceDir: string | undefined, dratTrimFlag?: string): Pick<GateRequest, 'buildTimeoutS' | 'cache' | 'store' | 'maxProofMb' | 'checkerTimeoutS' | 'scratchDir' | 'dratTrim' | 'baselineDirs'> {
   const stateDir = workspaceDir ? path.join(workspaceDir, STATE_DIR) : path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'satlution');
   const dratTrim = findDratTrim(dratTrimFlag, config.evaluation.drat_trim);
   return {
@@ -49,6 +49,7 @@ export function gateContext(config: Config, workspaceDir: string | undefined, dr
     ...(config.evaluation.checker_timeout_s ? { checkerTimeoutS: config.evaluation.checker_timeout_s } : {}),
     ...(config.evaluation.scratch_dir ? { scratchDir: config.evaluation.scratch_dir } : {}),
     ...(dratTrim ? { dratTrim } : {}),
+    ...(workspaceDir ? { baselineDirs: config.seeds.map((s) => path.join(workspaceDir, SEEDS_DIR, s.name)) } : {}),
   };
 }
 

@@ -33,7 +33,8 @@ export async function checkProof(r: ProofCheckRequest): Promise<ProofCheck> {
   const st = await fs.stat(r.proof).catch(() => undefined);
   if (!st || st.size === 0) return done('missing', `UNSAT claimed without a proof (${st ? 'proof.out is empty' : 'no proof.out written'})`);
   const mb = st.size / 2 ** 20;
-  if (mb > r.maxProofMb) return done('too_large', `the proof is ${mb.toFixed(0)} MB, over the ${r.maxProofMb} MB cap`, mb);
+  const size = mb >= 1 ? `${mb.toFixed(0)} MB` : `${Math.ceil(st.size / 1024)} KB`;
+  if (mb > r.maxProofMb) return done('too_large', `the proof is ${size}, over the ${r.maxProofMb} MB cap`, mb);
   return new Promise<ProofCheck>((resolve) => {
     // -t: drat-trim's own time limit; ours below is the hard one.
     const child = spawn(r.dratTrim, [r.cnf, r.proof, '-t', String(Math.ceil(r.timeoutS))], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
