@@ -1,9 +1,9 @@
 // Stage 1's build: `bash starexec_build` under a time limit, with compiler and linker diagnostics
 // parsed into file / line / message so an agent (or a person) can act on them.
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { BUILD_SCRIPT, RUN_SCRIPT } from '../workspace/layout';
+import { runCaptured } from './captured';
 
 export interface Diagnostic {
   file: string | null;
@@ -41,46 +41,23 @@ export function parseDiagnostics(log: string, root?: string): Diagnostic[] {
 }
 
 export async function buildSolver(solverDir: string, timeoutS = 600, signal?: AbortSignal): Promise<BuildResult> {
-  const t0 = Date.now();
   const script = path.join(solverDir, BUILD_SCRIPT);
   if (!(await fs.stat(script).then((s) => s.isFile(), () => false)))
     return { ok: false, timeS: 0, detail: `no ${BUILD_SCRIPT} in ${solverDir}`, diagnostics: [], log: '' };
-  return new Promise((resolve) => {
-    const child = spawn('bash', [BUILD_SCRIPT], { cwd: solverDir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let log = '';
-    const keep = (d: Buffer) => (log = (log + d.toString()).slice(-1 << 20));
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    let timedOut = false;
-    const kill = () => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, timeoutS * 1000);
-    signal?.addEventListener('abort', kill, { once: true });
-    child.on('close', async (code) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', kill);
-      const timeS = (Date.now() - t0) / 1000;
-      const diagnostics = parseDiagnostics(log, solverDir);
-      const errors = diagnostics.filter((d) => d.severity === 'error');
-      const first = errors[0] ? ` — ${errors[0].file ? `${errors[0].file}:${errors[0].line}: ` : ''}${errors[0].message}` : '';
-      const runnable = await fs.access(path.join(solverDir, RUN_SCRIPT), fs.constants.X_OK).then(() => true, () => false);
-      const ok = !timedOut && code === 0 && runnable;
-      const detail = timedOut
-        ? `the build did not finish within ${timeoutS} s`
-        : code !== 0
-          ? `build failed (exit ${code}, ${errors.length} error${errors.length === 1 ? '' : 's'})${first}`
-          : !runnable
-            ? `the build succeeded but ${RUN_SCRIPT} is missing or not executable`
-            : '';
-      resolve({ ok, timeS, detail, diagnostics, log: log.slice(-16000) });
-    });
-  });
+  const run = await runCaptured('bash', [BUILD_SCRIPT], { cwd: solverDir, timeoutS, keepBytes: 1 << 20, ...(signal ? { signal } : {}) });
+  const diagnostics = parseDiagnostics(run.output, solverDir);
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  const first = errors[0] ? ` — ${errors[0].file ? `${errors[0].file}:${errors[0].line}: ` : ''}${errors[0].message}` : '';
+  const runnable = await fs.access(path.join(solverDir, RUN_SCRIPT), fs.constants.X_OK).then(() => true, () => false);
+  const ok = !run.timedOut && run.code === 0 && runnable;
+  const detail = run.spawnError
+    ? `cannot run bash: ${run.spawnError}`
+    : run.timedOut
+      ? `the build did not finish within ${timeoutS} s`
+      : run.code !== 0
+        ? `build failed (exit ${run.code}, ${errors.length} error${errors.length === 1 ? '' : 's'})${first}`
+        : !runnable
+          ? `the build succeeded but ${RUN_SCRIPT} is missing or not executable`
+          : '';
+  return { ok, timeS: run.timeS, detail, diagnostics, log: run.output.slice(-16000) };
 }

@@ -3,26 +3,15 @@
 // result the moment its run ends.
 import { InstanceCache, type InstanceSpec, type PreparedInstance } from '../bench/instances';
 import { runPool } from '../runners/pool';
-import type { MemoryMethod } from './limits';
 import type { InstanceResult } from './result';
 import { hashSolver, ResultsStore, runKey } from './resultsStore';
-import { runInstance } from './runInstance';
+import { runInstance, type RunSettings } from './runInstance';
 
-export interface EvalRequest {
-  solverDir: string;
+export interface EvalRequest extends RunSettings {
   instances: InstanceSpec[];
-  timeoutS: number;
-  memMb: number;
-  checkProofs: boolean;
-  dratTrim?: string;
-  maxProofMb: number;
-  checkerTimeoutS: number;
   jobs: number;
   cache: InstanceCache;
   store: ResultsStore;
-  memoryMethod?: MemoryMethod;
-  scratchDir?: string;
-  signal?: AbortSignal;
   onResult?: (r: InstanceResult, done: number, total: number, reused: boolean) => void;
 }
 
@@ -62,8 +51,9 @@ export async function evaluate(req: EvalRequest): Promise<EvalOutcome> {
     req.jobs,
     async ({ spec, inst, key }) => {
       const known = spec.expected ?? (await req.store.verifiedAnswer(inst.hash, solverHash)) ?? null;
+      const { instances: _i, jobs: _j, cache: _c, store: _s, onResult: _o, ...settings } = req;
       const r = await runInstance({
-        solverDir: req.solverDir,
+        ...settings,
         name: spec.name,
         cnf: inst.plain,
         vars: inst.vars,
@@ -71,15 +61,6 @@ export async function evaluate(req: EvalRequest): Promise<EvalOutcome> {
         family: spec.family,
         expected: known,
         expectedFrom: spec.expected ? 'meta' : known ? 'vbs' : 'none',
-        timeoutS: req.timeoutS,
-        memMb: req.memMb,
-        checkProofs: req.checkProofs,
-        ...(req.dratTrim ? { dratTrim: req.dratTrim } : {}),
-        maxProofMb: req.maxProofMb,
-        checkerTimeoutS: req.checkerTimeoutS,
-        ...(req.memoryMethod ? { memoryMethod: req.memoryMethod } : {}),
-        ...(req.scratchDir ? { scratchDir: req.scratchDir } : {}),
-        ...(req.signal ? { signal: req.signal } : {}),
       });
       await req.store.add({ key, solver_hash: solverHash, instance_hash: inst.hash, at: new Date().toISOString(), result: r });
       results.set(spec.name, r);

@@ -1,6 +1,6 @@
 // DRAT proof checking with drat-trim (text and binary DRAT are told apart by drat-trim itself).
 // The verdict is drat-trim's exit code; a size cap and a time limit keep a hostile proof cheap.
-import { spawn } from 'node:child_process';
+import { runCaptured } from './captured';
 import * as fs from 'node:fs/promises';
 
 export interface ProofCheck {
@@ -35,38 +35,12 @@ export async function checkProof(r: ProofCheckRequest): Promise<ProofCheck> {
   const mb = st.size / 2 ** 20;
   const size = mb >= 1 ? `${mb.toFixed(0)} MB` : `${Math.ceil(st.size / 1024)} KB`;
   if (mb > r.maxProofMb) return done('too_large', `the proof is ${size}, over the ${r.maxProofMb} MB cap`, mb);
-  return new Promise<ProofCheck>((resolve) => {
-    // -t: drat-trim's own time limit; ours below is the hard one.
-    const child = spawn(r.dratTrim, [r.cnf, r.proof, '-t', String(Math.ceil(r.timeoutS))], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let text = '';
-    const keep = (d: Buffer) => (text = (text + d.toString('latin1')).slice(-4000));
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    let timedOut = false;
-    const kill = () => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, (r.timeoutS + 2) * 1000);
-    r.signal?.addEventListener('abort', kill, { once: true });
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      resolve(done('error', `cannot run drat-trim (${r.dratTrim}): ${e.message}`, mb));
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      r.signal?.removeEventListener('abort', kill);
-      const last = text.replace(/\r/g, '\n').split('\n').map((l) => l.trim()).filter(Boolean);
-      const verdict = last.filter((l) => /^s /.test(l)).pop() ?? last.pop() ?? '';
-      if (timedOut || /TIMEOUT/.test(text)) resolve(done('timeout', `drat-trim did not finish within ${r.timeoutS} s`, mb));
-      else if (code === 0) resolve(done('verified', 'drat-trim: s VERIFIED', mb));
-      else resolve(done('rejected', `proof rejected by drat-trim (exit ${code}): ${verdict}`, mb));
-    });
-  });
+  // -t: drat-trim's own time limit; ours (2 s later) is the hard one.
+  const run = await runCaptured(r.dratTrim, [r.cnf, r.proof, '-t', String(Math.ceil(r.timeoutS))], { timeoutS: r.timeoutS + 2, keepBytes: 4000, ...(r.signal ? { signal: r.signal } : {}) });
+  if (run.spawnError) return done('error', `cannot run drat-trim (${r.dratTrim}): ${run.spawnError}`, mb);
+  const lines = run.output.replace(/\r/g, '\n').split('\n').map((l) => l.trim()).filter(Boolean);
+  const verdict = lines.filter((l) => /^s /.test(l)).pop() ?? lines.pop() ?? '';
+  if (run.timedOut || /TIMEOUT/.test(run.output)) return done('timeout', `drat-trim did not finish within ${r.timeoutS} s`, mb);
+  if (run.code === 0) return done('verified', 'drat-trim: s VERIFIED', mb);
+  return done('rejected', `proof rejected by drat-trim (exit ${run.code}): ${verdict}`, mb);
 }

@@ -10,8 +10,7 @@ import type { CheckResult, InstanceResult, RunStatus } from './result';
 import { runSolver, type RunOutcome } from './runSolver';
 import type { MemoryMethod } from './limits';
 
-export interface InstanceRunRequest {
-  solverDir: string;
+export interface InstanceRunRequest extends RunSettings {
   /** The instance's name in results, e.g. `smoke/add8.cnf`. */
   name: string;
   /** Plain DIMACS file to give the solver. */
@@ -22,6 +21,11 @@ export interface InstanceRunRequest {
   family: string | null;
   expected: 'SAT' | 'UNSAT' | null;
   expectedFrom: 'meta' | 'vbs' | 'none';
+}
+
+/** The limits and checks of a run, the same for every instance of a stage. */
+export interface RunSettings {
+  solverDir: string;
   timeoutS: number;
   memMb: number;
   checkProofs: boolean;
