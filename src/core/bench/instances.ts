@@ -2,7 +2,7 @@
 // preparation for a run: content hash (cached), validation (cached), and decompression of .gz/.xz
 // into a cache, as StarExec's preprocessor does, so solvers only ever read plain DIMACS.
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -75,8 +75,15 @@ export class InstanceCache {
 
   constructor(private readonly dir: string) {}
 
-  private async load(): Promise<Map<string, CacheEntry>> {
-    if (this.index) return this.index;
+  private loading: Promise<Map<string, CacheEntry>> | undefined;
+
+  /** Loads the index once, however many prepare() calls start at the same time. */
+  private load(): Promise<Map<string, CacheEntry>> {
+    this.loading ??= this.readIndex();
+    return this.loading;
+  }
+
+  private async readIndex(): Promise<Map<string, CacheEntry>> {
     const raw = await fs.readFile(path.join(this.dir, 'instances.json'), 'utf8').catch(() => '{}');
     let parsed: Record<string, unknown> = {};
     try {
@@ -109,10 +116,16 @@ export class InstanceCache {
       plain = path.join(this.dir, 'cnf', `${e.hash}.cnf`);
       if (!(await fs.stat(plain).then((s) => s.size === e!.bytes, () => false))) {
         await fs.mkdir(path.dirname(plain), { recursive: true });
-        const tmp = `${plain}.${process.pid}.tmp`;
+        const tmp = `${plain}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
         const { stream, done } = await openCnf(abs);
-        await pipeline(stream, (await fs.open(tmp, 'w')).createWriteStream());
+        await pipeline(stream, createWriteStream(tmp));
         await done;
+        // Never hand a solver a short file: the decompressed size must be what the parser counted.
+        const written = (await fs.stat(tmp)).size;
+        if (written !== e.bytes) {
+          await fs.rm(tmp, { force: true });
+          throw new Error(`decompressing ${abs} gave ${written} bytes, expected ${e.bytes}; try again or decompress it by hand`);
+        }
         await fs.rename(tmp, plain);
       }
     }
