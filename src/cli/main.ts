@@ -9,6 +9,7 @@ import { STATUS_HELP, statusCommand } from './commands/status';
 import { EVAL_HELP, evalCommand } from './commands/eval';
 import { COMPARE_HELP, compareCommand } from './commands/compare';
 import { GENERATE_HELP, generateCommand } from './commands/generate';
+import { RULES_HELP, rulesCommand } from './commands/rules';
 
 const HELP = `satlution — evolve SAT solvers with LLM agents under correctness gates
 
@@ -17,6 +18,7 @@ Usage:
   ${STATUS_HELP.split('\n')[0]}
   ${EVAL_HELP.split('\n').slice(0, 3).join('\n  ')}
   ${COMPARE_HELP.split('\n')[0]}
+  ${RULES_HELP.split('\n')[0]}
   ${GENERATE_HELP.split('\n').slice(0, 2).join('\n  ')}
   satlution schema               print the JSON Schema of satlution.yaml
   satlution help [COMMAND]
@@ -29,6 +31,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   eval: { help: EVAL_HELP, run: evalCommand },
   compare: { help: COMPARE_HELP, run: compareCommand },
   generate: { help: GENERATE_HELP, run: generateCommand },
+  rules: { help: RULES_HELP, run: rulesCommand },
   schema: {
     help: 'satlution schema\n\nPrints the JSON Schema of satlution.yaml (for editors and other tools).',
     run: async () => {

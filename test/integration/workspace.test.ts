@@ -37,7 +37,7 @@ describe('SATLUTION in a real VS Code', () => {
     assert.ok(r, 'the command returned no result');
     assert.equal(r.configFile, path.join(ws, 'satlution.yaml'));
     assert.deepEqual(r.generated.sort(), ['seeds/tinysat/bin/starexec_run_default', 'seeds/tinysat/starexec_build']);
-    for (const f of ['SATLUTION_0/starexec_build', 'SATLUTION_0/bin/starexec_run_default', 'SATLUTION_0/HYPOTHESIS.md', '.rules/01_critical_correctness.md', 'benchmarks/smoke', '.satlution/candidates.json'])
+    for (const f of ['SATLUTION_0/starexec_build', 'SATLUTION_0/bin/starexec_run_default', 'SATLUTION_0/HYPOTHESIS.md', '.rules/02_critical_correctness.md', 'benchmarks/smoke', '.satlution/candidates.json'])
       assert.ok(fs.existsSync(path.join(ws, f)), `${f} was not created`);
     const [c0] = await eventually(async () => {
       const c = await candidates();
@@ -138,7 +138,7 @@ describe('Evaluate Candidate', () => {
     const r = (await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' })) as { verdict: string; summary: string; file: string } | undefined;
     assert.ok(r, 'no outcome');
     assert.equal(r.verdict, 'pass', r.summary);
-    assert.match(r.summary, /SATLUTION_0 passed every gate: built, smoke 1\/1 solved \(PAR-2 \d+\.\d\d s\)$/);
+    assert.match(r.summary, /SATLUTION_0 passed every gate: rules 100%, built, smoke 1\/1 solved \(PAR-2 \d+\.\d\d s\)$/);
     const saved = JSON.parse(fs.readFileSync(r.file, 'utf8')) as { verdict: string; instances: { instance: string; status: string; check: { kind: string; ok: boolean } }[] };
     assert.deepEqual(saved.instances.map((i) => [i.instance, i.status, i.check.kind, i.check.ok]), [['sat-small.cnf', 'solved', 'model', true]]);
   });

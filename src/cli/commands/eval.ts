@@ -5,16 +5,17 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config/load';
 import { ConfigSchema, StageName, type Config } from '../../core/config/schema';
 import { runGates, type GateReport } from '../../core/eval/gates';
-import { evalJson, gateContext, MISSING_DRAT_TRIM, planStages, saveCandidateEvaluation } from '../../core/eval/plan';
+import { complianceGate, evalJson, gateContext, MISSING_DRAT_TRIM, planStages, saveCandidateEvaluation } from '../../core/eval/plan';
 import type { InstanceResult } from '../../core/eval/result';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { EXIT, UsageError } from '../errors';
 
 export const EVAL_HELP = `satlution eval SOLVER_DIR [--bench DIR_OR_SET] [--stage smoke|verify|perf|all] [--timeout S]
                [--mem MB] [--jobs N] [--runner NAME] [--json FILE] [--no-build] [--no-proofs]
-               [--drat-trim PATH]
+               [--drat-trim PATH] [--no-rules]
 
-Builds SOLVER_DIR (bash starexec_build) and runs the gates: every SAT model is checked against the
+In a workspace, first checks SOLVER_DIR against .rules/ (the comply gate; --no-rules skips it). Then
+builds SOLVER_DIR (bash starexec_build) and runs the gates: every SAT model is checked against the
 formula, every UNSAT proof with drat-trim (where the stage checks proofs), every answer against the
 known one (meta.csv) or one proved earlier by another solver. Without --bench, the stages and sets of
 satlution.yaml are used (--stage all: smoke, verify, perf). With --bench, that one set is run with the
@@ -36,6 +37,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       json: { type: 'string' },
       'no-build': { type: 'boolean', default: false },
       'no-proofs': { type: 'boolean', default: false },
+      'no-rules': { type: 'boolean', default: false },
       'drat-trim': { type: 'string' },
     },
     strict: true,
@@ -80,8 +82,10 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const progress = progressPrinter();
   let report: Awaited<ReturnType<typeof runGates>>;
   try {
+    const comply = await complianceGate(config, ws, solverDir);
     report = await runGates({
       ...ctx,
+      ...(comply && !values['no-rules'] ? { comply } : {}),
       solverDir,
       build: !values['no-build'],
       stages,
@@ -142,6 +146,7 @@ function progressPrinter() {
       gate = g;
       counts.clear();
       if (g === 'build') process.stderr.write(tty ? '[build] bash starexec_build ...' : '[build] bash starexec_build\n');
+      else if (g === 'comply') process.stderr.write(tty ? '[comply] checking .rules/ ...' : '[comply] checking .rules/\n');
       else if (!tty) process.stderr.write(`[${g}] ${total} instances\n`);
       line = tty;
     },

@@ -1,6 +1,7 @@
 // The gates, cheapest first (DESIGN.md §3): build, then each stage's instance set. A candidate that
 // fails a gate is not measured further; the failure says what went wrong where.
 import { listSet, type InstanceCache } from '../bench/instances';
+import type { ComplianceReport } from '../rules/check';
 import { buildSolver, type Diagnostic } from './build';
 import { evaluate } from './evaluate';
 import type { MemoryMethod } from './limits';
@@ -8,10 +9,10 @@ import { computeMetrics, type Metrics } from './metrics';
 import { FATAL, type InstanceResult, type RunStatus } from './result';
 import { hashSolver, type ResultsStore } from './resultsStore';
 
-export type GateName = 'build' | 'smoke' | 'verify' | 'perf';
+export type GateName = 'comply' | 'build' | 'smoke' | 'verify' | 'perf';
 
 export interface StagePlan {
-  gate: Exclude<GateName, 'build'>;
+  gate: Exclude<GateName, 'build' | 'comply'>;
   /** The set's directory. */
   dir: string;
   timeoutS: number;
@@ -26,6 +27,7 @@ export interface GateReport {
   /** One line per failing instance (at most 20). */
   failures: string[];
   diagnostics?: Diagnostic[];
+  compliance?: ComplianceReport;
   results?: InstanceResult[];
   metrics?: Metrics;
   plan?: StagePlan;
@@ -35,6 +37,8 @@ export interface GateReport {
 
 export interface GateRequest {
   solverDir: string;
+  /** Rule compliance, checked before anything is built or run (absent outside a workspace). */
+  comply?: () => Promise<ComplianceReport>;
   build: boolean;
   buildTimeoutS: number;
   stages: StagePlan[];
@@ -75,6 +79,20 @@ async function baselineResults(req: GateRequest, self: string, names: Set<string
 
 export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'fail'; gates: GateReport[] }> {
   const gates: GateReport[] = [];
+  if (req.comply) {
+    req.onGateStart?.('comply', 0);
+    const c = await req.comply();
+    const errors = c.violations.filter((v) => v.severity === 'error');
+    const at = (v: (typeof errors)[number]) => `${v.rule} ${v.check}${v.file ? ` ${v.file}${v.line ? `:${v.line}` : ''}` : ''}: ${v.message}`;
+    gates.push({
+      gate: 'comply',
+      ok: errors.length === 0,
+      detail: errors.length ? `${errors.length} rule violation${errors.length > 1 ? 's' : ''}, first: ${at(errors[0]!)}` : `compliance ${(100 * c.score).toFixed(0)}% (${c.checksPassed}/${c.checksRun} checks${c.warnings ? `, ${c.warnings} warning${c.warnings > 1 ? 's' : ''}` : ''})`,
+      failures: errors.slice(0, 20).map(at),
+      compliance: c,
+    });
+    if (errors.length) return { verdict: 'fail', gates };
+  }
   if (req.build) {
     req.onGateStart?.('build', 0);
     const b = await buildSolver(req.solverDir, req.buildTimeoutS, req.signal);

@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import { InstanceCache } from '../bench/instances';
 import type { Config, StageName } from '../config/schema';
 import { writeJsonAtomic } from '../store/atomic';
-import { parseCandidateDir, SEEDS_DIR, STATE_DIR } from '../workspace/layout';
+import { checkCandidate } from '../rules/workspaceCheck';
+import { parseCandidateDir, RULES_DIR, SEEDS_DIR, STATE_DIR } from '../workspace/layout';
 import type { GateReport, GateRequest, StagePlan } from './gates';
 import { ResultsStore } from './resultsStore';
 import { findDratTrim } from './tools';
@@ -53,6 +54,12 @@ export function gateContext(config: Config, workspaceDir: string | undefined, dr
   };
 }
 
+/** The compliance gate for a solver directory inside a workspace with a rulebase (else none). */
+export async function complianceGate(config: Config, workspaceDir: string | undefined, solverDir: string): Promise<GateRequest['comply']> {
+  if (!workspaceDir || !(await fs.stat(path.join(workspaceDir, RULES_DIR)).then((s) => s.isDirectory(), () => false))) return undefined;
+  return () => checkCandidate(workspaceDir, config, solverDir);
+}
+
 export const MISSING_DRAT_TRIM =
   'proof checking needs drat-trim: run scripts/setup-sat-tools.sh, set evaluation.drat_trim in satlution.yaml, pass --drat-trim PATH, or turn proofs off';
 
@@ -76,6 +83,7 @@ export function evalJson(o: { solverDir: string; runner: string; verdict: 'pass'
       failures: g.failures,
       ...(g.metrics ? { metrics: g.metrics } : {}),
       ...(g.diagnostics?.length ? { diagnostics: g.diagnostics } : {}),
+      ...(g.compliance ? { compliance: { score: g.compliance.score, errors: g.compliance.errors, warnings: g.compliance.warnings, violations: g.compliance.violations } } : {}),
       ...(g.reused !== undefined ? { reused: g.reused } : {}),
     })),
   };

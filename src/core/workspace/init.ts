@@ -220,7 +220,7 @@ async function init(o: InitOptions, dir: string): Promise<InitResult> {
 async function writeBaselineDocs(candidateDir: string, seed: string, imported: ImportedSeed): Promise<void> {
   const origin = imported.commit ? `${imported.source} at ${imported.commit}` : imported.source;
   const docs: Record<(typeof CANDIDATE_DOCS)[number], string> = {
-    'HYPOTHESIS.md': `# SATLUTION_0 — baseline\n\nThe unmodified seed solver **${seed}**. No hypothesis: this is the first champion every\nlater candidate is measured against.\n`,
+    'HYPOTHESIS.md': `# SATLUTION_0 — baseline\n\n## Change\nNone: the unmodified seed solver **${seed}**.\n\n## Rationale\nThe first champion, which every later candidate is measured against.\n\n## Expected effect\nNone (reference point for SAT, UNSAT and PAR-2).\n`,
     'CHANGELOG.md': `# Changelog\n\n## SATLUTION_0\n- Imported seed ${seed} from ${origin} (${imported.files} files).\n`,
     'RESULTS.md': `# Results — SATLUTION_0\n\nNot evaluated yet.\n`,
   };

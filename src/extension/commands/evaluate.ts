@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { loadConfig } from '../../core/config/load';
 import { StageName } from '../../core/config/schema';
 import { runGates } from '../../core/eval/gates';
-import { evalJson, gateContext, MISSING_DRAT_TRIM, planStages, saveCandidateEvaluation } from '../../core/eval/plan';
+import { complianceGate, evalJson, gateContext, MISSING_DRAT_TRIM, planStages, saveCandidateEvaluation } from '../../core/eval/plan';
 import { CandidateStore } from '../../core/store/candidates';
 import { parseCandidateDir } from '../../core/workspace/layout';
 import type { Logger } from '../../core/ports';
@@ -46,6 +46,7 @@ export async function evaluateCandidate(
     const config = await loadConfig(root);
     const stages = planStages(config, root, { stage: stage ?? 'all' });
     const gc = gateContext(config, root);
+    const comply = await complianceGate(config, root, solverDir);
     if (stages.some((s) => s.checkProofs) && !gc.dratTrim) throw new Error(MISSING_DRAT_TRIM);
     const local = config.runners.find((r) => r.kind === 'local');
     const jobs = (local?.kind === 'local' ? local.jobs : undefined) ?? Math.max(1, os.availableParallelism() - 1);
@@ -58,6 +59,7 @@ export async function evaluateCandidate(
         try {
           return await runGates({
             ...gc,
+            ...(comply ? { comply } : {}),
             solverDir,
             build: true,
             stages,
@@ -65,7 +67,7 @@ export async function evaluateCandidate(
             signal: abort.signal,
             onGateStart: (g, total) => {
               gate = g;
-              progress.report({ message: g === 'build' ? 'bash starexec_build' : `${g}: 0/${total}` });
+              progress.report({ message: g === 'comply' ? 'checking the rules' : g === 'build' ? 'bash starexec_build' : `${g}: 0/${total}` });
             },
             onResult: (_g, r, done, total) => progress.report({ message: `${gate}: ${done}/${total}${r.status === 'solved' ? '' : ` · ${r.status} on ${r.instance}`}`, increment: 100 / total / stages.length }),
           });
@@ -79,7 +81,7 @@ export async function evaluateCandidate(
     const file = await saveCandidateEvaluation(root, solverDir, json);
     const failed = report.gates.find((g) => !g.ok);
     const brief = report.gates
-      .map((g) => (g.gate === 'build' ? 'built' : g.metrics ? `${g.gate} ${g.metrics.solved}/${g.metrics.n} solved (PAR-2 ${g.metrics.par2.toFixed(2)} s)` : `${g.gate}: no instances`))
+      .map((g) => (g.gate === 'comply' ? `rules ${(100 * (g.compliance?.score ?? 1)).toFixed(0)}%` : g.gate === 'build' ? 'built' : g.metrics ? `${g.gate} ${g.metrics.solved}/${g.metrics.n} solved (PAR-2 ${g.metrics.par2.toFixed(2)} s)` : `${g.gate}: no instances`))
       .join(', ');
     const summary = failed ? `${candidate} failed the ${failed.gate} gate: ${failed.detail}` : `${candidate} passed every gate: ${brief}`;
     for (const g of report.gates) ctx.log.info(`[${candidate}] ${g.ok ? 'PASS' : 'FAIL'} ${g.gate}: ${g.detail}${g.failures.length && !g.ok ? '\n  ' + g.failures.join('\n  ') : ''}`);

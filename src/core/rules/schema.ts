@@ -1,0 +1,95 @@
+// A rule is a markdown file with YAML front matter: the text guides the agents; the checks in the
+// front matter are enforced by the compliance checker before any evaluation.
+import { z } from 'zod';
+
+export const Phase = z.enum(['planning', 'coding', 'pre-evaluation', 'post-evaluation', 'knowledge']);
+export type Phase = z.infer<typeof Phase>;
+
+const C_SOURCES = ['**/*.c', '**/*.h', '**/*.cc', '**/*.cpp', '**/*.cxx', '**/*.hpp', '**/*.hh'];
+const severity = z.enum(['error', 'warning']).default('error');
+
+export const Check = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('forbidden_pattern'),
+    id: z.string().regex(/^[a-z0-9-]+$/),
+    /** A JavaScript regular expression, matched against code with comments and string literals blanked. */
+    pattern: z.string().min(1),
+    files: z.array(z.string()).default(C_SOURCES),
+    /** Files (globs) where the pattern is allowed, e.g. the solver's own allocator. */
+    except: z.array(z.string()).default([]),
+    message: z.string().min(1),
+    severity,
+  }).strict(),
+  z.object({
+    kind: z.literal('required_file'),
+    path: z.string().min(1),
+    executable: z.boolean().default(false),
+    /** Must also be non-empty. */
+    non_empty: z.boolean().default(true),
+    severity,
+  }).strict(),
+  z.object({
+    kind: z.literal('required_section'),
+    file: z.string().min(1),
+    /** A markdown heading that must be present (any level), matched case-insensitively. */
+    heading: z.string().min(1),
+    severity,
+  }).strict(),
+  z.object({
+    kind: z.literal('protected_path'),
+    /** Globs of paths that must be identical to the parent candidate's. */
+    paths: z.array(z.string()).min(1),
+    severity,
+  }).strict(),
+  z.object({
+    kind: z.literal('banned_include'),
+    headers: z.array(z.string()).min(1),
+    files: z.array(z.string()).default(C_SOURCES),
+    severity,
+  }).strict(),
+  z.object({
+    kind: z.literal('banned_link_flag'),
+    flags: z.array(z.string()).min(1),
+    /** Build files searched for the flags. */
+    files: z.array(z.string()).default(['starexec_build', '**/makefile*', '**/Makefile*', '**/*.mk', '**/CMakeLists.txt', 'configure', 'build/*.sh']),
+    severity,
+  }).strict(),
+  z.object({
+    kind: z.literal('instance_name_leak'),
+    /** Shortest instance name (without extension) worth looking for; shorter ones collide with code. */
+    min_length: z.number().int().positive().default(8),
+    files: z.array(z.string()).default(C_SOURCES),
+    severity,
+  }).strict(),
+]);
+export type Check = z.infer<typeof Check>;
+
+export const RuleFrontMatter = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'use letters, digits, "_" and "-"'),
+    title: z.string().min(1),
+    scope: z.enum(['always', 'auto', 'manual']).default('always'),
+    /** With scope auto: the rule applies when a changed file matches one of these. */
+    globs: z.array(z.string()).default([]),
+    phases: z.array(Phase).min(1),
+    version: z.number().int().positive().default(1),
+    checks: z.array(Check).default([]),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    if (r.scope === 'auto' && r.globs.length === 0) ctx.addIssue({ code: 'custom', path: ['globs'], message: 'scope auto needs at least one glob' });
+    for (const [i, c] of r.checks.entries())
+      if (c.kind === 'forbidden_pattern')
+        try {
+          new RegExp(c.pattern);
+        } catch (e) {
+          ctx.addIssue({ code: 'custom', path: ['checks', i, 'pattern'], message: `not a valid regular expression: ${(e as Error).message}` });
+        }
+  });
+export type RuleFrontMatter = z.infer<typeof RuleFrontMatter>;
+
+export interface Rule extends RuleFrontMatter {
+  /** File name inside .rules/ */
+  file: string;
+  body: string;
+}

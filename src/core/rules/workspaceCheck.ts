@@ -1,0 +1,37 @@
+// Compliance for a candidate of a workspace: its rules (.rules/), its parent (from the store) and the
+// instance names and hashes of its benchmark sets. Shared by `satlution rules check`, the compliance
+// gate of `satlution eval`, and the editor's diagnostics.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { listSet } from '../bench/instances';
+import type { Config } from '../config/schema';
+import { CandidateStore } from '../store/candidates';
+import { candidateDirName, parseCandidateDir, RULES_DIR, STATE_DIR } from '../workspace/layout';
+import { checkCompliance, type ComplianceReport } from './check';
+import { loadRules } from './load';
+import type { Phase } from './schema';
+
+export async function checkCandidate(workspaceDir: string, config: Config, candidateDir: string, phase: Phase = 'pre-evaluation'): Promise<ComplianceReport> {
+  const rules = await loadRules(path.join(workspaceDir, RULES_DIR));
+  const id = parseCandidateDir(path.basename(candidateDir));
+  let parentDir: string | undefined;
+  if (id !== undefined && path.dirname(path.resolve(candidateDir)) === path.resolve(workspaceDir)) {
+    const { index } = await new CandidateStore(workspaceDir).load();
+    const parent = index.candidates.find((c) => c.id === id)?.parent;
+    if (parent !== null && parent !== undefined) parentDir = path.join(workspaceDir, candidateDirName(parent));
+  }
+  const instanceNames: string[] = [];
+  for (const dir of Object.values(config.benchmarks)) for (const i of await listSet(path.resolve(workspaceDir, dir)).catch(() => [])) instanceNames.push(i.name);
+  const instanceHashes = await knownHashes(workspaceDir);
+  return checkCompliance({ dir: candidateDir, rules, phase, ...(parentDir ? { parentDir } : {}), instanceNames, instanceHashes });
+}
+
+/** Content hashes of instances the evaluator has seen (its cache index). */
+async function knownHashes(workspaceDir: string): Promise<string[]> {
+  try {
+    const idx = JSON.parse(await fs.readFile(path.join(workspaceDir, STATE_DIR, 'cache', 'instances.json'), 'utf8')) as Record<string, { hash?: unknown }>;
+    return Object.values(idx).flatMap((e) => (typeof e.hash === 'string' ? [e.hash] : []));
+  } catch {
+    return [];
+  }
+}
