@@ -6,6 +6,8 @@ import { CONFIG_FILE } from '../core/workspace/layout';
 import type { WorkspaceSnapshot } from '../core/workspace/snapshot';
 import { openCandidateDoc, revealCandidateFolder } from './commands/candidateDocs';
 import { evaluateCandidate } from './commands/evaluate';
+import { checkRules } from './commands/checkRules';
+import { ComplianceDiagnostics } from './rules/complianceDiagnostics';
 import { initializeWorkspace } from './commands/initialize';
 import { ConfigDiagnostics } from './config/diagnostics';
 import { CyclesTreeProvider, type CyclesNode } from './views/cyclesTree';
@@ -19,6 +21,7 @@ export interface SatlutionApi {
   cyclesTree: CyclesTreeProvider;
   configDiagnostics(uri: vscode.Uri): readonly vscode.Diagnostic[];
   buildDiagnostics(uri: vscode.Uri): readonly vscode.Diagnostic[];
+  ruleDiagnostics(uri: vscode.Uri): readonly vscode.Diagnostic[];
 }
 
 export function activate(context: vscode.ExtensionContext): SatlutionApi {
@@ -28,6 +31,7 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
   const diagnostics = new ConfigDiagnostics();
   const overview = new OverviewViewProvider(context.extensionUri, model, log);
   const buildProblems = vscode.languages.createDiagnosticCollection('satlution-build');
+  const compliance = new ComplianceDiagnostics(model, log);
   const rulesDir = context.asAbsolutePath('rules');
   const cmd = (id: string, f: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, f);
 
@@ -48,7 +52,9 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
       return result ? { configFile: result.configFile, generated: result.generated } : undefined;
     }),
     buildProblems,
-    cmd('satlution.evaluateCandidate', (arg?: unknown) => evaluateCandidate(arg, { model, log, buildProblems })),
+    compliance,
+    cmd('satlution.evaluateCandidate', (arg?: unknown) => evaluateCandidate(arg, { model, log, buildProblems, compliance })),
+    cmd('satlution.checkRules', (arg?: unknown) => checkRules(arg, { model, compliance })),
     cmd('satlution.refreshCandidates', () => model.refresh()),
     cmd('satlution.openHypothesis', (n?: CyclesNode) => openCandidateDoc(model, n, 'HYPOTHESIS.md')),
     cmd('satlution.openChangelog', (n?: CyclesNode) => openCandidateDoc(model, n, 'CHANGELOG.md')),
@@ -69,6 +75,7 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
     cyclesTree: tree,
     configDiagnostics: (uri) => diagnostics.get(uri),
     buildDiagnostics: (uri) => buildProblems.get(uri) ?? [],
+    ruleDiagnostics: (uri) => compliance.get(uri),
   };
 }
 

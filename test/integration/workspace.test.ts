@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { CandidateStore } from '../../src/core/store/candidates';
 import type { CyclesNode } from '../../src/extension/views/cyclesTree';
 import { api, eventually, FIXTURES, workspaceDir } from './helpers';
 
@@ -166,5 +167,33 @@ describe('Evaluate Candidate', () => {
     } finally {
       fs.writeFileSync(src, good);
     }
+  });
+});
+
+describe('Rules in the editor', () => {
+  it('shows a new rule violation in the Problems panel when the file is saved', async () => {
+    const ws = workspaceDir();
+    await new CandidateStore(ws).create({ id: 5, parent: 0, status: 'coding' }); // the record first, then the directory
+    const cand = path.join(ws, 'SATLUTION_5');
+    fs.cpSync(path.join(ws, 'SATLUTION_0'), cand, { recursive: true });
+    const src = vscode.Uri.file(path.join(cand, 'tinysat.c'));
+    const doc = await vscode.workspace.openTextDocument(src);
+    const editor = await vscode.window.showTextDocument(doc);
+    const line = doc.lineCount;
+    await editor.edit((e) => e.insert(new vscode.Position(line, 0), '\nstatic int helper (void) { return fork (); } /* fork() in a comment is fine */\n'));
+    await doc.save();
+    const a = await api();
+    const diags = await eventually(() => {
+      const d = a.ruleDiagnostics(src);
+      return d.length ? d : undefined;
+    }, 'a rule diagnostic after saving');
+    assert.equal(diags.length, 1);
+    assert.equal(diags[0]!.code, 'R04-forbidden-patterns/threads-and-processes');
+    assert.equal(diags[0]!.range.start.line, line);
+    assert.equal(diags[0]!.severity, vscode.DiagnosticSeverity.Error);
+    // Fixing it and saving clears it.
+    await editor.edit((e) => e.delete(new vscode.Range(line, 0, doc.lineCount, 0)));
+    await doc.save();
+    await eventually(() => a.ruleDiagnostics(src).length === 0, 'the diagnostic to clear');
   });
 });

@@ -12,6 +12,7 @@ import { CandidateStore } from '../../core/store/candidates';
 import { parseCandidateDir } from '../../core/workspace/layout';
 import type { Logger } from '../../core/ports';
 import type { CyclesNode } from '../views/cyclesTree';
+import type { ComplianceDiagnostics } from '../rules/complianceDiagnostics';
 import type { WorkspaceModel } from '../workspaceModel';
 
 export const EvaluateArgs = z.object({ candidate: z.string().regex(/^SATLUTION_\d+$/), stage: z.union([StageName, z.literal('all')]).optional() }).strict();
@@ -24,7 +25,7 @@ export interface EvaluateOutcome {
 
 export async function evaluateCandidate(
   arg: unknown,
-  ctx: { model: WorkspaceModel; log: Logger; buildProblems: vscode.DiagnosticCollection },
+  ctx: { model: WorkspaceModel; log: Logger; buildProblems: vscode.DiagnosticCollection; compliance: ComplianceDiagnostics },
 ): Promise<EvaluateOutcome | undefined> {
   const root = ctx.model.workspaceRoot;
   if (!root) {
@@ -77,6 +78,8 @@ export async function evaluateCandidate(
       },
     );
     showBuildProblems(ctx.buildProblems, solverDir, report.gates.find((g) => g.gate === 'build')?.diagnostics ?? []);
+    const complianceReport = report.gates.find((g) => g.gate === 'comply')?.compliance;
+    if (complianceReport) ctx.compliance.show(candidate, complianceReport);
     const json = evalJson({ solverDir, runner: 'local', verdict: report.verdict, gates: report.gates, stages });
     const file = await saveCandidateEvaluation(root, solverDir, json);
     const failed = report.gates.find((g) => !g.ok);
