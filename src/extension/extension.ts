@@ -7,6 +7,7 @@ import type { WorkspaceSnapshot } from '../core/workspace/snapshot';
 import { openCandidateDoc, revealCandidateFolder } from './commands/candidateDocs';
 import { evaluateCandidate } from './commands/evaluate';
 import { checkRules } from './commands/checkRules';
+import { PATCH_SCHEME, PatchContentProvider, reviewRulePatches } from './commands/reviewRulePatches';
 import { ComplianceDiagnostics } from './rules/complianceDiagnostics';
 import { initializeWorkspace } from './commands/initialize';
 import { ConfigDiagnostics } from './config/diagnostics';
@@ -55,6 +56,8 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
     compliance,
     cmd('satlution.evaluateCandidate', (arg?: unknown) => evaluateCandidate(arg, { model, log, buildProblems, compliance })),
     cmd('satlution.checkRules', (arg?: unknown) => checkRules(arg, { model, compliance })),
+    cmd('satlution.reviewRulePatches', (arg?: unknown) => reviewRulePatches(arg, model)),
+    vscode.workspace.registerTextDocumentContentProvider(PATCH_SCHEME, new PatchContentProvider(model)),
     cmd('satlution.refreshCandidates', () => model.refresh()),
     cmd('satlution.openHypothesis', (n?: CyclesNode) => openCandidateDoc(model, n, 'HYPOTHESIS.md')),
     cmd('satlution.openChangelog', (n?: CyclesNode) => openCandidateDoc(model, n, 'CHANGELOG.md')),

@@ -5,6 +5,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runSolver } from '../../src/core/eval/runSolver';
+import { SignatureLog } from '../../src/core/rules/postmortem';
+import { CandidateStore } from '../../src/core/store/candidates';
 import { pigeonhole, planted3Sat } from '../../src/core/bench/generators';
 import { CLI, FIXTURES, tempDir, WORKER, write } from './helpers';
 
@@ -85,6 +87,19 @@ describe('real solver: kissat', function () {
       ['prime4.cnf.gz', 'SAT', 'solved', 'model', true],
     ]);
     assert.deepEqual([j.metrics.n, j.metrics.solved, j.metrics.wrong], [7, 7, 0]);
+  });
+
+  it('a broken kissat copy fails the build gate with gcc\'s diagnostics, recorded as a failure signature', async () => {
+    await new CandidateStore(ws).create({ id: 1, parent: 0, status: 'coding' });
+    const broken = path.join(ws, 'SATLUTION_1');
+    fs.cpSync(cand, broken, { recursive: true });
+    const search = path.join(broken, 'src', 'search.c');
+    fs.writeFileSync(search, fs.readFileSync(search, 'utf8').replace(/\bint\s+kissat_search\s*\(/, 'int kissat_search (undeclared_type x, '));
+    const r = spawnSync(process.execPath, [CLI, 'eval', broken, '--stage', 'smoke', '--no-proofs', '--no-rules'], { encoding: 'utf8' });
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /✗ build +build failed \(exit \d+, \d+ errors?\) — src\/search\.c:\d+: /);
+    const sigs = await new SignatureLog(ws).all();
+    assert.ok(sigs.some((s) => s.candidate === 'SATLUTION_1' && s.kind === 'build' && /search\.c:\d+/.test(s.example)), JSON.stringify(sigs));
   });
 
   it('the worker stops a run at its timeout and kills the whole process group', () => {

@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config/load';
 import { ConfigSchema, StageName, type Config } from '../../core/config/schema';
 import { runGates, type GateReport } from '../../core/eval/gates';
-import { complianceGate, evalJson, gateContext, MISSING_DRAT_TRIM, planStages, saveCandidateEvaluation } from '../../core/eval/plan';
+import { complianceGate, evalJson, gateContext, MISSING_DRAT_TRIM, planStages } from '../../core/eval/plan';
+import { recordEvaluation } from '../../core/eval/record';
 import type { InstanceResult } from '../../core/eval/result';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { EXIT, UsageError } from '../errors';
@@ -107,7 +108,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
   }
   progress.clear();
   const json = evalJson({ solverDir, runner: runnerName, verdict: report.verdict, gates: report.gates, stages });
-  if (ws) await saveCandidateEvaluation(ws, solverDir, json);
+  const recorded = ws ? await recordEvaluation(ws, solverDir, json) : undefined;
+  for (const p of recorded?.patches ?? []) process.stderr.write(`rule patch proposed: ${p.id} for ${p.rule_id} — ${p.rationale} (satlution rules pending --diff)\n`);
   if (values.json) await fs.writeFile(values.json, JSON.stringify(json, null, 2) + '\n');
   process.stdout.write(render(report.gates, report.verdict));
   return report.verdict === 'pass' ? EXIT.ok : EXIT.gateFailed;

@@ -1,5 +1,6 @@
 // Stage 1's build: `bash starexec_build` under a time limit, with compiler and linker diagnostics
 // parsed into file / line / message so an agent (or a person) can act on them.
+import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { BUILD_SCRIPT, RUN_SCRIPT } from '../workspace/layout';
@@ -25,12 +26,22 @@ export interface BuildResult {
 const COMPILER = /^(.+?):(\d+):(?:(\d+):)?\s+(fatal error|error|warning):\s+(.*)$/;
 const LINKER = /(undefined reference to .*|multiple definition of .*|cannot find -l\S+|ld returned \d+ exit status)/;
 
+/**
+ * Makes a diagnostic's path relative to the solver directory. Builds that run make in a subdirectory
+ * (kissat: `make -C build`) report `../src/x.c`; the file is found by dropping the leading `../`.
+ */
+function relativeToRoot(file: string, root: string): string {
+  if (path.isAbsolute(file)) return path.relative(root, file);
+  const stripped = file.replace(/^(\.\.?\/)+/, '');
+  return stripped !== file && existsSync(path.join(root, stripped)) ? stripped : file;
+}
+
 export function parseDiagnostics(log: string, root?: string): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const line of log.split('\n')) {
     const m = COMPILER.exec(line.trim());
     if (m) {
-      const file = root && path.isAbsolute(m[1]!) ? path.relative(root, m[1]!) : m[1]!;
+      const file = root ? relativeToRoot(m[1]!, root) : m[1]!;
       out.push({ file, line: Number(m[2]), column: m[3] ? Number(m[3]) : null, severity: m[4] === 'warning' ? 'warning' : 'error', message: m[5]!.trim() });
       continue;
     }

@@ -16,9 +16,11 @@ export async function detectBuildSystem(dir: string): Promise<BuildSystem> {
 }
 
 const BUILD_STEPS: Record<BuildSystem, string> = {
-  // configure only once: re-running it regenerates the makefiles and forces a full rebuild.
-  configure: '[ -f Makefile ] || [ -f makefile ] || ./configure\nmake -j"$JOBS"',
-  cmake: '[ -f build/CMakeCache.txt ] || cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\ncmake --build build -j "$JOBS"',
+  // Configure once per directory: re-running it forces a full rebuild, but a copied candidate must
+  // be configured again, because configure scripts (kissat's among them) write absolute paths into
+  // the makefiles, and the copy would otherwise build its parent's sources.
+  configure: 'if [ "$(cat .satlution-configured 2>/dev/null)" != "$PWD" ]; then\n  ./configure\n  echo "$PWD" > .satlution-configured\nfi\nmake -j"$JOBS"',
+  cmake: 'if [ "$(cat .satlution-configured 2>/dev/null)" != "$PWD" ]; then\n  rm -rf build\n  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n  echo "$PWD" > .satlution-configured\nfi\ncmake --build build -j "$JOBS"',
   make: 'make -j"$JOBS"',
   unknown: 'echo "starexec_build: no configure, CMakeLists.txt or Makefile found; edit this script to build the solver" >&2\nexit 1',
 };

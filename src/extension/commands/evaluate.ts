@@ -7,9 +7,8 @@ import { z } from 'zod';
 import { loadConfig } from '../../core/config/load';
 import { StageName } from '../../core/config/schema';
 import { runGates } from '../../core/eval/gates';
-import { complianceGate, evalJson, gateContext, MISSING_DRAT_TRIM, planStages, saveCandidateEvaluation } from '../../core/eval/plan';
-import { CandidateStore } from '../../core/store/candidates';
-import { parseCandidateDir } from '../../core/workspace/layout';
+import { complianceGate, evalJson, gateContext, MISSING_DRAT_TRIM, planStages } from '../../core/eval/plan';
+import { recordEvaluation } from '../../core/eval/record';
 import type { Logger } from '../../core/ports';
 import type { CyclesNode } from '../views/cyclesTree';
 import type { ComplianceDiagnostics } from '../rules/complianceDiagnostics';
@@ -81,17 +80,21 @@ export async function evaluateCandidate(
     const complianceReport = report.gates.find((g) => g.gate === 'comply')?.compliance;
     if (complianceReport) ctx.compliance.show(candidate, complianceReport);
     const json = evalJson({ solverDir, runner: 'local', verdict: report.verdict, gates: report.gates, stages });
-    const file = await saveCandidateEvaluation(root, solverDir, json);
+    const recorded = await recordEvaluation(root, solverDir, json);
+    const file = recorded?.file;
     const failed = report.gates.find((g) => !g.ok);
     const brief = report.gates
       .map((g) => (g.gate === 'comply' ? `rules ${(100 * (g.compliance?.score ?? 1)).toFixed(0)}%` : g.gate === 'build' ? 'built' : g.metrics ? `${g.gate} ${g.metrics.solved}/${g.metrics.n} solved (PAR-2 ${g.metrics.par2.toFixed(2)} s)` : `${g.gate}: no instances`))
       .join(', ');
     const summary = failed ? `${candidate} failed the ${failed.gate} gate: ${failed.detail}` : `${candidate} passed every gate: ${brief}`;
     for (const g of report.gates) ctx.log.info(`[${candidate}] ${g.ok ? 'PASS' : 'FAIL'} ${g.gate}: ${g.detail}${g.failures.length && !g.ok ? '\n  ' + g.failures.join('\n  ') : ''}`);
-    const id = parseCandidateDir(candidate)!;
-    const rec = ctx.model.snapshot?.candidates.find((c) => c.id === id);
-    if (rec && rec.status !== 'seed') await new CandidateStore(root).setStatus(id, failed ? 'failed' : 'evaluated', failed ? summary : undefined);
     await ctx.model.refresh();
+    for (const p of recorded?.patches ?? []) {
+      const review = 'Review Patch';
+      void vscode.window.showInformationMessage(`SATLUTION: a repeated failure produced a rule patch for ${p.rule_id}: ${p.rationale}`, review).then((a) => {
+        if (a === review) void vscode.commands.executeCommand('satlution.reviewRulePatches', p.id);
+      });
+    }
     const open = 'Show Details';
     void (failed ? vscode.window.showErrorMessage(`SATLUTION: ${summary}`, open) : vscode.window.showInformationMessage(`SATLUTION: ${summary}`, open)).then((a) => {
       if (a === open) void vscode.commands.executeCommand('satlution.showOutput');
