@@ -2,6 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { proposePatches } from '../../src/core/rules/evolution';
+import { SignatureLog } from '../../src/core/rules/postmortem';
 import { CandidateStore } from '../../src/core/store/candidates';
 import type { CyclesNode } from '../../src/extension/views/cyclesTree';
 import { api, eventually, FIXTURES, workspaceDir } from './helpers';
@@ -195,5 +197,25 @@ describe('Rules in the editor', () => {
     await editor.edit((e) => e.delete(new vscode.Range(line, 0, doc.lineCount, 0)));
     await doc.save();
     await eventually(() => a.ruleDiagnostics(src).length === 0, 'the diagnostic to clear');
+  });
+});
+
+describe('Rule patches in the editor', () => {
+  it('shows a pending patch as a diff and applies it', async () => {
+    const ws = workspaceDir();
+    const at = new Date().toISOString();
+    const sig = (candidate: string) => ({ at, candidate, kind: 'crash' as const, key: 'crash:SIGSEGV', example: `segfault (SIGSEGV) on sat-small.cnf after 0.01 s` });
+    await new SignatureLog(ws).record([sig('SATLUTION_1'), sig('SATLUTION_5')]);
+    const [patch] = await proposePatches(ws, await new SignatureLog(ws).all());
+    assert.ok(patch, 'no patch proposed');
+    const r = await vscode.commands.executeCommand('satlution.reviewRulePatches', { id: patch.id, decision: 'apply' });
+    assert.equal(r, 'applied');
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+    assert.ok(tab?.input instanceof vscode.TabInputTextDiff, 'the patch was shown as a diff');
+    assert.equal((tab.input as vscode.TabInputTextDiff).modified.scheme, 'satlution-patch');
+    const proposed = await vscode.workspace.openTextDocument((tab.input as vscode.TabInputTextDiff).modified);
+    assert.match(proposed.getText(), /## FORBIDDEN: changes that crash the solver \(SIGSEGV\)/);
+    assert.equal(fs.readFileSync(path.join(ws, '.rules', patch.file), 'utf8'), patch.after);
+    assert.ok(fs.existsSync(path.join(ws, '.rules', '.history', 'v2', patch.file)));
   });
 });

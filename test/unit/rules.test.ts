@@ -143,3 +143,17 @@ describe('rules: compliance checks', () => {
     assert.ok(!fs.existsSync(path.join(c.cand, 'bin', 'tinysat')), 'nothing was built');
   });
 });
+
+describe('rules: checks that apply in some phases only', () => {
+  it('asks for RESULTS.md after evaluation, not before', async () => {
+    const ws = tempDir();
+    await initWorkspace({ dir: ws, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    const dir = path.join(ws, 'SATLUTION_0');
+    fs.rmSync(path.join(dir, 'RESULTS.md'));
+    const rules = await loadRules(RULES);
+    const before = await checkCompliance({ dir, rules, phase: 'pre-evaluation' });
+    const after = await checkCompliance({ dir, rules, phase: 'post-evaluation' });
+    assert.ok(!before.violations.some((v) => v.file === 'RESULTS.md'));
+    assert.deepEqual(after.violations.filter((v) => v.file === 'RESULTS.md').map((v) => v.message), ['RESULTS.md is missing']);
+  });
+});

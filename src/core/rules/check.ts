@@ -101,6 +101,7 @@ export async function checkCompliance(req: ComplianceRequest): Promise<Complianc
   const perCheck: Violation[][] = [];
   for (const rule of req.rules.filter((r) => r.phases.includes(req.phase)))
     for (const check of rule.checks) {
+      if (check.phases && !check.phases.includes(req.phase)) continue;
       if (check.kind === 'protected_path' && !req.parentDir) continue; // a seed has no parent
       perCheck.push(await runCheck(rule, check, { req, files, read, sources, codeOf }));
     }

@@ -7,6 +7,8 @@ export type Phase = z.infer<typeof Phase>;
 
 const C_SOURCES = ['**/*.c', '**/*.h', '**/*.cc', '**/*.cpp', '**/*.cxx', '**/*.hpp', '**/*.hh'];
 const severity = z.enum(['error', 'warning']).default('error');
+/** A check may apply in fewer phases than its rule (e.g. RESULTS.md only after evaluation). */
+const phases = z.array(z.enum(['planning', 'coding', 'pre-evaluation', 'post-evaluation', 'knowledge'])).optional();
 
 export const Check = z.discriminatedUnion('kind', [
   z.object({
@@ -19,6 +21,7 @@ export const Check = z.discriminatedUnion('kind', [
     except: z.array(z.string()).default([]),
     message: z.string().min(1),
     severity,
+    phases,
   }).strict(),
   z.object({
     kind: z.literal('required_file'),
@@ -27,6 +30,7 @@ export const Check = z.discriminatedUnion('kind', [
     /** Must also be non-empty. */
     non_empty: z.boolean().default(true),
     severity,
+    phases,
   }).strict(),
   z.object({
     kind: z.literal('required_section'),
@@ -34,18 +38,21 @@ export const Check = z.discriminatedUnion('kind', [
     /** A markdown heading that must be present (any level), matched case-insensitively. */
     heading: z.string().min(1),
     severity,
+    phases,
   }).strict(),
   z.object({
     kind: z.literal('protected_path'),
     /** Globs of paths that must be identical to the parent candidate's. */
     paths: z.array(z.string()).min(1),
     severity,
+    phases,
   }).strict(),
   z.object({
     kind: z.literal('banned_include'),
     headers: z.array(z.string()).min(1),
     files: z.array(z.string()).default(C_SOURCES),
     severity,
+    phases,
   }).strict(),
   z.object({
     kind: z.literal('banned_link_flag'),
@@ -53,6 +60,7 @@ export const Check = z.discriminatedUnion('kind', [
     /** Build files searched for the flags. */
     files: z.array(z.string()).default(['starexec_build', '**/makefile*', '**/Makefile*', '**/*.mk', '**/CMakeLists.txt', 'configure', 'build/*.sh']),
     severity,
+    phases,
   }).strict(),
   z.object({
     kind: z.literal('instance_name_leak'),
@@ -60,6 +68,7 @@ export const Check = z.discriminatedUnion('kind', [
     min_length: z.number().int().positive().default(8),
     files: z.array(z.string()).default(C_SOURCES),
     severity,
+    phases,
   }).strict(),
 ]);
 export type Check = z.infer<typeof Check>;
