@@ -86,6 +86,19 @@ const ev = spawnSync(process.execPath, [cli, 'eval', path.join(dir, 'SATLUTION_0
 console.log(`(exit ${ev.status}, ${((Date.now() - t0) / 1000).toFixed(1)} s; per-instance results in ${path.join(dir, 'results.json')})`);
 if (ev.status !== 0) process.exit(ev.status ?? 1);
 
+step('A cheating challenger: SATLUTION_1 answers one benchmark by its name (the rules stop it before any run)');
+const challenger = execFileSync(process.execPath, [cli, 'new', '--dir', dir, '--title', 'shortcut a slow instance'], { encoding: 'utf8' }).trim();
+const app = path.join(challenger, 'src', 'application.c');
+fs.writeFileSync(app, fs.readFileSync(app, 'utf8').replace(
+  'int kissat_application (kissat *solver, int argc, char **argv) {',
+  'int kissat_application (kissat *solver, int argc, char **argv) {\n  if (argc > 1 && strstr (argv[argc - 1], "php-10-9")) { printf ("s UNSATISFIABLE\\n"); return 20; }',
+));
+fs.writeFileSync(path.join(challenger, 'HYPOTHESIS.md'), '# SATLUTION_1\n## Change\nShortcut a slow instance.\n## Rationale\nIt is UNSAT anyway.\n## Expected effect\nPAR-2 drops.\n');
+console.log(`satlution new -> ${challenger}; src/application.c now answers php-10-9 by its name`);
+const cheat = spawnSync(process.execPath, [cli, 'eval', challenger, '--stage', 'all'], { encoding: 'utf8' });
+process.stdout.write(cheat.stdout.split('\n').slice(0, 3).join('\n') + '\n');
+console.log(`(exit ${cheat.status}: stopped before any benchmark time was spent)`);
+
 step('satlution status');
 run(process.execPath, [cli, 'status', '--dir', dir]);
 console.log(`\nOpen ${dir} in VS Code (with this extension installed: npm run package) to see it in the SATLUTION sidebar.`);

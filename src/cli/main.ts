@@ -6,6 +6,7 @@ import { configJsonSchema } from '../core/config/schema';
 import { EXIT, UsageError } from './errors';
 import { INIT_HELP, initCommand } from './commands/init';
 import { STATUS_HELP, statusCommand } from './commands/status';
+import { NEW_HELP, newCommand } from './commands/new';
 import { EVAL_HELP, evalCommand } from './commands/eval';
 import { COMPARE_HELP, compareCommand } from './commands/compare';
 import { GENERATE_HELP, generateCommand } from './commands/generate';
@@ -16,6 +17,7 @@ const HELP = `satlution — evolve SAT solvers with LLM agents under correctness
 Usage:
   ${INIT_HELP.split('\n')[0]}
   ${STATUS_HELP.split('\n')[0]}
+  ${NEW_HELP.split('\n')[0]}
   ${EVAL_HELP.split('\n').slice(0, 3).join('\n  ')}
   ${COMPARE_HELP.split('\n')[0]}
   ${RULES_HELP.split('\n')[0]}
@@ -28,6 +30,7 @@ Exit codes: 0 success, 1 a candidate failed a gate, 2 bad usage, config or input
 const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
   init: { help: INIT_HELP, run: (a) => initCommand(a, defaultRulesDir()) },
   status: { help: STATUS_HELP, run: statusCommand },
+  new: { help: NEW_HELP, run: newCommand },
   eval: { help: EVAL_HELP, run: evalCommand },
   compare: { help: COMPARE_HELP, run: compareCommand },
   generate: { help: GENERATE_HELP, run: generateCommand },

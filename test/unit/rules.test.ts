@@ -157,3 +157,28 @@ describe('rules: checks that apply in some phases only', () => {
     assert.deepEqual(after.violations.filter((v) => v.file === 'RESULTS.md').map((v) => v.message), ['RESULTS.md is missing']);
   });
 });
+
+describe('rules: candidates without a recorded parent', () => {
+  it('a directory made by hand is judged against the primary seed, not trusted as a seed', async () => {
+    const ws = tempDir();
+    await initWorkspace({ dir: ws, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    const dir = path.join(ws, 'SATLUTION_7'); // no record: adopted from disk as "unknown"
+    fs.cpSync(path.join(ws, 'SATLUTION_0'), dir, { recursive: true });
+    fs.appendFileSync(path.join(dir, 'tinysat.c'), '\nstatic int h (void) { return fork (); }\n');
+    const r = spawnSync(process.execPath, [CLI, 'rules', 'check', dir], { encoding: 'utf8' });
+    assert.equal(r.status, 1, r.stdout);
+    assert.match(r.stdout, /R04-forbidden-patterns threads-and-processes {2}tinysat\.c:\d+/);
+  });
+
+  it('satlution new starts a challenger from the champion, ready to edit', () => {
+    const ws = tempDir();
+    spawnSync(process.execPath, [CLI, 'init', '--yes', '--dir', ws, '--seed', path.join(FIXTURES, 'seeds', 'tinysat')]);
+    const r = spawnSync(process.execPath, [CLI, 'new', '--dir', ws, '--title', 'try luby restarts'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), path.join(ws, 'SATLUTION_1'));
+    assert.match(fs.readFileSync(path.join(ws, 'SATLUTION_1', 'HYPOTHESIS.md'), 'utf8'), /^# SATLUTION_1: try luby restarts\n\n## Change/);
+    const st = JSON.parse(spawnSync(process.execPath, [CLI, 'status', '--json', '--dir', ws], { encoding: 'utf8' }).stdout) as { candidates: { dir: string; parent: string | null; status: string }[] };
+    assert.deepEqual(st.candidates.map((c) => [c.dir, c.parent, c.status]), [['SATLUTION_0', null, 'seed'], ['SATLUTION_1', 'SATLUTION_0', 'coding']]);
+    assert.match(spawnSync(process.execPath, [CLI, 'new', '--dir', ws, '--from', 'SATLUTION_9'], { encoding: 'utf8' }).stderr, /SATLUTION_9 is not a known candidate/);
+  });
+});

@@ -4,9 +4,9 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { listSet } from '../bench/instances';
-import type { Config } from '../config/schema';
+import { primarySeed, type Config } from '../config/schema';
 import { CandidateStore } from '../store/candidates';
-import { candidateDirName, parseCandidateDir, RULES_DIR, STATE_DIR } from '../workspace/layout';
+import { candidateDirName, parseCandidateDir, RULES_DIR, SEEDS_DIR, STATE_DIR } from '../workspace/layout';
 import { checkCompliance, type ComplianceReport } from './check';
 import { loadRules } from './load';
 import type { Phase } from './schema';
@@ -14,12 +14,16 @@ import type { Phase } from './schema';
 export async function checkCandidate(workspaceDir: string, config: Config, candidateDir: string, phase: Phase = 'pre-evaluation'): Promise<ComplianceReport> {
   const rules = await loadRules(path.join(workspaceDir, RULES_DIR));
   const id = parseCandidateDir(path.basename(candidateDir));
-  let parentDir: string | undefined;
+  // The baseline a candidate is judged against: its parent; for a directory with no known parent
+  // (made by hand, or found on disk) the primary seed, so it cannot pass as a trusted seed itself.
+  let parentDir: string | undefined = path.join(workspaceDir, SEEDS_DIR, primarySeed(config).name);
   if (id !== undefined && path.dirname(path.resolve(candidateDir)) === path.resolve(workspaceDir)) {
     const { index } = await new CandidateStore(workspaceDir).load();
-    const parent = index.candidates.find((c) => c.id === id)?.parent;
-    if (parent !== null && parent !== undefined) parentDir = path.join(workspaceDir, candidateDirName(parent));
+    const rec = index.candidates.find((c) => c.id === id);
+    if (rec?.status === 'seed') parentDir = undefined;
+    else if (rec?.parent !== null && rec?.parent !== undefined) parentDir = path.join(workspaceDir, candidateDirName(rec.parent));
   }
+  if (parentDir && !(await fs.stat(parentDir).then((s) => s.isDirectory(), () => false))) parentDir = undefined;
   const instanceNames: string[] = [];
   for (const dir of Object.values(config.benchmarks)) for (const i of await listSet(path.resolve(workspaceDir, dir)).catch(() => [])) instanceNames.push(i.name);
   const instanceHashes = await knownHashes(workspaceDir);
