@@ -156,6 +156,8 @@ export const ModelSchema = z
       .object({
         input: z.number().nonnegative().meta({ description: 'USD per million input tokens.', examples: [3] }),
         output: z.number().nonnegative().meta({ description: 'USD per million output tokens.', examples: [15] }),
+        cache_read: z.number().nonnegative().optional().meta({ description: 'USD per million cached input tokens read (default: the input price).', examples: [0.3] }),
+        cache_write: z.number().nonnegative().optional().meta({ description: 'USD per million input tokens written to the cache (default: the input price).', examples: [3.75] }),
       })
       .strict()
       .optional()
