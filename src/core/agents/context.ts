@@ -1,0 +1,94 @@
+// What the planner is told: a compact map of the champion's code, the metrics history (PAR-2 withheld
+// until the configured cycle), recent failures, and a directive drawn from weighted meta-directions.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { prng } from '../bench/generators';
+import { clusters, SignatureLog } from '../rules/postmortem';
+import { CandidateStore } from '../store/candidates';
+import { STATE_DIR } from '../workspace/layout';
+
+const SOURCE = /\.(c|h|cc|cpp|cxx|hpp|hh)$/;
+const FUNCTION = /^(?:static\s+|inline\s+|extern\s+)*[A-Za-z_][\w\s*]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\{/gm;
+
+/** Source files with sizes and the functions they define, within a size budget. */
+export async function codeMap(dir: string, budget = 6000): Promise<string> {
+  const lines: string[] = [];
+  const walk = async (d: string) => {
+    for (const e of (await fs.readdir(d, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (['.git', 'build', 'test', 'bin'].includes(e.name)) continue;
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) await walk(full);
+      else if (SOURCE.test(e.name)) {
+        const text = await fs.readFile(full, 'utf8');
+        const fns = [...text.matchAll(FUNCTION)].map((m) => m[1]!).filter((n) => !['if', 'for', 'while', 'switch', 'return'].includes(n));
+        lines.push(`${path.relative(dir, full)} (${text.split('\n').length} lines)${fns.length ? `: ${fns.slice(0, 12).join(', ')}${fns.length > 12 ? `, +${fns.length - 12}` : ''}` : ''}`);
+      }
+    }
+  };
+  await walk(dir);
+  let out = '';
+  for (const l of lines) {
+    if (out.length + l.length > budget) {
+      out += `[... ${lines.length - out.split('\n').length + 1} more files]\n`;
+      break;
+    }
+    out += l + '\n';
+  }
+  return out;
+}
+
+export interface Direction {
+  text: string;
+  weight: number;
+}
+
+export const DEFAULT_DIRECTIONS: Direction[] = [
+  { text: 'Make propagation cheaper (watch lists, blocking literals, memory layout).', weight: 3 },
+  { text: 'Improve conflict analysis and learned-clause quality (minimization, LBD use).', weight: 2 },
+  { text: 'Tune the clause database reduction (tiers, frequency, what is kept).', weight: 2 },
+  { text: 'Improve decisions, phases and restarts; consider SAT and UNSAT instances separately.', weight: 2 },
+  { text: 'Rebalance inprocessing effort (vivification, elimination, probing) where the metrics show waste.', weight: 2 },
+  { text: 'Remove overhead: simplify code paths that cost time without paying off.', weight: 1 },
+];
+
+/** A directive drawn by weight, reproducibly from the cycle number. */
+export function drawDirection(directions: Direction[], cycle: number): Direction {
+  const total = directions.reduce((s, d) => s + Math.max(0, d.weight), 0);
+  let x = prng(cycle * 7919 + 1)() * total;
+  for (const d of directions) {
+    x -= Math.max(0, d.weight);
+    if (x < 0) return d;
+  }
+  return directions[directions.length - 1]!;
+}
+
+/** One line per evaluated candidate; PAR-2 figures are withheld before cycle `par2From`. */
+export async function metricsHistory(ws: string, cycle: number, par2From: number): Promise<string> {
+  const dir = path.join(ws, STATE_DIR, 'evals');
+  const showPar2 = cycle >= par2From;
+  const out: string[] = [];
+  for (const f of (await fs.readdir(dir).catch(() => [] as string[])).filter((x) => x.endsWith('.json')).sort((a, b) => Number(a.match(/\d+/)?.[0]) - Number(b.match(/\d+/)?.[0]))) {
+    try {
+      const j = JSON.parse(await fs.readFile(path.join(dir, f), 'utf8')) as { verdict: string; metrics: { n: number; solved: number; solved_sat: number; solved_unsat: number; par2: number; par2_sat: number | null; par2_unsat: number | null } | null; gates: { gate: string; ok: boolean; detail: string }[] };
+      const failed = j.gates.find((g) => !g.ok);
+      const m = j.metrics;
+      const perf = m ? `solved ${m.solved}/${m.n} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat})${showPar2 ? `, PAR-2 ${m.par2.toFixed(2)} s (SAT ${m.par2_sat?.toFixed(2) ?? '-'}, UNSAT ${m.par2_unsat?.toFixed(2) ?? '-'})` : ''}` : '';
+      out.push(`${f.replace('.json', '')}: ${j.verdict}${failed ? ` (failed ${failed.gate}: ${failed.detail.slice(0, 160)})` : ''}${perf ? `; ${perf}` : ''}`);
+    } catch {
+      /* an unreadable evaluation is skipped */
+    }
+  }
+  if (!showPar2 && out.length) out.push(`(PAR-2 figures are withheld until cycle ${par2From}; judge by solved counts and correctness)`);
+  return out.join('\n') || '(no evaluations yet)';
+}
+
+/** Failed candidates and the failure patterns that repeat. */
+export async function recentFailures(ws: string, limit = 8): Promise<string> {
+  const { index } = await new CandidateStore(ws).load();
+  const failed = index.candidates.filter((c) => c.status === 'failed').slice(-limit).map((c) => `${c.dir}: ${c.detail ?? 'failed'}`);
+  const repeated = clusters(await new SignatureLog(ws).all())
+    .filter((c) => c.candidates.length > 1)
+    .slice(0, 5)
+    .map((c) => `${c.key} (in ${c.candidates.join(', ')})`);
+  return [...failed, ...(repeated.length ? ['Repeated failure patterns:', ...repeated] : [])].join('\n') || '(no failures yet)';
+}
