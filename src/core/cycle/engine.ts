@@ -1,0 +1,184 @@
+// One evolution cycle, champion/challenger (paper Fig. 9): plan -> approve -> code -> evaluate (comply,
+// build, smoke, verify, perf) -> analyze (RESULTS.md, paired test) -> decide. Every step is saved
+// before the next starts, so a crash, a cancel or a reload resumes at the step it stopped in. Failed
+// candidates are kept with their failure; they feed the next plan.
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { ToolHost } from '../agents/tools';
+import { Sandbox } from '../agents/sandbox';
+import type { Config } from '../config/schema';
+import { buildSolver } from '../eval/build';
+import { compareRuns, type Comparison } from '../eval/compare';
+import { runGates } from '../eval/gates';
+import { complianceGate, evalJson, gateContext, planStages, type EvalJson } from '../eval/plan';
+import { recordEvaluation } from '../eval/record';
+import type { Approver, Logger } from '../ports';
+import { loadRules } from '../rules/load';
+import { CandidateStore } from '../store/candidates';
+import { candidateDirName, RULES_DIR, STATE_DIR } from '../workspace/layout';
+import { newCandidate } from '../workspace/newCandidate';
+import { readCycle, saveCycle, type CycleState } from './state';
+
+/** What proposes and implements a change: the LLM planner and coder, or the offline tuner. */
+export interface EvolutionAgent {
+  readonly name: string;
+  plan(ctx: { ws: string; cycle: number; championDir: string; candidate: string }): Promise<{ title: string; hypothesis: string }>;
+  code(ctx: { ws: string; cycle: number; candidateDir: string; hypothesis: string; host: ToolHost }): Promise<{ finished: boolean; detail: string }>;
+}
+
+export type CycleEvent = { type: 'step'; cycle: number; step: CycleState['step']; candidate: string | null } | { type: 'log'; message: string };
+
+export interface CycleRequest {
+  ws: string;
+  config: Config;
+  agent: EvolutionAgent;
+  approver: Approver;
+  log: Logger;
+  jobs?: number;
+  signal?: AbortSignal;
+  onEvent?: (e: CycleEvent) => void;
+}
+
+export async function runCycle(req: CycleRequest): Promise<CycleState> {
+  const { ws } = req;
+  const store = new CandidateStore(ws);
+  let s = await readCycle(ws);
+  if (!s || s.step === 'done') {
+    const { index } = await store.load();
+    if (index.champion === null) throw new Error('there is no champion to evolve; initialize the workspace first');
+    const now = new Date().toISOString();
+    s = { cycle: (s?.cycle ?? 0) + 1, step: 'plan', parent: index.champion, candidate: null, title: null, started_at: now, updated_at: now, outcome: null, champion_changed: false };
+    await saveCycle(ws, s);
+  } else req.log.info(`Resuming cycle ${s.cycle} at step "${s.step}"`);
+  const dirOf = (id: number) => path.join(ws, candidateDirName(id));
+  const step = async (next: Partial<CycleState>) => {
+    s = { ...s!, ...next };
+    await saveCycle(ws, s);
+    req.onEvent?.({ type: 'step', cycle: s.cycle, step: s.step, candidate: s.candidate === null ? null : candidateDirName(s.candidate) });
+  };
+  const end = async (outcome: string, failed: boolean) => {
+    if (failed && s!.candidate !== null) await store.setStatus(s!.candidate, 'failed', outcome);
+    await step({ step: 'done', outcome });
+    return s!;
+  };
+
+  while (s.step !== 'done') {
+    req.signal?.throwIfAborted();
+    req.onEvent?.({ type: 'step', cycle: s.cycle, step: s.step, candidate: s.candidate === null ? null : candidateDirName(s.candidate) });
+    switch (s.step) {
+      case 'plan': {
+        // The candidate exists before the plan, so a resumed cycle plans into the same one.
+        if (s.candidate === null) await step({ candidate: (await newCandidate(ws, { parent: s.parent })).id });
+        await store.setStatus(s.candidate!, 'planning');
+        const p = await req.agent.plan({ ws, cycle: s.cycle, championDir: dirOf(s.parent), candidate: candidateDirName(s.candidate!) });
+        await fs.writeFile(path.join(dirOf(s.candidate!), 'HYPOTHESIS.md'), p.hypothesis);
+        await step({ step: 'approve', title: p.title });
+        break;
+      }
+      case 'approve': {
+        if (req.config.approval !== 'auto') {
+          const hypothesis = await fs.readFile(path.join(dirOf(s.candidate!), 'HYPOTHESIS.md'), 'utf8');
+          const ok = await req.approver.confirm(`Approve the plan for ${candidateDirName(s.candidate!)}: ${s.title}?`, hypothesis, 'Approve Plan');
+          if (!ok) {
+            await store.setStatus(s.candidate!, 'discarded', 'plan rejected');
+            return end('the plan was rejected', false);
+          }
+        }
+        await step({ step: 'code' });
+        break;
+      }
+      case 'code': {
+        await store.setStatus(s.candidate!, 'coding');
+        const dir = dirOf(s.candidate!);
+        const host = await toolHost(req, dir);
+        const hypothesis = await fs.readFile(path.join(dir, 'HYPOTHESIS.md'), 'utf8');
+        const out = await req.agent.code({ ws, cycle: s.cycle, candidateDir: dir, hypothesis, host });
+        if (!out.finished) return end(`coding did not finish: ${out.detail}`, true);
+        await step({ step: 'evaluate' });
+        break;
+      }
+      case 'evaluate': {
+        await store.setStatus(s.candidate!, 'evaluating');
+        // The champion is measured under the same limits first, when it has not been yet.
+        if (!(await readEval(ws, s.parent))) await evaluate(req, dirOf(s.parent));
+        const json = await evaluate(req, dirOf(s.candidate!));
+        if (json.verdict === 'fail') {
+          await writeResults(dirOf(s.candidate!), json, undefined, s);
+          return end(`failed the ${json.gates.find((g) => !g.ok)?.gate} gate`, false); // recordEvaluation set the status
+        }
+        await step({ step: 'analyze' });
+        break;
+      }
+      case 'analyze': {
+        const [mine, champ] = await Promise.all([readEval(ws, s.candidate!), readEval(ws, s.parent)]);
+        const cmp = mine && champ && mine.timeout_s === champ.timeout_s ? compareRuns(champ.instances, mine.instances, mine.timeout_s ?? 1) : undefined;
+        await writeResults(dirOf(s.candidate!), mine!, cmp, s);
+        await step({ step: 'decide' });
+        break;
+      }
+      case 'decide': {
+        const [mine, champ] = await Promise.all([readEval(ws, s.candidate!), readEval(ws, s.parent)]);
+        const cmp = mine && champ && mine.timeout_s === champ.timeout_s ? compareRuns(champ.instances, mine.instances, mine.timeout_s ?? 1) : undefined;
+        if (mine?.verdict === 'pass' && cmp?.verdict === 'B faster') {
+          await store.setChampion(s.candidate!);
+          await step({ step: 'done', champion_changed: true, outcome: `${candidateDirName(s.candidate!)} is the new champion (PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s)` });
+        } else await step({ step: 'done', outcome: `${candidateDirName(s.parent)} stays champion (${cmp ? cmp.verdict : 'no comparable measurement'})` });
+        break;
+      }
+    }
+  }
+  return s;
+}
+
+async function toolHost(req: CycleRequest, dir: string): Promise<ToolHost> {
+  const rules = await loadRules(path.join(req.ws, RULES_DIR)).catch(() => []);
+  const protectedGlobs = ['HYPOTHESIS.md', 'RESULTS.md', ...rules.flatMap((r) => r.checks.flatMap((c) => (c.kind === 'protected_path' ? c.paths : [])))];
+  return {
+    sandbox: new Sandbox(dir, protectedGlobs),
+    async build() {
+      const b = await buildSolver(dir, req.config.evaluation.build_timeout_s, req.signal);
+      return b.ok ? { ok: true, text: 'build ok' } : { ok: false, text: [b.detail, ...b.diagnostics.filter((d) => d.severity === 'error').slice(0, 30).map((d) => `${d.file ?? ''}:${d.line ?? ''}: ${d.message}`)].join('\n') };
+    },
+    async smoke() {
+      const stages = planStages(req.config, req.ws, { stage: 'smoke' });
+      const r = await runGates({ ...gateContext(req.config, req.ws), solverDir: dir, build: true, stages, jobs: req.jobs ?? Math.max(1, os.availableParallelism() - 1), ...(req.signal ? { signal: req.signal } : {}) });
+      const bad = r.gates.find((g) => !g.ok);
+      return bad ? { ok: false, text: [`${bad.gate}: ${bad.detail}`, ...bad.failures].join('\n') } : { ok: true, text: r.gates.map((g) => `${g.gate}: ${g.detail}`).join('\n') };
+    },
+  };
+}
+
+async function evaluate(req: CycleRequest, dir: string): Promise<EvalJson> {
+  const stages = planStages(req.config, req.ws, { stage: 'all' });
+  const comply = await complianceGate(req.config, req.ws, dir);
+  const r = await runGates({ ...gateContext(req.config, req.ws), ...(comply ? { comply } : {}), solverDir: dir, build: true, stages, jobs: req.jobs ?? Math.max(1, os.availableParallelism() - 1), ...(req.signal ? { signal: req.signal } : {}) });
+  const json = evalJson({ solverDir: dir, runner: 'local', verdict: r.verdict, gates: r.gates, stages });
+  await recordEvaluation(req.ws, dir, json);
+  return json;
+}
+
+async function readEval(ws: string, id: number): Promise<EvalJson | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(path.join(ws, STATE_DIR, 'evals', `${candidateDirName(id)}.json`), 'utf8')) as EvalJson;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeResults(dir: string, json: EvalJson, cmp: Comparison | undefined, s: CycleState): Promise<void> {
+  const m = json.metrics;
+  const lines = [`# Results — ${path.basename(dir)} (cycle ${s.cycle})`, '', `Verdict: **${json.verdict}**`, '', '| gate | result |', '|---|---|', ...json.gates.map((g) => `| ${g.gate} | ${g.ok ? 'pass' : 'FAIL'}: ${g.detail.replace(/\|/g, '/')} |`)];
+  const failed = json.gates.find((g) => !g.ok);
+  if (failed) lines.push('', '## Failures', ...failed.failures.map((f) => `- ${f}`));
+  if (m) lines.push('', '## Metrics', '', '| metric | value |', '|---|---|', `| solved | ${m.solved}/${m.n} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat}) |`, `| PAR-2 | ${m.par2.toFixed(3)} s |`, `| PAR-2 SAT / UNSAT | ${m.par2_sat?.toFixed(3) ?? '-'} / ${m.par2_unsat?.toFixed(3) ?? '-'} s |`, `| wrong answers | ${m.wrong} |`);
+  if (cmp)
+    lines.push(
+      '',
+      `## Against the champion (${cmp.common} common instances)`,
+      '',
+      `PAR-2 champion ${cmp.par2A.toFixed(3)} s, this ${cmp.par2B.toFixed(3)} s; difference ${cmp.diff.toFixed(3)} s (95% CI ${cmp.ci95[0].toFixed(3)} .. ${cmp.ci95[1].toFixed(3)}).`,
+      `Wilcoxon signed-rank: n = ${cmp.wilcoxon.n}, p = ${cmp.wilcoxon.p.toPrecision(3)} (${cmp.wilcoxon.method}). Verdict: **${cmp.verdict === 'B faster' ? 'faster than the champion' : cmp.verdict === 'A faster' ? 'slower than the champion' : 'no significant difference'}**.`,
+    );
+  await fs.writeFile(path.join(dir, 'RESULTS.md'), lines.join('\n') + '\n');
+}

@@ -1,0 +1,41 @@
+// The state of the evolution cycle in progress, persisted after every step (atomically), so a crash,
+// a cancel or a window reload resumes at the step it stopped in.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { appendJsonLine, writeJsonAtomic } from '../store/atomic';
+import { STATE_DIR } from '../workspace/layout';
+
+export const Step = z.enum(['plan', 'approve', 'code', 'evaluate', 'analyze', 'decide', 'done']);
+export type Step = z.infer<typeof Step>;
+
+export const CycleState = z.object({
+  cycle: z.number().int().positive(),
+  step: Step,
+  parent: z.number().int().nonnegative(),
+  candidate: z.number().int().nonnegative().nullable(),
+  title: z.string().nullable(),
+  started_at: z.string(),
+  updated_at: z.string(),
+  /** Why the cycle ended without a new champion, when it did. */
+  outcome: z.string().nullable(),
+  champion_changed: z.boolean(),
+});
+export type CycleState = z.infer<typeof CycleState>;
+
+const file = (ws: string) => path.join(ws, STATE_DIR, 'cycle.json');
+
+export async function readCycle(ws: string): Promise<CycleState | undefined> {
+  try {
+    const r = CycleState.safeParse(JSON.parse(await fs.readFile(file(ws), 'utf8')));
+    return r.success ? r.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function saveCycle(ws: string, s: CycleState): Promise<void> {
+  const next = { ...s, updated_at: new Date().toISOString() };
+  await writeJsonAtomic(file(ws), next);
+  await appendJsonLine(path.join(ws, STATE_DIR, 'cycles.jsonl'), next);
+}

@@ -1,0 +1,106 @@
+// The evolution cycle end to end on a real solver source, with a scripted agent: plan, approval,
+// code (through the sandboxed tools and a real build), every gate, RESULTS.md with the paired test,
+// the champion/challenger decision; and resuming after a crash.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runTool } from '../../src/core/agents/tools';
+import { loadConfig } from '../../src/core/config/load';
+import { runCycle, type EvolutionAgent } from '../../src/core/cycle/engine';
+import { readCycle } from '../../src/core/cycle/state';
+import { planted3Sat } from '../../src/core/bench/generators';
+import { silentLogger } from '../../src/core/ports';
+import { CandidateStore } from '../../src/core/store/candidates';
+import { initWorkspace } from '../../src/core/workspace/init';
+import { FIXTURES, RULES, tempDir, write } from './helpers';
+
+const DELAY = '  for (volatile long spin = 0; spin < 40000000L; spin++) {} /* slow start */\n';
+
+async function workspace(approval: 'auto' | 'semi' = 'auto'): Promise<string> {
+  const ws = tempDir();
+  await initWorkspace({ dir: ws, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+  const cfg = path.join(ws, 'satlution.yaml');
+  // tinysat writes no DRAT proofs: this workspace checks models and known answers only.
+  fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', `approval: ${approval}`).replace(/timeout_s: \d+/g, 'timeout_s: 20'));
+  fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
+  for (const f of ['sat-small.cnf', 'unsat-small.cnf']) fs.copyFileSync(path.join(FIXTURES, 'cnf', f), path.join(ws, 'benchmarks', 'verify', f));
+  write(path.join(ws, 'benchmarks', 'verify', 'meta.csv'), 'instance,family,expected\nsat-small.cnf,tiny,SAT\nunsat-small.cnf,tiny,UNSAT\n');
+  for (let i = 0; i < 8; i++) write(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 50 + i));
+  // A slow champion, so that a challenger can really be faster.
+  const src = path.join(ws, 'SATLUTION_0', 'tinysat.c');
+  fs.writeFileSync(src, fs.readFileSync(src, 'utf8').replace('int main(int argc, char **argv) {\n', `int main(int argc, char **argv) {\n${DELAY}`));
+  return ws;
+}
+
+/** An agent that removes the champion's slow start through the coder's own tools. */
+function speedUpAgent(counts = { plan: 0, code: 0 }, crashOnFirstCode = false): EvolutionAgent {
+  return {
+    name: 'scripted',
+    async plan({ candidate }) {
+      counts.plan++;
+      return { title: 'remove the slow start', hypothesis: `# ${candidate}: remove the slow start\n\n## Change\nDelete the spin loop in main().\n\n## Rationale\nIt wastes time on every run.\n\n## Expected effect\nEvery instance faster.\n` };
+    },
+    async code({ host }) {
+      counts.code++;
+      if (crashOnFirstCode && counts.code === 1) throw new Error('simulated crash in the middle of coding');
+      const edit = await runTool('edit_file', JSON.stringify({ path: 'tinysat.c', search: DELAY, replace: '' }), host);
+      assert.equal(edit.isError, false, edit.content);
+      const b = await host.build();
+      assert.equal(b.ok, true, b.text);
+      return { finished: true, detail: 'done' };
+    },
+  };
+}
+
+describe('evolution cycle (champion/challenger)', function () {
+  this.timeout(180000);
+
+  it('plans, codes, passes every gate, measures, writes RESULTS.md and crowns a faster challenger', async () => {
+    const ws = await workspace();
+    const events: string[] = [];
+    const s = await runCycle({ ws, config: await loadConfig(ws), agent: speedUpAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent: (e) => e.type === 'step' && events.push(e.step) });
+    assert.equal(s.step, 'done');
+    assert.equal(s.champion_changed, true, s.outcome ?? '');
+    assert.match(s.outcome!, /SATLUTION_1 is the new champion \(PAR-2 \d+\.\d+ -> \d+\.\d+ s\)/);
+    for (const st of ['plan', 'approve', 'code', 'evaluate', 'analyze', 'decide', 'done']) assert.ok(events.includes(st), st);
+    const { index } = await new CandidateStore(ws).load();
+    assert.equal(index.champion, 1);
+    assert.equal(index.candidates.find((c) => c.id === 1)!.status, 'evaluated');
+    const results = fs.readFileSync(path.join(ws, 'SATLUTION_1', 'RESULTS.md'), 'utf8');
+    assert.match(results, /Verdict: \*\*pass\*\*/);
+    assert.match(results, /\| comply \| pass/);
+    assert.match(results, /Wilcoxon signed-rank: n = 8, p = .* Verdict: \*\*faster than the champion\*\*/);
+    assert.match(fs.readFileSync(path.join(ws, 'SATLUTION_1', 'HYPOTHESIS.md'), 'utf8'), /remove the slow start/);
+    assert.ok(fs.existsSync(path.join(ws, '.satlution', 'evals', 'SATLUTION_0.json')), 'the champion was measured too');
+  });
+
+  it('resumes at the step it stopped in after a crash', async () => {
+    const ws = await workspace();
+    const counts = { plan: 0, code: 0 };
+    const agent = speedUpAgent(counts, true);
+    const config = await loadConfig(ws);
+    await assert.rejects(runCycle({ ws, config, agent, approver: { confirm: async () => true }, log: silentLogger, jobs: 2 }), /simulated crash/);
+    assert.equal((await readCycle(ws))!.step, 'code');
+    const s = await runCycle({ ws, config, agent, approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
+    assert.equal(s.step, 'done');
+    assert.equal(s.cycle, 1);
+    assert.deepEqual(counts, { plan: 1, code: 2 }, 'the plan was not made again');
+    assert.deepEqual((await new CandidateStore(ws).load()).index.candidates.map((c) => c.dir), ['SATLUTION_0', 'SATLUTION_1']);
+  });
+
+  it('a rejected plan discards the candidate; a coder that does not finish fails it', async () => {
+    const ws = await workspace('semi');
+    const config = await loadConfig(ws);
+    const asked: string[] = [];
+    const s1 = await runCycle({ ws, config, agent: speedUpAgent(), approver: { confirm: async (q) => (asked.push(q), false) }, log: silentLogger });
+    assert.deepEqual(asked, ['Approve the plan for SATLUTION_1: remove the slow start?']);
+    assert.equal(s1.outcome, 'the plan was rejected');
+    const quitter: EvolutionAgent = { ...speedUpAgent(), code: async () => ({ finished: false, detail: 'iteration cap' }) };
+    const s2 = await runCycle({ ws, config, agent: quitter, approver: { confirm: async () => true }, log: silentLogger });
+    assert.equal(s2.cycle, 2);
+    assert.equal(s2.outcome, 'coding did not finish: iteration cap');
+    const { index } = await new CandidateStore(ws).load();
+    assert.deepEqual(index.candidates.map((c) => [c.dir, c.status]), [['SATLUTION_0', 'seed'], ['SATLUTION_1', 'discarded'], ['SATLUTION_2', 'failed']]);
+    assert.equal(index.champion, 0);
+  });
+});
