@@ -7,6 +7,7 @@ import { EXIT, UsageError } from './errors';
 import { INIT_HELP, initCommand } from './commands/init';
 import { STATUS_HELP, statusCommand } from './commands/status';
 import { NEW_HELP, newCommand } from './commands/new';
+import { CYCLE_HELP, cycleCommand } from './commands/cycle';
 import { EVAL_HELP, evalCommand } from './commands/eval';
 import { COMPARE_HELP, compareCommand } from './commands/compare';
 import { GENERATE_HELP, generateCommand } from './commands/generate';
@@ -18,6 +19,7 @@ Usage:
   ${INIT_HELP.split('\n')[0]}
   ${STATUS_HELP.split('\n')[0]}
   ${NEW_HELP.split('\n')[0]}
+  ${CYCLE_HELP.split('\n')[0]}
   ${EVAL_HELP.split('\n').slice(0, 3).join('\n  ')}
   ${COMPARE_HELP.split('\n')[0]}
   ${RULES_HELP.split('\n')[0]}
@@ -31,6 +33,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   init: { help: INIT_HELP, run: (a) => initCommand(a, defaultRulesDir()) },
   status: { help: STATUS_HELP, run: statusCommand },
   new: { help: NEW_HELP, run: newCommand },
+  cycle: { help: CYCLE_HELP, run: cycleCommand },
   eval: { help: EVAL_HELP, run: evalCommand },
   compare: { help: COMPARE_HELP, run: compareCommand },
   generate: { help: GENERATE_HELP, run: generateCommand },

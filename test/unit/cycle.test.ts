@@ -2,6 +2,7 @@
 // code (through the sandboxed tools and a real build), every gate, RESULTS.md with the paired test,
 // the champion/challenger decision; and resuming after a crash.
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runTool } from '../../src/core/agents/tools';
@@ -12,7 +13,8 @@ import { planted3Sat } from '../../src/core/bench/generators';
 import { silentLogger } from '../../src/core/ports';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { initWorkspace } from '../../src/core/workspace/init';
-import { FIXTURES, RULES, tempDir, write } from './helpers';
+import { LlmTestServer } from '../fixtures/llmServer';
+import { CLI, FIXTURES, RULES, tempDir, write } from './helpers';
 
 const DELAY = '  for (volatile long spin = 0; spin < 40000000L; spin++) {} /* slow start */\n';
 
@@ -102,5 +104,53 @@ describe('evolution cycle (champion/challenger)', function () {
     const { index } = await new CandidateStore(ws).load();
     assert.deepEqual(index.candidates.map((c) => [c.dir, c.status]), [['SATLUTION_0', 'seed'], ['SATLUTION_1', 'discarded'], ['SATLUTION_2', 'failed']]);
     assert.equal(index.champion, 0);
+  });
+});
+
+describe('satlution cycle with the real openai client against a local model server', function () {
+  this.timeout(180000);
+
+  it('the model plans, edits a real solver, hits a compile error, fixes it, passes the gates; the cycle decides', async () => {
+    const server = new LlmTestServer();
+    await server.start();
+    try {
+      const ws = await workspace('semi');
+      const cfg = path.join(ws, 'satlution.yaml');
+      const models = `models:\n  planner: { provider: openai-compatible, model: scripted-planner, base_url: ${server.url}/v1 }\n  coder: { provider: openai-compatible, model: scripted-coder, base_url: ${server.url}/v1 }\n`;
+      fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace('models: {}\n', models));
+      const plan = { title: 'Remove the slow start', change: 'Delete the spin loop at the top of main() in tinysat.c.', rationale: 'It burns time on every run and decides nothing.', expected_effect: { sat: 'faster', unsat: 'faster', par2: 'lower on every instance' }, risks: 'None: the loop has no effect on the search.', tasks: ['Delete the spin loop in main().', 'Build, run smoke, finish.'] };
+      const tc = (name: string, args: unknown) => ({ kind: 'tool' as const, name, args: JSON.stringify(args), id: `call_${name}_${Math.random().toString(36).slice(2, 6)}` });
+      server.queue(
+        tc('read_file', { path: 'tinysat.c', start_line: 40, end_line: 50 }),
+        tc('submit_plan', plan),
+        tc('edit_file', { path: 'tinysat.c', search: DELAY, replace: '  int unused = ;\n' }),
+        tc('build', {}),
+        tc('edit_file', { path: 'tinysat.c', search: '  int unused = ;\n', replace: '' }),
+        tc('build', {}),
+        tc('finish', { changelog: '## SATLUTION_1\n- tinysat.c: removed the spin loop at the top of main().' }),
+      );
+      const child = spawn(process.execPath, [CLI, 'cycle', '--yes', '--dir', ws], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d));
+      child.stderr.on('data', (d: Buffer) => (err += d));
+      const code = await new Promise((r) => child.once('exit', r));
+      assert.equal(code, 0, out + err);
+      assert.match(out, /cycle 1: SATLUTION_1 is the new champion/);
+      assert.equal(server.requests.length, 7);
+      // the coder saw the real compile error in its tool result
+      const afterBuild = JSON.stringify(server.requests[4]!.body.messages);
+      assert.match(afterBuild, /tinysat\.c:\d+: expected expression/);
+      const dir = path.join(ws, 'SATLUTION_1');
+      assert.match(fs.readFileSync(path.join(dir, 'HYPOTHESIS.md'), 'utf8'), /^# SATLUTION_1: Remove the slow start/);
+      assert.match(fs.readFileSync(path.join(dir, 'CHANGELOG.md'), 'utf8'), /removed the spin loop/);
+      assert.match(fs.readFileSync(path.join(dir, 'RESULTS.md'), 'utf8'), /faster than the champion/);
+      assert.doesNotMatch(fs.readFileSync(path.join(dir, 'tinysat.c'), 'utf8'), /spin/);
+      const usage = fs.readFileSync(path.join(ws, '.satlution', 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { role: string; cycle: number });
+      assert.deepEqual([...new Set(usage.map((u) => `${u.role}:${u.cycle}`))], ['planner:1', 'coder:1']);
+      assert.ok(fs.existsSync(path.join(ws, '.satlution', 'transcripts', 'cycle-1-coder.jsonl')));
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { llmAgent } from '../../core/agents/llmAgent';
+import { loadConfig } from '../../core/config/load';
+import { runCycle } from '../../core/cycle/engine';
+import { readCycle } from '../../core/cycle/state';
+import { apiKeyFromEnv } from '../../core/llm/factory';
+import { LlmError } from '../../core/llm/types';
+import { findWorkspace } from '../../core/workspace/snapshot';
+import { EXIT, UsageError } from '../errors';
+import { terminalApprover, terminalLogger } from '../terminal';
+
+export const CYCLE_HELP = `satlution cycle [--agent llm|tuner] [--cycles N] [--yes] [--dir D]
+
+Runs evolution cycles (champion/challenger): the planner writes HYPOTHESIS.md, the coder implements it
+in a new SATLUTION_<n>/, the gates check it, RESULTS.md records the measurement against the champion,
+and a significantly faster correct challenger becomes the champion. Every step is saved: after a crash
+or Ctrl-C, run the command again and the cycle resumes where it stopped. With approval semi or manual,
+each plan is shown for approval (--yes approves). API keys come from the variable named by
+models.<role>.api_key_env (default OPENAI_API_KEY / ANTHROPIC_API_KEY).`;
+
+export async function cycleCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { agent: { type: 'string', default: 'llm' }, cycles: { type: 'string', default: '1' }, yes: { type: 'boolean', default: false }, dir: { type: 'string', default: '.' } }, strict: true });
+  const ws = await findWorkspace(values.dir);
+  if (!ws) throw new UsageError(`no satlution.yaml in ${values.dir} or above`);
+  const n = Number(values.cycles);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--cycles must be a positive whole number, got "${values.cycles}"`);
+  if (values.agent === 'tuner') throw new UsageError('the offline tuner agent is not available in this version yet; configure models.planner and models.coder and use --agent llm');
+  if (values.agent !== 'llm') throw new UsageError(`--agent must be llm or tuner, got "${values.agent}"`);
+  const config = await loadConfig(ws);
+  if (!config.models.planner && !config.models.coder) throw new UsageError('no models configured: set models.planner and models.coder in satlution.yaml');
+  const log = terminalLogger(false);
+  const abort = new AbortController();
+  const stop = () => abort.abort(new Error('interrupted'));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const runId = randomBytes(4).toString('hex');
+  try {
+    for (let i = 0; i < n; i++) {
+      const s = await runCycle({
+        ws,
+        config,
+        agent: llmAgent({ ws, config, apiKey: (_role, m) => apiKeyFromEnv(m), runId, signal: abort.signal }),
+        approver: terminalApprover({ yes: values.yes, defaultAnswer: false }),
+        log,
+        signal: abort.signal,
+        onEvent: (e) => (e.type === 'step' ? process.stderr.write(`[cycle ${e.cycle}] ${e.step}${e.candidate ? ` ${e.candidate}` : ''}\n`) : log.info(e.message)),
+      });
+      process.stdout.write(`cycle ${s.cycle}: ${s.outcome}\n`);
+    }
+    return EXIT.ok;
+  } catch (e) {
+    if (abort.signal.aborted) {
+      const s = await readCycle(ws);
+      process.stderr.write(`satlution cycle: interrupted at step "${s?.step}" of cycle ${s?.cycle}; run it again to resume\n`);
+      return 130;
+    }
+    if (e instanceof LlmError) {
+      const s = await readCycle(ws);
+      process.stderr.write(`satlution cycle: ${e.message} (cycle ${s?.cycle} stopped at step "${s?.step}"; run again to resume)\n`);
+      return EXIT.usage;
+    }
+    throw e;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
