@@ -6,10 +6,11 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runTool } from '../../src/core/agents/tools';
+import { mutate, parseOptions, tunerAgent } from '../../src/core/agents/tuner';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle, type EvolutionAgent } from '../../src/core/cycle/engine';
 import { readCycle } from '../../src/core/cycle/state';
-import { planted3Sat } from '../../src/core/bench/generators';
+import { planted3Sat, prng } from '../../src/core/bench/generators';
 import { silentLogger } from '../../src/core/ports';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { initWorkspace } from '../../src/core/workspace/init';
@@ -152,5 +153,46 @@ describe('satlution cycle with the real openai client against a local model serv
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('the offline tuner', function () {
+  this.timeout(240000);
+
+  it('parses kissat-style options and mutates within their ranges', () => {
+    const opts = parseOptions('#define OPTIONS \\\n  OPTION (chrono, 1, 0, 1, "chrono") \\\n  OPTION (reduceint, 1e3, 2, 1e5, "base") \\\n  OPTION (stable, STABLE_DEFAULT, 0, 2, "macro") \\\n');
+    assert.deepEqual(opts.map((o) => [o.name, o.value, o.low, o.high]), [['chrono', 1, 0, 1], ['reduceint', 1000, 2, 100000]]);
+    const rnd = prng(3);
+    for (let i = 0; i < 50; i++) {
+      assert.equal(mutate(opts[0]!, rnd), 0);
+      const v = mutate(opts[1]!, rnd);
+      assert.ok(v >= 2 && v <= 100000 && v !== 1000 && [2, 4, 10].some((f) => v === 1000 * f || v === Math.round(1000 / f) || v === 100000), String(v));
+    }
+  });
+
+  it('finds a faster setting of an option that really changes PAR-2, through the same gates and records', async () => {
+    // optsat: tinysat whose start-up spin loop length is an option in src/options.h.
+    const seed = tempDir();
+    const tiny = fs.readFileSync(path.join(FIXTURES, 'seeds', 'tinysat', 'tinysat.c'), 'utf8');
+    write(path.join(seed, 'src', 'options.h'), '#define OPTIONS \\\n  OPTION (delay, 40000000, 0, 100000000, "busy-loop iterations before solving") \\\n  OPTION (unused, 5, 0, 10, "not read")\n');
+    write(path.join(seed, 'src', 'optsat.c'), '#include "options.h"\n#define OPTION(N, V, L, H, D) static const long opt_##N = V;\nOPTIONS\n#undef OPTION\n' + tiny.replace('int main(int argc, char **argv) {\n', 'int main(int argc, char **argv) {\n  for (volatile long spin = 0; spin < opt_delay; spin++) {}\n  (void) opt_unused;\n'));
+    write(path.join(seed, 'Makefile'), 'optsat: src/optsat.c src/options.h\n\t$(CC) -O2 -o optsat src/optsat.c\n');
+    const ws = tempDir();
+    await initWorkspace({ dir: ws, seeds: [{ name: 'optsat', source: seed }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    const cfg = path.join(ws, 'satlution.yaml');
+    fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', 'approval: auto').replace(/timeout_s: \d+/g, 'timeout_s: 20'));
+    fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
+    for (let i = 0; i < 8; i++) write(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 70 + i));
+    const config = await loadConfig(ws);
+    const outcomes: string[] = [];
+    for (let c = 0; c < 4; c++) outcomes.push((await runCycle({ ws, config, agent: tunerAgent({ only: ['delay'] }), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 })).outcome ?? '');
+    const { index } = await new CandidateStore(ws).load();
+    assert.ok(index.champion !== 0, `no tuned candidate won: ${outcomes.join(' | ')}`);
+    const champ = fs.readFileSync(path.join(ws, `SATLUTION_${index.champion}`, 'src', 'options.h'), 'utf8');
+    const delay = Number(/OPTION \(delay, (\d+),/.exec(champ)?.[1]);
+    assert.ok(delay < 40000000, `the champion's delay is ${delay}`);
+    const hyp = fs.readFileSync(path.join(ws, `SATLUTION_${index.champion}`, 'HYPOTHESIS.md'), 'utf8');
+    assert.match(hyp, /tune delay 40000000 -> \d+/);
+    assert.match(fs.readFileSync(path.join(ws, `SATLUTION_${index.champion}`, 'RESULTS.md'), 'utf8'), /faster than the champion/);
   });
 });

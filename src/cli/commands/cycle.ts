@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { llmAgent } from '../../core/agents/llmAgent';
+import { tunerAgent } from '../../core/agents/tuner';
 import { loadConfig } from '../../core/config/load';
 import { runCycle } from '../../core/cycle/engine';
 import { readCycle } from '../../core/cycle/state';
@@ -12,6 +13,9 @@ import { terminalApprover, terminalLogger } from '../terminal';
 
 export const CYCLE_HELP = `satlution cycle [--agent llm|tuner] [--cycles N] [--yes] [--dir D]
 
+--agent tuner (the default when no models are configured) needs no LLM: a (1+1) evolution strategy
+over the option defaults in src/options.h (kissat's OPTION lines), one or two mutated per cycle.
+
 Runs evolution cycles (champion/challenger): the planner writes HYPOTHESIS.md, the coder implements it
 in a new SATLUTION_<n>/, the gates check it, RESULTS.md records the measurement against the champion,
 and a significantly faster correct challenger becomes the champion. Every step is saved: after a crash
@@ -20,15 +24,16 @@ each plan is shown for approval (--yes approves). API keys come from the variabl
 models.<role>.api_key_env (default OPENAI_API_KEY / ANTHROPIC_API_KEY).`;
 
 export async function cycleCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { agent: { type: 'string', default: 'llm' }, cycles: { type: 'string', default: '1' }, yes: { type: 'boolean', default: false }, dir: { type: 'string', default: '.' } }, strict: true });
+  const { values } = parseArgs({ args: argv, options: { agent: { type: 'string' }, cycles: { type: 'string', default: '1' }, yes: { type: 'boolean', default: false }, dir: { type: 'string', default: '.' } }, strict: true });
   const ws = await findWorkspace(values.dir);
   if (!ws) throw new UsageError(`no satlution.yaml in ${values.dir} or above`);
   const n = Number(values.cycles);
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`--cycles must be a positive whole number, got "${values.cycles}"`);
-  if (values.agent === 'tuner') throw new UsageError('the offline tuner agent is not available in this version yet; configure models.planner and models.coder and use --agent llm');
-  if (values.agent !== 'llm') throw new UsageError(`--agent must be llm or tuner, got "${values.agent}"`);
   const config = await loadConfig(ws);
-  if (!config.models.planner && !config.models.coder) throw new UsageError('no models configured: set models.planner and models.coder in satlution.yaml');
+  // Without models the offline tuner is the agent (DESIGN.md §6).
+  const agentName = values.agent ?? (config.models.planner || config.models.coder ? 'llm' : 'tuner');
+  if (agentName !== 'llm' && agentName !== 'tuner') throw new UsageError(`--agent must be llm or tuner, got "${agentName}"`);
+  if (agentName === 'llm' && !config.models.planner && !config.models.coder) throw new UsageError('no models configured: set models.planner and models.coder in satlution.yaml, or use --agent tuner');
   const log = terminalLogger(false);
   const abort = new AbortController();
   const stop = () => abort.abort(new Error('interrupted'));
@@ -40,7 +45,7 @@ export async function cycleCommand(argv: string[]): Promise<number> {
       const s = await runCycle({
         ws,
         config,
-        agent: llmAgent({ ws, config, apiKey: (_role, m) => apiKeyFromEnv(m), runId, signal: abort.signal }),
+        agent: agentName === 'tuner' ? tunerAgent() : llmAgent({ ws, config, apiKey: (_role, m) => apiKeyFromEnv(m), runId, signal: abort.signal }),
         approver: terminalApprover({ yes: values.yes, defaultAnswer: false }),
         log,
         signal: abort.signal,
