@@ -2,7 +2,8 @@
 // cached outside the repo), creates a SATLUTION workspace from it with `satlution init`, fills the
 // smoke / verify / perf sets (kissat's own test formulas; generated pigeonhole and planted 3-SAT with
 // known answers), evaluates SATLUTION_0 through every gate with `satlution eval` (models checked,
-// DRAT proofs checked by drat-trim, PAR-2 measured), and shows `satlution status`. Works on a fresh clone.
+// DRAT proofs checked by drat-trim, PAR-2 measured), shows the rules stopping a cheating challenger,
+// runs two evolution cycles with the offline tuner, and shows `satlution status`. Works on a fresh clone.
 //   usage: npm run demo [-- DIR]     (default DIR: .satlution-demo, recreated each time)
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -68,7 +69,7 @@ writeSet('verify', [
 ]);
 writeSet('perf', [
   ...[[9, 8], [10, 9]].map(([p, h]) => [`php-${p}-${h}.cnf`, 'pigeonhole', 'UNSAT', pigeonhole(p, h)]),
-  ...[1, 2, 3, 4, 5, 6].map((s) => [`planted-400-${s}.cnf`, 'planted-3sat', 'SAT', planted3Sat(400, 4.25, 100 + s)]),
+  ...[1, 2, 3, 4, 5, 6].map((s) => [`planted-450-${s}.cnf`, 'planted-3sat', 'SAT', planted3Sat(450, 4.26, 100 + s)]),
 ]);
 // A SAT Competition-style compressed instance in the verify set.
 fs.copyFileSync(path.join(src, 'test', 'cnf', 'add8.cnf'), path.join(bench('verify'), 'add8.cnf'));
@@ -98,6 +99,11 @@ console.log(`satlution new -> ${challenger}; src/application.c now answers php-1
 const cheat = spawnSync(process.execPath, [cli, 'eval', challenger, '--stage', 'all'], { encoding: 'utf8' });
 process.stdout.write(cheat.stdout.split('\n').slice(0, 3).join('\n') + '\n');
 console.log(`(exit ${cheat.status}: stopped before any benchmark time was spent)`);
+
+step('Two evolution cycles with the offline tuner (no LLM needed): satlution cycle --agent tuner --cycles 2 --yes');
+const tuned = spawnSync(process.execPath, [cli, 'cycle', '--agent', 'tuner', '--cycles', '2', '--yes', '--dir', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+process.stdout.write(tuned.stdout);
+if (tuned.status !== 0) process.exit(tuned.status ?? 1);
 
 step('satlution status');
 run(process.execPath, [cli, 'status', '--dir', dir]);

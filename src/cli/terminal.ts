@@ -9,12 +9,12 @@ export function terminalLogger(verbose: boolean): Logger {
 }
 
 /** `--yes` answers yes; otherwise a terminal is asked, and with no terminal the default applies. */
-export function terminalApprover(opts: { yes: boolean; defaultAnswer: boolean }): Approver {
+export function terminalApprover(opts: { yes: boolean; defaultAnswer: boolean; hint?: string }): Approver {
   return {
     async confirm(question, detail) {
       if (opts.yes) return true;
       if (!process.stdin.isTTY) {
-        process.stderr.write(`${question} ${opts.defaultAnswer ? 'yes' : 'no'} (no terminal to ask; use --yes or --no-generate)\n`);
+        process.stderr.write(`${question} ${opts.defaultAnswer ? 'yes' : 'no'} (no terminal to ask; ${opts.hint ?? 'pass --yes'})\n`);
         return opts.defaultAnswer;
       }
       const rl = readline.createInterface({ input: process.stdin, output: process.stderr });

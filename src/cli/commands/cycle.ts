@@ -46,7 +46,7 @@ export async function cycleCommand(argv: string[]): Promise<number> {
         ws,
         config,
         agent: agentName === 'tuner' ? tunerAgent() : llmAgent({ ws, config, apiKey: (_role, m) => apiKeyFromEnv(m), runId, signal: abort.signal }),
-        approver: terminalApprover({ yes: values.yes, defaultAnswer: false }),
+        approver: terminalApprover({ yes: values.yes, defaultAnswer: false, hint: 'pass --yes to approve plans, or set approval: auto' }),
         log,
         signal: abort.signal,
         onEvent: (e) => (e.type === 'step' ? process.stderr.write(`[cycle ${e.cycle}] ${e.step}${e.candidate ? ` ${e.candidate}` : ''}\n`) : log.info(e.message)),

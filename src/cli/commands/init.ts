@@ -46,7 +46,7 @@ export async function initCommand(argv: string[], rulesDir: string): Promise<num
     ...(values.primary ? { primary: values.primary } : {}),
     benchmarks,
     defaultRulesDir: rulesDir,
-    approver: generate ? terminalApprover({ yes: values.yes, defaultAnswer: true }) : { confirm: async () => false },
+    approver: generate ? terminalApprover({ yes: values.yes, defaultAnswer: true, hint: 'use --yes or --no-generate' }) : { confirm: async () => false },
     log,
   });
   process.stdout.write(

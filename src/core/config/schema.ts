@@ -189,6 +189,11 @@ export const StrategySchema = z
       description: 'Search strategy. champion-challenger evolves one champion at a time, as the SATLUTION paper does.',
       examples: ['champion-challenger'],
     }),
+    min_improvement_pct: z.number().nonnegative().max(100).default(5).meta({
+      description: 'A challenger replaces the champion only if it is correct, significantly faster (paired test), and its PAR-2 is at least this many percent lower (run-to-run noise is a few percent).',
+      examples: [5],
+    }),
+    alpha: z.number().positive().max(0.5).default(0.05).meta({ description: 'Significance level of the paired test.', examples: [0.05] }),
   })
   .strict()
   .prefault({});

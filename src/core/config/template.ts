@@ -58,7 +58,9 @@ models: {}
 #  coder:   { provider: openai, model: <model id>, api_key_env: OPENAI_API_KEY }
 #  judge:   { provider: openai-compatible, model: <model id>, base_url: http://localhost:11434/v1 }
 
-strategy: { name: champion-challenger }
+# A challenger replaces the champion only if correct, significantly faster (paired test at alpha),
+# and at least min_improvement_pct percent lower in PAR-2.
+strategy: { name: champion-challenger, min_improvement_pct: 5, alpha: 0.05 }
 
 # manual: approve every step; semi: approve each plan before coding; auto: unattended.
 approval: semi

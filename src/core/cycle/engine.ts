@@ -63,9 +63,9 @@ export async function runCycle(req: CycleRequest): Promise<CycleState> {
     return s!;
   };
 
+  req.onEvent?.({ type: 'step', cycle: s.cycle, step: s.step, candidate: s.candidate === null ? null : candidateDirName(s.candidate) });
   while (s.step !== 'done') {
     req.signal?.throwIfAborted();
-    req.onEvent?.({ type: 'step', cycle: s.cycle, step: s.step, candidate: s.candidate === null ? null : candidateDirName(s.candidate) });
     switch (s.step) {
       case 'plan': {
         // The candidate exists before the plan, so a resumed cycle plans into the same one.
@@ -112,14 +112,20 @@ export async function runCycle(req: CycleRequest): Promise<CycleState> {
       }
       case 'analyze': {
         const [mine, champ] = await Promise.all([readEval(ws, s.candidate!), readEval(ws, s.parent)]);
-        const cmp = mine && champ && mine.timeout_s === champ.timeout_s ? compareRuns(champ.instances, mine.instances, mine.timeout_s ?? 1) : undefined;
+        const cmp = mine && champ && mine.timeout_s === champ.timeout_s ? compareRuns(champ.instances, mine.instances, mine.timeout_s ?? 1, { alpha: req.config.strategy.alpha }) : undefined;
         await writeResults(dirOf(s.candidate!), mine!, cmp, s);
         await step({ step: 'decide' });
         break;
       }
       case 'decide': {
         const [mine, champ] = await Promise.all([readEval(ws, s.candidate!), readEval(ws, s.parent)]);
-        const cmp = mine && champ && mine.timeout_s === champ.timeout_s ? compareRuns(champ.instances, mine.instances, mine.timeout_s ?? 1) : undefined;
+        const { alpha, min_improvement_pct: margin } = req.config.strategy;
+        const cmp = mine && champ && mine.timeout_s === champ.timeout_s ? compareRuns(champ.instances, mine.instances, mine.timeout_s ?? 1, { alpha }) : undefined;
+        const gain = cmp && cmp.par2A > 0 ? (100 * (cmp.par2A - cmp.par2B)) / cmp.par2A : 0;
+        if (cmp?.verdict === 'B faster' && gain < margin) {
+          await step({ step: 'done', outcome: `${candidateDirName(s.parent)} stays champion (${gain.toFixed(1)}% faster: significant, but under the ${margin}% margin)` });
+          break;
+        }
         if (mine?.verdict === 'pass' && cmp?.verdict === 'B faster') {
           await store.setChampion(s.candidate!);
           await step({ step: 'done', champion_changed: true, outcome: `${candidateDirName(s.candidate!)} is the new champion (PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s)` });
