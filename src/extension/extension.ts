@@ -7,6 +7,7 @@ import type { WorkspaceSnapshot } from '../core/workspace/snapshot';
 import { openCandidateDoc, revealCandidateFolder } from './commands/candidateDocs';
 import { evaluateCandidate } from './commands/evaluate';
 import { checkRules } from './commands/checkRules';
+import { CycleController, setApiKey } from './commands/cycle';
 import { PATCH_SCHEME, PatchContentProvider, reviewRulePatches } from './commands/reviewRulePatches';
 import { ComplianceDiagnostics } from './rules/complianceDiagnostics';
 import { initializeWorkspace } from './commands/initialize';
@@ -33,6 +34,7 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
   const overview = new OverviewViewProvider(context.extensionUri, model, log);
   const buildProblems = vscode.languages.createDiagnosticCollection('satlution-build');
   const compliance = new ComplianceDiagnostics(model, log);
+  const cycles = new CycleController(model, context.secrets, log);
   const rulesDir = context.asAbsolutePath('rules');
   const cmd = (id: string, f: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, f);
 
@@ -57,6 +59,11 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
     cmd('satlution.evaluateCandidate', (arg?: unknown) => evaluateCandidate(arg, { model, log, buildProblems, compliance })),
     cmd('satlution.checkRules', (arg?: unknown) => checkRules(arg, { model, compliance })),
     cmd('satlution.reviewRulePatches', (arg?: unknown) => reviewRulePatches(arg, model)),
+    cycles,
+    cmd('satlution.startCycle', (arg?: unknown) => cycles.start(arg)),
+    cmd('satlution.resumeCycle', (arg?: unknown) => cycles.start(arg, true)),
+    cmd('satlution.stopCycle', () => cycles.stop()),
+    cmd('satlution.setApiKey', (arg?: unknown) => setApiKey(arg, context.secrets)),
     vscode.workspace.registerTextDocumentContentProvider(PATCH_SCHEME, new PatchContentProvider(model)),
     cmd('satlution.refreshCandidates', () => model.refresh()),
     cmd('satlution.openHypothesis', (n?: CyclesNode) => openCandidateDoc(model, n, 'HYPOTHESIS.md')),

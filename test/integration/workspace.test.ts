@@ -219,3 +219,24 @@ describe('Rule patches in the editor', () => {
     assert.ok(fs.existsSync(path.join(ws, '.rules', '.history', 'v2', patch.file)));
   });
 });
+
+describe('Evolution cycles from the editor', () => {
+  it('Set API Key stores a key; Start Evolution Cycle runs the tuner through the gates and records the outcome', async () => {
+    assert.equal(await vscode.commands.executeCommand('satlution.setApiKey', { provider: 'anthropic', key: 'sk-ant-test-key' }), true);
+    const ws = workspaceDir();
+    fs.mkdirSync(path.join(ws, 'SATLUTION_0', 'src'), { recursive: true });
+    fs.writeFileSync(path.join(ws, 'SATLUTION_0', 'src', 'options.h'), '#define OPTIONS \\\n  OPTION (walkeffort, 50, 0, 1000000, "not read by tinysat")\n');
+    const before = (await new CandidateStore(ws).load()).index.candidates.length;
+    const outcome = (await vscode.commands.executeCommand('satlution.startCycle', { agent: 'tuner', yes: true })) as string | undefined;
+    assert.ok(outcome, 'the cycle reported no outcome');
+    // The smoke set holds an UNSAT formula and tinysat writes no proofs: the gate stops the candidate.
+    assert.match(outcome, /failed the smoke gate/);
+    const { index } = await new CandidateStore(ws).load();
+    const created = index.candidates[index.candidates.length - 1]!;
+    assert.equal(index.candidates.length, before + 1);
+    assert.equal(created.status, 'failed');
+    assert.match(fs.readFileSync(path.join(ws, created.dir, 'HYPOTHESIS.md'), 'utf8'), /tune walkeffort 50 -> \d+/);
+    assert.match(fs.readFileSync(path.join(ws, created.dir, 'RESULTS.md'), 'utf8'), /Verdict: \*\*fail\*\*/);
+    assert.equal(await vscode.commands.executeCommand('satlution.resumeCycle'), undefined, 'nothing left to resume');
+  });
+});

@@ -196,3 +196,29 @@ describe('the offline tuner', function () {
     assert.match(fs.readFileSync(path.join(ws, `SATLUTION_${index.champion}`, 'RESULTS.md'), 'utf8'), /faster than the champion/);
   });
 });
+
+describe('the cycle resumes after a crash at any step', function () {
+  this.timeout(300000);
+  for (const at of ['plan', 'approve', 'code', 'evaluate', 'analyze', 'decide'] as const)
+    it(`crash right after entering "${at}"`, async () => {
+      const ws = await workspace();
+      const config = await loadConfig(ws);
+      const counts = { plan: 0, code: 0 };
+      const agent = speedUpAgent(counts);
+      let crashed = false;
+      const onEvent = (e: { type: string; step?: string }) => {
+        if (e.type === 'step' && e.step === at && !crashed) {
+          crashed = true;
+          throw new Error(`simulated crash at ${at}`);
+        }
+      };
+      await assert.rejects(runCycle({ ws, config, agent, approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent }), new RegExp(`simulated crash at ${at}`));
+      assert.equal((await readCycle(ws))!.step, at, 'the step was saved before the crash');
+      const s = await runCycle({ ws, config, agent, approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
+      assert.equal(s.step, 'done');
+      assert.equal(s.cycle, 1);
+      assert.equal(s.champion_changed, true, s.outcome ?? '');
+      assert.ok(counts.plan <= 2 && counts.code <= 2, JSON.stringify(counts));
+      assert.deepEqual((await new CandidateStore(ws).load()).index.candidates.map((c) => c.dir), ['SATLUTION_0', 'SATLUTION_1'], 'no second candidate');
+    });
+});
