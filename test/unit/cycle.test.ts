@@ -122,7 +122,7 @@ describe('satlution cycle with the real openai client against a local model serv
       const plan = { title: 'Remove the slow start', change: 'Delete the spin loop at the top of main() in tinysat.c.', rationale: 'It burns time on every run and decides nothing.', expected_effect: { sat: 'faster', unsat: 'faster', par2: 'lower on every instance' }, risks: 'None: the loop has no effect on the search.', tasks: ['Delete the spin loop in main().', 'Build, run smoke, finish.'] };
       const tc = (name: string, args: unknown) => ({ kind: 'tool' as const, name, args: JSON.stringify(args), id: `call_${name}_${Math.random().toString(36).slice(2, 6)}` });
       server.queue(
-        tc('read_file', { path: 'tinysat.c', start_line: 40, end_line: 50 }),
+        tc('read_file', { path: 'SATLUTION_0/tinysat.c', start_line: 40, end_line: 50 }),
         tc('submit_plan', plan),
         tc('edit_file', { path: 'tinysat.c', search: DELAY, replace: '  int unused = ;\n' }),
         tc('build', {}),
@@ -139,6 +139,8 @@ describe('satlution cycle with the real openai client against a local model serv
       assert.equal(code, 0, out + err);
       assert.match(out, /cycle 1: SATLUTION_1 is the new champion/);
       assert.equal(server.requests.length, 7);
+      // the planner read the champion through the workspace-rooted, read-only sandbox
+      assert.match(JSON.stringify(server.requests[1]!.body.messages), /int main\(int argc, char \*\*argv\)/);
       // the coder saw the real compile error in its tool result
       const afterBuild = JSON.stringify(server.requests[4]!.body.messages);
       assert.match(afterBuild, /tinysat\.c:\d+: expected expression/);

@@ -85,3 +85,30 @@ describe('planner', () => {
     assert.match(await metricsHistory(ws, 10, 10), /PAR-2 0\.23 s \(SAT 0\.22, UNSAT 0\.25\)/);
   });
 });
+
+describe('planner diagnosis', () => {
+  it('reads a failed candidate\'s results and the evaluations in the workspace, and writes nothing', async () => {
+    const ws = tempDir();
+    fs.cpSync(path.join(FIXTURES, 'seeds', 'tinysat'), path.join(ws, 'SATLUTION_0'), { recursive: true });
+    write(path.join(ws, 'SATLUTION_2', 'RESULTS.md'), '# Results\nVerdict: **fail**\n- crash: segfault (SIGSEGV) on uf50-01.cnf after 0.02 s\n');
+    write(path.join(ws, '.satlution', 'evals', 'SATLUTION_2.json'), JSON.stringify({ verdict: 'fail' }));
+    const model = new Scripted([
+      () => [['search', JSON.stringify({ pattern: 'SIGSEGV', path: '.' })]],
+      (m) => {
+        const t = m[m.length - 1] as Extract<ChatMessage, { role: 'tool' }>;
+        assert.match(t.content, /SATLUTION_2\/RESULTS\.md:3: - crash: segfault \(SIGSEGV\) on uf50-01\.cnf/);
+        return [['write_file', JSON.stringify({ path: 'SATLUTION_0/tinysat.c', content: '' })], ['submit_plan', JSON.stringify(PLAN)]];
+      },
+    ]);
+    await runPlanner({
+      client: model,
+      championDir: path.join(ws, 'SATLUTION_0'),
+      readRoot: ws,
+      candidate: 'SATLUTION_3',
+      context: { rules: '', codeMap: '', metrics: '', failures: 'SATLUTION_2: failed the smoke gate', notes: '', directive: 'd' },
+      transcriptFile: path.join(tempDir(), 'p.jsonl'),
+    });
+    assert.match((model.seen[0]!.messages[0] as { content: string }).content, /the champion is SATLUTION_0\/; failed candidates keep RESULTS\.md/);
+    assert.ok(fs.readFileSync(path.join(ws, 'SATLUTION_0', 'tinysat.c'), 'utf8').length > 100, 'the planner cannot write');
+  });
+});

@@ -45,7 +45,7 @@ export async function cycleCommand(argv: string[]): Promise<number> {
       const s = await runCycle({
         ws,
         config,
-        agent: agentName === 'tuner' ? tunerAgent() : llmAgent({ ws, config, apiKey: (_role, m) => apiKeyFromEnv(m), runId, signal: abort.signal }),
+        agent: agentName === 'tuner' ? tunerAgent() : llmAgent({ ws, config, apiKey: (_role, m) => apiKeyFromEnv(m), runId, signal: abort.signal, onRetryWait: (w) => log.warn(`${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s`) }),
         approver: terminalApprover({ yes: values.yes, defaultAnswer: false, hint: 'pass --yes to approve plans, or set approval: auto' }),
         log,
         signal: abort.signal,

@@ -22,6 +22,8 @@ export interface LlmAgentOptions {
   runId: string;
   signal?: AbortSignal;
   onText?: (role: Role, delta: string) => void;
+  /** A provider call failed and will be retried; `retryNow` skips the wait. */
+  onRetryWait?: (w: { role: Role; delayMs: number; message: string; retryNow: () => void }) => void;
 }
 
 export function llmAgent(o: LlmAgentOptions): EvolutionAgent {
@@ -29,7 +31,14 @@ export function llmAgent(o: LlmAgentOptions): EvolutionAgent {
   const client = (role: Role, cycle: number) => {
     const m = o.config.models[role] ?? o.config.models.coder ?? o.config.models.planner;
     if (!m) throw new Error(`no model configured for the ${role} (models.${role} in satlution.yaml)`);
-    return new MeteredClient(createClient(m, o.apiKey(role, m)), { role, run: o.runId, cycle, config: m, ledger });
+    return new MeteredClient(createClient(m, o.apiKey(role, m)), {
+      role,
+      run: o.runId,
+      cycle,
+      config: m,
+      ledger,
+      retry: { onWait: (w) => o.onRetryWait?.({ role, delayMs: w.delayMs, message: w.error.message, retryNow: w.retryNow }) },
+    });
   };
   const rulesText = async (phase: Phase, files: string[] = []) =>
     selectRules(await loadRules(path.join(o.ws, RULES_DIR)), phase, files)
@@ -43,6 +52,7 @@ export function llmAgent(o: LlmAgentOptions): EvolutionAgent {
       const r = await runPlanner({
         client: client('planner', cycle),
         championDir,
+        readRoot: ws,
         candidate,
         context: {
           rules: await rulesText('planning'),

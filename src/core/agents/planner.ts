@@ -33,6 +33,11 @@ export interface PlannerRequest {
   client: LlmClient;
   /** The champion's directory (read-only to the planner). */
   championDir: string;
+  /**
+   * What the planner may read (default: the champion). Given the workspace, it can also open failed
+   * candidates' RESULTS.md and the evaluations in .satlution/evals/ — diagnosis by reading, not pasting.
+   */
+  readRoot?: string;
   candidate: string;
   context: PlannerContext;
   transcriptFile: string;
@@ -78,11 +83,14 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
     `# Metrics so far\n${c.metrics}`,
     `# Recent failures\n${c.failures}`,
     c.notes ? `# Notes from the person steering\n${c.notes}` : '',
+    req.readRoot
+      ? `# Reading\nPaths are relative to the workspace: the champion is ${path.relative(req.readRoot, req.championDir)}/; failed candidates keep RESULTS.md and their sources in SATLUTION_<n>/; evaluations (per-instance results, failures) are in .satlution/evals/SATLUTION_<n>.json. Search and read what you need rather than everything.`
+      : '',
   ].filter(Boolean).join('\n\n');
   const submit: ToolSpec = { name: 'submit_plan', description: 'Submit the plan (it becomes HYPOTHESIS.md and the coder\'s task list).', parameters: stripSchema(z.toJSONSchema(Plan, { io: 'input' }) as Record<string, unknown>) };
   const tools = [...toolSpecs().filter((t) => READ_ONLY.includes(t.name)), submit];
   const host: ToolHost = {
-    sandbox: new Sandbox(req.championDir, ['**']), // everything is read-only to the planner
+    sandbox: new Sandbox(req.readRoot ?? req.championDir, ['**']), // everything is read-only to the planner
     build: async () => ({ ok: false, text: 'not available to the planner' }),
     smoke: async () => ({ ok: false, text: 'not available to the planner' }),
   };

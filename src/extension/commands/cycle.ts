@@ -63,7 +63,18 @@ export class CycleController implements vscode.Disposable {
             return await runCycle({
               ws,
               config,
-              agent: agentName === 'tuner' ? tunerAgent() : llmAgent({ ws, config, apiKey: (_r, m) => keys.get(m.provider), runId: randomBytes(4).toString('hex'), signal: abort.signal }),
+              agent: agentName === 'tuner' ? tunerAgent() : llmAgent({
+                      ws,
+                      config,
+                      apiKey: (_r, m) => keys.get(m.provider),
+                      runId: randomBytes(4).toString('hex'),
+                      signal: abort.signal,
+                      onRetryWait: (w) => {
+                        this.log.warn(`${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s`);
+                        const now = 'Retry Now';
+                        void vscode.window.showWarningMessage(`SATLUTION ${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s.`, now).then((a) => a === now && w.retryNow());
+                      },
+                    }),
               approver: args.yes ? { confirm: async () => true } : modalApprover,
               log: this.log,
               signal: abort.signal,
