@@ -33,9 +33,22 @@ for (const tool of ['make', 'cc', 'git']) {
     break;
   }
 }
-step('Fetching the kissat source (Debian upstream tarball, cached)');
-const src = execFileSync('bash', [path.join(root, 'scripts', 'fetch-solver-source.sh'), 'kissat'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+// The seed: kissat's upstream source where Debian's archive is reachable, else (or with
+// SATLUTION_DEMO_SEED=minicdcl) the small CDCL solver this project ships in examples/minicdcl.
+let src;
+let seedName = 'kissat';
+if (process.env.SATLUTION_DEMO_SEED !== 'minicdcl') {
+  step('Fetching the kissat source (Debian upstream tarball, cached)');
+  const r = spawnSync('bash', [path.join(root, 'scripts', 'fetch-solver-source.sh'), 'kissat'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (r.status === 0) src = r.stdout.trim();
+  else console.log('kissat\'s source could not be fetched here; using the example solver examples/minicdcl instead');
+}
+if (!src) {
+  seedName = 'minicdcl';
+  src = path.join(root, 'examples', 'minicdcl');
+}
 console.log(src);
+const kissat = seedName === 'kissat';
 
 if (fs.existsSync(dir)) {
   if (!fs.existsSync(path.join(dir, 'satlution.yaml'))) {
@@ -45,13 +58,15 @@ if (fs.existsSync(dir)) {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 const cli = path.join(root, 'dist', 'cli.js');
-step(`satlution init --dir ${path.relative(process.cwd(), dir) || '.'} --seed kissat=<source>`);
-run(process.execPath, [cli, 'init', '--yes', '--dir', dir, '--seed', `kissat=${src}`]);
+step(`satlution init --dir ${path.relative(process.cwd(), dir) || '.'} --seed ${seedName}=<source>`);
+run(process.execPath, [cli, 'init', '--yes', '--dir', dir, '--seed', `${seedName}=${src}`]);
 
-step('Benchmark sets: smoke = kissat\'s own test formulas, verify and perf = generated with known answers');
+step(`Benchmark sets: smoke = ${kissat ? "kissat's own test formulas" : 'small generated formulas'}, verify and perf = generated with known answers`);
 const bench = (set) => path.join(dir, 'benchmarks', set);
-for (const f of fs.readdirSync(path.join(src, 'test', 'cnf')))
-  if (f.endsWith('.cnf') && !['hard.cnf', 'ph11.cnf'].includes(f)) fs.copyFileSync(path.join(src, 'test', 'cnf', f), path.join(bench('smoke'), f)); // those two are pigeonhole(12,11) and (11,10): minutes
+if (kissat) {
+  for (const f of fs.readdirSync(path.join(src, 'test', 'cnf')))
+    if (f.endsWith('.cnf') && !['hard.cnf', 'ph11.cnf'].includes(f)) fs.copyFileSync(path.join(src, 'test', 'cnf', f), path.join(bench('smoke'), f)); // those two are pigeonhole(12,11) and (11,10): minutes
+}
 const gen = (...args) => execFileSync(process.execPath, [cli, 'generate', ...args.map(String)], { encoding: 'utf8' });
 const pigeonhole = (p, h) => gen('pigeonhole', p, h);
 const planted3Sat = (n, ratio, seed) => gen('planted', n, ratio, seed);
@@ -63,17 +78,24 @@ const writeSet = (set, items) => {
   }
   fs.writeFileSync(path.join(bench(set), 'meta.csv'), meta);
 };
+if (!kissat)
+  writeSet('smoke', [
+    ...[[3, 2], [4, 3]].map(([p, h]) => [`php-${p}-${h}.cnf`, 'pigeonhole', 'UNSAT', pigeonhole(p, h)]),
+    ...[1, 2, 3, 4].map((s) => [`planted-40-${s}.cnf`, 'planted-3sat', 'SAT', planted3Sat(40, 4.0, s)]),
+  ]);
 writeSet('verify', [
   ...[[6, 5], [7, 6], [8, 7]].map(([p, h]) => [`php-${p}-${h}.cnf`, 'pigeonhole', 'UNSAT', pigeonhole(p, h)]),
   ...[1, 2, 3, 4].map((s) => [`planted-200-${s}.cnf`, 'planted-3sat', 'SAT', planted3Sat(200, 4.2, s)]),
 ]);
 writeSet('perf', [
   ...[[9, 8], [10, 9]].map(([p, h]) => [`php-${p}-${h}.cnf`, 'pigeonhole', 'UNSAT', pigeonhole(p, h)]),
-  ...[1, 2, 3, 4, 5, 6].map((s) => [`planted-450-${s}.cnf`, 'planted-3sat', 'SAT', planted3Sat(450, 4.26, 100 + s)]),
+  // kissat: 0.1-1.5 s each; minicdcl is far slower, so it gets smaller formulas.
+  ...[1, 2, 3, 4, 5, 6].map((s) => (kissat ? [`planted-450-${s}.cnf`, 'planted-3sat', 'SAT', planted3Sat(450, 4.26, 100 + s)] : [`planted-200-${s}.cnf`, 'planted-3sat', 'SAT', planted3Sat(200, 4.26, 100 + s)])),
 ]);
 // A SAT Competition-style compressed instance in the verify set.
-fs.copyFileSync(path.join(src, 'test', 'cnf', 'add8.cnf'), path.join(bench('verify'), 'add8.cnf'));
-spawnSync('xz', ['-f', path.join(bench('verify'), 'add8.cnf')]);
+fs.writeFileSync(path.join(bench('verify'), 'php-5-4.cnf'), pigeonhole(5, 4));
+spawnSync('xz', ['-f', path.join(bench('verify'), 'php-5-4.cnf')]);
+fs.appendFileSync(path.join(bench('verify'), 'meta.csv'), 'php-5-4.cnf.xz,pigeonhole,UNSAT\n');
 // Short limits so the demo takes seconds; a real project uses the SAT Competition's 5000 s.
 const cfgFile = path.join(dir, 'satlution.yaml');
 fs.writeFileSync(cfgFile, fs.readFileSync(cfgFile, 'utf8').replace('timeout_s: 300, mem_mb: 8192', 'timeout_s: 20,  mem_mb: 4096'));
@@ -89,13 +111,10 @@ if (ev.status !== 0) process.exit(ev.status ?? 1);
 
 step('A cheating challenger: SATLUTION_1 answers one benchmark by its name (the rules stop it before any run)');
 const challenger = execFileSync(process.execPath, [cli, 'new', '--dir', dir, '--title', 'shortcut a slow instance'], { encoding: 'utf8' }).trim();
-const app = path.join(challenger, 'src', 'application.c');
-fs.writeFileSync(app, fs.readFileSync(app, 'utf8').replace(
-  'int kissat_application (kissat *solver, int argc, char **argv) {',
-  'int kissat_application (kissat *solver, int argc, char **argv) {\n  if (argc > 1 && strstr (argv[argc - 1], "php-10-9")) { printf ("s UNSATISFIABLE\\n"); return 20; }',
-));
+const [app, entry] = kissat ? [path.join(challenger, 'src', 'application.c'), 'int kissat_application (kissat *solver, int argc, char **argv) {'] : [path.join(challenger, 'src', 'minicdcl.c'), 'int main(int argc, char **argv) {'];
+fs.writeFileSync(app, fs.readFileSync(app, 'utf8').replace(entry, `${entry}\n  if (argc > 1 && strstr (argv[1], "php-10-9")) { printf ("s UNSATISFIABLE\\n"); return 20; }`));
 fs.writeFileSync(path.join(challenger, 'HYPOTHESIS.md'), '# SATLUTION_1\n## Change\nShortcut a slow instance.\n## Rationale\nIt is UNSAT anyway.\n## Expected effect\nPAR-2 drops.\n');
-console.log(`satlution new -> ${challenger}; src/application.c now answers php-10-9 by its name`);
+console.log(`satlution new -> ${challenger}; ${path.relative(challenger, app)} now answers php-10-9 by its name`);
 const cheat = spawnSync(process.execPath, [cli, 'eval', challenger, '--stage', 'all'], { encoding: 'utf8' });
 process.stdout.write(cheat.stdout.split('\n').slice(0, 3).join('\n') + '\n');
 console.log(`(exit ${cheat.status}: stopped before any benchmark time was spent)`);

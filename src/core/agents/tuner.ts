@@ -68,7 +68,9 @@ export function tunerAgent(opts: { only?: string[] } = {}): EvolutionAgent {
       const text = await fs.readFile(path.join(championDir, OPTIONS_FILE), 'utf8').catch(() => undefined);
       if (text === undefined) throw new Error(`the tuner needs ${OPTIONS_FILE} with OPTION (name, default, low, high, "help") lines (kissat's layout); this solver has none`);
       const all = parseOptions(text);
-      const pool = opts.only?.length ? all.filter((o) => opts.only!.includes(o.name)) : all.filter((o) => PREFERRED.includes(o.name));
+      // Kissat's options that matter first; a solver without any of them: all of its options.
+      const preferred = all.filter((o) => PREFERRED.includes(o.name));
+      const pool = opts.only?.length ? all.filter((o) => opts.only!.includes(o.name)) : preferred.length ? preferred : all;
       if (!pool.length) throw new Error(`no tunable options found in ${OPTIONS_FILE}`);
       const rnd = prng(cycle * 104729 + 17);
       const k = pool.length > 1 && rnd() < 0.3 ? 2 : 1;
