@@ -123,6 +123,17 @@ step('Two evolution cycles with the offline tuner (no LLM needed): satlution cyc
 const tuned = spawnSync(process.execPath, [cli, 'cycle', '--agent', 'tuner', '--cycles', '2', '--yes', '--dir', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
 process.stdout.write(tuned.stdout);
 if (tuned.status !== 0) process.exit(tuned.status ?? 1);
+const par2 = (c) => {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, '.satlution', 'evals', `${c}.json`), 'utf8')).metrics?.par2;
+  } catch {
+    return undefined;
+  }
+};
+const status = JSON.parse(execFileSync(process.execPath, [cli, 'status', '--json', '--dir', dir], { encoding: 'utf8' }));
+console.log(`\nPAR-2 on the perf set: SATLUTION_0 ${par2('SATLUTION_0')?.toFixed(3)} s -> champion ${status.champion} ${par2(status.champion)?.toFixed(3)} s`);
+console.log('Reports:');
+for (const c of status.candidates.filter((x) => x.id > 0)) console.log(`  ${path.join(dir, c.dir, 'RESULTS.md')}  (${c.status})`);
 
 step('satlution status');
 run(process.execPath, [cli, 'status', '--dir', dir]);

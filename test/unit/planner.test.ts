@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { codeMap, DEFAULT_DIRECTIONS, drawDirection, metricsHistory } from '../../src/core/agents/context';
 import { Plan, runPlanner } from '../../src/core/agents/planner';
+import { parseConfig } from '../../src/core/config/load';
 import type { ChatMessage, ChatRequest, ChatResponse, LlmClient } from '../../src/core/llm/types';
 import { FIXTURES, tempDir, write } from './helpers';
 
@@ -110,5 +111,15 @@ describe('planner diagnosis', () => {
     });
     assert.match((model.seen[0]!.messages[0] as { content: string }).content, /the champion is SATLUTION_0\/; failed candidates keep RESULTS\.md/);
     assert.ok(fs.readFileSync(path.join(ws, 'SATLUTION_0', 'tinysat.c'), 'utf8').length > 100, 'the planner cannot write');
+  });
+});
+
+describe('planner directions from satlution.yaml', () => {
+  it('are validated and drawn', async () => {
+    const r = parseConfig('seeds: [{ name: k, source: . }]\nplanner:\n  directions:\n    - { text: "Only ever tune restarts.", weight: 1 }\n');
+    assert.ok(r.ok);
+    assert.equal(drawDirection(r.config.planner.directions!, 5).text, 'Only ever tune restarts.');
+    const bad = parseConfig('seeds: [{ name: k, source: . }]\nplanner:\n  directions:\n    - { text: "x", weight: -1 }\n');
+    assert.ok(!bad.ok && bad.issues.some((i) => i.key === 'planner.directions.0.weight'));
   });
 });

@@ -60,7 +60,7 @@ export function llmAgent(o: LlmAgentOptions): EvolutionAgent {
           metrics: await metricsHistory(ws, cycle, o.config.par2_visible_from_cycle),
           failures: await recentFailures(ws),
           notes,
-          directive: drawDirection(DEFAULT_DIRECTIONS, cycle).text,
+          directive: drawDirection(o.config.planner.directions ?? DEFAULT_DIRECTIONS, cycle).text,
         },
         transcriptFile: transcript(cycle, 'planner'),
         ...(o.signal ? { signal: o.signal } : {}),

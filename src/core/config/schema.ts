@@ -225,6 +225,22 @@ export const EvaluationSchema = z
   .strict()
   .prefault({});
 
+export const PlannerSchema = z
+  .object({
+    directions: z
+      .array(
+        z.object({
+          text: z.string().min(5).meta({ description: 'A direction the planner may be asked to pursue.', examples: ['Make propagation cheaper.'] }),
+          weight: z.number().positive().meta({ description: 'Relative chance of being drawn for a cycle.', examples: [2] }),
+        }).strict(),
+      )
+      .min(1)
+      .optional()
+      .meta({ description: 'Meta-directions mixed into the plans, one drawn per cycle by weight (default: a built-in set for CDCL solvers).' }),
+  })
+  .strict()
+  .prefault({});
+
 export const BudgetsSchema = z
   .object({
     usd: z.number().positive().optional().meta({
@@ -261,6 +277,7 @@ export const ConfigSchema = z
     }),
     evaluation: EvaluationSchema,
     models: ModelsSchema,
+    planner: PlannerSchema,
     strategy: StrategySchema,
     approval: z.enum(['manual', 'semi', 'auto']).default('semi').meta({
       description:

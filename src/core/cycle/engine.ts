@@ -177,7 +177,7 @@ async function writeResults(dir: string, json: EvalJson, cmp: Comparison | undef
   const lines = [`# Results — ${path.basename(dir)} (cycle ${s.cycle})`, '', `Verdict: **${json.verdict}**`, '', '| gate | result |', '|---|---|', ...json.gates.map((g) => `| ${g.gate} | ${g.ok ? 'pass' : 'FAIL'}: ${g.detail.replace(/\|/g, '/')} |`)];
   const failed = json.gates.find((g) => !g.ok);
   if (failed) lines.push('', '## Failures', ...failed.failures.map((f) => `- ${f}`));
-  if (m) lines.push('', '## Metrics', '', '| metric | value |', '|---|---|', `| solved | ${m.solved}/${m.n} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat}) |`, `| PAR-2 | ${m.par2.toFixed(3)} s |`, `| PAR-2 SAT / UNSAT | ${m.par2_sat?.toFixed(3) ?? '-'} / ${m.par2_unsat?.toFixed(3) ?? '-'} s |`, `| wrong answers | ${m.wrong} |`);
+  if (m) lines.push('', '## Metrics', '', '| metric | value |', '|---|---|', `| solved | ${m.solved}/${m.n} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat}) |`, `| PAR-2 | ${m.par2.toFixed(3)} s |`, `| PAR-2 SAT / UNSAT | ${m.par2_sat?.toFixed(3) ?? '-'} / ${m.par2_unsat?.toFixed(3) ?? '-'} s |`, `| wrong answers | ${m.wrong} |`, ...(m.unique_solved !== null ? [`| solved by no baseline | ${m.unique_solved} |`] : []));
   if (cmp)
     lines.push(
       '',
