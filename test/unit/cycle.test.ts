@@ -17,7 +17,7 @@ import { initWorkspace } from '../../src/core/workspace/init';
 import { LlmTestServer } from '../fixtures/llmServer';
 import { CLI, FIXTURES, RULES, tempDir, write } from './helpers';
 
-const DELAY = '  for (volatile long spin = 0; spin < 40000000L; spin++) {} /* slow start */\n';
+const DELAY = '  for (volatile long spin = 0; spin < 150000000L; spin++) {} /* slow start: large enough to stand out of timing noise */\n';
 
 async function workspace(approval: 'auto' | 'semi' = 'auto'): Promise<string> {
   const ws = tempDir();
