@@ -1,7 +1,7 @@
 // The offline tuner (no LLM): a (1+1) evolution strategy over the solver's option defaults. Each cycle
 // mutates one or two options of the champion (log-scale steps within each option's range, flips for
 // switches), writes the new defaults into the source, and the cycle's gates and paired test decide —
-// so tuned solvers are real candidates with the same records as any other.
+// so tuned solvers are real candidates, recorded like every other.
 //
 // Options are found in kissat-style `src/options.h` lines `OPTION (name, default, low, high, "help")`.
 import * as fs from 'node:fs/promises';

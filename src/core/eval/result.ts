@@ -4,7 +4,7 @@ import { z } from 'zod';
 export const RunStatus = z.enum(['solved', 'timeout', 'memout', 'crash', 'unknown', 'wrong', 'invalid_model', 'invalid_proof', 'missing_proof']);
 export type RunStatus = z.infer<typeof RunStatus>;
 
-/** Statuses that prove the solver is broken or lying: any one fails the candidate. */
+/** Statuses that prove the solver is broken or lying; a single one fails the candidate. */
 export const FATAL: ReadonlySet<RunStatus> = new Set(['crash', 'wrong', 'invalid_model', 'invalid_proof', 'missing_proof']);
 
 export const Expected = z.enum(['SAT', 'UNSAT']).nullable();
