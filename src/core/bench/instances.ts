@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../store/atomic';
-import { DimacsError, openCnf, readDimacs } from './dimacs';
+import { openCnf, readDimacs } from './dimacs';
 import { CNF_FILE } from './sets';
 
 export interface InstanceSpec {
@@ -156,4 +156,3 @@ export async function hashFile(file: string): Promise<string> {
   return h.digest('hex');
 }
 
-export { DimacsError };

@@ -111,16 +111,14 @@ export async function runCycle(req: CycleRequest): Promise<CycleState> {
         break;
       }
       case 'analyze': {
-        const [mine, champ] = await Promise.all([readEval(ws, s.candidate!), readEval(ws, s.parent)]);
-        const cmp = mine && champ && mine.timeout_s === champ.timeout_s ? compareRuns(champ.instances, mine.instances, mine.timeout_s ?? 1, { alpha: req.config.strategy.alpha }) : undefined;
+        const { mine, cmp } = await againstChampion(req, s);
         await writeResults(dirOf(s.candidate!), mine!, cmp, s);
         await step({ step: 'decide' });
         break;
       }
       case 'decide': {
-        const [mine, champ] = await Promise.all([readEval(ws, s.candidate!), readEval(ws, s.parent)]);
-        const { alpha, min_improvement_pct: margin } = req.config.strategy;
-        const cmp = mine && champ && mine.timeout_s === champ.timeout_s ? compareRuns(champ.instances, mine.instances, mine.timeout_s ?? 1, { alpha }) : undefined;
+        const { mine, cmp } = await againstChampion(req, s);
+        const margin = req.config.strategy.min_improvement_pct;
         const gain = cmp && cmp.par2A > 0 ? (100 * (cmp.par2A - cmp.par2B)) / cmp.par2A : 0;
         if (cmp?.verdict === 'B faster' && gain < margin) {
           await step({ step: 'done', outcome: `${candidateDirName(s.parent)} stays champion (${gain.toFixed(1)}% faster: significant, but under the ${margin}% margin)` });
@@ -162,6 +160,13 @@ async function evaluate(req: CycleRequest, dir: string): Promise<EvalJson> {
   const json = evalJson({ solverDir: dir, runner: 'local', verdict: r.verdict, gates: r.gates, stages });
   await recordEvaluation(req.ws, dir, json);
   return json;
+}
+
+/** The candidate's evaluation and its paired comparison with the champion's (same limits only). */
+async function againstChampion(req: CycleRequest, s: CycleState): Promise<{ mine: EvalJson | undefined; cmp: Comparison | undefined }> {
+  const [mine, champ] = await Promise.all([readEval(req.ws, s.candidate!), readEval(req.ws, s.parent)]);
+  const cmp = mine && champ && mine.timeout_s === champ.timeout_s ? compareRuns(champ.instances, mine.instances, mine.timeout_s ?? 1, { alpha: req.config.strategy.alpha }) : undefined;
+  return { mine, cmp };
 }
 
 async function readEval(ws: string, id: number): Promise<EvalJson | undefined> {

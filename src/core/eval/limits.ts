@@ -39,54 +39,54 @@ function ownCgroup(): { v1?: string; v2?: string } {
 // string; the cgroup file and the command are passed as arguments, never interpolated.
 const JOIN = 'echo $$ > "$0" && exec "$@"';
 
-async function tryCgroupV1(base: string, limitBytes: number): Promise<MemoryJail | undefined> {
-  const dir = path.join(base, `satlution-${process.pid}-${++seq}`);
-  try {
-    await fs.mkdir(dir);
-    await fs.writeFile(path.join(dir, 'memory.limit_in_bytes'), String(limitBytes));
-  } catch {
-    await fs.rmdir(dir).catch(() => undefined);
-    return undefined;
-  }
-  // Count swap too where the kernel accounts it, so a run cannot swap its way past the limit.
-  await fs.writeFile(path.join(dir, 'memory.memsw.limit_in_bytes'), String(limitBytes)).catch(() => undefined);
-  const read = (f: string) => fs.readFile(path.join(dir, f), 'utf8').catch(() => '');
-  return {
-    method: 'cgroup-v1',
-    wrap: (cmd, args) => ['/bin/sh', ['-c', JOIN, path.join(dir, 'cgroup.procs'), cmd, ...args]],
-    peakMb: async () => {
-      const v = Number(await read('memory.max_usage_in_bytes'));
-      return v > 0 ? v / 2 ** 20 : undefined;
-    },
-    oomKilled: async () => {
-      const oom = /oom_kill (\d+)/.exec(await read('memory.oom_control'));
-      if (oom) return Number(oom[1]) > 0;
-      return Number(await read('memory.failcnt')) > 0;
-    },
-    pids: async () => (await read('cgroup.procs')).split('\n').filter(Boolean).map(Number),
-    dispose: () => removeCgroup(dir),
-  };
+/** The files that differ between the two cgroup versions; everything else is shared. */
+interface CgroupFiles {
+  method: 'cgroup-v1' | 'cgroup-v2';
+  limit: string;
+  /** Keeps swap out of the way (best effort: not every kernel accounts it). */
+  swap: [file: string, value: (limitBytes: number) => string];
+  peak: string;
+  oomKilled: (read: (f: string) => Promise<string>) => Promise<boolean>;
 }
 
-async function tryCgroupV2(base: string, limitBytes: number): Promise<MemoryJail | undefined> {
+const V1: CgroupFiles = {
+  method: 'cgroup-v1',
+  limit: 'memory.limit_in_bytes',
+  swap: ['memory.memsw.limit_in_bytes', (b) => String(b)],
+  peak: 'memory.max_usage_in_bytes',
+  oomKilled: async (read) => {
+    const oom = /oom_kill (\d+)/.exec(await read('memory.oom_control'));
+    return oom ? Number(oom[1]) > 0 : Number(await read('memory.failcnt')) > 0;
+  },
+};
+
+const V2: CgroupFiles = {
+  method: 'cgroup-v2',
+  limit: 'memory.max',
+  swap: ['memory.swap.max', () => '0'],
+  peak: 'memory.peak',
+  oomKilled: async (read) => Number(/oom_kill (\d+)/.exec(await read('memory.events'))?.[1] ?? 0) > 0,
+};
+
+async function tryCgroup(base: string, limitBytes: number, v: CgroupFiles): Promise<MemoryJail | undefined> {
   const dir = path.join(base, `satlution-${process.pid}-${++seq}`);
   try {
     await fs.mkdir(dir);
-    await fs.writeFile(path.join(dir, 'memory.max'), String(limitBytes));
-    await fs.writeFile(path.join(dir, 'memory.swap.max'), '0').catch(() => undefined);
+    await fs.writeFile(path.join(dir, v.limit), String(limitBytes));
   } catch {
     await fs.rmdir(dir).catch(() => undefined);
     return undefined;
   }
+  await fs.writeFile(path.join(dir, v.swap[0]), v.swap[1](limitBytes)).catch(() => undefined);
   const read = (f: string) => fs.readFile(path.join(dir, f), 'utf8').catch(() => '');
   return {
-    method: 'cgroup-v2',
+    method: v.method,
     wrap: (cmd, args) => ['/bin/sh', ['-c', JOIN, path.join(dir, 'cgroup.procs'), cmd, ...args]],
     peakMb: async () => {
-      const v = Number(await read('memory.peak'));
-      return v > 0 ? v / 2 ** 20 : undefined;
+      const b = Number(await read(v.peak));
+      return b > 0 ? b / 2 ** 20 : undefined;
     },
-    oomKilled: async () => Number(/oom_kill (\d+)/.exec(await read('memory.events'))?.[1] ?? 0) > 0,
+    oomKilled: () => v.oomKilled(read),
     pids: async () => (await read('cgroup.procs')).split('\n').filter(Boolean).map(Number),
     dispose: () => removeCgroup(dir),
   };
@@ -132,11 +132,11 @@ export async function memoryJail(limitMb: number, method?: MemoryMethod): Promis
   const own = ownCgroup();
   if ((method ?? preferred) !== 'rlimit') {
     if ((method === undefined || method === 'cgroup-v1') && own.v1 && preferred !== 'cgroup-v2') {
-      const j = await tryCgroupV1(own.v1, bytes);
+      const j = await tryCgroup(own.v1, bytes, V1);
       if (j) return (preferred = 'cgroup-v1'), j;
     }
     if ((method === undefined || method === 'cgroup-v2') && own.v2) {
-      const j = await tryCgroupV2(own.v2, bytes);
+      const j = await tryCgroup(own.v2, bytes, V2);
       if (j) return (preferred = 'cgroup-v2'), j;
     }
     if (method && method !== 'rlimit') throw new Error(`${method} memory limits are not available on this machine`);

@@ -22,6 +22,8 @@ export function runKey(p: RunKeyParts): string {
 
 export class ResultsStore {
   private runs: Map<string, StoredRun> | undefined;
+  /** The same runs by instance hash: the per-instance lookups run once per instance scheduled. */
+  private byInstance: Map<string, StoredRun[]> | undefined;
   skipped = 0;
 
   constructor(readonly file: string) {}
@@ -43,12 +45,29 @@ export class ResultsStore {
     await fs.mkdir(path.dirname(this.file), { recursive: true });
     await appendJsonLine(this.file, run);
     (await this.load()).set(run.key, run);
+    if (this.byInstance) {
+      const list = this.byInstance.get(run.instance_hash);
+      if (list) list.push(run);
+      else this.byInstance.set(run.instance_hash, [run]);
+    }
+  }
+
+  private async ofInstance(hash: string): Promise<StoredRun[]> {
+    if (!this.byInstance) {
+      this.byInstance = new Map();
+      for (const r of (await this.load()).values()) {
+        const list = this.byInstance.get(r.instance_hash);
+        if (list) list.push(r);
+        else this.byInstance.set(r.instance_hash, [r]);
+      }
+    }
+    return this.byInstance.get(hash) ?? [];
   }
 
   /** Answers proved by any solver (checked model or proof) for an instance. */
   async verifiedAnswer(instanceHash: string, exceptSolver?: string): Promise<'SAT' | 'UNSAT' | undefined> {
-    for (const r of (await this.load()).values())
-      if (r.instance_hash === instanceHash && r.solver_hash !== exceptSolver && r.result.status === 'solved' && r.result.check.ok === true && (r.result.answer === 'SAT' || r.result.answer === 'UNSAT'))
+    for (const r of await this.ofInstance(instanceHash))
+      if (r.solver_hash !== exceptSolver && r.result.status === 'solved' && r.result.check.ok === true && (r.result.answer === 'SAT' || r.result.answer === 'UNSAT'))
         return r.result.answer;
     return undefined;
   }
@@ -56,7 +75,7 @@ export class ResultsStore {
   /** The longest time any solver needed on an instance (for longest-first scheduling). */
   async expectedTime(instanceHash: string): Promise<number | undefined> {
     let t: number | undefined;
-    for (const r of (await this.load()).values()) if (r.instance_hash === instanceHash) t = Math.max(t ?? 0, r.result.time_s);
+    for (const r of await this.ofInstance(instanceHash)) t = Math.max(t ?? 0, r.result.time_s);
     return t;
   }
 
