@@ -15,12 +15,21 @@ import { ConfigDiagnostics } from './config/diagnostics';
 import { CyclesTreeProvider, type CyclesNode } from './views/cyclesTree';
 import { OverviewViewProvider } from './webviews/overviewView';
 import { WorkspaceModel } from './workspaceModel';
+import { JobTracker } from './jobs';
+import { registerReview } from './review/register';
+import { SatlutionStatusBar } from './statusBar';
+import { registerSidebarTrees } from './views/register';
+import type { RulesTreeProvider } from './views/rulesTree';
+import type { RunnersTreeProvider } from './views/runnersTree';
 
 /** What activate() returns: a small API for other extensions and for the integration tests. */
 export interface SatlutionApi {
   refresh(): Promise<WorkspaceSnapshot | undefined>;
   readonly workspaceRoot: string | undefined;
   cyclesTree: CyclesTreeProvider;
+  rulesTree: RulesTreeProvider;
+  runnersTree: RunnersTreeProvider;
+  statusBar: SatlutionStatusBar;
   configDiagnostics(uri: vscode.Uri): readonly vscode.Diagnostic[];
   buildDiagnostics(uri: vscode.Uri): readonly vscode.Diagnostic[];
   ruleDiagnostics(uri: vscode.Uri): readonly vscode.Diagnostic[];
@@ -37,6 +46,10 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
   const cycles = new CycleController(model, context.secrets, log);
   const rulesDir = context.asAbsolutePath('rules');
   const cmd = (id: string, f: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, f);
+  const jobs = new JobTracker();
+  const statusBar = new SatlutionStatusBar(model);
+  const trees = registerSidebarTrees(model, compliance, jobs, log);
+  const review = registerReview(model, compliance, () => undefined);
 
   context.subscriptions.push(
     log,
@@ -56,7 +69,11 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
     }),
     buildProblems,
     compliance,
-    cmd('satlution.evaluateCandidate', (arg?: unknown) => evaluateCandidate(arg, { model, log, buildProblems, compliance })),
+    jobs,
+    statusBar,
+    trees.disposable,
+    review.disposable,
+    cmd('satlution.evaluateCandidate', (arg?: unknown) => evaluateCandidate(arg, { model, log, buildProblems, compliance, jobs })),
     cmd('satlution.checkRules', (arg?: unknown) => checkRules(arg, { model, compliance })),
     cmd('satlution.reviewRulePatches', (arg?: unknown) => reviewRulePatches(arg, model)),
     cycles,
@@ -71,6 +88,7 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
     cmd('satlution.openResults', (n?: CyclesNode) => openCandidateDoc(model, n, 'RESULTS.md')),
     cmd('satlution.revealCandidateFolder', (n?: CyclesNode) => revealCandidateFolder(model, n)),
     cmd('satlution.showOutput', () => log.show()),
+    cmd('satlution.openConfig', () => model.workspaceRoot && vscode.window.showTextDocument(vscode.Uri.file(path.join(model.workspaceRoot, CONFIG_FILE)))),
     model.onDidChange((snap) => {
       if (snap) void diagnostics.checkFile(vscode.Uri.file(path.join(snap.dir, CONFIG_FILE)));
     }),
@@ -83,6 +101,9 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
       return model.workspaceRoot;
     },
     cyclesTree: tree,
+    rulesTree: trees.rules,
+    runnersTree: trees.runners,
+    statusBar,
     configDiagnostics: (uri) => diagnostics.get(uri),
     buildDiagnostics: (uri) => buildProblems.get(uri) ?? [],
     ruleDiagnostics: (uri) => compliance.get(uri),

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
+import { listFiles } from '../workspace/files';
 import { blankNonCode, lineOf, lineStarts } from './lexer';
 import type { Check, Phase, Rule } from './schema';
 
@@ -49,25 +50,11 @@ export interface ComplianceRequest {
   keepSourceHits?: boolean;
 }
 
-const SKIP_DIRS = new Set(['.git', 'node_modules', '.satlution']);
 const MAX_FILE = 4 << 20;
 
 interface SourceFile {
   rel: string;
   text: string;
-}
-
-async function listFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (d: string) => {
-    for (const e of await fs.readdir(d, { withFileTypes: true }).catch(() => [])) {
-      if (e.isDirectory()) {
-        if (!SKIP_DIRS.has(e.name)) await walk(path.join(d, e.name));
-      } else if (e.isFile()) out.push(path.relative(dir, path.join(d, e.name)).split(path.sep).join('/'));
-    }
-  };
-  await walk(dir);
-  return out.sort();
 }
 
 export async function checkCompliance(req: ComplianceRequest): Promise<ComplianceReport> {

@@ -12,6 +12,7 @@ import { recordEvaluation } from '../../core/eval/record';
 import type { Logger } from '../../core/ports';
 import type { CyclesNode } from '../views/cyclesTree';
 import type { ComplianceDiagnostics } from '../rules/complianceDiagnostics';
+import type { JobTracker } from '../jobs';
 import type { WorkspaceModel } from '../workspaceModel';
 
 export const EvaluateArgs = z.object({ candidate: z.string().regex(/^SATLUTION_\d+$/), stage: z.union([StageName, z.literal('all')]).optional() }).strict();
@@ -24,7 +25,7 @@ export interface EvaluateOutcome {
 
 export async function evaluateCandidate(
   arg: unknown,
-  ctx: { model: WorkspaceModel; log: Logger; buildProblems: vscode.DiagnosticCollection; compliance: ComplianceDiagnostics },
+  ctx: { model: WorkspaceModel; log: Logger; buildProblems: vscode.DiagnosticCollection; compliance: ComplianceDiagnostics; jobs: JobTracker },
 ): Promise<EvaluateOutcome | undefined> {
   const root = ctx.model.workspaceRoot;
   if (!root) {
@@ -52,7 +53,11 @@ export async function evaluateCandidate(
     const jobs = (local?.kind === 'local' ? local.jobs : undefined) ?? Math.max(1, os.availableParallelism() - 1);
     const report = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `SATLUTION: evaluating ${candidate}`, cancellable: true },
-      async (progress, token) => {
+      (progress, token) => ctx.jobs.track(`Evaluate ${candidate}`, local?.name ?? 'local', async (job) => {
+        const say = (p: { message: string; increment?: number }) => {
+          progress.report(p);
+          job(p.message);
+        };
         const abort = new AbortController();
         const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
         let gate = '';
@@ -67,14 +72,14 @@ export async function evaluateCandidate(
             signal: abort.signal,
             onGateStart: (g, total) => {
               gate = g;
-              progress.report({ message: g === 'comply' ? 'checking the rules' : g === 'build' ? 'bash starexec_build' : `${g}: 0/${total}` });
+              say({ message: g === 'comply' ? 'checking the rules' : g === 'build' ? 'bash starexec_build' : `${g}: 0/${total}` });
             },
-            onResult: (_g, r, done, total) => progress.report({ message: `${gate}: ${done}/${total}${r.status === 'solved' ? '' : ` · ${r.status} on ${r.instance}`}`, increment: 100 / total / stages.length }),
+            onResult: (_g, r, done, total) => say({ message: `${gate}: ${done}/${total}${r.status === 'solved' ? '' : ` · ${r.status} on ${r.instance}`}`, increment: 100 / total / stages.length }),
           });
         } finally {
           sub.dispose();
         }
-      },
+      }),
     );
     showBuildProblems(ctx.buildProblems, solverDir, report.gates.find((g) => g.gate === 'build')?.diagnostics ?? []);
     const complianceReport = report.gates.find((g) => g.gate === 'comply')?.compliance;

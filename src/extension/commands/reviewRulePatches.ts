@@ -42,9 +42,7 @@ export async function reviewRulePatches(arg: unknown, model: WorkspaceModel): Pr
     patch = pick?.patch;
     if (!patch) return undefined;
   }
-  const current = vscode.Uri.file(path.join(root, RULES_DIR, patch.file));
-  const proposed = vscode.Uri.from({ scheme: PATCH_SCHEME, path: `/${patch.id}/${patch.file}` });
-  await vscode.commands.executeCommand('vscode.diff', current, proposed, `${patch.file} ↔ proposed (${patch.id})`, { preview: true });
+  await showPatchDiff(root, patch);
   let decision = wanted?.decision;
   if (!decision) {
     const apply = 'Apply';
@@ -66,4 +64,11 @@ export async function reviewRulePatches(arg: unknown, model: WorkspaceModel): Pr
     void vscode.window.showErrorMessage(`SATLUTION: ${(e as Error).message}`);
     return undefined;
   }
+}
+
+/** The rule as it is, beside the rule as the patch proposes it. */
+export async function showPatchDiff(root: string, patch: RulePatch): Promise<void> {
+  const current = vscode.Uri.file(path.join(root, RULES_DIR, patch.file));
+  const proposed = vscode.Uri.from({ scheme: PATCH_SCHEME, path: `/${patch.id}/${patch.file}` });
+  await vscode.commands.executeCommand('vscode.diff', current, proposed, `${patch.file} ↔ proposed (${patch.id})`, { preview: true });
 }

@@ -14,12 +14,16 @@ export class ComplianceDiagnostics implements vscode.Disposable {
   private readonly byCandidate = new Map<string, vscode.Uri[]>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly subs: vscode.Disposable[];
+  private readonly reported = new vscode.EventEmitter<{ candidate: string; report: ComplianceReport }>();
+  /** Fires after every check shown; the Rules view shows the latest one's state per rule. */
+  readonly onDidReport = this.reported.event;
+  private last: { candidate: string; report: ComplianceReport } | undefined;
 
   constructor(
     private readonly model: WorkspaceModel,
     private readonly log: Logger,
   ) {
-    this.subs = [this.collection, vscode.workspace.onDidSaveTextDocument((d) => this.onSave(d.uri))];
+    this.subs = [this.collection, this.reported, vscode.workspace.onDidSaveTextDocument((d) => this.onSave(d.uri))];
   }
 
   /** Checks one candidate now and shows its violations; returns the report. */
@@ -55,6 +59,13 @@ export class ComplianceDiagnostics implements vscode.Disposable {
       return uri;
     });
     this.byCandidate.set(candidate, uris);
+    this.last = { candidate, report };
+    this.reported.fire(this.last);
+  }
+
+  /** The latest check shown (from a save, an evaluation, a review or Check Rules). */
+  get latest(): { candidate: string; report: ComplianceReport } | undefined {
+    return this.last;
   }
 
   get(uri: vscode.Uri): readonly vscode.Diagnostic[] {

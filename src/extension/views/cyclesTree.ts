@@ -105,7 +105,7 @@ export class CyclesTreeProvider implements vscode.TreeDataProvider<CyclesNode>, 
     if (c.detail) tip.appendMarkdown(`\n\n${escapeMd(c.detail)}`);
     item.tooltip = tip;
     item.accessibilityInformation = { label: `${c.dir}, ${[c.champion ? 'champion' : '', c.missing ? 'directory missing' : STATUS_TEXT[c.status], from].filter(Boolean).join(', ')}` };
-    item.contextValue = c.champion ? 'candidate.champion' : 'candidate';
+    item.contextValue = c.champion ? 'candidate.champion' : c.seed ? 'candidate.seed' : 'candidate';
     return item;
   }
 

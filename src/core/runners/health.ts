@@ -1,0 +1,52 @@
+// A runner's health check: can it run the evaluator's gates as configured? Each finding says what is
+// missing and how to fix it, so a person can act on it from the Runners view or the CLI.
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import type { Config, RunnerConfig } from '../config/schema';
+import { memoryJail } from '../eval/limits';
+import { findDratTrim } from '../eval/tools';
+
+export interface HealthFinding {
+  check: string;
+  level: 'ok' | 'warning' | 'error';
+  detail: string;
+}
+
+const MIN_FREE_GB = 2;
+
+export async function checkRunnerHealth(runner: RunnerConfig, config: Config, ws: string): Promise<HealthFinding[]> {
+  if (runner.kind !== 'local')
+    return [{ check: 'runner', level: 'error', detail: `${runner.kind} runners are not available in this version; evaluations run on a local runner` }];
+  const out: HealthFinding[] = [];
+  const [major] = process.versions.node.split('.').map(Number);
+  out.push({ check: 'node', level: (major ?? 0) >= 18 ? 'ok' : 'error', detail: `Node.js ${process.versions.node}${(major ?? 0) >= 18 ? '' : ' (the worker needs 18 or later)'}` });
+  const cores = os.availableParallelism();
+  const jobs = runner.jobs ?? Math.max(1, cores - 1);
+  out.push({
+    check: 'cores',
+    level: jobs > cores ? 'warning' : 'ok',
+    detail: jobs > cores ? `${jobs} parallel runs on ${cores} cores: runs would compete for CPU and times would be noisy` : `${jobs} parallel run${jobs > 1 ? 's' : ''} on ${cores} cores`,
+  });
+  const proofs = Object.values(config.stages).some((s) => s?.check_proofs);
+  const drat = findDratTrim(undefined, config.evaluation.drat_trim);
+  out.push(
+    drat
+      ? { check: 'drat-trim', level: 'ok', detail: drat }
+      : { check: 'drat-trim', level: proofs ? 'error' : 'warning', detail: `not found${proofs ? ' but stages check proofs' : ''}: run scripts/setup-sat-tools.sh or set evaluation.drat_trim` },
+  );
+  try {
+    const jail = await memoryJail(64);
+    await jail.dispose();
+    out.push({ check: 'memory limit', level: jail.method === 'rlimit' ? 'warning' : 'ok', detail: jail.method === 'rlimit' ? 'enforced with RLIMIT_AS (no writable cgroup): peak memory is not measured' : `enforced with ${jail.method}` });
+  } catch (e) {
+    out.push({ check: 'memory limit', level: 'error', detail: (e as Error).message });
+  }
+  try {
+    const st = await fs.statfs(ws);
+    const freeGb = (st.bavail * st.bsize) / 2 ** 30;
+    out.push({ check: 'disk', level: freeGb < MIN_FREE_GB ? 'warning' : 'ok', detail: `${freeGb.toFixed(1)} GB free in the workspace${freeGb < MIN_FREE_GB ? ' (candidates, proofs and logs need room)' : ''}` });
+  } catch (e) {
+    out.push({ check: 'disk', level: 'warning', detail: `free space unknown: ${(e as Error).message}` });
+  }
+  return out;
+}

@@ -1,0 +1,158 @@
+// Runs after workspace.test.ts (files run in name order) on the workspace it built: SATLUTION_0 the
+// champion, and the tuner's failed candidate from the cycle test.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { proposePatches } from '../../src/core/rules/evolution';
+import { SignatureLog } from '../../src/core/rules/postmortem';
+import { CandidateStore } from '../../src/core/store/candidates';
+import type { RulesNode } from '../../src/extension/views/rulesTree';
+import type { RunnersNode } from '../../src/extension/views/runnersTree';
+import { api, eventually, workspaceDir } from './helpers';
+
+type Pkg = { contributes: { commands: { command: string; category: string }[]; menus: { commandPalette: { command: string; when: string }[] }; configuration: { properties: Record<string, { description?: string; markdownDescription?: string }> }; walkthroughs: { id: string; steps: unknown[] }[] } };
+const pkg = () => vscode.extensions.getExtension('satlution.satlution')!.packageJSON as Pkg;
+
+/** The tuner's candidate: the newest one with SATLUTION_0 as parent. */
+async function tunerCandidate() {
+  const { index } = await new CandidateStore(workspaceDir()).load();
+  const c = [...index.candidates].reverse().find((x) => x.parent === 0 && fs.existsSync(path.join(workspaceDir(), x.dir, 'src', 'options.h')));
+  assert.ok(c, 'the cycle test left no candidate');
+  return c;
+}
+
+describe('VS Code conventions', () => {
+  it('registers every contributed command, in the SATLUTION category, with a palette when-clause', async () => {
+    await api();
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const p = pkg().contributes;
+    for (const c of p.commands) {
+      assert.ok(registered.has(c.command), `${c.command} is contributed but not registered`);
+      assert.equal(c.category, 'SATLUTION', c.command);
+      assert.ok(p.menus.commandPalette.some((m) => m.command === c.command), `${c.command} has no commandPalette when-clause`);
+    }
+  });
+
+  it('describes every setting and offers a Getting Started walkthrough', async () => {
+    for (const [k, v] of Object.entries(pkg().contributes.configuration.properties)) {
+      assert.match(k, /^satlution\./);
+      assert.ok((v.description ?? v.markdownDescription ?? '').length > 20, `${k} has no description`);
+    }
+    const w = pkg().contributes.walkthroughs.find((x) => x.id === 'satlution.gettingStarted');
+    assert.ok(w && w.steps.length >= 5);
+    await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'satlution.satlution#satlution.gettingStarted', false);
+  });
+
+  it('shows the champion in the status bar', async () => {
+    const a = await api();
+    await a.refresh();
+    await eventually(() => a.statusBar.text?.includes('SATLUTION_0'), 'the champion in the status bar');
+  });
+});
+
+describe('Review', () => {
+  it('Compare with Parent opens one multi-file diff of the changed sources, with HYPOTHESIS.md beside it', async () => {
+    const c = await tunerCandidate();
+    const r = (await vscode.commands.executeCommand('satlution.compareWithParent', c.dir)) as { from: string; to: string; changes: { path: string; kind: string }[] } | undefined;
+    assert.ok(r, 'no review');
+    assert.equal(r.from, 'SATLUTION_0');
+    assert.deepEqual(r.changes.find((x) => x.path === 'src/options.h')?.kind, 'modified');
+    assert.ok(!r.changes.some((x) => x.path === 'HYPOTHESIS.md' || x.path.startsWith('bin/tinysat')), 'docs and binaries stay out of the diff');
+    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs);
+    assert.ok(tabs.some((t) => t.label.includes(`${c.dir} ↔ SATLUTION_0`)), `no multi-diff tab; tabs: ${tabs.map((t) => t.label).join(', ')}`);
+    const beside = tabs.find((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === path.join(workspaceDir(), c.dir, 'HYPOTHESIS.md'));
+    assert.ok(beside, 'HYPOTHESIS.md is not open');
+    assert.notEqual(beside.group.viewColumn, vscode.ViewColumn.One);
+  });
+
+  it('puts CodeLens on HYPOTHESIS.md and RESULTS.md', async () => {
+    const c = await tunerCandidate();
+    const titles = async (doc: string) => ((await vscode.commands.executeCommand('vscode.executeCodeLensProvider', vscode.Uri.file(path.join(workspaceDir(), c.dir, doc)))) as vscode.CodeLens[]).map((l) => l.command?.title ?? '');
+    const h = await titles('HYPOTHESIS.md');
+    assert.ok(h.some((t) => t.includes('Compare with parent')), h.join(', '));
+    assert.ok(h.some((t) => t.includes('Open results')), h.join(', '));
+    const r = await titles('RESULTS.md');
+    assert.ok(r.some((t) => t.includes('Open hypothesis')) && r.some((t) => t.includes('Open dashboard')), r.join(', '));
+    // The seed's own documents get no "compare": it has no parent.
+    assert.ok(!(await titles('../SATLUTION_0/HYPOTHESIS.md')).some((t) => t.includes('Compare')));
+  });
+
+  it('promotes a candidate to champion and discards another, as recorded decisions', async () => {
+    const a = await api();
+    const c = await tunerCandidate();
+    assert.equal(await vscode.commands.executeCommand('satlution.promoteCandidate', c.dir, { yes: true }), true);
+    assert.equal((await new CandidateStore(workspaceDir()).load()).index.champion, c.id);
+    await eventually(() => a.statusBar.text?.includes(c.dir), 'the new champion in the status bar');
+    assert.equal(await vscode.commands.executeCommand('satlution.discardCandidate', c.dir, { yes: true }), false, 'the champion cannot be discarded');
+    assert.equal(await vscode.commands.executeCommand('satlution.promoteCandidate', 'SATLUTION_0', { yes: true }), true);
+    assert.equal(await vscode.commands.executeCommand('satlution.discardCandidate', c.dir, { yes: true }), true);
+    const { index } = await new CandidateStore(workspaceDir()).load();
+    assert.equal(index.champion, 0);
+    assert.equal(index.candidates.find((x) => x.id === c.id)?.status, 'discarded');
+  });
+});
+
+describe('Rules and Runners views', () => {
+  it('lists every rule with its state in the latest compliance check', async () => {
+    const a = await api();
+    const root = await a.rulesTree.getChildren();
+    assert.deepEqual(root.map((n) => (n.kind === 'group' ? n.group : n.kind)), ['rules', 'patches']);
+    const rules = (await a.rulesTree.getChildren(root[0])) as Extract<RulesNode, { kind: 'rule' }>[];
+    const files = fs.readdirSync(path.join(workspaceDir(), '.rules')).filter((f) => f.endsWith('.md') && f !== 'README.md');
+    assert.equal(rules.length, files.length);
+    await vscode.commands.executeCommand('satlution.checkRules', { candidate: 'SATLUTION_0' });
+    const item = await eventually(async () => {
+      const i = await a.rulesTree.getTreeItem(rules.find((r) => r.rule.checks.length > 0)!);
+      return (i.iconPath as vscode.ThemeIcon).id === 'pass' ? i : undefined;
+    }, 'a rule marked compliant');
+    assert.ok(String(item.description).includes('check'));
+  });
+
+  it('shows a pending rule patch and applies it from the tree', async () => {
+    const a = await api();
+    const ws = workspaceDir();
+    const at = new Date().toISOString();
+    const sig = (candidate: string) => ({ at, candidate, kind: 'crash' as const, key: 'crash:SIGABRT', example: `abort (SIGABRT) on sat-small.cnf after 0.02 s` });
+    await new SignatureLog(ws).record([sig('SATLUTION_2'), sig('SATLUTION_3')]);
+    const fresh = (await proposePatches(ws, await new SignatureLog(ws).all())).filter((p) => p.status === 'pending');
+    assert.ok(fresh.length > 0, 'no patch proposed');
+    a.rulesTree.refresh();
+    const patches = await eventually(async () => {
+      const root = await a.rulesTree.getChildren();
+      const p = await a.rulesTree.getChildren(root.find((n) => n.kind === 'group' && n.group === 'patches'));
+      return p.length ? p : undefined;
+    }, 'the pending patch in the Rules view');
+    const node = patches.find((n) => n.kind === 'patch' && n.patch.id === fresh[0]!.id)!;
+    assert.equal(await vscode.commands.executeCommand('satlution.applyRulePatch', node), 'applied');
+    const left = await a.rulesTree.getChildren({ kind: 'group', group: 'patches' });
+    assert.ok(!left.some((n) => n.kind === 'patch' && n.patch.id === fresh[0]!.id));
+  });
+
+  it('lists the runners and checks the local one', async () => {
+    const a = await api();
+    const [local] = (await a.runnersTree.getChildren()) as RunnersNode[];
+    assert.ok(local && local.kind === 'runner' && local.runner.kind === 'local');
+    const found = (await vscode.commands.executeCommand('satlution.checkRunner', local)) as Record<string, { check: string; level: string }[]>;
+    const checks = found[local.runner.name]!;
+    assert.deepEqual(checks.map((f) => f.check), ['node', 'cores', 'drat-trim', 'memory limit', 'disk']);
+    assert.equal(checks[0]!.level, 'ok');
+    const shown = await a.runnersTree.getChildren(local);
+    assert.equal(shown.filter((n) => n.kind === 'finding').length, 5);
+  });
+
+  it('lists an evaluation in flight under its runner', async () => {
+    const a = await api();
+    const running = vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' });
+    const job = await eventually(async () => {
+      const [local] = await a.runnersTree.getChildren();
+      return (await a.runnersTree.getChildren(local)).find((n) => n.kind === 'job');
+    }, 'the evaluation job in the Runners view');
+    assert.match((job as Extract<RunnersNode, { kind: 'job' }>).job.label, /Evaluate SATLUTION_0/);
+    await running;
+    await eventually(async () => {
+      const [local] = await a.runnersTree.getChildren();
+      return !(await a.runnersTree.getChildren(local)).some((n) => n.kind === 'job');
+    }, 'the job to leave the view');
+  });
+});

@@ -1,0 +1,115 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseConfig } from '../../src/core/config/load';
+import { checkRunnerHealth } from '../../src/core/runners/health';
+import { diffCandidates } from '../../src/core/workspace/candidateDiff';
+import { statusText } from '../../src/extension/statusText';
+import { tempDir, write } from './helpers';
+
+describe('candidate diff', () => {
+  it('lists added, deleted and modified sources with line counts, and nothing that is equal', async () => {
+    const d = tempDir();
+    const a = path.join(d, 'SATLUTION_1');
+    const b = path.join(d, 'SATLUTION_2');
+    write(path.join(a, 'src/solver.c'), 'int a;\nint b;\nint c;\n');
+    write(path.join(b, 'src/solver.c'), 'int a;\nint B;\nint c;\nint d;\n');
+    write(path.join(a, 'src/same.h'), '#define X 1\n');
+    write(path.join(b, 'src/same.h'), '#define X 1\n');
+    write(path.join(a, 'src/gone.c'), 'x\ny\n');
+    write(path.join(b, 'src/new.c'), 'one\n');
+    write(path.join(b, 'CHANGELOG.md'), '- changed solver.c\n');
+    const changes = await diffCandidates(a, b);
+    assert.deepEqual(changes, [
+      { path: 'CHANGELOG.md', kind: 'added', added: 1, removed: 0 },
+      { path: 'src/gone.c', kind: 'deleted', added: 0, removed: 2 },
+      { path: 'src/new.c', kind: 'added', added: 1, removed: 0 },
+      { path: 'src/solver.c', kind: 'modified', added: 2, removed: 1 },
+    ]);
+  });
+
+  it('leaves out build products, binaries and the documents shown beside the diff', async () => {
+    const d = tempDir();
+    const a = path.join(d, 'A');
+    const b = path.join(d, 'B');
+    write(path.join(a, 'main.c'), 'int main(){}\n');
+    write(path.join(b, 'main.c'), 'int main(){}\n');
+    write(path.join(b, 'main.o'), 'object');
+    write(path.join(b, 'build/kissat'), 'binary');
+    write(path.join(b, 'bin/solver'), 'binary');
+    write(path.join(b, 'data.bin'), 'a\0b');
+    write(path.join(b, 'HYPOTHESIS.md'), '# plan\n');
+    write(path.join(b, 'RESULTS.md'), '# results\n');
+    write(path.join(b, 'bin/starexec_run_default'), '#!/bin/sh\n');
+    assert.deepEqual((await diffCandidates(a, b)).map((c) => c.path), ['bin/starexec_run_default']);
+  });
+
+  it('compares large files byte for byte without counting lines', async () => {
+    const d = tempDir();
+    const big = 'x'.repeat(3 << 20);
+    write(path.join(d, 'A/big.cnf'), big);
+    write(path.join(d, 'B/big.cnf'), big);
+    assert.deepEqual(await diffCandidates(path.join(d, 'A'), path.join(d, 'B')), []);
+    write(path.join(d, 'B/big.cnf'), big + 'y');
+    assert.deepEqual(await diffCandidates(path.join(d, 'A'), path.join(d, 'B')), [{ path: 'big.cnf', kind: 'modified', added: null, removed: null }]);
+  });
+
+  it('treats a dangling link as a missing file instead of failing the review', async () => {
+    const d = tempDir();
+    write(path.join(d, 'A/x.c'), 'x\n');
+    fs.mkdirSync(path.join(d, 'B'));
+    fs.symlinkSync(path.join(d, 'nowhere'), path.join(d, 'B', 'x.c'));
+    // A dangling link is not a regular file: x.c counts as deleted rather than crashing the review.
+    assert.deepEqual((await diffCandidates(path.join(d, 'A'), path.join(d, 'B'))).map((c) => [c.path, c.kind]), [['x.c', 'deleted']]);
+  });
+});
+
+describe('runner health', () => {
+  const config = (yaml: string) => {
+    const r = parseConfig(yaml);
+    if (!r.ok) throw new Error(r.issues.map((i) => i.message).join('; '));
+    return r.config;
+  };
+  const base = 'seeds:\n  - { name: s, source: ./s }\n';
+
+  it('checks node, cores, drat-trim, the memory limit and disk space of a local runner', async () => {
+    const c = config(base + 'runners: [{name: local, kind: local, jobs: 1}]\n');
+    const f = await checkRunnerHealth(c.runners[0]!, c, tempDir());
+    assert.deepEqual(f.map((x) => x.check), ['node', 'cores', 'drat-trim', 'memory limit', 'disk']);
+    assert.equal(f.find((x) => x.check === 'node')!.level, 'ok');
+    assert.match(f.find((x) => x.check === 'cores')!.detail, /^1 parallel run on \d+ cores$/);
+    assert.match(f.find((x) => x.check === 'disk')!.detail, /GB free/);
+  });
+
+  it('warns when more slots than cores are configured, and errors on a missing checker that stages need', async () => {
+    const c = config(base + 'runners: [{name: local, kind: local, jobs: 4096}]\nevaluation: {drat_trim: /nonexistent/drat-trim}\n');
+    const f = await checkRunnerHealth(c.runners[0]!, c, tempDir());
+    assert.equal(f.find((x) => x.check === 'cores')!.level, 'warning');
+    // A configured path is used as given (so a typo is reported where it is used, by the proof gate).
+    assert.equal(f.find((x) => x.check === 'drat-trim')!.detail, '/nonexistent/drat-trim');
+  });
+
+  it('says plainly that remote runners are not available yet', async () => {
+    const c = config(base + 'runners: [{name: local, kind: local}, {name: box, kind: ssh, host: lab, jobs: 2}]\n');
+    const f = await checkRunnerHealth(c.runners[1]!, c, tempDir());
+    assert.equal(f.length, 1);
+    assert.equal(f[0]!.level, 'error');
+    assert.match(f[0]!.detail, /ssh runners are not available/);
+  });
+});
+
+describe('status bar text', () => {
+  const cycle = { cycle: 3, step: 'code' as const, parent: 1, candidate: 4, title: 'restarts', started_at: '', updated_at: '', outcome: null, champion_changed: false };
+  it('shows the running phase and the champion with its PAR-2', () => {
+    const t = statusText(cycle, true, { dir: 'SATLUTION_1', par2: 12.345 });
+    assert.equal(t.text, '$(sync~spin) cycle 3: code  $(star-full) SATLUTION_1 12.35 s');
+    assert.match(t.tooltip, /Cycle 3 is at step "code" — restarts/);
+  });
+  it('says how to continue an interrupted cycle, and when nothing was measured', () => {
+    const t = statusText(cycle, false, { dir: 'SATLUTION_0', par2: null });
+    assert.match(t.text, /debug-pause/);
+    assert.match(t.tooltip, /Resume Evolution Cycle continues it/);
+    assert.match(t.tooltip, /not measured yet/);
+    assert.equal(statusText(undefined, false, undefined).text, '$(beaker) SATLUTION  $(star-empty) no champion');
+  });
+});
