@@ -18,6 +18,7 @@ import { WorkspaceModel } from './workspaceModel';
 import { JobTracker } from './jobs';
 import { registerReview } from './review/register';
 import { SatlutionStatusBar } from './statusBar';
+import { registerSteering } from './steering';
 import { registerSidebarTrees } from './views/register';
 import type { RulesTreeProvider } from './views/rulesTree';
 import type { RunnersTreeProvider } from './views/runnersTree';
@@ -49,7 +50,8 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
   const jobs = new JobTracker();
   const statusBar = new SatlutionStatusBar(model);
   const trees = registerSidebarTrees(model, compliance, jobs, log);
-  const review = registerReview(model, compliance, () => undefined);
+  const review = registerReview(model, compliance, () => cycles.approvals.pending?.candidate);
+  const steering = registerSteering(context.extensionUri, model, cycles, log);
 
   context.subscriptions.push(
     log,
@@ -80,6 +82,11 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
     cmd('satlution.startCycle', (arg?: unknown) => cycles.start(arg)),
     cmd('satlution.resumeCycle', (arg?: unknown) => cycles.start(arg, true)),
     cmd('satlution.stopCycle', () => cycles.stop()),
+    steering.disposable,
+    cycles.onDidChangeState(() => {
+      review.lens.refresh();
+      statusBar.setRunning(cycles.isRunning);
+    }),
     cmd('satlution.setApiKey', (arg?: unknown) => setApiKey(arg, context.secrets)),
     vscode.workspace.registerTextDocumentContentProvider(PATCH_SCHEME, new PatchContentProvider(model)),
     cmd('satlution.refreshCandidates', () => model.refresh()),

@@ -49,7 +49,12 @@ export async function cycleCommand(argv: string[]): Promise<number> {
         approver: terminalApprover({ yes: values.yes, defaultAnswer: false, hint: 'pass --yes to approve plans, or set approval: auto' }),
         log,
         signal: abort.signal,
-        onEvent: (e) => (e.type === 'step' ? process.stderr.write(`[cycle ${e.cycle}] ${e.step}${e.candidate ? ` ${e.candidate}` : ''}\n`) : log.info(e.message)),
+        onEvent: (e) => {
+          if (e.type === 'step') process.stderr.write(`[cycle ${e.cycle}] ${e.step}${e.candidate ? ` ${e.candidate}` : ''}\n`);
+          else if (e.type === 'log') log.info(e.message);
+          else if (e.type === 'agent-tool') log.info(`${e.role}: ${e.name} ${e.ok ? 'ok' : 'failed'}${e.summary ? ` — ${e.summary}` : ''}`);
+          else if (e.type === 'agent-log') log.info(`${e.role}: ${e.message}`);
+        },
       });
       process.stdout.write(`cycle ${s.cycle}: ${s.outcome}\n`);
     }

@@ -3,6 +3,7 @@
 // candidate); every turn is in the transcript; an iteration cap ends a loop that goes nowhere.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { toolSummary } from '../cycle/events';
 import type { ChatMessage, LlmClient } from '../llm/types';
 import { runTool, toolSpecs, type ToolHost } from './tools';
 import { Transcript } from './transcript';
@@ -17,8 +18,11 @@ export interface CoderRequest {
   transcriptFile: string;
   maxIterations?: number;
   signal?: AbortSignal;
-  onEvent?: (e: { type: 'text'; delta: string } | { type: 'tool'; name: string; ok: boolean; summary: string }) => void;
+  onEvent?: (e: AgentLoopEvent) => void;
 }
+
+/** What the planner's and the coder's loops report as they run. */
+export type AgentLoopEvent = { type: 'text'; delta: string } | { type: 'tool'; name: string; ok: boolean; summary: string };
 
 export interface CoderOutcome {
   finished: boolean;
@@ -64,7 +68,7 @@ export async function runCoder(req: CoderRequest): Promise<CoderOutcome> {
       const result: ChatMessage = { role: 'tool', toolCallId: call.id, name: call.name, content: out.content, ...(out.isError ? { isError: true } : {}) };
       messages.push(result);
       await transcript.add({ type: 'message', message: result });
-      req.onEvent?.({ type: 'tool', name: call.name, ok: !out.isError, summary: out.content.split('\n')[0]!.slice(0, 160) });
+      req.onEvent?.({ type: 'tool', name: call.name, ok: !out.isError, summary: toolSummary(out.content) });
       if (out.finished) {
         await appendChangelog(req.host.sandbox.root, out.finished.changelog);
         await transcript.add({ type: 'end', reason: 'finished' });

@@ -3,16 +3,18 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Config, ModelConfig } from '../config/schema';
-import type { EvolutionAgent } from '../cycle/engine';
+import type { AgentRole, AgentSink, EvolutionAgent } from '../cycle/engine';
 import { MeteredClient, createClient } from '../llm/factory';
 import type { Role } from '../llm/types';
 import { UsageLedger } from '../llm/usage';
 import { loadRules, selectRules } from '../rules/load';
 import type { Phase } from '../rules/schema';
-import { RULES_DIR, STATE_DIR } from '../workspace/layout';
+import { RULES_DIR } from '../workspace/layout';
+import { readNotes } from '../workspace/notes';
 import { codeMap, DEFAULT_DIRECTIONS, drawDirection, metricsHistory, recentFailures } from './context';
-import { runCoder } from './coder';
+import { runCoder, type AgentLoopEvent } from './coder';
 import { runPlanner } from './planner';
+import { transcriptFile } from './transcript';
 
 export interface LlmAgentOptions {
   ws: string;
@@ -44,11 +46,18 @@ export function llmAgent(o: LlmAgentOptions): EvolutionAgent {
     selectRules(await loadRules(path.join(o.ws, RULES_DIR)), phase, files)
       .map((r) => `## ${r.id} (v${r.version}): ${r.title}\n${r.body}`)
       .join('\n\n');
-  const transcript = (cycle: number, role: string) => path.join(o.ws, STATE_DIR, 'transcripts', `cycle-${cycle}-${role}.jsonl`);
+  const transcript = (cycle: number, role: string) => transcriptFile(o.ws, cycle, role);
+  // A loop's events, as the cycle's agent events (and the older onText hook).
+  const relay = (role: AgentRole & Role, emit: AgentSink | undefined) => (e: AgentLoopEvent) => {
+    if (e.type === 'text') {
+      o.onText?.(role, e.delta);
+      emit?.({ type: 'agent-text', role, delta: e.delta });
+    } else emit?.({ type: 'agent-tool', role, name: e.name, ok: e.ok, summary: e.summary });
+  };
   return {
     name: 'llm',
-    async plan({ ws, cycle, championDir, candidate }) {
-      const notes = await fs.readFile(path.join(ws, STATE_DIR, 'notes.md'), 'utf8').catch(() => '');
+    async plan({ ws, cycle, championDir, candidate, emit }) {
+      const notes = await readNotes(ws);
       const r = await runPlanner({
         client: client('planner', cycle),
         championDir,
@@ -64,10 +73,11 @@ export function llmAgent(o: LlmAgentOptions): EvolutionAgent {
         },
         transcriptFile: transcript(cycle, 'planner'),
         ...(o.signal ? { signal: o.signal } : {}),
+        onEvent: relay('planner', emit),
       });
       return { title: r.plan.title, hypothesis: r.hypothesis };
     },
-    async code({ cycle, candidateDir, hypothesis, host }) {
+    async code({ cycle, candidateDir, hypothesis, host, emit }) {
       // The auto-scoped rules that apply to the candidate's sources (e.g. R04 for C files).
       const sources = (await fs.readdir(candidateDir, { recursive: true })).map(String).filter((f) => /\.(c|h|cc|cpp|hpp)$/.test(f));
       const out = await runCoder({
@@ -77,7 +87,7 @@ export function llmAgent(o: LlmAgentOptions): EvolutionAgent {
         rules: await rulesText('coding', sources),
         transcriptFile: transcript(cycle, 'coder'),
         ...(o.signal ? { signal: o.signal } : {}),
-        onEvent: (e) => e.type === 'text' && o.onText?.('coder', e.delta),
+        onEvent: relay('coder', emit),
       });
       return { finished: out.finished, detail: out.reason };
     },

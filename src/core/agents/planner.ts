@@ -3,7 +3,9 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { toolSummary } from '../cycle/events';
 import type { ChatMessage, LlmClient, ToolSpec } from '../llm/types';
+import type { AgentLoopEvent } from './coder';
 import { Sandbox } from './sandbox';
 import { runTool, toolSpecs, type ToolHost } from './tools';
 import { Transcript } from './transcript';
@@ -43,6 +45,8 @@ export interface PlannerRequest {
   transcriptFile: string;
   maxIterations?: number;
   signal?: AbortSignal;
+  /** Streamed text and each tool call with its outcome, as they happen. */
+  onEvent?: (e: AgentLoopEvent) => void;
 }
 
 const READ_ONLY: readonly string[] = ['list_files', 'read_file', 'search'];
@@ -101,7 +105,7 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
   const max = req.maxIterations ?? 12;
   for (let i = 0; i < max; i++) {
     req.signal?.throwIfAborted();
-    const res = await req.client.chat({ system, messages, tools, ...(req.signal ? { signal: req.signal } : {}) });
+    const res = await req.client.chat({ system, messages, tools, ...(req.signal ? { signal: req.signal } : {}), onText: (delta) => req.onEvent?.({ type: 'text', delta }) });
     const assistant: ChatMessage = { role: 'assistant', content: res.text, ...(res.toolCalls.length ? { toolCalls: res.toolCalls } : {}) };
     messages.push(assistant);
     await transcript.add({ type: 'message', message: assistant, usage: res.usage });
@@ -129,6 +133,7 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
           messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: 'plan accepted' });
           await transcript.add({ type: 'message', message: messages[messages.length - 1]! });
           await transcript.add({ type: 'end', reason: 'plan accepted' });
+          req.onEvent?.({ type: 'tool', name: call.name, ok: true, summary: `plan accepted: ${p.data.title}` });
           return { plan: p.data, hypothesis };
         }
         if (p) {
@@ -146,6 +151,7 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
       const result: ChatMessage = { role: 'tool', toolCallId: call.id, name: call.name, content: content!, ...(isError ? { isError: true } : {}) };
       messages.push(result);
       await transcript.add({ type: 'message', message: result });
+      req.onEvent?.({ type: 'tool', name: call.name, ok: !isError, summary: toolSummary(content!) });
     }
   }
   await transcript.add({ type: 'end', reason: 'no plan' });

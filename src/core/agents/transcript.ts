@@ -1,7 +1,20 @@
 // An agent's whole conversation, appended as JSONL as it happens, so it can be read while the agent
 // works and survives a crash.
+import * as path from 'node:path';
 import { appendJsonLine, readJsonLines } from '../store/atomic';
 import type { ChatMessage, Usage } from '../llm/types';
+import { STATE_DIR } from '../workspace/layout';
+
+export const TRANSCRIPTS_DIR = path.join(STATE_DIR, 'transcripts');
+
+/** `.satlution/transcripts/cycle-<n>-<role>.jsonl` */
+export const transcriptFile = (ws: string, cycle: number, role: string): string => path.join(ws, TRANSCRIPTS_DIR, `cycle-${cycle}-${role}.jsonl`);
+
+/** The cycle and role of a transcript's file name, or undefined for other files. */
+export function parseTranscriptName(name: string): { cycle: number; role: string } | undefined {
+  const m = /^cycle-([1-9]\d{0,8})-([a-z][a-z0-9_-]{0,31})\.jsonl$/.exec(name);
+  return m ? { cycle: Number(m[1]), role: m[2]! } : undefined;
+}
 
 export type TranscriptEvent = { type: 'system'; content: string } | { type: 'message'; message: ChatMessage; usage?: Usage } | { type: 'end'; reason: string };
 export type TranscriptEntry = TranscriptEvent & { at: string };

@@ -1,13 +1,15 @@
 // The offline tuner (no LLM): a (1+1) evolution strategy over the solver's option defaults. Each cycle
 // mutates one or two options of the champion (log-scale steps within each option's range, flips for
 // switches), writes the new defaults into the source, and the cycle's gates and paired test decide —
-// so tuned solvers are real candidates, recorded like every other.
+// so tuned solvers are real candidates, recorded like every other. The coder applies the changes that
+// HYPOTHESIS.md names, so a person can edit the values before approving.
 //
 // Options are found in kissat-style `src/options.h` lines `OPTION (name, default, low, high, "help")`.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { prng } from '../bench/generators';
 import type { EvolutionAgent } from '../cycle/engine';
+import { toolSummary } from '../cycle/events';
 import { runTool } from './tools';
 
 export interface TunableOption {
@@ -64,7 +66,8 @@ export function tunerAgent(opts: { only?: string[] } = {}): EvolutionAgent {
   let pending: { option: TunableOption; value: number }[] = [];
   return {
     name: 'tuner',
-    async plan({ cycle, championDir, candidate }) {
+    async plan({ cycle, championDir, candidate, emit }) {
+      const say = (message: string) => emit?.({ type: 'agent-log', role: 'tuner', message });
       const text = await fs.readFile(path.join(championDir, OPTIONS_FILE), 'utf8').catch(() => undefined);
       if (text === undefined) throw new Error(`the tuner needs ${OPTIONS_FILE} with OPTION (name, default, low, high, "help") lines (kissat's layout); this solver has none`);
       const all = parseOptions(text);
@@ -72,11 +75,13 @@ export function tunerAgent(opts: { only?: string[] } = {}): EvolutionAgent {
       const preferred = all.filter((o) => PREFERRED.includes(o.name));
       const pool = opts.only?.length ? all.filter((o) => opts.only!.includes(o.name)) : preferred.length ? preferred : all;
       if (!pool.length) throw new Error(`no tunable options found in ${OPTIONS_FILE}`);
+      say(`${all.length} tunable options in ${OPTIONS_FILE}; choosing among ${pool.map((o) => o.name).join(', ')}`);
       const rnd = prng(cycle * 104729 + 17);
       const k = pool.length > 1 && rnd() < 0.3 ? 2 : 1;
       const chosen = [...pool].sort(() => rnd() - 0.5).slice(0, k);
       pending = chosen.map((option) => ({ option, value: mutate(option, rnd) }));
       const changes = pending.map((p) => `${p.option.name} ${p.option.value} -> ${p.value}`).join(', ');
+      say(`mutated ${changes}`);
       const hypothesis = `# ${candidate}: tune ${changes}
 
 ## Change
@@ -94,26 +99,31 @@ Option values inside their declared ranges keep the solver sound; the gates chec
 `;
       return { title: `tune ${changes}`, hypothesis };
     },
-    async code({ candidateDir, host }) {
-      if (!pending.length) {
-        // Resumed after a restart: the plan's values are in HYPOTHESIS.md.
-        const h = await fs.readFile(path.join(candidateDir, 'HYPOTHESIS.md'), 'utf8');
-        const text = await fs.readFile(path.join(candidateDir, OPTIONS_FILE), 'utf8');
-        const opts = parseOptions(text);
-        pending = [...h.matchAll(/`(\w+)` from \S+ to (-?\d+)/g)].flatMap((m) => {
-          const option = opts.find((o) => o.name === m[1]);
-          return option ? [{ option, value: Number(m[2]) }] : [];
-        });
-      }
+    async code({ candidateDir, hypothesis, host, emit }) {
+      const say = (message: string) => emit?.({ type: 'agent-log', role: 'tuner', message });
+      const tool = (name: string, ok: boolean, content: string) => emit?.({ type: 'agent-tool', role: 'tuner', name, ok, summary: toolSummary(content) });
       const text = await fs.readFile(path.join(candidateDir, OPTIONS_FILE), 'utf8');
+      const opts = parseOptions(text);
+      // HYPOTHESIS.md is the plan as approved (perhaps edited; or after a restart, the only record).
+      const named = [...hypothesis.matchAll(/`(\w+)` from \S+ to (-?\d+)/g)].flatMap((m) => {
+        const option = opts.find((o) => o.name === m[1]);
+        return option ? [{ option, value: Number(m[2]) }] : [];
+      });
+      if (named.length) pending = named;
+      if (!pending.length) return { finished: false, detail: 'HYPOTHESIS.md names no option change (`name` from X to Y)' };
+      const outside = pending.find((p) => p.value < p.option.low || p.value > p.option.high);
+      if (outside) return { finished: false, detail: `${outside.option.name} = ${outside.value} is outside its range ${outside.option.low}..${outside.option.high}` };
       for (const p of pending) {
         const line = [...text.matchAll(OPTION)].find((m) => m[1] === p.option.name)?.[0];
         if (!line) return { finished: false, detail: `option ${p.option.name} not found` };
         const edited = line.replace(/^(OPTION\s*\(\s*\w+\s*,\s*)[^,]+?(\s*,)/, `$1${p.value}$2`);
         const r = await runTool('edit_file', JSON.stringify({ path: OPTIONS_FILE, search: line, replace: edited }), host);
+        tool('edit_file', !r.isError, r.isError ? r.content : `${OPTIONS_FILE}: ${p.option.name} = ${p.value}`);
         if (r.isError) return { finished: false, detail: r.content };
       }
+      say('building');
       const b = await host.build();
+      tool('build', b.ok, b.text);
       if (!b.ok) return { finished: false, detail: b.text.split('\n')[0] ?? 'build failed' };
       const changelog = path.join(candidateDir, 'CHANGELOG.md');
       await fs.appendFile(changelog, pending.map((p) => `- ${OPTIONS_FILE}: default of ${p.option.name} ${p.option.text} -> ${p.value}\n`).join(''));

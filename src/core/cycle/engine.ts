@@ -1,7 +1,8 @@
 // One evolution cycle, champion/challenger (paper Fig. 9): plan -> approve -> code -> evaluate (comply,
 // build, smoke, verify, perf) -> analyze (RESULTS.md, paired test) -> decide. Every step is saved
-// before the next starts, so a crash, a cancel or a reload resumes at the step it stopped in. Failed
-// candidates are kept with their failure; they feed the next plan.
+// before the next starts, so a crash, a cancel or a reload resumes at the step it stopped in; a pause
+// request ends the run cleanly at the next step boundary. Failed candidates are kept with their
+// failure; they feed the next plan.
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -13,21 +14,25 @@ import { compareRuns, type Comparison } from '../eval/compare';
 import { runGates } from '../eval/gates';
 import { complianceGate, evalJson, gateContext, planStages, type EvalJson } from '../eval/plan';
 import { recordEvaluation } from '../eval/record';
-import type { Approver, Logger } from '../ports';
+import type { Approver, Logger, PlanAnswer } from '../ports';
 import { loadRules } from '../rules/load';
 import { CandidateStore } from '../store/candidates';
 import { candidateDirName, RULES_DIR, STATE_DIR } from '../workspace/layout';
 import { newCandidate } from '../workspace/newCandidate';
+import type { AgentSink, CycleEvent } from './events';
+import type { PauseRequest } from './pause';
 import { readCycle, saveCycle, type CycleState } from './state';
+
+export type { AgentEvent, AgentRole, AgentSink, CycleEvent } from './events';
 
 /** What proposes and implements a change: the LLM planner and coder, or the offline tuner. */
 export interface EvolutionAgent {
   readonly name: string;
-  plan(ctx: { ws: string; cycle: number; championDir: string; candidate: string }): Promise<{ title: string; hypothesis: string }>;
-  code(ctx: { ws: string; cycle: number; candidateDir: string; hypothesis: string; host: ToolHost }): Promise<{ finished: boolean; detail: string }>;
+  /** `emit` reports the agent at work (streamed text, tool calls, steps) to the host. */
+  plan(ctx: { ws: string; cycle: number; championDir: string; candidate: string; emit?: AgentSink }): Promise<{ title: string; hypothesis: string }>;
+  /** `hypothesis` is HYPOTHESIS.md as it is on disk now (the person may have edited it before approving). */
+  code(ctx: { ws: string; cycle: number; candidateDir: string; hypothesis: string; host: ToolHost; emit?: AgentSink }): Promise<{ finished: boolean; detail: string }>;
 }
-
-export type CycleEvent = { type: 'step'; cycle: number; step: CycleState['step']; candidate: string | null } | { type: 'log'; message: string };
 
 export interface CycleRequest {
   ws: string;
@@ -37,9 +42,15 @@ export interface CycleRequest {
   log: Logger;
   jobs?: number;
   signal?: AbortSignal;
+  /** Checked at every step boundary: when requested, the run returns with the state resumable. */
+  pause?: PauseRequest;
   onEvent?: (e: CycleEvent) => void;
 }
 
+/**
+ * Runs the cycle in progress (or a new one) to its end, or until a pause is requested: then it returns
+ * the saved state, whose `step` (not `done`) is where the next run resumes.
+ */
 export async function runCycle(req: CycleRequest): Promise<CycleState> {
   const { ws } = req;
   const store = new CandidateStore(ws);
@@ -52,10 +63,25 @@ export async function runCycle(req: CycleRequest): Promise<CycleState> {
     await saveCycle(ws, s);
   } else req.log.info(`Resuming cycle ${s.cycle} at step "${s.step}"`);
   const dirOf = (id: number) => path.join(ws, candidateDirName(id));
+  const candidateOf = (c: CycleState) => (c.candidate === null ? null : candidateDirName(c.candidate));
+  const announce = () => req.onEvent?.({ type: 'step', cycle: s!.cycle, step: s!.step, candidate: candidateOf(s!), title: s!.title });
   const step = async (next: Partial<CycleState>) => {
     s = { ...s!, ...next };
     await saveCycle(ws, s);
-    req.onEvent?.({ type: 'step', cycle: s.cycle, step: s.step, candidate: s.candidate === null ? null : candidateDirName(s.candidate) });
+    announce();
+  };
+  // A host's failing event handler must not break an agent in the middle of a stream.
+  const emit: AgentSink = (e) => {
+    try {
+      req.onEvent?.(e);
+    } catch (err) {
+      req.log.debug(`an agent event handler failed: ${(err as Error).message}`);
+    }
+  };
+  const paused = () => {
+    req.log.info(`Cycle ${s!.cycle} paused before step "${s!.step}"`);
+    req.onEvent?.({ type: 'paused', cycle: s!.cycle, step: s!.step, candidate: candidateOf(s!) });
+    return s!;
   };
   const end = async (outcome: string, failed: boolean) => {
     if (failed && s!.candidate !== null) await store.setStatus(s!.candidate, 'failed', outcome);
@@ -63,29 +89,45 @@ export async function runCycle(req: CycleRequest): Promise<CycleState> {
     return s!;
   };
 
-  req.onEvent?.({ type: 'step', cycle: s.cycle, step: s.step, candidate: s.candidate === null ? null : candidateDirName(s.candidate) });
+  announce();
   while (s.step !== 'done') {
     req.signal?.throwIfAborted();
+    if (req.pause?.requested) return paused();
     switch (s.step) {
       case 'plan': {
         // The candidate exists before the plan, so a resumed cycle plans into the same one.
         if (s.candidate === null) await step({ candidate: (await newCandidate(ws, { parent: s.parent })).id });
         await store.setStatus(s.candidate!, 'planning');
-        const p = await req.agent.plan({ ws, cycle: s.cycle, championDir: dirOf(s.parent), candidate: candidateDirName(s.candidate!) });
+        const p = await req.agent.plan({ ws, cycle: s.cycle, championDir: dirOf(s.parent), candidate: candidateDirName(s.candidate!), emit });
         await fs.writeFile(path.join(dirOf(s.candidate!), 'HYPOTHESIS.md'), p.hypothesis);
         await step({ step: 'approve', title: p.title });
         break;
       }
       case 'approve': {
+        let title = s.title;
         if (req.config.approval !== 'auto') {
-          const hypothesis = await fs.readFile(path.join(dirOf(s.candidate!), 'HYPOTHESIS.md'), 'utf8');
-          const ok = await req.approver.confirm(`Approve the plan for ${candidateDirName(s.candidate!)}: ${s.title}?`, hypothesis, 'Approve Plan');
-          if (!ok) {
-            await store.setStatus(s.candidate!, 'discarded', 'plan rejected');
-            return end('the plan was rejected', false);
+          const file = path.join(dirOf(s.candidate!), 'HYPOTHESIS.md');
+          const candidate = candidateDirName(s.candidate!);
+          const hypothesis = await fs.readFile(file, 'utf8');
+          let answer: PlanAnswer;
+          try {
+            answer = req.approver.plan
+              ? await req.approver.plan({ cycle: s.cycle, candidate, title: s.title ?? '', hypothesis })
+              : { approved: await req.approver.confirm(`Approve the plan for ${candidate}: ${s.title}?`, hypothesis, 'Approve Plan') };
+          } catch (e) {
+            // A host withdraws the question to pause: the cycle resumes by asking again.
+            if (req.pause?.requested) return paused();
+            throw e;
           }
+          if (!answer.approved) {
+            const reason = answer.reason?.trim();
+            await store.setStatus(s.candidate!, 'discarded', reason ? `plan rejected: ${reason}` : 'plan rejected');
+            return end(`the plan was rejected${reason ? ` (${reason})` : ''}`, false);
+          }
+          // The person may have edited the plan before approving: its heading is the title now.
+          title = hypothesisTitle(await fs.readFile(file, 'utf8'), candidate) ?? s.title;
         }
-        await step({ step: 'code' });
+        await step({ step: 'code', title });
         break;
       }
       case 'code': {
@@ -93,7 +135,7 @@ export async function runCycle(req: CycleRequest): Promise<CycleState> {
         const dir = dirOf(s.candidate!);
         const host = await toolHost(req, dir);
         const hypothesis = await fs.readFile(path.join(dir, 'HYPOTHESIS.md'), 'utf8');
-        const out = await req.agent.code({ ws, cycle: s.cycle, candidateDir: dir, hypothesis, host });
+        const out = await req.agent.code({ ws, cycle: s.cycle, candidateDir: dir, hypothesis, host, emit });
         if (!out.finished) return end(`coding did not finish: ${out.detail}`, true);
         await step({ step: 'evaluate' });
         break;
@@ -133,6 +175,14 @@ export async function runCycle(req: CycleRequest): Promise<CycleState> {
     }
   }
   return s;
+}
+
+/** The title in a HYPOTHESIS.md heading (`# SATLUTION_3: title` or `# title`), if it has one. */
+export function hypothesisTitle(text: string, candidate: string): string | undefined {
+  const h = /^#[ \t]+(.+?)[ \t]*$/m.exec(text)?.[1];
+  if (!h) return undefined;
+  const t = h.startsWith(`${candidate}:`) ? h.slice(candidate.length + 1).trim() : h;
+  return t || undefined;
 }
 
 async function toolHost(req: CycleRequest, dir: string): Promise<ToolHost> {

@@ -1,34 +1,83 @@
-// "SATLUTION: Start / Stop / Resume Evolution Cycle": the core's cycle engine with a cancellable
-// progress notification, plan approval in a modal dialog, events in the output channel, and API keys
-// from SecretStorage (falling back to the environment).
+// "SATLUTION: Start / Pause / Stop / Resume Evolution Cycle": the core's cycle engine with a cancellable
+// progress notification, events in the output channel, and API keys from SecretStorage (falling back to
+// the environment). The plan is approved in the Steering view when it is visible, else in a modal
+// dialog. The Steering view observes the controller through its state and event emitters.
 import * as vscode from 'vscode';
+import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { llmAgent } from '../../core/agents/llmAgent';
 import { tunerAgent } from '../../core/agents/tuner';
 import { loadConfig } from '../../core/config/load';
-import { runCycle } from '../../core/cycle/engine';
-import { readCycle } from '../../core/cycle/state';
+import { hypothesisTitle, runCycle, type CycleEvent } from '../../core/cycle/engine';
+import { PauseSignal } from '../../core/cycle/pause';
+import { readCycle, type CycleState } from '../../core/cycle/state';
 import { apiKeyFromEnv } from '../../core/llm/factory';
-import type { Logger } from '../../core/ports';
+import { approveAll, type Approver, type Logger, type PlanAnswer, type PlanApproval } from '../../core/ports';
 import { candidateDirName } from '../../core/workspace/layout';
 import { modalApprover } from '../approver';
+import { PlanApprovals } from '../planApprovals';
+import type { RunView } from '../webviews/steeringModel';
 import type { WorkspaceModel } from '../workspaceModel';
 
 const Args = z.object({ agent: z.enum(['llm', 'tuner']).optional(), yes: z.boolean().optional() }).strict();
 
+/** Where a plan can be approved besides a modal dialog (the Steering view). */
+export interface ApprovalSurface {
+  readonly visible: boolean;
+  reveal(): Thenable<unknown>;
+}
+
 export class CycleController implements vscode.Disposable {
-  private running: AbortController | undefined;
+  private running: { abort: AbortController; pause: PauseSignal; view: RunView } | undefined;
+  /** Set from the first await of start() on, so two quick Starts cannot run two cycles. */
+  private starting = false;
+  private savedState: CycleState | undefined;
+  private surface: ApprovalSurface | undefined;
+  private readonly stateChanged = new vscode.EventEmitter<void>();
+  private readonly events = new vscode.EventEmitter<CycleEvent>();
+  /** The plan waiting for a person, answerable from the view, the dialog or the CodeLens. */
+  readonly approvals = new PlanApprovals();
+  /** The run, the saved cycle or the pending plan changed. */
+  readonly onDidChangeState = this.stateChanged.event;
+  /** Every event of the running cycle, agents' streamed text included. */
+  readonly onDidEvent = this.events.event;
+  private readonly subs: vscode.Disposable[];
 
   constructor(
     private readonly model: WorkspaceModel,
     private readonly secrets: vscode.SecretStorage,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.subs = [
+      this.stateChanged,
+      this.events,
+      this.approvals.onDidChange((p) => {
+        void vscode.commands.executeCommand('setContext', 'satlution.awaitingApproval', p !== undefined);
+        this.stateChanged.fire();
+      }),
+      model.onDidChange(() => void this.readSaved()),
+    ];
+  }
 
   get isRunning(): boolean {
     return this.running !== undefined;
+  }
+
+  /** The running cycle as the Steering view shows it. */
+  get run(): RunView | undefined {
+    return this.running && { ...this.running.view };
+  }
+
+  /** .satlution/cycle.json as last read: an interrupted cycle when nothing runs and its step is not `done`. */
+  get saved(): CycleState | undefined {
+    return this.savedState;
+  }
+
+  /** Lets the Steering view take plan approvals while it is visible. */
+  setApprovalSurface(surface: ApprovalSurface | undefined): void {
+    this.surface = surface;
   }
 
   async start(raw: unknown, resumeOnly = false): Promise<string | undefined> {
@@ -37,10 +86,19 @@ export class CycleController implements vscode.Disposable {
       void vscode.window.showWarningMessage('SATLUTION: initialize a workspace first.');
       return undefined;
     }
-    if (this.running) {
+    if (this.running || this.starting) {
       void vscode.window.showInformationMessage('SATLUTION: a cycle is already running (SATLUTION: Stop Evolution Cycle stops it).');
       return undefined;
     }
+    this.starting = true;
+    try {
+      return await this.execute(ws, raw, resumeOnly);
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  private async execute(ws: string, raw: unknown, resumeOnly: boolean): Promise<string | undefined> {
     const args = Args.safeParse(raw ?? {}).data ?? {};
     const state = await readCycle(ws);
     if (resumeOnly && (!state || state.step === 'done')) {
@@ -52,11 +110,15 @@ export class CycleController implements vscode.Disposable {
     const keys = new Map<string, string | undefined>();
     for (const m of [config.models.planner, config.models.coder, config.models.judge]) if (m) keys.set(m.provider, (await this.secrets.get(secretKey(m.provider))) ?? apiKeyFromEnv(m));
     const abort = new AbortController();
-    this.running = abort;
-    await vscode.commands.executeCommand('setContext', 'satlution.cycleRunning', true);
+    const pause = new PauseSignal();
+    const resuming = state !== undefined && state.step !== 'done';
+    const view: RunView = { agent: agentName, cycle: resuming ? state.cycle : null, step: null, candidate: null, title: null, pausing: false };
+    this.running = { abort, pause, view };
+    await this.setContext(true, false);
+    this.stateChanged.fire();
     try {
       const s = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `SATLUTION: ${state && state.step !== 'done' ? `resuming cycle ${state.cycle}` : 'evolution cycle'} (${agentName})`, cancellable: true },
+        { location: vscode.ProgressLocation.Notification, title: `SATLUTION: ${resuming ? `resuming cycle ${state.cycle}` : 'evolution cycle'} (${agentName})`, cancellable: true },
         async (progress, token) => {
           const sub = token.onCancellationRequested(() => abort.abort(new Error('stopped')));
           try {
@@ -75,12 +137,13 @@ export class CycleController implements vscode.Disposable {
                         void vscode.window.showWarningMessage(`SATLUTION ${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s.`, now).then((a) => a === now && w.retryNow());
                       },
                     }),
-              approver: args.yes ? { confirm: async () => true } : modalApprover,
+              approver: args.yes ? approveAll : this.planApprover(abort.signal),
               log: this.log,
               signal: abort.signal,
+              pause,
               onEvent: (e) => {
-                if (e.type !== 'step') return this.log.info(e.message);
-                this.log.info(`[cycle ${e.cycle}] ${e.step}${e.candidate ? ` ${e.candidate}` : ''}`);
+                this.onEvent(e, view);
+                if (e.type !== 'step') return;
                 progress.report({ message: `cycle ${e.cycle}: ${e.step}${e.candidate ? ` ${e.candidate}` : ''}` });
                 void this.model.refresh();
               },
@@ -91,6 +154,11 @@ export class CycleController implements vscode.Disposable {
         },
       );
       await this.model.refresh();
+      if (s.step !== 'done') {
+        const resume = 'Resume';
+        void vscode.window.showInformationMessage(`SATLUTION: cycle ${s.cycle} paused before "${s.step}" (SATLUTION: Resume Evolution Cycle continues it).`, resume).then((a) => a === resume && vscode.commands.executeCommand('satlution.resumeCycle'));
+        return undefined;
+      }
       const open = 'Open RESULTS.md';
       void vscode.window.showInformationMessage(`SATLUTION: cycle ${s.cycle}: ${s.outcome}`, ...(s.candidate !== null ? [open] : [])).then(async (a) => {
         if (a === open && s.candidate !== null) await vscode.window.showTextDocument(vscode.Uri.file(path.join(ws, candidateDirName(s.candidate), 'RESULTS.md')));
@@ -106,18 +174,119 @@ export class CycleController implements vscode.Disposable {
       }
       return undefined;
     } finally {
+      this.approvals.cancel(new Error('the cycle ended'));
       this.running = undefined;
-      await vscode.commands.executeCommand('setContext', 'satlution.cycleRunning', false);
+      await this.readSaved(false);
+      await this.setContext(false, this.savedState !== undefined && this.savedState.step !== 'done');
+      this.stateChanged.fire();
       await this.model.refresh();
     }
   }
 
+  /** Asks the running cycle to stop when its current step ends (a waiting plan is withdrawn at once). */
+  pause(): boolean {
+    const r = this.running;
+    if (!r || r.pause.requested) return false;
+    r.pause.request();
+    r.view.pausing = true;
+    this.log.info('Pause requested: the cycle stops when its current step ends.');
+    // The engine is waiting for a person: no step to finish, so it pauses now and asks again on resume.
+    if (this.approvals.pending) this.approvals.cancel(new Error('paused'));
+    this.stateChanged.fire();
+    return true;
+  }
+
   stop(): void {
-    this.running?.abort(new Error('stopped'));
+    this.running?.abort.abort(new Error('stopped'));
+  }
+
+  /** Answers the waiting plan; an open, edited HYPOTHESIS.md is saved first (the coder reads the file). */
+  async answerPlan(candidate: string, answer: PlanAnswer): Promise<boolean> {
+    const ws = this.model.workspaceRoot;
+    if (!ws || this.approvals.pending?.candidate !== candidate) return false;
+    if (answer.approved) {
+      const file = vscode.Uri.file(path.join(ws, candidate, 'HYPOTHESIS.md'));
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === file.toString());
+      if (doc?.isDirty && !(await doc.save())) {
+        void vscode.window.showWarningMessage(`SATLUTION: ${candidate}/HYPOTHESIS.md has unsaved changes that could not be saved; the plan still waits.`);
+        return false;
+      }
+    }
+    const ok = this.approvals.answer(candidate, answer);
+    if (ok) this.log.info(`Plan for ${candidate} ${answer.approved ? 'approved' : `rejected${answer.reason ? `: ${answer.reason}` : ''}`}`);
+    return ok;
+  }
+
+  /** Opens the waiting plan's HYPOTHESIS.md; the person saves it and approves (the coder reads the file). */
+  async editPlan(candidate: string): Promise<void> {
+    const ws = this.model.workspaceRoot;
+    if (!ws) return;
+    await vscode.window.showTextDocument(vscode.Uri.file(path.join(ws, candidate, 'HYPOTHESIS.md')), { preview: false });
+  }
+
+  /** Re-reads a waiting plan from disk (after the person saved an edit). */
+  async reloadPendingPlan(): Promise<void> {
+    const p = this.approvals.pending;
+    const ws = this.model.workspaceRoot;
+    if (!p || !ws) return;
+    const text = await fs.readFile(path.join(ws, p.candidate, 'HYPOTHESIS.md'), 'utf8').catch(() => undefined);
+    if (text !== undefined && text !== p.hypothesis) this.approvals.revise(p.candidate, { hypothesis: text, title: hypothesisTitle(text, p.candidate) ?? p.title });
+  }
+
+  private planApprover(signal: AbortSignal): Approver {
+    return {
+      confirm: (q, d, y) => modalApprover.confirm(q, d, y),
+      plan: async (p) => {
+        const surface = this.surface;
+        if (surface?.visible) return this.approvals.ask(p, 'view', signal);
+        // The view is hidden: a dialog asks, and the view (revealed) holds the plan if it is dismissed.
+        const answer = this.approvals.ask(p, 'dialog', signal);
+        void surface?.reveal();
+        void this.askInDialog(p);
+        return answer;
+      },
+    };
+  }
+
+  private async askInDialog(p: PlanApproval): Promise<void> {
+    const [approve, edit, reject] = ['Approve Plan', 'Edit Plan…', 'Reject Plan'];
+    const a = await vscode.window.showInformationMessage(`Approve the plan for ${p.candidate}: ${p.title}?`, { modal: true, detail: p.hypothesis }, approve, edit, reject);
+    if (this.approvals.pending?.candidate !== p.candidate) return; // answered elsewhere, or withdrawn
+    if (a === approve || a === reject) await this.answerPlan(p.candidate, { approved: a === approve });
+    else {
+      this.approvals.moveToView(p.candidate);
+      if (a === edit) await this.editPlan(p.candidate);
+    }
+  }
+
+  private onEvent(e: CycleEvent, view: RunView): void {
+    if (e.type === 'step') {
+      Object.assign(view, { cycle: e.cycle, step: e.step, candidate: e.candidate, title: e.title });
+      this.log.info(`[cycle ${e.cycle}] ${e.step}${e.candidate ? ` ${e.candidate}` : ''}`);
+      this.stateChanged.fire();
+    } else if (e.type === 'log') this.log.info(e.message);
+    else if (e.type === 'agent-tool') this.log.info(`${e.role}: ${e.name} ${e.ok ? 'ok' : 'failed'}${e.summary ? ` — ${e.summary}` : ''}`);
+    else if (e.type === 'agent-log') this.log.info(`${e.role}: ${e.message}`);
+    this.events.fire(e);
+  }
+
+  private async readSaved(fire = true): Promise<void> {
+    const ws = this.model.workspaceRoot;
+    const next = ws ? await readCycle(ws) : undefined;
+    const changed = JSON.stringify(next) !== JSON.stringify(this.savedState);
+    this.savedState = next;
+    if (!this.running) await this.setContext(false, next !== undefined && next.step !== 'done');
+    if (changed && fire) this.stateChanged.fire();
+  }
+
+  private async setContext(running: boolean, paused: boolean): Promise<void> {
+    await vscode.commands.executeCommand('setContext', 'satlution.cycleRunning', running);
+    await vscode.commands.executeCommand('setContext', 'satlution.cyclePaused', paused);
   }
 
   dispose(): void {
     this.stop();
+    for (const s of this.subs) s.dispose();
   }
 }
 

@@ -1,0 +1,467 @@
+// The Steering webview: the cycle's phase and step, the plan awaiting approval, the agents' live
+// stream, cycle controls, direction notes and the approval mode. Every inbound message is validated
+// against the shared protocol; data is rendered with DOM APIs only (never innerHTML). The last state,
+// the stream and an unsaved notes draft survive hide/reload (setState); `ready` asks for the current.
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-option/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
+import '@vscode-elements/elements/dist/vscode-textarea/index.js';
+import type { VscodeButton } from '@vscode-elements/elements/dist/vscode-button/vscode-button.js';
+import { z } from 'zod';
+import {
+  ApprovalMode,
+  LIMITS,
+  SteeringHostMessage,
+  SteeringState,
+  StreamEntry,
+  type AgentRole,
+  type PendingPlan,
+  type SteeringViewMessage,
+  type StreamItem,
+} from '../../src/shared/steeringProtocol';
+import { appendStream } from '../../src/shared/steeringStream';
+
+interface VsCodeApi {
+  postMessage(m: SteeringViewMessage): void;
+  getState(): unknown;
+  setState(s: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const root = document.getElementById('root')!;
+// The shell marks the whole page as a live region; here only the step line announces itself.
+root.removeAttribute('aria-live');
+
+type Child = Node | string | null | undefined | false;
+function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  for (const c of children) if (c) el.append(c);
+  return el;
+}
+
+function button(label: string, onClick: () => void, o: { secondary?: boolean; aria?: string; title?: string } = {}): VscodeButton {
+  const b = h('vscode-button', { ...(o.aria ? { 'aria-label': o.aria } : {}), ...(o.title ? { title: o.title } : {}) }, label);
+  b.secondary = o.secondary ?? false;
+  b.addEventListener('click', () => {
+    if (!b.disabled) onClick();
+  });
+  return b;
+}
+
+function linkButton(label: string, onClick: () => void, aria?: string): HTMLButtonElement {
+  const b = h('button', { type: 'button', class: 'link', ...(aria ? { 'aria-label': aria } : {}) }, label);
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+// ---- persisted view state ----------------------------------------------------------------------
+
+const Saved = z.object({
+  state: SteeringState.optional(),
+  stream: z.array(StreamEntry).max(LIMITS.entries).optional(),
+  notes: z.string().max(LIMITS.notes).optional(),
+  /** The notes as last saved on disk; differs from `notes` while there are unsaved edits. */
+  notesSaved: z.string().max(LIMITS.notes).optional(),
+});
+type Saved = z.infer<typeof Saved>;
+
+const restored: Saved = Saved.safeParse(vscode.getState()).data ?? {};
+let state: SteeringState | undefined = restored.state;
+let entries: StreamEntry[] = restored.stream ?? [];
+let notesSaved = restored.notesSaved ?? '';
+let seq = 0;
+/** Until the host's first snapshot, what is shown is from before (a reload): it cannot be acted on. */
+let live = false;
+let persistTimer: number | undefined;
+
+function persistNow(): void {
+  clearTimeout(persistTimer);
+  persistTimer = undefined;
+  vscode.setState({ state, stream: entries, notes: notesArea.value, notesSaved } satisfies Saved);
+}
+
+function persist(): void {
+  // The stream changes many times a second: write the state at most twice a second.
+  persistTimer ??= window.setTimeout(persistNow, 500);
+}
+// A view that is being hidden may not live for the next tick: keep what was typed.
+document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && persistNow());
+
+const post = (m: SteeringViewMessage) => vscode.postMessage(m);
+
+// ---- skeleton ----------------------------------------------------------------------------------
+
+const STEPS = ['plan', 'approve', 'code', 'evaluate', 'analyze', 'decide'] as const;
+const STEP_LABEL: Record<(typeof STEPS)[number] | 'done', string> = {
+  plan: 'Plan', approve: 'Approve', code: 'Code', evaluate: 'Evaluate', analyze: 'Analyze', decide: 'Decide', done: 'Done',
+};
+const ROLE_LABEL: Record<AgentRole, string> = { planner: 'Planner', coder: 'Coder', tuner: 'Tuner' };
+
+function section(id: string, title: string, ...body: Child[]): HTMLElement {
+  return h('section', { 'aria-labelledby': `h-${id}`, id: `s-${id}` }, h('h2', { id: `h-${id}` }, title), ...body);
+}
+
+const phaseBadge = h('span', { class: 'phase' });
+const cycleLine = h('span', { class: 'cycle-line' });
+const titleLine = h('p', { class: 'title' });
+const stepLive = h('p', { class: 'visually-hidden', 'aria-live': 'polite', 'aria-atomic': 'true' });
+const stepItems = STEPS.map((s) => h('li', { class: 'step' }, h('span', { class: 'bar', 'aria-hidden': 'true' }), h('span', { class: 'label' }, STEP_LABEL[s]), h('span', { class: 'visually-hidden state' })));
+const stepper = h('ol', { class: 'stepper', 'aria-label': 'Cycle steps' }, ...stepItems);
+const note = h('p', { class: 'note', role: 'status' });
+// Start and Resume share a button: a paused cycle can only be resumed (starting would resume it too).
+const go = button('Start', () => post({ type: 'control', action: state?.phase === 'paused' ? 'resume' : 'start' }));
+const pauseBtn = button('Pause', () => post({ type: 'control', action: 'pause' }), { secondary: true, title: 'Stop when the current step ends; Resume continues from there' });
+const stopBtn = button('Stop', () => post({ type: 'control', action: 'stop' }), { secondary: true, title: 'Interrupt the current step now; Resume runs it again' });
+const controlBar = h('div', { class: 'controls', role: 'toolbar', 'aria-label': 'Cycle controls' }, go, pauseBtn, stopBtn);
+
+const planSection = section('plan', 'Plan awaiting approval');
+planSection.classList.add('plan');
+planSection.hidden = true;
+
+const logEl = h('div', { class: 'log', role: 'log', 'aria-label': 'Agent activity', 'aria-live': 'off', tabindex: '0' });
+const jump = linkButton('↓ Latest activity', () => {
+  logEl.scrollTop = logEl.scrollHeight;
+  jump.hidden = true;
+});
+jump.classList.add('jump');
+jump.hidden = true;
+const transcriptLink = linkButton('Open transcript…', () => post({ type: 'openTranscript' }), 'Open an agent transcript as a document');
+const emptyLog = h('p', { class: 'muted empty' }, 'The planner, coder and tuner show their work here while a cycle runs.');
+
+// resize: none: vscode-textarea draws its resize grip from a data: image, which the view's CSP blocks.
+const notesArea = h('vscode-textarea', { id: 'notes', rows: '4', resize: 'none', label: 'Direction notes for the next cycle', placeholder: 'e.g. Focus on UNSAT instances; avoid touching the proof output.' });
+const notesStatus = h('span', { class: 'muted small', role: 'status' });
+const notesSave = button('Save Notes', () => post({ type: 'saveNotes', text: notesArea.value }), { secondary: true });
+
+const approvalSelect = h('vscode-single-select', { id: 'approval', 'aria-label': 'Plan approval mode' });
+const APPROVAL_LABEL: Record<ApprovalMode, string> = { manual: 'manual — every step', semi: 'semi — each plan', auto: 'auto — unattended' };
+const APPROVAL_HELP: Record<ApprovalMode, string> = {
+  manual: 'Asks before every step that needs a person.',
+  semi: 'Each plan waits here for approval before the coder starts.',
+  auto: 'Plans go straight to the coder; Pause or Stop any time.',
+};
+for (const m of ApprovalMode.options) approvalSelect.append(h('vscode-option', { value: m, description: APPROVAL_HELP[m] }, APPROVAL_LABEL[m]));
+const approvalHelp = h('p', { class: 'muted small', id: 'approval-help' });
+approvalSelect.setAttribute('aria-describedby', 'approval-help');
+
+const noticeEl = h('p', { class: 'notice', role: 'status', 'aria-live': 'polite' });
+noticeEl.hidden = true;
+
+const noWorkspace = h('p', { class: 'muted' }, 'No SATLUTION workspace in this window.');
+
+const main = h('div', { class: 'main' },
+  h('header', { class: 'status' }, h('div', { class: 'status-row' }, phaseBadge, cycleLine), titleLine, stepper, stepLive, note, controlBar),
+  noticeEl,
+  planSection,
+  section('stream', 'Agents', h('div', { class: 'log-wrap' }, logEl, jump), h('p', { class: 'log-links' }, transcriptLink)),
+  section('notes', 'Direction',
+    h('label', { for: 'notes', class: 'field-label' }, 'Notes for the next cycles (the planner reads them)'),
+    notesArea,
+    h('div', { class: 'row' }, notesSave, notesStatus)),
+  section('approval-mode', 'Approval',
+    h('label', { for: 'approval', class: 'field-label' }, 'When a plan needs a person'),
+    approvalSelect, approvalHelp),
+);
+root.append(noWorkspace, main);
+
+// ---- behaviour ---------------------------------------------------------------------------------
+
+notesArea.addEventListener('input', () => {
+  updateNotesStatus();
+  persist();
+});
+notesArea.addEventListener('keydown', (e: KeyboardEvent) => {
+  // Ctrl/Cmd+Enter saves, as in VS Code's own input boxes.
+  if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+    e.preventDefault();
+    post({ type: 'saveNotes', text: notesArea.value });
+  }
+});
+approvalSelect.addEventListener('change', () => {
+  const m = ApprovalMode.safeParse(approvalSelect.value);
+  if (m.success && m.data !== state?.approval) post({ type: 'setApproval', mode: m.data });
+  approvalHelp.textContent = m.success ? APPROVAL_HELP[m.data] : '';
+});
+logEl.addEventListener('scroll', () => {
+  if (atBottom()) jump.hidden = true;
+});
+
+/** Notes as the host saves them (line endings, trailing space): an edit that only differs so is no edit. */
+const sameNotes = (a: string, b: string) => a.replace(/\r\n?/g, '\n').trimEnd() === b.replace(/\r\n?/g, '\n').trimEnd();
+
+function updateNotesStatus(): void {
+  const dirty = !sameNotes(notesArea.value, notesSaved);
+  notesStatus.textContent = dirty ? 'Unsaved changes' : notesSaved ? 'Saved' : '';
+  notesSave.disabled = !live || !dirty;
+}
+
+let noticeTimer: number | undefined;
+function showNotice(level: 'info' | 'error', text: string): void {
+  noticeEl.textContent = text;
+  noticeEl.className = `notice ${level}`;
+  noticeEl.hidden = false;
+  clearTimeout(noticeTimer);
+  noticeTimer = window.setTimeout(() => (noticeEl.hidden = true), level === 'error' ? 12000 : 5000);
+}
+
+// ---- rendering the state -----------------------------------------------------------------------
+
+const PHASE_LABEL: Record<SteeringState['phase'], string> = {
+  none: '', idle: 'Idle', running: 'Running', 'awaiting-approval': 'Awaiting approval', paused: 'Paused',
+};
+
+function renderState(s: SteeringState | undefined): void {
+  const none = !s || s.phase === 'none';
+  noWorkspace.hidden = !none;
+  main.hidden = none;
+  if (none || !s) return;
+  const phase = s.pausing ? 'pausing' : s.phase;
+  phaseBadge.className = `phase p-${phase}`;
+  phaseBadge.textContent = s.pausing ? 'Pausing' : PHASE_LABEL[s.phase];
+  cycleLine.textContent = [s.cycle ? `Cycle ${s.cycle}` : '', s.candidate ?? '', s.agent ? `(${s.agent === 'llm' ? 'LLM agents' : 'tuner'})` : ''].filter(Boolean).join(' · ');
+  titleLine.textContent = s.title ?? '';
+  titleLine.hidden = !s.title;
+  renderSteps(s);
+  note.textContent =
+    s.pausing ? 'Pausing when the current step ends…'
+    : s.phase === 'paused' ? `Stopped before ${s.step ? STEP_LABEL[s.step].toLowerCase() : 'the next step'}. Resume continues${s.step === 'approve' ? ' and asks for approval again' : ' there'}.`
+    : s.phase === 'idle' && s.outcome ? `Last cycle: ${s.outcome}`
+    : s.phase === 'idle' ? 'No cycle in progress.'
+    : '';
+  note.hidden = !note.textContent;
+  const active = s.phase === 'running' || s.phase === 'awaiting-approval';
+  const resume = s.phase === 'paused';
+  go.textContent = resume ? 'Resume' : 'Start';
+  go.title = resume ? `Continue cycle ${s.cycle} from ${s.step ?? 'where it stopped'}` : 'Start an evolution cycle';
+  go.disabled = !live || active;
+  go.secondary = active; // the action of the moment is the primary button
+  pauseBtn.disabled = !live || !active || s.pausing;
+  stopBtn.disabled = !live || !active;
+  renderPlan(s.pending);
+  if (s.approval && approvalSelect.value !== s.approval) approvalSelect.value = s.approval;
+  approvalSelect.disabled = !live || s.approval === null;
+  approvalHelp.textContent = s.approval ? APPROVAL_HELP[s.approval] : 'satlution.yaml has problems: fix them to change this here.';
+  transcriptLink.hidden = !s.transcripts;
+  updateNotesStatus();
+}
+
+let lastAnnounced = '';
+function renderSteps(s: SteeringState): void {
+  const current = s.step && s.step !== 'done' ? STEPS.indexOf(s.step) : -1;
+  const finished = s.step === 'done';
+  stepItems.forEach((li, i) => {
+    const st = finished || (current >= 0 && i < current) ? 'done' : i === current ? 'current' : 'todo';
+    li.className = `step ${st}${i === current && s.phase === 'paused' ? ' halted' : ''}`;
+    if (i === current) li.setAttribute('aria-current', 'step');
+    else li.removeAttribute('aria-current');
+    li.querySelector('.state')!.textContent = st === 'done' ? ', done' : st === 'current' ? (s.phase === 'paused' ? ', paused here' : ', in progress') : '';
+  });
+  stepper.hidden = s.step === null;
+  const text = s.step === null ? '' : finished ? `Cycle ${s.cycle} finished.` : `Cycle ${s.cycle}: step ${current + 1} of ${STEPS.length}, ${STEP_LABEL[s.step]}${s.phase === 'paused' ? ' (paused)' : s.phase === 'awaiting-approval' ? ': the plan awaits your approval' : ''}.`;
+  if (text !== lastAnnounced) stepLive.textContent = lastAnnounced = text;
+}
+
+let shownPlan = '';
+function renderPlan(p: PendingPlan | null): void {
+  const key = p ? `${p.candidate}\n${p.where}\n${p.hypothesis}\n${live}` : '';
+  if (key === shownPlan) return;
+  shownPlan = key;
+  planSection.hidden = !p;
+  planSection.replaceChildren(planSection.firstElementChild!);
+  if (!p) return;
+  const candidate = p.candidate;
+  // The heading repeats the title the status line shows: the body starts at the first section.
+  const body = p.hypothesis.replace(/^\s*#\s[^\n]*\n/, '');
+  const doc = h('div', { class: 'hypothesis', tabindex: '0', role: 'document', 'aria-label': `HYPOTHESIS.md of ${candidate}` }, ...markdown(body));
+  const reason = h('vscode-textarea', { rows: '2', resize: 'none', label: 'Why is this plan rejected? (optional)', placeholder: 'Why not? (optional, recorded with the candidate)' });
+  const rejectBox = h('div', { class: 'reject-box' },
+    reason,
+    h('div', { class: 'row' },
+      button('Reject Plan', () => post({ type: 'reject', candidate, ...(reason.value.trim() ? { reason: reason.value.trim().slice(0, LIMITS.reason) } : {}) })),
+      button('Cancel', () => {
+        rejectBox.hidden = true;
+        rejectBtn.setAttribute('aria-expanded', 'false');
+        rejectBtn.focus();
+      }, { secondary: true })));
+  rejectBox.hidden = true;
+  const approve = button('Approve', () => post({ type: 'approve', candidate }), { aria: `Approve the plan for ${candidate}` });
+  const edit = button('Edit', () => post({ type: 'editPlan', candidate }), { secondary: true, aria: `Edit HYPOTHESIS.md of ${candidate}`, title: 'Open HYPOTHESIS.md; save your changes, then Approve: the coder works from the file' });
+  const rejectBtn = button('Reject…', () => {
+    rejectBox.hidden = false;
+    rejectBtn.setAttribute('aria-expanded', 'true');
+    reason.focus();
+  }, { secondary: true, aria: `Reject the plan for ${candidate}` });
+  rejectBtn.setAttribute('aria-expanded', 'false');
+  for (const b of [approve, edit, rejectBtn]) b.disabled = !live;
+  planSection.append(h('p', { class: 'muted small' }, p.where === 'dialog' ? `${candidate}: a dialog asks too; answer in either place.` : `${candidate}: approve to start coding, or edit HYPOTHESIS.md first.`));
+  planSection.append(
+    doc,
+    h('div', { class: 'row', role: 'group', 'aria-label': 'Plan decision' }, approve, edit, rejectBtn),
+    rejectBox,
+  );
+}
+
+/** A small, safe Markdown subset (headings, lists, paragraphs, code, bold) rendered with DOM nodes. */
+function markdown(text: string): Node[] {
+  const out: Node[] = [];
+  let list: HTMLElement | undefined;
+  let para: string[] = [];
+  const inline = (s: string): Node[] =>
+    s.split(/(`[^`]+`|\*\*[^*]+\*\*)/).filter(Boolean).map((part) =>
+      /^`.+`$/.test(part) ? h('code', {}, part.slice(1, -1)) : /^\*\*.+\*\*$/.test(part) ? h('strong', {}, part.slice(2, -2)) : document.createTextNode(part));
+  const flush = () => {
+    if (para.length) out.push(h('p', {}, ...inline(para.join(' '))));
+    para = [];
+  };
+  let fence: string[] | undefined;
+  for (const line of text.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) {
+      flush();
+      list = undefined;
+      if (fence) out.push(h('pre', {}, fence.join('\n')));
+      fence = fence ? undefined : [];
+      continue;
+    }
+    if (fence) {
+      fence.push(line);
+      continue;
+    }
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+    const item = /^\s*(?:[-*]|\d+\.)\s+(.*)$/.exec(line);
+    if (heading) {
+      flush();
+      list = undefined;
+      out.push(h(heading[1]!.length === 1 ? 'h3' : 'h4', {}, ...inline(heading[2]!)));
+    } else if (item) {
+      flush();
+      if (!list) out.push((list = h(/^\s*\d+\./.test(line) ? 'ol' : 'ul')));
+      list.append(h('li', {}, ...inline(item[1]!)));
+    } else if (!line.trim()) {
+      flush();
+      list = undefined;
+    } else if (list && /^\s+/.test(line)) list.lastElementChild?.append(` ${line.trim()}`);
+    else {
+      list = undefined;
+      para.push(line.trim());
+    }
+  }
+  flush();
+  if (fence) out.push(h('pre', {}, fence.join('\n')));
+  return out;
+}
+
+// ---- the stream --------------------------------------------------------------------------------
+
+function atBottom(): boolean {
+  return logEl.scrollHeight - logEl.scrollTop - logEl.clientHeight < 24;
+}
+
+function row(e: StreamEntry): HTMLElement {
+  switch (e.kind) {
+    case 'text':
+      return h('div', { class: `entry text r-${e.role}` }, h('span', { class: 'role' }, ROLE_LABEL[e.role]), h('span', { class: 'body' }, e.text));
+    case 'tool':
+      return h('div', { class: `entry tool ${e.ok ? 'ok' : 'failed'}`, title: e.summary },
+        h('span', { class: 'icon', 'aria-hidden': 'true' }, e.ok ? '✓' : '✗'),
+        h('span', { class: 'visually-hidden' }, `${ROLE_LABEL[e.role]} tool call ${e.ok ? 'succeeded' : 'failed'}: `),
+        h('span', { class: 'name' }, e.name),
+        h('span', { class: 'summary' }, e.summary));
+    case 'log':
+      return h('div', { class: 'entry log-line' }, e.role ? h('span', { class: 'role' }, ROLE_LABEL[e.role]) : null, h('span', { class: 'body' }, e.text));
+    case 'step':
+      return h('div', { class: 'entry step-mark', role: 'separator' }, h('span', {}, `${STEP_LABEL[e.step]}${e.candidate ? ` · ${e.candidate}` : ''}`));
+  }
+}
+
+function renderStream(): void {
+  logEl.replaceChildren(...entries.map(row));
+  logEl.append(emptyLog);
+  emptyLog.hidden = entries.length > 0;
+  logEl.classList.toggle('is-empty', entries.length === 0);
+  logEl.scrollTop = logEl.scrollHeight;
+  jump.hidden = true;
+}
+
+function applyItems(items: readonly StreamItem[]): void {
+  const stick = atBottom();
+  for (const it of items) {
+    const last = entries[entries.length - 1];
+    const merges = it.kind === 'text' && !!it.text && last?.kind === 'text' && last.role === it.role;
+    appendStream(entries, [it]);
+    const rows = logEl.querySelectorAll(':scope > .entry');
+    if (merges) rows[rows.length - 1]?.querySelector('.body')?.replaceChildren((entries[entries.length - 1] as Extract<StreamEntry, { kind: 'text' }>).text);
+    else if (it.kind !== 'text' || it.text) logEl.insertBefore(row(entries[entries.length - 1]!), emptyLog);
+    // Bounded: the oldest rows leave with their entries.
+    for (let extra = logEl.querySelectorAll(':scope > .entry').length - entries.length; extra > 0; extra--) logEl.querySelector(':scope > .entry')?.remove();
+  }
+  emptyLog.hidden = entries.length > 0;
+  logEl.classList.toggle('is-empty', entries.length === 0);
+  if (stick) logEl.scrollTop = logEl.scrollHeight;
+  else jump.hidden = false;
+}
+
+// ---- messages ----------------------------------------------------------------------------------
+
+function resync(): void {
+  live = false;
+  post({ type: 'ready' });
+}
+
+window.addEventListener('message', (ev: MessageEvent<unknown>) => {
+  const parsed = SteeringHostMessage.safeParse(ev.data);
+  if (!parsed.success) return; // not ours, or malformed: never render it
+  const m = parsed.data;
+  switch (m.type) {
+    case 'snapshot':
+      // A host that has just started (window reload) has no history yet: keep what this view showed.
+      if (!live && m.seq === 0 && !m.stream.length && entries.length) appendStream(entries, [{ kind: 'log', role: null, text: 'The window reloaded: the activity above is from before.' }]);
+      else entries = m.stream.map((e) => ({ ...e }));
+      live = true;
+      state = m.state;
+      seq = m.seq;
+      setNotes(m.notes);
+      shownPlan = '';
+      renderStream();
+      renderState(state);
+      break;
+    case 'state':
+      if (!live) return;
+      state = m.state;
+      renderState(state);
+      break;
+    case 'stream':
+      if (!live || m.seq <= seq) return; // before the snapshot, or replayed
+      if (m.seq !== seq + 1) return resync(); // a batch was lost: start again from a snapshot
+      seq = m.seq;
+      applyItems(m.items);
+      break;
+    case 'notes':
+      setNotes(m.text);
+      break;
+    case 'notice':
+      showNotice(m.level, m.text);
+      break;
+  }
+  persist();
+});
+
+/** The saved notes from disk; an unsaved draft (typed before a reload) is kept over them. */
+function setNotes(text: string): void {
+  const draft = notesArea.value;
+  const dirty = !sameNotes(draft, notesSaved);
+  notesSaved = text;
+  if (!dirty || sameNotes(draft, text)) notesArea.value = text;
+  updateNotesStatus();
+}
+
+// Show the last state at once after a reload or re-show (inert until the host answers), then ask.
+notesArea.value = restored.notes ?? notesSaved;
+renderStream();
+renderState(state);
+if (!state) {
+  noWorkspace.hidden = true;
+  main.hidden = true;
+}
+post({ type: 'ready' });

@@ -1,0 +1,118 @@
+// What the Steering view shows, from the cycle controller, the cycle's saved state and the config;
+// and the agents' stream with its bounded history (no `vscode` import: unit-testable).
+import type { CycleEvent } from '../../core/cycle/events';
+import type { CycleState } from '../../core/cycle/state';
+import { candidateDirName } from '../../core/workspace/layout';
+import { LIMITS, type ApprovalMode, type SteeringState, type StreamEntry, type StreamItem } from '../../shared/steeringProtocol';
+import { appendStream, compactItems } from '../../shared/steeringStream';
+import type { PendingApproval } from '../planApprovals';
+
+/** The cycle the controller runs right now. */
+export interface RunView {
+  agent: 'llm' | 'tuner';
+  cycle: number | null;
+  step: CycleState['step'] | null;
+  candidate: string | null;
+  title: string | null;
+  pausing: boolean;
+}
+
+export interface SteeringInputs {
+  workspace: boolean;
+  run: RunView | undefined;
+  /** .satlution/cycle.json: a cycle in progress (when nothing runs: an interrupted one), or the last one. */
+  saved: CycleState | undefined;
+  approval: ApprovalMode | null;
+  pending: PendingApproval | undefined;
+  transcripts: boolean;
+}
+
+const clip = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
+const clipNull = (s: string | null, max: number) => (s === null ? null : clip(s, max));
+
+export function steeringState(i: SteeringInputs): SteeringState {
+  const base = { pausing: false, agent: null, approval: i.approval, outcome: null, pending: null, transcripts: i.transcripts } as const;
+  if (!i.workspace) return { ...base, phase: 'none', cycle: null, step: null, candidate: null, title: null, approval: null, transcripts: false };
+  const saved = i.saved;
+  const savedCandidate = saved && saved.candidate !== null ? candidateDirName(saved.candidate) : null;
+  const outcome = saved?.step === 'done' ? clipNull(saved.outcome, LIMITS.line * 2) : null;
+  if (i.run) {
+    const p = i.pending;
+    return {
+      ...base,
+      phase: p ? 'awaiting-approval' : 'running',
+      pausing: i.run.pausing,
+      agent: i.run.agent,
+      cycle: i.run.cycle ?? saved?.cycle ?? null,
+      step: i.run.step ?? saved?.step ?? null,
+      candidate: i.run.candidate ?? savedCandidate,
+      title: clipNull(i.run.title ?? saved?.title ?? null, LIMITS.line),
+      // Until the new cycle's first step arrives, the saved state is the previous cycle's.
+      outcome: i.run.step === null ? outcome : null,
+      pending: p
+        ? {
+            cycle: p.cycle,
+            candidate: p.candidate,
+            title: clip(p.title, LIMITS.line),
+            hypothesis: p.hypothesis.length <= LIMITS.hypothesis ? p.hypothesis : `${p.hypothesis.slice(0, LIMITS.hypothesis - 80)}\n\n[… the rest is in HYPOTHESIS.md: use Edit to read all of it]`,
+            where: p.where,
+          }
+        : null,
+    };
+  }
+  if (saved && saved.step !== 'done')
+    return { ...base, phase: 'paused', cycle: saved.cycle, step: saved.step, candidate: savedCandidate, title: clipNull(saved.title, LIMITS.line) };
+  return { ...base, phase: 'idle', cycle: saved?.cycle ?? null, step: saved ? 'done' : null, candidate: savedCandidate, title: clipNull(saved?.title ?? null, LIMITS.line), outcome };
+}
+
+/** A cycle event as a row of the stream (clipped to the protocol's bounds), or nothing. */
+export function toStreamItem(e: CycleEvent): StreamItem | undefined {
+  switch (e.type) {
+    case 'agent-text':
+      return e.delta ? { kind: 'text', role: e.role, text: e.delta.length > LIMITS.text * 4 ? e.delta.slice(-LIMITS.text * 4) : e.delta } : undefined;
+    case 'agent-tool':
+      return { kind: 'tool', role: e.role, name: clip(e.name, 64) || '?', ok: e.ok, summary: clip(e.summary, LIMITS.line) };
+    case 'agent-log':
+      return { kind: 'log', role: e.role, text: clip(e.message, LIMITS.line) };
+    case 'log':
+      return { kind: 'log', role: null, text: clip(e.message, LIMITS.line) };
+    case 'step':
+      return { kind: 'step', cycle: e.cycle, step: e.step, candidate: e.candidate };
+    case 'paused':
+      return { kind: 'log', role: null, text: `Paused before ${e.step}; Resume continues here.` };
+  }
+}
+
+/**
+ * The stream as the host keeps it: the bounded history a reopened view is given, and the items not
+ * yet posted, batched (a model streams many tiny deltas; the view gets a few posts a second).
+ */
+export class SteeringStream {
+  private readonly entries: StreamEntry[] = [];
+  private queued: StreamItem[] = [];
+  private seq = 0;
+
+  constructor(private readonly maxEntries: number = LIMITS.entries) {}
+
+  push(e: CycleEvent): boolean {
+    const item = toStreamItem(e);
+    if (!item) return false;
+    this.queued.push(item);
+    return true;
+  }
+
+  /** The next batch to post (also applied to the history), or undefined when nothing is queued. */
+  take(): { seq: number; items: StreamItem[] } | undefined {
+    if (!this.queued.length) return undefined;
+    const items = compactItems(this.queued);
+    this.queued = [];
+    appendStream(this.entries, items, this.maxEntries);
+    return { seq: ++this.seq, items };
+  }
+
+  /** The history after every queued item, and the batch number it corresponds to. */
+  snapshot(): { stream: StreamEntry[]; seq: number } {
+    this.take();
+    return { stream: this.entries.map((e) => ({ ...e })), seq: this.seq };
+  }
+}
