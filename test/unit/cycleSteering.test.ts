@@ -2,8 +2,10 @@
 // steps) through runCycle's onEvent, pause at a step boundary and resume, a plan edited before it is
 // approved, and a rejection with its reason.
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { recentFailures } from '../../src/core/agents/context';
 import { llmAgent } from '../../src/core/agents/llmAgent';
 import { runPlanner } from '../../src/core/agents/planner';
 import { Sandbox } from '../../src/core/agents/sandbox';
@@ -11,7 +13,7 @@ import { runTool, type ToolHost } from '../../src/core/agents/tools';
 import { tunerAgent } from '../../src/core/agents/tuner';
 import { planted3Sat } from '../../src/core/bench/generators';
 import { loadConfig } from '../../src/core/config/load';
-import { hypothesisTitle, runCycle, type AgentEvent, type CycleEvent, type EvolutionAgent } from '../../src/core/cycle/engine';
+import { CycleBusyError, hypothesisTitle, runCycle, type AgentEvent, type CycleEvent, type EvolutionAgent } from '../../src/core/cycle/engine';
 import { PauseSignal } from '../../src/core/cycle/pause';
 import { readCycle } from '../../src/core/cycle/state';
 import type { ChatRequest, ChatResponse, LlmClient } from '../../src/core/llm/types';
@@ -22,7 +24,7 @@ import { LlmTestServer } from '../fixtures/llmServer';
 import { FIXTURES, RULES, tempDir, write } from './helpers';
 
 /** A tinysat workspace with small sets (models checked, no proofs), approval as given. */
-async function workspace(approval: 'auto' | 'semi'): Promise<string> {
+async function workspace(approval: 'auto' | 'semi' | 'manual'): Promise<string> {
   const ws = tempDir();
   await initWorkspace({ dir: ws, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
   const cfg = path.join(ws, 'satlution.yaml');
@@ -111,6 +113,8 @@ describe('cycle steering: pause and resume', function () {
     assert.equal(seen.codes, 0);
     const c = (await new CandidateStore(ws).load()).index.candidates.find((x) => x.id === 1)!;
     assert.deepEqual([c.status, c.detail], ['discarded', 'plan rejected: touches nothing that matters']);
+    // The next plan hears why.
+    assert.match(await recentFailures(ws), /turned down:\nSATLUTION_1: plan rejected: touches nothing that matters/);
   });
 
   it('codes from HYPOTHESIS.md as the person edited it before approving, under its new title', async () => {
@@ -255,5 +259,44 @@ describe('cycle steering: the agents at work', function () {
     // A value outside the option's range is refused before anything is edited.
     const out2 = await tunerAgent().code({ ws: tempDir(), cycle: 4, candidateDir: dir, hypothesis: '`delay` from 123 to 5000', host });
     assert.deepEqual(out2, { finished: false, detail: 'delay = 5000 is outside its range 0..1000' });
+  });
+});
+
+describe('one cycle at a time per workspace', () => {
+  it('refuses to run while another live process holds the cycle, and takes over a dead holder', async () => {
+    const ws = tempDir();
+    fs.mkdirSync(path.join(ws, '.satlution'), { recursive: true });
+    const lock = path.join(ws, '.satlution', 'cycle.lock');
+    const holder = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      fs.writeFileSync(lock, String(holder.pid));
+      const agent = { name: 'never', plan: async () => assert.fail('planned while locked'), code: async () => assert.fail('coded while locked') };
+      const req = { ws, config: undefined as never, agent, approver: { confirm: async () => true }, log: silentLogger };
+      await assert.rejects(runCycle(req), (e: unknown) => e instanceof CycleBusyError && e.pid === holder.pid && /another process \(pid \d+/.test(e.message));
+      assert.equal(fs.readFileSync(lock, 'utf8'), String(holder.pid), 'the holder keeps its lock');
+      holder.kill('SIGKILL');
+      await new Promise((r) => holder.once('exit', r));
+      // The holder died without releasing: the next run takes over (and fails later for its own reason).
+      await assert.rejects(runCycle(req), (e: unknown) => !(e instanceof CycleBusyError) && /no champion/.test((e as Error).message));
+      assert.ok(!fs.existsSync(lock), 'the lock is released when the run ends');
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+});
+
+describe('approval: manual', () => {
+  it('asks before evaluating the coded candidate, and a decline discards it unevaluated', async () => {
+    const ws = await workspace('manual');
+    const seen = { plans: 0, codes: 0, hypotheses: [] as string[] };
+    const questions: string[] = [];
+    const approver = { confirm: async (q: string) => (questions.push(q), false), plan: async () => ({ approved: true }) };
+    const s = await runCycle({ ws, config: await loadConfig(ws), agent: commentAgent(seen), approver, log: silentLogger });
+    assert.equal(seen.codes, 1);
+    assert.deepEqual(questions, ['Evaluate SATLUTION_1? Review its diff with the parent first.']);
+    assert.equal(s.outcome, 'the evaluation was declined');
+    assert.ok(!fs.existsSync(path.join(ws, '.satlution', 'evals', 'SATLUTION_1.json')), 'nothing was evaluated');
+    const c = (await new CandidateStore(ws).load()).index.candidates.find((x) => x.id === 1)!;
+    assert.deepEqual([c.status, c.detail], ['discarded', 'evaluation declined by a person']);
   });
 });

@@ -86,9 +86,11 @@ export async function metricsHistory(ws: string, cycle: number, par2From: number
 export async function recentFailures(ws: string, limit = 8): Promise<string> {
   const { index } = await new CandidateStore(ws).load();
   const failed = index.candidates.filter((c) => c.status === 'failed').slice(-limit).map((c) => `${c.dir}: ${c.detail ?? 'failed'}`);
+  // A person's "no" (and why) steers the next plan as much as a failed gate does.
+  const declined = index.candidates.filter((c) => c.status === 'discarded' && c.detail && /rejected|declined/.test(c.detail)).slice(-limit).map((c) => `${c.dir}: ${c.detail}`);
   const repeated = clusters(await new SignatureLog(ws).all())
     .filter((c) => c.candidates.length > 1)
     .slice(0, 5)
     .map((c) => `${c.key} (in ${c.candidates.join(', ')})`);
-  return [...failed, ...(repeated.length ? ['Repeated failure patterns:', ...repeated] : [])].join('\n') || '(no failures yet)';
+  return [...failed, ...(declined.length ? ['Plans or candidates a person turned down:', ...declined] : []), ...(repeated.length ? ['Repeated failure patterns:', ...repeated] : [])].join('\n') || '(no failures yet)';
 }

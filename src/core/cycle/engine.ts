@@ -17,6 +17,7 @@ import { recordEvaluation } from '../eval/record';
 import type { Approver, Logger, PlanAnswer } from '../ports';
 import { loadRules } from '../rules/load';
 import { CandidateStore } from '../store/candidates';
+import { tryHoldLock } from '../store/lock';
 import { candidateDirName, RULES_DIR, STATE_DIR } from '../workspace/layout';
 import { newCandidate } from '../workspace/newCandidate';
 import type { AgentSink, CycleEvent } from './events';
@@ -51,7 +52,25 @@ export interface CycleRequest {
  * Runs the cycle in progress (or a new one) to its end, or until a pause is requested: then it returns
  * the saved state, whose `step` (not `done`) is where the next run resumes.
  */
+/** A cycle run by another live process (a `satlution cycle` in a terminal, another window). */
+export class CycleBusyError extends Error {
+  constructor(readonly pid: number) {
+    super(`a cycle is already running in another process (pid ${pid}, e.g. \`satlution cycle\` in a terminal or another window); stop it or wait for it to finish`);
+  }
+}
+
 export async function runCycle(req: CycleRequest): Promise<CycleState> {
+  // One cycle at a time per workspace, across processes: two runs would plan into the same candidate.
+  const lock = await tryHoldLock(path.join(req.ws, STATE_DIR, 'cycle.lock'));
+  if ('heldBy' in lock) throw new CycleBusyError(lock.heldBy);
+  try {
+    return await runCycleLocked(req);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
   const { ws } = req;
   const store = new CandidateStore(ws);
   let s = await readCycle(ws);
@@ -141,6 +160,11 @@ export async function runCycle(req: CycleRequest): Promise<CycleState> {
         break;
       }
       case 'evaluate': {
+        // manual: a person looks at the code before it is built and run, and confirms each promotion.
+        if (req.config.approval === 'manual' && !(await req.approver.confirm(`Evaluate ${candidateDirName(s.candidate!)}? Review its diff with the parent first.`, s.title ?? undefined, 'Evaluate'))) {
+          await store.setStatus(s.candidate!, 'discarded', 'evaluation declined by a person');
+          return end('the evaluation was declined', false);
+        }
         await store.setStatus(s.candidate!, 'evaluating');
         // The champion is measured under the same limits first, when it has not been yet.
         if (!(await readEval(ws, s.parent))) await evaluate(req, dirOf(s.parent));
@@ -167,6 +191,10 @@ export async function runCycle(req: CycleRequest): Promise<CycleState> {
           break;
         }
         if (mine?.verdict === 'pass' && cmp?.verdict === 'B faster') {
+          if (req.config.approval === 'manual' && !(await req.approver.confirm(`Make ${candidateDirName(s.candidate!)} the champion? PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s (see RESULTS.md).`, undefined, 'Promote'))) {
+            await step({ step: 'done', outcome: `${candidateDirName(s.parent)} stays champion (the promotion of ${candidateDirName(s.candidate!)} was declined)` });
+            break;
+          }
           await store.setChampion(s.candidate!);
           await step({ step: 'done', champion_changed: true, outcome: `${candidateDirName(s.candidate!)} is the new champion (PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s)` });
         } else await step({ step: 'done', outcome: `${candidateDirName(s.parent)} stays champion (${cmp ? cmp.verdict : 'no comparable measurement'})` });

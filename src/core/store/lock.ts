@@ -47,3 +47,24 @@ async function isStale(file: string): Promise<boolean> {
     return (e as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
+
+/**
+ * A lock held for as long as a long task runs (an evolution cycle), not waited for: it is either taken
+ * now or reported with the live process that holds it. A dead holder's lock is taken over.
+ */
+export async function tryHoldLock(file: string): Promise<{ release(): Promise<void> } | { heldBy: number }> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fh = await fs.open(file, 'wx');
+      await fh.writeFile(String(process.pid));
+      await fh.close();
+      return { release: () => fs.rm(file, { force: true }) };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if (await isStale(file)) await fs.rm(file, { force: true });
+      else return { heldBy: Number(await fs.readFile(file, 'utf8').catch(() => '0')) || 0 };
+    }
+  }
+  throw new Error(`could not take the lock ${file}`);
+}

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { llmAgent } from '../../core/agents/llmAgent';
 import { tunerAgent } from '../../core/agents/tuner';
 import { loadConfig } from '../../core/config/load';
-import { hypothesisTitle, runCycle, type CycleEvent } from '../../core/cycle/engine';
+import { CycleBusyError, hypothesisTitle, runCycle, type CycleEvent } from '../../core/cycle/engine';
 import { PauseSignal } from '../../core/cycle/pause';
 import { readCycle, type CycleState } from '../../core/cycle/state';
 import { apiKeyFromEnv } from '../../core/llm/factory';
@@ -165,6 +165,10 @@ export class CycleController implements vscode.Disposable {
       });
       return s.outcome ?? undefined;
     } catch (e) {
+      if (e instanceof CycleBusyError) {
+        void vscode.window.showWarningMessage(`SATLUTION: ${e.message}.`);
+        return undefined;
+      }
       const now = await readCycle(ws);
       const where = now ? ` (cycle ${now.cycle} stopped at "${now.step}"; SATLUTION: Resume Evolution Cycle continues it)` : '';
       if (abort.signal.aborted) void vscode.window.showInformationMessage(`SATLUTION: cycle stopped${where}.`);
