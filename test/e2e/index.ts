@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { Page } from 'playwright-core';
 import { launchBrowser, newWorkbenchPage, startCodeServer } from '../runner/codeServer';
+import { cycleFromTheSidebar, prepareEvolvedWorkspace } from './cycle.e2e';
 import { initializeFromPalette } from './initialize.e2e';
 
 export interface E2eContext {
@@ -15,7 +16,17 @@ export interface E2eContext {
   shot(name: string): Promise<string>;
 }
 
-const SCENARIOS: [string, (c: E2eContext) => Promise<void>][] = [['Initialize Workspace from the palette shows SATLUTION_0 in the Cycles tree', initializeFromPalette]];
+interface Scenario {
+  name: string;
+  /** Builds the workspace before the window opens (the extension activates on satlution.yaml). */
+  prepare?: (root: string, workspace: string) => void;
+  run: (c: E2eContext) => Promise<void>;
+}
+
+const SCENARIOS: Scenario[] = [
+  { name: 'Initialize Workspace from the palette shows SATLUTION_0 in the Cycles tree', run: initializeFromPalette },
+  { name: 'A cycle started, approved, reviewed and charted from the sidebar', prepare: prepareEvolvedWorkspace, run: cycleFromTheSidebar },
+];
 
 export async function runE2e(o: { codeServer: string; nodeBin: string; root: string; verbose?: boolean }): Promise<{ passed: number; failed: number }> {
   const artifacts = path.join(o.root, '.test-artifacts');
@@ -26,7 +37,7 @@ export async function runE2e(o: { codeServer: string; nodeBin: string; root: str
   console.log(`e2e: packaged ${path.basename(vsix)} (${(fs.statSync(vsix).size / 1024).toFixed(0)} KiB)`);
   let passed = 0;
   let failed = 0;
-  for (const [name, scenario] of SCENARIOS) {
+  for (const { name, prepare, run: scenario } of SCENARIOS) {
     const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-e2e-'));
     const cs = await startCodeServer({ codeServer: o.codeServer, nodeBin: o.nodeBin, installVsix: vsix, verbose: o.verbose, settings: { 'workbench.colorTheme': 'Default Dark Modern' } });
     const browser = await launchBrowser(cs.env);
@@ -43,6 +54,7 @@ export async function runE2e(o: { codeServer: string; nodeBin: string; root: str
       },
     };
     try {
+      prepare?.(o.root, workspace);
       await page.goto(cs.url(workspace), { waitUntil: 'domcontentloaded' });
       await scenario(ctx);
       passed++;

@@ -156,3 +156,34 @@ describe('Rules and Runners views', () => {
     }, 'the job to leave the view');
   });
 });
+
+describe('Plan approval outside the dialog', () => {
+  it('shows "Approve plan" on the waiting HYPOTHESIS.md and approves it from there', async () => {
+    const ws = workspaceDir();
+    const started = vscode.commands.executeCommand('satlution.startCycle', { agent: 'tuner' }) as Thenable<string | undefined>;
+    const dir = await eventually(() => {
+      const s = JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'cycle.json'), 'utf8')) as { step: string; candidate: number | null };
+      return s.step === 'approve' && s.candidate !== null ? `SATLUTION_${s.candidate}` : undefined;
+    }, 'the cycle to wait for approval', 60000);
+    // A CodeLens is computed for an open document only.
+    await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(ws, dir, 'HYPOTHESIS.md')));
+    let seen = '';
+    const lens = await eventually(async () => {
+      let lenses: vscode.CodeLens[];
+      try {
+        lenses = (await vscode.commands.executeCommand('vscode.executeCodeLensProvider', vscode.Uri.file(path.join(ws, dir, 'HYPOTHESIS.md')))) as vscode.CodeLens[];
+      } catch (e) {
+        seen = `threw ${(e as Error).stack}`;
+        throw e;
+      }
+      seen = lenses.map((l) => l.command?.title).join(', ');
+      return lenses.find((l) => l.command?.title.includes('Approve plan'));
+    }, 'the Approve plan CodeLens').catch((e: Error) => assert.fail(`${e.message}; last lenses: ${seen}`));
+    assert.equal(lens.command!.command, 'satlution.approvePlan');
+    assert.equal(await vscode.commands.executeCommand(lens.command!.command, ...(lens.command!.arguments ?? [])), true);
+    const outcome = await started;
+    // Approved, coded, evaluated: tinysat fails the smoke gate here (UNSAT without a proof).
+    assert.match(outcome ?? '', /failed the smoke gate/);
+    assert.equal(await vscode.commands.executeCommand('satlution.approvePlan', dir), false, 'nothing waits any more');
+  });
+});

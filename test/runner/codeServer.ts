@@ -26,6 +26,7 @@ export interface CodeServer {
   remote(p: string): string;
   stop(): Promise<void>;
   output(): string;
+  extensionLog(): string;
   env: NodeJS.ProcessEnv;
 }
 
@@ -116,6 +117,11 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
     env,
     remote,
     output: () => out,
+    /** The extension's own output channel ("SATLUTION"), as code-server logged it: for failure reports. */
+    extensionLog: () => {
+      const files = (fs.readdirSync(path.join(tmp, 'ud', 'logs'), { recursive: true }) as string[]).filter((f) => /SATLUTION\.log$/.test(f));
+      return files.map((f) => fs.readFileSync(path.join(tmp, 'ud', 'logs', f), 'utf8')).join('\n');
+    },
     url: (folder, payload = []) =>
       `http://${authority}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify([...payload, ['skipWelcome', 'true']]))}`,
     async stop() {

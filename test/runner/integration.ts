@@ -53,6 +53,17 @@ export async function runIntegration(o: { codeServer: string; nodeBin: string; e
       /* the suite never reported: counted below */
     }
     if (exitCode !== 0 && failed === 0) failed = 1; // the suite died before reporting
+    if (failed > 0) {
+      // What the extension itself logged explains most failures (a cycle's error, a refused command).
+      const log = (() => {
+        try {
+          return cs.extensionLog();
+        } catch {
+          return '';
+        }
+      })();
+      if (log) console.log(`integration: the SATLUTION output channel said:\n${log.split('\n').slice(-80).join('\n')}`);
+    }
     return { passed, failed, exitCode };
   } finally {
     await browser.close();

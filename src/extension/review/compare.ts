@@ -64,7 +64,7 @@ async function review(deps: ReviewDeps, fromDir: string, to: CandidateView): Pro
       const right = ch.kind === 'deleted' ? empty(ch.path) : vscode.Uri.file(path.join(b, ch.path));
       return [vscode.Uri.file(path.join(b, ch.path)), left, right];
     });
-    await vscode.commands.executeCommand('vscode.changes', `${to.dir} ↔ ${fromDir} (${changes.length} file${changes.length > 1 ? 's' : ''})`, resources);
+    await vscode.commands.executeCommand('vscode.changes', `${to.dir} ↔ ${fromDir}`, resources); // VS Code adds the file count
   }
   if (vscode.workspace.getConfiguration('satlution').get<boolean>('review.openDocumentsBeside', true))
     for (const doc of ['HYPOTHESIS.md', 'RESULTS.md']) {
