@@ -1,5 +1,6 @@
 // The Overview webview: renders what the extension sends (validated against the shared protocol)
 // with plain DOM (no innerHTML of data), keeps the last state across hide/reload, and says `ready`.
+import './shared/jitless'; // first: before zod parses anything
 import { HostMessage, type Overview, type OverviewAction, type ViewMessage } from '../../src/shared/protocol';
 
 interface VsCodeApi {

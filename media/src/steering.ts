@@ -2,6 +2,7 @@
 // stream, cycle controls, direction notes and the approval mode. Every inbound message is validated
 // against the shared protocol; data is rendered with DOM APIs only (never innerHTML). The last state,
 // the stream and an unsaved notes draft survive hide/reload (setState); `ready` asks for the current.
+import './shared/jitless'; // first: before zod parses anything
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';

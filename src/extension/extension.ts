@@ -14,6 +14,7 @@ import { initializeWorkspace } from './commands/initialize';
 import { ConfigDiagnostics } from './config/diagnostics';
 import { CyclesTreeProvider, type CyclesNode } from './views/cyclesTree';
 import { OverviewViewProvider } from './webviews/overviewView';
+import { registerDashboard } from './webviews/dashboardPanel';
 import { WorkspaceModel } from './workspaceModel';
 import { JobTracker } from './jobs';
 import { registerReview } from './review/register';
@@ -83,6 +84,7 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
     cmd('satlution.resumeCycle', (arg?: unknown) => cycles.start(arg, true)),
     cmd('satlution.stopCycle', () => cycles.stop()),
     steering.disposable,
+    registerDashboard(context, model, log),
     cycles.onDidChangeState(() => {
       review.lens.refresh();
       statusBar.setRunning(cycles.isRunning);

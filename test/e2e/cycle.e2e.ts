@@ -75,7 +75,8 @@ export async function cycleFromTheSidebar({ page, workspace, shot }: E2eContext)
   await page.waitForTimeout(1500);
   console.log(`    screenshot: ${await shot('3-diff-with-parent')}`);
 
-  // The dashboard, from the Cycles view's title bar.
+  // The dashboard, from the Cycles view's title bar, with the editor area to itself.
+  await runCommand(page, 'View: Close All Editor Groups');
   await openDashboard(page);
   const dash = await webview(page, DASHBOARD_TITLE);
   await dash.locator('canvas').first().waitFor({ timeout: 30000 });
@@ -85,11 +86,13 @@ export async function cycleFromTheSidebar({ page, workspace, shot }: E2eContext)
   // Light theme: the webviews restyle live.
   await runCommand(page, 'Preferences: Color Theme');
   await pickQuickItem(page, 'Light Modern');
+  await page.locator('.monaco-workbench.vs').waitFor({ timeout: 15000 });
   await (await webview(page, DASHBOARD_TITLE)).locator('body.vscode-light').waitFor({ timeout: 15000 });
-  await page.waitForTimeout(1500);
+  await page.waitForTimeout(3000); // the charts recolour on the next frame; let the workbench settle
   console.log(`    screenshot: ${await shot('5-dashboard-light')}`);
   await openSidebar(page, 'SATLUTION');
   await (await webview(page, 'Steering')).locator('body.vscode-light').waitFor({ timeout: 15000 });
+  await page.waitForTimeout(1500);
   console.log(`    screenshot: ${await shot('6-sidebar-light')}`);
   assert.deepEqual(cspViolations, [], 'a webview broke its Content-Security-Policy');
 }

@@ -6,12 +6,15 @@ import { runPool } from '../runners/pool';
 import type { InstanceResult } from './result';
 import { hashSolver, ResultsStore, runKey } from './resultsStore';
 import { runInstance, type RunSettings } from './runInstance';
+import { runLogPath } from './runLog';
 
 export interface EvalRequest extends RunSettings {
   instances: InstanceSpec[];
   jobs: number;
   cache: InstanceCache;
   store: ResultsStore;
+  /** Write each run's log to <logDir>/<solver hash>/<instance>.log (runLog.ts); none when absent. */
+  logDir?: string;
   onResult?: (r: InstanceResult, done: number, total: number, reused: boolean) => void;
 }
 
@@ -51,8 +54,10 @@ export async function evaluate(req: EvalRequest): Promise<EvalOutcome> {
     req.jobs,
     async ({ spec, inst, key }) => {
       const known = spec.expected ?? (await req.store.verifiedAnswer(inst.hash, solverHash)) ?? null;
-      const { instances: _i, jobs: _j, cache: _c, store: _s, onResult: _o, ...settings } = req;
+      const { instances: _i, jobs: _j, cache: _c, store: _s, onResult: _o, logDir, ...settings } = req;
+      const logFile = logDir ? runLogPath(logDir, solverHash, spec.name) : undefined;
       const r = await runInstance({
+        ...(logFile ? { logFile } : {}),
         ...settings,
         name: spec.name,
         cnf: inst.plain,

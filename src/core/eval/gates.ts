@@ -51,6 +51,8 @@ export interface GateRequest {
   checkerTimeoutS?: number;
   memoryMethod?: MemoryMethod;
   scratchDir?: string;
+  /** Per-run logs go here (workspace evaluations; see runLog.ts). */
+  logDir?: string;
   /** Baseline solvers (the seeds): their stored results give each stage's unique_solved. */
   baselineDirs?: string[];
   signal?: AbortSignal;
@@ -120,6 +122,7 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
       store: req.store,
       ...(req.memoryMethod ? { memoryMethod: req.memoryMethod } : {}),
       ...(req.scratchDir ? { scratchDir: req.scratchDir } : {}),
+      ...(req.logDir ? { logDir: req.logDir } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
       onResult: (r, done, total, reused) => req.onResult?.(plan.gate, r, done, total, reused),
     });

@@ -10,6 +10,7 @@ import { checkCandidate } from '../rules/workspaceCheck';
 import { parseCandidateDir, RULES_DIR, SEEDS_DIR, STATE_DIR } from '../workspace/layout';
 import type { GateReport, GateRequest, StagePlan } from './gates';
 import { ResultsStore } from './resultsStore';
+import { LOGS_DIR } from './runLog';
 import { findDratTrim } from './tools';
 
 export interface PlanOverrides {
@@ -39,7 +40,7 @@ export function planStages(config: Config, base: string, o: PlanOverrides = {}):
 }
 
 /** The parts of a gate request that come from the config and the workspace. */
-export function gateContext(config: Config, workspaceDir: string | undefined, dratTrimFlag?: string): Pick<GateRequest, 'buildTimeoutS' | 'cache' | 'store' | 'maxProofMb' | 'checkerTimeoutS' | 'scratchDir' | 'dratTrim' | 'baselineDirs'> {
+export function gateContext(config: Config, workspaceDir: string | undefined, dratTrimFlag?: string): Pick<GateRequest, 'buildTimeoutS' | 'cache' | 'store' | 'maxProofMb' | 'checkerTimeoutS' | 'scratchDir' | 'dratTrim' | 'baselineDirs' | 'logDir'> {
   const stateDir = workspaceDir ? path.join(workspaceDir, STATE_DIR) : path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'satlution');
   const dratTrim = findDratTrim(dratTrimFlag, config.evaluation.drat_trim);
   return {
@@ -51,6 +52,8 @@ export function gateContext(config: Config, workspaceDir: string | undefined, dr
     ...(config.evaluation.scratch_dir ? { scratchDir: config.evaluation.scratch_dir } : {}),
     ...(dratTrim ? { dratTrim } : {}),
     ...(workspaceDir ? { baselineDirs: config.seeds.map((s) => path.join(workspaceDir, SEEDS_DIR, s.name)) } : {}),
+    // Solver output is kept per run only inside a workspace, where the dashboard opens it.
+    ...(workspaceDir ? { logDir: path.join(stateDir, LOGS_DIR) } : {}),
   };
 }
 

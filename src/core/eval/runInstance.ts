@@ -7,8 +7,10 @@ import * as path from 'node:path';
 import { checkModel } from './model';
 import { checkProof } from './proof';
 import type { CheckResult, InstanceResult, RunStatus } from './result';
+import { formatRunLog, writeRunLog } from './runLog';
 import { runSolver, type RunOutcome } from './runSolver';
 import type { MemoryMethod } from './limits';
+import { RUN_SCRIPT } from '../workspace/layout';
 
 export interface InstanceRunRequest extends RunSettings {
   /** The instance's name in results, e.g. `smoke/add8.cnf`. */
@@ -21,6 +23,8 @@ export interface InstanceRunRequest extends RunSettings {
   family: string | null;
   expected: 'SAT' | 'UNSAT' | null;
   expectedFrom: 'meta' | 'vbs' | 'none';
+  /** Where to write this run's log (command, limits, outcome, output excerpts); none when absent. */
+  logFile?: string;
 }
 
 /** The limits and checks of a run, the same for every instance of a stage. */
@@ -68,54 +72,73 @@ export async function runInstance(r: InstanceRunRequest): Promise<InstanceResult
       ...(r.signal ? { signal: r.signal } : {}),
     });
     if (out.aborted) throw new EvaluationAborted('evaluation stopped');
-    const base = {
-      instance: r.name,
-      family: r.family,
-      expected: r.expected,
-      expected_from: r.expectedFrom,
-      answer: out.answer,
-      time_s: out.timeS,
-      mem_mb: out.peakMb === undefined ? null : Math.round(out.peakMb * 10) / 10,
-      exit_code: out.exitCode,
-      signal: out.signal,
-    };
-    const none: CheckResult = { kind: 'none', ok: null, time_s: 0, detail: '' };
-    const result = (status: RunStatus, detail: string, check: CheckResult = none): InstanceResult => ({ ...base, status, detail, check });
-    const early = classifyRun(r, out);
-    if (early) return result(early.status, early.detail);
-
-    const answer = out.answer!;
-    if (r.expected && answer !== r.expected)
-      return result('wrong', `${answer} claimed on ${r.name}, but it is ${r.expected} (${r.expectedFrom === 'meta' ? 'meta.csv' : 'the baselines say so'})`);
-    if (answer === 'SAT') {
-      const mc = await checkModel(r.cnf, out.model);
-      const check: CheckResult = { kind: 'model', ok: mc.ok, time_s: mc.timeS, detail: mc.detail };
-      return mc.ok ? result('solved', '', check) : result('invalid_model', `SAT claimed on ${r.name}, model rejected: ${mc.detail}`, check);
-    }
-    // Nothing to prove (solvers write an empty proof), and drat-trim would exit 1 on it ("trivial UNSAT").
-    if (r.emptyClause) return result('solved', '', { kind: 'none', ok: true, time_s: 0, detail: 'the formula contains the empty clause' });
-    if (!r.checkProofs) return result('solved', '');
-    if (!r.dratTrim) throw new Error('proof checking is on but no drat-trim binary is configured (scripts/setup-sat-tools.sh builds one)');
-    const pc = await checkProof({ dratTrim: r.dratTrim, cnf: r.cnf, proof: path.join(proofDir!, 'proof.out'), timeoutS: r.checkerTimeoutS, maxProofMb: r.maxProofMb, ...(r.signal ? { signal: r.signal } : {}) });
-    const check: CheckResult = { kind: 'drat', ok: pc.outcome === 'timeout' ? null : pc.ok, time_s: pc.timeS, detail: pc.detail };
-    switch (pc.outcome) {
-      case 'verified':
-        return result('solved', '', check);
-      case 'missing':
-        return result('missing_proof', `UNSAT claimed on ${r.name} without a proof: ${pc.detail}`, check);
-      case 'rejected':
-      case 'too_large':
-        return result('invalid_proof', `UNSAT claimed on ${r.name}, ${pc.detail}`, check);
-      case 'timeout':
-        // Not the solver's lie, but not a verified answer either: it counts as unsolved.
-        return result('unknown', `UNSAT claimed on ${r.name}; the proof could not be checked in time (${pc.detail})`, check);
-      case 'error':
-        throw new Error(pc.detail);
-    }
-    return pc.outcome satisfies never;
+    const res = await judge(r, out, proofDir);
+    if (r.logFile)
+      await writeRunLog(
+        r.logFile,
+        formatRunLog({
+          result: res,
+          command: [path.join(r.solverDir, RUN_SCRIPT), r.cnf, ...(proofDir ? [proofDir] : [])],
+          timeoutS: r.timeoutS,
+          memMb: r.memMb,
+          memoryMethod: out.memoryMethod,
+          output: { stdout: out.stdout, stderr: out.stderr, bytes: out.outputBytes },
+          at: new Date().toISOString(),
+        }),
+      );
+    return res;
   } finally {
     if (proofDir) await fs.rm(proofDir, { recursive: true, force: true });
   }
+}
+
+/** Checks what a finished run claims and classifies it. */
+async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string | undefined): Promise<InstanceResult> {
+  const base = {
+    instance: r.name,
+    family: r.family,
+    expected: r.expected,
+    expected_from: r.expectedFrom,
+    answer: out.answer,
+    time_s: out.timeS,
+    mem_mb: out.peakMb === undefined ? null : Math.round(out.peakMb * 10) / 10,
+    exit_code: out.exitCode,
+    signal: out.signal,
+  };
+  const none: CheckResult = { kind: 'none', ok: null, time_s: 0, detail: '' };
+  const result = (status: RunStatus, detail: string, check: CheckResult = none): InstanceResult => ({ ...base, status, detail, check });
+  const early = classifyRun(r, out);
+  if (early) return result(early.status, early.detail);
+
+  const answer = out.answer!;
+  if (r.expected && answer !== r.expected)
+    return result('wrong', `${answer} claimed on ${r.name}, but it is ${r.expected} (${r.expectedFrom === 'meta' ? 'meta.csv' : 'the baselines say so'})`);
+  if (answer === 'SAT') {
+    const mc = await checkModel(r.cnf, out.model);
+    const check: CheckResult = { kind: 'model', ok: mc.ok, time_s: mc.timeS, detail: mc.detail };
+    return mc.ok ? result('solved', '', check) : result('invalid_model', `SAT claimed on ${r.name}, model rejected: ${mc.detail}`, check);
+  }
+  // Nothing to prove (solvers write an empty proof), and drat-trim would exit 1 on it ("trivial UNSAT").
+  if (r.emptyClause) return result('solved', '', { kind: 'none', ok: true, time_s: 0, detail: 'the formula contains the empty clause' });
+  if (!r.checkProofs) return result('solved', '');
+  if (!r.dratTrim) throw new Error('proof checking is on but no drat-trim binary is configured (scripts/setup-sat-tools.sh builds one)');
+  const pc = await checkProof({ dratTrim: r.dratTrim, cnf: r.cnf, proof: path.join(proofDir!, 'proof.out'), timeoutS: r.checkerTimeoutS, maxProofMb: r.maxProofMb, ...(r.signal ? { signal: r.signal } : {}) });
+  const check: CheckResult = { kind: 'drat', ok: pc.outcome === 'timeout' ? null : pc.ok, time_s: pc.timeS, detail: pc.detail };
+  switch (pc.outcome) {
+    case 'verified':
+      return result('solved', '', check);
+    case 'missing':
+      return result('missing_proof', `UNSAT claimed on ${r.name} without a proof: ${pc.detail}`, check);
+    case 'rejected':
+    case 'too_large':
+      return result('invalid_proof', `UNSAT claimed on ${r.name}, ${pc.detail}`, check);
+    case 'timeout':
+      // Not the solver's lie, but not a verified answer either: it counts as unsolved.
+      return result('unknown', `UNSAT claimed on ${r.name}; the proof could not be checked in time (${pc.detail})`, check);
+    case 'error':
+      throw new Error(pc.detail);
+  }
+  return pc.outcome satisfies never;
 }
 
 /** Classifies a run that ended without an answer worth checking; undefined when it must be checked. */

@@ -1,0 +1,366 @@
+// The dashboard's charts (Chart.js 4, only the parts registered here are bundled). Animations are off:
+// the data can be large and a dashboard should show it, not move it. Colours come from the theme.
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  Decimation,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  LogarithmicScale,
+  PointElement,
+  ScatterController,
+  Tooltip,
+  type ChartConfiguration,
+  type ChartDataset,
+  type LegendItem,
+  type TooltipItem,
+} from 'chart.js';
+import { secs, tokens, usd } from './format';
+import { withAlpha, type Palette } from './theme';
+
+Chart.register(LineController, ScatterController, BarController, LineElement, PointElement, BarElement, LinearScale, LogarithmicScale, CategoryScale, Legend, Tooltip, Decimation);
+
+export function applyTheme(p: Palette): void {
+  Chart.defaults.animation = false;
+  Chart.defaults.responsive = true;
+  Chart.defaults.maintainAspectRatio = false;
+  Chart.defaults.color = p.muted;
+  Chart.defaults.borderColor = p.grid;
+  Chart.defaults.font.family = p.fontFamily;
+  Chart.defaults.font.size = Math.max(11, p.fontSize - 1);
+}
+
+type Pt = { x: number; y: number };
+
+/** Legend items as Chart.js makes them, plus each line's dash (at half scale: the samples are short). */
+function dashedLegend(chart: Chart): LegendItem[] {
+  return Chart.defaults.plugins.legend.labels.generateLabels(chart).map((item) => {
+    const dash = (chart.data.datasets[item.datasetIndex ?? -1] as { borderDash?: number[] } | undefined)?.borderDash;
+    return dash?.length ? { ...item, lineDash: dash.map((d) => Math.max(1, d / 2)) } : item;
+  });
+}
+
+function axis(p: Palette, title: string) {
+  return {
+    title: { display: true, text: title, color: p.fg, font: { weight: 'normal' as const }, padding: { top: 6, bottom: 2 } },
+    grid: { color: p.grid },
+    border: { color: p.axis },
+    ticks: { color: p.muted },
+  };
+}
+
+const isHc = (p: Palette) => p.kind === 'hc' || p.kind === 'hc-light';
+
+function legendAndTooltip(p: Palette) {
+  return {
+    legend: {
+      position: 'top' as const,
+      align: 'start' as const,
+      labels: { color: p.fg, usePointStyle: true, boxHeight: 8, padding: 14, generateLabels: dashedLegend },
+    },
+    tooltip: {
+      backgroundColor: p.tooltipBg,
+      titleColor: p.tooltipFg,
+      bodyColor: p.tooltipFg,
+      footerColor: p.muted,
+      borderColor: p.tooltipBorder,
+      borderWidth: 1,
+      cornerRadius: 3,
+      padding: 8,
+      boxPadding: 4,
+      usePointStyle: true,
+    },
+  };
+}
+
+export interface CyclePoint {
+  cycle: number;
+  par2: number;
+  dir: string;
+  title: string | null;
+  outcome: string | null;
+  newChampion: boolean;
+}
+
+export interface Baseline {
+  label: string;
+  par2: number;
+  color: string;
+  dash: number[];
+  /** Above the axis (the axis fits the candidates): named in the legend only. */
+  offScale?: boolean;
+}
+
+/** Paper Fig. 8: the champion's PAR-2 after each cycle, each cycle's candidate, the baselines. */
+export function cyclesChart(
+  canvas: HTMLCanvasElement,
+  o: { champion: (Pt & { dir: string })[]; candidates: CyclePoint[]; baselines: Baseline[]; lastCycle: number },
+  p: Palette,
+  onPick: (dir: string) => void,
+): Chart {
+  const baselineSets: ChartDataset<'line', Pt[]>[] = o.baselines.map((b) => ({
+    label: `${b.label} (baseline${b.offScale ? `, ${secs(b.par2)} s, above the axis` : ''})`,
+    data: b.offScale ? [] : [{ x: 0, y: b.par2 }, { x: o.lastCycle, y: b.par2 }],
+    borderColor: b.color,
+    backgroundColor: b.color,
+    borderDash: b.dash,
+    borderWidth: 1.5,
+    pointRadius: 0,
+    pointHoverRadius: 0,
+    pointStyle: 'line',
+  }));
+  // Datasets 1 and 2 are the cycles' candidates; a point's candidate is found by dataset and index.
+  const others = o.candidates.filter((c) => !c.newChampion);
+  const crowned = o.candidates.filter((c) => c.newChampion);
+  const pick = (datasetIndex: number, index: number) => (datasetIndex === 1 ? others[index] : datasetIndex === 2 ? crowned[index] : undefined);
+  const config: ChartConfiguration<'line', Pt[]> = {
+    type: 'line',
+    data: {
+      datasets: [
+        {
+          label: 'Champion',
+          data: o.champion,
+          // Horizontal to the next cycle, then the step: the value holds until the cycle that changed it.
+          stepped: 'before',
+          clip: 8,
+          borderColor: p.champion,
+          backgroundColor: p.champion,
+          borderWidth: 2,
+          pointRadius: o.champion.length > 60 ? 0 : 2,
+          pointHoverRadius: 4,
+          pointStyle: 'line',
+        },
+        {
+          label: 'Cycle candidate',
+          data: others.map((c) => ({ x: c.cycle, y: c.par2 })),
+          showLine: false,
+          borderColor: p.candidate,
+          backgroundColor: p.candidate,
+          pointStyle: 'circle',
+          pointRadius: 3,
+          pointHoverRadius: 5,
+          clip: 8,
+        },
+        {
+          label: 'New champion',
+          data: crowned.map((c) => ({ x: c.cycle, y: c.par2 })),
+          showLine: false,
+          borderColor: p.champion,
+          backgroundColor: p.champion,
+          pointStyle: 'rectRot',
+          pointRadius: 5,
+          pointHoverRadius: 7,
+          clip: 8,
+        },
+        ...baselineSets,
+      ],
+    },
+    options: {
+      parsing: false,
+      normalized: true,
+      interaction: { mode: 'nearest', intersect: false, axis: 'x' },
+      layout: { padding: { top: 4, right: 12 } },
+      scales: {
+        x: { type: 'linear', min: 0, max: Math.max(1, o.lastCycle), ...axis(p, 'Cycle'), ticks: { color: p.muted, precision: 0, maxTicksLimit: 20 } },
+        y: { type: 'linear', grace: '6%', ...axis(p, 'PAR-2 (s)') },
+      },
+      plugins: {
+        ...legendAndTooltip(p),
+        tooltip: {
+          ...legendAndTooltip(p).tooltip,
+          filter: (item) => item.datasetIndex < 3,
+          callbacks: {
+            title: (items) => (items[0] ? `Cycle ${items[0].parsed.x}` : ''),
+            label: (item: TooltipItem<'line'>) => {
+              if (item.datasetIndex === 0) return `Champion ${o.champion[item.dataIndex]?.dir ?? ''}: ${secs(item.parsed.y)} s`;
+              const c = pick(item.datasetIndex, item.dataIndex);
+              return c ? `${c.dir}: ${secs(c.par2)} s${c.newChampion ? ' (new champion)' : ''}` : '';
+            },
+            footer: (items) => {
+              const i = items.find((x) => x.datasetIndex === 1 || x.datasetIndex === 2);
+              return (i && pick(i.datasetIndex, i.dataIndex)?.title) || '';
+            },
+          },
+        },
+      },
+      onClick: (_e, elements) => {
+        const c = elements.map((el) => pick(el.datasetIndex, el.index)).find(Boolean);
+        if (c) onPick(c.dir);
+      },
+      onHover: (e, elements) => {
+        const t = e.native?.target;
+        if (t instanceof HTMLElement) t.style.cursor = elements.some((el) => el.datasetIndex === 1 || el.datasetIndex === 2) ? 'pointer' : 'default';
+      },
+    },
+  };
+  return new Chart(canvas, config);
+}
+
+export interface CactusSeries {
+  label: string;
+  color: string;
+  baseline: boolean;
+  dash?: number[];
+  /** Solved instances' times, ascending. */
+  times: number[];
+}
+
+/** Paper Fig. 2: x = instances solved, y = the time needed for the x-th fastest. */
+export function cactusChart(canvas: HTMLCanvasElement, series: CactusSeries[], p: Palette, log: boolean): Chart {
+  const yAxis = axis(p, 'Time (s)');
+  const config: ChartConfiguration<'line', Pt[]> = {
+    type: 'line',
+    data: {
+      datasets: series.map((s) => ({
+        label: `${s.label} — ${s.times.length} solved`,
+        data: s.times.map((t, i) => ({ x: i + 1, y: log ? Math.max(t, 0.001) : t })),
+        borderColor: s.color,
+        backgroundColor: s.color,
+        borderWidth: s.baseline ? 1.5 : 2,
+        ...(s.dash ? { borderDash: s.dash } : {}),
+        pointRadius: 0,
+        pointHoverRadius: 3,
+        pointStyle: 'line',
+        indexAxis: 'x',
+      })),
+    },
+    options: {
+      parsing: false,
+      normalized: true,
+      interaction: { mode: 'nearest', intersect: false },
+      layout: { padding: { top: 4, right: 12 } },
+      scales: {
+        x: { type: 'linear', min: 0, ...axis(p, 'Instances solved'), ticks: { color: p.muted, precision: 0 } },
+        y: log ? { type: 'logarithmic', ...yAxis, ticks: { color: p.muted, callback: (v) => logTick(Number(v)) } } : { type: 'linear', min: 0, ...yAxis },
+      },
+      plugins: {
+        ...legendAndTooltip(p),
+        // Thousands of points per line: draw what the pixels can show.
+        decimation: { enabled: true, algorithm: 'lttb', samples: 600 },
+        tooltip: {
+          ...legendAndTooltip(p).tooltip,
+          callbacks: {
+            title: () => '',
+            label: (item) => `${series[item.datasetIndex]?.label ?? ''}: ${item.parsed.x} solved within ${secs(item.parsed.y)} s`,
+          },
+        },
+      },
+    },
+  };
+  return new Chart(canvas, config);
+}
+
+/** Log axes label only 1-2-5 steps, so the labels do not overlap. */
+function logTick(v: number): string {
+  const m = v / 10 ** Math.floor(Math.log10(v));
+  return [1, 2, 5].some((x) => Math.abs(m - x) < 1e-6) ? secs(v) : '';
+}
+
+export interface BarRow {
+  label: string;
+  all: number | null;
+  sat: number | null;
+  unsat: number | null;
+}
+
+/** Paper Figs. 3-7: PAR-2 on all, SAT-only and UNSAT-only instances, per solver. Horizontal bars. */
+export function par2Bars(canvas: HTMLCanvasElement, rows: BarRow[], p: Palette): Chart {
+  const set = (label: string, color: string, pick: (r: BarRow) => number | null): ChartDataset<'bar', (number | null)[]> => ({
+    label,
+    data: rows.map(pick),
+    backgroundColor: color,
+    borderColor: color,
+    borderWidth: isHc(p) ? 1 : 0,
+    borderRadius: 2,
+    pointStyle: 'rectRounded',
+    barPercentage: 0.9,
+    categoryPercentage: 0.78,
+  });
+  const config: ChartConfiguration<'bar', (number | null)[], string> = {
+    type: 'bar',
+    data: { labels: rows.map((r) => r.label), datasets: [set('All instances', p.series[0]!, (r) => r.all), set('SAT', p.series[2]!, (r) => r.sat), set('UNSAT', p.series[3]!, (r) => r.unsat)] },
+    options: {
+      indexAxis: 'y',
+      layout: { padding: { right: 12 } },
+      scales: {
+        x: { type: 'linear', min: 0, ...axis(p, 'PAR-2 (s)') },
+        y: { type: 'category', grid: { display: false }, border: { color: p.axis }, ticks: { color: p.fg, autoSkip: false } },
+      },
+      plugins: {
+        ...legendAndTooltip(p),
+        tooltip: { ...legendAndTooltip(p).tooltip, callbacks: { label: (item) => `${item.dataset.label ?? ''}: ${item.raw === null ? 'no instances' : `${secs(Number(item.raw))} s`}` } },
+      },
+    },
+  };
+  return new Chart(canvas, config);
+}
+
+/** Failed evaluations by the first gate they failed. */
+export function failureBars(canvas: HTMLCanvasElement, rows: { gate: string; count: number }[], p: Palette): Chart {
+  const config: ChartConfiguration<'bar', number[], string> = {
+    type: 'bar',
+    data: { labels: rows.map((r) => r.gate), datasets: [{ label: 'Failed evaluations', data: rows.map((r) => r.count), backgroundColor: p.fail, borderColor: p.fail, borderRadius: 2, maxBarThickness: 56 }] },
+    options: {
+      layout: { padding: { top: 8, right: 12 } },
+      scales: {
+        x: { type: 'category', grid: { display: false }, border: { color: p.axis }, ticks: { color: p.fg }, title: { display: true, text: 'First failing gate', color: p.fg } },
+        y: { type: 'linear', min: 0, ...axis(p, 'Failed evaluations'), ticks: { color: p.muted, precision: 0 } },
+      },
+      plugins: { ...legendAndTooltip(p), legend: { display: false } },
+    },
+  };
+  return new Chart(canvas, config);
+}
+
+export interface CostBar {
+  label: string;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  usd: number;
+}
+
+/** Tokens per cycle (stacked by kind) and their cost on a second axis. */
+export function costChart(canvas: HTMLCanvasElement, rows: CostBar[], p: Palette): Chart {
+  const stack = (label: string, color: string, pick: (r: CostBar) => number) => ({ type: 'bar' as const, label, data: rows.map(pick), backgroundColor: isHc(p) ? color : withAlpha(color, 0.8), borderColor: color, stack: 'tokens', yAxisID: 'y', order: 2, borderRadius: 1, pointStyle: 'rectRounded' as const });
+  const config: ChartConfiguration<'bar' | 'line', number[], string> = {
+    type: 'bar',
+    data: {
+      labels: rows.map((r) => r.label),
+      datasets: [
+        stack('Input tokens', p.series[0]!, (r) => r.input),
+        stack('Output tokens', p.series[3]!, (r) => r.output),
+        stack('Cache read', p.series[2]!, (r) => r.cacheRead),
+        stack('Cache write', p.series[5]!, (r) => r.cacheWrite),
+        // The cost line in the text colour: it must read over every bar colour.
+        { type: 'line', label: 'Cost (USD)', data: rows.map((r) => r.usd), borderColor: p.fg, backgroundColor: p.fg, yAxisID: 'usd', order: 1, borderWidth: 2.5, pointRadius: rows.length > 60 ? 0 : 2.5, pointStyle: 'line', tension: 0 },
+      ],
+    },
+    options: {
+      interaction: { mode: 'index', intersect: false },
+      layout: { padding: { top: 4, right: 4 } },
+      scales: {
+        x: { type: 'category', stacked: true, grid: { display: false }, border: { color: p.axis }, ticks: { color: p.muted, maxRotation: 0, autoSkipPadding: 8 }, title: { display: true, text: 'Cycle', color: p.fg } },
+        y: { type: 'linear', stacked: true, min: 0, ...axis(p, 'Tokens'), ticks: { color: p.muted, callback: (v) => tokens(Number(v)) } },
+        usd: { type: 'linear', position: 'right', min: 0, ...axis(p, 'USD'), grid: { drawOnChartArea: false }, ticks: { color: p.muted, callback: (v) => usd(Number(v)) } },
+      },
+      plugins: {
+        ...legendAndTooltip(p),
+        legend: { ...legendAndTooltip(p).legend, labels: { ...legendAndTooltip(p).legend.labels, sort: (a, b) => (a.datasetIndex ?? 0) - (b.datasetIndex ?? 0) } },
+        tooltip: {
+          ...legendAndTooltip(p).tooltip,
+          callbacks: {
+            title: (items) => (items[0] ? (items[0].label === 'other' ? 'Outside cycles' : `Cycle ${items[0].label}`) : ''),
+            label: (item) => `${item.dataset.label ?? ''}: ${item.dataset.yAxisID === 'usd' ? usd(Number(item.raw)) : tokens(Number(item.raw))}`,
+          },
+        },
+      },
+    },
+  };
+  return new Chart(canvas, config);
+}

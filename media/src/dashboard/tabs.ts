@@ -1,0 +1,270 @@
+// The content of each tab: a chart (with an aria-label and a visually hidden summary of its data), its
+// controls, and an empty state that says what would fill it.
+import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
+import type { Chart } from 'chart.js';
+import type { CandidateColumns } from '../../../src/core/dashboard/schema';
+import type { DashboardViewMessage } from '../../../src/shared/dashboardProtocol';
+import { cactusChart, costChart, cyclesChart, failureBars, par2Bars, type BarRow, type CactusSeries, type CyclePoint } from './charts';
+import { h, linkButton, uid, type Child } from './dom';
+import { change, count, secs, secsUnit, tokens, usd } from './format';
+import { solvedTimes, styleOf, type View } from './model';
+import type { Tab, UiState } from './state';
+import type { InstanceTable, TableColumn } from './table';
+import type { Palette } from './theme';
+
+export interface TabContext {
+  v: View;
+  ui: UiState;
+  p: Palette;
+  /** Per-instance columns by candidate id; undefined while they are on their way. */
+  columns: Map<number, CandidateColumns> | undefined;
+  table: InstanceTable;
+  post(m: DashboardViewMessage): void;
+  setUi(patch: Partial<UiState>): void;
+}
+
+/** Renders one tab into `el`; the charts it creates are pushed to `charts` (the caller destroys them). */
+export function renderTab(tab: Tab, el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
+  // The table stays in place across refreshes: it keeps its scroll position and focus.
+  const keep = tab === 'instances' && ctx.table.el.parentElement === el ? ctx.table.el : undefined;
+  for (const c of [...el.children]) if (c !== keep) c.remove();
+  el.prepend(h('h2', { class: 'tab-title' }, TITLES[tab]));
+  ({ cycles, cactus, satunsat, instances, failures, cost } satisfies Record<Tab, unknown>)[tab](el, ctx, charts);
+}
+
+const TITLES: Record<Tab, string> = {
+  cycles: 'PAR-2 per cycle: the champion, each cycle\u2019s candidate, the baselines',
+  cactus: 'Cactus plot: instances solved within a time',
+  satunsat: 'PAR-2 on all, SAT and UNSAT instances',
+  instances: 'Per-instance results',
+  failures: 'Failed evaluations by the first gate they failed',
+  cost: 'Tokens and cost per cycle',
+};
+
+function empty(text: string, hint?: string): HTMLElement {
+  return h('div', { class: 'empty-state' }, h('p', {}, text), hint && h('p', { class: 'muted' }, hint));
+}
+
+function chartBox(el: HTMLElement, aria: string, summary: Child[], height: number): HTMLCanvasElement {
+  const id = uid('summary');
+  const canvas = h('canvas', { role: 'img', 'aria-label': aria, 'aria-describedby': id });
+  const box = h('div', { class: 'chart-box' }, canvas);
+  box.style.height = `${height}px`;
+  el.append(box, h('div', { id, class: 'visually-hidden' }, ...summary));
+  return canvas;
+}
+
+const chartHeight = (min = 300) => Math.max(min, Math.min(560, Math.round(window.innerHeight * 0.56)));
+
+function toolbar(...children: Child[]): HTMLElement {
+  return h('div', { class: 'toolbar' }, ...children);
+}
+
+function checkbox(text: string, checked: boolean, onChange: (v: boolean) => void): HTMLElement {
+  const c = h('vscode-checkbox', {});
+  c.label = text;
+  c.checked = checked;
+  c.addEventListener('change', () => onChange(c.checked));
+  return c;
+}
+
+// ---- PAR-2 per cycle (paper Fig. 8) --------------------------------------------------------------
+
+function cycles(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
+  const { v, p } = ctx;
+  const cs = v.data.cycles;
+  const baselines = v.baselines.filter((b) => b.perf).map((b) => ({ label: b.seed ?? b.dir, par2: b.perf!.par2, color: styleOf(v, ctx.ui.selected, p, b.id).color, dash: styleOf(v, ctx.ui.selected, p, b.id).dash ?? [] }));
+  if (!cs.length) {
+    el.append(empty('No cycles yet.', 'Start an evolution cycle: the champion\u2019s PAR-2 after each cycle, each cycle\u2019s candidate and the baselines appear here.'));
+    return;
+  }
+  const dirOf = (id: number | null) => (id === null ? '' : (v.byId.get(id)?.dir ?? ''));
+  const start = v.byId.get(cs[0]!.parent)?.perf?.par2;
+  const champion = [
+    ...(start !== undefined ? [{ x: 0, y: start, dir: dirOf(cs[0]!.parent) }] : []),
+    ...cs.filter((c) => c.championPar2 !== null).map((c) => ({ x: c.cycle, y: c.championPar2!, dir: dirOf(c.champion) })),
+  ];
+  const points: CyclePoint[] = cs
+    .filter((c) => c.candidatePar2 !== null && c.candidate !== null)
+    .map((c) => ({ cycle: c.cycle, par2: c.candidatePar2!, dir: dirOf(c.candidate), title: c.title, outcome: c.outcome, newChampion: c.championChanged }));
+  const last = cs[cs.length - 1]!;
+  // A baseline far above the candidates would squash them: fit the axis unless asked otherwise.
+  const top = Math.max(...champion.map((c) => c.y), ...points.map((c) => c.par2));
+  const shown = baselines.map((b) => ({ ...b, offScale: ctx.ui.cyclesFit && Number.isFinite(top) && b.par2 > top * 1.3 }));
+  const unmeasured = cs.length - points.length;
+  const first = champion[0];
+  const now = champion[champion.length - 1];
+  const summary = [
+    h('p', {}, first && now ? `The champion's PAR-2 went from ${secsUnit(first.y)} (${first.dir}, cycle ${first.x}) to ${secsUnit(now.y)} (${now.dir}, after cycle ${now.x}).` : 'No champion has a measured PAR-2 yet.'),
+    h('p', {}, `${count(points.length, 'cycle')} produced a measured candidate; ${unmeasured} did not (failed a gate or still running). ${count(cs.filter((c) => c.championChanged).length, 'cycle')} crowned a new champion.`),
+    baselines.length ? h('p', {}, `Baselines: ${baselines.map((b) => `${b.label} ${secsUnit(b.par2)}`).join(', ')}.`) : null,
+  ];
+  el.append(
+    toolbar(
+      checkbox('Fit the axis to the candidates', ctx.ui.cyclesFit, (on) => ctx.setUi({ cyclesFit: on })),
+      h('span', { class: 'muted' }, `${count(cs.length, 'cycle')} · ${count(points.length, 'measured candidate')}`),
+      h('span', { class: 'muted hint' }, 'Click a candidate to open its RESULTS.md'),
+    ),
+  );
+  const canvas = chartBox(el, `Line chart: PAR-2 in seconds per cycle, for the champion and each cycle's candidate, with ${baselines.length} baseline reference line${baselines.length === 1 ? '' : 's'}`, summary, chartHeight(320));
+  charts.push(cyclesChart(canvas, { champion, candidates: points, baselines: shown, lastCycle: last.cycle }, p, (dir) => ctx.post({ type: 'openResults', candidate: dir })));
+}
+
+// ---- cactus plot (paper Fig. 2) ----------------------------------------------------------------------
+
+function cactus(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
+  const { v, ui, p } = ctx;
+  const ids = [...v.baselines.map((b) => b.id), ...ui.selected.filter((id) => !v.baselines.some((b) => b.id === id))];
+  const withDetail = ids.filter((id) => v.byId.get(id)?.hasDetail);
+  el.append(
+    toolbar(
+      checkbox('Logarithmic time axis', ui.cactusLog, (on) => ctx.setUi({ cactusLog: on })),
+      h('span', { class: 'muted' }, `Baselines dashed${v.champion?.timeoutS ? ` · timeout ${secsUnit(v.champion.timeoutS)}` : ''}`),
+    ),
+  );
+  if (!withDetail.length) {
+    el.append(empty('No per-instance results to plot.', 'Evaluate a baseline or compare candidates that reached the perf stage.'));
+    return;
+  }
+  if (!ctx.columns) {
+    el.append(empty('Loading per-instance results…'));
+    return;
+  }
+  const series: CactusSeries[] = withDetail.flatMap((id) => {
+    const col = ctx.columns!.get(id);
+    const c = v.byId.get(id)!;
+    if (!col) return [];
+    const st = styleOf(v, ui.selected, p, id);
+    return [{ label: c.seed ?? c.dir, color: st.color, baseline: c.seed !== null, ...(st.dash ? { dash: st.dash } : {}), times: solvedTimes(col) }];
+  });
+  const summary = [h('p', {}, series.map((s) => `${s.label} solved ${s.times.length}${s.times.length ? `, the last within ${secsUnit(s.times[s.times.length - 1])}` : ''}`).join('; ') + '.')];
+  const canvas = chartBox(el, `Cactus plot: instances solved (x) against the time needed (y) for ${series.map((s) => s.label).join(', ')}`, summary, chartHeight(340));
+  charts.push(cactusChart(canvas, series, p, ui.cactusLog));
+}
+
+// ---- SAT / UNSAT PAR-2 bars (paper Figs. 3-7) -------------------------------------------------------
+
+function satunsat(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
+  const { v, ui, p } = ctx;
+  const measured = v.data.candidates.filter((c) => c.perf);
+  const chosen = ui.barsAll
+    ? measured
+    : [...v.baselines, ...(v.champion ? [v.champion] : []), ...ui.selected.map((id) => v.byId.get(id)!).filter(Boolean)].filter((c, i, all) => c.perf && all.findIndex((x) => x.id === c.id) === i);
+  el.append(toolbar(checkbox('All measured candidates', ui.barsAll, (on) => ctx.setUi({ barsAll: on })), h('span', { class: 'muted' }, ui.barsAll ? count(chosen.length, 'candidate') : 'Baselines, the champion and the compared candidates')));
+  if (!chosen.length) {
+    el.append(empty('No PAR-2 measured yet.', 'Candidates that pass the perf stage appear here.'));
+    return;
+  }
+  const rows: BarRow[] = chosen.map((c) => ({ label: `${c.seed !== null ? `${c.seed} (baseline)` : c.dir}${c.champion ? ' ★' : ''}`, all: c.perf!.par2, sat: c.perf!.par2Sat, unsat: c.perf!.par2Unsat }));
+  const table = h(
+    'table',
+    {},
+    h('caption', {}, 'PAR-2 in seconds'),
+    h('tr', {}, h('th', {}, 'Solver'), h('th', {}, 'All'), h('th', {}, 'SAT'), h('th', {}, 'UNSAT')),
+    ...rows.map((r) => h('tr', {}, h('th', {}, r.label), h('td', {}, secs(r.all)), h('td', {}, secs(r.sat)), h('td', {}, secs(r.unsat)))),
+  );
+  const canvas = chartBox(el, `Bar chart: PAR-2 in seconds on all, SAT-only and UNSAT-only instances for ${count(rows.length, 'solver')}`, [table], Math.max(220, 64 + rows.length * (rows.length > 20 ? 26 : 40)));
+  charts.push(par2Bars(canvas, rows, p));
+  const best = v.baselines.filter((b) => b.perf).sort((a, b) => a.perf!.par2 - b.perf!.par2)[0];
+  if (best && v.champion?.perf && v.champion.id !== best.id)
+    el.append(h('p', { class: 'muted note' }, `Champion ${v.champion.dir}: ${secsUnit(v.champion.perf.par2)} against the best baseline ${best.seed ?? best.dir} ${secsUnit(best.perf!.par2)} (${change(best.perf!.par2, v.champion.perf.par2)}).`));
+}
+
+// ---- per-instance table ----------------------------------------------------------------------------
+
+function instances(el: HTMLElement, ctx: TabContext): void {
+  const { v, ui } = ctx;
+  if (!v.data.instances.name.length) {
+    el.append(empty('No per-instance results yet.', 'Candidates that reach the perf stage list every instance here.'));
+    return;
+  }
+  const note = !ui.selected.length && !(ui.tableBaselines && v.baselines.length) ? 'Add candidates to compare above to see their status, time and answer on each instance.' : !ctx.columns ? 'Loading per-instance results…' : '';
+  if (note) el.insertBefore(h('p', { class: 'muted note' }, note), ctx.table.el.parentElement === el ? ctx.table.el : null);
+  if (ctx.table.el.parentElement !== el) el.append(ctx.table.el);
+  ctx.table.update(v.data, tableColumns(ctx), ui);
+}
+
+/** The table's candidate columns: the compared candidates, then the baselines (unless hidden). */
+export function tableColumns(ctx: Pick<TabContext, 'v' | 'ui' | 'p' | 'columns'>): TableColumn[] {
+  const { v, ui, p } = ctx;
+  const ids = [...ui.selected.filter((id) => !v.baselines.some((b) => b.id === id)), ...(ui.tableBaselines ? v.baselines.map((b) => b.id) : [])];
+  return ids.flatMap((id) => {
+    const col = ctx.columns?.get(id);
+    const c = v.byId.get(id);
+    const st = styleOf(v, ui.selected, p, id);
+    return col && c ? [{ id, dir: c.seed ?? c.dir, candidate: c.dir, color: st.color, dashed: st.dash !== undefined, col }] : [];
+  });
+}
+
+// ---- failures --------------------------------------------------------------------------------------
+
+function failures(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
+  const { v, p } = ctx;
+  const total = v.data.failures.reduce((s, f) => s + f.count, 0);
+  if (!total) {
+    el.append(empty('No failed evaluations.', 'A candidate that fails a gate (compliance, build, smoke, verify, perf) is counted here under the first gate it failed.'));
+    return;
+  }
+  const summary = [h('p', {}, `${count(total, 'failed evaluation')}: ${v.data.failures.filter((f) => f.count).map((f) => `${f.count} at ${f.gate}`).join(', ')}.`)];
+  const evaluated = v.data.candidates.filter((c) => c.verdict !== null).length;
+  el.append(toolbar(h('span', { class: 'muted' }, `${count(total, 'failed evaluation')} of ${evaluated.toLocaleString()}`)));
+  const canvas = chartBox(el, 'Bar chart: failed evaluations per first failing gate', summary, 240);
+  charts.push(failureBars(canvas, v.data.failures, p));
+  const failed = v.data.candidates.filter((c) => c.failedGate && (c.verdict === 'fail' || (c.verdict === null && c.status === 'failed'))).reverse();
+  el.append(
+    h('h2', {}, 'Failed candidates'),
+    h(
+      'ul',
+      { class: 'failures' },
+      ...failed.slice(0, 200).map((c) =>
+        h(
+          'li',
+          {},
+          h('span', { class: 'name' }, c.dir),
+          h('span', { class: `gate g-${c.failedGate}` }, c.failedGate!),
+          h('span', { class: 'detail', title: c.failure ?? '' }, c.failure ?? ''),
+          h('span', { class: 'actions' }, ...candidateActions(ctx, c.dir, c.parent !== null)),
+        ),
+      ),
+    ),
+  );
+}
+
+function candidateActions(ctx: Pick<TabContext, 'post'>, dir: string, hasParent: boolean): HTMLElement[] {
+  return [
+    linkButton('Results', () => ctx.post({ type: 'openResults', candidate: dir }), { aria: `Open RESULTS.md of ${dir}`, title: 'Open RESULTS.md' }),
+    ...(hasParent ? [linkButton('Diff', () => ctx.post({ type: 'compare', candidate: dir }), { aria: `Compare ${dir} with its parent`, title: 'Compare with parent' })] : []),
+  ];
+}
+
+// ---- tokens and cost -------------------------------------------------------------------------------
+
+function cost(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
+  const { v, p } = ctx;
+  const rows = v.data.cost;
+  if (!rows.length) {
+    el.append(empty('No LLM usage recorded.', 'Agents with a configured model record their tokens and cost here; the offline tuner spends none.'));
+    return;
+  }
+  const sum = rows.reduce((s, r) => ({ usd: s.usd + r.usd, input: s.input + r.input, output: s.output + r.output, cache: s.cache + r.cacheRead + r.cacheWrite, calls: s.calls + r.calls }), { usd: 0, input: 0, output: 0, cache: 0, calls: 0 });
+  const inCycles = rows.filter((r) => r.cycle !== null);
+  el.append(
+    h(
+      'div',
+      { class: 'stats' },
+      stat('Total cost', usd(sum.usd)),
+      stat('Per cycle', inCycles.length ? usd(inCycles.reduce((s, r) => s + r.usd, 0) / inCycles.length) : '–'),
+      stat('Input tokens', tokens(sum.input)),
+      stat('Output tokens', tokens(sum.output)),
+      stat('Cache tokens', tokens(sum.cache)),
+      stat('LLM calls', sum.calls.toLocaleString()),
+    ),
+  );
+  const summary = [h('p', {}, `${usd(sum.usd)} in total over ${count(inCycles.length, 'cycle')}; ${tokens(sum.input)} input and ${tokens(sum.output)} output tokens.`)];
+  const canvas = chartBox(el, 'Bar chart: tokens per cycle by kind, with the cost in US dollars as a line', summary, chartHeight(300));
+  charts.push(costChart(canvas, rows.map((r) => ({ label: r.cycle === null ? 'other' : String(r.cycle), input: r.input, output: r.output, cacheRead: r.cacheRead, cacheWrite: r.cacheWrite, usd: r.usd })), p));
+}
+
+function stat(name: string, value: string): HTMLElement {
+  return h('div', { class: 'stat' }, h('div', { class: 'stat-value' }, value), h('div', { class: 'stat-name muted' }, name));
+}

@@ -1,0 +1,229 @@
+// Builds the dashboard's data from a workspace's disk state: every candidate's latest evaluation, the
+// cycle log, champion changes and the usage ledger (paper Figs. 2-8). Parsed evaluations are cached
+// by file size and mtime, so a refresh after one new evaluation reads one file.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import type { CycleState } from '../cycle/state';
+import type { InstanceResult } from '../eval/result';
+import { CandidateStore, type CandidateRecord } from '../store/candidates';
+import { parseCandidateDir, STATE_DIR } from '../workspace/layout';
+import { readChampionEvents, readCycles, readEvalFile, readUsage, type ChampionEvent, type ParsedEval, type ReadResult } from './read';
+import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle } from './schema';
+
+/** The candidates as the caller knows them (the extension passes its snapshot; else the store is read). */
+export interface DashboardInput {
+  champion: number | null;
+  candidates: readonly (Pick<CandidateRecord, 'id' | 'dir' | 'parent' | 'status' | 'detail'> & { seed?: string | undefined; docs?: readonly string[] })[];
+}
+
+export interface DashboardBuild {
+  data: DashboardData;
+  /** Per-instance perf columns of these candidates (unknown ids and ids without results are left out). */
+  columns(ids: readonly number[]): CandidateColumns[];
+  /** A candidate's latest evaluation, as read for this build. */
+  evaluation(id: number): ParsedEval | undefined;
+}
+
+const MAX_NOTES = 40;
+
+/** Builds are numbered across sources, so columns of one workspace never pass for another's. */
+let builds = 0;
+
+export class DashboardSource {
+  private readonly cache = new Map<string, { key: string; read: ReadResult<ParsedEval> }>();
+
+  constructor(readonly ws: string) {}
+
+  async build(input?: DashboardInput): Promise<DashboardBuild> {
+    const state = path.join(this.ws, STATE_DIR);
+    const notes: string[] = [];
+    const note = (m: string) => void (notes.length < MAX_NOTES && notes.push(m));
+    const given = input ?? (await this.readStore(note));
+    const list = [...given.candidates].filter((c) => parseCandidateDir(c.dir) === c.id).sort((a, b) => a.id - b.id);
+
+    const evals = new Map<number, ParsedEval>();
+    for (const c of list) {
+      const r = await this.readEval(path.join(state, 'evals', `${c.dir}.json`));
+      if (!r) continue;
+      if (!r.ok) note(`evals/${c.dir}.json: ${r.reason}; skipped`);
+      else {
+        evals.set(c.id, r.value);
+        if (r.value.badInstances) note(`evals/${c.dir}.json: ${r.value.badInstances} malformed instance result${r.value.badInstances > 1 ? 's' : ''} left out`);
+      }
+    }
+    const known = new Set(list.map((c) => c.dir));
+    for (const f of await fs.readdir(path.join(state, 'evals')).catch(() => [] as string[]))
+      if (f.endsWith('.json') && parseCandidateDir(f.slice(0, -5)) !== undefined && !known.has(f.slice(0, -5))) note(`evals/${f}: no such candidate in the store; skipped`);
+
+    // The instance universe: every perf instance of any candidate, in the order first seen.
+    const index = new Map<string, number>();
+    const names: string[] = [];
+    const famOf: (string | null)[] = [];
+    const expOf: (InstanceResult['expected'])[] = [];
+    for (const c of list)
+      for (const r of evals.get(c.id)?.perfResults ?? []) {
+        const i = index.get(r.instance);
+        if (i === undefined) {
+          index.set(r.instance, names.length);
+          names.push(r.instance);
+          famOf.push(r.family);
+          expOf.push(r.expected);
+        } else {
+          famOf[i] ??= r.family;
+          expOf[i] ??= r.expected;
+        }
+      }
+    const families = [...new Set(famOf.filter((f): f is string => f !== null))].sort();
+    const famIndex = new Map(families.map((f, i) => [f, i]));
+
+    const cycles = await readCycles(path.join(state, 'cycles.jsonl'), path.join(state, 'cycle.json'), note);
+    const cycleOf = new Map<number, number>();
+    for (const s of cycles) if (s.candidate !== null) cycleOf.set(s.candidate, s.cycle);
+
+    const candidates: DashCandidate[] = list.map((c) => {
+      const e = evals.get(c.id);
+      const fromDetail = !e && c.status === 'failed' ? /failed the (\w+) gate: ?(.*)/s.exec(c.detail ?? '') : null;
+      const gate = fromDetail ? DashGate.safeParse(fromDetail[1]) : undefined;
+      return {
+        id: c.id,
+        dir: c.dir,
+        parent: c.parent,
+        seed: c.seed ?? null,
+        status: c.status,
+        champion: given.champion === c.id,
+        cycle: cycleOf.get(c.id) ?? null,
+        verdict: e?.verdict ?? null,
+        failedGate: e ? e.failedGate : gate?.success ? gate.data : null,
+        failure: e ? e.failure : fromDetail ? fromDetail[2]!.slice(0, 400) : null,
+        evaluatedAt: e?.evaluatedAt ?? null,
+        timeoutS: e?.perf ? e.timeoutS : null,
+        perf: e?.perf ?? null,
+        hasDetail: (e?.perfResults.length ?? 0) > 0,
+        hasResults: c.docs?.includes('RESULTS.md') ?? false,
+      };
+    });
+
+    const byId = new Map(candidates.map((c) => [c.id, c]));
+    const events = await readChampionEvents(path.join(state, 'candidates.jsonl'), note);
+    const data: DashboardData = {
+      version: ++builds,
+      workspace: path.basename(this.ws),
+      builtAt: new Date().toISOString(),
+      champion: given.champion,
+      candidates,
+      cycles: cycleRows(cycles, events, given.champion, byId),
+      instances: { name: names, family: famOf.map((f) => (f === null ? -1 : famIndex.get(f)!)), expected: expOf.map((x) => (x === 'SAT' ? 1 : x === 'UNSAT' ? 2 : 0)) },
+      families,
+      failures: failuresByGate(candidates),
+      cost: costRows(await readUsage(path.join(state, 'usage.jsonl'), note)),
+      notes,
+    };
+    return {
+      data,
+      columns: (ids) => [...new Set(ids)].flatMap((id) => {
+        const rs = evals.get(id)?.perfResults;
+        return rs?.length ? [columnsOf(id, rs, index, names.length)] : [];
+      }),
+      evaluation: (id) => evals.get(id),
+    };
+  }
+
+  /** Reads one evaluation, from the cache when the file is unchanged; undefined when there is none. */
+  private async readEval(file: string): Promise<ReadResult<ParsedEval> | undefined> {
+    const st = await fs.stat(file).catch(() => undefined);
+    if (!st) {
+      this.cache.delete(file);
+      return undefined;
+    }
+    const key = `${st.size}:${st.mtimeMs}`;
+    const hit = this.cache.get(file);
+    if (hit?.key === key) return hit.read;
+    const read = await readEvalFile(file);
+    this.cache.set(file, { key, read });
+    return read;
+  }
+
+  private async readStore(note: (m: string) => void): Promise<DashboardInput> {
+    try {
+      const index = await new CandidateStore(this.ws).list();
+      const docs = async (dir: string) => ((await fs.stat(path.join(this.ws, dir, 'RESULTS.md')).then((s) => s.size > 0, () => false)) ? ['RESULTS.md'] : []);
+      return { champion: index.champion, candidates: await Promise.all(index.candidates.map(async (c) => ({ ...c, docs: await docs(c.dir) }))) };
+    } catch (e) {
+      note(`the candidate store could not be read: ${(e as Error).message}`);
+      return { champion: null, candidates: [] };
+    }
+  }
+}
+
+/** One build from a fresh source (the CLI, tests). */
+export async function buildDashboard(ws: string, input?: DashboardInput): Promise<DashboardBuild> {
+  return new DashboardSource(ws).build(input);
+}
+
+/** The champion after each cycle: from the store's champion events when it has them, else replayed from the cycles. */
+function cycleRows(cycles: CycleState[], events: ChampionEvent[], current: number | null, byId: Map<number, DashCandidate>): DashCycle[] {
+  let replay = cycles[0]?.parent ?? current;
+  const par2 = (id: number | null) => (id === null ? null : (byId.get(id)?.perf?.par2 ?? null));
+  return cycles.map((s) => {
+    const ended = Date.parse(s.updated_at);
+    let champion: number | null;
+    if (events.length && Number.isFinite(ended)) {
+      champion = null;
+      for (const e of events) if (e.at <= ended) champion = e.id;
+    } else {
+      if (s.champion_changed && s.candidate !== null) replay = s.candidate;
+      champion = replay;
+    }
+    const cand = s.candidate === null ? undefined : byId.get(s.candidate);
+    return {
+      cycle: s.cycle,
+      parent: s.parent,
+      candidate: s.candidate,
+      title: s.title,
+      step: s.step,
+      championChanged: s.champion_changed,
+      outcome: s.outcome,
+      champion,
+      championPar2: par2(champion),
+      // A failed candidate's PAR-2 is not a result (a wrong answer is never just a slow run).
+      candidatePar2: cand?.verdict === 'pass' ? (cand.perf?.par2 ?? null) : null,
+      endedAt: s.updated_at,
+    };
+  });
+}
+
+function failuresByGate(candidates: DashCandidate[]): DashboardData['failures'] {
+  const counts = new Map<string, number>();
+  for (const c of candidates) if (c.failedGate && (c.verdict === 'fail' || (c.verdict === null && c.status === 'failed'))) counts.set(c.failedGate, (counts.get(c.failedGate) ?? 0) + 1);
+  return GATE_ORDER.map((gate) => ({ gate, count: counts.get(gate) ?? 0 }));
+}
+
+function costRows(lines: Awaited<ReturnType<typeof readUsage>>): CostRow[] {
+  const rows = new Map<number | null, CostRow>();
+  for (const l of lines) {
+    const r = rows.get(l.cycle) ?? { cycle: l.cycle, calls: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, usd: 0 };
+    r.calls++;
+    r.input += Math.round(l.usage.input);
+    r.output += Math.round(l.usage.output);
+    r.cacheRead += Math.round(l.usage.cacheRead);
+    r.cacheWrite += Math.round(l.usage.cacheWrite);
+    r.usd += l.usd;
+    rows.set(l.cycle, r);
+  }
+  // Cycles in order; spending outside any cycle last.
+  return [...rows.values()].sort((a, b) => (a.cycle ?? Infinity) - (b.cycle ?? Infinity));
+}
+
+function columnsOf(id: number, results: InstanceResult[], index: Map<string, number>, n: number): CandidateColumns {
+  const status = new Array<number>(n).fill(-1);
+  const time = new Array<number>(n).fill(0);
+  const answer = new Array<number>(n).fill(0);
+  for (const r of results) {
+    const i = index.get(r.instance);
+    if (i === undefined) continue;
+    status[i] = RUN_STATUSES.indexOf(r.status);
+    time[i] = Number.isFinite(r.time_s) ? Math.max(0, Math.round(r.time_s * 1000) / 1000) : 0;
+    answer[i] = Math.max(0, ANSWERS.indexOf(r.answer));
+  }
+  return { id, status, time, answer };
+}

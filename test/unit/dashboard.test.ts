@@ -1,0 +1,415 @@
+// The Dashboard's data from disk (evaluations, cycles, champion changes, usage), its tolerance of
+// damaged files, the webview protocol, and the per-run logs the evaluator keeps for "open log".
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseConfig } from '../../src/core/config/load';
+import { saveCycle, type CycleState } from '../../src/core/cycle/state';
+import { buildDashboard, DashboardSource } from '../../src/core/dashboard/build';
+import { instanceLog } from '../../src/core/dashboard/instanceLog';
+import { ANSWERS, EXPECTED, RUN_STATUSES } from '../../src/core/dashboard/schema';
+import type { GateReport, StagePlan } from '../../src/core/eval/gates';
+import { runGates } from '../../src/core/eval/gates';
+import { computeMetrics } from '../../src/core/eval/metrics';
+import { evalJson, gateContext, saveCandidateEvaluation } from '../../src/core/eval/plan';
+import type { InstanceResult, RunStatus } from '../../src/core/eval/result';
+import { formatRunLog, runLogPath } from '../../src/core/eval/runLog';
+import { UsageLedger } from '../../src/core/llm/usage';
+import { CandidateStore } from '../../src/core/store/candidates';
+import { DashboardHostMessage, DashboardViewMessage } from '../../src/shared/dashboardProtocol';
+import { tempDir, write } from './helpers';
+
+const T = 100;
+const HASH = (n: number) => n.toString(16).padStart(64, 'c');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Run = [instance: string, family: string | null, expected: 'SAT' | 'UNSAT' | null, status: RunStatus, time: number, answer: 'SAT' | 'UNSAT' | null];
+
+function result([instance, family, expected, status, time_s, answer]: Run): InstanceResult {
+  return {
+    instance, family, expected, expected_from: expected ? 'meta' : 'none', answer, status, time_s, mem_mb: 12.5, exit_code: answer === 'SAT' ? 10 : answer === 'UNSAT' ? 20 : null, signal: null,
+    check: { kind: answer === 'SAT' ? 'model' : 'none', ok: answer === 'SAT' ? true : null, time_s: 0.001, detail: '' },
+    detail: status === 'solved' ? '' : `${status} on ${instance}`,
+  };
+}
+
+/** PAR-2 by its definition (DESIGN.md §4), independent of the code under test. */
+function par2(runs: Run[], truth?: 'SAT' | 'UNSAT'): number | null {
+  const rs = truth ? runs.filter((r) => (r[2] ?? (r[3] === 'solved' ? r[5] : null)) === truth) : runs;
+  return rs.length ? rs.reduce((s, r) => s + (r[3] === 'solved' ? r[4] : 2 * T), 0) / rs.length : null;
+}
+
+const perfPlan = (dir: string): StagePlan => ({ gate: 'perf', dir, timeoutS: T, memMb: 1024, checkProofs: false });
+const ok = (gate: GateReport['gate']): GateReport => ({ gate, ok: true, detail: `${gate} ok`, failures: [] });
+
+/** Writes an evaluation the way the evaluator does (evalJson + saveCandidateEvaluation). */
+async function saveEval(ws: string, dir: string, gates: GateReport[], verdict: 'pass' | 'fail'): Promise<void> {
+  await saveCandidateEvaluation(ws, path.join(ws, dir), evalJson({ solverDir: path.join(ws, dir), runner: 'local', verdict, gates, stages: [perfPlan('perf')] }));
+}
+
+async function savePerf(ws: string, dir: string, runs: Run[], hash: string, fatal?: string): Promise<void> {
+  const results = runs.map(result);
+  const perf: GateReport = { gate: 'perf', ok: !fatal, detail: fatal ?? 'measured', failures: [], results, metrics: computeMetrics(results, T), plan: perfPlan('perf'), solverHash: hash, reused: 0 };
+  await saveEval(ws, dir, [ok('comply'), ok('build'), ok('smoke'), ok('verify'), perf], fatal ? 'fail' : 'pass');
+}
+
+const KISSAT: Run[] = [
+  ['a.cnf', 'f1', 'SAT', 'solved', 1, 'SAT'],
+  ['b.cnf', 'f1', 'UNSAT', 'solved', 2, 'UNSAT'],
+  ['sub/c.cnf', 'f2', null, 'timeout', T, null],
+  ['d.cnf', null, 'SAT', 'solved', 4, 'SAT'],
+];
+// Another order, and one instance the first baseline never ran.
+const CADICAL: Run[] = [
+  ['d.cnf', null, 'SAT', 'solved', 1, 'SAT'],
+  ['sub/c.cnf', 'f2', null, 'solved', 3, 'UNSAT'],
+  ['e.cnf', 'f2', 'UNSAT', 'memout', 7, null],
+  ['a.cnf', 'f1', 'SAT', 'solved', 2, 'SAT'],
+  ['b.cnf', 'f1', 'UNSAT', 'timeout', T, null],
+];
+const FAST: Run[] = [
+  ['a.cnf', 'f1', 'SAT', 'solved', 0.5, 'SAT'],
+  ['b.cnf', 'f1', 'UNSAT', 'solved', 1.5, 'UNSAT'],
+  ['sub/c.cnf', 'f2', null, 'solved', 50, 'UNSAT'],
+  ['d.cnf', null, 'SAT', 'solved', 0.5, 'SAT'],
+];
+const SLOW: Run[] = [
+  ['a.cnf', 'f1', 'SAT', 'solved', 1.25, 'SAT'],
+  ['b.cnf', 'f1', 'UNSAT', 'timeout', T, null],
+  ['sub/c.cnf', 'f2', null, 'timeout', T, null],
+  ['d.cnf', null, 'SAT', 'solved', 1, 'SAT'],
+];
+
+const cycle = (n: number, step: CycleState['step'], parent: number, candidate: number | null, changed = false): CycleState => ({
+  cycle: n, step, parent, candidate, title: `idea ${n}`, started_at: new Date().toISOString(), updated_at: '', outcome: step === 'done' ? 'ended' : null, champion_changed: changed,
+});
+
+/**
+ * Two baselines, then: cycle 1's candidate fails to build; cycle 2's becomes champion; cycle 3's is
+ * measured but slower; cycle 4's fails verification and is still being recorded; SATLUTION_7 was never
+ * evaluated. Spending in cycles 1 and 2 and outside any cycle.
+ */
+async function workspace(): Promise<string> {
+  const ws = tempDir();
+  const store = new CandidateStore(ws);
+  await store.create({ parent: null, seed: 'kissat', status: 'seed' });
+  await store.create({ parent: null, seed: 'cadical', status: 'seed' });
+  await store.setChampion(0);
+  await savePerf(ws, 'SATLUTION_0', KISSAT, HASH(0));
+  await savePerf(ws, 'SATLUTION_1', CADICAL, HASH(1));
+  await sleep(5);
+  // Cycle 1: a build failure.
+  await saveCycle(ws, cycle(1, 'plan', 0, null));
+  await store.create({ parent: 0, status: 'failed', detail: 'failed the build gate: x.c:1: error' });
+  await saveEval(ws, 'SATLUTION_2', [ok('comply'), { gate: 'build', ok: false, detail: 'x.c:1: error: expected ;', failures: [] }], 'fail');
+  await saveCycle(ws, cycle(1, 'done', 0, 2));
+  await sleep(5);
+  // Cycle 2: a new champion.
+  await store.create({ parent: 0, status: 'evaluated' });
+  await savePerf(ws, 'SATLUTION_3', FAST, HASH(3));
+  await store.setChampion(3);
+  await saveCycle(ws, cycle(2, 'done', 0, 3, true));
+  await sleep(5);
+  // Cycle 3: measured, slower.
+  await store.create({ parent: 3, status: 'evaluated' });
+  await savePerf(ws, 'SATLUTION_4', SLOW, HASH(4));
+  await saveCycle(ws, cycle(3, 'done', 3, 4));
+  await sleep(5);
+  // Cycle 4: a wrong answer at verify (its file holds verify results, not perf ones); still recording.
+  await store.create({ parent: 3, status: 'failed' });
+  const verify: GateReport = { gate: 'verify', ok: false, detail: '1 of 2 instances failed: wrong', failures: [], results: [result(['v1.cnf', null, 'UNSAT', 'wrong', 0.2, 'SAT']), result(['v2.cnf', null, 'SAT', 'solved', 0.1, 'SAT'])], metrics: computeMetrics([], T), solverHash: HASH(5) };
+  await saveEval(ws, 'SATLUTION_5', [ok('comply'), ok('build'), ok('smoke'), verify], 'fail');
+  await saveCycle(ws, cycle(4, 'evaluate', 3, 5));
+  await store.create({ parent: 3, status: 'planning' });
+  const ledger = UsageLedger.forWorkspace(ws);
+  const use = (cycleNo: number | null, input: number, output: number, usd: number) =>
+    ledger.add({ at: new Date().toISOString(), run: 'r', cycle: cycleNo, role: 'planner', model: 'm', usage: { input, output, cacheRead: 10, cacheWrite: 1 }, usd });
+  await use(1, 1000, 200, 0.5);
+  await use(1, 500, 100, 0.25);
+  await use(2, 2000, 400, 1);
+  await use(null, 50, 5, 0.01);
+  return ws;
+}
+
+describe('dashboard data', function () {
+  this.timeout(30000);
+
+  it('reads PAR-2, cycles, champions, failures and cost from a workspace', async () => {
+    const ws = await workspace();
+    const b = await buildDashboard(ws);
+    const d = b.data;
+    assert.deepEqual(d.notes, []);
+    const by = new Map(d.candidates.map((c) => [c.dir, c]));
+    assert.deepEqual(d.candidates.map((c) => c.dir), ['SATLUTION_0', 'SATLUTION_1', 'SATLUTION_2', 'SATLUTION_3', 'SATLUTION_4', 'SATLUTION_5', 'SATLUTION_6']);
+    assert.deepEqual(d.candidates.filter((c) => c.seed).map((c) => c.seed), ['kissat', 'cadical']);
+    assert.equal(d.champion, 3);
+    for (const [dir, runs] of [['SATLUTION_0', KISSAT], ['SATLUTION_1', CADICAL], ['SATLUTION_3', FAST], ['SATLUTION_4', SLOW]] as const) {
+      const p = by.get(dir)!.perf!;
+      assert.ok(Math.abs(p.par2 - par2(runs)!) < 1e-9, `${dir} PAR-2`);
+      assert.ok(Math.abs((p.par2Sat ?? NaN) - par2(runs, 'SAT')!) < 1e-9, `${dir} SAT PAR-2`);
+      assert.ok(Math.abs((p.par2Unsat ?? NaN) - par2(runs, 'UNSAT')!) < 1e-9, `${dir} UNSAT PAR-2`);
+      assert.equal(p.solved, runs.filter((r) => r[3] === 'solved').length);
+      assert.equal(by.get(dir)!.timeoutS, T);
+      assert.equal(by.get(dir)!.hasDetail, true);
+    }
+    // A failure at build or verify measured no PAR-2, whatever the file's top-level metrics say.
+    assert.deepEqual([by.get('SATLUTION_2')!.perf, by.get('SATLUTION_2')!.failedGate, by.get('SATLUTION_2')!.verdict], [null, 'build', 'fail']);
+    assert.deepEqual([by.get('SATLUTION_5')!.perf, by.get('SATLUTION_5')!.failedGate, by.get('SATLUTION_5')!.hasDetail], [null, 'verify', false]);
+    assert.deepEqual([by.get('SATLUTION_6')!.verdict, by.get('SATLUTION_6')!.perf, by.get('SATLUTION_6')!.failedGate], [null, null, null]);
+    assert.deepEqual(d.candidates.map((c) => c.cycle), [null, null, 1, 2, 3, 4, null]);
+
+    // Paper Fig. 8: the champion after each cycle, and each cycle's measured candidate.
+    assert.deepEqual(d.cycles.map((c) => [c.cycle, c.candidate, c.champion, c.step]), [[1, 2, 0, 'done'], [2, 3, 3, 'done'], [3, 4, 3, 'done'], [4, 5, 3, 'evaluate']]);
+    assert.deepEqual(d.cycles.map((c) => c.championPar2), [par2(KISSAT), par2(FAST), par2(FAST), par2(FAST)]);
+    assert.deepEqual(d.cycles.map((c) => c.candidatePar2), [null, par2(FAST), par2(SLOW), null]);
+    assert.deepEqual(d.cycles.map((c) => c.championChanged), [false, true, false, false]);
+
+    assert.deepEqual(d.failures, [{ gate: 'comply', count: 0 }, { gate: 'build', count: 1 }, { gate: 'smoke', count: 0 }, { gate: 'verify', count: 1 }, { gate: 'perf', count: 0 }]);
+    assert.deepEqual(d.cost.map((r) => [r.cycle, r.calls, r.input, r.output, r.cacheRead]), [[1, 2, 1500, 300, 20], [2, 1, 2000, 400, 10], [null, 1, 50, 5, 10]]);
+    assert.ok(Math.abs(d.cost[0]!.usd - 0.75) < 1e-12);
+
+    // The instance universe: every perf instance of any candidate, once; families and known answers.
+    assert.deepEqual([...d.instances.name].sort(), ['a.cnf', 'b.cnf', 'd.cnf', 'e.cnf', 'sub/c.cnf']);
+    assert.deepEqual(d.families, ['f1', 'f2']);
+    const at = (name: string) => d.instances.name.indexOf(name);
+    assert.equal(d.families[d.instances.family[at('e.cnf')]!], 'f2');
+    assert.equal(d.instances.family[at('d.cnf')], -1);
+    assert.equal(EXPECTED[d.instances.expected[at('b.cnf')]!], 'UNSAT');
+    assert.equal(EXPECTED[d.instances.expected[at('sub/c.cnf')]!], null);
+
+    // Columns: only for known candidates with perf results, aligned with the names.
+    const cols = b.columns([3, 1, 99, 2, 3]);
+    assert.deepEqual(cols.map((c) => c.id), [3, 1]);
+    const cad = cols[1]!;
+    for (const r of CADICAL) {
+      const i = at(r[0]);
+      assert.equal(RUN_STATUSES[cad.status[i]!], r[3], r[0]);
+      assert.equal(cad.time[i], r[4]);
+      assert.equal(ANSWERS[cad.answer[i]!], r[5]);
+    }
+    assert.equal(cols[0]!.status[at('e.cnf')], -1, 'not run: -1');
+    assert.ok(DashboardHostMessage.safeParse({ type: 'data', data: d }).success, 'the data satisfies the protocol');
+    assert.ok(DashboardHostMessage.safeParse({ type: 'detail', version: d.version, columns: cols }).success, 'the columns satisfy the protocol');
+  });
+
+  it('takes the champion from the store log, or replays the cycles without it', async () => {
+    const ws = await workspace();
+    // A person promotes SATLUTION_4 by hand after cycle 3 ended; cycle 4 ends after that.
+    await sleep(5);
+    await new CandidateStore(ws).setChampion(4);
+    await sleep(5);
+    await saveCycle(ws, cycle(4, 'done', 4, 5));
+    const withLog = (await buildDashboard(ws)).data.cycles.map((c) => c.champion);
+    assert.deepEqual(withLog, [0, 3, 3, 4]);
+    // Without the log (the index alone), the cycles' own record of champion changes is what is known.
+    fs.rmSync(path.join(ws, '.satlution', 'candidates.jsonl'));
+    const replayed = (await buildDashboard(ws)).data.cycles.map((c) => c.champion);
+    assert.deepEqual(replayed, [0, 3, 3, 3]);
+  });
+
+  it('keeps the figures of a candidate that failed at perf, but never plots them as its cycle\'s result', async () => {
+    const ws = await workspace();
+    await new CandidateStore(ws).create({ parent: 3, status: 'failed' });
+    const lying: Run[] = FAST.map((r) => (r[0] === 'b.cnf' ? [r[0], r[1], r[2], 'wrong', 0.1, 'SAT'] : r));
+    await savePerf(ws, 'SATLUTION_7', lying, HASH(7), '1 of 4 instances failed: wrong');
+    await saveCycle(ws, cycle(5, 'done', 3, 7));
+    const d = (await buildDashboard(ws)).data;
+    const c = d.candidates.find((x) => x.id === 7)!;
+    assert.deepEqual([c.verdict, c.failedGate, c.hasDetail], ['fail', 'perf', true]);
+    assert.ok(Math.abs(c.perf!.par2 - par2(lying)!) < 1e-9, 'a wrong answer counts as unsolved');
+    assert.deepEqual(d.cycles.at(-1)!.candidatePar2, null);
+    assert.equal(d.failures.find((f) => f.gate === 'perf')!.count, 1);
+  });
+
+  it('skips damaged files with a note and never throws', async () => {
+    const ws = tempDir();
+    const store = new CandidateStore(ws);
+    await store.create({ parent: null, seed: 'kissat', status: 'seed' });
+    for (let i = 0; i < 4; i++) await store.create({ parent: 0, status: 'evaluated' });
+    await savePerf(ws, 'SATLUTION_0', KISSAT, HASH(0));
+    const evals = path.join(ws, '.satlution', 'evals');
+    // One malformed instance result among good ones.
+    const e0 = JSON.parse(fs.readFileSync(path.join(evals, 'SATLUTION_0.json'), 'utf8')) as { instances: unknown[] };
+    e0.instances.push({ instance: 'broken.cnf', status: 'exploded' });
+    // Valid by the result schema, impossible in fact: it must not make the data invalid for the webview.
+    e0.instances.push(result(['neg.cnf', null, null, 'solved', -5, 'SAT']));
+    write(path.join(evals, 'SATLUTION_0.json'), JSON.stringify(e0));
+    write(path.join(evals, 'SATLUTION_1.json'), '{ "verdict": "pass", "gates": [');
+    write(path.join(evals, 'SATLUTION_2.json'), JSON.stringify({ hello: 'world' }));
+    // A perf stage whose metrics were lost: PAR-2 comes from the instances.
+    await savePerf(ws, 'SATLUTION_3', SLOW, HASH(3));
+    const e3 = JSON.parse(fs.readFileSync(path.join(evals, 'SATLUTION_3.json'), 'utf8')) as { metrics: unknown; gates: { metrics?: unknown }[] };
+    e3.metrics = null;
+    for (const g of e3.gates) delete g.metrics;
+    write(path.join(evals, 'SATLUTION_3.json'), JSON.stringify(e3));
+    write(path.join(evals, 'SATLUTION_4.json'), '');
+    write(path.join(evals, 'SATLUTION_9.json'), JSON.stringify(e3));
+    const good = { ...cycle(1, 'done', 0, 3), updated_at: new Date().toISOString() };
+    write(path.join(ws, '.satlution', 'cycles.jsonl'), `${JSON.stringify(good)}\n{"cycle": 2, "st\n${JSON.stringify({ foo: 1 })}\n`);
+    const usage = { at: 'x', run: 'r', cycle: 1, role: 'coder', model: 'm', usage: { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 }, usd: 0.5 };
+    write(path.join(ws, '.satlution', 'usage.jsonl'), `${JSON.stringify(usage)}\nnot json at all\n${JSON.stringify({ ...usage, usd: -3 })}\n`);
+
+    const built = await buildDashboard(ws);
+    const d = built.data;
+    assert.ok(DashboardHostMessage.safeParse({ type: 'data', data: d }).success, 'damaged files still give valid data');
+    const cols = built.columns([0]);
+    assert.ok(DashboardHostMessage.safeParse({ type: 'detail', version: d.version, columns: cols }).success);
+    assert.equal(cols[0]!.time[d.instances.name.indexOf('neg.cnf')], 0);
+    const note = (re: RegExp) => assert.ok(d.notes.some((n) => re.test(n)), `a note matching ${re} in ${JSON.stringify(d.notes)}`);
+    note(/SATLUTION_0\.json: 1 malformed instance result left out/);
+    note(/SATLUTION_1\.json: not valid JSON; skipped/);
+    note(/SATLUTION_2\.json: not an evaluation/);
+    note(/SATLUTION_4\.json: not valid JSON/);
+    note(/SATLUTION_9\.json: no such candidate/);
+    note(/cycles\.jsonl: 1 torn line/);
+    note(/cycles\.jsonl: 1 line that are not cycle states/);
+    note(/usage\.jsonl: 2 lines skipped/);
+    const by = new Map(d.candidates.map((c) => [c.dir, c]));
+    assert.ok(Math.abs(by.get('SATLUTION_0')!.perf!.par2 - par2(KISSAT)!) < 1e-9, 'the good instances still count');
+    assert.ok(Math.abs(by.get('SATLUTION_3')!.perf!.par2 - par2(SLOW)!) < 1e-9, 'PAR-2 computed from the instances');
+    assert.deepEqual(['SATLUTION_1', 'SATLUTION_2', 'SATLUTION_4'].map((x) => by.get(x)!.perf), [null, null, null]);
+    assert.deepEqual(d.cycles.map((c) => c.cycle), [1]);
+    assert.deepEqual(d.cost.map((c) => [c.cycle, c.calls, c.usd]), [[1, 1, 0.5]]);
+    assert.equal(d.instances.name.includes('broken.cnf'), false);
+
+    // Nothing at all: an empty dashboard, not an error.
+    const empty = (await buildDashboard(tempDir())).data;
+    assert.deepEqual([empty.candidates, empty.cycles, empty.cost, empty.instances.name, empty.champion], [[], [], [], [], null]);
+  });
+
+  it('re-reads an evaluation that changed, and numbers each build', async () => {
+    const ws = await workspace();
+    const src = new DashboardSource(ws);
+    const first = await src.build();
+    await savePerf(ws, 'SATLUTION_4', FAST, HASH(4));
+    const second = await src.build();
+    assert.equal(second.data.version, first.data.version + 1);
+    assert.ok(Math.abs(second.data.candidates.find((c) => c.id === 4)!.perf!.par2 - par2(FAST)!) < 1e-9, 'the rewritten evaluation was read again');
+    assert.ok(Math.abs(first.data.candidates.find((c) => c.id === 4)!.perf!.par2 - par2(SLOW)!) < 1e-9);
+  });
+});
+
+describe('dashboard protocol', () => {
+  it('accepts the messages of the contract', () => {
+    for (const m of [
+      { type: 'ready' },
+      { type: 'refresh' },
+      { type: 'select', ids: [0, 3, 12] },
+      { type: 'openLog', candidate: 'SATLUTION_3', instance: 'sub/dir/x.cnf.xz' },
+      { type: 'openResults', candidate: 'SATLUTION_0' },
+      { type: 'compare', candidate: 'SATLUTION_12' },
+    ])
+      assert.ok(DashboardViewMessage.safeParse(m).success, JSON.stringify(m));
+  });
+
+  it('rejects malformed webview messages', () => {
+    for (const bad of [
+      { type: 'select', ids: [1.5] },
+      { type: 'select', ids: [-1] },
+      { type: 'select', ids: Array.from({ length: 41 }, (_, i) => i) },
+      { type: 'select' },
+      { type: 'openLog', candidate: 'SATLUTION_3', instance: '../../etc/passwd' },
+      { type: 'openLog', candidate: 'SATLUTION_3', instance: '/etc/passwd' },
+      { type: 'openLog', candidate: 'SATLUTION_3', instance: 'a\\..\\b.cnf' },
+      { type: 'openLog', candidate: 'SATLUTION_3', instance: '' },
+      { type: 'openLog', candidate: '../SATLUTION_3', instance: 'a.cnf' },
+      { type: 'openResults', candidate: 'SATLUTION_x' },
+      { type: 'compare', candidate: 'satlution_1' },
+      { type: 'runCommand', command: 'rm' },
+      'ready',
+      null,
+    ])
+      assert.equal(DashboardViewMessage.safeParse(bad).success, false, JSON.stringify(bad));
+  });
+
+  it('rejects malformed host messages', () => {
+    const cols = { id: 1, status: [0, -1], time: [1, 0], answer: [1, 0] };
+    assert.ok(DashboardHostMessage.safeParse({ type: 'detail', version: 1, columns: [cols] }).success);
+    for (const bad of [
+      { type: 'detail', version: 1, columns: [{ ...cols, status: [RUN_STATUSES.length] }] },
+      { type: 'detail', version: 1, columns: [{ ...cols, time: [-1] }] },
+      { type: 'detail', version: 1, columns: [{ ...cols, answer: [9] }] },
+      { type: 'data', data: { version: 1, workspace: 'w' } },
+      { type: 'detail', columns: [cols] },
+    ])
+      assert.equal(DashboardHostMessage.safeParse(bad).success, false, JSON.stringify(bad));
+  });
+});
+
+describe('per-run logs', function () {
+  this.timeout(60000);
+
+  it('names a log after the solver and the instance, and refuses names that leave the log directory', () => {
+    const dir = path.join('ws', '.satlution', 'logs');
+    assert.equal(runLogPath(dir, HASH(1), 'sub/x.cnf.xz'), path.join(dir, HASH(1), 'sub', 'x.cnf.xz.log'));
+    for (const bad of ['../x.cnf', 'a/../../x.cnf', '/etc/passwd', 'a//b.cnf', '', 'a\\b.cnf', 'a/./b.cnf'])
+      assert.equal(runLogPath(dir, HASH(1), bad), undefined, bad);
+    assert.equal(runLogPath(dir, '../../etc', 'x.cnf'), undefined);
+  });
+
+  it('says when the output was not kept', () => {
+    const r = result(['x.cnf', null, 'SAT', 'timeout', T, null]);
+    const kept = formatRunLog({ result: r, command: ['run', 'x.cnf'], timeoutS: T, memMb: 512, memoryMethod: 'rlimit', output: { stdout: 'c hello\n', stderr: '', bytes: 8 }, at: 'now' });
+    assert.match(kept, /^status: +timeout - timeout on x\.cnf$/m);
+    assert.match(kept, /^---- stdout -+\nc hello\n/m);
+    assert.match(kept, /^---- stderr -+\n\(empty\)/m);
+    assert.doesNotMatch(kept, /not kept/);
+    assert.match(formatRunLog({ result: r, timeoutS: T, memMb: null, at: 'now' }), /output of this run was not kept/);
+  });
+
+  it('keeps each run\'s output in a workspace evaluation; a reused run has none, and open log says so', async () => {
+    const ws = tempDir();
+    const solver = path.join(ws, 'SATLUTION_1');
+    write(path.join(solver, 'bin', 'starexec_run_default'), [
+      '#!/usr/bin/env bash',
+      'echo "c tiny test solver"',
+      'if grep -q "^p cnf 1 1" "$1"; then echo "s SATISFIABLE"; echo "v 1 0"; exit 10; fi',
+      'echo "assertion failed: trail not empty" >&2',
+      'exit 3',
+      '',
+    ].join('\n'));
+    fs.chmodSync(path.join(solver, 'bin', 'starexec_run_default'), 0o755);
+    const set = path.join(ws, 'benchmarks', 'perf');
+    write(path.join(set, 'sat.cnf'), 'p cnf 1 1\n1 0\n');
+    write(path.join(set, 'deep', 'crash.cnf'), 'p cnf 2 1\n1 2 0\n');
+    const parsed = parseConfig('version: 1\nseeds:\n  - { name: tiny, source: ./tiny }\n');
+    assert.ok(parsed.ok);
+    assert.equal(gateContext(parsed.config, undefined).logDir, undefined, 'outside a workspace no logs are kept');
+    const ctx = gateContext(parsed.config, ws);
+    assert.equal(ctx.logDir, path.join(ws, '.satlution', 'logs'));
+    const run = () => runGates({ ...ctx, solverDir: solver, build: false, stages: [{ gate: 'perf', dir: set, timeoutS: 10, memMb: 1024, checkProofs: false }], jobs: 2 });
+    const first = await run();
+    const perf = first.gates[0]!;
+    assert.deepEqual(perf.results!.map((r) => [r.instance, r.status]), [['deep/crash.cnf', 'crash'], ['sat.cnf', 'solved']]);
+    const logFile = (name: string) => runLogPath(ctx.logDir!, perf.solverHash!, name)!;
+    const crash = fs.readFileSync(logFile('deep/crash.cnf'), 'utf8');
+    assert.match(crash, /^# deep\/crash\.cnf$/m);
+    assert.match(crash, /^command: +\S+starexec_run_default \S+$/m);
+    assert.match(crash, /^limits: +10 s wall clock, 1024 MB/m);
+    assert.match(crash, /^status: +crash - exited with code 3/m);
+    assert.match(crash, /---- stderr -+\nassertion failed: trail not empty/);
+    assert.match(crash, /---- stdout -+\nc tiny test solver/);
+    const sat = fs.readFileSync(logFile('sat.cnf'), 'utf8');
+    assert.match(sat, /^status: +solved$/m);
+    assert.match(sat, /^check: +model: ok/m);
+    assert.match(sat, /s SATISFIABLE\nv 1 0/);
+
+    await saveCandidateEvaluation(ws, solver, evalJson({ solverDir: solver, runner: 'local', verdict: first.verdict, gates: first.gates, stages: [] }));
+    assert.deepEqual(await instanceLog(ws, 'SATLUTION_1', 'deep/crash.cnf'), { kind: 'file', file: logFile('deep/crash.cnf') });
+
+    // The same binary again: every run comes from the results store, no solver runs, no log is written.
+    fs.rmSync(ctx.logDir!, { recursive: true });
+    const again = await runGates({ ...gateContext(parsed.config, ws), solverDir: solver, build: false, stages: [{ gate: 'perf', dir: set, timeoutS: 10, memMb: 1024, checkProofs: false }], jobs: 2 });
+    assert.equal(again.gates[0]!.reused, 2);
+    assert.equal(fs.existsSync(ctx.logDir!), false);
+    const shown = await instanceLog(ws, 'SATLUTION_1', 'deep/crash.cnf');
+    assert.equal(shown.kind, 'text');
+    assert.ok(shown.kind === 'text');
+    assert.match(shown.text, /^status: +crash - exited with code 3/m);
+    assert.match(shown.text, /not kept/);
+    const missing = await instanceLog(ws, 'SATLUTION_1', 'nope.cnf');
+    assert.ok(missing.kind === 'text' && /has no result on nope\.cnf/.test(missing.text));
+    const none = await instanceLog(ws, 'SATLUTION_7', 'sat.cnf');
+    assert.ok(none.kind === 'text' && /no readable evaluation \(missing\)/.test(none.text));
+  });
+});
