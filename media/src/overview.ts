@@ -81,7 +81,7 @@ function render(o: Overview): void {
   const seeds = h('ul', { class: 'seeds' }, ...o.seeds.map((s) => h('li', { title: s.source }, h('span', { class: 'name' }, s.name), h('span', { class: 'muted' }, `${s.files} files`))));
   root.append(
     section('Champion', champion),
-    section('Candidates', chips, latest),
+    section('Candidates', chips, latest, o.total > 1 && h('p', { class: 'actions' }, button('Open Dashboard', act('openDashboard'), { class: 'secondary', 'aria-label': 'Open the dashboard: PAR-2 per cycle, cactus plots, per-instance results' }))),
     section('Configuration', config, h('p', { class: 'actions' }, button('Open satlution.yaml', act('openConfig')), button('Rules', act('openRules'), { class: 'secondary', 'aria-label': 'Reveal the rulebase in the Explorer' }))),
     section('Benchmarks', benches,
       o.benchmarks.some((b) => b.exists && b.instances === 0) && h('p', { class: 'muted hint' }, 'Add .cnf, .cnf.gz or .cnf.xz files to the empty sets, with a meta.csv (instance,family,expected) for known answers.'),

@@ -52,6 +52,7 @@ export class OverviewViewProvider implements vscode.WebviewViewProvider, vscode.
       revealBenchmarks: () => vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(path.join(root, BENCH_DIR))),
       refresh: () => this.model.refresh(),
       showOutput: async () => this.log.show(),
+      openDashboard: () => vscode.commands.executeCommand('satlution.openDashboard'),
     };
     await actions[m.action]();
   }
