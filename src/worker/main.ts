@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readDimacs } from '../core/bench/dimacs';
-import { runInstance } from '../core/eval/runInstance';
+import { EvaluationAborted, runInstance } from '../core/eval/runInstance';
 
 const USAGE = 'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--proofs --drat-trim PATH] [--expected SAT|UNSAT] [--name NAME]';
 
@@ -45,22 +45,40 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`worker: ${(e as Error).message}\n`);
     return 2;
   }
-  const r = await runInstance({
-    solverDir: path.resolve(values.solver!),
-    name: values.name ?? path.basename(values.cnf!),
-    cnf: path.resolve(values.cnf!),
-    vars,
-    emptyClause,
-    family: null,
-    expected,
-    expectedFrom: expected ? 'meta' : 'none',
-    timeoutS,
-    memMb,
-    checkProofs: values.proofs,
-    ...(values['drat-trim'] ? { dratTrim: values['drat-trim'] } : {}),
-    maxProofMb: 4096,
-    checkerTimeoutS: 3 * timeoutS,
-  });
+  // A runner stops a remote run with SIGTERM: end the solver's whole process group, print nothing.
+  const stop = new AbortController();
+  const onStop = () => stop.abort();
+  process.once('SIGTERM', onStop);
+  process.once('SIGINT', onStop);
+  let r: Awaited<ReturnType<typeof runInstance>>;
+  try {
+    r = await runInstance({
+      signal: stop.signal,
+      solverDir: path.resolve(values.solver!),
+      name: values.name ?? path.basename(values.cnf!),
+      cnf: path.resolve(values.cnf!),
+      vars,
+      emptyClause,
+      family: null,
+      expected,
+      expectedFrom: expected ? 'meta' : 'none',
+      timeoutS,
+      memMb,
+      checkProofs: values.proofs,
+      ...(values['drat-trim'] ? { dratTrim: values['drat-trim'] } : {}),
+      maxProofMb: 4096,
+      checkerTimeoutS: 3 * timeoutS,
+    });
+  } catch (e) {
+    if (e instanceof EvaluationAborted || stop.signal.aborted) {
+      process.stderr.write('worker: stopped\n');
+      return 143;
+    }
+    throw e;
+  } finally {
+    process.off('SIGTERM', onStop);
+    process.off('SIGINT', onStop);
+  }
   process.stdout.write(JSON.stringify(r) + '\n');
   return 0;
 }

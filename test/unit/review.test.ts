@@ -89,12 +89,13 @@ describe('runner health', () => {
     assert.equal(f.find((x) => x.check === 'drat-trim')!.detail, '/nonexistent/drat-trim');
   });
 
-  it('says plainly that remote runners are not available yet', async () => {
-    const c = config(base + 'runners: [{name: local, kind: local}, {name: box, kind: ssh, host: lab, jobs: 2}]\n');
+  it('reports an SSH host it cannot reach as a connection error', async () => {
+    const c = config(base + 'runners: [{name: local, kind: local}, {name: box, kind: ssh, host: lab.invalid, jobs: 2}]\n');
     const f = await checkRunnerHealth(c.runners[1]!, c, tempDir());
     assert.equal(f.length, 1);
+    assert.equal(f[0]!.check, 'connection');
     assert.equal(f[0]!.level, 'error');
-    assert.match(f[0]!.detail, /ssh runners are not available/);
+    assert.match(f[0]!.detail, /cannot connect to lab\.invalid/);
   });
 });
 

@@ -1,3 +1,4 @@
+import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -8,6 +9,8 @@ import { runGates, type GateReport } from '../../core/eval/gates';
 import { complianceGate, evalJson, gateContext, MISSING_DRAT_TRIM, planStages } from '../../core/eval/plan';
 import { recordEvaluation } from '../../core/eval/record';
 import type { InstanceResult } from '../../core/eval/result';
+import type { Runner } from '../../core/runners/runner';
+import { makeRunner } from '../../core/runners/select';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { EXIT, UsageError } from '../errors';
 
@@ -22,6 +25,9 @@ known one (meta.csv) or one proved earlier by another solver. Without --bench, t
 satlution.yaml are used (--stage all: smoke, verify, perf). With --bench, that one set is run with the
 checks of --stage (default verify). Results are stored as each run ends: re-running resumes, and an
 identical binary is never benchmarked twice.
+Each stage runs on its runner from satlution.yaml (stages.<s>.runner, default local); --runner NAME
+runs every stage on that runner. An ssh runner uses the system ssh with your ~/.ssh/config
+(SATLUTION_SSH_CONFIG=FILE passes -F FILE instead).
 Exit: 0 pass, 1 a gate failed, 2 bad usage or input.`;
 
 export async function evalCommand(argv: string[]): Promise<number> {
@@ -60,11 +66,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
 
   const ws = (await findWorkspace(solverDir)) ?? (await findWorkspace(process.cwd()));
   const config: Config = ws ? await loadConfig(ws) : ConfigSchema.parse({ seeds: [{ name: 'none', source: '.' }] });
-  const runnerName = values.runner ?? 'local';
-  const runner = config.runners.find((r) => r.name === runnerName);
-  if (!runner) throw new UsageError(`--runner ${runnerName}: no such runner (known: ${config.runners.map((r) => r.name).join(', ')})`);
-  if (runner.kind !== 'local') throw new UsageError(`runner ${runnerName} is ${runner.kind}; this version evaluates on the local runner only`);
-
+  if (values.runner !== undefined && !config.runners.some((r) => r.name === values.runner))
+    throw new UsageError(`--runner ${values.runner}: no such runner (known: ${config.runners.map((r) => r.name).join(', ')})`);
   const stages = planStages(config, ws ?? process.cwd(), {
     stage: stageArg as StageName | 'all',
     // A set name from satlution.yaml, or a directory relative to where the command runs.
@@ -72,7 +75,10 @@ export async function evalCommand(argv: string[]): Promise<number> {
     ...(timeout ? { timeoutS: timeout } : {}),
     ...(mem ? { memMb: mem } : {}),
     noProofs: values['no-proofs'],
+    ...(values.runner ? { runner: values.runner } : {}),
   });
+  const runners = stageRunners(config, stages.map((s) => s.runner ?? 'local'));
+  const runnerName = values.runner ?? [...new Set(stages.map((s) => s.runner ?? 'local'))].join(',');
   for (const s of stages) if (!(await fs.stat(s.dir).then((x) => x.isDirectory(), () => false))) throw new UsageError(`benchmark set ${s.dir} is not a directory`);
   const ctx = gateContext(config, ws, values['drat-trim']);
   if (stages.some((s) => s.checkProofs) && !ctx.dratTrim) throw new UsageError(MISSING_DRAT_TRIM + ' (--no-proofs)');
@@ -91,6 +97,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       build: !values['no-build'],
       stages,
       jobs,
+      runners,
       signal: abort.signal,
       onGateStart: progress.start,
       onResult: progress.result,
@@ -113,6 +120,21 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (values.json) await fs.writeFile(values.json, JSON.stringify(json, null, 2) + '\n');
   process.stdout.write(render(report.gates, report.verdict));
   return report.verdict === 'pass' ? EXIT.ok : EXIT.gateFailed;
+}
+
+/** The runners the stages name, made once each; a runner this version cannot use is a usage error. */
+function stageRunners(config: Config, names: string[]): (name: string) => Runner {
+  const workerFile = path.join(__dirname, 'worker.js'); // dist/cli.js and dist/worker.js ship side by side
+  const sshConfig = process.env.SATLUTION_SSH_CONFIG;
+  const made = new Map<string, Runner>();
+  for (const name of new Set(names)) {
+    const cfg = config.runners.find((r) => r.name === name);
+    if (!cfg) throw new UsageError(`runner ${name}: no such runner (known: ${config.runners.map((r) => r.name).join(', ')})`);
+    if (cfg.kind === 'slurm') throw new UsageError(`runner ${name} is slurm; this version evaluates on local and ssh runners only`);
+    if (cfg.kind !== 'local' && !fsSync.existsSync(workerFile)) throw new UsageError(`runner ${name} needs the worker bundle ${workerFile}: build it (node esbuild.mjs)`);
+    made.set(name, makeRunner(cfg, { workerFile, ...(sshConfig ? { sshArgs: ['-F', sshConfig] } : {}) }));
+  }
+  return (name) => made.get(name)!;
 }
 
 function render(gates: GateReport[], verdict: string): string {

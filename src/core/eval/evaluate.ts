@@ -1,11 +1,13 @@
 // Evaluates one solver on one instance set: prepares the instances (hash, validate, decompress),
-// reuses stored results, runs the rest longest-expected-first on the local pool, and records each
-// result the moment its run ends.
+// reuses stored results, runs the rest longest-expected-first on a runner (the local pool unless
+// another is given), and records each result the moment its run ends.
 import { InstanceCache, type InstanceSpec, type PreparedInstance } from '../bench/instances';
+import { localRunner } from '../runners/local';
 import { runPool } from '../runners/pool';
+import type { Runner, RunTask } from '../runners/runner';
 import type { InstanceResult } from './result';
 import { hashSolver, ResultsStore, runKey } from './resultsStore';
-import { runInstance, type RunSettings } from './runInstance';
+import type { RunSettings } from './runInstance';
 import { runLogPath } from './runLog';
 
 export interface EvalRequest extends RunSettings {
@@ -15,6 +17,8 @@ export interface EvalRequest extends RunSettings {
   store: ResultsStore;
   /** Write each run's log to <logDir>/<solver hash>/<instance>.log (runLog.ts); none when absent. */
   logDir?: string;
+  /** Where the runs execute; default: the local process pool. */
+  runner?: Runner;
   onResult?: (r: InstanceResult, done: number, total: number, reused: boolean) => void;
 }
 
@@ -35,7 +39,7 @@ export async function evaluate(req: EvalRequest): Promise<EvalOutcome> {
   const results = new Map<string, InstanceResult>();
   let done = 0;
   let reused = 0;
-  const todo: { spec: InstanceSpec; inst: PreparedInstance; key: string; expected: number }[] = [];
+  const todo: (RunTask & { expectedTime: number })[] = [];
   for (const spec of req.instances) {
     const inst = prepared.get(spec.name)!;
     const key = runKey({ solverHash, instanceHash: inst.hash, timeoutS: req.timeoutS, memMb: req.memMb, checkProofs: req.checkProofs });
@@ -45,34 +49,31 @@ export async function evaluate(req: EvalRequest): Promise<EvalOutcome> {
       results.set(spec.name, r);
       reused++;
       req.onResult?.(r, ++done, req.instances.length, true);
-    } else todo.push({ spec, inst, key, expected: (await req.store.expectedTime(inst.hash)) ?? Infinity });
+      continue;
+    }
+    const known = spec.expected ?? (await req.store.verifiedAnswer(inst.hash, solverHash)) ?? null;
+    todo.push({
+      key,
+      name: spec.name,
+      cnf: inst.plain,
+      instanceHash: inst.hash,
+      vars: inst.vars,
+      emptyClause: inst.emptyClause,
+      family: spec.family,
+      expected: known,
+      expectedFrom: spec.expected ? 'meta' : known ? 'vbs' : 'none',
+      ...(req.logDir ? { logFile: runLogPath(req.logDir, solverHash, spec.name) } : {}),
+      expectedTime: (await req.store.expectedTime(inst.hash)) ?? Infinity,
+    });
   }
-  // Longest expected first keeps the pool busy to the end; never-seen instances go first.
-  todo.sort((a, b) => b.expected - a.expected);
-  await runPool(
-    todo,
-    req.jobs,
-    async ({ spec, inst, key }) => {
-      const known = spec.expected ?? (await req.store.verifiedAnswer(inst.hash, solverHash)) ?? null;
-      const { instances: _i, jobs: _j, cache: _c, store: _s, onResult: _o, logDir, ...settings } = req;
-      const logFile = logDir ? runLogPath(logDir, solverHash, spec.name) : undefined;
-      const r = await runInstance({
-        ...(logFile ? { logFile } : {}),
-        ...settings,
-        name: spec.name,
-        cnf: inst.plain,
-        vars: inst.vars,
-        emptyClause: inst.emptyClause,
-        family: spec.family,
-        expected: known,
-        expectedFrom: spec.expected ? 'meta' : known ? 'vbs' : 'none',
-      });
-      await req.store.add({ key, solver_hash: solverHash, instance_hash: inst.hash, at: new Date().toISOString(), result: r });
-      results.set(spec.name, r);
-      req.onResult?.(r, ++done, req.instances.length, false);
-    },
-    req.signal,
-  );
+  // Longest expected first keeps the slots busy to the end; never-seen instances go first.
+  todo.sort((a, b) => b.expectedTime - a.expectedTime);
+  const { instances: _i, jobs: _j, cache: _c, store: _s, onResult: _o, logDir: _l, runner, ...settings } = req;
+  await (runner ?? localRunner()).run({ settings, solverHash, tasks: todo, jobs: req.jobs, ...(req.signal ? { signal: req.signal } : {}) }, async (task, r) => {
+    await req.store.add({ key: task.key, solver_hash: solverHash, instance_hash: task.instanceHash, at: new Date().toISOString(), result: r });
+    results.set(task.name, r);
+    req.onResult?.(r, ++done, req.instances.length, false);
+  });
   req.signal?.throwIfAborted();
   return { solverHash, results: req.instances.map((s) => results.get(s.name)!).filter(Boolean), reused };
 }

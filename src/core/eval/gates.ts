@@ -8,6 +8,7 @@ import type { MemoryMethod } from './limits';
 import { computeMetrics, type Metrics } from './metrics';
 import { FATAL, type InstanceResult, type RunStatus } from './result';
 import { hashSolver, type ResultsStore } from './resultsStore';
+import type { Runner } from '../runners/runner';
 
 export type GateName = 'comply' | 'build' | 'smoke' | 'verify' | 'perf';
 
@@ -18,6 +19,8 @@ export interface StagePlan {
   timeoutS: number;
   memMb: number;
   checkProofs: boolean;
+  /** The runner (a `runners` entry) this stage runs on; local when absent. */
+  runner?: string;
 }
 
 export interface GateReport {
@@ -55,6 +58,8 @@ export interface GateRequest {
   logDir?: string;
   /** Baseline solvers (the seeds): their stored results give each stage's unique_solved. */
   baselineDirs?: string[];
+  /** Resolves a stage's runner name; without it every stage runs on the local pool. */
+  runners?: (name: string) => Runner;
   signal?: AbortSignal;
   onGateStart?: (gate: GateName, total: number) => void;
   onResult?: (gate: GateName, r: InstanceResult, done: number, total: number, reused: boolean) => void;
@@ -123,6 +128,7 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
       ...(req.memoryMethod ? { memoryMethod: req.memoryMethod } : {}),
       ...(req.scratchDir ? { scratchDir: req.scratchDir } : {}),
       ...(req.logDir ? { logDir: req.logDir } : {}),
+      ...(plan.runner && req.runners ? { runner: req.runners(plan.runner) } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
       onResult: (r, done, total, reused) => req.onResult?.(plan.gate, r, done, total, reused),
     });

@@ -21,6 +21,8 @@ export interface PlanOverrides {
   memMb?: number;
   noProofs?: boolean;
   dratTrim?: string;
+  /** Run every stage on this runner instead of each stage's configured one. */
+  runner?: string;
 }
 
 export function planStages(config: Config, base: string, o: PlanOverrides = {}): StagePlan[] {
@@ -35,6 +37,7 @@ export function planStages(config: Config, base: string, o: PlanOverrides = {}):
       timeoutS: o.timeoutS ?? s.timeout_s,
       memMb: o.memMb ?? s.mem_mb,
       checkProofs: s.check_proofs && !o.noProofs,
+      runner: o.runner ?? s.runner,
     };
   });
 }

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import type { Config, RunnerConfig } from '../config/schema';
 import { memoryJail } from '../eval/limits';
 import { findDratTrim } from '../eval/tools';
+import { checkSshHealth } from './sshHealth';
 
 export interface HealthFinding {
   check: string;
@@ -14,7 +15,8 @@ export interface HealthFinding {
 
 const MIN_FREE_GB = 2;
 
-export async function checkRunnerHealth(runner: RunnerConfig, config: Config, ws: string): Promise<HealthFinding[]> {
+export async function checkRunnerHealth(runner: RunnerConfig, config: Config, ws: string, opts: { sshArgs?: readonly string[] } = {}): Promise<HealthFinding[]> {
+  if (runner.kind === 'ssh') return checkSshHealth(runner, config, opts.sshArgs);
   if (runner.kind !== 'local')
     return [{ check: 'runner', level: 'error', detail: `${runner.kind} runners are not available in this version; evaluations run on a local runner` }];
   const out: HealthFinding[] = [];

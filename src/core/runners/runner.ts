@@ -1,0 +1,41 @@
+// The one interface every runner implements (local pool, SSH host, Slurm cluster): the evaluator
+// decides WHAT to run (instances not yet stored, longest first) and records each result; a runner
+// decides WHERE and how runs execute. It calls onResult once per finished run, as soon as it ends,
+// so a stopped or dropped evaluation keeps everything that finished and a re-run resumes from it.
+import type { InstanceResult } from '../eval/result';
+import type { RunSettings } from '../eval/runInstance';
+
+/** One instance run, prepared by the evaluator. */
+export interface RunTask {
+  /** The results-store key (solver, instance content, limits): unique per run. */
+  key: string;
+  /** The instance's name in results (may contain any character). */
+  name: string;
+  /** Plain DIMACS file on this machine. */
+  cnf: string;
+  /** Content hash of the plain DIMACS file: remote runners sync by it. */
+  instanceHash: string;
+  vars: number;
+  emptyClause: boolean;
+  family: string | null;
+  expected: 'SAT' | 'UNSAT' | null;
+  expectedFrom: 'meta' | 'vbs' | 'none';
+  /** Where the run's log goes (runners that can write one locally). */
+  logFile?: string;
+}
+
+export interface RunBatch {
+  settings: RunSettings;
+  /** hashSolver(settings.solverDir): remote runners keep one copy of each candidate by it. */
+  solverHash: string;
+  tasks: RunTask[];
+  /** Parallel slots; a runner may use its own configured value instead. */
+  jobs: number;
+  signal?: AbortSignal;
+}
+
+export interface Runner {
+  readonly name: string;
+  /** Runs every task; resolves when all ended, rejects on the first failure (finished runs were reported). */
+  run(batch: RunBatch, onResult: (task: RunTask, result: InstanceResult) => Promise<void>): Promise<void>;
+}

@@ -1,0 +1,37 @@
+// The SSH runner's health check: can we log in, does the worker's Node run there, is drat-trim there
+// when stages check proofs, are there enough cores and disk. Each finding says how to fix it.
+import type { Config } from '../config/schema';
+import type { HealthFinding } from './health';
+import { nodeProblem, probeRemote } from './sshProbe';
+import type { SshRunnerConfig } from './sshRunner';
+
+const MIN_FREE_GB = 2;
+
+export async function checkSshHealth(runner: SshRunnerConfig, config: Config, sshArgs?: readonly string[]): Promise<HealthFinding[]> {
+  let f: Awaited<ReturnType<typeof probeRemote>>;
+  try {
+    f = await probeRemote({ host: runner.host, ...(sshArgs ? { sshArgs } : {}) }, runner.workdir, runner.node);
+  } catch (e) {
+    return [{ check: 'connection', level: 'error', detail: (e as Error).message }];
+  }
+  const out: HealthFinding[] = [{ check: 'connection', level: 'ok', detail: `logged in to ${runner.host}` }];
+  const bad = nodeProblem(f, runner.host, runner.node);
+  out.push({ check: 'node', level: bad ? 'error' : 'ok', detail: bad ?? `Node.js ${f.node} on ${runner.host}` });
+  const proofs = Object.values(config.stages).some((s) => s?.check_proofs);
+  out.push(
+    f.dratTrim
+      ? { check: 'drat-trim', level: 'ok', detail: `${f.dratTrim} on ${runner.host}` }
+      : { check: 'drat-trim', level: proofs ? 'error' : 'warning', detail: `not found on ${runner.host}${proofs ? ' but stages check proofs' : ''}: run scripts/setup-sat-tools.sh there, or put drat-trim on the PATH of non-interactive ssh sessions` },
+  );
+  out.push({
+    check: 'cores',
+    level: runner.jobs > f.cores ? 'warning' : 'ok',
+    detail: runner.jobs > f.cores ? `${runner.jobs} parallel runs on ${f.cores} cores of ${runner.host}: runs would compete for CPU and times would be noisy` : `${runner.jobs} parallel run${runner.jobs > 1 ? 's' : ''} on ${f.cores} cores of ${runner.host}`,
+  });
+  out.push(
+    f.freeGb === null
+      ? { check: 'disk', level: 'warning', detail: `free space in ${runner.workdir} on ${runner.host} unknown` }
+      : { check: 'disk', level: f.freeGb < MIN_FREE_GB ? 'error' : 'ok', detail: `${f.freeGb.toFixed(1)} GB free in ${runner.workdir} on ${runner.host}${f.freeGb < MIN_FREE_GB ? ' (candidates, instances and proofs need room)' : ''}` },
+  );
+  return out;
+}

@@ -1,0 +1,126 @@
+// The SSH runner: checks the host (Node, drat-trim), syncs the worker, the built candidate and the
+// instances (syncToRemote), then keeps N runs going on the host, one short ssh call per instance over
+// the shared control connection. Each run's result is also kept in the remote workdir under its key,
+// so a connection that drops while runs are in flight loses nothing: the next attempt waits for a run
+// still going, or takes its stored result, instead of running it again.
+import type { z } from 'zod';
+import type { SshRunnerSchema } from '../config/schema';
+import { InstanceResult } from '../eval/result';
+import { runPool } from './pool';
+import type { RunBatch, Runner, RunTask } from './runner';
+import { remoteDir, sshError, sshExec, type SshTarget } from './ssh';
+import { nodeProblem, probeRemote } from './sshProbe';
+import { syncToRemote, type Synced } from './sshSync';
+import { shJoin } from './shellQuote';
+
+export type SshRunnerConfig = z.infer<typeof SshRunnerSchema>;
+
+export interface SshRunnerOptions {
+  config: SshRunnerConfig;
+  /** dist/worker.js on this machine. */
+  workerFile: string;
+  /** Extra ssh options (e.g. ['-F', file]); the user's ~/.ssh/config applies without them. */
+  sshArgs?: readonly string[];
+}
+
+export function sshTarget(o: Pick<SshRunnerOptions, 'config' | 'sshArgs'>): SshTarget {
+  return { host: o.config.host, ...(o.sshArgs ? { sshArgs: o.sshArgs } : {}) };
+}
+
+export function sshRunner(o: SshRunnerOptions): Runner {
+  const t = sshTarget(o);
+  const { host, workdir, node } = o.config;
+  return {
+    name: o.config.name,
+    async run(batch, onResult) {
+      if (batch.tasks.length === 0) return;
+      const sig = batch.signal ? { signal: batch.signal } : {};
+      const facts = await probeRemote(t, workdir, node, batch.signal);
+      const bad = nodeProblem(facts, host, node);
+      if (bad) throw new Error(bad);
+      if (batch.settings.checkProofs && !facts.dratTrim)
+        throw new Error(`drat-trim is not installed on ${host}, and this stage checks UNSAT proofs: build it there (scripts/setup-sat-tools.sh) or put it on the PATH of non-interactive ssh sessions`);
+      const synced = await syncToRemote(t, { workdir, workerFile: o.workerFile, solverDir: batch.settings.solverDir, solverHash: batch.solverHash, instances: batch.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...sig });
+      const inFlight = new Set<string>();
+      // Stop means stop on the host too: the worker ends its solver's process group on SIGTERM.
+      const cancel = () => {
+        const keys = [...inFlight];
+        if (keys.length) void sshExec(t, `cd ${remoteDir(workdir)} && for k in ${shJoin(keys)}; do [ -f "running/$k.pid" ] && kill -TERM "$(cat "running/$k.pid")" 2>/dev/null; done; true`);
+      };
+      batch.signal?.addEventListener('abort', cancel, { once: true });
+      try {
+        await runPool(
+          batch.tasks,
+          o.config.jobs,
+          async (task) => {
+            inFlight.add(task.key);
+            try {
+              const r = await sshExec(t, runScript(batch, task, synced, workdir, node, facts.dratTrim), sig);
+              if (batch.signal?.aborted) return;
+              if (r.code !== 0) throw sshError(host, r, `running ${task.name}`);
+              let result: InstanceResult;
+              try {
+                result = parseResult(r.stdout, task, host);
+              } catch (e) {
+                // Do not keep what is not a result: the next attempt runs this instance again.
+                await sshExec(t, `rm -f ${remoteDir(workdir)}/results/${task.key}.json`);
+                throw e;
+              }
+              await onResult(task, result);
+            } finally {
+              inFlight.delete(task.key);
+            }
+          },
+          batch.signal,
+        );
+      } finally {
+        batch.signal?.removeEventListener('abort', cancel);
+      }
+    },
+  };
+}
+
+/** The remote side of one run: reuse a stored result, wait for a run still going, or start one. */
+function runScript(batch: RunBatch, task: RunTask, s: Synced, workdir: string, node: string, dratTrim: string): string {
+  const st = batch.settings;
+  const worker = [
+    node,
+    s.worker,
+    `--solver=${s.solver}`,
+    `--cnf=${s.instance(task.instanceHash)}`,
+    // `--name=VALUE` in one word: a name starting with '-' is still a value, never an option.
+    `--name=${task.name}`,
+    `--timeout=${st.timeoutS}`,
+    `--mem=${st.memMb}`,
+    ...(st.checkProofs ? ['--proofs', `--drat-trim=${dratTrim}`] : []),
+    ...(task.expected ? [`--expected=${task.expected}`] : []),
+  ];
+  const k = task.key; // hex: safe in paths
+  return [
+    `cd ${remoteDir(workdir)} || exit 3`,
+    `R=results/${k}.json; P=running/${k}.pid`,
+    `if [ ! -s "$R" ] && [ -f "$P" ] && kill -0 "$(cat "$P")" 2>/dev/null; then while kill -0 "$(cat "$P" 2>/dev/null)" 2>/dev/null; do sleep 0.2; done; fi`,
+    `if [ ! -s "$R" ]; then`,
+    `  ${shJoin(worker)} > "$R.$$" & echo $! > "$P"; wait $!; st=$?; rm -f "$P"`,
+    `  if [ $st -ne 0 ]; then rm -f "$R.$$"; exit $st; fi`,
+    `  mv "$R.$$" "$R" || exit 4`,
+    `fi`,
+    `cat "$R"`,
+  ].join('\n');
+}
+
+/** The worker's one line, checked: anything else is an error, never a made-up result. */
+function parseResult(stdout: string, task: RunTask, host: string): InstanceResult {
+  const line = stdout.trim().split('\n').pop() ?? '';
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    json = undefined;
+  }
+  const p = InstanceResult.safeParse(json);
+  if (!p.success) throw new Error(`the worker on ${host} did not return a result for ${task.name}: ${line ? `"${line.slice(0, 200)}"` : 'no output'}${json === undefined ? '' : ` (${p.error.issues[0]?.path.join('.')}: ${p.error.issues[0]?.message})`}`);
+  // The worker knows only what it was told; names and where the expected answer came from are ours.
+  return { ...p.data, instance: task.name, family: task.family, expected: task.expected, expected_from: task.expectedFrom };
+}
+

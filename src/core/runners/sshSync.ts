@@ -1,0 +1,61 @@
+// Puts what a batch needs into the remote workdir, by content hash so nothing is sent twice:
+//   worker-<hash>.js      the one-file worker bundle
+//   solvers/<solverHash>/ the built candidate directory
+//   instances/<hash>.cnf  each plain DIMACS instance
+// User-chosen names never become remote paths. Each upload lands in a temporary name and is renamed,
+// so a dropped connection leaves no half-written file that would later pass for a complete one.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import type { Readable } from 'node:stream';
+import { runPool } from './pool';
+import { remoteDir, sshError, sshExec, type SshTarget } from './ssh';
+import { shq } from './shellQuote';
+
+export interface SyncRequest {
+  workdir: string;
+  workerFile: string;
+  solverDir: string;
+  solverHash: string;
+  instances: { hash: string; file: string }[];
+  signal?: AbortSignal;
+}
+
+export interface Synced {
+  worker: string;
+  solver: string;
+  instance: (hash: string) => string;
+  uploaded: number;
+}
+
+export async function syncToRemote(t: SshTarget, req: SyncRequest): Promise<Synced> {
+  const wd = remoteDir(req.workdir);
+  const sig = req.signal ? { signal: req.signal } : {};
+  const workerHash = createHash('sha256').update(await fs.promises.readFile(req.workerFile)).digest('hex').slice(0, 16);
+  const worker = `worker-${workerHash}.js`;
+  const solver = `solvers/${req.solverHash}`;
+  const instance = (h: string) => `instances/${h}.cnf`;
+  const list = await sshExec(t, `mkdir -p ${wd}/instances ${wd}/solvers ${wd}/results ${wd}/running && cd ${wd} && for f in worker-*.js solvers/* instances/*; do [ -e "$f" ] && echo "$f"; done; true`, sig);
+  if (list.code !== 0) throw sshError(t.host, list, 'preparing the workdir');
+  const have = new Set(list.stdout.split('\n'));
+  let uploaded = 0;
+  const upload = async (dest: string, stdin: Readable, unpack: boolean, what: string) => {
+    const tmp = `${shq(dest)}.part-$$`; // dest is built from hashes only; $$ keeps concurrent uploads apart
+    const script = unpack
+      ? `cd ${wd} && rm -rf ${shq(dest)}.part-* && mkdir ${tmp} && tar -xf - -C ${tmp} && { mv ${tmp} ${shq(dest)} 2>/dev/null || rm -rf ${tmp}; }`
+      : `cd ${wd} && cat > ${tmp} && mv ${tmp} ${shq(dest)}`;
+    const r = await sshExec(t, script, { stdin, ...sig });
+    if (r.code !== 0) throw sshError(t.host, r, `uploading ${what}`);
+    uploaded++;
+  };
+  if (!have.has(worker)) await upload(worker, fs.createReadStream(req.workerFile), false, 'the worker');
+  if (!have.has(solver)) {
+    const tar = spawn('tar', ['-c', '-f', '-', '--exclude=.git', '-C', req.solverDir, '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const tarDone = new Promise<number | null>((res) => tar.on('close', res));
+    await upload(solver, tar.stdout, true, 'the candidate');
+    if ((await tarDone) !== 0) throw new Error(`tar could not pack ${req.solverDir}`);
+  }
+  const missing = [...new Map(req.instances.filter((i) => !have.has(instance(i.hash))).map((i) => [i.hash, i])).values()];
+  await runPool(missing, 4, (i) => upload(instance(i.hash), fs.createReadStream(i.file), false, `instance ${i.file}`), req.signal);
+  return { worker, solver, instance, uploaded };
+}
