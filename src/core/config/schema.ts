@@ -115,6 +115,19 @@ export const SlurmRunnerSchema = z
     }),
     partition: z.string().min(1).optional().meta({ description: 'Slurm partition (-p).', examples: ['compute'] }),
     account: z.string().min(1).optional().meta({ description: 'Slurm account (-A).', examples: ['sat-lab'] }),
+    qos: z.string().min(1).optional().meta({ description: 'Slurm quality of service (--qos).', examples: ['normal'] }),
+    cpus_per_task: z.number().int().positive().default(1).meta({
+      description: 'CPUs per array task (--cpus-per-task); one instance runs per task.',
+      examples: [1],
+    }),
+    mem_mb: z.number().int().positive().optional().meta({
+      description: "Memory per array task in MB (--mem); default: the stage's memory limit plus 512 MB for the worker and checker.",
+      examples: [8192],
+    }),
+    array_throttle: z.number().int().positive().optional().meta({
+      description: 'At most this many tasks of one array run at once (--array=...%N); omit for no limit.',
+      examples: [50],
+    }),
     max_array: z.number().int().positive().default(1000).meta({
       description: 'Largest job-array size the cluster accepts (MaxArraySize).',
       examples: [1000],
