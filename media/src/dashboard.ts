@@ -5,6 +5,7 @@
 // page renders them at once, then says `ready`. Per-instance columns are asked for (`select`) only for
 // the candidates shown, so a large workspace never crosses the channel at once.
 import './shared/jitless';
+import { vscodeApi } from './shared/vscodeApi';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-header/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
@@ -21,17 +22,8 @@ import { InstanceTable } from './dashboard/table';
 import { renderTab, tableColumns, type TabContext } from './dashboard/tabs';
 import { onThemeChange, readPalette, type Palette } from './dashboard/theme';
 
-interface VsCodeApi {
-  postMessage(m: DashboardViewMessage): void;
-  getState(): unknown;
-  setState(s: unknown): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
+const vscode = vscodeApi<DashboardViewMessage>();
 const root = document.getElementById('root')!;
-// The shell marks the whole page as a live region; a dashboard that redraws would chatter.
-root.removeAttribute('aria-live');
 
 // Short, so the tab strip fits a dashboard opened beside an editor; each tab's heading says more.
 const TAB_LABELS: Record<Tab, string> = { cycles: 'Cycles', cactus: 'Cactus', satunsat: 'SAT / UNSAT', instances: 'Instances', failures: 'Failures', cost: 'Cost' };

@@ -1,16 +1,10 @@
 // The Overview webview: renders what the extension sends (validated against the shared protocol)
 // with plain DOM (no innerHTML of data), keeps the last state across hide/reload, and says `ready`.
 import './shared/jitless'; // first: before zod parses anything
+import { vscodeApi } from './shared/vscodeApi';
 import { HostMessage, type Overview, type OverviewAction, type ViewMessage } from '../../src/shared/protocol';
 
-interface VsCodeApi {
-  postMessage(m: ViewMessage): void;
-  getState(): unknown;
-  setState(s: unknown): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
+const vscode = vscodeApi<ViewMessage>();
 const root = document.getElementById('root')!;
 
 type Child = Node | string | null | undefined | false;

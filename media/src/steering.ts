@@ -3,6 +3,7 @@
 // against the shared protocol; data is rendered with DOM APIs only (never innerHTML). The last state,
 // the stream and an unsaved notes draft survive hide/reload (setState); `ready` asks for the current.
 import './shared/jitless'; // first: before zod parses anything
+import { vscodeApi } from './shared/vscodeApi';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
@@ -22,17 +23,8 @@ import {
 } from '../../src/shared/steeringProtocol';
 import { appendStream } from '../../src/shared/steeringStream';
 
-interface VsCodeApi {
-  postMessage(m: SteeringViewMessage): void;
-  getState(): unknown;
-  setState(s: unknown): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
+const vscode = vscodeApi<SteeringViewMessage>();
 const root = document.getElementById('root')!;
-// The shell marks the whole page as a live region; here only the step line announces itself.
-root.removeAttribute('aria-live');
 
 type Child = Node | string | null | undefined | false;
 function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {

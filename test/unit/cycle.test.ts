@@ -16,19 +16,12 @@ import { CandidateStore } from '../../src/core/store/candidates';
 import { initWorkspace } from '../../src/core/workspace/init';
 import { LlmTestServer } from '../fixtures/llmServer';
 import { CLI, FIXTURES, RULES, tempDir, write } from './helpers';
+import { tinysatCycleWorkspace } from './cycleWorkspace';
 
 const DELAY = '  for (volatile long spin = 0; spin < 150000000L; spin++) {} /* slow start: large enough to stand out of timing noise */\n';
 
 async function workspace(approval: 'auto' | 'semi' = 'auto'): Promise<string> {
-  const ws = tempDir();
-  await initWorkspace({ dir: ws, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
-  const cfg = path.join(ws, 'satlution.yaml');
-  // tinysat writes no DRAT proofs: this workspace checks models and known answers only.
-  fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', `approval: ${approval}`).replace(/timeout_s: \d+/g, 'timeout_s: 20'));
-  fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
-  for (const f of ['sat-small.cnf', 'unsat-small.cnf']) fs.copyFileSync(path.join(FIXTURES, 'cnf', f), path.join(ws, 'benchmarks', 'verify', f));
-  write(path.join(ws, 'benchmarks', 'verify', 'meta.csv'), 'instance,family,expected\nsat-small.cnf,tiny,SAT\nunsat-small.cnf,tiny,UNSAT\n');
-  for (let i = 0; i < 8; i++) write(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 50 + i));
+  const ws = await tinysatCycleWorkspace({ approval, perf: 8, perfSeed: 50 });
   // A slow champion, so that a challenger can really be faster.
   const src = path.join(ws, 'SATLUTION_0', 'tinysat.c');
   fs.writeFileSync(src, fs.readFileSync(src, 'utf8').replace('int main(int argc, char **argv) {\n', `int main(int argc, char **argv) {\n${DELAY}`));

@@ -11,7 +11,6 @@ import { runPlanner } from '../../src/core/agents/planner';
 import { Sandbox } from '../../src/core/agents/sandbox';
 import { runTool, type ToolHost } from '../../src/core/agents/tools';
 import { tunerAgent } from '../../src/core/agents/tuner';
-import { planted3Sat } from '../../src/core/bench/generators';
 import { loadConfig } from '../../src/core/config/load';
 import { CycleBusyError, hypothesisTitle, runCycle, type AgentEvent, type CycleEvent, type EvolutionAgent } from '../../src/core/cycle/engine';
 import { PauseSignal } from '../../src/core/cycle/pause';
@@ -19,22 +18,11 @@ import { readCycle } from '../../src/core/cycle/state';
 import type { ChatRequest, ChatResponse, LlmClient } from '../../src/core/llm/types';
 import { silentLogger, type PlanApproval } from '../../src/core/ports';
 import { CandidateStore } from '../../src/core/store/candidates';
-import { initWorkspace } from '../../src/core/workspace/init';
+import { tinysatCycleWorkspace } from './cycleWorkspace';
 import { LlmTestServer } from '../fixtures/llmServer';
-import { FIXTURES, RULES, tempDir, write } from './helpers';
+import { FIXTURES, tempDir, write } from './helpers';
 
-/** A tinysat workspace with small sets (models checked, no proofs), approval as given. */
-async function workspace(approval: 'auto' | 'semi' | 'manual'): Promise<string> {
-  const ws = tempDir();
-  await initWorkspace({ dir: ws, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
-  const cfg = path.join(ws, 'satlution.yaml');
-  fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', `approval: ${approval}`).replace(/timeout_s: \d+/g, 'timeout_s: 20'));
-  fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
-  for (const f of ['sat-small.cnf', 'unsat-small.cnf']) fs.copyFileSync(path.join(FIXTURES, 'cnf', f), path.join(ws, 'benchmarks', 'verify', f));
-  write(path.join(ws, 'benchmarks', 'verify', 'meta.csv'), 'instance,family,expected\nsat-small.cnf,tiny,SAT\nunsat-small.cnf,tiny,UNSAT\n');
-  for (let i = 0; i < 3; i++) write(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 90 + i));
-  return ws;
-}
+const workspace = (approval: 'auto' | 'semi' | 'manual') => tinysatCycleWorkspace({ approval, perf: 3, perfSeed: 90 });
 
 const MARK = '/* steering test */\n';
 

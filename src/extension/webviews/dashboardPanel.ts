@@ -39,7 +39,7 @@ class DashboardPanel implements vscode.Disposable {
   ) {
     panel.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(extensionUri) };
     panel.iconPath = new vscode.ThemeIcon('graph-line');
-    panel.webview.html = webviewHtml(panel.webview, extensionUri, { title: 'SATLUTION Dashboard', script: 'dashboard.js', style: 'dashboard.css' });
+    panel.webview.html = webviewHtml(panel.webview, extensionUri, { title: 'SATLUTION Dashboard', script: 'dashboard.js', style: 'dashboard.css', live: false });
     this.channel = new WebviewChannel(panel.webview, DashboardViewMessage, (m) => void this.onMessage(m).catch((e: Error) => this.log.error(`Dashboard: ${e.message}`)), (m) => this.log.warn(m));
     this.subs.push(
       this.channel,

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
 
-export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, o: { title: string; script: string; style: string }): string {
+export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, o: { title: string; script: string; style: string; /** Announce every re-render (a small status page); views that redraw often announce their own parts. */ live?: boolean }): string {
   const nonce = randomBytes(16).toString('base64');
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'media', o.script));
   const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', o.style));
@@ -24,7 +24,7 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, o
   <title>${o.title}</title>
 </head>
 <body>
-  <main id="root" aria-live="polite"></main>
+  <main id="root"${o.live === false ? '' : ' aria-live="polite"'}></main>
   <script nonce="${nonce}" src="${script}"></script>
 </body>
 </html>`;

@@ -58,7 +58,7 @@ export class SteeringViewProvider implements vscode.WebviewViewProvider, vscode.
 
   resolveWebviewView(view: vscode.WebviewView): void {
     view.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
-    view.webview.html = webviewHtml(view.webview, this.extensionUri, { title: 'Steering', script: 'steering.js', style: 'steering.css' });
+    view.webview.html = webviewHtml(view.webview, this.extensionUri, { title: 'Steering', script: 'steering.js', style: 'steering.css', live: false });
     this.channel?.dispose();
     const channel = new WebviewChannel<SteeringHostMessage, SteeringViewMessage>(view.webview, SteeringViewMessage, (m) => void this.onMessage(m), (m) => this.log.warn(m));
     this.channel = channel;
