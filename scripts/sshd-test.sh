@@ -52,6 +52,8 @@ PasswordAuthentication no
 KbdInteractiveAuthentication no
 UsePAM no
 StrictModes no
+# Lets a test's ssh config pass the private Slurm's config to a "login node" session (SetEnv).
+AcceptEnv SLURM_CONF
 X
     "$SSHD" -f "$D/sshd_config" -E "$D/sshd.log" || { log "sshd did not start: $(tail -1 "$D/sshd.log")"; exit 1; }
     for _ in $(seq 50); do [ -s "$D/sshd.pid" ] && break; sleep 0.1; done

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { readDimacs } from '../core/bench/dimacs';
 import { EvaluationAborted, runInstance } from '../core/eval/runInstance';
 
-const USAGE = 'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--proofs --drat-trim PATH] [--expected SAT|UNSAT] [--name NAME]';
+const USAGE = 'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--proofs --drat-trim PATH [--max-proof-mb MB] [--checker-timeout S]] [--expected SAT|UNSAT] [--name NAME]';
 
 export async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -19,17 +19,23 @@ export async function main(argv: string[]): Promise<number> {
       mem: { type: 'string', default: '4096' },
       proofs: { type: 'boolean', default: false },
       'drat-trim': { type: 'string' },
+      'max-proof-mb': { type: 'string', default: '4096' },
+      'checker-timeout': { type: 'string' },
       expected: { type: 'string' },
     },
     strict: true,
   });
   const timeoutS = Number(values.timeout);
   const memMb = Number(values.mem);
+  const maxProofMb = Number(values['max-proof-mb']);
+  const checkerTimeoutS = values['checker-timeout'] === undefined ? 3 * timeoutS : Number(values['checker-timeout']);
   const expected = values.expected === 'SAT' || values.expected === 'UNSAT' ? values.expected : null;
   const problems = [
     !values.solver || !values.cnf ? USAGE : '',
     !(timeoutS > 0) ? `--timeout must be a positive number of seconds, got "${values.timeout}"` : '',
     !(memMb > 0) ? `--mem must be a positive number of MB, got "${values.mem}"` : '',
+    !(maxProofMb > 0) ? `--max-proof-mb must be a positive number of MB, got "${values['max-proof-mb']}"` : '',
+    !(checkerTimeoutS > 0) ? `--checker-timeout must be a positive number of seconds, got "${values['checker-timeout']}"` : '',
     values.expected !== undefined && !expected ? `--expected must be SAT or UNSAT, got "${values.expected}"` : '',
     values.proofs && !values['drat-trim'] ? '--proofs needs --drat-trim PATH' : '',
   ].filter(Boolean);
@@ -66,8 +72,8 @@ export async function main(argv: string[]): Promise<number> {
       memMb,
       checkProofs: values.proofs,
       ...(values['drat-trim'] ? { dratTrim: values['drat-trim'] } : {}),
-      maxProofMb: 4096,
-      checkerTimeoutS: 3 * timeoutS,
+      maxProofMb,
+      checkerTimeoutS,
     });
   } catch (e) {
     if (e instanceof EvaluationAborted || stop.signal.aborted) {

@@ -10,13 +10,13 @@ import { localExec, type SlurmExec } from '../../src/core/runners/slurm/exec';
 import { type Died, follow, submitOrAttach } from '../../src/core/runners/slurm/job';
 import { parseSacct, parseSqueue } from '../../src/core/runners/slurm/queue';
 import { type ArrayOptions, renderTaskFile, type SlurmTask, timeLimitMinutes } from '../../src/core/runners/slurm/script';
-import { stateFile } from '../../src/core/runners/slurm/state';
-import { FIXTURES, ROOT, tempDir, WORKER, write } from './helpers';
+import { localDir } from '../../src/core/runners/slurm/shared';
+import { recordFile } from '../../src/core/runners/slurm/state';
+import { type Slurm, slurmUp } from './clusters';
+import { FIXTURES, tempDir, WORKER, write } from './helpers';
 
-const SCRIPT = path.join(ROOT, 'scripts', 'slurm-test.sh');
 let env: NodeJS.ProcessEnv;
 let exec: SlurmExec;
-let slurmDir = '';
 let solver: string;
 
 function tinysat(delayS = 0): string {
@@ -47,7 +47,7 @@ function runLocally(args: string[]): InstanceResult {
 }
 
 async function collect(workdir: string, tasks: SlurmTask[], o: Partial<ArrayOptions> = {}) {
-  const b = { opts: opts(workdir, o), exec, tasks, maxArray: 1000 };
+  const b = { opts: opts(workdir, o), exec, dir: localDir(workdir), tasks, maxArray: 1000 };
   const a = await submitOrAttach(b);
   const results = new Map<string, InstanceResult>();
   const died: Died[] = [];
@@ -74,25 +74,15 @@ describe('slurm array jobs (parsing)', function () {
 describe('slurm array jobs (real Slurm)', function () {
   this.timeout(180000);
 
+  let slurm: Slurm | undefined;
   before(function () {
-    const up = spawnSync(SCRIPT, ['up'], { encoding: 'utf8', env: { ...process.env, SLURM_TEST_DIR: '' } });
-    if (up.status === 3) {
-      console.log(`    skipped: Slurm is not installed and cannot be installed here (${up.stderr.trim().split('\n').pop()})`);
-      this.skip();
-    }
-    assert.equal(up.status, 0, `scripts/slurm-test.sh up failed:\n${up.stderr}`);
-    const kv = Object.fromEntries(up.stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-    slurmDir = kv.SLURM_TEST_DIR ?? '';
-    assert.ok(slurmDir && kv.SLURM_CONF, up.stdout);
-    env = { ...process.env, SLURM_CONF: kv.SLURM_CONF };
+    slurm = slurmUp(this);
+    env = slurm.env;
     exec = localExec(env);
     assert.ok(fs.existsSync(WORKER), 'build the worker first: node esbuild.mjs');
     solver = tinysat();
   });
-
-  after(function () {
-    if (slurmDir) spawnSync(SCRIPT, ['down', slurmDir], { stdio: 'inherit' });
-  });
+  after(() => slurm?.down());
 
   it('runs the real worker as an array and collects results identical to local runs', async function () {
     const workdir = tempDir();
@@ -102,7 +92,7 @@ describe('slurm array jobs (real Slurm)', function () {
     for (const t of tasks) assert.deepEqual(comparable(results.get(t.key)!), comparable(runLocally(t.args)));
     assert.deepEqual([...results.values()].map((r) => r.answer), ['SAT', 'UNSAT']);
     assert.ok(fs.existsSync(path.join(workdir, 'results', 'k0.json')));
-    assert.ok(!fs.existsSync(path.join(workdir, 'jobs')) || fs.readdirSync(path.join(workdir, 'jobs')).length === 0, 'state file removed once all ended');
+    assert.deepEqual(fs.readdirSync(path.join(workdir, 'jobs')), [], 'job records removed once all ended');
   });
 
   it('keeps instance names with spaces, quotes and shell syntax intact', async function () {
@@ -122,9 +112,9 @@ describe('slurm array jobs (real Slurm)', function () {
     const workdir = tempDir();
     const slow = tinysat(60);
     const tasks = [{ key: 'slow', args: workerArgs(slow, path.join(FIXTURES, 'cnf', 'sat-small.cnf'), 'slow', 90) }];
-    const b = { opts: opts(workdir), exec, tasks, maxArray: 1000 };
+    const b = { opts: opts(workdir), exec, dir: localDir(workdir), tasks, maxArray: 1000 };
     const a = await submitOrAttach(b);
-    const id = a.state.jobs[0]!.id;
+    const id = a.jobs[0]!.id;
     const squeue = () => spawnSync('squeue', ['--array', '--job', id, '-h', '-o', '%T'], { encoding: 'utf8', env }).stdout.trim();
     await until('the task to run', () => squeue() === 'RUNNING');
     assert.equal(spawnSync('scancel', [`${id}_0`], { env }).status, 0);
@@ -140,30 +130,33 @@ describe('slurm array jobs (real Slurm)', function () {
     const workdir = tempDir();
     const slow = tinysat(2);
     const tasks = ['sat-small.cnf', 'unsat-small.cnf'].map((f, i) => ({ key: `r${i}`, args: workerArgs(slow, path.join(FIXTURES, 'cnf', f), f) }));
-    const b = { opts: opts(workdir), exec, tasks, maxArray: 1000 };
+    const b = { opts: opts(workdir), exec, dir: localDir(workdir), tasks, maxArray: 1000 };
     const first = await submitOrAttach(b);
-    assert.equal(first.attached, false);
-    assert.ok(fs.existsSync(stateFile(workdir, first.batch)));
-    // A new process: nothing in memory, only the workdir.
-    const again = await submitOrAttach({ ...b, opts: opts(workdir) });
-    assert.equal(again.attached, true);
-    assert.deepEqual(again.state.jobs, first.state.jobs);
+    assert.equal(first.submitted.length, 1);
+    assert.ok(fs.existsSync(path.join(workdir, recordFile(first.jobs[0]!.id))));
+    // A new process: nothing in memory, only the workdir; and it asks for one task only (the
+    // evaluator stored the other's result before the restart): that one still finds its job.
+    const again = await submitOrAttach({ ...b, opts: opts(workdir), dir: localDir(workdir) });
+    assert.deepEqual(again.submitted, []);
+    assert.deepEqual(again.jobs, first.jobs);
+    const one = await submitOrAttach({ ...b, dir: localDir(workdir), tasks: tasks.slice(1) });
+    assert.deepEqual([one.submitted, one.jobs], [[], [{ id: first.jobs[0]!.id, keys: [null, 'r1'] }]]);
     const jobs = spawnSync('squeue', ['-h', '-o', '%A %j'], { encoding: 'utf8', env }).stdout.trim().split('\n').filter((l) => l.endsWith(' satlution-test'));
-    assert.deepEqual(new Set(jobs.map((l) => l.split(' ')[0])), new Set([first.state.jobs[0]!.id]), 'exactly one job queued');
+    assert.deepEqual(new Set(jobs.map((l) => l.split(' ')[0])), new Set([first.jobs[0]!.id]), 'exactly one job queued');
     const results = new Map<string, InstanceResult>();
     await follow(b, again, { onResult: (k, r) => void results.set(k, r), onDied: (d) => assert.fail(`${d.key} died: ${d.state} ${d.reason}`) }, { pollMs: 300 });
     assert.deepEqual([...results.keys()].sort(), ['r0', 'r1']);
 
     // Stop: an abort scancels the job and forgets it, so a re-run submits afresh.
     const stopDir = tempDir();
-    const s = { opts: opts(stopDir), exec, tasks: [{ key: 'stop', args: workerArgs(tinysat(60), path.join(FIXTURES, 'cnf', 'sat-small.cnf'), 'stop', 90) }], maxArray: 1000 };
+    const s = { opts: opts(stopDir), exec, dir: localDir(stopDir), tasks: [{ key: 'stop', args: workerArgs(tinysat(60), path.join(FIXTURES, 'cnf', 'sat-small.cnf'), 'stop', 90) }], maxArray: 1000 };
     const sa = await submitOrAttach(s);
     const stop = new AbortController();
     const ended = follow(s, sa, { onResult: () => assert.fail('no result expected'), onDied: () => assert.fail('nothing died') }, { pollMs: 300, signal: stop.signal });
     setTimeout(() => stop.abort(), 1000);
     assert.equal(await ended, false);
-    const sid = sa.state.jobs[0]!.id;
+    const sid = sa.jobs[0]!.id;
     await until('the job to be cancelled', () => !/PENDING|RUNNING/.test(spawnSync('squeue', ['--array', '--job', sid, '-h', '-t', 'all', '-o', '%T'], { encoding: 'utf8', env }).stdout));
-    assert.ok(!fs.existsSync(stateFile(stopDir, sa.batch)));
+    assert.ok(!fs.existsSync(path.join(stopDir, recordFile(sid))), 'a cancelled job is forgotten');
   });
 });

@@ -5,20 +5,16 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { pigeonhole, planted3Sat } from '../../src/core/bench/generators';
-import { InstanceCache, listSet } from '../../src/core/bench/instances';
 import { ConfigSchema } from '../../src/core/config/schema';
-import { buildSolver } from '../../src/core/eval/build';
-import { evaluate, type EvalOutcome } from '../../src/core/eval/evaluate';
 import type { InstanceResult } from '../../src/core/eval/result';
 import { ResultsStore } from '../../src/core/eval/resultsStore';
 import { checkRunnerHealth } from '../../src/core/runners/health';
 import { localRunner } from '../../src/core/runners/local';
-import type { Runner } from '../../src/core/runners/runner';
 import { shq } from '../../src/core/runners/shellQuote';
 import { sshError } from '../../src/core/runners/ssh';
 import { sshRunner, type SshRunnerConfig } from '../../src/core/runners/sshRunner';
 import { CLI, FIXTURES, ROOT, tempDir, WORKER, write } from './helpers';
+import { evalOn, makeSet, summary, tinysat } from './runnerFixtures';
 
 const SCRIPT = path.join(ROOT, 'scripts', 'sshd-test.sh');
 let sshdDir: string;
@@ -35,47 +31,6 @@ function sshConfig(over: Partial<SshRunnerConfig> = {}): SshRunnerConfig {
   return { name: 'box', kind: 'ssh', host, workdir: path.join(tempDir('satlution-remote-'), 'work'), node: process.execPath, jobs: 2, ...over };
 }
 
-/** tinysat built from the fixture seed, optionally slowed down so runs are in flight long enough. */
-async function tinysat(delayS = 0): Promise<string> {
-  const dir = path.join(tempDir(), 'SATLUTION_1');
-  fs.cpSync(path.join(FIXTURES, 'seeds', 'tinysat'), dir, { recursive: true });
-  write(path.join(dir, 'starexec_build'), '#!/bin/sh\nset -e\ncd "$(dirname "$0")"\nmake -s\nmkdir -p bin\ncp tinysat bin/\n');
-  write(path.join(dir, 'bin', 'starexec_run_default'), `#!/bin/sh\n${delayS ? `sleep ${delayS}\n` : ''}exec "$(dirname "$0")/tinysat" "$1"\n`);
-  fs.chmodSync(path.join(dir, 'bin', 'starexec_run_default'), 0o755);
-  const b = await buildSolver(dir, 120);
-  assert.ok(b.ok, b.detail);
-  return dir;
-}
-
-function makeSet(extra: Record<string, string> = {}): string {
-  const dir = tempDir();
-  for (const f of ['sat-small.cnf', 'unsat-small.cnf']) fs.copyFileSync(path.join(FIXTURES, 'cnf', f), path.join(dir, f));
-  write(path.join(dir, 'php-4-3.cnf'), pigeonhole(4, 3));
-  for (const s of [1, 2, 3]) write(path.join(dir, `planted-${s}.cnf`), planted3Sat(20, 4.0, s));
-  for (const [name, text] of Object.entries(extra)) write(path.join(dir, name), text);
-  return dir;
-}
-
-async function run(runner: Runner, set: string, opts: { solver?: string; store?: ResultsStore; signal?: AbortSignal; onResult?: (r: InstanceResult) => void } = {}): Promise<EvalOutcome> {
-  return evaluate({
-    solverDir: opts.solver ?? solverDir,
-    instances: await listSet(set),
-    timeoutS: 30,
-    memMb: 1024,
-    checkProofs: false,
-    maxProofMb: 64,
-    checkerTimeoutS: 30,
-    jobs: 2,
-    cache: new InstanceCache(tempDir()),
-    store: opts.store ?? new ResultsStore(path.join(tempDir(), 'runs.jsonl')),
-    runner,
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    ...(opts.onResult ? { onResult: opts.onResult } : {}),
-  });
-}
-
-const summary = (o: EvalOutcome) => o.results.map((r) => [r.instance, r.status, r.answer, r.expected]);
-
 describe('shq (POSIX single quoting)', () => {
   it('round-trips any string through sh unchanged', () => {
     for (const s of ['', 'plain', "it's", `a b\t"c" $(touch x) \`id\` $HOME \\ ; | & > < * ? ~ # !`, "''\n'", '-n', 'line1\nline2']) {
@@ -89,6 +44,7 @@ describe('shq (POSIX single quoting)', () => {
     assert.match(sshError('h', { code: 1, stdout: '', stderr: 'cat: write error: No space left on device\n' }, 'uploading x').message, /remote disk is full on h/);
   });
 });
+
 
 describe('SSH runner (real sshd on 127.0.0.1)', function () {
   this.timeout(120000);
@@ -116,16 +72,16 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
 
   it('gives the same statuses and answers as the local runner, and syncs each file once', async () => {
     const set = makeSet();
-    const local = await run(localRunner(), set);
+    const local = await evalOn(localRunner(), set, { solver: solverDir });
     const { config, runner } = remote();
-    const viaSsh = await run(runner, set);
+    const viaSsh = await evalOn(runner, set, { solver: solverDir });
     assert.deepEqual(summary(viaSsh), summary(local));
     assert.equal(viaSsh.results.length, 6);
     assert.ok(viaSsh.results.every((r) => r.status === 'solved'));
     assert.equal(fs.readdirSync(path.join(config.workdir, 'results')).length, 6);
     assert.equal(fs.readdirSync(path.join(config.workdir, 'instances')).length, 6);
     // A second evaluation with a fresh store: nothing is uploaded again, the remote results are reused.
-    const again = await run(runner, set);
+    const again = await evalOn(runner, set, { solver: solverDir });
     assert.deepEqual(summary(again), summary(local));
     assert.equal(fs.readdirSync(path.join(config.workdir, 'solvers')).length, 1);
   });
@@ -134,7 +90,7 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
     const nasty = `a b 'c' "d" $(touch pwned) \`touch pwned2\` ;touch pwned3 -x.cnf`;
     const set = makeSet({ [nasty]: fs.readFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), 'utf8') });
     const { config, runner } = remote();
-    const out = await run(runner, set);
+    const out = await evalOn(runner, set, { solver: solverDir });
     const r = out.results.find((x) => x.instance === nasty);
     assert.ok(r, `no result named ${nasty}: ${out.results.map((x) => x.instance).join(' | ')}`);
     assert.equal(r.status, 'solved');
@@ -148,7 +104,7 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
     const { runner } = remote();
     let firstDone: () => void = () => undefined;
     const first = new Promise<void>((res) => (firstDone = res));
-    const attempt = run(runner, set, { solver: slow, store, onResult: () => firstDone() });
+    const attempt = evalOn(runner, set, { solver: slow, store, onResult: () => firstDone() });
     await first;
     assert.equal(sshd('down').code, 0);
     try {
@@ -158,7 +114,7 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
     }
     const kept = fs.readFileSync(store.file, 'utf8').trim().split('\n').length;
     assert.ok(kept >= 1 && kept < 6, `${kept} results kept after the drop`);
-    const resumed = await run(runner, set, { solver: slow, store: new ResultsStore(store.file) });
+    const resumed = await evalOn(runner, set, { solver: slow, store: new ResultsStore(store.file) });
     assert.equal(resumed.results.length, 6);
     assert.ok(resumed.results.every((r) => r.status === 'solved'));
     assert.equal(resumed.reused, kept);
@@ -171,7 +127,7 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
     const slow = await tinysat(61.3); // a sleep no other process on the machine would have
     const { config, runner } = remote();
     const stop = new AbortController();
-    const attempt = run(runner, makeSet(), { solver: slow, signal: stop.signal });
+    const attempt = evalOn(runner, makeSet(), { solver: slow, signal: stop.signal });
     const running = path.join(config.workdir, 'running');
     const t0 = Date.now();
     while (!(fs.existsSync(running) && fs.readdirSync(running).length === 2) && Date.now() - t0 < 20000) await new Promise((r) => setTimeout(r, 100));
@@ -191,7 +147,7 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
     const fake = write(path.join(tempDir(), 'fake-node'), `#!/bin/sh\n[ "$1" = --version ] && { echo v20.0.0; exit 0; }\necho 'hello, not json'\n`);
     fs.chmodSync(fake, 0o755);
     const { runner } = remote({ node: fake });
-    await assert.rejects(run(runner, makeSet()), /the worker on satlution-test-host did not return a result for .*"hello, not json"/);
+    await assert.rejects(evalOn(runner, makeSet(), { solver: solverDir }), /the worker on satlution-test-host did not return a result for .*"hello, not json"/);
   });
 
   it('satlution eval runs a stage on its configured ssh runner, and --runner overrides it', () => {
@@ -245,7 +201,7 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
     assert.equal(tooOld.find((f) => f.check === 'node')!.level, 'error');
     assert.match(tooOld.find((f) => f.check === 'node')!.detail, /v16\.20\.2; the worker needs 18 or later/);
     // The run itself refuses too, before syncing anything.
-    await assert.rejects(run(sshRunner({ config: sshConfig({ node: old }), workerFile: WORKER, sshArgs }), makeSet()), /the worker needs 18 or later/);
+    await assert.rejects(evalOn(sshRunner({ config: sshConfig({ node: old }), workerFile: WORKER, sshArgs }), makeSet(), { solver: solverDir }), /the worker needs 18 or later/);
 
     const closed = write(path.join(tempDir(), 'ssh_config'), fs.readFileSync(sshArgs[1]!, 'utf8').replace(/Port \d+/, 'Port 1'));
     const refused = await checkRunnerHealth(sshConfig(), c, tempDir(), { sshArgs: ['-F', closed] });

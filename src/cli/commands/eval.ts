@@ -1,4 +1,3 @@
-import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -10,7 +9,7 @@ import { complianceGate, evalJson, gateContext, MISSING_DRAT_TRIM, planStages } 
 import { recordEvaluation } from '../../core/eval/record';
 import type { InstanceResult } from '../../core/eval/result';
 import type { Runner } from '../../core/runners/runner';
-import { makeRunner } from '../../core/runners/select';
+import { type RunnerEnv, sshArgsFromEnv, stageRunners } from '../../core/runners/select';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { EXIT, UsageError } from '../errors';
 
@@ -27,7 +26,9 @@ checks of --stage (default verify). Results are stored as each run ends: re-runn
 identical binary is never benchmarked twice.
 Each stage runs on its runner from satlution.yaml (stages.<s>.runner, default local); --runner NAME
 runs every stage on that runner. An ssh runner uses the system ssh with your ~/.ssh/config
-(SATLUTION_SSH_CONFIG=FILE passes -F FILE instead).
+(SATLUTION_SSH_CONFIG=FILE passes -F FILE instead). A slurm runner submits array jobs (here, or on
+its login_host over ssh); interrupting scancels them, while a crashed or killed run leaves them queued
+and the next run re-attaches to them.
 Exit: 0 pass, 1 a gate failed, 2 bad usage or input.`;
 
 export async function evalCommand(argv: string[]): Promise<number> {
@@ -77,7 +78,12 @@ export async function evalCommand(argv: string[]): Promise<number> {
     noProofs: values['no-proofs'],
     ...(values.runner ? { runner: values.runner } : {}),
   });
-  const runners = stageRunners(config, stages.map((s) => s.runner ?? 'local'));
+  let runners: (name: string) => Runner;
+  try {
+    runners = stageRunners(config, stages.map((s) => s.runner ?? 'local'), runnerEnv());
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
   const runnerName = values.runner ?? [...new Set(stages.map((s) => s.runner ?? 'local'))].join(',');
   for (const s of stages) if (!(await fs.stat(s.dir).then((x) => x.isDirectory(), () => false))) throw new UsageError(`benchmark set ${s.dir} is not a directory`);
   const ctx = gateContext(config, ws, values['drat-trim']);
@@ -101,6 +107,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       signal: abort.signal,
       onGateStart: progress.start,
       onResult: progress.result,
+      onStatus: progress.status,
     });
   } catch (e) {
     progress.clear();
@@ -122,19 +129,10 @@ export async function evalCommand(argv: string[]): Promise<number> {
   return report.verdict === 'pass' ? EXIT.ok : EXIT.gateFailed;
 }
 
-/** The runners the stages name, made once each; a runner this version cannot use is a usage error. */
-function stageRunners(config: Config, names: string[]): (name: string) => Runner {
-  const workerFile = path.join(__dirname, 'worker.js'); // dist/cli.js and dist/worker.js ship side by side
-  const sshConfig = process.env.SATLUTION_SSH_CONFIG;
-  const made = new Map<string, Runner>();
-  for (const name of new Set(names)) {
-    const cfg = config.runners.find((r) => r.name === name);
-    if (!cfg) throw new UsageError(`runner ${name}: no such runner (known: ${config.runners.map((r) => r.name).join(', ')})`);
-    if (cfg.kind === 'slurm') throw new UsageError(`runner ${name} is slurm; this version evaluates on local and ssh runners only`);
-    if (cfg.kind !== 'local' && !fsSync.existsSync(workerFile)) throw new UsageError(`runner ${name} needs the worker bundle ${workerFile}: build it (node esbuild.mjs)`);
-    made.set(name, makeRunner(cfg, { workerFile, ...(sshConfig ? { sshArgs: ['-F', sshConfig] } : {}) }));
-  }
-  return (name) => made.get(name)!;
+/** dist/cli.js and dist/worker.js ship side by side; SATLUTION_SSH_CONFIG=FILE passes -F FILE to ssh. */
+function runnerEnv(): RunnerEnv {
+  const sshArgs = sshArgsFromEnv();
+  return { workerFile: path.join(__dirname, 'worker.js'), ...(sshArgs ? { sshArgs } : {}) };
 }
 
 function render(gates: GateReport[], verdict: string): string {
@@ -173,6 +171,13 @@ function progressPrinter() {
       else if (g === 'comply') process.stderr.write(tty ? '[comply] checking .rules/ ...' : '[comply] checking .rules/\n');
       else if (!tty) process.stderr.write(`[${g}] ${total} instances\n`);
       line = tty;
+    },
+    status: (_g: string, message: string) => {
+      if (tty) {
+        clear();
+        process.stderr.write(`[${gate}] ${message}`);
+        line = true;
+      } else if (!/: \d+\/\d+ done/.test(message)) process.stderr.write(`[${gate}] ${message}\n`); // progress ticks only on a terminal
     },
     result: (_g: string, r: InstanceResult, done: number, total: number, reused: boolean) => {
       counts.set(r.status, (counts.get(r.status) ?? 0) + 1);

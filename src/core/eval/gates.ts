@@ -63,6 +63,8 @@ export interface GateRequest {
   signal?: AbortSignal;
   onGateStart?: (gate: GateName, total: number) => void;
   onResult?: (gate: GateName, r: InstanceResult, done: number, total: number, reused: boolean) => void;
+  /** A remote runner's word on what it is doing (syncing, jobs queued). */
+  onStatus?: (gate: GateName, message: string) => void;
 }
 
 /** Smoke instances are trivial: a timeout or memout there is a hang or a leak, not slowness. */
@@ -131,6 +133,7 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
       ...(plan.runner && req.runners ? { runner: req.runners(plan.runner) } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
       onResult: (r, done, total, reused) => req.onResult?.(plan.gate, r, done, total, reused),
+      ...(req.onStatus ? { onStatus: (m: string) => req.onStatus?.(plan.gate, m) } : {}),
     });
     const failing = out.results.filter((r) => FAILS[plan.gate](r.status));
     const metrics = computeMetrics(out.results, plan.timeoutS, await baselineResults(req, out.solverHash, new Set(instances.map((i) => i.name))));

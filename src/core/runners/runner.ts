@@ -32,6 +32,8 @@ export interface RunBatch {
   /** Parallel slots; a runner may use its own configured value instead. */
   jobs: number;
   signal?: AbortSignal;
+  /** What the runner is doing besides finishing runs (syncing, queued jobs): for progress displays. */
+  onStatus?: (message: string) => void;
 }
 
 export interface Runner {

@@ -12,6 +12,7 @@ import { remoteDir, sshError, sshExec, type SshTarget } from './ssh';
 import { nodeProblem, probeRemote } from './sshProbe';
 import { syncToRemote, type Synced } from './sshSync';
 import { shJoin } from './shellQuote';
+import { workerArgs } from './workerArgs';
 
 export type SshRunnerConfig = z.infer<typeof SshRunnerSchema>;
 
@@ -82,19 +83,7 @@ export function sshRunner(o: SshRunnerOptions): Runner {
 
 /** The remote side of one run: reuse a stored result, wait for a run still going, or start one. */
 function runScript(batch: RunBatch, task: RunTask, s: Synced, workdir: string, node: string, dratTrim: string): string {
-  const st = batch.settings;
-  const worker = [
-    node,
-    s.worker,
-    `--solver=${s.solver}`,
-    `--cnf=${s.instance(task.instanceHash)}`,
-    // `--name=VALUE` in one word: a name starting with '-' is still a value, never an option.
-    `--name=${task.name}`,
-    `--timeout=${st.timeoutS}`,
-    `--mem=${st.memMb}`,
-    ...(st.checkProofs ? ['--proofs', `--drat-trim=${dratTrim}`] : []),
-    ...(task.expected ? [`--expected=${task.expected}`] : []),
-  ];
+  const worker = [node, s.worker, ...workerArgs(batch.settings, task, { solver: s.solver, cnf: s.instance(task.instanceHash), dratTrim })];
   const k = task.key; // hex: safe in paths
   return [
     `cd ${remoteDir(workdir)} || exit 3`,

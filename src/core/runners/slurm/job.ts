@@ -1,27 +1,31 @@
-// Submitting, following and cancelling the array jobs of one batch. Results on the shared filesystem
-// are the source of truth: a task is done when results/<key>.json exists, and it died when its array
-// element has ended (or is gone from the queue) without one; Slurm's state then says why.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+// Submitting, following and cancelling the array jobs of one batch. Results in the shared workdir
+// are the source of truth: a task is done when results/<key>.json holds a result, and it died when
+// its array element has ended (or is gone from the queue) without one; Slurm's state then says why.
+import { createHash } from 'node:crypto';
 import { InstanceResult } from '../../eval/result';
 import type { SlurmExec } from './exec';
 import { type ElementState, parseSacct, parseSqueue } from './queue';
 import { type ArrayOptions, renderScript, renderTaskFile, sbatchArgs, type SlurmTask } from './script';
-import { batchId, type JobState, readState, removeState, writeState } from './state';
+import type { SharedDir } from './shared';
+import { JOBS_DIR, type JobRecord, readRecords, removeRecord, writeRecord } from './state';
 
 export interface ArrayBatch {
+  /** opts.workdir is dir.root. */
   opts: ArrayOptions;
   exec: SlurmExec;
+  dir: SharedDir;
   tasks: readonly SlurmTask[];
   /** The cluster's MaxArraySize: bigger batches become several array jobs. */
   maxArray: number;
 }
 
 export interface Attached {
-  batch: string;
-  state: JobState;
-  /** True when every job id came from the state file (nothing was submitted now). */
-  attached: boolean;
+  /** The array jobs holding this batch's tasks; per array index our task key, or null (not ours). */
+  jobs: JobRecord[];
+  /** Results already in the workdir when we looked (a run that ended while nobody followed it). */
+  ready: Map<string, InstanceResult>;
+  /** Ids of the jobs submitted now; the others were found in job records. */
+  submitted: string[];
 }
 
 export interface Died {
@@ -47,44 +51,77 @@ export interface FollowHooks {
   onProgress?(p: Progress): void;
 }
 
-export const resultFile = (workdir: string, key: string) => path.join(workdir, 'results', `${key}.json`);
+export const resultFile = (key: string) => `results/${key}.json`;
+const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
 
-/** Re-attach to the batch's jobs from the state file, or submit the chunks that have none yet. */
-export async function submitOrAttach(b: ArrayBatch): Promise<Attached> {
-  const { workdir } = b.opts;
-  for (const d of ['tasks', 'results', 'logs', 'jobs']) fs.mkdirSync(path.join(workdir, d), { recursive: true });
-  const script = renderScript(b.opts);
-  const batch = batchId(renderTaskFile(b.tasks), script);
-  const state: JobState = readState(workdir, batch) ?? { batch, jobs: [] };
-  const known = new Set(state.jobs.flatMap((j) => j.keys));
-  // Tasks whose result is already on the shared filesystem never run again.
-  const todo = b.tasks.filter((t) => !known.has(t.key) && !fs.existsSync(resultFile(workdir, t.key)));
-  let submitted = false;
-  const scriptFile = path.join(workdir, 'tasks', `${batch}.sh`);
-  if (todo.length) fs.writeFileSync(scriptFile, script, { mode: 0o755 });
-  for (let at = 0; at < todo.length; at += b.maxArray) {
-    const chunk = todo.slice(at, at + b.maxArray);
-    const taskFile = path.join(workdir, 'tasks', `${batch}-${state.jobs.length}.jsonl`);
-    fs.writeFileSync(taskFile, renderTaskFile(chunk));
-    const r = await b.exec(['sbatch', ...sbatchArgs(b.opts, chunk.length, scriptFile, taskFile)]);
-    // --parsable prints "id" or "id;cluster".
-    const id = /^(\d+)(?:;\S+)?\s*$/.exec(r.stdout.trim())?.[1];
-    if (r.code !== 0 || !id) throw new Error(`sbatch failed${r.code === null ? ' (is Slurm installed here?)' : ''}: ${(r.stderr || r.stdout).trim().slice(0, 500)}`);
-    state.jobs.push({ id, keys: chunk.map((t) => t.key) });
-    writeState(workdir, state); // at once: a crash right after sbatch must not lose the id
-    submitted = true;
+/** A result file's text as a result, or null when it is not one (torn, foreign, or garbage). */
+export function parseResultFile(text: string | undefined): InstanceResult | null {
+  if (!text) return null;
+  try {
+    const p = InstanceResult.safeParse(JSON.parse(text.trim().split('\n').pop() ?? ''));
+    return p.success ? p.data : null;
+  } catch {
+    return null;
   }
-  return { batch, state, attached: !submitted && state.jobs.length > 0 };
 }
 
-/** scancel every job of the batch; the state file goes, so a re-run submits what did not finish. */
-export async function cancelBatch(b: Pick<ArrayBatch, 'exec' | 'opts'>, a: Attached): Promise<void> {
-  const ids = a.state.jobs.map((j) => j.id);
-  if (ids.length) {
-    const r = await b.exec(['scancel', ...ids]);
-    if (r.code !== 0) throw new Error(`scancel ${ids.join(' ')} failed: ${r.stderr.trim().slice(0, 300)}`);
+/** Takes results already there, re-attaches to jobs that hold the other tasks, submits the rest. */
+export async function submitOrAttach(b: ArrayBatch): Promise<Attached> {
+  const { dir } = b;
+  await dir.mkdirs(['tasks', 'results', 'logs', JOBS_DIR]);
+  const present = new Set(await dir.list('results'));
+  const texts = await dir.readMany(b.tasks.filter((t) => present.has(`${t.key}.json`)).map((t) => resultFile(t.key)));
+  const ready = new Map<string, InstanceResult>();
+  const holder = new Map<string, { record: JobRecord; index: number }>();
+  for (const record of await readRecords(dir)) for (const [index, key] of record.keys.entries()) if (key) holder.set(key, { record, index });
+  const mine = new Map<string, JobRecord>();
+  const todo: SlurmTask[] = [];
+  for (const t of b.tasks) {
+    const r = parseResultFile(texts.get(resultFile(t.key)));
+    if (r) {
+      ready.set(t.key, r);
+      continue;
+    }
+    const h = holder.get(t.key);
+    if (!h) {
+      todo.push(t);
+      continue;
+    }
+    const j = mine.get(h.record.id) ?? { id: h.record.id, keys: h.record.keys.map(() => null) };
+    j.keys[h.index] = t.key;
+    mine.set(j.id, j);
   }
-  removeState(b.opts.workdir, a.batch);
+  const jobs = [...mine.values()];
+  const submitted: string[] = [];
+  if (todo.length) {
+    const script = renderScript(b.opts);
+    const scriptFile = `tasks/${hash(script)}.sh`;
+    await dir.write(scriptFile, script);
+    for (let at = 0; at < todo.length; at += b.maxArray) {
+      const chunk = todo.slice(at, at + b.maxArray);
+      const lines = renderTaskFile(chunk);
+      const taskFile = `tasks/${hash(lines)}.jsonl`;
+      await dir.write(taskFile, lines);
+      const r = await b.exec(['sbatch', ...sbatchArgs(b.opts, chunk.length, `${dir.root}/${scriptFile}`, `${dir.root}/${taskFile}`)]);
+      // --parsable prints "id" or "id;cluster".
+      const id = /^(\d+)(?:;\S+)?\s*$/.exec(r.stdout.trim())?.[1];
+      if (r.code !== 0 || !id) throw new Error(`sbatch failed${r.code === null ? ' (is Slurm installed where it runs?)' : ''}: ${(r.stderr || r.stdout).trim().slice(0, 500)}`);
+      const record = { id, keys: chunk.map((t) => t.key) };
+      await writeRecord(dir, record); // at once: a crash right after sbatch must not lose the id
+      jobs.push(record);
+      submitted.push(id);
+    }
+  }
+  return { jobs, ready, submitted };
+}
+
+/** scancel the batch's jobs and forget them, so a re-run submits what did not finish. */
+export async function cancelBatch(b: Pick<ArrayBatch, 'exec' | 'dir'>, a: Attached): Promise<void> {
+  const ids = a.jobs.map((j) => j.id);
+  if (!ids.length) return;
+  const r = await b.exec(['scancel', ...ids]);
+  if (r.code !== 0) throw new Error(`scancel ${ids.join(' ')} failed: ${r.stderr.trim().slice(0, 300)}`);
+  for (const id of ids) await removeRecord(b.dir, id);
 }
 
 /** Per cluster (exec), absent until probed: sacct works only where accounting (slurmdbd) is kept. */
@@ -106,21 +143,12 @@ async function elementStates(exec: SlurmExec, jobId: string): Promise<Map<number
   return states;
 }
 
-function readResult(file: string): InstanceResult | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text.trim().split('\n').pop() ?? '');
-  } catch {
-    return null;
-  }
-  const p = InstanceResult.safeParse(json);
-  return p.success ? p.data : null;
+/** A died element's key leaves its record, so a re-run submits it again instead of finding it dead. */
+async function forgetElement(dir: SharedDir, id: string, index: number): Promise<void> {
+  const rec = (await readRecords(dir)).find((r) => r.id === id);
+  if (!rec) return;
+  rec.keys[index] = null;
+  await (rec.keys.some(Boolean) ? writeRecord(dir, rec) : removeRecord(dir, id));
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -147,47 +175,61 @@ export interface FollowOptions {
  * Follows the batch until every task has a result or died; on abort, scancels and returns false.
  * Each task is reported exactly once.
  */
-export async function follow(b: Pick<ArrayBatch, 'exec' | 'opts'>, a: Attached, hooks: FollowHooks, o: FollowOptions = {}): Promise<boolean> {
-  const { workdir } = b.opts;
+export async function follow(b: Pick<ArrayBatch, 'exec' | 'dir'>, a: Attached, hooks: FollowHooks, o: FollowOptions = {}): Promise<boolean> {
+  const { dir } = b;
   const reported = new Set<string>();
   const late = new Map<string, number>();
-  const total = a.state.jobs.reduce((n, j) => n + j.keys.length, 0);
+  const total = a.ready.size + a.jobs.reduce((n, j) => n + j.keys.filter(Boolean).length, 0);
+  for (const [key, r] of a.ready) {
+    reported.add(key);
+    await hooks.onResult(key, r);
+  }
   let died = 0;
   let queueErrors = 0;
+  const ended = new Set<string>(); // jobs with no element left pending or running
   for (;;) {
     if (o.signal?.aborted) {
       await cancelBatch(b, a);
       return false;
     }
     const p: Progress = { total, pending: 0, running: 0, done: 0, died };
-    for (const job of a.state.jobs) {
-      // Queue first, files second: an element seen finished has already written its result.
-      const states = await elementStates(b.exec, job.id);
-      if (!states) {
-        if (++queueErrors >= (o.maxQueueErrors ?? 30)) throw new Error(`squeue keeps failing for job ${job.id}`);
-        continue;
-      }
-      queueErrors = 0;
+    // Queue first, files second: an element seen finished has already written its result.
+    const states = new Map<string, Map<number, ElementState> | null>();
+    for (const job of a.jobs) {
+      const s = await elementStates(b.exec, job.id);
+      states.set(job.id, s);
+      if (s && ![...s.values()].some((e) => e.phase !== 'finished')) ended.add(job.id);
+    }
+    if ([...states.values()].every((s) => s === null) && a.jobs.length) {
+      if (++queueErrors >= (o.maxQueueErrors ?? 30)) throw new Error(`squeue keeps failing for job ${a.jobs.map((j) => j.id).join(', ')}`);
+    } else queueErrors = 0;
+    const present = new Set(await dir.list('results'));
+    const open = a.jobs.flatMap((j) => j.keys).filter((k): k is string => !!k && !reported.has(k) && present.has(`${k}.json`));
+    const texts = await dir.readMany(open.map(resultFile));
+    for (const job of a.jobs) {
+      const st = states.get(job.id);
       for (const [index, key] of job.keys.entries()) {
-        if (reported.has(key)) continue;
-        const result = readResult(resultFile(workdir, key));
+        if (!key || reported.has(key)) continue;
+        const result = parseResultFile(texts.get(resultFile(key)));
         if (result) {
           reported.add(key);
           await hooks.onResult(key, result);
           continue;
         }
-        const s = states.get(index);
+        if (!st) continue; // the queue did not answer: decide nothing this round
+        const s = st.get(index);
         if (s && s.phase !== 'finished') {
           p[s.phase]++;
           continue;
         }
-        if (s?.state === 'COMPLETED') {
+        if (s?.state === 'COMPLETED' || (!s && present.has(`${key}.json`))) {
           const n = (late.get(key) ?? 0) + 1;
           late.set(key, n);
           if (n <= (o.completedGrace ?? 5)) continue;
         }
         reported.add(key);
         died++;
+        await forgetElement(dir, job.id, index);
         await hooks.onDied({
           key,
           jobId: job.id,
@@ -195,7 +237,7 @@ export async function follow(b: Pick<ArrayBatch, 'exec' | 'opts'>, a: Attached, 
           state: s?.state ?? 'GONE',
           reason: !s ? 'left the queue without a result (cancelled while pending, or purged after it ended)'
             : s.state === 'COMPLETED' ? 'completed without writing a result'
-            : `${s.state}${s.reason ? `: ${s.reason}` : ''} (task log: ${path.join(workdir, 'logs', `${job.id}_${index}.out`)})`,
+            : `${s.state}${s.reason ? `: ${s.reason}` : ''} (task log: ${dir.root}/logs/${job.id}_${index}.out)`,
         });
       }
     }
@@ -203,7 +245,8 @@ export async function follow(b: Pick<ArrayBatch, 'exec' | 'opts'>, a: Attached, 
     p.died = died;
     hooks.onProgress?.(p);
     if (reported.size >= total) {
-      removeState(workdir, a.batch); // results are on disk; a re-run resubmits only what died
+      // Results are in the workdir: a record is only needed while its job still runs elements.
+      for (const j of a.jobs) if (ended.has(j.id)) await removeRecord(dir, j.id);
       return true;
     }
     await sleep(o.pollMs ?? 2000, o.signal);

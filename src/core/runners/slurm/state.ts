@@ -1,51 +1,38 @@
-// The job-state file: which Slurm job ids hold a batch's tasks. It lives in the shared workdir next
-// to the results, so a restarted process (or another machine on the same filesystem) re-attaches to
-// the jobs already queued instead of submitting the same work twice.
-import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+// Job records: which Slurm array job holds which tasks. One file per array job, jobs/<id>.json in
+// the shared workdir, written the moment sbatch answers, so a restarted process (or another machine
+// on the same filesystem) re-attaches to the work already queued instead of submitting it twice.
+// Records are keyed by task, not by batch: after a restart the evaluator asks only for the runs it
+// has not stored yet, and those still find the jobs that hold them.
 import { z } from 'zod';
+import type { SharedDir } from './shared';
 
-export const JobState = z.object({
-  batch: z.string(),
-  /** One array job per chunk of at most max_array tasks; keys in array-index order. */
-  jobs: z.array(z.object({ id: z.string().regex(/^\d+$/), keys: z.array(z.string()) })),
+export const JobRecord = z.object({
+  id: z.string().regex(/^\d+$/),
+  /** Task keys in array-index order; null once that element died (a re-run submits it again). */
+  keys: z.array(z.string().nullable()),
 });
-export type JobState = z.infer<typeof JobState>;
+export type JobRecord = z.infer<typeof JobRecord>;
 
-/** A batch is its task lines and script: the same work gets the same id after a restart. */
-export function batchId(taskFile: string, script: string): string {
-  return createHash('sha256').update(taskFile).update('\0').update(script).digest('hex').slice(0, 16);
-}
+export const JOBS_DIR = 'jobs';
+export const recordFile = (id: string) => `${JOBS_DIR}/${id}.json`;
 
-export function stateFile(workdir: string, batch: string): string {
-  return path.join(workdir, 'jobs', `${batch}.json`);
-}
-
-export function readState(workdir: string, batch: string): JobState | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(stateFile(workdir, batch), 'utf8');
-  } catch {
-    return null;
+/** Every readable record; torn or foreign files are skipped (results on disk still count). */
+export async function readRecords(dir: SharedDir): Promise<JobRecord[]> {
+  const names = (await dir.list(JOBS_DIR)).filter((n) => /^\d+\.json$/.test(n));
+  const texts = await dir.readMany(names.map((n) => `${JOBS_DIR}/${n}`));
+  const out: JobRecord[] = [];
+  for (const text of texts.values()) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    const p = JobRecord.safeParse(json);
+    if (p.success) out.push(p.data);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return null; // a torn or foreign file: treat as absent, results on disk still count
-  }
-  const p = JobState.safeParse(json);
-  return p.success && p.data.batch === batch ? p.data : null;
+  return out;
 }
 
-export function writeState(workdir: string, s: JobState): void {
-  const f = stateFile(workdir, s.batch);
-  fs.mkdirSync(path.dirname(f), { recursive: true });
-  fs.writeFileSync(`${f}.${process.pid}.tmp`, JSON.stringify(s, null, 1) + '\n');
-  fs.renameSync(`${f}.${process.pid}.tmp`, f);
-}
-
-export function removeState(workdir: string, batch: string): void {
-  fs.rmSync(stateFile(workdir, batch), { force: true });
-}
+export const writeRecord = (dir: SharedDir, r: JobRecord) => dir.write(recordFile(r.id), JSON.stringify(r) + '\n');
+export const removeRecord = (dir: SharedDir, id: string) => dir.remove(recordFile(id));

@@ -1,0 +1,152 @@
+// The Slurm runner: the candidate, the worker and the instances go into the shared workdir (copied
+// on this machine, or synced to a login node over SSH), then one sbatch --array element per run.
+// Each element runs the same worker as every other runner, so gates, result schema and metrics do
+// not change with where the evaluation ran. The job records in the workdir make it resumable: a
+// restarted CLI or VS Code re-attaches to the jobs still queued instead of submitting them again.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { z } from 'zod';
+import type { SlurmRunnerSchema } from '../../config/schema';
+import type { InstanceResult } from '../../eval/result';
+import { findDratTrim } from '../../eval/tools';
+import type { RunBatch, Runner, RunTask } from '../runner';
+import type { SshTarget } from '../ssh';
+import { nodeProblem, probeRemote, type RemoteFacts } from '../sshProbe';
+import { syncToRemote, type Synced } from '../sshSync';
+import { workerArgs } from '../workerArgs';
+import { localExec, type SlurmExec } from './exec';
+import { type Died, follow, type Progress, submitOrAttach } from './job';
+import { syncToLocalDir } from './localSync';
+import { timeLimitMinutes } from './script';
+import { localDir, resolveRemoteRoot, type SharedDir, sshDir, sshSlurmExec } from './shared';
+
+export type SlurmRunnerConfig = z.infer<typeof SlurmRunnerSchema>;
+
+export interface SlurmRunnerOptions {
+  config: SlurmRunnerConfig;
+  /** dist/worker.js on this machine. */
+  workerFile: string;
+  /** Extra ssh options for the login node (e.g. ['-F', file]). */
+  sshArgs?: readonly string[];
+  /** Environment for local Slurm commands (SLURM_CONF...); default: this process's. */
+  env?: NodeJS.ProcessEnv;
+  pollMs?: number;
+}
+
+/** Where sbatch runs and how the workdir is reached from there. */
+export interface SlurmSite {
+  where: string;
+  exec: SlurmExec;
+  dir: SharedDir;
+  /** Node.js, drat-trim, cores and disk at the submit host. */
+  probe(): Promise<RemoteFacts>;
+  sync(batch: RunBatch): Promise<Synced>;
+}
+
+export async function openSite(o: SlurmRunnerOptions, signal?: AbortSignal): Promise<SlurmSite> {
+  const c = o.config;
+  if (c.login_host) {
+    const t: SshTarget = { host: c.login_host, ...(o.sshArgs ? { sshArgs: o.sshArgs } : {}) };
+    const root = await resolveRemoteRoot(t, c.workdir, signal);
+    return {
+      where: `the login node ${c.login_host}`,
+      exec: sshSlurmExec(t),
+      dir: sshDir(t, root),
+      probe: () => probeRemote(t, root, c.node, signal),
+      sync: (b) => syncToRemote(t, { workdir: root, workerFile: o.workerFile, solverDir: b.settings.solverDir, solverHash: b.solverHash, instances: b.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...(signal ? { signal } : {}) }),
+    };
+  }
+  const root = path.resolve(c.workdir.replace(/^~(?=\/|$)/, os.homedir()));
+  return {
+    where: 'this machine',
+    exec: localExec(o.env ?? process.env),
+    dir: localDir(root),
+    async probe() {
+      const v = spawnSync(c.node, ['--version'], { encoding: 'utf8' });
+      const node = v.status === 0 ? v.stdout.trim() : '';
+      const st = await fs.statfs(root).catch(() => null);
+      return { node, nodeMajor: Number(/^v(\d+)\./.exec(node)?.[1] ?? 0), dratTrim: findDratTrim(undefined) ?? '', cores: os.availableParallelism(), freeGb: st ? (st.bavail * st.bsize) / 2 ** 30 : null };
+    },
+    sync: (b) => syncToLocalDir(root, { workerFile: o.workerFile, solverDir: b.settings.solverDir, solverHash: b.solverHash, instances: b.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...(signal ? { signal } : {}) }),
+  };
+}
+
+export function slurmRunner(o: SlurmRunnerOptions): Runner {
+  const c = o.config;
+  return {
+    name: c.name,
+    async run(batch, onResult) {
+      if (batch.tasks.length === 0) return;
+      const say = batch.onStatus ?? (() => undefined);
+      const site = await openSite(o, batch.signal);
+      const v = await site.exec(['sbatch', '--version']);
+      if (v.code !== 0) throw new Error(`sbatch does not run on ${site.where}: ${v.stderr.trim().split('\n').pop() ?? ''} (install the Slurm client there, or set the runner's login_host to a login node)`);
+      const facts = await site.probe();
+      const bad = nodeProblem(facts, site.where, c.node);
+      if (bad) throw new Error(`${bad}; the compute nodes need it too`);
+      // Proofs are checked on the compute node: drat-trim must be where the submit host has it.
+      const dratTrim = c.login_host ? facts.dratTrim : (batch.settings.dratTrim ?? facts.dratTrim);
+      if (batch.settings.checkProofs && !dratTrim)
+        throw new Error(`drat-trim is not installed on ${site.where}, and this stage checks UNSAT proofs: build it on the shared filesystem (scripts/setup-sat-tools.sh) or put it on the PATH`);
+      say(`syncing to ${site.where}`);
+      const synced = await site.sync(batch);
+      const byKey = new Map(batch.tasks.map((t) => [t.key, t]));
+      const b = {
+        exec: site.exec,
+        dir: site.dir,
+        maxArray: c.max_array,
+        tasks: batch.tasks.map((t) => ({ key: t.key, args: workerArgs(batch.settings, t, { solver: synced.solver, cnf: synced.instance(t.instanceHash), dratTrim }) })),
+        opts: {
+          jobName: `satlution-${batch.solverHash.slice(0, 8)}`,
+          workdir: site.dir.root,
+          node: c.node,
+          workerFile: synced.worker,
+          ...(c.partition ? { partition: c.partition } : {}),
+          ...(c.account ? { account: c.account } : {}),
+          ...(c.qos ? { qos: c.qos } : {}),
+          ...(c.array_throttle ? { throttle: c.array_throttle } : {}),
+          cpusPerTask: c.cpus_per_task,
+          // The worker itself and drat-trim live next to the solver under the same allocation.
+          memMb: c.mem_mb ?? batch.settings.memMb + 512,
+          timeLimitMin: timeLimitMinutes(batch.settings.timeoutS, batch.settings.checkProofs),
+          extraArgs: c.sbatch_args,
+        },
+      };
+      batch.signal?.throwIfAborted();
+      const a = await submitOrAttach(b);
+      const attached = a.jobs.map((j) => j.id).filter((id) => !a.submitted.includes(id));
+      say([a.submitted.length ? `submitted job ${a.submitted.join(', ')}` : '', attached.length ? `re-attached to job ${attached.join(', ')}` : ''].filter(Boolean).join('; ') || 'results were already there');
+      const died: Died[] = [];
+      const finished = await follow(
+        b,
+        a,
+        {
+          onResult: (key, r) => {
+            const task = byKey.get(key);
+            return task ? onResult(task, named(r, task)) : undefined;
+          },
+          onDied: (d) => void died.push(d),
+          onProgress: (p) => say(progressText(p, a.jobs.map((j) => j.id))),
+        },
+        { pollMs: o.pollMs ?? 1000, ...(batch.signal ? { signal: batch.signal } : {}) },
+      );
+      if (!finished) return; // stopped: the jobs were scancel-ed
+      if (died.length) {
+        const list = died.slice(0, 5).map((d) => `${byKey.get(d.key)?.name ?? d.key} (job ${d.jobId}_${d.index}): ${d.reason}`);
+        throw new Error(`${died.length} Slurm task${died.length > 1 ? 's' : ''} ended without a result: ${list.join('; ')}${died.length > 5 ? '; …' : ''}. Finished runs are stored; evaluate again to resubmit the others.`);
+      }
+    },
+  };
+}
+
+/** The worker knows only what it was told; names and where the expected answer came from are ours. */
+function named(r: InstanceResult, t: RunTask): InstanceResult {
+  return { ...r, instance: t.name, family: t.family, expected: t.expected, expected_from: t.expectedFrom };
+}
+
+export function progressText(p: Progress, jobIds: readonly string[]): string {
+  const parts = [`${p.done}/${p.total} done`, p.running ? `${p.running} running` : '', p.pending ? `${p.pending} queued` : '', p.died ? `${p.died} died` : ''].filter(Boolean);
+  return `Slurm job ${jobIds.join(', ')}: ${parts.join(', ')}`;
+}
