@@ -12,6 +12,7 @@ import { EVAL_HELP, evalCommand } from './commands/eval';
 import { COMPARE_HELP, compareCommand } from './commands/compare';
 import { GENERATE_HELP, generateCommand } from './commands/generate';
 import { RULES_HELP, rulesCommand } from './commands/rules';
+import { RUNNERS_HELP, runnersCommand } from './commands/runners';
 
 const HELP = `satlution — evolve SAT solvers with LLM agents under correctness gates
 
@@ -23,6 +24,7 @@ Usage:
   ${EVAL_HELP.split('\n').slice(0, 3).join('\n  ')}
   ${COMPARE_HELP.split('\n')[0]}
   ${RULES_HELP.split('\n')[0]}
+  ${RUNNERS_HELP.split('\n')[0]}
   ${GENERATE_HELP.split('\n').slice(0, 2).join('\n  ')}
   satlution schema               print the JSON Schema of satlution.yaml
   satlution help [COMMAND]
@@ -38,6 +40,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   compare: { help: COMPARE_HELP, run: compareCommand },
   generate: { help: GENERATE_HELP, run: generateCommand },
   rules: { help: RULES_HELP, run: rulesCommand },
+  runners: { help: RUNNERS_HELP, run: runnersCommand },
   schema: {
     help: 'satlution schema\n\nPrints the JSON Schema of satlution.yaml (for editors and other tools).',
     run: async () => {

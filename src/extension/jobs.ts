@@ -20,14 +20,15 @@ export class JobTracker implements vscode.Disposable {
     return [...this.jobs.values()];
   }
 
-  /** Runs `work` as a job; `report` updates its message. The job ends with the promise. */
-  async track<T>(label: string, runner: string, work: (report: (message: string) => void) => Promise<T>): Promise<T> {
+  /** Runs `work` as a job; `report` updates its message (and the runner, as stages move between runners). The job ends with the promise. */
+  async track<T>(label: string, runner: string, work: (report: (message: string, runner?: string) => void) => Promise<T>): Promise<T> {
     const job: Job = { id: this.next++, label, runner, started: new Date(), message: 'starting' };
     this.jobs.set(job.id, job);
     this.changed.fire();
     try {
-      return await work((message) => {
+      return await work((message, runner) => {
         job.message = message;
+        if (runner) job.runner = runner;
         this.changed.fire();
       });
     } finally {

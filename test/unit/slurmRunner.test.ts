@@ -82,6 +82,9 @@ describe('Slurm runner (real Slurm)', function () {
     first.kill('SIGKILL'); // no chance to scancel: the job must survive and be found again
     await new Promise((r) => first.once('exit', r));
     assert.match(squeue('--job', id, '-o', '%i'), new RegExp(`^${id}_`), 'the job is still queued after the CLI died');
+    // The health check points at the orphaned job, and tells how to collect it.
+    const health = spawnSync(process.execPath, [CLI, 'runners', 'cluster'], { ...opts, encoding: 'utf8' });
+    assert.match(health.stdout, new RegExp(`! jobs +job ${id} \\(\\d+ tasks?\\) submitted by an earlier evaluation: evaluate the same candidate again to re-attach`), health.stdout + health.stderr);
     const again = spawnSync(process.execPath, args, { ...opts, encoding: 'utf8' });
     assert.equal(again.status, 0, again.stdout + again.stderr);
     assert.match(again.stderr, new RegExp(`re-attached to job ${id}`));
@@ -120,6 +123,29 @@ describe('Slurm runner (real Slurm)', function () {
     await assert.rejects(evalOn(noSlurm, makeSet(), { solver: solverDir }), /sbatch does not run on this machine.*install the Slurm client/);
     const noNode = slurmRunner({ config: config({ node: '/nonexistent/node' }), workerFile: WORKER, env: slurm!.env });
     await assert.rejects(evalOn(noNode, makeSet(), { solver: solverDir }), /Node\.js \("\/nonexistent\/node"\) does not run on this machine.*compute nodes need it too/);
+  });
+
+  it('checks the cluster: sbatch and sinfo, the partition, Node.js, disk and accounting', () => {
+    const ws = tempDir();
+    write(path.join(ws, 'satlution.yaml'), [
+      'seeds: [{name: s, source: .}]',
+      'runners:',
+      '  - {name: local, kind: local}',
+      `  - {name: cluster, kind: slurm, workdir: ${JSON.stringify(config().workdir)}, node: ${JSON.stringify(process.execPath)}}`,
+      `  - {name: nopart, kind: slurm, workdir: ${JSON.stringify(config().workdir)}, partition: gpu-huge}`,
+      'stages: {smoke: {check_proofs: false}, verify: {check_proofs: false}}',
+      '',
+    ].join('\n'));
+    const r = spawnSync(process.execPath, [CLI, 'runners', 'cluster', 'nopart', '--json'], { cwd: ws, encoding: 'utf8', env: slurm!.env });
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    const report = JSON.parse(r.stdout) as Record<string, { check: string; level: string; detail: string }[]>;
+    const by = (name: string, check: string) => report[name]!.find((f) => f.check === check);
+    assert.equal(by('cluster', 'slurm')?.level, 'ok');
+    assert.match(by('cluster', 'slurm')!.detail, /partition \S+ \(default\) up with 1 node/);
+    assert.match(by('cluster', 'node')!.detail, new RegExp(`Node\\.js v${process.versions.node}`));
+    assert.match(by('cluster', 'accounting')!.detail, /no accounting/);
+    assert.equal(by('cluster', 'disk')?.level, 'ok');
+    assert.deepEqual([by('nopart', 'slurm')?.level, /no partition "gpu-huge"/.test(by('nopart', 'slurm')!.detail)], ['error', true]);
   });
 
   describe('through a login node over SSH', function () {

@@ -9,6 +9,7 @@ import { apiKeyFromEnv } from '../../core/llm/factory';
 import { LlmError } from '../../core/llm/types';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { EXIT, UsageError } from '../errors';
+import { runnerEnv } from '../runnerEnv';
 import { terminalApprover, terminalLogger } from '../terminal';
 
 export const CYCLE_HELP = `satlution cycle [--agent llm|tuner] [--cycles N] [--yes] [--dir D]
@@ -49,6 +50,7 @@ export async function cycleCommand(argv: string[]): Promise<number> {
         approver: terminalApprover({ yes: values.yes, defaultAnswer: false, hint: 'pass --yes to approve plans, or set approval: auto' }),
         log,
         signal: abort.signal,
+        runnerEnv: runnerEnv(),
         onEvent: (e) => {
           if (e.type === 'step') process.stderr.write(`[cycle ${e.cycle}] ${e.step}${e.candidate ? ` ${e.candidate}` : ''}\n`);
           else if (e.type === 'log') log.info(e.message);

@@ -9,9 +9,10 @@ import { complianceGate, evalJson, gateContext, MISSING_DRAT_TRIM, planStages } 
 import { recordEvaluation } from '../../core/eval/record';
 import type { InstanceResult } from '../../core/eval/result';
 import type { Runner } from '../../core/runners/runner';
-import { type RunnerEnv, sshArgsFromEnv, stageRunners } from '../../core/runners/select';
+import { stageRunners } from '../../core/runners/select';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { EXIT, UsageError } from '../errors';
+import { runnerEnv } from '../runnerEnv';
 
 export const EVAL_HELP = `satlution eval SOLVER_DIR [--bench DIR_OR_SET] [--stage smoke|verify|perf|all] [--timeout S]
                [--mem MB] [--jobs N] [--runner NAME] [--json FILE] [--no-build] [--no-proofs]
@@ -127,12 +128,6 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (values.json) await fs.writeFile(values.json, JSON.stringify(json, null, 2) + '\n');
   process.stdout.write(render(report.gates, report.verdict));
   return report.verdict === 'pass' ? EXIT.ok : EXIT.gateFailed;
-}
-
-/** dist/cli.js and dist/worker.js ship side by side; SATLUTION_SSH_CONFIG=FILE passes -F FILE to ssh. */
-function runnerEnv(): RunnerEnv {
-  const sshArgs = sshArgsFromEnv();
-  return { workerFile: path.join(__dirname, 'worker.js'), ...(sshArgs ? { sshArgs } : {}) };
 }
 
 function render(gates: GateReport[], verdict: string): string {

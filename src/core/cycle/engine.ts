@@ -11,11 +11,12 @@ import { Sandbox } from '../agents/sandbox';
 import type { Config } from '../config/schema';
 import { buildSolver } from '../eval/build';
 import { compareRuns, type Comparison } from '../eval/compare';
-import { runGates } from '../eval/gates';
+import { type GateRequest, runGates, type StagePlan } from '../eval/gates';
 import { complianceGate, evalJson, gateContext, planStages, type EvalJson } from '../eval/plan';
 import { recordEvaluation } from '../eval/record';
 import type { Approver, Logger, PlanAnswer } from '../ports';
 import { loadRules } from '../rules/load';
+import { type RunnerEnv, stageRunners } from '../runners/select';
 import { CandidateStore } from '../store/candidates';
 import { tryHoldLock } from '../store/lock';
 import { candidateDirName, RULES_DIR, STATE_DIR } from '../workspace/layout';
@@ -46,6 +47,8 @@ export interface CycleRequest {
   /** Checked at every step boundary: when requested, the run returns with the state resumable. */
   pause?: PauseRequest;
   onEvent?: (e: CycleEvent) => void;
+  /** Where dist/worker.js is, for stages on ssh or slurm runners. */
+  runnerEnv?: RunnerEnv;
 }
 
 /**
@@ -224,9 +227,22 @@ async function toolHost(req: CycleRequest, dir: string): Promise<ToolHost> {
     },
     async smoke() {
       const stages = planStages(req.config, req.ws, { stage: 'smoke' });
-      const r = await runGates({ ...gateContext(req.config, req.ws), solverDir: dir, build: true, stages, jobs: req.jobs ?? Math.max(1, os.availableParallelism() - 1), ...(req.signal ? { signal: req.signal } : {}) });
+      const r = await runGates({ ...gateContext(req.config, req.ws), ...runnersFor(req, stages), solverDir: dir, build: true, stages, jobs: req.jobs ?? Math.max(1, os.availableParallelism() - 1), ...(req.signal ? { signal: req.signal } : {}) });
       const bad = r.gates.find((g) => !g.ok);
       return bad ? { ok: false, text: [`${bad.gate}: ${bad.detail}`, ...bad.failures].join('\n') } : { ok: true, text: r.gates.map((g) => `${g.gate}: ${g.detail}`).join('\n') };
+    },
+  };
+}
+
+/** Each stage on its configured runner; a remote runner's submissions and re-attachments go to the log. */
+function runnersFor(req: CycleRequest, stages: StagePlan[]): Pick<GateRequest, 'runners' | 'onStatus'> {
+  const names = stages.map((p) => p.runner ?? 'local');
+  if (names.every((n) => req.config.runners.find((r) => r.name === n)?.kind === 'local')) return {};
+  return {
+    runners: stageRunners(req.config, names, req.runnerEnv ?? { workerFile: '' }),
+    // Per-second progress ticks would flood the transcript; what changes the picture is logged.
+    onStatus: (gate, message) => {
+      if (!/: \d+\/\d+ done/.test(message)) req.onEvent?.({ type: 'log', message: `[${gate}] ${message}` });
     },
   };
 }
@@ -234,8 +250,8 @@ async function toolHost(req: CycleRequest, dir: string): Promise<ToolHost> {
 async function evaluate(req: CycleRequest, dir: string): Promise<EvalJson> {
   const stages = planStages(req.config, req.ws, { stage: 'all' });
   const comply = await complianceGate(req.config, req.ws, dir);
-  const r = await runGates({ ...gateContext(req.config, req.ws), ...(comply ? { comply } : {}), solverDir: dir, build: true, stages, jobs: req.jobs ?? Math.max(1, os.availableParallelism() - 1), ...(req.signal ? { signal: req.signal } : {}) });
-  const json = evalJson({ solverDir: dir, runner: 'local', verdict: r.verdict, gates: r.gates, stages });
+  const r = await runGates({ ...gateContext(req.config, req.ws), ...runnersFor(req, stages), ...(comply ? { comply } : {}), solverDir: dir, build: true, stages, jobs: req.jobs ?? Math.max(1, os.availableParallelism() - 1), ...(req.signal ? { signal: req.signal } : {}) });
+  const json = evalJson({ solverDir: dir, runner: [...new Set(stages.map((p) => p.runner ?? 'local'))].join(','), verdict: r.verdict, gates: r.gates, stages });
   await recordEvaluation(req.ws, dir, json);
   return json;
 }

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import type { Config, RunnerConfig } from '../config/schema';
 import { memoryJail } from '../eval/limits';
 import { findDratTrim } from '../eval/tools';
+import { checkSlurmHealth } from './slurm/health';
 import { checkSshHealth } from './sshHealth';
 
 export interface HealthFinding {
@@ -15,10 +16,9 @@ export interface HealthFinding {
 
 const MIN_FREE_GB = 2;
 
-export async function checkRunnerHealth(runner: RunnerConfig, config: Config, ws: string, opts: { sshArgs?: readonly string[] } = {}): Promise<HealthFinding[]> {
+export async function checkRunnerHealth(runner: RunnerConfig, config: Config, ws: string, opts: { sshArgs?: readonly string[]; env?: NodeJS.ProcessEnv } = {}): Promise<HealthFinding[]> {
   if (runner.kind === 'ssh') return checkSshHealth(runner, config, opts.sshArgs);
-  if (runner.kind !== 'local')
-    return [{ check: 'runner', level: 'error', detail: `${runner.kind} runners are not available in this version; evaluations run on a local runner` }];
+  if (runner.kind === 'slurm') return checkSlurmHealth(runner, config, opts);
   const out: HealthFinding[] = [];
   const [major] = process.versions.node.split('.').map(Number);
   out.push({ check: 'node', level: (major ?? 0) >= 18 ? 'ok' : 'error', detail: `Node.js ${process.versions.node}${(major ?? 0) >= 18 ? '' : ' (the worker needs 18 or later)'}` });

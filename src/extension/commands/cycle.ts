@@ -3,6 +3,7 @@
 // the environment). The plan is approved in the Steering view when it is visible, else in a modal
 // dialog. The Steering view observes the controller through its state and event emitters.
 import * as vscode from 'vscode';
+import { extensionRunnerEnv } from '../runnerEnv';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -140,6 +141,7 @@ export class CycleController implements vscode.Disposable {
               approver: args.yes ? approveAll : this.planApprover(abort.signal),
               log: this.log,
               signal: abort.signal,
+              runnerEnv: extensionRunnerEnv(),
               pause,
               onEvent: (e) => {
                 this.onEvent(e, view);

@@ -9,6 +9,8 @@ import { StageName } from '../../core/config/schema';
 import { runGates } from '../../core/eval/gates';
 import { complianceGate, evalJson, gateContext, MISSING_DRAT_TRIM, planStages } from '../../core/eval/plan';
 import { recordEvaluation } from '../../core/eval/record';
+import { stageRunners } from '../../core/runners/select';
+import { extensionRunnerEnv } from '../runnerEnv';
 import type { Logger } from '../../core/ports';
 import type { CyclesNode } from '../views/cyclesTree';
 import type { ComplianceDiagnostics } from '../rules/complianceDiagnostics';
@@ -51,12 +53,15 @@ export async function evaluateCandidate(
     if (stages.some((s) => s.checkProofs) && !gc.dratTrim) throw new Error(MISSING_DRAT_TRIM);
     const local = config.runners.find((r) => r.kind === 'local');
     const jobs = (local?.kind === 'local' ? local.jobs : undefined) ?? Math.max(1, os.availableParallelism() - 1);
+    // Each stage on its runner: remote stages report syncing and queued jobs in the same progress.
+    const runnerOf = (gate: string) => stages.find((s) => s.gate === gate)?.runner ?? 'local';
+    const runners = stageRunners(config, stages.map((s) => s.runner ?? 'local'), extensionRunnerEnv());
     const report = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `SATLUTION: evaluating ${candidate}`, cancellable: true },
-      (progress, token) => ctx.jobs.track(`Evaluate ${candidate}`, local?.name ?? 'local', async (job) => {
-        const say = (p: { message: string; increment?: number }) => {
+      (progress, token) => ctx.jobs.track(`Evaluate ${candidate}`, runnerOf(stages[0]?.gate ?? ''), async (job) => {
+        const say = (p: { message: string; increment?: number }, runner?: string) => {
           progress.report(p);
-          job(p.message);
+          job(p.message, runner);
         };
         const abort = new AbortController();
         const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
@@ -69,11 +74,13 @@ export async function evaluateCandidate(
             build: true,
             stages,
             jobs,
+            runners,
             signal: abort.signal,
             onGateStart: (g, total) => {
               gate = g;
-              say({ message: g === 'comply' ? 'checking the rules' : g === 'build' ? 'bash starexec_build' : `${g}: 0/${total}` });
+              say({ message: g === 'comply' ? 'checking the rules' : g === 'build' ? 'bash starexec_build' : `${g}: 0/${total}` }, g === 'comply' || g === 'build' ? undefined : runnerOf(g));
             },
+            onStatus: (g, message) => say({ message: `${g}: ${message}` }),
             onResult: (_g, r, done, total) => say({ message: `${gate}: ${done}/${total}${r.status === 'solved' ? '' : ` · ${r.status} on ${r.instance}`}`, increment: 100 / total / stages.length }),
           });
         } finally {
@@ -84,7 +91,7 @@ export async function evaluateCandidate(
     showBuildProblems(ctx.buildProblems, solverDir, report.gates.find((g) => g.gate === 'build')?.diagnostics ?? []);
     const complianceReport = report.gates.find((g) => g.gate === 'comply')?.compliance;
     if (complianceReport) ctx.compliance.show(candidate, complianceReport);
-    const json = evalJson({ solverDir, runner: 'local', verdict: report.verdict, gates: report.gates, stages });
+    const json = evalJson({ solverDir, runner: [...new Set(stages.map((s) => s.runner ?? 'local'))].join(','), verdict: report.verdict, gates: report.gates, stages });
     const recorded = await recordEvaluation(root, solverDir, json);
     const file = recorded?.file;
     const failed = report.gates.find((g) => !g.ok);

@@ -5,6 +5,7 @@ import { loadConfig } from '../../core/config/load';
 import type { Config, RunnerConfig } from '../../core/config/schema';
 import { checkRunnerHealth, type HealthFinding } from '../../core/runners/health';
 import type { Job, JobTracker } from '../jobs';
+import { extensionRunnerEnv } from '../runnerEnv';
 import type { WorkspaceModel } from '../workspaceModel';
 
 export type RunnersNode =
@@ -57,7 +58,8 @@ export class RunnersTreeProvider implements vscode.TreeDataProvider<RunnersNode>
     for (const r of targets) this.health.set(r.name, 'checking');
     this.changed.fire(undefined);
     for (const r of targets) {
-      const findings = await checkRunnerHealth(r, config, root).catch((e: Error) => [{ check: 'health check', level: 'error' as const, detail: e.message }]);
+      const sshArgs = extensionRunnerEnv().sshArgs;
+      const findings = await checkRunnerHealth(r, config, root, sshArgs ? { sshArgs } : {}).catch((e: Error) => [{ check: 'health check', level: 'error' as const, detail: e.message }]);
       this.health.set(r.name, findings);
       out.set(r.name, findings);
     }

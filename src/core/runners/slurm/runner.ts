@@ -66,7 +66,10 @@ export async function openSite(o: SlurmRunnerOptions, signal?: AbortSignal): Pro
     async probe() {
       const v = spawnSync(c.node, ['--version'], { encoding: 'utf8' });
       const node = v.status === 0 ? v.stdout.trim() : '';
-      const st = await fs.statfs(root).catch(() => null);
+      // The workdir may not exist before the first run: its nearest existing ancestor has the space.
+      let at = root;
+      while (!(await fs.stat(at).then(() => true, () => false)) && path.dirname(at) !== at) at = path.dirname(at);
+      const st = await fs.statfs(at).catch(() => null);
       return { node, nodeMajor: Number(/^v(\d+)\./.exec(node)?.[1] ?? 0), dratTrim: findDratTrim(undefined) ?? '', cores: os.availableParallelism(), freeGb: st ? (st.bavail * st.bsize) / 2 ** 30 : null };
     },
     sync: (b) => syncToLocalDir(root, { workerFile: o.workerFile, solverDir: b.settings.solverDir, solverHash: b.solverHash, instances: b.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...(signal ? { signal } : {}) }),
