@@ -12,7 +12,8 @@ import { remoteDir, sshError, sshExec, type SshTarget } from './ssh';
 import { nodeProblem, probeRemote } from './sshProbe';
 import { syncToRemote, type Synced } from './sshSync';
 import { shJoin } from './shellQuote';
-import { workerArgs } from './workerArgs';
+import { sshDir } from './slurm/shared';
+import { asTaskResult, workerArgs } from './remoteWorker';
 
 export type SshRunnerConfig = z.infer<typeof SshRunnerSchema>;
 
@@ -42,6 +43,15 @@ export function sshRunner(o: SshRunnerOptions): Runner {
       if (batch.settings.checkProofs && !facts.dratTrim)
         throw new Error(`drat-trim is not installed on ${host}, and this stage checks UNSAT proofs: build it there (scripts/setup-sat-tools.sh) or put it on the PATH of non-interactive ssh sessions`);
       const synced = await syncToRemote(t, { workdir, workerFile: o.workerFile, solverDir: batch.settings.solverDir, solverHash: batch.solverHash, instances: batch.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...sig });
+      // Results kept on the host from an earlier attempt come back in one round trip, not one call each.
+      const kept = await sshDir(t, workdir.replace(/^~\/?/, '') || '.').readMany(batch.tasks.map((x) => `results/${x.key}.json`));
+      const todo: RunTask[] = [];
+      for (const task of batch.tasks) {
+        const text = kept.get(`results/${task.key}.json`);
+        const r = text ? InstanceResult.safeParse(lastJson(text)) : undefined;
+        if (r?.success) await onResult(task, asTaskResult(r.data, task));
+        else todo.push(task);
+      }
       const inFlight = new Set<string>();
       // Stop means stop on the host too: the worker ends its solver's process group on SIGTERM.
       const cancel = () => {
@@ -51,7 +61,7 @@ export function sshRunner(o: SshRunnerOptions): Runner {
       batch.signal?.addEventListener('abort', cancel, { once: true });
       try {
         await runPool(
-          batch.tasks,
+          todo,
           o.config.jobs,
           async (task) => {
             inFlight.add(task.key);
@@ -98,18 +108,20 @@ function runScript(batch: RunBatch, task: RunTask, s: Synced, workdir: string, n
   ].join('\n');
 }
 
+function lastJson(text: string): unknown {
+  try {
+    return JSON.parse(text.trim().split('\n').pop() ?? '');
+  } catch {
+    return undefined;
+  }
+}
+
+
 /** The worker's one line, checked: anything else is an error, never a made-up result. */
 function parseResult(stdout: string, task: RunTask, host: string): InstanceResult {
   const line = stdout.trim().split('\n').pop() ?? '';
-  let json: unknown;
-  try {
-    json = JSON.parse(line);
-  } catch {
-    json = undefined;
-  }
+  const json = lastJson(line);
   const p = InstanceResult.safeParse(json);
   if (!p.success) throw new Error(`the worker on ${host} did not return a result for ${task.name}: ${line ? `"${line.slice(0, 200)}"` : 'no output'}${json === undefined ? '' : ` (${p.error.issues[0]?.path.join('.')}: ${p.error.issues[0]?.message})`}`);
-  // The worker knows only what it was told; names and where the expected answer came from are ours.
-  return { ...p.data, instance: task.name, family: task.family, expected: task.expected, expected_from: task.expectedFrom };
+  return asTaskResult(p.data, task);
 }
-

@@ -7,8 +7,9 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { Readable } from 'node:stream';
-import { runPool } from './pool';
 import { remoteDir, sshError, sshExec, type SshTarget } from './ssh';
 import { shq } from './shellQuote';
 
@@ -56,6 +57,21 @@ export async function syncToRemote(t: SshTarget, req: SyncRequest): Promise<Sync
     if ((await tarDone) !== 0) throw new Error(`tar could not pack ${req.solverDir}`);
   }
   const missing = [...new Map(req.instances.filter((i) => !have.has(instance(i.hash))).map((i) => [i.hash, i])).values()];
-  await runPool(missing, 4, (i) => upload(instance(i.hash), fs.createReadStream(i.file), false, `instance ${i.file}`), req.signal);
+  if (missing.length) {
+    // One tar stream for all missing instances (one round trip, not one per file): a local directory
+    // of links named by hash, dereferenced by tar; unpacked aside, then each file renamed into place.
+    const links = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'satlution-sync-'));
+    try {
+      for (const i of missing) await fs.promises.symlink(path.resolve(i.file), path.join(links, `${i.hash}.cnf`));
+      const tar = spawn('tar', ['-c', '-h', '-f', '-', '-C', links, '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const tarDone = new Promise<number | null>((res) => tar.on('close', res));
+      const r = await sshExec(t, `cd ${wd} && T=instances.part-$$ && rm -rf "$T" && mkdir "$T" && tar -xf - -C "$T" && for f in "$T"/*.cnf; do mv -f "$f" instances/; done && rm -rf "$T"`, { stdin: tar.stdout, ...sig });
+      if (r.code !== 0) throw sshError(t.host, r, `uploading ${missing.length} instance${missing.length > 1 ? 's' : ''}`);
+      if ((await tarDone) !== 0) throw new Error('tar could not pack the instances');
+      uploaded += missing.length;
+    } finally {
+      await fs.promises.rm(links, { recursive: true, force: true });
+    }
+  }
   return { worker, solver, instance, uploaded };
 }

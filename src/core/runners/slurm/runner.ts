@@ -9,13 +9,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { z } from 'zod';
 import type { SlurmRunnerSchema } from '../../config/schema';
-import type { InstanceResult } from '../../eval/result';
 import { findDratTrim } from '../../eval/tools';
-import type { RunBatch, Runner, RunTask } from '../runner';
+import type { RunBatch, Runner } from '../runner';
 import type { SshTarget } from '../ssh';
 import { nodeProblem, probeRemote, type RemoteFacts } from '../sshProbe';
 import { syncToRemote, type Synced } from '../sshSync';
-import { workerArgs } from '../workerArgs';
+import { asTaskResult, workerArgs } from '../remoteWorker';
 import { localExec, type SlurmExec } from './exec';
 import { type Died, follow, type Progress, submitOrAttach } from './job';
 import { syncToLocalDir } from './localSync';
@@ -128,7 +127,7 @@ export function slurmRunner(o: SlurmRunnerOptions): Runner {
         {
           onResult: (key, r) => {
             const task = byKey.get(key);
-            return task ? onResult(task, named(r, task)) : undefined;
+            return task ? onResult(task, asTaskResult(r, task)) : undefined;
           },
           onDied: (d) => void died.push(d),
           onProgress: (p) => say(progressText(p, a.jobs.map((j) => j.id))),
@@ -144,10 +143,6 @@ export function slurmRunner(o: SlurmRunnerOptions): Runner {
   };
 }
 
-/** The worker knows only what it was told; names and where the expected answer came from are ours. */
-function named(r: InstanceResult, t: RunTask): InstanceResult {
-  return { ...r, instance: t.name, family: t.family, expected: t.expected, expected_from: t.expectedFrom };
-}
 
 export function progressText(p: Progress, jobIds: readonly string[]): string {
   const parts = [`${p.done}/${p.total} done`, p.running ? `${p.running} running` : '', p.pending ? `${p.pending} queued` : '', p.died ? `${p.died} died` : ''].filter(Boolean);

@@ -1,5 +1,7 @@
-// The worker's command line for one run, shared by the runners that start dist/worker.js elsewhere
-// (SSH host, Slurm node), so a remote run gets exactly the limits and checks of a local one.
+// What the runners that start dist/worker.js elsewhere (SSH host, Slurm node) share: the worker's
+// command line, so a remote run gets exactly the limits and checks of a local one, and the naming
+// of what it returns.
+import type { InstanceResult } from '../eval/result';
 import type { RunBatch, RunTask } from './runner';
 
 /** Arguments after `node worker.js`; paths as the remote side sees them. */
@@ -14,4 +16,9 @@ export function workerArgs(settings: RunBatch['settings'], task: RunTask, at: { 
     ...(settings.checkProofs ? ['--proofs', `--drat-trim=${at.dratTrim}`, `--max-proof-mb=${settings.maxProofMb}`, `--checker-timeout=${settings.checkerTimeoutS}`] : []),
     ...(task.expected ? [`--expected=${task.expected}`] : []),
   ];
+}
+
+/** The worker knows only what it was told; names and where the expected answer came from are ours. */
+export function asTaskResult(r: InstanceResult, task: RunTask): InstanceResult {
+  return { ...r, instance: task.name, family: task.family, expected: task.expected, expected_from: task.expectedFrom };
 }
