@@ -2,8 +2,10 @@
 // champion, and the tuner's failed candidate from the cycle test.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { parseDocument, type YAMLSeq } from 'yaml';
 import { proposePatches } from '../../src/core/rules/evolution';
 import { SignatureLog } from '../../src/core/rules/postmortem';
 import { CandidateStore } from '../../src/core/store/candidates';
@@ -185,5 +187,56 @@ describe('Plan approval outside the dialog', () => {
     // Approved, coded, evaluated: tinysat fails the smoke gate here (UNSAT without a proof).
     assert.match(outcome ?? '', /failed the smoke gate/);
     assert.equal(await vscode.commands.executeCommand('satlution.approvePlan', dir), false, 'nothing waits any more');
+  });
+});
+
+describe('Remote runners', function () {
+  this.timeout(180000);
+  // Set by the integration runner when it could bring up the project's test Slurm.
+  const slurmConf = process.env.SATLUTION_TEST_SLURM_CONF;
+  before(function () {
+    if (!slurmConf) {
+      console.log('    skipped: no test Slurm (scripts/slurm-test.sh could not start one here)');
+      this.skip();
+    }
+  });
+
+  it('evaluates a candidate on a Slurm runner, with its job and progress in the Runners view', async () => {
+    const a = await api();
+    const file = path.join(workspaceDir(), 'satlution.yaml');
+    const original = fs.readFileSync(file, 'utf8');
+    const workdir = fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-it-shared-'));
+    // The smoke stage moves to the cluster (and changes its limits, so nothing stored is reused).
+    const doc = parseDocument(original);
+    (doc.get('runners') as YAMLSeq).add(doc.createNode({ name: 'cluster', kind: 'slurm', workdir, node: process.execPath }));
+    doc.setIn(['stages', 'smoke', 'runner'], 'cluster');
+    doc.setIn(['stages', 'smoke', 'check_proofs'], false);
+    doc.setIn(['stages', 'smoke', 'timeout_s'], 11);
+    fs.writeFileSync(file, doc.toString());
+    try {
+      await a.refresh();
+      const cluster = await eventually(async () => (await a.runnersTree.getChildren()).find((n) => n.kind === 'runner' && n.runner.name === 'cluster'), 'the cluster runner in the Runners view');
+      const found = (await vscode.commands.executeCommand('satlution.checkRunner', cluster)) as Record<string, { check: string; level: string; detail: string }[]>;
+      const slurm = found.cluster!.find((f) => f.check === 'slurm');
+      assert.equal(slurm?.level, 'ok', JSON.stringify(found.cluster));
+
+      const seen: string[] = [];
+      const running = vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' }) as Thenable<{ verdict: string; summary: string; file: string } | undefined>;
+      await eventually(async () => {
+        const job = (await a.runnersTree.getChildren(cluster)).find((n): n is Extract<RunnersNode, { kind: 'job' }> => n.kind === 'job');
+        if (job) seen.push(job.job.message);
+        return seen.some((m) => /^smoke: Slurm job \d+: \d+\/\d+ done/.test(m));
+      }, 'the evaluation under the cluster runner, with the Slurm job\'s progress', 120000);
+      const r = await running;
+      assert.ok(r, 'the evaluation returned nothing');
+      assert.equal(r.verdict, 'pass', r.summary);
+      const json = JSON.parse(fs.readFileSync(r.file, 'utf8')) as { runner: string; instances: { status: string }[] };
+      assert.equal(json.runner, 'cluster');
+      assert.ok(json.instances.length > 0 && json.instances.every((i) => i.status === 'solved'));
+      assert.ok(fs.readdirSync(path.join(workdir, 'results')).length >= json.instances.length, 'results written in the shared workdir');
+    } finally {
+      fs.writeFileSync(file, original);
+      await a.refresh();
+    }
   });
 });

@@ -1,5 +1,6 @@
 // Runs the mocha integration suite inside a real VS Code extension host (code-server) and exits with
 // its result. Usage: node out/test/runner/integration.js  (paths come from scripts/test.mjs)
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,10 +13,35 @@ export interface SuiteResult {
   exitCode: number;
 }
 
+/**
+ * The project's test Slurm for the remote-runner tests, when this machine can run one: its config
+ * reaches the extension host through the environment. Absent (the tests say skipped) otherwise.
+ */
+function slurmUp(): { down(): void } | undefined {
+  const script = path.resolve(__dirname, '..', '..', '..', 'scripts', 'slurm-test.sh');
+  const up = spawnSync('bash', [script, 'up'], { encoding: 'utf8', env: { ...process.env, SLURM_TEST_DIR: '' } });
+  const kv = Object.fromEntries(up.stdout.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  if (up.status !== 0 || !kv.SLURM_CONF || !kv.SLURM_TEST_DIR) {
+    console.log(`integration: no test Slurm (${up.stderr.trim().split('\n').pop() ?? ''}); the remote-runner tests are skipped`);
+    return undefined;
+  }
+  const before = process.env.SLURM_CONF;
+  process.env.SLURM_CONF = process.env.SATLUTION_TEST_SLURM_CONF = kv.SLURM_CONF;
+  return {
+    down() {
+      if (before === undefined) delete process.env.SLURM_CONF;
+      else process.env.SLURM_CONF = before;
+      delete process.env.SATLUTION_TEST_SLURM_CONF;
+      spawnSync('bash', [script, 'down', kv.SLURM_TEST_DIR!], { stdio: 'inherit' });
+    },
+  };
+}
+
 export async function runIntegration(o: { codeServer: string; nodeBin: string; extensionDir: string; testsModule: string; timeoutMs?: number; verbose?: boolean }): Promise<SuiteResult> {
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-it-'));
   const results = `${workspace}.results.json`;
   process.env.SATLUTION_TEST_RESULTS = results; // inherited by code-server and its extension host
+  const slurm = slurmUp();
   const cs = await startCodeServer({ codeServer: o.codeServer, nodeBin: o.nodeBin, verbose: o.verbose });
   const browser = await launchBrowser(cs.env);
   let passed = 0;
@@ -69,6 +95,7 @@ export async function runIntegration(o: { codeServer: string; nodeBin: string; e
     await browser.close();
     await cs.stop();
     delete process.env.SATLUTION_TEST_RESULTS;
+    slurm?.down();
     fs.rmSync(workspace, { recursive: true, force: true });
     fs.rmSync(results, { force: true });
   }
