@@ -11,7 +11,7 @@ import { type Died, follow, submitOrAttach } from '../../src/core/runners/slurm/
 import { parseSacct, parseSqueue } from '../../src/core/runners/slurm/queue';
 import { type ArrayOptions, renderTaskFile, type SlurmTask, timeLimitMinutes } from '../../src/core/runners/slurm/script';
 import { localDir } from '../../src/core/runners/slurm/shared';
-import { recordFile } from '../../src/core/runners/slurm/state';
+import { liveRecords, recordFile } from '../../src/core/runners/slurm/state';
 import { type Slurm, slurmUp } from './clusters';
 import { FIXTURES, tempDir, WORKER, write } from './helpers';
 
@@ -68,6 +68,20 @@ describe('slurm array jobs (parsing)', function () {
     assert.deepEqual(a.map((s) => [s.index, s.state, s.reason]), [[0, 'CANCELLED', 'exit code 0:15'], [1, 'TIMEOUT', ''], [2, 'NODE_FAIL', 'exit code 1:0']]);
     assert.equal(timeLimitMinutes(60, false), 7);
     assert.throws(() => renderTaskFile([{ key: '../x', args: [] }]));
+  });
+});
+
+describe('slurm job records', function () {
+  it('keeps a record while a run it holds has no result, and drops it after; torn files are ignored', async function () {
+    const workdir = tempDir();
+    const dir = localDir(workdir);
+    write(path.join(workdir, 'jobs', '7.json'), JSON.stringify({ id: '7', keys: ['a', null, 'b'] }));
+    write(path.join(workdir, 'jobs', '8.json'), '{"id": "8", "keys": [');
+    write(path.join(workdir, 'results', 'a.json'), '{}');
+    assert.deepEqual(await liveRecords(dir), [{ id: '7', keys: ['a', null, 'b'] }]);
+    write(path.join(workdir, 'results', 'b.json'), '{}');
+    assert.deepEqual(await liveRecords(dir), []);
+    assert.deepEqual(fs.readdirSync(path.join(workdir, 'jobs')), ['8.json'], 'the finished record is gone, the torn one left alone');
   });
 });
 

@@ -7,7 +7,7 @@ import type { SlurmExec } from './exec';
 import { type ElementState, parseSacct, parseSqueue } from './queue';
 import { type ArrayOptions, renderScript, renderTaskFile, sbatchArgs, type SlurmTask } from './script';
 import type { SharedDir } from './shared';
-import { JOBS_DIR, type JobRecord, readRecords, removeRecord, writeRecord } from './state';
+import { JOBS_DIR, type JobRecord, liveRecords, readRecords, removeRecord, writeRecord } from './state';
 
 export interface ArrayBatch {
   /** opts.workdir is dir.root. */
@@ -73,7 +73,7 @@ export async function submitOrAttach(b: ArrayBatch): Promise<Attached> {
   const texts = await dir.readMany(b.tasks.filter((t) => present.has(`${t.key}.json`)).map((t) => resultFile(t.key)));
   const ready = new Map<string, InstanceResult>();
   const holder = new Map<string, { record: JobRecord; index: number }>();
-  for (const record of await readRecords(dir)) for (const [index, key] of record.keys.entries()) if (key) holder.set(key, { record, index });
+  for (const record of await liveRecords(dir)) for (const [index, key] of record.keys.entries()) if (key) holder.set(key, { record, index });
   const mine = new Map<string, JobRecord>();
   const todo: SlurmTask[] = [];
   for (const t of b.tasks) {
@@ -167,8 +167,10 @@ export interface FollowOptions {
   signal?: AbortSignal;
   /** Polls a COMPLETED element may lack its result (shared filesystems show files late). */
   completedGrace?: number;
-  /** Consecutive failed squeue calls before giving up (a controller restart takes a while). */
-  maxQueueErrors?: number;
+  /** Ask the queue every this many polls (results are read every poll): clusters frown on busy squeue loops. */
+  queueEvery?: number;
+  /** Seconds the queue may keep failing before giving up (a controller restart takes a while). */
+  queueDownS?: number;
 }
 
 /**
@@ -185,8 +187,11 @@ export async function follow(b: Pick<ArrayBatch, 'exec' | 'dir'>, a: Attached, h
     await hooks.onResult(key, r);
   }
   let died = 0;
-  let queueErrors = 0;
+  let queueDownSince: number | undefined;
+  let poll = 0;
   const ended = new Set<string>(); // jobs with no element left pending or running
+  // Per job, Slurm's latest answer (null: the queue did not answer); kept between queue polls.
+  const states = new Map<string, Map<number, ElementState> | null>();
   for (;;) {
     if (o.signal?.aborted) {
       await cancelBatch(b, a);
@@ -194,15 +199,17 @@ export async function follow(b: Pick<ArrayBatch, 'exec' | 'dir'>, a: Attached, h
     }
     const p: Progress = { total, pending: 0, running: 0, done: 0, died };
     // Queue first, files second: an element seen finished has already written its result.
-    const states = new Map<string, Map<number, ElementState> | null>();
-    for (const job of a.jobs) {
-      const s = await elementStates(b.exec, job.id);
-      states.set(job.id, s);
-      if (s && ![...s.values()].some((e) => e.phase !== 'finished')) ended.add(job.id);
+    if (poll++ % (o.queueEvery ?? 5) === 0) {
+      for (const job of a.jobs) {
+        const s = await elementStates(b.exec, job.id);
+        states.set(job.id, s);
+        if (s && ![...s.values()].some((e) => e.phase !== 'finished')) ended.add(job.id);
+      }
+      if (a.jobs.length && a.jobs.every((j) => states.get(j.id) === null)) {
+        queueDownSince ??= Date.now();
+        if (Date.now() - queueDownSince > (o.queueDownS ?? 300) * 1000) throw new Error(`squeue has been failing for ${o.queueDownS ?? 300} s (job ${a.jobs.map((j) => j.id).join(', ')}); the jobs may still run: evaluate again later to re-attach`);
+      } else queueDownSince = undefined;
     }
-    if ([...states.values()].every((s) => s === null) && a.jobs.length) {
-      if (++queueErrors >= (o.maxQueueErrors ?? 30)) throw new Error(`squeue keeps failing for job ${a.jobs.map((j) => j.id).join(', ')}`);
-    } else queueErrors = 0;
     const present = new Set(await dir.list('results'));
     const open = a.jobs.flatMap((j) => j.keys).filter((k): k is string => !!k && !reported.has(k) && present.has(`${k}.json`));
     const texts = await dir.readMany(open.map(resultFile));
@@ -225,7 +232,7 @@ export async function follow(b: Pick<ArrayBatch, 'exec' | 'dir'>, a: Attached, h
         if (s?.state === 'COMPLETED' || (!s && present.has(`${key}.json`))) {
           const n = (late.get(key) ?? 0) + 1;
           late.set(key, n);
-          if (n <= (o.completedGrace ?? 5)) continue;
+          if (n <= (o.completedGrace ?? 10)) continue;
         }
         reported.add(key);
         died++;
@@ -246,7 +253,13 @@ export async function follow(b: Pick<ArrayBatch, 'exec' | 'dir'>, a: Attached, h
     hooks.onProgress?.(p);
     if (reported.size >= total) {
       // Results are in the workdir: a record is only needed while its job still runs elements.
-      for (const j of a.jobs) if (ended.has(j.id)) await removeRecord(dir, j.id);
+      for (const j of a.jobs) {
+        if (!ended.has(j.id)) {
+          const s = await elementStates(b.exec, j.id); // one last look: the last poll may predate the end
+          if (!s || [...s.values()].some((e) => e.phase !== 'finished')) continue;
+        }
+        await removeRecord(dir, j.id);
+      }
       return true;
     }
     await sleep(o.pollMs ?? 2000, o.signal);

@@ -36,3 +36,14 @@ export async function readRecords(dir: SharedDir): Promise<JobRecord[]> {
 
 export const writeRecord = (dir: SharedDir, r: JobRecord) => dir.write(recordFile(r.id), JSON.stringify(r) + '\n');
 export const removeRecord = (dir: SharedDir, id: string) => dir.remove(recordFile(id));
+
+/** The records that still hold runs without a result; the others are removed (their job is over). */
+export async function liveRecords(dir: SharedDir): Promise<JobRecord[]> {
+  const present = new Set(await dir.list('results'));
+  const live: JobRecord[] = [];
+  for (const r of await readRecords(dir)) {
+    if (r.keys.some((k) => k && !present.has(`${k}.json`))) live.push(r);
+    else await removeRecord(dir, r.id);
+  }
+  return live;
+}
