@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { CONFIG_FILE } from '../core/workspace/layout';
 import type { WorkspaceSnapshot } from '../core/workspace/snapshot';
 import { openCandidateDoc, revealCandidateFolder } from './commands/candidateDocs';
-import { evaluateCandidate } from './commands/evaluate';
+import { evaluateCandidate, evaluateOnRunner } from './commands/evaluate';
 import { checkRules } from './commands/checkRules';
 import { CycleController, setApiKey } from './commands/cycle';
 import { PATCH_SCHEME, PatchContentProvider, reviewRulePatches } from './commands/reviewRulePatches';
@@ -77,6 +77,7 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
     trees.disposable,
     review.disposable,
     cmd('satlution.evaluateCandidate', (arg?: unknown) => evaluateCandidate(arg, { model, log, buildProblems, compliance, jobs })),
+    cmd('satlution.evaluateOnRunner', (arg?: unknown) => evaluateOnRunner(arg, { model, log, buildProblems, compliance, jobs })),
     cmd('satlution.checkRules', (arg?: unknown) => checkRules(arg, { model, compliance })),
     cmd('satlution.reviewRulePatches', (arg?: unknown) => reviewRulePatches(arg, model)),
     cycles,

@@ -206,10 +206,9 @@ describe('Remote runners', function () {
     const file = path.join(workspaceDir(), 'satlution.yaml');
     const original = fs.readFileSync(file, 'utf8');
     const workdir = fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-it-shared-'));
-    // The smoke stage moves to the cluster (and changes its limits, so nothing stored is reused).
+    // One runner entry is all it takes; the smoke stage's limits change so nothing stored is reused.
     const doc = parseDocument(original);
     (doc.get('runners') as YAMLSeq).add(doc.createNode({ name: 'cluster', kind: 'slurm', workdir, node: process.execPath }));
-    doc.setIn(['stages', 'smoke', 'runner'], 'cluster');
     doc.setIn(['stages', 'smoke', 'check_proofs'], false);
     doc.setIn(['stages', 'smoke', 'timeout_s'], 11);
     fs.writeFileSync(file, doc.toString());
@@ -221,7 +220,7 @@ describe('Remote runners', function () {
       assert.equal(slurm?.level, 'ok', JSON.stringify(found.cluster));
 
       const seen: string[] = [];
-      const running = vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' }) as Thenable<{ verdict: string; summary: string; file: string } | undefined>;
+      const running = vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke', runner: 'cluster' }) as Thenable<{ verdict: string; summary: string; file: string } | undefined>;
       await eventually(async () => {
         const job = (await a.runnersTree.getChildren(cluster)).find((n): n is Extract<RunnersNode, { kind: 'job' }> => n.kind === 'job');
         if (job) seen.push(job.job.message);

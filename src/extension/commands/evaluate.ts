@@ -13,11 +13,19 @@ import { stageRunners } from '../../core/runners/select';
 import { extensionRunnerEnv } from '../runnerEnv';
 import type { Logger } from '../../core/ports';
 import type { CyclesNode } from '../views/cyclesTree';
+import type { RunnersNode } from '../views/runnersTree';
 import type { ComplianceDiagnostics } from '../rules/complianceDiagnostics';
 import type { JobTracker } from '../jobs';
 import type { WorkspaceModel } from '../workspaceModel';
 
-export const EvaluateArgs = z.object({ candidate: z.string().regex(/^SATLUTION_\d+$/), stage: z.union([StageName, z.literal('all')]).optional() }).strict();
+export const EvaluateArgs = z
+  .object({
+    candidate: z.string().regex(/^SATLUTION_\d+$/).optional(),
+    stage: z.union([StageName, z.literal('all')]).optional(),
+    /** Every stage on this runner instead of its configured one (like `satlution eval --runner`). */
+    runner: z.string().min(1).optional(),
+  })
+  .strict();
 
 export interface EvaluateOutcome {
   verdict: 'pass' | 'fail';
@@ -34,20 +42,22 @@ export async function evaluateCandidate(
     void vscode.window.showWarningMessage('SATLUTION: open a SATLUTION workspace first (Initialize Workspace).');
     return undefined;
   }
-  // From the Cycles tree (a node), from a script (arguments), or from the palette (ask).
-  const node = arg as CyclesNode | undefined;
-  const args = node?.kind === 'candidate' ? undefined : EvaluateArgs.safeParse(arg ?? {}).data;
+  // From the Cycles tree (a candidate), the Runners view (a runner), a script (arguments), or the palette (ask).
+  const node = arg as CyclesNode | RunnersNode | undefined;
+  const args = node?.kind === 'candidate' ? undefined : node?.kind === 'runner' ? { runner: node.runner.name } : EvaluateArgs.safeParse(arg ?? {}).data;
   let candidate = node?.kind === 'candidate' ? node.candidate.dir : args?.candidate;
   const stage = args?.stage;
+  const onRunner = args?.runner;
   if (!candidate) {
     const items = (ctx.model.snapshot?.candidates ?? []).filter((c) => !c.missing).sort((a, b) => b.id - a.id).map((c) => ({ label: c.dir, description: `${c.champion ? 'champion · ' : ''}${c.status}` }));
-    candidate = (await vscode.window.showQuickPick(items, { title: 'SATLUTION: Evaluate Candidate', placeHolder: 'Which candidate?' }))?.label;
+    candidate = (await vscode.window.showQuickPick(items, { title: `SATLUTION: Evaluate Candidate${onRunner ? ` on ${onRunner}` : ''}`, placeHolder: 'Which candidate?' }))?.label;
     if (!candidate) return undefined;
   }
   const solverDir = path.join(root, candidate);
   try {
     const config = await loadConfig(root);
-    const stages = planStages(config, root, { stage: stage ?? 'all' });
+    if (onRunner && !config.runners.some((r) => r.name === onRunner)) throw new Error(`no runner ${onRunner} in satlution.yaml (known: ${config.runners.map((r) => r.name).join(', ')})`);
+    const stages = planStages(config, root, { stage: stage ?? 'all', ...(onRunner ? { runner: onRunner } : {}) });
     const gc = gateContext(config, root);
     const comply = await complianceGate(config, root, solverDir);
     if (stages.some((s) => s.checkProofs) && !gc.dratTrim) throw new Error(MISSING_DRAT_TRIM);
@@ -122,6 +132,17 @@ export async function evaluateCandidate(
     void vscode.window.showErrorMessage(`SATLUTION: could not evaluate ${candidate}: ${msg}`);
     return undefined;
   }
+}
+
+/** "Evaluate Candidate on This Runner…": from a runner in the Runners view, or asks which runner. */
+export async function evaluateOnRunner(arg: unknown, ctx: Parameters<typeof evaluateCandidate>[1]): Promise<EvaluateOutcome | undefined> {
+  const node = arg as RunnersNode | undefined;
+  if (node?.kind === 'runner') return evaluateCandidate(node, ctx);
+  const root = ctx.model.workspaceRoot;
+  if (!root) return evaluateCandidate(undefined, ctx); // says to open a workspace
+  const runners = await loadConfig(root).then((c) => c.runners, () => []);
+  const picked = await vscode.window.showQuickPick(runners.map((r) => ({ label: r.name, description: r.kind === 'local' ? 'this machine' : r.kind === 'ssh' ? `ssh ${r.host}` : `slurm ${r.login_host ?? '(sbatch here)'}` })), { title: 'SATLUTION: Evaluate Candidate on Runner', placeHolder: 'Which runner?' });
+  return picked ? evaluateCandidate({ runner: picked.label }, ctx) : undefined;
 }
 
 function showBuildProblems(collection: vscode.DiagnosticCollection, solverDir: string, diags: { file: string | null; line: number | null; column: number | null; severity: 'error' | 'warning'; message: string }[]): void {
