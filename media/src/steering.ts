@@ -86,9 +86,9 @@ const post = (m: SteeringViewMessage) => vscode.postMessage(m);
 
 // ---- skeleton ----------------------------------------------------------------------------------
 
-const STEPS = ['plan', 'approve', 'code', 'evaluate', 'analyze', 'decide'] as const;
+const STEPS = ['plan', 'approve', 'code', 'judge', 'evaluate', 'analyze', 'decide'] as const;
 const STEP_LABEL: Record<(typeof STEPS)[number] | 'done', string> = {
-  plan: 'Plan', approve: 'Approve', code: 'Code', evaluate: 'Evaluate', analyze: 'Analyze', decide: 'Decide', done: 'Done',
+  plan: 'Plan', approve: 'Approve', code: 'Code', judge: 'Judge', evaluate: 'Evaluate', analyze: 'Analyze', decide: 'Decide', done: 'Done',
 };
 const ROLE_LABEL: Record<AgentRole, string> = { planner: 'Planner', coder: 'Coder', tuner: 'Tuner' };
 
@@ -242,9 +242,13 @@ function renderState(s: SteeringState | undefined): void {
 
 let lastAnnounced = '';
 function renderSteps(s: SteeringState): void {
-  const current = s.step && s.step !== 'done' ? STEPS.indexOf(s.step) : -1;
+  // Only strategies that screen proposals have a Judge step.
+  const steps = STEPS.filter((x) => x !== 'judge' || s.strategy === 'sift' || s.step === 'judge');
+  const current = s.step && s.step !== 'done' ? steps.indexOf(s.step) : -1;
   const finished = s.step === 'done';
-  stepItems.forEach((li, i) => {
+  stepItems.forEach((li, j) => {
+    const i = steps.indexOf(STEPS[j]!);
+    li.hidden = i < 0;
     const st = finished || (current >= 0 && i < current) ? 'done' : i === current ? 'current' : 'todo';
     li.className = `step ${st}${i === current && s.phase === 'paused' ? ' halted' : ''}`;
     if (i === current) li.setAttribute('aria-current', 'step');
@@ -252,7 +256,7 @@ function renderSteps(s: SteeringState): void {
     li.querySelector('.state')!.textContent = st === 'done' ? ', done' : st === 'current' ? (s.phase === 'paused' ? ', paused here' : ', in progress') : '';
   });
   stepper.hidden = s.step === null;
-  const text = s.step === null ? '' : finished ? `Cycle ${s.cycle} finished.` : `Cycle ${s.cycle}: step ${current + 1} of ${STEPS.length}, ${STEP_LABEL[s.step]}${s.phase === 'paused' ? ' (paused)' : s.phase === 'awaiting-approval' ? ': the plan awaits your approval' : ''}.`;
+  const text = s.step === null ? '' : finished ? `Cycle ${s.cycle} finished.` : `Cycle ${s.cycle}: step ${current + 1} of ${steps.length}, ${STEP_LABEL[s.step]}${s.phase === 'paused' ? ' (paused)' : s.phase === 'awaiting-approval' ? ': the plan awaits your approval' : ''}.`;
   if (text !== lastAnnounced) stepLive.textContent = lastAnnounced = text;
 }
 

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 
 // Mirrors of core enums (core modules import Node APIs); a unit test keeps them equal.
-export const STEPS = ['plan', 'approve', 'code', 'evaluate', 'analyze', 'decide', 'done'] as const;
+export const STEPS = ['plan', 'approve', 'code', 'judge', 'evaluate', 'analyze', 'decide', 'done'] as const;
 export const Step = z.enum(STEPS);
 export type Step = z.infer<typeof Step>;
 export const ApprovalMode = z.enum(['manual', 'semi', 'auto']);
@@ -68,6 +68,8 @@ export const SteeringState = z
     agent: z.enum(['llm', 'tuner']).nullable(),
     /** From satlution.yaml; null while it is invalid. */
     approval: ApprovalMode.nullable(),
+    /** The search strategy from satlution.yaml (sift adds the Judge step); null while it is invalid. */
+    strategy: z.enum(['champion-challenger', 'sift']).nullable(),
     /** How the last cycle ended, when one did. */
     outcome: z.string().max(LIMITS.line * 2).nullable(),
     pending: PendingPlan.nullable(),

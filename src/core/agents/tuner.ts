@@ -66,7 +66,7 @@ export function tunerAgent(opts: { only?: string[] } = {}): EvolutionAgent {
   let pending: { option: TunableOption; value: number }[] = [];
   return {
     name: 'tuner',
-    async plan({ cycle, championDir, candidate, emit }) {
+    async plan({ cycle, proposal, championDir, candidate, emit }) {
       const say = (message: string) => emit?.({ type: 'agent-log', role: 'tuner', message });
       const text = await fs.readFile(path.join(championDir, OPTIONS_FILE), 'utf8').catch(() => undefined);
       if (text === undefined) throw new Error(`the tuner needs ${OPTIONS_FILE} with OPTION (name, default, low, high, "help") lines (kissat's layout); this solver has none`);
@@ -76,7 +76,8 @@ export function tunerAgent(opts: { only?: string[] } = {}): EvolutionAgent {
       const pool = opts.only?.length ? all.filter((o) => opts.only!.includes(o.name)) : preferred.length ? preferred : all;
       if (!pool.length) throw new Error(`no tunable options found in ${OPTIONS_FILE}`);
       say(`${all.length} tunable options in ${OPTIONS_FILE}; choosing among ${pool.map((o) => o.name).join(', ')}`);
-      const rnd = prng(cycle * 104729 + 17);
+      // Proposal 0 keeps the seed of a one-proposal cycle; later proposals of the same cycle differ.
+      const rnd = prng(cycle * 104729 + 17 + (proposal ?? 0) * 7919);
       const k = pool.length > 1 && rnd() < 0.3 ? 2 : 1;
       const chosen = [...pool].sort(() => rnd() - 0.5).slice(0, k);
       pending = chosen.map((option) => ({ option, value: mutate(option, rnd) }));

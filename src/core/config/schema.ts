@@ -198,9 +198,22 @@ export const ModelsSchema = z
 
 export const StrategySchema = z
   .object({
-    name: z.enum(['champion-challenger']).default('champion-challenger').meta({
-      description: 'Search strategy. champion-challenger evolves one champion at a time, as the SATLUTION paper does.',
-      examples: ['champion-challenger'],
+    name: z.enum(['champion-challenger', 'sift']).default('champion-challenger').meta({
+      description:
+        'Search strategy. champion-challenger evolves one champion at a time, as the SATLUTION paper does. sift makes several proposals per cycle, has a judge model score each diff (1-10) and evaluates only the best ones.',
+      examples: ['champion-challenger', 'sift'],
+    }),
+    proposals: z.number().int().min(1).max(16).optional().meta({
+      description: 'sift: proposals (plan + code) per cycle (default 4). champion-challenger makes one.',
+      examples: [4],
+    }),
+    evaluate_top: z.number().int().min(1).max(16).optional().meta({
+      description: "sift: how many of the judge's best-scored proposals are evaluated per cycle (default 1).",
+      examples: [1],
+    }),
+    judge_rubric: z.string().min(10).optional().meta({
+      description: "sift: the judge's rubric (default: a built-in one for SAT solver changes: soundness risk, expected PAR-2 effect, evidence in the code, scope).",
+      examples: ['Prefer small, well-motivated changes to restart and phase heuristics.'],
     }),
     min_improvement_pct: z.number().nonnegative().max(100).default(5).meta({
       description: 'A challenger replaces the champion only if it is correct, significantly faster (paired test), and its PAR-2 is at least this many percent lower (run-to-run noise is a few percent).',
@@ -334,6 +347,16 @@ export const ConfigSchema = z
           path: ['stages', st, 'runner'],
           message: `names no runner; known runners: ${[...runnerNames].join(', ') || '(none)'}`,
         });
+    }
+    const st = c.strategy;
+    if (st.name === 'champion-challenger')
+      for (const k of ['proposals', 'evaluate_top', 'judge_rubric'] as const)
+        if (st[k] !== undefined) ctx.addIssue({ code: 'custom', path: ['strategy', k], message: `only used by strategy sift (champion-challenger makes and evaluates one proposal per cycle)` });
+    if (st.name === 'sift') {
+      if (!c.models.judge && !c.models.planner)
+        ctx.addIssue({ code: 'custom', path: ['strategy', 'name'], message: 'sift needs a judge model: set models.judge (or models.planner, which then also judges)' });
+      if ((st.evaluate_top ?? 1) > (st.proposals ?? 4))
+        ctx.addIssue({ code: 'custom', path: ['strategy', 'evaluate_top'], message: `cannot evaluate more than the ${st.proposals ?? 4} proposals made per cycle` });
     }
   });
 

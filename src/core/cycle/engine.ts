@@ -21,6 +21,9 @@ import { CandidateStore } from '../store/candidates';
 import { tryHoldLock } from '../store/lock';
 import { candidateDirName, RULES_DIR, STATE_DIR } from '../workspace/layout';
 import { newCandidate } from '../workspace/newCandidate';
+import { type Judge } from '../strategy/judge';
+import { appendJudgeRecord } from '../strategy/judgeLog';
+import { type Evaluated, strategyFor } from '../strategy/strategy';
 import type { AgentSink, CycleEvent } from './events';
 import type { PauseRequest } from './pause';
 import { readCycle, saveCycle, type CycleState } from './state';
@@ -31,7 +34,8 @@ export type { AgentEvent, AgentRole, AgentSink, CycleEvent } from './events';
 export interface EvolutionAgent {
   readonly name: string;
   /** `emit` reports the agent at work (streamed text, tool calls, steps) to the host. */
-  plan(ctx: { ws: string; cycle: number; championDir: string; candidate: string; emit?: AgentSink }): Promise<{ title: string; hypothesis: string }>;
+  /** `proposal` counts the cycle's proposals from 0 (strategies that make several ask again, for a different one). */
+  plan(ctx: { ws: string; cycle: number; proposal?: number; championDir: string; candidate: string; emit?: AgentSink }): Promise<{ title: string; hypothesis: string }>;
   /** `hypothesis` is HYPOTHESIS.md as it is on disk now (the person may have edited it before approving). */
   code(ctx: { ws: string; cycle: number; candidateDir: string; hypothesis: string; host: ToolHost; emit?: AgentSink }): Promise<{ finished: boolean; detail: string }>;
 }
@@ -49,6 +53,8 @@ export interface CycleRequest {
   onEvent?: (e: CycleEvent) => void;
   /** Where dist/worker.js is, for stages on ssh or slurm runners. */
   runnerEnv?: RunnerEnv;
+  /** Scores proposals for strategies that screen them (sift). */
+  judge?: Judge;
 }
 
 /**
@@ -81,7 +87,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
     const { index } = await store.load();
     if (index.champion === null) throw new Error('there is no champion to evolve; initialize the workspace first');
     const now = new Date().toISOString();
-    s = { cycle: (s?.cycle ?? 0) + 1, step: 'plan', parent: index.champion, candidate: null, title: null, started_at: now, updated_at: now, outcome: null, champion_changed: false };
+    s = { cycle: (s?.cycle ?? 0) + 1, step: 'plan', parent: index.champion, candidate: null, title: null, started_at: now, updated_at: now, outcome: null, champion_changed: false, proposals: [], selected: null };
     await saveCycle(ws, s);
   } else req.log.info(`Resuming cycle ${s.cycle} at step "${s.step}"`);
   const dirOf = (id: number) => path.join(ws, candidateDirName(id));
@@ -111,6 +117,13 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
     return s!;
   };
 
+  const strategy = strategyFor(req.config);
+  /** A proposal ended (coded or not): plan the next one, or screen them all when there are enough. */
+  const nextProposal = async (coded: boolean) => {
+    const proposals = [...s!.proposals.filter((p) => p.candidate !== s!.candidate), { candidate: s!.candidate!, title: s!.title, coded }];
+    await step(proposals.length < strategy.proposals ? { step: 'plan', candidate: null, title: null, proposals } : { step: 'judge', proposals });
+  };
+
   announce();
   while (s.step !== 'done') {
     req.signal?.throwIfAborted();
@@ -120,7 +133,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         // The candidate exists before the plan, so a resumed cycle plans into the same one.
         if (s.candidate === null) await step({ candidate: (await newCandidate(ws, { parent: s.parent })).id });
         await store.setStatus(s.candidate!, 'planning');
-        const p = await req.agent.plan({ ws, cycle: s.cycle, championDir: dirOf(s.parent), candidate: candidateDirName(s.candidate!), emit });
+        const p = await req.agent.plan({ ws, cycle: s.cycle, proposal: s.proposals.length, championDir: dirOf(s.parent), candidate: candidateDirName(s.candidate!), emit });
         await fs.writeFile(path.join(dirOf(s.candidate!), 'HYPOTHESIS.md'), p.hypothesis);
         await step({ step: 'approve', title: p.title });
         break;
@@ -144,7 +157,9 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           if (!answer.approved) {
             const reason = answer.reason?.trim();
             await store.setStatus(s.candidate!, 'discarded', reason ? `plan rejected: ${reason}` : 'plan rejected');
-            return end(`the plan was rejected${reason ? ` (${reason})` : ''}`, false);
+            if (strategy.proposals === 1) return end(`the plan was rejected${reason ? ` (${reason})` : ''}`, false);
+            await nextProposal(false);
+            break;
           }
           // The person may have edited the plan before approving: its heading is the title now.
           title = hypothesisTitle(await fs.readFile(file, 'utf8'), candidate) ?? s.title;
@@ -158,49 +173,86 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         const host = await toolHost(req, dir);
         const hypothesis = await fs.readFile(path.join(dir, 'HYPOTHESIS.md'), 'utf8');
         const out = await req.agent.code({ ws, cycle: s.cycle, candidateDir: dir, hypothesis, host, emit });
-        if (!out.finished) return end(`coding did not finish: ${out.detail}`, true);
-        await step({ step: 'evaluate' });
+        if (!out.finished) {
+          if (strategy.proposals === 1) return end(`coding did not finish: ${out.detail}`, true);
+          await store.setStatus(s.candidate!, 'failed', `coding did not finish: ${out.detail}`);
+          await nextProposal(false);
+          break;
+        }
+        // One proposal goes straight on; several are screened first (judge).
+        if (strategy.proposals === 1) await step({ step: 'evaluate', proposals: [{ candidate: s.candidate!, title: s.title, coded: true }], selected: [s.candidate!] });
+        else await nextProposal(true);
+        break;
+      }
+      case 'judge': {
+        const coded = s.proposals.filter((p) => p.coded);
+        if (!coded.length) return end(`none of the ${s.proposals.length} proposals was coded`, false);
+        const sel = await strategy.select(s.proposals, {
+          ws,
+          cycle: s.cycle,
+          parent: s.parent,
+          ...(req.judge ? { judge: req.judge } : {}),
+          rules: () => rulesForJudge(ws),
+          hypothesis: (id) => fs.readFile(path.join(dirOf(id), 'HYPOTHESIS.md'), 'utf8').catch(() => ''),
+          ...(req.signal ? { signal: req.signal } : {}),
+          say: (message) => req.onEvent?.({ type: 'log', message }),
+        });
+        for (const d of sel.discarded) await store.setStatus(d.candidate, 'discarded', d.reason);
+        const first = sel.evaluate[0];
+        if (first === undefined) return end('no proposal was selected for evaluation', false);
+        await step({ step: 'evaluate', selected: sel.evaluate, candidate: first, title: s.proposals.find((p) => p.candidate === first)?.title ?? s.title });
         break;
       }
       case 'evaluate': {
+        const selected = s.selected ?? [s.candidate!];
         // manual: a person looks at the code before it is built and run, and confirms each promotion.
-        if (req.config.approval === 'manual' && !(await req.approver.confirm(`Evaluate ${candidateDirName(s.candidate!)}? Review its diff with the parent first.`, s.title ?? undefined, 'Evaluate'))) {
-          await store.setStatus(s.candidate!, 'discarded', 'evaluation declined by a person');
+        if (req.config.approval === 'manual' && !(await req.approver.confirm(`Evaluate ${selected.map(candidateDirName).join(', ')}? Review the diff with the parent first.`, s.title ?? undefined, 'Evaluate'))) {
+          for (const id of selected) await store.setStatus(id, 'discarded', 'evaluation declined by a person');
           return end('the evaluation was declined', false);
         }
-        await store.setStatus(s.candidate!, 'evaluating');
         // The champion is measured under the same limits first, when it has not been yet.
         if (!(await readEval(ws, s.parent))) await evaluate(req, dirOf(s.parent));
-        const json = await evaluate(req, dirOf(s.candidate!));
-        if (json.verdict === 'fail') {
-          await writeResults(dirOf(s.candidate!), json, undefined, s);
-          return end(`failed the ${json.gates.find((g) => !g.ok)?.gate} gate`, false); // recordEvaluation set the status
+        const failures: string[] = [];
+        for (const id of selected) {
+          // A resumed cycle skips what is already evaluated (and the results store makes re-runs cheap).
+          let json = await readEval(ws, id);
+          if (!json) {
+            if (s.candidate !== id) await step({ candidate: id, title: s.proposals.find((p) => p.candidate === id)?.title ?? s.title });
+            await store.setStatus(id, 'evaluating');
+            json = await evaluate(req, dirOf(id));
+          }
+          if (json.verdict === 'fail') {
+            await writeResults(dirOf(id), json, undefined, s);
+            failures.push(`${selected.length > 1 ? `${candidateDirName(id)} ` : ''}failed the ${json.gates.find((g) => !g.ok)?.gate} gate`);
+          }
         }
+        if (failures.length === selected.length) return end(failures.join('; '), false); // recordEvaluation set the statuses
         await step({ step: 'analyze' });
         break;
       }
       case 'analyze': {
-        const { mine, cmp } = await againstChampion(req, s);
-        await writeResults(dirOf(s.candidate!), mine!, cmp, s);
+        for (const e of await evaluatedAgainstParent(req, s)) {
+          if (e.json?.verdict !== 'pass') continue;
+          await writeResults(dirOf(e.candidate), e.json, e.cmp, s);
+          if (strategy.name === 'sift' && e.cmp) await appendJudgeRecord(ws, { type: 'measured', cycle: s.cycle, candidate: e.candidate, par2: e.cmp.par2B, parent_par2: e.cmp.par2A, gain_pct: e.cmp.par2A > 0 ? (100 * (e.cmp.par2A - e.cmp.par2B)) / e.cmp.par2A : 0 });
+        }
         await step({ step: 'decide' });
         break;
       }
       case 'decide': {
-        const { mine, cmp } = await againstChampion(req, s);
-        const margin = req.config.strategy.min_improvement_pct;
-        const gain = cmp && cmp.par2A > 0 ? (100 * (cmp.par2A - cmp.par2B)) / cmp.par2A : 0;
-        if (cmp?.verdict === 'B faster' && gain < margin) {
-          await step({ step: 'done', outcome: `${candidateDirName(s.parent)} stays champion (${gain.toFixed(1)}% faster: significant, but under the ${margin}% margin)` });
+        const evaluated = await evaluatedAgainstParent(req, s);
+        const d = strategy.accept(evaluated, s.parent);
+        if (d.winner === null) {
+          await step({ step: 'done', outcome: d.outcome });
           break;
         }
-        if (mine?.verdict === 'pass' && cmp?.verdict === 'B faster') {
-          if (req.config.approval === 'manual' && !(await req.approver.confirm(`Make ${candidateDirName(s.candidate!)} the champion? PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s (see RESULTS.md).`, undefined, 'Promote'))) {
-            await step({ step: 'done', outcome: `${candidateDirName(s.parent)} stays champion (the promotion of ${candidateDirName(s.candidate!)} was declined)` });
-            break;
-          }
-          await store.setChampion(s.candidate!);
-          await step({ step: 'done', champion_changed: true, outcome: `${candidateDirName(s.candidate!)} is the new champion (PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s)` });
-        } else await step({ step: 'done', outcome: `${candidateDirName(s.parent)} stays champion (${cmp ? cmp.verdict : 'no comparable measurement'})` });
+        const cmp = evaluated.find((e) => e.candidate === d.winner)!.cmp!;
+        if (req.config.approval === 'manual' && !(await req.approver.confirm(`Make ${candidateDirName(d.winner)} the champion? PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s (see RESULTS.md).`, undefined, 'Promote'))) {
+          await step({ step: 'done', outcome: `${candidateDirName(s.parent)} stays champion (the promotion of ${candidateDirName(d.winner)} was declined)` });
+          break;
+        }
+        await store.setChampion(d.winner);
+        await step({ step: 'done', candidate: d.winner, champion_changed: true, outcome: d.outcome });
         break;
       }
     }
@@ -256,11 +308,22 @@ async function evaluate(req: CycleRequest, dir: string): Promise<EvalJson> {
   return json;
 }
 
-/** The candidate's evaluation and its paired comparison with the champion's (same limits only). */
-async function againstChampion(req: CycleRequest, s: CycleState): Promise<{ mine: EvalJson | undefined; cmp: Comparison | undefined }> {
-  const [mine, champ] = await Promise.all([readEval(req.ws, s.candidate!), readEval(req.ws, s.parent)]);
-  const cmp = mine && champ && mine.timeout_s === champ.timeout_s ? compareRuns(champ.instances, mine.instances, mine.timeout_s ?? 1, { alpha: req.config.strategy.alpha }) : undefined;
-  return { mine, cmp };
+/** Each selected candidate's evaluation and its paired comparison with the parent's (same limits only). */
+async function evaluatedAgainstParent(req: CycleRequest, s: CycleState): Promise<Evaluated[]> {
+  const parent = await readEval(req.ws, s.parent);
+  const out: Evaluated[] = [];
+  for (const id of s.selected ?? (s.candidate === null ? [] : [s.candidate])) {
+    const json = await readEval(req.ws, id);
+    const cmp = json && parent && json.timeout_s === parent.timeout_s ? compareRuns(parent.instances, json.instances, json.timeout_s ?? 1, { alpha: req.config.strategy.alpha }) : undefined;
+    out.push({ candidate: id, json, cmp });
+  }
+  return out;
+}
+
+/** The rules a judge weighs a proposal against: those that apply when planning and coding. */
+async function rulesForJudge(ws: string): Promise<string> {
+  const rules = await loadRules(path.join(ws, RULES_DIR)).catch(() => []);
+  return rules.filter((r) => r.phases.some((p) => p === 'planning' || p === 'coding')).map((r) => `## ${r.id}: ${r.title}\n${r.body}`).join('\n\n');
 }
 
 async function readEval(ws: string, id: number): Promise<EvalJson | undefined> {

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { appendJsonLine, writeJsonAtomic } from '../store/atomic';
 import { STATE_DIR } from '../workspace/layout';
 
-export const Step = z.enum(['plan', 'approve', 'code', 'evaluate', 'analyze', 'decide', 'done']);
+export const Step = z.enum(['plan', 'approve', 'code', 'judge', 'evaluate', 'analyze', 'decide', 'done']);
 export type Step = z.infer<typeof Step>;
 
 export const CycleState = z.object({
@@ -20,8 +20,13 @@ export const CycleState = z.object({
   /** Why the cycle ended without a new champion, when it did. */
   outcome: z.string().nullable(),
   champion_changed: z.boolean(),
+  /** The cycle's proposals so far (strategies that make several: sift). */
+  proposals: z.array(z.object({ candidate: z.number().int().nonnegative(), title: z.string().nullable(), coded: z.boolean() })).default([]),
+  /** The proposals chosen for evaluation, best first; null until chosen. */
+  selected: z.array(z.number().int().nonnegative()).nullable().default(null),
 });
 export type CycleState = z.infer<typeof CycleState>;
+export type CycleStateInput = z.input<typeof CycleState>;
 
 const file = (ws: string) => path.join(ws, STATE_DIR, 'cycle.json');
 
@@ -34,8 +39,8 @@ export async function readCycle(ws: string): Promise<CycleState | undefined> {
   }
 }
 
-export async function saveCycle(ws: string, s: CycleState): Promise<void> {
-  const next = { ...s, updated_at: new Date().toISOString() };
+export async function saveCycle(ws: string, s: CycleStateInput): Promise<void> {
+  const next = CycleState.parse({ ...s, updated_at: new Date().toISOString() });
   await writeJsonAtomic(file(ws), next);
   await appendJsonLine(path.join(ws, STATE_DIR, 'cycles.jsonl'), next);
 }

@@ -2,7 +2,7 @@
 // added, deleted or modified, without build products and binaries, with line counts for a summary.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { diffLines } from 'diff';
+import { createTwoFilesPatch, diffLines } from 'diff';
 import { listFiles } from './files';
 
 export interface FileChange {
@@ -35,6 +35,24 @@ export async function diffCandidates(fromDir: string, toDir: string): Promise<Fi
     out.push({ path: f, kind, ...countLines(x, y) });
   }
   return out;
+}
+
+/** The changes as one unified diff (for a reviewer model), cut at maxChars with a note of what is left out. */
+export async function unifiedDiff(fromDir: string, toDir: string, maxChars = 60000): Promise<string> {
+  const parts: string[] = [];
+  let size = 0;
+  const changes = await diffCandidates(fromDir, toDir);
+  for (const [i, c] of changes.entries()) {
+    const [x, y] = await Promise.all([c.kind === 'added' ? '' : readText(path.join(fromDir, c.path)), c.kind === 'deleted' ? '' : readText(path.join(toDir, c.path))]);
+    const patch = x === 'large' || y === 'large' || x === 'binary' || y === 'binary' ? `--- a/${c.path}\n+++ b/${c.path}\n(${c.kind}; too large to show)\n` : createTwoFilesPatch(`a/${c.path}`, `b/${c.path}`, x, y, '', '', { context: 3 });
+    if (size + patch.length > maxChars) {
+      parts.push(`(... ${changes.length - i} more changed file${changes.length - i > 1 ? 's' : ''} not shown: ${changes.slice(i).map((r) => r.path).join(', ')})\n`);
+      break;
+    }
+    parts.push(patch);
+    size += patch.length;
+  }
+  return parts.join('');
 }
 
 /** The text of a file, or 'binary' (NUL bytes, ELF/Mach-O) or 'large' (not loaded whole). */

@@ -23,6 +23,7 @@ export interface SteeringInputs {
   /** .satlution/cycle.json: a cycle in progress (when nothing runs: an interrupted one), or the last one. */
   saved: CycleState | undefined;
   approval: ApprovalMode | null;
+  strategy: SteeringState['strategy'];
   pending: PendingApproval | undefined;
   transcripts: boolean;
 }
@@ -31,8 +32,8 @@ const clip = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, ma
 const clipNull = (s: string | null, max: number) => (s === null ? null : clip(s, max));
 
 export function steeringState(i: SteeringInputs): SteeringState {
-  const base = { pausing: false, agent: null, approval: i.approval, outcome: null, pending: null, transcripts: i.transcripts } as const;
-  if (!i.workspace) return { ...base, phase: 'none', cycle: null, step: null, candidate: null, title: null, approval: null, transcripts: false };
+  const base = { pausing: false, agent: null, approval: i.approval, strategy: i.strategy, outcome: null, pending: null, transcripts: i.transcripts } as const;
+  if (!i.workspace) return { ...base, phase: 'none', cycle: null, step: null, candidate: null, title: null, approval: null, strategy: null, transcripts: false };
   const saved = i.saved;
   const savedCandidate = saved && saved.candidate !== null ? candidateDirName(saved.candidate) : null;
   const outcome = saved?.step === 'done' ? clipNull(saved.outcome, LIMITS.line * 2) : null;

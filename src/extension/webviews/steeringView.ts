@@ -78,6 +78,7 @@ export class SteeringViewProvider implements vscode.WebviewViewProvider, vscode.
       run: this.cycles.run,
       saved: this.cycles.saved,
       approval: snap?.config.ok ? snap.config.config.approval : null,
+      strategy: snap?.config.ok ? snap.config.config.strategy.name : null,
       pending: this.cycles.approvals.pending,
       transcripts: this.transcripts,
     });

@@ -1,0 +1,117 @@
+// A search strategy on the cycle engine: how many proposals a cycle makes, which of them are
+// evaluated, and which evaluated candidate (if any) becomes the champion. The engine does the rest —
+// plans, approvals, coding, gates, records — the same way for every strategy.
+//   champion-challenger: one proposal, evaluated, promoted if significantly faster (the paper's loop)
+//   sift: m proposals, a judge scores each diff, the top k are evaluated, the best winner is promoted
+import * as path from 'node:path';
+import type { Config } from '../config/schema';
+import type { Comparison } from '../eval/compare';
+import type { EvalJson } from '../eval/plan';
+import { candidateDirName } from '../workspace/layout';
+import { unifiedDiff } from '../workspace/candidateDiff';
+import { DEFAULT_RUBRIC, type Judge, type JudgeScore } from './judge';
+import { appendJudgeRecord } from './judgeLog';
+
+export interface Proposal {
+  candidate: number;
+  title: string | null;
+  /** Coded and built: eligible for selection. */
+  coded: boolean;
+}
+
+export interface SelectContext {
+  ws: string;
+  cycle: number;
+  parent: number;
+  judge?: Judge;
+  /** The rules text given to the judge. */
+  rules: () => Promise<string>;
+  hypothesis: (candidate: number) => Promise<string>;
+  signal?: AbortSignal;
+  say: (message: string) => void;
+}
+
+export interface Selection {
+  /** Candidate ids to evaluate, best first. */
+  evaluate: number[];
+  /** The others, each with why it is not evaluated. */
+  discarded: { candidate: number; reason: string }[];
+}
+
+export interface Evaluated {
+  candidate: number;
+  json: EvalJson | undefined;
+  cmp: Comparison | undefined;
+}
+
+export interface Decision {
+  /** The candidate to promote, or null: the parent stays champion. */
+  winner: number | null;
+  outcome: string;
+}
+
+export interface Strategy {
+  readonly name: Config['strategy']['name'];
+  /** Proposals (plan + code) per cycle. */
+  readonly proposals: number;
+  select(coded: Proposal[], ctx: SelectContext): Promise<Selection>;
+  accept(evaluated: Evaluated[], parent: number): Decision;
+}
+
+export function strategyFor(config: Config): Strategy {
+  const marginPct = config.strategy.min_improvement_pct;
+  const accept = (evaluated: Evaluated[], parent: number) => greedyAccept(evaluated, parent, marginPct);
+  if (config.strategy.name === 'sift') {
+    const k = config.strategy.evaluate_top ?? 1;
+    const rubric = config.strategy.judge_rubric ?? DEFAULT_RUBRIC;
+    return { name: 'sift', proposals: config.strategy.proposals ?? 4, select: (coded, ctx) => judgeTopK(coded, ctx, k, rubric), accept };
+  }
+  return {
+    name: 'champion-challenger',
+    proposals: 1,
+    select: async (coded) => ({ evaluate: coded.filter((p) => p.coded).map((p) => p.candidate), discarded: [] }),
+    accept,
+  };
+}
+
+/** SIFT's screen: every coded proposal scored by the judge; the k best go on (ties: the earlier one). */
+async function judgeTopK(coded: Proposal[], ctx: SelectContext, k: number, rubric: string): Promise<Selection> {
+  if (!ctx.judge) throw new Error('strategy sift needs a judge model: set models.judge (or models.planner) in satlution.yaml');
+  const rules = await ctx.rules();
+  const scored: { p: Proposal; s: JudgeScore }[] = [];
+  for (const p of coded.filter((x) => x.coded)) {
+    ctx.signal?.throwIfAborted();
+    const dir = candidateDirName(p.candidate);
+    const s = await ctx.judge.score(
+      { candidate: dir, hypothesis: await ctx.hypothesis(p.candidate), diff: await unifiedDiff(path.join(ctx.ws, candidateDirName(ctx.parent)), path.join(ctx.ws, dir)), rules, rubric },
+      ctx.signal,
+    );
+    ctx.say(`judge: ${dir} scored ${s.score}/10 — ${s.rationale.split('\n')[0]!.slice(0, 160)}`);
+    scored.push({ p, s });
+  }
+  const ranked = [...scored].sort((a, b) => b.s.score - a.s.score || a.p.candidate - b.p.candidate);
+  const top = ranked.slice(0, k);
+  for (const { p, s } of scored) await appendJudgeRecord(ctx.ws, { type: 'score', cycle: ctx.cycle, candidate: p.candidate, score: s.score, rationale: s.rationale, selected: top.some((t) => t.p === p) });
+  return {
+    evaluate: top.map((t) => t.p.candidate),
+    discarded: ranked.slice(k).map(({ p, s }) => ({ candidate: p.candidate, reason: `not evaluated: the judge scored it ${s.score}/10, below the top ${k} (${top.map((t) => t.s.score).join(', ')})` })),
+  };
+}
+
+/**
+ * The promotion rule of the paper, over any number of evaluated candidates: correct, significantly
+ * faster than the parent (paired test) and at least marginPct lower in PAR-2; of several, the largest gain.
+ */
+export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: number): Decision {
+  const gain = (c: Comparison | undefined) => (c && c.par2A > 0 ? (100 * (c.par2A - c.par2B)) / c.par2A : 0);
+  const passing = evaluated.filter((e) => e.json?.verdict === 'pass');
+  const winners = passing.filter((e) => e.cmp?.verdict === 'B faster' && gain(e.cmp) >= marginPct).sort((a, b) => gain(b.cmp) - gain(a.cmp));
+  const stays = candidateDirName(parent);
+  const best = winners[0];
+  if (best) return { winner: best.candidate, outcome: `${candidateDirName(best.candidate)} is the new champion (PAR-2 ${best.cmp!.par2A.toFixed(2)} -> ${best.cmp!.par2B.toFixed(2)} s)` };
+  const of = evaluated.length > 1 ? `best of ${evaluated.length} evaluated: ` : '';
+  const close = passing.filter((e) => e.cmp?.verdict === 'B faster').sort((a, b) => gain(b.cmp) - gain(a.cmp))[0];
+  if (close) return { winner: null, outcome: `${stays} stays champion (${of}${evaluated.length > 1 ? `${candidateDirName(close.candidate)} ` : ''}${gain(close.cmp).toFixed(1)}% faster: significant, but under the ${marginPct}% margin)` };
+  const cmp = passing[0]?.cmp ?? evaluated[0]?.cmp;
+  return { winner: null, outcome: `${stays} stays champion (${of}${cmp ? cmp.verdict : 'no comparable measurement'})` };
+}
