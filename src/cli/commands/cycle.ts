@@ -10,6 +10,7 @@ import { LlmError } from '../../core/llm/types';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { EXIT, UsageError } from '../errors';
 import { runnerEnv } from '../runnerEnv';
+import { judgeFromConfig, type Judge } from '../../core/strategy/judge';
 import { terminalApprover, terminalLogger } from '../terminal';
 
 export const CYCLE_HELP = `satlution cycle [--agent llm|tuner] [--cycles N] [--yes] [--dir D]
@@ -51,6 +52,7 @@ export async function cycleCommand(argv: string[]): Promise<number> {
         log,
         signal: abort.signal,
         runnerEnv: runnerEnv(),
+        ...optionalJudge(judgeFromConfig({ ws, config, apiKey: (_role, m) => apiKeyFromEnv(m), runId, onRetryWait: (w) => log.warn(`${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s`) })),
         onEvent: (e) => {
           if (e.type === 'step') process.stderr.write(`[cycle ${e.cycle}] ${e.step}${e.candidate ? ` ${e.candidate}` : ''}\n`);
           else if (e.type === 'log') log.info(e.message);
@@ -78,3 +80,5 @@ export async function cycleCommand(argv: string[]): Promise<number> {
     process.off('SIGTERM', stop);
   }
 }
+
+const optionalJudge = (judge: Judge | undefined) => (judge ? { judge } : {});

@@ -64,6 +64,7 @@ export function mutate(o: TunableOption, rnd: () => number): number {
 
 export function tunerAgent(opts: { only?: string[] } = {}): EvolutionAgent {
   let pending: { option: TunableOption; value: number }[] = [];
+  const proposed = new Map<number, Set<string>>(); // this cycle's proposals (sift asks for several)
   return {
     name: 'tuner',
     async plan({ cycle, proposal, championDir, candidate, emit }) {
@@ -78,10 +79,18 @@ export function tunerAgent(opts: { only?: string[] } = {}): EvolutionAgent {
       say(`${all.length} tunable options in ${OPTIONS_FILE}; choosing among ${pool.map((o) => o.name).join(', ')}`);
       // Proposal 0 keeps the seed of a one-proposal cycle; later proposals of the same cycle differ.
       const rnd = prng(cycle * 104729 + 17 + (proposal ?? 0) * 7919);
-      const k = pool.length > 1 && rnd() < 0.3 ? 2 : 1;
-      const chosen = [...pool].sort(() => rnd() - 0.5).slice(0, k);
-      pending = chosen.map((option) => ({ option, value: mutate(option, rnd) }));
-      const changes = pending.map((p) => `${p.option.name} ${p.option.value} -> ${p.value}`).join(', ');
+      // A proposal the same as an earlier one of this cycle would only be judged and built twice.
+      const made = proposed.get(cycle) ?? new Set<string>();
+      proposed.clear();
+      proposed.set(cycle, made);
+      let changes = '';
+      for (let tries = 0; tries < 20 && (!changes || made.has(changes)); tries++) {
+        const k = pool.length > 1 && rnd() < 0.3 ? 2 : 1;
+        const chosen = [...pool].sort(() => rnd() - 0.5).slice(0, k);
+        pending = chosen.map((option) => ({ option, value: mutate(option, rnd) }));
+        changes = pending.map((p) => `${p.option.name} ${p.option.value} -> ${p.value}`).join(', ');
+      }
+      made.add(changes);
       say(`mutated ${changes}`);
       const hypothesis = `# ${candidate}: tune ${changes}
 

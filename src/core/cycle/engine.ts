@@ -206,7 +206,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
       case 'evaluate': {
         const selected = s.selected ?? [s.candidate!];
         // manual: a person looks at the code before it is built and run, and confirms each promotion.
-        if (req.config.approval === 'manual' && !(await req.approver.confirm(`Evaluate ${selected.map(candidateDirName).join(', ')}? Review the diff with the parent first.`, s.title ?? undefined, 'Evaluate'))) {
+        if (req.config.approval === 'manual' && !(await req.approver.confirm(`Evaluate ${selected.map(candidateDirName).join(', ')}? Review ${selected.length > 1 ? 'their diffs' : 'its diff'} with the parent first.`, s.title ?? undefined, 'Evaluate'))) {
           for (const id of selected) await store.setStatus(id, 'discarded', 'evaluation declined by a person');
           return end('the evaluation was declined', false);
         }

@@ -3,8 +3,11 @@
 // arguments are validated. A malformed answer is told what was wrong and asked again; a model that
 // never answers properly is an error, never a made-up score.
 import { z } from 'zod';
-import type { ChatMessage, LlmClient, ToolSpec } from '../llm/types';
-import { Transcript } from '../agents/transcript';
+import { Transcript, transcriptFile } from '../agents/transcript';
+import type { Config, ModelConfig } from '../config/schema';
+import { createClient, MeteredClient } from '../llm/factory';
+import type { ChatMessage, LlmClient, Role, ToolSpec } from '../llm/types';
+import { UsageLedger } from '../llm/usage';
 
 export const JudgeScore = z
   .object({
@@ -15,6 +18,7 @@ export const JudgeScore = z
 export type JudgeScore = z.infer<typeof JudgeScore>;
 
 export interface JudgeInput {
+  cycle: number;
   candidate: string;
   hypothesis: string;
   /** Unified diff against the parent. */
@@ -45,10 +49,11 @@ const SYSTEM = `You are the judge of SATLUTION, which evolves a SAT solver's sou
 made for this cycle and only the best-scored ones will be benchmarked (benchmarks take hours), so
 score honestly and spread your scores. Read the plan and the diff, then call submit_score once.`;
 
-export function llmJudge(client: LlmClient, opts: { transcriptFile?: string; attempts?: number } = {}): Judge {
+/** `client` per cycle (usage is metered per cycle); `transcriptFile` per cycle, when transcripts are kept. */
+export function llmJudge(client: (cycle: number) => LlmClient, opts: { transcriptFile?: (cycle: number) => string; attempts?: number } = {}): Judge {
   return {
     async score(input, signal) {
-      const transcript = opts.transcriptFile ? new Transcript(opts.transcriptFile) : undefined;
+      const transcript = opts.transcriptFile ? new Transcript(opts.transcriptFile(input.cycle)) : undefined;
       await transcript?.add({ type: 'system', content: SYSTEM });
       const messages: ChatMessage[] = [
         {
@@ -60,7 +65,7 @@ export function llmJudge(client: LlmClient, opts: { transcriptFile?: string; att
       const attempts = opts.attempts ?? 3;
       let problem = '';
       for (let i = 0; i < attempts; i++) {
-        const r = await client.chat({ system: SYSTEM, messages, tools: [TOOL], maxOutputTokens: 2000, ...(signal ? { signal } : {}) });
+        const r = await client(input.cycle).chat({ system: SYSTEM, messages, tools: [TOOL], maxOutputTokens: 2000, ...(signal ? { signal } : {}) });
         const call = r.toolCalls.find((c) => c.name === TOOL.name);
         messages.push({ role: 'assistant', content: r.text, ...(r.toolCalls.length ? { toolCalls: r.toolCalls } : {}) });
         await transcript?.add({ type: 'message', message: messages[messages.length - 1]!, usage: r.usage });
@@ -83,4 +88,32 @@ export function llmJudge(client: LlmClient, opts: { transcriptFile?: string; att
       throw new Error(`the judge gave no valid score for ${input.candidate} after ${attempts} attempts (${problem})`);
     },
   };
+}
+
+export interface JudgeHostOptions {
+  ws: string;
+  config: Config;
+  apiKey: (role: Role, model: ModelConfig) => string | undefined;
+  runId: string;
+  onRetryWait?: (w: { role: Role; delayMs: number; message: string; retryNow: () => void }) => void;
+}
+
+/** The judge of satlution.yaml (models.judge, else the planner's model), metered like the agents; undefined when the strategy needs none. */
+export function judgeFromConfig(o: JudgeHostOptions): Judge | undefined {
+  if (o.config.strategy.name !== 'sift') return undefined;
+  const m = o.config.models.judge ?? o.config.models.planner;
+  if (!m) return undefined; // the config check already says so; the engine repeats it at the judge step
+  const ledger = UsageLedger.forWorkspace(o.ws, o.config.budgets.usd);
+  return llmJudge(
+    (cycle) =>
+      new MeteredClient(createClient(m, o.apiKey('judge', m)), {
+        role: 'judge',
+        run: o.runId,
+        cycle,
+        config: m,
+        ledger,
+        retry: { onWait: (w) => o.onRetryWait?.({ role: 'judge', delayMs: w.delayMs, message: w.error.message, retryNow: w.retryNow }) },
+      }),
+    { transcriptFile: (cycle) => transcriptFile(o.ws, cycle, 'judge') },
+  );
 }

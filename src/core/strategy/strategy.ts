@@ -83,7 +83,7 @@ async function judgeTopK(coded: Proposal[], ctx: SelectContext, k: number, rubri
     ctx.signal?.throwIfAborted();
     const dir = candidateDirName(p.candidate);
     const s = await ctx.judge.score(
-      { candidate: dir, hypothesis: await ctx.hypothesis(p.candidate), diff: await unifiedDiff(path.join(ctx.ws, candidateDirName(ctx.parent)), path.join(ctx.ws, dir)), rules, rubric },
+      { cycle: ctx.cycle, candidate: dir, hypothesis: await ctx.hypothesis(p.candidate), diff: await unifiedDiff(path.join(ctx.ws, candidateDirName(ctx.parent)), path.join(ctx.ws, dir)), rules, rubric },
       ctx.signal,
     );
     ctx.say(`judge: ${dir} scored ${s.score}/10 — ${s.rationale.split('\n')[0]!.slice(0, 160)}`);

@@ -4,6 +4,7 @@
 // dialog. The Steering view observes the controller through its state and event emitters.
 import * as vscode from 'vscode';
 import { extensionRunnerEnv } from '../runnerEnv';
+import { judgeFromConfig } from '../../core/strategy/judge';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -142,6 +143,15 @@ export class CycleController implements vscode.Disposable {
               log: this.log,
               signal: abort.signal,
               runnerEnv: extensionRunnerEnv(),
+              ...((j) => (j ? { judge: j } : {}))(
+                judgeFromConfig({
+                  ws,
+                  config,
+                  apiKey: (_r, m) => keys.get(m.provider),
+                  runId: randomBytes(4).toString('hex'),
+                  onRetryWait: (w) => this.log.warn(`${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s`),
+                }),
+              ),
               pause,
               onEvent: (e) => {
                 this.onEvent(e, view);

@@ -1,0 +1,132 @@
+// The SIFT strategy: the judge (the real OpenAI client against a local server speaking its wire
+// protocol) scores every proposal of a cycle, only the best-scored one is evaluated, the others are
+// discarded with the judge's score as the reason, and the scores are recorded against the measured
+// gains. Also the judge's answer validation, the correlation statistics and the acceptance rule.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { tunerAgent } from '../../src/core/agents/tuner';
+import { planted3Sat } from '../../src/core/bench/generators';
+import { loadConfig } from '../../src/core/config/load';
+import { runCycle } from '../../src/core/cycle/engine';
+import { readCycle } from '../../src/core/cycle/state';
+import type { Comparison } from '../../src/core/eval/compare';
+import { createClient } from '../../src/core/llm/factory';
+import { silentLogger } from '../../src/core/ports';
+import { CandidateStore } from '../../src/core/store/candidates';
+import { pearson, ranks, spearman } from '../../src/core/strategy/correlation';
+import { judgeFromConfig, llmJudge } from '../../src/core/strategy/judge';
+import { judgeStats } from '../../src/core/strategy/judgeLog';
+import { greedyAccept } from '../../src/core/strategy/strategy';
+import { initWorkspace } from '../../src/core/workspace/init';
+import { LlmTestServer } from '../fixtures/llmServer';
+import { FIXTURES, RULES, tempDir, write } from './helpers';
+
+const score = (s: number, why = 'a concrete mechanism, small scope') => ({ kind: 'tool' as const, name: 'submit_score', args: JSON.stringify({ score: s, rationale: why }) });
+
+describe('SIFT: statistics and acceptance', () => {
+  it('computes Pearson and Spearman (average ranks for ties), null when undefined', () => {
+    assert.deepEqual(ranks([10, 20, 20, 5]), [2, 3.5, 3.5, 1]);
+    assert.equal(spearman([1, 2, 3, 4], [1, 4, 9, 16]), 1);
+    assert.ok(Math.abs(pearson([1, 2, 3, 4], [2, 4, 6, 8.5])! - 0.9978) < 1e-3);
+    assert.equal(spearman([1, 2, 3], [3, 2, 1]), -1);
+    assert.equal(pearson([1, 2], [1, 2]), null, 'fewer than 3 pairs');
+    assert.equal(pearson([5, 5, 5], [1, 2, 3]), null, 'no variance');
+  });
+
+  it('promotes the largest significant gain over the margin, and says why nothing won', () => {
+    const cmp = (a: number, b: number, verdict: Comparison['verdict']) => ({ par2A: a, par2B: b, verdict }) as Comparison;
+    const pass = { verdict: 'pass' } as never;
+    const d = greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 8, 'B faster') }, { candidate: 4, json: pass, cmp: cmp(10, 6, 'B faster') }, { candidate: 5, json: { verdict: 'fail' } as never, cmp: cmp(10, 1, 'B faster') }], 0, 5);
+    assert.deepEqual(d, { winner: 4, outcome: 'SATLUTION_4 is the new champion (PAR-2 10.00 -> 6.00 s)' });
+    assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9.8, 'B faster') }], 0, 5).outcome, 'SATLUTION_0 stays champion (2.0% faster: significant, but under the 5% margin)');
+    assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9, 'no significant difference') }, { candidate: 4, json: pass, cmp: undefined }], 0, 5).outcome, 'SATLUTION_0 stays champion (best of 2 evaluated: no significant difference)');
+  });
+});
+
+describe('SIFT: the judge', function () {
+  let server: LlmTestServer;
+  beforeEach(async () => {
+    server = new LlmTestServer();
+    await server.start();
+  });
+  afterEach(() => server.close());
+  const client = () => createClient({ provider: 'openai-compatible', model: 'judge-model', base_url: `${server.url}/v1` }, 'test-key');
+  const input = { cycle: 1, candidate: 'SATLUTION_1', hypothesis: '# tune restarts', diff: '--- a/x.c\n+++ b/x.c\n', rules: '', rubric: 'score it' };
+
+  it('asks again after a malformed score, telling the model what was wrong', async () => {
+    server.queue({ kind: 'tool', name: 'submit_score', args: '{"score": 11, "rationale": "excellent idea overall"}' }, { kind: 'text', text: 'I think 7.' }, score(7));
+    const s = await llmJudge(() => client()).score(input);
+    assert.deepEqual(s, { score: 7, rationale: 'a concrete mechanism, small scope' });
+    const second = JSON.stringify(server.requests[1]!.body.messages);
+    assert.match(second, /invalid: score: Too big/);
+    assert.match(JSON.stringify(server.requests[2]!.body.messages), /Call submit_score with your score/);
+  });
+
+  it('never makes up a score', async () => {
+    server.queue({ kind: 'tool', name: 'submit_score', args: 'not json' }, { kind: 'text', text: 'no' }, { kind: 'tool', name: 'submit_score', args: '{"score": 0}' });
+    await assert.rejects(llmJudge(() => client()).score(input), /the judge gave no valid score for SATLUTION_1 after 3 attempts/);
+  });
+});
+
+describe('SIFT: a cycle', function () {
+  this.timeout(300000);
+  let server: LlmTestServer;
+  before(async () => {
+    server = new LlmTestServer();
+    await server.start();
+  });
+  after(() => server.close());
+
+  it('makes 3 proposals, evaluates only the best-scored one and records the scores against the gain', async () => {
+    // optsat: tinysat with a busy-loop "delay" option the tuner can change (kissat's options.h layout).
+    const seed = tempDir();
+    const tiny = fs.readFileSync(path.join(FIXTURES, 'seeds', 'tinysat', 'tinysat.c'), 'utf8');
+    write(path.join(seed, 'src', 'options.h'), '#define OPTIONS \\\n  OPTION (delay, 200000000, 0, 1000000000, "busy-loop iterations before solving")\n');
+    write(path.join(seed, 'src', 'optsat.c'), '#include "options.h"\n#define OPTION(N, V, L, H, D) static const long opt_##N = V;\nOPTIONS\n#undef OPTION\n' + tiny.replace('int main(int argc, char **argv) {\n', 'int main(int argc, char **argv) {\n  for (volatile long spin = 0; spin < opt_delay; spin++) {}\n'));
+    write(path.join(seed, 'Makefile'), 'optsat: src/optsat.c src/options.h\n\t$(CC) -O2 -o optsat src/optsat.c\n');
+    const ws = tempDir();
+    await initWorkspace({ dir: ws, seeds: [{ name: 'optsat', source: seed }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    const cfg = path.join(ws, 'satlution.yaml');
+    const yaml = fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', 'approval: auto').replace(/timeout_s: \d+/g, 'timeout_s: 20')
+      .replace(/^strategy:.*$/m, 'strategy: { name: sift, proposals: 3, evaluate_top: 1 }')
+      .replace(/^models: \{\}$/m, `models:\n  judge: { provider: openai-compatible, model: judge-model, base_url: "${server.url}/v1", api_key_env: SIFT_TEST_KEY }`);
+    fs.writeFileSync(cfg, yaml);
+    fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
+    for (let i = 0; i < 6; i++) write(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 90 + i));
+    const config = await loadConfig(ws);
+    assert.equal(config.strategy.name, 'sift', yaml);
+    server.queue(score(3, 'risky and unmotivated'), score(8), score(5, 'plausible but small'));
+    const logs: string[] = [];
+    const judge = judgeFromConfig({ ws, config, apiKey: () => 'test-key', runId: 'r1' });
+    assert.ok(judge);
+    const s = await runCycle({ ws, config, agent: tunerAgent(), judge, approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent: (e) => e.type === 'log' && logs.push(e.message) });
+
+    assert.equal(s.step, 'done');
+    assert.deepEqual(s.proposals.map((p) => [p.candidate, p.coded]), [[1, true], [2, true], [3, true]]);
+    assert.deepEqual(s.selected, [2]);
+    // Three different proposals: the tuner draws a new mutation for each.
+    const titles = new Set(s.proposals.map((p) => p.title));
+    assert.equal(titles.size, 3, [...titles].join(' | '));
+    // The judge saw each proposal's plan and its diff, through the submit_score tool.
+    assert.equal(server.requests.length, 3);
+    for (const r of server.requests) {
+      assert.match(JSON.stringify(r.body.messages), /src\/options\.h.*OPTION \(delay/);
+      assert.match(JSON.stringify(r.body.tools), /submit_score/);
+    }
+    assert.ok(logs.some((l) => /^judge: SATLUTION_2 scored 8\/10/.test(l)), logs.join('\n'));
+    const { index } = await new CandidateStore(ws).load();
+    const byId = new Map(index.candidates.map((c) => [c.id, c]));
+    assert.equal(byId.get(1)!.status, 'discarded');
+    assert.match(byId.get(1)!.detail ?? '', /the judge scored it 3\/10, below the top 1 \(8\)/);
+    assert.match(byId.get(3)!.detail ?? '', /scored it 5\/10/);
+    // Only the selected proposal was benchmarked.
+    const evals = fs.readdirSync(path.join(ws, '.satlution', 'evals')).sort();
+    assert.deepEqual(evals, ['SATLUTION_0.json', 'SATLUTION_2.json']);
+    const stats = await judgeStats(ws);
+    assert.deepEqual(stats.points.map((p) => [p.candidate, p.score, p.selected, p.gainPct !== null]), [[1, 3, false, false], [2, 8, true, true], [3, 5, false, false]]);
+    assert.equal(stats.n, 1);
+    assert.match(s.outcome ?? '', /SATLUTION_2 is the new champion|SATLUTION_0 stays champion/);
+    assert.equal((await readCycle(ws))!.step, 'done');
+  });
+});
