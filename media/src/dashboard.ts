@@ -26,7 +26,7 @@ const vscode = vscodeApi<DashboardViewMessage>();
 const root = document.getElementById('root')!;
 
 // Short, so the tab strip fits a dashboard opened beside an editor; each tab's heading says more.
-const TAB_LABELS: Record<Tab, string> = { cycles: 'Cycles', cactus: 'Cactus', satunsat: 'SAT / UNSAT', instances: 'Instances', failures: 'Failures', cost: 'Cost' };
+const TAB_LABELS: Record<Tab, string> = { cycles: 'Cycles', cactus: 'Cactus', satunsat: 'SAT / UNSAT', instances: 'Instances', failures: 'Failures', cost: 'Cost', strategy: 'Strategy' };
 
 const saved: Saved = restore(vscode.getState());
 let ui: UiState = saved.ui;

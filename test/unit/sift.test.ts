@@ -3,12 +3,14 @@
 // discarded with the judge's score as the reason, and the scores are recorded against the measured
 // gains. Also the judge's answer validation, the correlation statistics and the acceptance rule.
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tunerAgent } from '../../src/core/agents/tuner';
 import { planted3Sat } from '../../src/core/bench/generators';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
+import { DashboardSource } from '../../src/core/dashboard/build';
 import { readCycle } from '../../src/core/cycle/state';
 import type { Comparison } from '../../src/core/eval/compare';
 import { createClient } from '../../src/core/llm/factory';
@@ -20,7 +22,7 @@ import { judgeStats } from '../../src/core/strategy/judgeLog';
 import { greedyAccept } from '../../src/core/strategy/strategy';
 import { initWorkspace } from '../../src/core/workspace/init';
 import { LlmTestServer } from '../fixtures/llmServer';
-import { FIXTURES, RULES, tempDir, write } from './helpers';
+import { CLI, FIXTURES, RULES, tempDir, write } from './helpers';
 
 const score = (s: number, why = 'a concrete mechanism, small scope') => ({ kind: 'tool' as const, name: 'submit_score', args: JSON.stringify({ score: s, rationale: why }) });
 
@@ -127,6 +129,13 @@ describe('SIFT: a cycle', function () {
     assert.deepEqual(stats.points.map((p) => [p.candidate, p.score, p.selected, p.gainPct !== null]), [[1, 3, false, false], [2, 8, true, true], [3, 5, false, false]]);
     assert.equal(stats.n, 1);
     assert.match(s.outcome ?? '', /SATLUTION_2 is the new champion|SATLUTION_0 stays champion/);
+    // The dashboard's Strategy tab gets the scores (the strategy inferred from the judge's record).
+    const dash = (await new DashboardSource(ws).build()).data;
+    assert.equal(dash.strategy, 'sift');
+    assert.deepEqual(dash.judge?.points.map((p) => p.score), [3, 8, 5]);
+    // satlution status says what the judge did.
+    const st = spawnSync(process.execPath, [CLI, 'status', '--dir', ws], { encoding: 'utf8' });
+    assert.match(st.stdout, /judge: 3 proposals scored, 1 evaluated \(too few to correlate\)/, st.stdout);
     assert.equal((await readCycle(ws))!.step, 'done');
   });
 });

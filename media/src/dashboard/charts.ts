@@ -364,3 +364,30 @@ export function costChart(canvas: HTMLCanvasElement, rows: CostBar[], p: Palette
   };
   return new Chart(canvas, config);
 }
+
+export interface JudgePointView {
+  score: number;
+  gainPct: number;
+  dir: string;
+}
+
+/** SIFT: the judge's score (x) against the PAR-2 gain measured over the parent (y) of each evaluated proposal. */
+export function judgeScatter(canvas: HTMLCanvasElement, points: JudgePointView[], p: Palette): Chart {
+  const config: ChartConfiguration<'scatter', (Pt & { dir: string })[]> = {
+    type: 'scatter',
+    data: { datasets: [{ label: 'Evaluated proposals', data: points.map((x) => ({ x: x.score, y: x.gainPct, dir: x.dir })), backgroundColor: p.series[0]!, borderColor: p.series[0]!, pointRadius: 5, pointHoverRadius: 7 }] },
+    options: {
+      layout: { padding: { top: 8, right: 12 } },
+      scales: {
+        x: { type: 'linear', min: 0.5, max: 10.5, ...axis(p, 'Judge score'), ticks: { color: p.muted, stepSize: 1 } },
+        y: { type: 'linear', ...axis(p, 'PAR-2 gain over the parent (%)'), ticks: { color: p.muted, callback: (v) => `${Number(v).toFixed(0)}%` } },
+      },
+      plugins: {
+        ...legendAndTooltip(p),
+        legend: { display: false },
+        tooltip: { ...legendAndTooltip(p).tooltip, callbacks: { label: (item: TooltipItem<'scatter'>) => { const r = item.raw as Pt & { dir: string }; return `${r.dir}: score ${r.x}, ${r.y >= 0 ? 'faster' : 'slower'} by ${Math.abs(r.y).toFixed(1)}%`; } } },
+      },
+    },
+  };
+  return new Chart(canvas, config);
+}

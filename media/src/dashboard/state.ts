@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { CandidateColumns, DashboardData, MAX_DETAIL } from '../../../src/shared/dashboardProtocol';
 
-export const TABS = ['cycles', 'cactus', 'satunsat', 'instances', 'failures', 'cost'] as const;
+export const TABS = ['cycles', 'cactus', 'satunsat', 'instances', 'failures', 'cost', 'strategy'] as const;
 export type Tab = (typeof TABS)[number];
 
 /** Row filters by status over the compared candidates. */

@@ -4,7 +4,7 @@ import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import type { Chart } from 'chart.js';
 import type { CandidateColumns } from '../../../src/core/dashboard/schema';
 import type { DashboardViewMessage } from '../../../src/shared/dashboardProtocol';
-import { cactusChart, costChart, cyclesChart, failureBars, par2Bars, type BarRow, type CactusSeries, type CyclePoint } from './charts';
+import { cactusChart, costChart, cyclesChart, failureBars, judgeScatter, par2Bars, type BarRow, type CactusSeries, type CyclePoint } from './charts';
 import { h, linkButton, uid, type Child } from './dom';
 import { change, count, secs, secsUnit, tokens, usd } from './format';
 import { solvedTimes, styleOf, type View } from './model';
@@ -29,7 +29,7 @@ export function renderTab(tab: Tab, el: HTMLElement, ctx: TabContext, charts: Ch
   const keep = tab === 'instances' && ctx.table.el.parentElement === el ? ctx.table.el : undefined;
   for (const c of [...el.children]) if (c !== keep) c.remove();
   el.prepend(h('h2', { class: 'tab-title' }, TITLES[tab]));
-  ({ cycles, cactus, satunsat, instances, failures, cost } satisfies Record<Tab, unknown>)[tab](el, ctx, charts);
+  ({ cycles, cactus, satunsat, instances, failures, cost, strategy } satisfies Record<Tab, unknown>)[tab](el, ctx, charts);
 }
 
 const TITLES: Record<Tab, string> = {
@@ -39,6 +39,7 @@ const TITLES: Record<Tab, string> = {
   instances: 'Per-instance results',
   failures: 'Failed evaluations by the first gate they failed',
   cost: 'Tokens and cost per cycle',
+  strategy: 'What the search strategy is doing',
 };
 
 function empty(text: string, hint?: string): HTMLElement {
@@ -263,6 +264,43 @@ function cost(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
   const summary = [h('p', {}, `${usd(sum.usd)} in total over ${count(inCycles.length, 'cycle')}; ${tokens(sum.input)} input and ${tokens(sum.output)} output tokens.`)];
   const canvas = chartBox(el, 'Bar chart: tokens per cycle by kind, with the cost in US dollars as a line', summary, chartHeight(300));
   charts.push(costChart(canvas, rows.map((r) => ({ label: r.cycle === null ? 'other' : String(r.cycle), input: r.input, output: r.output, cacheRead: r.cacheRead, cacheWrite: r.cacheWrite, usd: r.usd })), p));
+}
+
+// ---- the search strategy (SIFT: is the judge worth it?) -------------------------------------------
+
+const corr = (r: number | null) => (r === null ? 'n/a' : r.toFixed(2));
+
+function strategy(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
+  const { v, p } = ctx;
+  const j = v.data.judge;
+  const name = v.data.strategy;
+  if (!j) {
+    el.append(
+      name === 'sift'
+        ? empty('The judge has not scored a proposal yet.', 'Each sift cycle makes several proposals; the judge scores each (1-10) and only the best are evaluated. Scores and measured gains appear here.')
+        : empty(`Strategy: ${name ?? 'champion-challenger'}. One proposal per cycle, evaluated, promoted when significantly faster.`, 'With strategy: { name: sift } in satlution.yaml, a judge model screens several proposals per cycle; its scores against the measured gains appear here.'),
+    );
+    return;
+  }
+  const measured = j.points.filter((x) => x.gainPct !== null);
+  const verdict = j.spearman === null ? 'Too few evaluated proposals to tell whether the judge predicts gains.' : j.spearman >= 0.3 ? 'The judge’s scores track the measured gains: screening with it saves evaluations.' : j.spearman <= -0.3 ? 'The judge’s scores run against the measured gains: consider another judge model or rubric.' : 'The judge’s scores barely track the measured gains so far.';
+  el.append(
+    h('div', { class: 'stats' }, stat('Strategy', name ?? 'sift'), stat('Proposals scored', String(j.points.length)), stat('Evaluated', String(j.n)), stat('Pearson r', corr(j.pearson)), stat('Spearman ρ', corr(j.spearman))),
+    h('p', { class: 'muted' }, verdict),
+  );
+  if (measured.length) {
+    const dir = (id: number) => v.byId.get(id)?.dir ?? `SATLUTION_${id}`;
+    const summary = [h('p', {}, measured.map((x) => `${dir(x.candidate)}: score ${x.score}, gain ${x.gainPct!.toFixed(1)}%`).join('; ') + '.')];
+    const canvas = chartBox(el, `Scatter plot: the judge's score against the measured PAR-2 gain of ${count(measured.length, 'evaluated proposal')}`, summary, chartHeight(280));
+    charts.push(judgeScatter(canvas, measured.map((x) => ({ score: x.score, gainPct: x.gainPct!, dir: dir(x.candidate) })), p));
+  }
+  const recent = [...j.points].reverse().slice(0, 30);
+  el.append(
+    h('table', { class: 'plain' },
+      h('thead', {}, h('tr', {}, ...['Cycle', 'Proposal', 'Score', 'Evaluated', 'Gain'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, ...recent.map((x) => h('tr', {}, h('td', {}, String(x.cycle)), h('td', {}, v.byId.get(x.candidate)?.dir ?? String(x.candidate)), h('td', {}, `${x.score}/10`), h('td', {}, x.selected ? 'yes' : 'no'), h('td', {}, x.gainPct === null ? '–' : `${x.gainPct.toFixed(1)}%`)))),
+    ),
+  );
 }
 
 function stat(name: string, value: string): HTMLElement {

@@ -3,6 +3,7 @@ import { formatIssue } from '../../core/config/load';
 import { candidateDirName } from '../../core/workspace/layout';
 import { findWorkspace, readSnapshot, type CandidateView, type WorkspaceSnapshot } from '../../core/workspace/snapshot';
 import { watchWorkspace } from '../../core/workspace/watch';
+import { judgeStats, type JudgeStats } from '../../core/strategy/judgeLog';
 import { UsageError } from '../errors';
 
 export const STATUS_HELP = `satlution status [--dir D] [--json] [--watch]
@@ -22,7 +23,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
   const show = async () => {
     const snap = await readSnapshot(dir);
     if (values.json) process.stdout.write(JSON.stringify(toJson(snap), values.watch ? undefined : null, values.watch ? undefined : 2) + '\n');
-    else process.stdout.write((values.watch && process.stdout.isTTY ? '\x1b[2J\x1b[H' : '') + render(snap));
+    else process.stdout.write((values.watch && process.stdout.isTTY ? '\x1b[2J\x1b[H' : '') + render(snap) + judgeLine(await judgeStats(dir)));
     return snap;
   };
   const snap = await show();
@@ -61,6 +62,13 @@ function toJson(s: WorkspaceSnapshot) {
     })),
     store: s.store,
   };
+}
+
+/** SIFT's judge in one line: how many scores, how many evaluated, and whether scores track gains. */
+function judgeLine(j: JudgeStats): string {
+  if (!j.points.length) return '';
+  const r = (x: number | null) => (x === null ? 'n/a' : x.toFixed(2));
+  return `\njudge: ${j.points.length} proposal${j.points.length > 1 ? 's' : ''} scored, ${j.n} evaluated ${j.spearman === null ? '(too few to correlate)' : `(score vs measured gain: Spearman ${r(j.spearman)}, Pearson ${r(j.pearson)})`}\n`;
 }
 
 function render(s: WorkspaceSnapshot): string {

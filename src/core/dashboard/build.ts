@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import type { CycleState } from '../cycle/state';
 import type { InstanceResult } from '../eval/result';
 import { CandidateStore, type CandidateRecord } from '../store/candidates';
+import { judgeStats } from '../strategy/judgeLog';
 import { parseCandidateDir, STATE_DIR } from '../workspace/layout';
 import { readChampionEvents, readCycles, readEvalFile, readUsage, type ChampionEvent, type ParsedEval, type ReadResult } from './read';
 import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle } from './schema';
@@ -14,6 +15,8 @@ import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, typ
 export interface DashboardInput {
   champion: number | null;
   candidates: readonly (Pick<CandidateRecord, 'id' | 'dir' | 'parent' | 'status' | 'detail'> & { seed?: string | undefined; docs?: readonly string[] })[];
+  /** From satlution.yaml, when the caller has it. */
+  strategy?: DashboardData['strategy'];
 }
 
 export interface DashboardBuild {
@@ -104,6 +107,8 @@ export class DashboardSource {
     });
 
     const byId = new Map(candidates.map((c) => [c.id, c]));
+    const stats = await judgeStats(this.ws).catch(() => undefined);
+    const judge = stats?.points.length ? { points: stats.points, n: stats.n, pearson: stats.pearson, spearman: stats.spearman } : null;
     const events = await readChampionEvents(path.join(state, 'candidates.jsonl'), note);
     const data: DashboardData = {
       version: ++builds,
@@ -116,6 +121,8 @@ export class DashboardSource {
       families,
       failures: failuresByGate(candidates),
       cost: costRows(await readUsage(path.join(state, 'usage.jsonl'), note)),
+      strategy: given.strategy ?? (judge ? 'sift' : null),
+      judge,
       notes,
     };
     return {

@@ -87,6 +87,16 @@ export const CostRow = z.object({
 });
 export type CostRow = z.infer<typeof CostRow>;
 
+/** SIFT's judge: each score, with the measured gain where the proposal was evaluated. */
+export const JudgeData = z.object({
+  points: z.array(z.object({ cycle: z.number().int().positive(), candidate: Id, score: z.number().int().min(1).max(10), selected: z.boolean(), gainPct: z.number().nullable() })),
+  /** Evaluated proposals (score and gain both known). */
+  n: Count,
+  pearson: z.number().min(-1).max(1).nullable(),
+  spearman: z.number().min(-1).max(1).nullable(),
+});
+export type JudgeData = z.infer<typeof JudgeData>;
+
 export const DashboardData = z.object({
   /** Bumped on every rebuild; detail columns name the version they belong to. */
   version: z.number().int().nonnegative(),
@@ -106,6 +116,9 @@ export const DashboardData = z.object({
   families: z.array(z.string()),
   failures: z.array(z.object({ gate: DashGate, count: Count })),
   cost: z.array(CostRow),
+  /** The search strategy of satlution.yaml, when known. */
+  strategy: z.enum(['champion-challenger', 'sift']).nullable(),
+  judge: JudgeData.nullable(),
   /** Files skipped or partly read, for the person to see (never an error). */
   notes: z.array(z.string()),
 });
