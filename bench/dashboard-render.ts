@@ -110,6 +110,7 @@ function writeWorkspace(ws: string): void {
   let speed = 1;
   const cycles: CycleState[] = [];
   const usage: UsageRecord[] = [];
+  const judge: Record<string, unknown>[] = [];
   const gates = ['comply', 'build', 'smoke', 'verify', 'perf'] as const;
   for (let c = 1; c <= CYCLES; c++) {
     const id = BASELINES.length + c - 1;
@@ -136,6 +137,10 @@ function writeWorkspace(ws: string): void {
       const g = passGates(m);
       if (failAt === 'perf') g[4] = { ...g[4]!, ok: false, detail: `1 of ${m.n} instances failed: ${rs.find((r) => r.status === 'wrong')!.detail}` };
       evalFile(dir, { verdict: failAt ? 'fail' : 'pass', instances: rs, metrics: m, gates: g } as Partial<EvalJson> as EvalJson, k);
+      // A judge whose score loosely tracks the gain (as SIFT records it), for the Strategy tab.
+      const gain = (100 * (championPar2 - m.par2)) / championPar2;
+      judge.push({ type: 'score', at: at(k), cycle: c, candidate: id, score: Math.min(10, Math.max(1, Math.round(5 + gain / 2 + 3 * (rnd() - 0.5)))), rationale: 'bench', selected: true });
+      judge.push({ type: 'measured', at: at(k), cycle: c, candidate: id, par2: m.par2, parent_par2: championPar2, gain_pct: gain });
       if (!failAt && m.par2 < championPar2 * 0.995) {
         champion = id;
         championPar2 = m.par2;
@@ -154,6 +159,7 @@ function writeWorkspace(ws: string): void {
   fs.writeFileSync(path.join(state, 'candidates.jsonl'), log.map((l) => JSON.stringify(l)).join('\n') + '\n');
   fs.writeFileSync(path.join(state, 'cycles.jsonl'), cycles.map((l) => JSON.stringify(l)).join('\n') + '\n');
   fs.writeFileSync(path.join(state, 'usage.jsonl'), usage.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  fs.writeFileSync(path.join(state, 'judge.jsonl'), judge.map((l) => JSON.stringify(l)).join('\n') + '\n');
 }
 
 // ---- the harness page --------------------------------------------------------------------------------
@@ -391,7 +397,7 @@ async function screenshots(browser: Browser, build: DashboardBuild, five: number
     const p = await openPage(browser, theme, build, { ui: { tab: 'cycles', selected: five.slice(0, 3), chosen: true } }, { width: 1280, height: 860 });
     await timed(p, `window.postMessage(${JSON.stringify({ type: 'data', data })}, '*')`, { tab: 'cycles' });
     await p.waitForTimeout(300);
-    for (const tab of ['cycles', 'cactus', 'satunsat', 'instances', 'failures', 'cost']) {
+    for (const tab of ['cycles', 'cactus', 'satunsat', 'instances', 'failures', 'cost', 'strategy']) {
       if (tab !== 'cycles') await timed(p, `document.querySelector('vscode-tab-header[data-tab=${tab}]').click()`, { tab, ...(tab === 'cactus' || tab === 'instances' ? { columns: true } : {}) });
       if (tab === 'instances') await p.evaluate(`document.querySelector('.table-scroll').focus()`).then(() => p.keyboard.press('ArrowDown'));
       await p.waitForTimeout(150);
