@@ -59,7 +59,9 @@ models: {}
 #  judge:   { provider: openai-compatible, model: <model id>, base_url: http://localhost:11434/v1 }
 
 # A challenger replaces the champion only if correct, significantly faster (paired test at alpha),
-# and at least min_improvement_pct percent lower in PAR-2.
+# and at least min_improvement_pct percent lower in PAR-2. sift makes several proposals per cycle,
+# has a judge model score each plan and diff, and evaluates only the best (needs models.judge):
+#   strategy: { name: sift, proposals: 4, evaluate_top: 1 }
 strategy: { name: champion-challenger, min_improvement_pct: 5, alpha: 0.05 }
 
 # manual: approve every step; semi: approve each plan before coding; auto: unattended.
