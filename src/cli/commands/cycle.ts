@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { llmAgent } from '../../core/agents/llmAgent';
 import { tunerAgent } from '../../core/agents/tuner';
 import { loadConfig } from '../../core/config/load';
+import { ConfigSchema } from '../../core/config/schema';
 import { runCycle } from '../../core/cycle/engine';
 import { readCycle } from '../../core/cycle/state';
 import { apiKeyFromEnv } from '../../core/llm/factory';
@@ -13,7 +14,7 @@ import { runnerEnv } from '../runnerEnv';
 import { judgeFromConfig, type Judge } from '../../core/strategy/judge';
 import { terminalApprover, terminalLogger } from '../terminal';
 
-export const CYCLE_HELP = `satlution cycle [--agent llm|tuner] [--cycles N] [--yes] [--dir D]
+export const CYCLE_HELP = `satlution cycle [--agent llm|tuner] [--cycles N] [--strategy NAME] [--yes] [--dir D]
 
 --agent tuner (the default when no models are configured) needs no LLM: a (1+1) evolution strategy
 over the option defaults in src/options.h (kissat's OPTION lines), one or two mutated per cycle.
@@ -23,15 +24,22 @@ in a new SATLUTION_<n>/, the gates check it, RESULTS.md records the measurement 
 and a significantly faster correct challenger becomes the champion. Every step is saved: after a crash
 or Ctrl-C, run the command again and the cycle resumes where it stopped. With approval semi or manual,
 each plan is shown for approval (--yes approves). API keys come from the variable named by
-models.<role>.api_key_env (default OPENAI_API_KEY / ANTHROPIC_API_KEY).`;
+models.<role>.api_key_env (default OPENAI_API_KEY / ANTHROPIC_API_KEY).
+--strategy champion-challenger|sift overrides strategy.name of satlution.yaml for this run (sift: several
+proposals per cycle, scored by the judge model, only the best evaluated).`;
 
 export async function cycleCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { agent: { type: 'string' }, cycles: { type: 'string', default: '1' }, yes: { type: 'boolean', default: false }, dir: { type: 'string', default: '.' } }, strict: true });
+  const { values } = parseArgs({ args: argv, options: { agent: { type: 'string' }, cycles: { type: 'string', default: '1' }, strategy: { type: 'string' }, yes: { type: 'boolean', default: false }, dir: { type: 'string', default: '.' } }, strict: true });
   const ws = await findWorkspace(values.dir);
   if (!ws) throw new UsageError(`no satlution.yaml in ${values.dir} or above`);
   const n = Number(values.cycles);
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`--cycles must be a positive whole number, got "${values.cycles}"`);
-  const config = await loadConfig(ws);
+  let config = await loadConfig(ws);
+  if (values.strategy !== undefined) {
+    const over = ConfigSchema.safeParse({ ...config, strategy: { ...config.strategy, name: values.strategy } });
+    if (!over.success) throw new UsageError(`--strategy ${values.strategy}: ${over.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    config = over.data;
+  }
   // Without models the offline tuner is the agent (DESIGN.md §6).
   const agentName = values.agent ?? (config.models.planner || config.models.coder ? 'llm' : 'tuner');
   if (agentName !== 'llm' && agentName !== 'tuner') throw new UsageError(`--agent must be llm or tuner, got "${agentName}"`);
