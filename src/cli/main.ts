@@ -13,6 +13,7 @@ import { COMPARE_HELP, compareCommand } from './commands/compare';
 import { GENERATE_HELP, generateCommand } from './commands/generate';
 import { RULES_HELP, rulesCommand } from './commands/rules';
 import { RUNNERS_HELP, runnersCommand } from './commands/runners';
+import { EXPORT_HELP, exportCommand } from './commands/export';
 
 const HELP = `satlution — evolve SAT solvers with LLM agents under correctness gates
 
@@ -25,6 +26,7 @@ Usage:
   ${COMPARE_HELP.split('\n')[0]}
   ${RULES_HELP.split('\n')[0]}
   ${RUNNERS_HELP.split('\n')[0]}
+  ${EXPORT_HELP.split('\n')[0]}
   ${GENERATE_HELP.split('\n').slice(0, 2).join('\n  ')}
   satlution schema               print the JSON Schema of satlution.yaml
   satlution help [COMMAND]
@@ -41,6 +43,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   generate: { help: GENERATE_HELP, run: generateCommand },
   rules: { help: RULES_HELP, run: rulesCommand },
   runners: { help: RUNNERS_HELP, run: runnersCommand },
+  export: { help: EXPORT_HELP, run: exportCommand },
   schema: {
     help: 'satlution schema\n\nPrints the JSON Schema of satlution.yaml (for editors and other tools).',
     run: async () => {

@@ -13,6 +13,7 @@ import { runCycle } from '../../src/core/cycle/engine';
 import { DashboardSource } from '../../src/core/dashboard/build';
 import { readCycle } from '../../src/core/cycle/state';
 import type { Comparison } from '../../src/core/eval/compare';
+import { rewardOf, TrajectoryRecord } from '../../src/core/export/trajectories';
 import { createClient } from '../../src/core/llm/factory';
 import { silentLogger } from '../../src/core/ports';
 import { CandidateStore } from '../../src/core/store/candidates';
@@ -43,6 +44,18 @@ describe('SIFT: statistics and acceptance', () => {
     assert.deepEqual(d, { winner: 4, outcome: 'SATLUTION_4 is the new champion (PAR-2 10.00 -> 6.00 s)' });
     assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9.8, 'B faster') }], 0, 5).outcome, 'SATLUTION_0 stays champion (2.0% faster: significant, but under the 5% margin)');
     assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9, 'no significant difference') }, { candidate: 4, json: pass, cmp: undefined }], 0, 5).outcome, 'SATLUTION_0 stays champion (best of 2 evaluated: no significant difference)');
+  });
+});
+
+describe('trajectory rewards', () => {
+  it('grades failures like ThetaEvolve and maps a measured gain through a sigmoid', () => {
+    const fail = (gate: string) => ({ verdict: 'fail' as const, failedGate: gate, par2: null, timeoutS: 10 });
+    assert.equal(rewardOf('failed', 'coding did not finish: iteration cap', undefined, null), -0.4);
+    assert.deepEqual(['comply', 'build', 'smoke', 'verify', 'perf'].map((g) => rewardOf('failed', '', fail(g), null)), [-0.3, -0.2, -0.2, -0.1, -0.1]);
+    const pass = { verdict: 'pass' as const, failedGate: null, par2: 1, timeoutS: 10 };
+    assert.equal(rewardOf('evaluated', '', pass, 0), 0.5);
+    assert.ok(rewardOf('evaluated', '', pass, 20)! > 0.98 && rewardOf('evaluated', '', pass, -20)! < 0.02);
+    assert.equal(rewardOf('discarded', 'plan rejected', undefined, null), null);
   });
 });
 
@@ -136,6 +149,19 @@ describe('SIFT: a cycle', function () {
     // satlution status says what the judge did.
     const st = spawnSync(process.execPath, [CLI, 'status', '--dir', ws], { encoding: 'utf8' });
     assert.match(st.stdout, /judge: 3 proposals scored, 1 evaluated \(too few to correlate\)/, st.stdout);
+    // Trajectory export: the judge's three sessions, each tied to its proposal and what came of it.
+    const out = path.join(tempDir(), 'traj.jsonl');
+    const ex = spawnSync(process.execPath, [CLI, 'export', '--dir', ws, '--out', out], { encoding: 'utf8' });
+    assert.equal(ex.status, 0, ex.stderr);
+    assert.match(ex.stderr, /exported 3 sessions \(\d with a reward\)/);
+    const traj = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => TrajectoryRecord.parse(JSON.parse(l)));
+    assert.deepEqual(traj.map((t) => [t.metadata.role, t.metadata.candidate, t.metadata.status]), [['judge', 'SATLUTION_1', 'discarded'], ['judge', 'SATLUTION_2', byId.get(2)!.status], ['judge', 'SATLUTION_3', 'discarded']]);
+    assert.deepEqual(traj.map((t) => t.messages.map((m) => m.role)), [0, 1, 2].map(() => ['system', 'user', 'assistant']));
+    assert.match(JSON.stringify(traj[1]!.messages[2]), /"name":"submit_score","arguments":"\{\\"score\\":8/);
+    assert.equal(traj[0]!.metadata.reward, null, 'screened out: nothing measured');
+    const r2 = traj[1]!.metadata;
+    assert.equal(r2.verdict, 'pass');
+    assert.ok(r2.gain_pct !== null && r2.reward !== null && Math.abs(r2.reward - 1 / (1 + Math.exp(-r2.gain_pct / 5))) < 1e-9, JSON.stringify(r2));
     assert.equal((await readCycle(ws))!.step, 'done');
   });
 });

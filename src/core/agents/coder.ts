@@ -16,6 +16,8 @@ export interface CoderRequest {
   /** The rules for the coding phase, as text. */
   rules: string;
   transcriptFile: string;
+  /** The candidate directory's name, recorded in the transcript. */
+  candidate?: string;
   maxIterations?: number;
   signal?: AbortSignal;
   onEvent?: (e: AgentLoopEvent) => void;
@@ -40,7 +42,7 @@ Finish with finish(changelog) describing what you changed, file by file.`;
 export async function runCoder(req: CoderRequest): Promise<CoderOutcome> {
   const transcript = new Transcript(req.transcriptFile);
   const system = `${SYSTEM}\n\n# Rules\n${req.rules}`;
-  await transcript.add({ type: 'system', content: system });
+  await transcript.add({ type: 'system', content: system, ...(req.candidate ? { candidate: req.candidate } : {}) });
   const messages: ChatMessage[] = [{ role: 'user', content: req.task }];
   await transcript.add({ type: 'message', message: messages[0]! });
   const max = req.maxIterations ?? 40;

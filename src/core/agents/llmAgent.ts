@@ -86,6 +86,7 @@ export function llmAgent(o: LlmAgentOptions): EvolutionAgent {
         task: `Implement this plan in the candidate directory.\n\n${hypothesis}`,
         rules: await rulesText('coding', sources),
         transcriptFile: transcript(cycle, 'coder'),
+        candidate: path.basename(candidateDir),
         ...(o.signal ? { signal: o.signal } : {}),
         onEvent: relay('coder', emit),
       });

@@ -99,7 +99,7 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
     smoke: async () => ({ ok: false, text: 'not available to the planner' }),
   };
   const transcript = new Transcript(req.transcriptFile);
-  await transcript.add({ type: 'system', content: system });
+  await transcript.add({ type: 'system', content: system, candidate: req.candidate });
   const messages: ChatMessage[] = [{ role: 'user', content: user }];
   await transcript.add({ type: 'message', message: messages[0]! });
   const max = req.maxIterations ?? 12;

@@ -54,7 +54,7 @@ export function llmJudge(client: (cycle: number) => LlmClient, opts: { transcrip
   return {
     async score(input, signal) {
       const transcript = opts.transcriptFile ? new Transcript(opts.transcriptFile(input.cycle)) : undefined;
-      await transcript?.add({ type: 'system', content: SYSTEM });
+      await transcript?.add({ type: 'system', content: SYSTEM, candidate: input.candidate });
       const messages: ChatMessage[] = [
         {
           role: 'user',
