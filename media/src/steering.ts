@@ -88,7 +88,7 @@ const post = (m: SteeringViewMessage) => vscode.postMessage(m);
 
 const STEPS = ['plan', 'approve', 'code', 'judge', 'evaluate', 'analyze', 'decide'] as const;
 const STEP_LABEL: Record<(typeof STEPS)[number] | 'done', string> = {
-  plan: 'Plan', approve: 'Approve', code: 'Code', judge: 'Judge', evaluate: 'Evaluate', analyze: 'Analyze', decide: 'Decide', done: 'Done',
+  plan: 'Plan', approve: 'Approve', code: 'Code', judge: 'Screen', evaluate: 'Evaluate', analyze: 'Analyze', decide: 'Decide', done: 'Done',
 };
 const ROLE_LABEL: Record<AgentRole, string> = { planner: 'Planner', coder: 'Coder', tuner: 'Tuner' };
 
@@ -242,8 +242,8 @@ function renderState(s: SteeringState | undefined): void {
 
 let lastAnnounced = '';
 function renderSteps(s: SteeringState): void {
-  // Only strategies that screen proposals have a Judge step.
-  const steps = STEPS.filter((x) => x !== 'judge' || s.strategy === 'sift' || s.step === 'judge');
+  // Only strategies that screen proposals (a judge, duplicate checks) have that step.
+  const steps = STEPS.filter((x) => x !== 'judge' || (s.strategy !== null && s.strategy !== 'champion-challenger') || s.step === 'judge');
   const current = s.step && s.step !== 'done' ? steps.indexOf(s.step) : -1;
   const finished = s.step === 'done';
   stepItems.forEach((li, j) => {

@@ -1,6 +1,7 @@
 // The Steering view's message contract, validated with zod on both sides. Imports neither `vscode`
 // nor Node APIs: it is bundled into the extension and into the webview.
 import { z } from 'zod';
+import { STRATEGY_NAMES } from '../core/config/strategyNames';
 
 // Mirrors of core enums (core modules import Node APIs); a unit test keeps them equal.
 export const STEPS = ['plan', 'approve', 'code', 'judge', 'evaluate', 'analyze', 'decide', 'done'] as const;
@@ -69,7 +70,7 @@ export const SteeringState = z
     /** From satlution.yaml; null while it is invalid. */
     approval: ApprovalMode.nullable(),
     /** The search strategy from satlution.yaml (sift adds the Judge step); null while it is invalid. */
-    strategy: z.enum(['champion-challenger', 'sift']).nullable(),
+    strategy: z.enum(STRATEGY_NAMES).nullable(),
     /** How the last cycle ended, when one did. */
     outcome: z.string().max(LIMITS.line * 2).nullable(),
     pending: PendingPlan.nullable(),

@@ -274,6 +274,10 @@ function strategy(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
   const { v, p } = ctx;
   const j = v.data.judge;
   const name = v.data.strategy;
+  if (v.data.islands && (name === 'islands' || !j)) {
+    islandsView(el, ctx);
+    return;
+  }
   if (!j) {
     el.append(
       name === 'sift'
@@ -301,6 +305,42 @@ function strategy(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
       h('tbody', {}, ...recent.map((x) => h('tr', {}, h('td', {}, String(x.cycle)), h('td', {}, v.byId.get(x.candidate)?.dir ?? String(x.candidate)), h('td', {}, `${x.score}/10`), h('td', {}, x.selected ? 'yes' : 'no'), h('td', {}, x.gainPct === null ? '–' : `${x.gainPct.toFixed(1)}%`)))),
     ),
   );
+}
+
+/** The islands' MAP-Elites grids: SAT share of PAR-2 across, code size against the seed down. */
+function islandsView(el: HTMLElement, ctx: TabContext): void {
+  const { v } = ctx;
+  const d = v.data.islands!;
+  const dir = (id: number) => v.byId.get(id)?.dir ?? `SATLUTION_${id}`;
+  const best = d.archive[0];
+  el.append(
+    h('div', { class: 'stats' },
+      stat('Strategy', 'islands'),
+      stat('Islands', String(d.islands.length)),
+      stat('Members', String(d.islands.reduce((n, i) => n + i.members, 0))),
+      stat('Migrations', String(d.migrations)),
+      stat('Best', best ? `${dir(best.candidate)} ${secsUnit(best.par2)}` : '\u2013'),
+    ),
+    h('p', { class: 'muted' }, `Each grid is one island: a cell keeps its fastest candidate. Across: the SAT share of PAR-2 (left: fast on SAT, right: fast on UNSAT relative to SAT). Down: code size against the seed (top: smaller). Rejected before evaluation or failed: ${d.penalties.filter((x) => x.count).map((x) => `${x.kind} ${x.count}`).join(', ') || 'none'}.`),
+  );
+  const grids = h('div', { class: 'islands' });
+  for (const isl of d.islands) {
+    const at = new Map(isl.cells.map((c) => [`${c.x},${c.y}`, c]));
+    const rows = Array.from({ length: d.bins }, (_, y) =>
+      h('tr', {}, ...Array.from({ length: d.bins }, (_, x) => {
+        const c = at.get(`${x},${y}`);
+        const isBest = c && isl.best?.candidate === c.candidate;
+        return h('td', { class: c ? `cell${isBest ? ' best' : ''}` : 'cell empty', title: c ? `${dir(c.candidate)}: PAR-2 ${secsUnit(c.par2)}` : 'empty' }, c ? h('span', {}, dir(c.candidate).replace('SATLUTION_', '#')) : '');
+      })),
+    );
+    grids.append(
+      h('figure', { class: 'island' },
+        h('figcaption', {}, `Island ${isl.index}`, h('span', { class: 'muted' }, ` \u00b7 ${count(isl.members, 'member')}${isl.best ? ` \u00b7 best ${dir(isl.best.candidate)} ${secsUnit(isl.best.par2)}` : ''}`)),
+        h('table', { class: 'grid', 'aria-label': `Island ${isl.index}: ${isl.cells.length} of ${d.bins * d.bins} cells occupied` }, h('tbody', {}, ...rows)),
+      ),
+    );
+  }
+  el.append(grids);
 }
 
 function stat(name: string, value: string): HTMLElement {

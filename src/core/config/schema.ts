@@ -1,6 +1,7 @@
 // The satlution.yaml schema. Every key carries a description and an example (zod `.meta`), which the
 // loader uses to explain validation errors and the build exports as JSON Schema for editors.
 import { z } from 'zod';
+import { STRATEGY_NAMES } from './strategyNames';
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const name = (what: string, example: string) =>
@@ -198,11 +199,23 @@ export const ModelsSchema = z
 
 export const StrategySchema = z
   .object({
-    name: z.enum(['champion-challenger', 'sift']).default('champion-challenger').meta({
+    name: z.enum(STRATEGY_NAMES).default('champion-challenger').meta({
       description:
-        'Search strategy. champion-challenger evolves one champion at a time, as the SATLUTION paper does. sift makes several proposals per cycle, has a judge model score each diff (1-10) and evaluates only the best ones.',
-      examples: ['champion-challenger', 'sift'],
+        'Search strategy. champion-challenger evolves one champion at a time, as the SATLUTION paper does. sift makes several proposals per cycle, has a judge model score each diff (1-10) and evaluates only the best ones. islands keeps a MAP-Elites database on several islands (features: SAT-vs-UNSAT PAR-2 balance, code size), picks parents from it, migrates the best between islands, and rejects duplicates before evaluation.',
+      examples: ['champion-challenger', 'sift', 'islands'],
     }),
+    islands: z
+      .object({
+        count: z.number().int().min(1).max(32).default(5).meta({ description: 'Islands (separate MAP-Elites grids); cycles visit them in turn.', examples: [5] }),
+        population: z.number().int().min(2).max(10000).default(70).meta({ description: 'Members kept across all islands (the best by PAR-2); the rest leave the grids.', examples: [70] }),
+        archive: z.number().int().min(1).max(1000).default(25).meta({ description: 'Elite archive: the best members overall, shown in the dashboard and used for exploration.', examples: [25] }),
+        bins: z.number().int().min(2).max(20).default(5).meta({ description: 'Bins per feature axis (SAT/UNSAT PAR-2 balance x code size).', examples: [5] }),
+        migration_interval: z.number().int().min(1).default(10).meta({ description: 'Every this many cycles, each island sends its best member to the next island.', examples: [10] }),
+        exploitation: z.number().min(0).max(1).default(0.7).meta({ description: "Chance that a cycle starts from its island's best member (else from a random occupied cell).", examples: [0.7] }),
+      })
+      .strict()
+      .optional()
+      .meta({ description: 'islands: the program database (defaults follow OpenEvolve, sized for expensive evaluations).' }),
     proposals: z.number().int().min(1).max(16).optional().meta({
       description: 'sift: proposals (plan + code) per cycle (default 4). champion-challenger makes one.',
       examples: [4],
@@ -352,6 +365,7 @@ export const ConfigSchema = z
     if (st.name === 'champion-challenger')
       for (const k of ['proposals', 'evaluate_top', 'judge_rubric'] as const)
         if (st[k] !== undefined) ctx.addIssue({ code: 'custom', path: ['strategy', k], message: `only used by strategy sift (champion-challenger makes and evaluates one proposal per cycle)` });
+    if (st.name !== 'islands' && st.islands !== undefined) ctx.addIssue({ code: 'custom', path: ['strategy', 'islands'], message: 'only used by strategy islands' });
     if (st.name === 'sift') {
       if (!c.models.judge && !c.models.planner)
         ctx.addIssue({ code: 'custom', path: ['strategy', 'name'], message: 'sift needs a judge model: set models.judge (or models.planner, which then also judges)' });

@@ -86,10 +86,16 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
   if (!s || s.step === 'done') {
     const { index } = await store.load();
     if (index.champion === null) throw new Error('there is no champion to evolve; initialize the workspace first');
+    const strategy = strategyFor(req.config);
     const now = new Date().toISOString();
-    s = { cycle: (s?.cycle ?? 0) + 1, step: 'plan', parent: index.champion, candidate: null, title: null, started_at: now, updated_at: now, outcome: null, champion_changed: false, proposals: [], selected: null };
+    const cycle = (s?.cycle ?? 0) + 1;
+    // The strategy picks where the cycle starts (islands: from its database); by default the champion.
+    const pick = strategy.parent ? await strategy.parent({ ws, cycle, champion: index.champion, championJson: await readEval(ws, index.champion) }) : { parent: index.champion, island: null, how: '' };
+    if (pick.how) req.onEvent?.({ type: 'log', message: `cycle ${cycle} starts from ${candidateDirName(pick.parent)}: ${pick.how}` });
+    s = { cycle, step: 'plan', parent: pick.parent, candidate: null, title: null, started_at: now, updated_at: now, outcome: null, champion_changed: false, proposals: [], island: pick.island, selected: null };
     await saveCycle(ws, s);
   } else req.log.info(`Resuming cycle ${s.cycle} at step "${s.step}"`);
+  const strategy = strategyFor(req.config);
   const dirOf = (id: number) => path.join(ws, candidateDirName(id));
   const candidateOf = (c: CycleState) => (c.candidate === null ? null : candidateDirName(c.candidate));
   const announce = () => req.onEvent?.({ type: 'step', cycle: s!.cycle, step: s!.step, candidate: candidateOf(s!), title: s!.title });
@@ -117,7 +123,6 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
     return s!;
   };
 
-  const strategy = strategyFor(req.config);
   /** A proposal ended (coded or not): plan the next one, or screen them all when there are enough. */
   const nextProposal = async (coded: boolean) => {
     const proposals = [...s!.proposals.filter((p) => p.candidate !== s!.candidate), { candidate: s!.candidate!, title: s!.title, coded }];
@@ -174,13 +179,14 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         const hypothesis = await fs.readFile(path.join(dir, 'HYPOTHESIS.md'), 'utf8');
         const out = await req.agent.code({ ws, cycle: s.cycle, candidateDir: dir, hypothesis, host, emit });
         if (!out.finished) {
+          await strategy.record?.({ ws, cycle: s.cycle, island: s.island, candidate: s.candidate!, penalty: 'no patch', detail: out.detail });
           if (strategy.proposals === 1) return end(`coding did not finish: ${out.detail}`, true);
           await store.setStatus(s.candidate!, 'failed', `coding did not finish: ${out.detail}`);
           await nextProposal(false);
           break;
         }
-        // One proposal goes straight on; several are screened first (judge).
-        if (strategy.proposals === 1) await step({ step: 'evaluate', proposals: [{ candidate: s.candidate!, title: s.title, coded: true }], selected: [s.candidate!] });
+        // Champion-challenger's one proposal goes straight on; other strategies screen first.
+        if (strategy.name === 'champion-challenger') await step({ step: 'evaluate', proposals: [{ candidate: s.candidate!, title: s.title, coded: true }], selected: [s.candidate!] });
         else await nextProposal(true);
         break;
       }
@@ -191,6 +197,8 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           ws,
           cycle: s.cycle,
           parent: s.parent,
+          island: s.island,
+          buildTimeoutS: req.config.evaluation.build_timeout_s,
           ...(req.judge ? { judge: req.judge } : {}),
           rules: () => rulesForJudge(ws),
           hypothesis: (id) => fs.readFile(path.join(dirOf(id), 'HYPOTHESIS.md'), 'utf8').catch(() => ''),
@@ -199,7 +207,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         });
         for (const d of sel.discarded) await store.setStatus(d.candidate, 'discarded', d.reason);
         const first = sel.evaluate[0];
-        if (first === undefined) return end('no proposal was selected for evaluation', false);
+        if (first === undefined) return end(sel.discarded.map((d) => `${candidateDirName(d.candidate)} ${d.reason}`).join('; ') || 'no proposal was selected for evaluation', false);
         await step({ step: 'evaluate', selected: sel.evaluate, candidate: first, title: s.proposals.find((p) => p.candidate === first)?.title ?? s.title });
         break;
       }
@@ -210,8 +218,11 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           for (const id of selected) await store.setStatus(id, 'discarded', 'evaluation declined by a person');
           return end('the evaluation was declined', false);
         }
-        // The champion is measured under the same limits first, when it has not been yet.
-        if (!(await readEval(ws, s.parent))) await evaluate(req, dirOf(s.parent));
+        // The champion (what candidates are compared with) and the parent are measured under the same
+        // limits first, when they have not been yet.
+        const champion = (await store.load()).index.champion ?? s.parent;
+        for (const ref of new Set([champion, s.parent])) if (!(await readEval(ws, ref))) await evaluate(req, dirOf(ref));
+        await strategy.record?.({ ws, cycle: s.cycle, island: s.island, candidate: s.parent, json: (await readEval(ws, s.parent))! });
         const failures: string[] = [];
         for (const id of selected) {
           // A resumed cycle skips what is already evaluated (and the results store makes re-runs cheap).
@@ -221,6 +232,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
             await store.setStatus(id, 'evaluating');
             json = await evaluate(req, dirOf(id));
           }
+          await strategy.record?.({ ws, cycle: s.cycle, island: s.island, candidate: id, json });
           if (json.verdict === 'fail') {
             await writeResults(dirOf(id), json, undefined, s);
             failures.push(`${selected.length > 1 ? `${candidateDirName(id)} ` : ''}failed the ${json.gates.find((g) => !g.ok)?.gate} gate`);
@@ -231,7 +243,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         break;
       }
       case 'analyze': {
-        for (const e of await evaluatedAgainstParent(req, s)) {
+        for (const e of (await evaluatedAgainstChampion(req, s)).evaluated) {
           if (e.json?.verdict !== 'pass') continue;
           await writeResults(dirOf(e.candidate), e.json, e.cmp, s);
           if (strategy.name === 'sift' && e.cmp) await appendJudgeRecord(ws, { type: 'measured', cycle: s.cycle, candidate: e.candidate, par2: e.cmp.par2B, parent_par2: e.cmp.par2A, gain_pct: e.cmp.par2A > 0 ? (100 * (e.cmp.par2A - e.cmp.par2B)) / e.cmp.par2A : 0 });
@@ -240,15 +252,15 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         break;
       }
       case 'decide': {
-        const evaluated = await evaluatedAgainstParent(req, s);
-        const d = strategy.accept(evaluated, s.parent);
+        const { reference, evaluated } = await evaluatedAgainstChampion(req, s);
+        const d = strategy.accept(evaluated, reference);
         if (d.winner === null) {
           await step({ step: 'done', outcome: d.outcome });
           break;
         }
         const cmp = evaluated.find((e) => e.candidate === d.winner)!.cmp!;
         if (req.config.approval === 'manual' && !(await req.approver.confirm(`Make ${candidateDirName(d.winner)} the champion? PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s (see RESULTS.md).`, undefined, 'Promote'))) {
-          await step({ step: 'done', outcome: `${candidateDirName(s.parent)} stays champion (the promotion of ${candidateDirName(d.winner)} was declined)` });
+          await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (the promotion of ${candidateDirName(d.winner)} was declined)` });
           break;
         }
         await store.setChampion(d.winner);
@@ -308,16 +320,17 @@ async function evaluate(req: CycleRequest, dir: string): Promise<EvalJson> {
   return json;
 }
 
-/** Each selected candidate's evaluation and its paired comparison with the parent's (same limits only). */
-async function evaluatedAgainstParent(req: CycleRequest, s: CycleState): Promise<Evaluated[]> {
-  const parent = await readEval(req.ws, s.parent);
+/** Each selected candidate's evaluation and its paired comparison with the champion's (same limits only). */
+async function evaluatedAgainstChampion(req: CycleRequest, s: CycleState): Promise<{ reference: number; evaluated: Evaluated[] }> {
+  const reference = (await new CandidateStore(req.ws).load()).index.champion ?? s.parent;
+  const parent = await readEval(req.ws, reference);
   const out: Evaluated[] = [];
   for (const id of s.selected ?? (s.candidate === null ? [] : [s.candidate])) {
     const json = await readEval(req.ws, id);
     const cmp = json && parent && json.timeout_s === parent.timeout_s ? compareRuns(parent.instances, json.instances, json.timeout_s ?? 1, { alpha: req.config.strategy.alpha }) : undefined;
     out.push({ candidate: id, json, cmp });
   }
-  return out;
+  return { reference, evaluated: out };
 }
 
 /** The rules a judge weighs a proposal against: those that apply when planning and coding. */

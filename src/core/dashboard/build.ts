@@ -6,10 +6,11 @@ import * as path from 'node:path';
 import type { CycleState } from '../cycle/state';
 import type { InstanceResult } from '../eval/result';
 import { CandidateStore, type CandidateRecord } from '../store/candidates';
+import { DEFAULT_ISLANDS, type IslandsConfig, PENALTIES, readIslandDb } from '../strategy/islands';
 import { judgeStats } from '../strategy/judgeLog';
 import { parseCandidateDir, STATE_DIR } from '../workspace/layout';
 import { readChampionEvents, readCycles, readEvalFile, readUsage, type ChampionEvent, type ParsedEval, type ReadResult } from './read';
-import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle } from './schema';
+import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle, type IslandsData } from './schema';
 
 /** The candidates as the caller knows them (the extension passes its snapshot; else the store is read). */
 export interface DashboardInput {
@@ -17,6 +18,26 @@ export interface DashboardInput {
   candidates: readonly (Pick<CandidateRecord, 'id' | 'dir' | 'parent' | 'status' | 'detail'> & { seed?: string | undefined; docs?: readonly string[] })[];
   /** From satlution.yaml, when the caller has it. */
   strategy?: DashboardData['strategy'];
+  /** The islands settings (default: the strategy's defaults). */
+  islands?: IslandsConfig;
+}
+
+/** The islands' database as the dashboard shows it, or null when there is none. */
+async function islandsData(ws: string, cfg: IslandsConfig = DEFAULT_ISLANDS): Promise<IslandsData | null> {
+  const db = await readIslandDb(ws, cfg);
+  if (!db.byCandidate.size) return null;
+  return {
+    bins: cfg.bins,
+    islands: db.islands.map((i) => ({
+      index: i.index,
+      members: i.members,
+      cells: [...i.cells.entries()].map(([k, m]) => ({ x: Number(k.split(',')[0]), y: Number(k.split(',')[1]), candidate: m.candidate, par2: m.par2! })),
+      best: i.best ? { candidate: i.best.candidate, par2: i.best.par2! } : null,
+    })),
+    archive: db.archive.map((m) => ({ candidate: m.candidate, par2: m.par2! })),
+    penalties: PENALTIES.map((kind) => ({ kind, count: db.penalties[kind] })),
+    migrations: db.migrations,
+  };
 }
 
 export interface DashboardBuild {
@@ -109,6 +130,7 @@ export class DashboardSource {
     const byId = new Map(candidates.map((c) => [c.id, c]));
     const stats = await judgeStats(this.ws).catch(() => undefined);
     const judge = stats?.points.length ? { points: stats.points, n: stats.n, pearson: stats.pearson, spearman: stats.spearman } : null;
+    const islands = await islandsData(this.ws, given.islands).catch(() => null);
     const events = await readChampionEvents(path.join(state, 'candidates.jsonl'), note);
     const data: DashboardData = {
       version: ++builds,
@@ -121,8 +143,9 @@ export class DashboardSource {
       families,
       failures: failuresByGate(candidates),
       cost: costRows(await readUsage(path.join(state, 'usage.jsonl'), note)),
-      strategy: given.strategy ?? (judge ? 'sift' : null),
+      strategy: given.strategy ?? (islands ? 'islands' : judge ? 'sift' : null),
       judge,
+      islands,
       notes,
     };
     return {

@@ -3,6 +3,7 @@
 // with `instances.name`) and sent only for the candidates a person selects, so 1,000 instances x 100
 // candidates never travel as one object graph.
 import { z } from 'zod';
+import { STRATEGY_NAMES } from '../config/strategyNames';
 import { RunStatus } from '../eval/result';
 import { CandidateStatus } from '../store/status';
 
@@ -97,6 +98,16 @@ export const JudgeData = z.object({
 });
 export type JudgeData = z.infer<typeof JudgeData>;
 
+/** The islands strategy's database: per island its members, occupied cells and best; failures by penalty. */
+export const IslandsData = z.object({
+  bins: z.number().int().positive(),
+  islands: z.array(z.object({ index: Count, members: Count, cells: z.array(z.object({ x: Count, y: Count, candidate: Id, par2: Seconds })), best: z.object({ candidate: Id, par2: Seconds }).nullable() })),
+  archive: z.array(z.object({ candidate: Id, par2: Seconds })),
+  penalties: z.array(z.object({ kind: z.string(), count: Count })),
+  migrations: Count,
+});
+export type IslandsData = z.infer<typeof IslandsData>;
+
 export const DashboardData = z.object({
   /** Bumped on every rebuild; detail columns name the version they belong to. */
   version: z.number().int().nonnegative(),
@@ -117,8 +128,9 @@ export const DashboardData = z.object({
   failures: z.array(z.object({ gate: DashGate, count: Count })),
   cost: z.array(CostRow),
   /** The search strategy of satlution.yaml, when known. */
-  strategy: z.enum(['champion-challenger', 'sift']).nullable(),
+  strategy: z.enum(STRATEGY_NAMES).nullable(),
   judge: JudgeData.nullable(),
+  islands: IslandsData.nullable(),
   /** Files skipped or partly read, for the person to see (never an error). */
   notes: z.array(z.string()),
 });

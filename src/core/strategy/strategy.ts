@@ -11,6 +11,7 @@ import { candidateDirName } from '../workspace/layout';
 import { unifiedDiff } from '../workspace/candidateDiff';
 import { DEFAULT_RUBRIC, type Judge, type JudgeScore } from './judge';
 import { appendJudgeRecord } from './judgeLog';
+import { chooseParent, duplicateOf, islandsConfig, type IslandsConfig, readIslandDb, recordMember } from './islands';
 
 export interface Proposal {
   candidate: number;
@@ -28,6 +29,8 @@ export interface SelectContext {
   rules: () => Promise<string>;
   hypothesis: (candidate: number) => Promise<string>;
   signal?: AbortSignal;
+  /** For strategies that build a proposal to screen it (duplicate binaries). */
+  buildTimeoutS: number;
   say: (message: string) => void;
 }
 
@@ -50,17 +53,41 @@ export interface Decision {
   outcome: string;
 }
 
+export interface ParentChoice {
+  parent: number;
+  /** The strategy's lane for this cycle (the island), or null. */
+  island: number | null;
+  /** Why this parent, for the log. */
+  how: string;
+}
+
+export interface ProposalOutcome {
+  cycle: number;
+  island: number | null;
+  candidate: number;
+  /** The evaluation, when there was one; else why there was none. */
+  json?: EvalJson;
+  penalty?: 'no patch' | 'no change';
+  detail?: string;
+}
+
 export interface Strategy {
   readonly name: Config['strategy']['name'];
   /** Proposals (plan + code) per cycle. */
   readonly proposals: number;
-  select(coded: Proposal[], ctx: SelectContext): Promise<Selection>;
-  accept(evaluated: Evaluated[], parent: number): Decision;
+  /** Where a cycle starts (default: the champion). */
+  parent?(ctx: { ws: string; cycle: number; champion: number; championJson: EvalJson | undefined }): Promise<ParentChoice>;
+  select(coded: Proposal[], ctx: SelectContext & { island: number | null }): Promise<Selection>;
+  /** Told how each proposal ended (strategies with a database keep it). */
+  record?(o: ProposalOutcome & { ws: string }): Promise<void>;
+  /** `reference`: the candidate the evaluated ones were compared with (the champion). */
+  accept(evaluated: Evaluated[], reference: number): Decision;
 }
 
 export function strategyFor(config: Config): Strategy {
   const marginPct = config.strategy.min_improvement_pct;
   const accept = (evaluated: Evaluated[], parent: number) => greedyAccept(evaluated, parent, marginPct);
+  if (config.strategy.name === 'islands') return islandsStrategy(islandsConfig(config), accept);
   if (config.strategy.name === 'sift') {
     const k = config.strategy.evaluate_top ?? 1;
     const rubric = config.strategy.judge_rubric ?? DEFAULT_RUBRIC;
@@ -70,6 +97,37 @@ export function strategyFor(config: Config): Strategy {
     name: 'champion-challenger',
     proposals: 1,
     select: async (coded) => ({ evaluate: coded.filter((p) => p.coded).map((p) => p.candidate), discarded: [] }),
+    accept,
+  };
+}
+
+function islandsStrategy(cfg: IslandsConfig, accept: Strategy['accept']): Strategy {
+  return {
+    name: 'islands',
+    proposals: 1,
+    parent: ({ ws, cycle, champion, championJson }) => chooseParent(ws, cfg, cycle, champion, championJson),
+    async select(coded, ctx) {
+      const db = await readIslandDb(ctx.ws, cfg);
+      const out: Selection = { evaluate: [], discarded: [] };
+      for (const p of coded.filter((x) => x.coded)) {
+        const dup = await duplicateOf(ctx.ws, db, p.candidate, { timeoutS: ctx.buildTimeoutS, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+        if (!dup) {
+          out.evaluate.push(p.candidate);
+          continue;
+        }
+        const reason = `not evaluated: a duplicate of ${candidateDirName(dup.of)} (${dup.how})`;
+        ctx.say(`${candidateDirName(p.candidate)}: ${reason}`);
+        await recordMember(ctx.ws, { cycle: ctx.cycle, island: ctx.island ?? 0, candidate: p.candidate, penalty: 'no change', detail: reason });
+        out.discarded.push({ candidate: p.candidate, reason });
+      }
+      return out;
+    },
+    async record(o) {
+      // Once per candidate: a resumed step must not count it twice.
+      const db = await readIslandDb(o.ws, cfg);
+      if (db.byCandidate.has(o.candidate) || (!o.json && !o.penalty)) return;
+      await recordMember(o.ws, { cycle: o.cycle, island: o.island ?? 0, candidate: o.candidate, ...(o.json ? { json: o.json } : {}), ...(o.penalty ? { penalty: o.penalty } : {}), ...(o.detail ? { detail: o.detail } : {}) });
+    },
     accept,
   };
 }

@@ -1,0 +1,108 @@
+// The islands strategy: parents from a MAP-Elites database on several islands, migration, duplicate
+// rejection before evaluation (normalized sources, binaries) with graded penalties, all derived from
+// an append-only log; real cycles with the offline tuner on a small option-tunable solver.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { tunerAgent } from '../../src/core/agents/tuner';
+import { planted3Sat } from '../../src/core/bench/generators';
+import { loadConfig } from '../../src/core/config/load';
+import { runCycle } from '../../src/core/cycle/engine';
+import { DashboardSource } from '../../src/core/dashboard/build';
+import { silentLogger } from '../../src/core/ports';
+import { CandidateStore } from '../../src/core/store/candidates';
+import { cellOf, DEFAULT_ISLANDS, duplicateOf, islandsFile, readIslandDb } from '../../src/core/strategy/islands';
+import { normalizeSource } from '../../src/core/strategy/sourceHash';
+import { initWorkspace } from '../../src/core/workspace/init';
+import { FIXTURES, RULES, tempDir, write } from './helpers';
+
+async function optsatWorkspace(strategy: string): Promise<string> {
+  const seed = tempDir();
+  const tiny = fs.readFileSync(path.join(FIXTURES, 'seeds', 'tinysat', 'tinysat.c'), 'utf8');
+  write(path.join(seed, 'src', 'options.h'), '#define OPTIONS \\\n  OPTION (delay, 100000000, 0, 1000000000, "busy-loop iterations before solving")\n');
+  write(path.join(seed, 'src', 'optsat.c'), '#include "options.h"\n#define OPTION(N, V, L, H, D) static const long opt_##N = V;\nOPTIONS\n#undef OPTION\n' + tiny.replace('int main(int argc, char **argv) {\n', 'int main(int argc, char **argv) {\n  for (volatile long spin = 0; spin < opt_delay; spin++) {}\n'));
+  write(path.join(seed, 'Makefile'), 'optsat: src/optsat.c src/options.h\n\t$(CC) -O2 -o optsat src/optsat.c\n');
+  const ws = tempDir();
+  await initWorkspace({ dir: ws, seeds: [{ name: 'optsat', source: seed }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+  const cfg = path.join(ws, 'satlution.yaml');
+  fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', 'approval: auto').replace(/timeout_s: \d+/g, 'timeout_s: 20').replace(/^strategy:.*$/m, `strategy: ${strategy}`));
+  fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
+  for (let i = 0; i < 6; i++) write(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 300 + i));
+  return ws;
+}
+
+describe('islands: database pieces', () => {
+  it('normalizes sources: comments and whitespace go, string literals stay', () => {
+    assert.equal(normalizeSource('int a = 1; // one\n/* block\n comment */ int b;'), normalizeSource('int a=1;\n\nint   b;'));
+    assert.notEqual(normalizeSource('puts("// not a comment");'), normalizeSource('puts("");'));
+  });
+
+  it('places candidates by SAT share and code size relative to the seed', () => {
+    assert.deepEqual(cellOf({ sat_share: 0.5, lines: 1000 }, 1000, 5), [2, 2]);
+    assert.deepEqual(cellOf({ sat_share: 0.05, lines: 1300 }, 1000, 5), [0, 4]);
+    assert.deepEqual(cellOf({ sat_share: null, lines: 700 }, 1000, 5), [2, 0]);
+  });
+});
+
+describe('islands: cycles', function () {
+  this.timeout(300000);
+
+  it('visits the islands in turn, migrates the best, and records every candidate in a grid cell', async () => {
+    const ws = await optsatWorkspace('{ name: islands, islands: { count: 2, population: 10, archive: 3, bins: 3, migration_interval: 2, exploitation: 1 } }');
+    const config = await loadConfig(ws);
+    const logs: string[] = [];
+    const states = [];
+    for (let c = 0; c < 3; c++) states.push(await runCycle({ ws, config, agent: tunerAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent: (e) => e.type === 'log' && logs.push(e.message) }));
+    assert.deepEqual(states.map((s) => s.island), [0, 1, 0]);
+    assert.match(logs[0]!, /^cycle 1 starts from SATLUTION_0: island 0 is empty: starting from the champion/);
+    // Cycle 2 migrates island 0's best to island 1 first, and starts from it there.
+    const db = await readIslandDb(ws, { ...DEFAULT_ISLANDS, count: 2, population: 10, archive: 3, bins: 3, migration_interval: 2, exploitation: 1 });
+    assert.equal(db.migrations, 1);
+    assert.match(logs.find((l) => l.startsWith('cycle 2 starts'))!, /island 1's best/);
+    // Every candidate and the seed are recorded once, with a cell if they passed.
+    assert.deepEqual([...db.byCandidate.keys()].sort(), [0, 1, 2, 3]);
+    for (const m of db.byCandidate.values()) assert.ok(m.penalty !== null || m.par2 !== null, JSON.stringify(m));
+    assert.ok(db.islands[0]!.cells.size >= 1 && db.islands[1]!.members >= 1);
+    assert.equal(db.archive[0]!.par2, Math.min(...[...db.byCandidate.values()].filter((m) => m.par2 !== null).map((m) => m.par2!)));
+    // The dashboard's Strategy tab gets the grids.
+    const dash = (await new DashboardSource(ws).build()).data;
+    assert.equal(dash.strategy, 'islands');
+    assert.equal(dash.islands!.islands.length, 5, 'without the config the dashboard uses the default count');
+    const withCfg = (await new DashboardSource(ws).build({ ...(await new CandidateStore(ws).load()).index, islands: { ...DEFAULT_ISLANDS, count: 2, bins: 3 } })).data;
+    assert.equal(withCfg.islands!.islands.length, 2);
+    assert.equal(withCfg.islands!.migrations, 1);
+  });
+
+  it('rejects a duplicate of an earlier candidate before evaluation, with the "no change" penalty', async () => {
+    const ws = await optsatWorkspace('{ name: islands }');
+    const config = await loadConfig(ws);
+    const first = await runCycle({ ws, config, agent: tunerAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
+    assert.equal(first.step, 'done');
+    // A "new" proposal that only reformats SATLUTION_1 and adds a comment: the same program.
+    const copy = tunerAgent();
+    const agent = {
+      ...copy,
+      async code({ candidateDir }: { candidateDir: string }) {
+        const src = fs.readFileSync(path.join(ws, 'SATLUTION_1', 'src', 'options.h'), 'utf8');
+        fs.writeFileSync(path.join(candidateDir, 'src', 'options.h'), `/* reformatted */\n${src.replace(/ \\/g, '   \\')}`);
+        return { finished: true, detail: 'copied' };
+      },
+    };
+    const logs: string[] = [];
+    const s = await runCycle({ ws, config, agent, approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent: (e) => e.type === 'log' && logs.push(e.message) });
+    assert.match(s.outcome ?? '', /SATLUTION_2 not evaluated: a duplicate of SATLUTION_1 \(the same sources up to comments and whitespace\)/);
+    assert.ok(!fs.existsSync(path.join(ws, '.satlution', 'evals', 'SATLUTION_2.json')), 'never evaluated');
+    const { index } = await new CandidateStore(ws).load();
+    assert.equal(index.candidates.find((c) => c.id === 2)!.status, 'discarded');
+    const db = await readIslandDb(ws, DEFAULT_ISLANDS);
+    assert.equal(db.byCandidate.get(2)!.penalty, 'no change');
+    assert.equal(db.penalties['no change'], 1);
+    assert.equal(await duplicateOf(ws, db, 1), undefined, 'a candidate is not its own duplicate');
+    // Same binaries from other sources (an option spelled differently): caught after a fresh build.
+    fs.cpSync(path.join(ws, 'SATLUTION_1'), path.join(ws, 'SATLUTION_9'), { recursive: true });
+    const opt = path.join(ws, 'SATLUTION_9', 'src', 'options.h');
+    fs.writeFileSync(opt, fs.readFileSync(opt, 'utf8').replace(/OPTION \(delay, (\d+),/, (_m, v: string) => `OPTION (delay, (${v} + 0),`));
+    assert.deepEqual(await duplicateOf(ws, db, 9, { timeoutS: 120 }), { of: 1, how: 'identical binaries' });
+    assert.ok(fs.readFileSync(islandsFile(ws), 'utf8').trim().split('\n').length >= 3);
+  });
+});
