@@ -405,6 +405,28 @@ async function screenshots(browser: Browser, build: DashboardBuild, five: number
       await p.screenshot({ path: file });
       shots.push(path.relative(ROOT, file));
     }
+    // The Strategy tab as the islands strategy shows it (a synthetic database over the same candidates).
+    const rnd = prng(7);
+    const passing = data.candidates.filter((c) => c.perf).slice(-40);
+    const islands = Array.from({ length: 5 }, (_, index) => {
+      const cells = new Map<string, { x: number; y: number; candidate: number; par2: number }>();
+      for (const c of passing.filter((_c, i) => i % 5 === index)) {
+        const x = Math.floor(rnd() * 5);
+        const y = Math.min(4, Math.floor(rnd() * 3) + 1);
+        const cur = cells.get(`${x},${y}`);
+        if (!cur || c.perf!.par2 < cur.par2) cells.set(`${x},${y}`, { x, y, candidate: c.id, par2: c.perf!.par2 });
+      }
+      const list = [...cells.values()];
+      const best = list.reduce<(typeof list)[number] | null>((b, c) => (!b || c.par2 < b.par2 ? c : b), null);
+      return { index, members: list.length + 2, cells: list, best: best && { candidate: best.candidate, par2: best.par2 } };
+    });
+    const withIslands = { ...data, strategy: 'islands', islands: { bins: 5, islands, archive: islands.flatMap((i) => (i.best ? [i.best] : [])).sort((a, b) => a.par2 - b.par2), penalties: [{ kind: 'no patch', count: 3 }, { kind: 'no change', count: 5 }, { kind: 'build or crash', count: 9 }, { kind: 'wrong answer or bad proof', count: 2 }], migrations: 9 } };
+    await p.evaluate(`window.postMessage(${JSON.stringify({ type: 'data', data: withIslands })}, '*')`);
+    await p.waitForTimeout(300);
+    await p.screenshot({ path: path.join(ART, `dashboard-strategy-islands-${theme}.png`) });
+    shots.push(path.relative(ROOT, path.join(ART, `dashboard-strategy-islands-${theme}.png`)));
+    await p.evaluate(`window.postMessage(${JSON.stringify({ type: 'data', data })}, '*')`);
+    await p.waitForTimeout(200);
     // A hover tooltip on the cycles chart, to see it themed.
     await p.click('vscode-tab-header[data-tab=cycles]');
     await p.waitForTimeout(150);
