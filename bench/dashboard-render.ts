@@ -151,7 +151,7 @@ function writeWorkspace(ws: string): void {
       } else outcome = failAt ? 'failed the perf gate' : `SATLUTION_${champion} stays champion`;
     }
     candidates.push({ id, dir, parent, status: failAt ? 'failed' : 'evaluated', created_at: at(k - 1), updated_at: at(k), ...(failAt ? { detail: `failed the ${failAt} gate: see evals` } : {}) });
-    cycles.push({ cycle: c, step: 'done', parent, candidate: id, title: `tune option ${c}`, started_at: at(k - 1), updated_at: at(k), outcome, champion_changed: changed, proposals: [], island: null, selected: null });
+    cycles.push({ cycle: c, step: 'done', parent, candidate: id, title: `tune option ${c}`, started_at: at(k - 1), updated_at: at(k), outcome, champion_changed: changed, proposals: [], hint: null, island: null, selected: null });
     for (const role of ['planner', 'coder', 'coder', 'judge'] as const)
       usage.push({ at: at(k), run: 'bench', cycle: c, role, model: 'model-x', usage: { input: Math.round(20000 + 60000 * rnd()), output: Math.round(2000 + 8000 * rnd()), cacheRead: Math.round(40000 * rnd()), cacheWrite: Math.round(5000 * rnd()) }, usd: 0.05 + 0.3 * rnd() });
   }

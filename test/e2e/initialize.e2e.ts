@@ -20,8 +20,14 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
   // VS Code's own folder dialog: type the path, then accept it.
   const input = page.locator('.quick-input-widget input');
   await input.waitFor();
-  await input.fill(seed + '/');
-  await page.waitForTimeout(500);
+  // The dialog writes its starting folder into the input after it opens; on a busy machine that can
+  // land after our text. Type until the path stays.
+  for (let i = 0; i < 20; i++) {
+    await input.fill(seed + '/');
+    await page.waitForTimeout(500);
+    if ((await input.inputValue()) === seed + '/') break;
+  }
+  assert.equal(await input.inputValue(), seed + '/', 'the folder dialog kept the typed path');
   await shot('2-folder-dialog');
   await page.locator('.quick-input-widget').getByRole('button', { name: 'Use as seed' }).click();
   // Seed name, prefilled from the folder name.

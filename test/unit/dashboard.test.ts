@@ -81,7 +81,7 @@ const SLOW: Run[] = [
 ];
 
 const cycle = (n: number, step: CycleState['step'], parent: number, candidate: number | null, changed = false): CycleState => ({
-  cycle: n, step, parent, candidate, title: `idea ${n}`, started_at: new Date().toISOString(), updated_at: '', outcome: step === 'done' ? 'ended' : null, champion_changed: changed, proposals: [], island: null, selected: null,
+  cycle: n, step, parent, candidate, title: `idea ${n}`, started_at: new Date().toISOString(), updated_at: '', outcome: step === 'done' ? 'ended' : null, champion_changed: changed, proposals: [], hint: null, island: null, selected: null,
 });
 
 /**

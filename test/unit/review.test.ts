@@ -100,7 +100,7 @@ describe('runner health', () => {
 });
 
 describe('status bar text', () => {
-  const cycle = { cycle: 3, step: 'code' as const, parent: 1, candidate: 4, title: 'restarts', started_at: '', updated_at: '', outcome: null, champion_changed: false, proposals: [], island: null, selected: null };
+  const cycle = { cycle: 3, step: 'code' as const, parent: 1, candidate: 4, title: 'restarts', started_at: '', updated_at: '', outcome: null, champion_changed: false, proposals: [], hint: null, island: null, selected: null };
   it('shows the running phase and the champion with its PAR-2', () => {
     const t = statusText(cycle, true, { dir: 'SATLUTION_1', par2: 12.345 });
     assert.equal(t.text, '$(sync~spin) cycle 3: code  $(star-full) SATLUTION_1 12.35 s');

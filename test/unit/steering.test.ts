@@ -141,7 +141,7 @@ describe('steering stream', () => {
 });
 
 describe('steering view state', () => {
-  const saved = (over: Partial<CycleState>): CycleState => ({ cycle: 3, step: 'code', parent: 0, candidate: 3, title: 'try X', started_at: '', updated_at: '', outcome: null, champion_changed: false, proposals: [], island: null, selected: null, ...over });
+  const saved = (over: Partial<CycleState>): CycleState => ({ cycle: 3, step: 'code', parent: 0, candidate: 3, title: 'try X', started_at: '', updated_at: '', outcome: null, champion_changed: false, proposals: [], hint: null, island: null, selected: null, ...over });
   const input = (over: Partial<SteeringInputs>): SteeringInputs => ({ workspace: true, run: undefined, saved: undefined, approval: 'semi', strategy: 'champion-challenger', pending: undefined, transcripts: false, ...over });
   const valid = (s: SteeringState) => {
     assert.ok(SteeringState.safeParse(s).success, JSON.stringify(s));

@@ -274,6 +274,10 @@ function strategy(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
   const { v, p } = ctx;
   const j = v.data.judge;
   const name = v.data.strategy;
+  if (v.data.smc && (name === 'smc' || (!j && !v.data.islands))) {
+    smcView(el, ctx);
+    return;
+  }
   if (v.data.islands && (name === 'islands' || !j)) {
     islandsView(el, ctx);
     return;
@@ -303,6 +307,39 @@ function strategy(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
     h('table', { class: 'plain' },
       h('thead', {}, h('tr', {}, ...['Cycle', 'Proposal', 'Score', 'Evaluated', 'Gain'].map((t) => h('th', { scope: 'col' }, t)))),
       h('tbody', {}, ...recent.map((x) => h('tr', {}, h('td', {}, String(x.cycle)), h('td', {}, v.byId.get(x.candidate)?.dir ?? String(x.candidate)), h('td', {}, `${x.score}/10`), h('td', {}, x.selected ? 'yes' : 'no'), h('td', {}, x.gainPct === null ? '–' : `${x.gainPct.toFixed(1)}%`)))),
+    ),
+  );
+}
+
+/** SMC: the run's temperature, its particles, the kernels' success estimates and the forecast. */
+function smcView(el: HTMLElement, ctx: TabContext): void {
+  const { v } = ctx;
+  const d = v.data.smc!;
+  const dir = (id: number) => v.byId.get(id)?.dir ?? `SATLUTION_${id}`;
+  el.append(
+    h('div', { class: 'stats' },
+      stat('Strategy', 'smc'),
+      stat('Run \u00b7 iteration', `${d.run} \u00b7 ${d.iteration}`),
+      stat('Temperature \u03bb', d.lambda.toFixed(3)),
+      stat('\u03b2\u209c', d.betaT.toFixed(1)),
+      stat('Accepted', `${d.accepted} / ${d.moves}`),
+      stat('Forecast', `${count(d.forecast, 'evaluation')} left`),
+    ),
+    h('p', { class: 'muted' }, `The run ends at \u03bb = 1, after its last iteration, or when its best reward stalls; the next cycle then starts a new run from the champion. Rewards: 0.5 at the run's starting PAR-2, 1 at twice as fast.${d.ended.length ? ` Ended runs: ${d.ended.map((e) => `run ${e.run} (${e.reason})`).join('; ')}.` : ''}`),
+    h('h3', {}, 'Particles'),
+    h('table', { class: 'plain' },
+      h('thead', {}, h('tr', {}, ...['Particle', 'Candidate', 'Reward'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, ...d.particles.map((p, i) => h('tr', {}, h('td', {}, String(i + 1)), h('td', {}, dir(p.candidate)), h('td', {}, p.reward === null ? 'not measured' : p.reward.toFixed(3))))),
+    ),
+    h('h3', {}, 'Proposal kernels (Thompson sampling)'),
+    h('table', { class: 'plain' },
+      h('thead', {}, h('tr', {}, ...['Kernel', 'Success estimate', 'Successes + 1', 'Failures + 1'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, ...d.kernels.map((k) => h('tr', {}, h('td', {}, k.name), h('td', {}, `${(100 * k.mean).toFixed(0)}%`), h('td', {}, k.a.toFixed(1)), h('td', {}, k.b.toFixed(1))))),
+    ),
+    h('h3', {}, 'Iterations'),
+    h('table', { class: 'plain' },
+      h('thead', {}, h('tr', {}, ...['Run', 'Iteration', '\u03bb', 'ESS', 'Best reward'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, ...[...d.history].reverse().slice(0, 20).map((x) => h('tr', {}, h('td', {}, String(x.run)), h('td', {}, String(x.iteration)), h('td', {}, x.lambda.toFixed(3)), h('td', {}, x.ess.toFixed(2)), h('td', {}, x.best === null ? '\u2013' : x.best.toFixed(3))))),
     ),
   );
 }

@@ -56,7 +56,7 @@ export function llmAgent(o: LlmAgentOptions): EvolutionAgent {
   };
   return {
     name: 'llm',
-    async plan({ ws, cycle, championDir, candidate, emit }) {
+    async plan({ ws, cycle, hint, championDir, candidate, emit }) {
       const notes = await readNotes(ws);
       const r = await runPlanner({
         client: client('planner', cycle),
@@ -69,7 +69,8 @@ export function llmAgent(o: LlmAgentOptions): EvolutionAgent {
           metrics: await metricsHistory(ws, cycle, o.config.par2_visible_from_cycle),
           failures: await recentFailures(ws),
           notes,
-          directive: drawDirection(o.config.planner.directions ?? DEFAULT_DIRECTIONS, cycle).text,
+          // The search strategy's request (e.g. smc's kernel) comes first; the drawn direction guides it.
+          directive: [hint ? `This proposal should be a ${hint}.` : '', drawDirection(o.config.planner.directions ?? DEFAULT_DIRECTIONS, cycle).text].filter(Boolean).join(' '),
         },
         transcriptFile: transcript(cycle, 'planner'),
         ...(o.signal ? { signal: o.signal } : {}),

@@ -67,7 +67,7 @@ export function tunerAgent(opts: { only?: string[] } = {}): EvolutionAgent {
   const proposed = new Map<number, Set<string>>(); // this cycle's proposals (sift asks for several)
   return {
     name: 'tuner',
-    async plan({ cycle, proposal, championDir, candidate, emit }) {
+    async plan({ cycle, proposal, hint, championDir, candidate, emit }) {
       const say = (message: string) => emit?.({ type: 'agent-log', role: 'tuner', message });
       const text = await fs.readFile(path.join(championDir, OPTIONS_FILE), 'utf8').catch(() => undefined);
       if (text === undefined) throw new Error(`the tuner needs ${OPTIONS_FILE} with OPTION (name, default, low, high, "help") lines (kissat's layout); this solver has none`);
@@ -85,7 +85,8 @@ export function tunerAgent(opts: { only?: string[] } = {}): EvolutionAgent {
       proposed.set(cycle, made);
       let changes = '';
       for (let tries = 0; tries < 20 && (!changes || made.has(changes)); tries++) {
-        const k = pool.length > 1 && rnd() < 0.3 ? 2 : 1;
+        // A strategy's kernel: "diff" changes one option, "rewrite" two or three; else one, sometimes two.
+        const k = hint?.startsWith('rewrite') ? Math.min(pool.length, rnd() < 0.5 ? 2 : 3) : hint?.startsWith('diff') ? 1 : pool.length > 1 && rnd() < 0.3 ? 2 : 1;
         const chosen = [...pool].sort(() => rnd() - 0.5).slice(0, k);
         pending = chosen.map((option) => ({ option, value: mutate(option, rnd) }));
         changes = pending.map((p) => `${p.option.name} ${p.option.value} -> ${p.value}`).join(', ');

@@ -201,8 +201,8 @@ export const StrategySchema = z
   .object({
     name: z.enum(STRATEGY_NAMES).default('champion-challenger').meta({
       description:
-        'Search strategy. champion-challenger evolves one champion at a time, as the SATLUTION paper does. sift makes several proposals per cycle, has a judge model score each diff (1-10) and evaluates only the best ones. islands keeps a MAP-Elites database on several islands (features: SAT-vs-UNSAT PAR-2 balance, code size), picks parents from it, migrates the best between islands, and rejects duplicates before evaluation.',
-      examples: ['champion-challenger', 'sift', 'islands'],
+        'Search strategy. champion-challenger evolves one champion at a time, as the SATLUTION paper does. sift makes several proposals per cycle, has a judge model score each diff (1-10) and evaluates only the best ones. islands keeps a MAP-Elites database on several islands (features: SAT-vs-UNSAT PAR-2 balance, code size), picks parents from it, migrates the best between islands, and rejects duplicates before evaluation. smc moves a population of candidates by Metropolis-Hastings steps under an annealed temperature (SMCEvolve).',
+      examples: ['champion-challenger', 'sift', 'islands', 'smc'],
     }),
     islands: z
       .object({
@@ -216,6 +216,19 @@ export const StrategySchema = z
       .strict()
       .optional()
       .meta({ description: 'islands: the program database (defaults follow OpenEvolve, sized for expensive evaluations).' }),
+    smc: z
+      .object({
+        particles: z.number().int().min(2).max(64).default(4).meta({ description: 'Particles (candidates) per iteration: N.', examples: [4] }),
+        mh_steps: z.number().int().min(1).max(8).default(2).meta({ description: 'Metropolis-Hastings moves per particle and iteration: K (an iteration costs N x K evaluations).', examples: [2] }),
+        beta: z.number().positive().default(40).meta({ description: 'Final inverse temperature. Rewards are 0.5 at the reference PAR-2 and move 0.5 per halving or doubling, so a 5% gain is worth about beta x 0.035 at the end.', examples: [40] }),
+        kappa: z.number().gt(0).lt(1).default(0.9).meta({ description: 'The tempering step keeps the effective sample size at least kappa x N.', examples: [0.9] }),
+        min_iterations: z.number().int().min(1).default(3).meta({ description: 'Temperature steps are at most 1/min_iterations.', examples: [3] }),
+        max_iterations: z.number().int().min(1).default(8).meta({ description: 'A run ends after this many iterations (T_max) at the latest.', examples: [8] }),
+        stall: z.number().int().min(1).default(3).meta({ description: 'A run ends when the best reward has not improved for this many iterations.', examples: [3] }),
+      })
+      .strict()
+      .optional()
+      .meta({ description: 'smc: sequential Monte Carlo over candidates (SMCEvolve); a finished run restarts from the champion.' }),
     proposals: z.number().int().min(1).max(16).optional().meta({
       description: 'sift: proposals (plan + code) per cycle (default 4). champion-challenger makes one.',
       examples: [4],
@@ -366,6 +379,7 @@ export const ConfigSchema = z
       for (const k of ['proposals', 'evaluate_top', 'judge_rubric'] as const)
         if (st[k] !== undefined) ctx.addIssue({ code: 'custom', path: ['strategy', k], message: `only used by strategy sift (champion-challenger makes and evaluates one proposal per cycle)` });
     if (st.name !== 'islands' && st.islands !== undefined) ctx.addIssue({ code: 'custom', path: ['strategy', 'islands'], message: 'only used by strategy islands' });
+    if (st.name !== 'smc' && st.smc !== undefined) ctx.addIssue({ code: 'custom', path: ['strategy', 'smc'], message: 'only used by strategy smc' });
     if (st.name === 'sift') {
       if (!c.models.judge && !c.models.planner)
         ctx.addIssue({ code: 'custom', path: ['strategy', 'name'], message: 'sift needs a judge model: set models.judge (or models.planner, which then also judges)' });

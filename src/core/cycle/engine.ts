@@ -35,7 +35,8 @@ export interface EvolutionAgent {
   readonly name: string;
   /** `emit` reports the agent at work (streamed text, tool calls, steps) to the host. */
   /** `proposal` counts the cycle's proposals from 0 (strategies that make several ask again, for a different one). */
-  plan(ctx: { ws: string; cycle: number; proposal?: number; championDir: string; candidate: string; emit?: AgentSink }): Promise<{ title: string; hypothesis: string }>;
+  /** `hint`: what the strategy asks for (e.g. smc's kernel: "diff" for a local change, "rewrite" for a subsystem). */
+  plan(ctx: { ws: string; cycle: number; proposal?: number; hint?: string; championDir: string; candidate: string; emit?: AgentSink }): Promise<{ title: string; hypothesis: string }>;
   /** `hypothesis` is HYPOTHESIS.md as it is on disk now (the person may have edited it before approving). */
   code(ctx: { ws: string; cycle: number; candidateDir: string; hypothesis: string; host: ToolHost; emit?: AgentSink }): Promise<{ finished: boolean; detail: string }>;
 }
@@ -92,7 +93,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
     // The strategy picks where the cycle starts (islands: from its database); by default the champion.
     const pick = strategy.parent ? await strategy.parent({ ws, cycle, champion: index.champion, championJson: await readEval(ws, index.champion) }) : { parent: index.champion, island: null, how: '' };
     if (pick.how) req.onEvent?.({ type: 'log', message: `cycle ${cycle} starts from ${candidateDirName(pick.parent)}: ${pick.how}` });
-    s = { cycle, step: 'plan', parent: pick.parent, candidate: null, title: null, started_at: now, updated_at: now, outcome: null, champion_changed: false, proposals: [], island: pick.island, selected: null };
+    s = { cycle, step: 'plan', parent: pick.parent, candidate: null, title: null, started_at: now, updated_at: now, outcome: null, champion_changed: false, proposals: [], hint: pick.hint ?? null, island: pick.island, selected: null };
     await saveCycle(ws, s);
   } else req.log.info(`Resuming cycle ${s.cycle} at step "${s.step}"`);
   const strategy = strategyFor(req.config);
@@ -123,6 +124,10 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
     return s!;
   };
 
+  const recordOutcome = async (o: Parameters<NonNullable<typeof strategy.record>>[0]) => {
+    const line = await strategy.record?.(o);
+    if (line) req.onEvent?.({ type: 'log', message: line });
+  };
   /** A proposal ended (coded or not): plan the next one, or screen them all when there are enough. */
   const nextProposal = async (coded: boolean) => {
     const proposals = [...s!.proposals.filter((p) => p.candidate !== s!.candidate), { candidate: s!.candidate!, title: s!.title, coded }];
@@ -138,7 +143,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         // The candidate exists before the plan, so a resumed cycle plans into the same one.
         if (s.candidate === null) await step({ candidate: (await newCandidate(ws, { parent: s.parent })).id });
         await store.setStatus(s.candidate!, 'planning');
-        const p = await req.agent.plan({ ws, cycle: s.cycle, proposal: s.proposals.length, championDir: dirOf(s.parent), candidate: candidateDirName(s.candidate!), emit });
+        const p = await req.agent.plan({ ws, cycle: s.cycle, proposal: s.proposals.length, ...(s.hint ? { hint: s.hint } : {}), championDir: dirOf(s.parent), candidate: candidateDirName(s.candidate!), emit });
         await fs.writeFile(path.join(dirOf(s.candidate!), 'HYPOTHESIS.md'), p.hypothesis);
         await step({ step: 'approve', title: p.title });
         break;
@@ -179,7 +184,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         const hypothesis = await fs.readFile(path.join(dir, 'HYPOTHESIS.md'), 'utf8');
         const out = await req.agent.code({ ws, cycle: s.cycle, candidateDir: dir, hypothesis, host, emit });
         if (!out.finished) {
-          await strategy.record?.({ ws, cycle: s.cycle, island: s.island, candidate: s.candidate!, penalty: 'no patch', detail: out.detail });
+          await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: s.candidate!, penalty: 'no patch', detail: out.detail });
           if (strategy.proposals === 1) return end(`coding did not finish: ${out.detail}`, true);
           await store.setStatus(s.candidate!, 'failed', `coding did not finish: ${out.detail}`);
           await nextProposal(false);
@@ -222,7 +227,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         // limits first, when they have not been yet.
         const champion = (await store.load()).index.champion ?? s.parent;
         for (const ref of new Set([champion, s.parent])) if (!(await readEval(ws, ref))) await evaluate(req, dirOf(ref));
-        await strategy.record?.({ ws, cycle: s.cycle, island: s.island, candidate: s.parent, json: (await readEval(ws, s.parent))! });
+        await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: s.parent, json: (await readEval(ws, s.parent))! });
         const failures: string[] = [];
         for (const id of selected) {
           // A resumed cycle skips what is already evaluated (and the results store makes re-runs cheap).
@@ -232,7 +237,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
             await store.setStatus(id, 'evaluating');
             json = await evaluate(req, dirOf(id));
           }
-          await strategy.record?.({ ws, cycle: s.cycle, island: s.island, candidate: id, json });
+          await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: id, json });
           if (json.verdict === 'fail') {
             await writeResults(dirOf(id), json, undefined, s);
             failures.push(`${selected.length > 1 ? `${candidateDirName(id)} ` : ''}failed the ${json.gates.find((g) => !g.ok)?.gate} gate`);

@@ -22,7 +22,9 @@ export const CycleState = z.object({
   champion_changed: z.boolean(),
   /** The cycle's proposals so far (strategies that make several: sift). */
   proposals: z.array(z.object({ candidate: z.number().int().nonnegative(), title: z.string().nullable(), coded: z.boolean() })).default([]),
-  /** The strategy's lane for this cycle (islands: the island), or null. */
+  /** What the strategy asks of the proposals (smc: the kernel), passed to the agent's plan; or null. */
+  hint: z.string().nullable().default(null),
+  /** The strategy's lane for this cycle (islands: the island; smc: the particle), or null. */
   island: z.number().int().nonnegative().nullable().default(null),
   /** The proposals chosen for evaluation, best first; null until chosen. */
   selected: z.array(z.number().int().nonnegative()).nullable().default(null),

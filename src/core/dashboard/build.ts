@@ -8,9 +8,10 @@ import type { InstanceResult } from '../eval/result';
 import { CandidateStore, type CandidateRecord } from '../store/candidates';
 import { DEFAULT_ISLANDS, type IslandsConfig, PENALTIES, readIslandDb } from '../strategy/islands';
 import { judgeStats } from '../strategy/judgeLog';
+import { DEFAULT_SMC, forecast, readSmc, type SmcConfig } from '../strategy/smc';
 import { parseCandidateDir, STATE_DIR } from '../workspace/layout';
 import { readChampionEvents, readCycles, readEvalFile, readUsage, type ChampionEvent, type ParsedEval, type ReadResult } from './read';
-import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle, type IslandsData } from './schema';
+import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle, type IslandsData, type SmcData } from './schema';
 
 /** The candidates as the caller knows them (the extension passes its snapshot; else the store is read). */
 export interface DashboardInput {
@@ -20,6 +21,25 @@ export interface DashboardInput {
   strategy?: DashboardData['strategy'];
   /** The islands settings (default: the strategy's defaults). */
   islands?: IslandsConfig;
+  smc?: SmcConfig;
+}
+
+async function smcData(ws: string, cfg: SmcConfig = DEFAULT_SMC): Promise<SmcData | null> {
+  const s = await readSmc(ws);
+  if (!s) return null;
+  return {
+    run: s.run,
+    iteration: s.iteration,
+    lambda: s.lambda,
+    betaT: s.lambda * cfg.beta,
+    particles: (s.chains.length ? s.chains.map((c) => c.state) : s.particles).map((p) => ({ candidate: p.candidate, reward: p.reward })),
+    kernels: Object.entries(s.kernels).map(([name, k]) => ({ name, mean: k.a / (k.a + k.b), a: k.a, b: k.b })),
+    forecast: forecast(s, cfg),
+    accepted: s.accepted,
+    moves: s.moves,
+    history: s.history.slice(-60).map((h) => ({ run: h.run, iteration: h.iteration, lambda: h.lambda, ess: h.ess, best: h.best })),
+    ended: s.ended.slice(-20),
+  };
 }
 
 /** The islands' database as the dashboard shows it, or null when there is none. */
@@ -131,6 +151,7 @@ export class DashboardSource {
     const stats = await judgeStats(this.ws).catch(() => undefined);
     const judge = stats?.points.length ? { points: stats.points, n: stats.n, pearson: stats.pearson, spearman: stats.spearman } : null;
     const islands = await islandsData(this.ws, given.islands).catch(() => null);
+    const smc = await smcData(this.ws, given.smc).catch(() => null);
     const events = await readChampionEvents(path.join(state, 'candidates.jsonl'), note);
     const data: DashboardData = {
       version: ++builds,
@@ -143,9 +164,10 @@ export class DashboardSource {
       families,
       failures: failuresByGate(candidates),
       cost: costRows(await readUsage(path.join(state, 'usage.jsonl'), note)),
-      strategy: given.strategy ?? (islands ? 'islands' : judge ? 'sift' : null),
+      strategy: given.strategy ?? (smc ? 'smc' : islands ? 'islands' : judge ? 'sift' : null),
       judge,
       islands,
+      smc,
       notes,
     };
     return {

@@ -108,6 +108,23 @@ export const IslandsData = z.object({
 });
 export type IslandsData = z.infer<typeof IslandsData>;
 
+/** The smc strategy: the current run's temperature, particles, kernels and forecast. */
+export const SmcData = z.object({
+  run: Count,
+  iteration: Count,
+  lambda: z.number().min(0).max(1),
+  betaT: z.number().nonnegative(),
+  particles: z.array(z.object({ candidate: Id, reward: z.number().min(0).max(1).nullable() })),
+  kernels: z.array(z.object({ name: z.string(), mean: z.number().min(0).max(1), a: z.number(), b: z.number() })),
+  /** Evaluations the run is expected to need still. */
+  forecast: Count,
+  accepted: Count,
+  moves: Count,
+  history: z.array(z.object({ run: Count, iteration: Count, lambda: z.number(), ess: z.number(), best: z.number().nullable() })),
+  ended: z.array(z.object({ run: Count, reason: z.string() })),
+});
+export type SmcData = z.infer<typeof SmcData>;
+
 export const DashboardData = z.object({
   /** Bumped on every rebuild; detail columns name the version they belong to. */
   version: z.number().int().nonnegative(),
@@ -131,6 +148,7 @@ export const DashboardData = z.object({
   strategy: z.enum(STRATEGY_NAMES).nullable(),
   judge: JudgeData.nullable(),
   islands: IslandsData.nullable(),
+  smc: SmcData.nullable(),
   /** Files skipped or partly read, for the person to see (never an error). */
   notes: z.array(z.string()),
 });

@@ -11,6 +11,7 @@ import { candidateDirName } from '../workspace/layout';
 import { unifiedDiff } from '../workspace/candidateDiff';
 import { DEFAULT_RUBRIC, type Judge, type JudgeScore } from './judge';
 import { appendJudgeRecord } from './judgeLog';
+import { smcConfig, smcParent, smcRecord } from './smc';
 import { chooseParent, duplicateOf, islandsConfig, type IslandsConfig, readIslandDb, recordMember } from './islands';
 
 export interface Proposal {
@@ -59,6 +60,8 @@ export interface ParentChoice {
   island: number | null;
   /** Why this parent, for the log. */
   how: string;
+  /** What to ask of the proposal (a kernel), given to the agent's plan. */
+  hint?: string;
 }
 
 export interface ProposalOutcome {
@@ -78,8 +81,8 @@ export interface Strategy {
   /** Where a cycle starts (default: the champion). */
   parent?(ctx: { ws: string; cycle: number; champion: number; championJson: EvalJson | undefined }): Promise<ParentChoice>;
   select(coded: Proposal[], ctx: SelectContext & { island: number | null }): Promise<Selection>;
-  /** Told how each proposal ended (strategies with a database keep it). */
-  record?(o: ProposalOutcome & { ws: string }): Promise<void>;
+  /** Told how each proposal ended (strategies with a database keep it); may return a line for the log. */
+  record?(o: ProposalOutcome & { ws: string }): Promise<string | void>;
   /** `reference`: the candidate the evaluated ones were compared with (the champion). */
   accept(evaluated: Evaluated[], reference: number): Decision;
 }
@@ -88,6 +91,17 @@ export function strategyFor(config: Config): Strategy {
   const marginPct = config.strategy.min_improvement_pct;
   const accept = (evaluated: Evaluated[], parent: number) => greedyAccept(evaluated, parent, marginPct);
   if (config.strategy.name === 'islands') return islandsStrategy(islandsConfig(config), accept);
+  if (config.strategy.name === 'smc') {
+    const cfg = smcConfig(config);
+    return {
+      name: 'smc',
+      proposals: 1,
+      parent: ({ ws, cycle, champion, championJson }) => smcParent(ws, cfg, cycle, champion, championJson),
+      select: async (coded) => ({ evaluate: coded.filter((p) => p.coded).map((p) => p.candidate), discarded: [] }),
+      record: async (o) => (await smcRecord(o.ws, cfg, o)) ?? undefined,
+      accept,
+    };
+  }
   if (config.strategy.name === 'sift') {
     const k = config.strategy.evaluate_top ?? 1;
     const rubric = config.strategy.judge_rubric ?? DEFAULT_RUBRIC;

@@ -3,6 +3,7 @@
 // window reload (serializer), and opens run logs, RESULTS.md and the diff with the parent on request.
 import * as vscode from 'vscode';
 import { islandsConfig } from '../../core/strategy/islands';
+import { smcConfig } from '../../core/strategy/smc';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { DashboardSource, type DashboardBuild, type DashboardInput } from '../../core/dashboard/build';
@@ -104,7 +105,7 @@ class DashboardPanel implements vscode.Disposable {
     }
     if (this.source?.ws !== root) this.source = new DashboardSource(root);
     const snap = this.model.snapshot;
-    const input: DashboardInput | undefined = snap && snap.dir === root ? { champion: snap.champion, candidates: snap.candidates, ...(snap.config.ok ? { strategy: snap.config.config.strategy.name, islands: islandsConfig(snap.config.config) } : {}) } : undefined;
+    const input: DashboardInput | undefined = snap && snap.dir === root ? { champion: snap.champion, candidates: snap.candidates, ...(snap.config.ok ? { strategy: snap.config.config.strategy.name, islands: islandsConfig(snap.config.config), smc: smcConfig(snap.config.config) } : {}) } : undefined;
     const t0 = Date.now();
     this.build = await this.source.build(input);
     this.log.debug(`Dashboard: built in ${Date.now() - t0} ms (${this.build.data.candidates.length} candidates, ${this.build.data.instances.name.length} instances)`);
