@@ -99,6 +99,7 @@ async function main(): Promise<void> {
     ['champion-challenger', '{ name: champion-challenger, min_improvement_pct: 5, alpha: 0.05 }'],
     ['sift m=4 k=1', '{ name: sift, proposals: 4, evaluate_top: 1, min_improvement_pct: 5, alpha: 0.05 }'],
     ['islands 2x', '{ name: islands, islands: { count: 2, migration_interval: 4 }, min_improvement_pct: 5, alpha: 0.05 }'],
+    ['smc N=2 K=1', '{ name: smc, smc: { particles: 2, mh_steps: 1, min_iterations: 2, max_iterations: 3 }, min_improvement_pct: 5, alpha: 0.05 }'],
   ];
   const rows = [];
   for (let seed = 1; seed <= SEEDS; seed++) for (const [name, s] of strategies) rows.push(await run(name, s, seed));
