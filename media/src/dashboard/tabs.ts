@@ -271,6 +271,29 @@ function cost(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
 const corr = (r: number | null) => (r === null ? 'n/a' : r.toFixed(2));
 
 function strategy(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
+  strategyBody(el, ctx, charts);
+  if (ctx.v.data.tiers) tiersView(el, ctx);
+}
+
+/** Multi-fidelity: each perf tier's size, timeout and promotion rule, and the latest results. */
+function tiersView(el: HTMLElement, ctx: TabContext): void {
+  const d = ctx.v.data.tiers!;
+  const dir = (id: number) => ctx.v.byId.get(id)?.dir ?? `SATLUTION_${id}`;
+  const last = d.tiers.length;
+  el.append(
+    h('h3', {}, 'Perf tiers (multi-fidelity)'),
+    h('table', { class: 'plain' },
+      h('thead', {}, h('tr', {}, ...['Tier', 'Share of perf', 'Timeout', 'Goes on if in the top', 'Candidates measured', 'Went on'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, ...d.tiers.map((t) => h('tr', {}, h('td', {}, String(t.tier)), h('td', {}, `${Math.round(100 * t.fraction)}%`), h('td', {}, secsUnit(t.timeoutS)), h('td', {}, t.tier === last || t.promoteTop === null ? '\u2013' : `${Math.round(100 * t.promoteTop)}%`), h('td', {}, String(t.measured)), h('td', {}, t.tier === last ? '\u2013' : String(t.promoted))))),
+    ),
+    h('table', { class: 'plain' },
+      h('thead', {}, h('tr', {}, ...['Candidate', 'Tier', 'PAR-2', 'Rank', 'Outcome'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, ...[...d.recent].reverse().slice(0, 15).map((r) => h('tr', {}, h('td', {}, dir(r.candidate)), h('td', {}, String(r.tier)), h('td', {}, r.par2 === null ? 'failed' : secsUnit(r.par2)), h('td', {}, r.rank === null ? '\u2013' : `${r.rank} of ${r.of}`), h('td', {}, r.promoted ? 'went on' : 'stopped')))),
+    ),
+  );
+}
+
+function strategyBody(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
   const { v, p } = ctx;
   const j = v.data.judge;
   const name = v.data.strategy;

@@ -31,32 +31,53 @@ export const SeedSchema = z
 export const StageName = z.enum(['smoke', 'verify', 'perf']);
 export type StageName = z.infer<typeof StageName>;
 
-const stage = (set: StageName, timeout: number, mem: number, proofs: boolean) =>
-  z
-    .object({
-      set: z.string().default(set).meta({
-        description: 'Name of the benchmark set (a key of `benchmarks`) this stage runs.',
-        examples: [set],
-      }),
-      timeout_s: z.number().positive().default(timeout).meta({
-        description: 'Wall-clock limit per solver run, in seconds. PAR-2 charges 2x this for unsolved instances.',
-        examples: [timeout],
-      }),
-      mem_mb: z.number().int().positive().default(mem).meta({
-        description: 'Memory limit per solver run, in MiB.',
-        examples: [mem],
-      }),
-      runner: z.string().default('local').meta({
-        description: 'Name of the runner (an entry of `runners`) that executes this stage.',
-        examples: ['local'],
-      }),
-      check_proofs: z.boolean().default(proofs).meta({
-        description: 'Check every UNSAT answer\'s DRAT proof with drat-trim (it costs about as much as solving). SAT models are always checked.',
-        examples: [proofs],
-      }),
-    })
-    .strict()
-    .prefault({});
+const stageFields = (set: StageName, timeout: number, mem: number, proofs: boolean) => ({
+  set: z.string().default(set).meta({
+    description: 'Name of the benchmark set (a key of `benchmarks`) this stage runs.',
+    examples: [set],
+  }),
+  timeout_s: z.number().positive().default(timeout).meta({
+    description: 'Wall-clock limit per solver run, in seconds. PAR-2 charges 2x this for unsolved instances.',
+    examples: [timeout],
+  }),
+  mem_mb: z.number().int().positive().default(mem).meta({
+    description: 'Memory limit per solver run, in MiB.',
+    examples: [mem],
+  }),
+  runner: z.string().default('local').meta({
+    description: 'Name of the runner (an entry of `runners`) that executes this stage.',
+    examples: ['local'],
+  }),
+  check_proofs: z.boolean().default(proofs).meta({
+    description: 'Check every UNSAT answer\'s DRAT proof with drat-trim (it costs about as much as solving). SAT models are always checked.',
+    examples: [proofs],
+  }),
+});
+const stage = (set: StageName, timeout: number, mem: number, proofs: boolean) => z.object(stageFields(set, timeout, mem, proofs)).strict().prefault({});
+
+export const TierSchema = z
+  .object({
+    fraction: z.number().gt(0).lt(1).meta({ description: 'Share of the perf set in this tier (a fixed subset: every tier holds the smaller ones).', examples: [0.25] }),
+    timeout_s: z.number().positive().meta({ description: 'Wall-clock limit per run in this tier.', examples: [60] }),
+    promote_top: z.number().gt(0).max(1).meta({ description: 'Candidates whose PAR-2 in this tier ranks in this top share of all candidates measured in it go on to the next tier.', examples: [0.5] }),
+  })
+  .strict();
+export type Tier = z.infer<typeof TierSchema>;
+
+const perfStage = z
+  .object({
+    ...stageFields('perf', 300, 8192, false),
+  tiers: z.array(TierSchema).max(4).optional().meta({
+    description: 'Multi-fidelity evaluation: cheaper tiers (a subset and a shorter timeout) a cycle\'s candidate must rank well in before the full perf set; comparisons are made within a tier only. Ordered from cheapest.',
+    examples: [[{ fraction: 0.25, timeout_s: 60, promote_top: 0.5 }, { fraction: 0.5, timeout_s: 150, promote_top: 0.2 }]],
+  }),
+  holdout: z.string().optional().meta({
+    description: 'A benchmark set kept out of selection: a candidate about to become champion must not be slower than the champion on it.',
+    examples: ['holdout'],
+  }),
+  })
+  .strict()
+  .prefault({});
 
 export const StagesSchema = z
   .object({
@@ -64,7 +85,7 @@ export const StagesSchema = z
     verify: stage('verify', 60, 4096, true).meta({
       description: 'Stage 2: known-answer instances; every SAT model and UNSAT DRAT proof is checked.',
     }),
-    perf: stage('perf', 300, 8192, false).meta({ description: 'Stage 3: the performance set that PAR-2 is measured on.' }),
+    perf: perfStage.meta({ description: 'Stage 3: the performance set that PAR-2 is measured on.' }),
   })
   .strict()
   .prefault({});
@@ -374,6 +395,15 @@ export const ConfigSchema = z
           message: `names no runner; known runners: ${[...runnerNames].join(', ') || '(none)'}`,
         });
     }
+    const perf = c.stages.perf;
+    if (perf.holdout !== undefined && !(perf.holdout in c.benchmarks))
+      ctx.addIssue({ code: 'custom', path: ['stages', 'perf', 'holdout'], message: `names no benchmark set; known sets: ${Object.keys(c.benchmarks).join(', ') || '(none)'}` });
+    if (perf.holdout !== undefined && perf.holdout === perf.set) ctx.addIssue({ code: 'custom', path: ['stages', 'perf', 'holdout'], message: 'the held-out set must not be the perf set itself' });
+    perf.tiers?.forEach((t, i) => {
+      const prev = perf.tiers![i - 1];
+      if (prev && t.fraction <= prev.fraction) ctx.addIssue({ code: 'custom', path: ['stages', 'perf', 'tiers', i, 'fraction'], message: `tiers grow: ${t.fraction} is not above the previous tier's ${prev.fraction}` });
+      if (t.timeout_s > perf.timeout_s) ctx.addIssue({ code: 'custom', path: ['stages', 'perf', 'tiers', i, 'timeout_s'], message: `a tier's timeout cannot exceed the perf stage's ${perf.timeout_s} s` });
+    });
     const st = c.strategy;
     if (st.name === 'champion-challenger')
       for (const k of ['proposals', 'evaluate_top', 'judge_rubric'] as const)

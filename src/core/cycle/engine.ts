@@ -12,6 +12,7 @@ import type { Config } from '../config/schema';
 import { buildSolver } from '../eval/build';
 import { compareRuns, type Comparison } from '../eval/compare';
 import { type GateRequest, runGates, type StagePlan } from '../eval/gates';
+import { recordTier, tierPlans } from '../eval/tiers';
 import { complianceGate, evalJson, gateContext, planStages, type EvalJson } from '../eval/plan';
 import { recordEvaluation } from '../eval/record';
 import type { Approver, Logger, PlanAnswer } from '../ports';
@@ -19,7 +20,7 @@ import { loadRules } from '../rules/load';
 import { type RunnerEnv, stageRunners } from '../runners/select';
 import { CandidateStore } from '../store/candidates';
 import { tryHoldLock } from '../store/lock';
-import { candidateDirName, RULES_DIR, STATE_DIR } from '../workspace/layout';
+import { candidateDirName, parseCandidateDir, RULES_DIR, STATE_DIR } from '../workspace/layout';
 import { newCandidate } from '../workspace/newCandidate';
 import { type Judge } from '../strategy/judge';
 import { appendJudgeRecord } from '../strategy/judgeLog';
@@ -226,7 +227,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         // The champion (what candidates are compared with) and the parent are measured under the same
         // limits first, when they have not been yet.
         const champion = (await store.load()).index.champion ?? s.parent;
-        for (const ref of new Set([champion, s.parent])) if (!(await readEval(ws, ref))) await evaluate(req, dirOf(ref));
+        for (const ref of new Set([champion, s.parent])) if (!(await readEval(ws, ref))) await evaluate(req, dirOf(ref), { reference: true });
         await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: s.parent, json: (await readEval(ws, s.parent))! });
         const failures: string[] = [];
         for (const id of selected) {
@@ -264,6 +265,11 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           break;
         }
         const cmp = evaluated.find((e) => e.candidate === d.winner)!.cmp!;
+        const objection = await heldOutObjection(req, d.winner, reference);
+        if (objection) {
+          await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${objection})` });
+          break;
+        }
         if (req.config.approval === 'manual' && !(await req.approver.confirm(`Make ${candidateDirName(d.winner)} the champion? PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s (see RESULTS.md).`, undefined, 'Promote'))) {
           await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (the promotion of ${candidateDirName(d.winner)} was declined)` });
           break;
@@ -316,13 +322,64 @@ function runnersFor(req: CycleRequest, stages: StagePlan[]): Pick<GateRequest, '
   };
 }
 
-async function evaluate(req: CycleRequest, dir: string): Promise<EvalJson> {
+/**
+ * The gates on one candidate. With perf tiers (multi-fidelity), perf runs tier by tier and stops where
+ * the candidate does not rank high enough; `reference` candidates (the champion, a parent) always go
+ * the whole way, since everything else is compared with them.
+ */
+async function evaluate(req: CycleRequest, dir: string, o: { reference?: boolean } = {}): Promise<EvalJson> {
   const stages = planStages(req.config, req.ws, { stage: 'all' });
+  const tiers = req.config.stages.perf.tiers ?? [];
   const comply = await complianceGate(req.config, req.ws, dir);
-  const r = await runGates({ ...gateContext(req.config, req.ws), ...runnersFor(req, stages), ...(comply ? { comply } : {}), solverDir: dir, build: true, stages, jobs: req.jobs ?? Math.max(1, os.availableParallelism() - 1), ...(req.signal ? { signal: req.signal } : {}) });
-  const json = evalJson({ solverDir: dir, runner: [...new Set(stages.map((p) => p.runner ?? 'local'))].join(','), verdict: r.verdict, gates: r.gates, stages });
+  const common = { ...gateContext(req.config, req.ws), ...runnersFor(req, stages), solverDir: dir, jobs: req.jobs ?? Math.max(1, os.availableParallelism() - 1), ...(req.signal ? { signal: req.signal } : {}) };
+  const runner = [...new Set(stages.map((p) => p.runner ?? 'local'))].join(',');
+  if (!tiers.length) {
+    const r = await runGates({ ...common, ...(comply ? { comply } : {}), build: true, stages });
+    const json = evalJson({ solverDir: dir, runner, verdict: r.verdict, gates: r.gates, stages });
+    await recordEvaluation(req.ws, dir, json);
+    return json;
+  }
+  const [smoke, verify, perf] = stages as [StagePlan, StagePlan, StagePlan];
+  const plans = tierPlans(perf, tiers);
+  const id = parseCandidateDir(path.basename(dir)) ?? 0;
+  let r = await runGates({ ...common, ...(comply ? { comply } : {}), build: true, stages: [smoke, verify, plans[0]!] });
+  const gates = [...r.gates];
+  let reached = 1;
+  while (r.verdict === 'pass' && reached <= tiers.length) {
+    const plan = plans[reached - 1]!;
+    const par2 = gates[gates.length - 1]?.metrics?.par2 ?? null;
+    const rec = await recordTier(req.ws, { candidate: id, plan, par2, top: o.reference ? null : tiers[reached - 1]!.promote_top });
+    req.onEvent?.({ type: 'log', message: `${path.basename(dir)}: tier ${reached} of ${plans.length} (${Math.round(100 * (plan.fraction ?? 1))}% of perf, ${plan.timeoutS} s) PAR-2 ${par2?.toFixed(2)} s${rec.rank ? `, rank ${rec.rank} of ${rec.of}` : ''}: ${rec.promoted ? `on to tier ${reached + 1}` : 'stops here'}` });
+    if (!rec.promoted) break;
+    reached++;
+    // The next tier only: the build and the correctness stages are done.
+    r = await runGates({ ...common, build: false, stages: [plans[reached - 1]!] });
+    gates.push(...r.gates);
+  }
+  if (r.verdict === 'pass' && reached === plans.length) await recordTier(req.ws, { candidate: id, plan: plans[reached - 1]!, par2: gates[gates.length - 1]?.metrics?.par2 ?? null, top: null });
+  const json = evalJson({ solverDir: dir, runner, verdict: r.verdict, gates, stages: [smoke, verify, plans[reached - 1]!], tier: { reached, of: plans.length } });
   await recordEvaluation(req.ws, dir, json);
   return json;
+}
+
+/**
+ * The held-out check before a promotion (stages.perf.holdout): the winner must not be slower than the
+ * champion on a set that took no part in selection. Returns why not, or undefined when it passes.
+ */
+async function heldOutObjection(req: CycleRequest, winner: number, champion: number): Promise<string | undefined> {
+  const set = req.config.stages.perf.holdout;
+  if (!set) return undefined;
+  const [perf] = planStages(req.config, req.ws, { stage: 'perf' });
+  const plan: StagePlan = { ...perf!, dir: path.resolve(req.ws, req.config.benchmarks[set] ?? set) };
+  const common = { ...gateContext(req.config, req.ws), ...runnersFor(req, [plan]), jobs: req.jobs ?? Math.max(1, os.availableParallelism() - 1), ...(req.signal ? { signal: req.signal } : {}), build: false, stages: [plan] };
+  const [a, b] = [await runGates({ ...common, solverDir: path.join(req.ws, candidateDirName(champion)) }), await runGates({ ...common, solverDir: path.join(req.ws, candidateDirName(winner)) })];
+  const ra = a.gates[a.gates.length - 1];
+  const rb = b.gates[b.gates.length - 1];
+  if (b.verdict !== 'pass' || !rb?.results) return `it failed on the held-out set ${set}: ${rb?.detail ?? 'no results'}`;
+  if (!ra?.results) return undefined; // the champion cannot be measured there: nothing to object with
+  const cmp = compareRuns(ra.results, rb.results, plan.timeoutS, { alpha: req.config.strategy.alpha });
+  req.onEvent?.({ type: 'log', message: `held-out set ${set}: ${candidateDirName(champion)} PAR-2 ${cmp.par2A.toFixed(2)} s, ${candidateDirName(winner)} ${cmp.par2B.toFixed(2)} s (${cmp.verdict})` });
+  return cmp.verdict === 'A faster' || cmp.par2B > cmp.par2A ? `it is not faster on the held-out set ${set} (PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s, ${cmp.verdict})` : undefined;
 }
 
 /** Each selected candidate's evaluation and its paired comparison with the champion's (same limits only). */

@@ -8,10 +8,12 @@ import type { InstanceResult } from '../eval/result';
 import { CandidateStore, type CandidateRecord } from '../store/candidates';
 import { DEFAULT_ISLANDS, type IslandsConfig, PENALTIES, readIslandDb } from '../strategy/islands';
 import { judgeStats } from '../strategy/judgeLog';
+import { readTiers, type TierRecord } from '../eval/tiers';
+import type { Tier } from '../config/schema';
 import { DEFAULT_SMC, forecast, readSmc, type SmcConfig } from '../strategy/smc';
 import { parseCandidateDir, STATE_DIR } from '../workspace/layout';
 import { readChampionEvents, readCycles, readEvalFile, readUsage, type ChampionEvent, type ParsedEval, type ReadResult } from './read';
-import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle, type IslandsData, type SmcData } from './schema';
+import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle, type IslandsData, type SmcData, type TiersData } from './schema';
 
 /** The candidates as the caller knows them (the extension passes its snapshot; else the store is read). */
 export interface DashboardInput {
@@ -22,6 +24,21 @@ export interface DashboardInput {
   /** The islands settings (default: the strategy's defaults). */
   islands?: IslandsConfig;
   smc?: SmcConfig;
+  /** stages.perf.tiers, for the tiers' settings (else they are read off the records). */
+  tiers?: readonly Tier[];
+}
+
+async function tiersData(ws: string, cfg: readonly Tier[] | undefined): Promise<TiersData | null> {
+  const recs = await readTiers(ws);
+  if (!recs.length) return null;
+  const byTier = new Map<number, TierRecord[]>();
+  for (const r of recs) byTier.set(r.tier, [...(byTier.get(r.tier) ?? []), r]);
+  const tiers = [...byTier.entries()].sort((a, b) => a[0] - b[0]).map(([tier, rs]) => {
+    const latest = new Map(rs.map((r) => [r.candidate, r]));
+    const c = cfg?.[tier - 1];
+    return { tier, fraction: c?.fraction ?? rs[rs.length - 1]!.fraction, timeoutS: c?.timeout_s ?? rs[rs.length - 1]!.timeout_s, promoteTop: c?.promote_top ?? null, measured: latest.size, promoted: [...latest.values()].filter((r) => r.promoted).length };
+  });
+  return { tiers, recent: recs.slice(-30).map((r) => ({ candidate: r.candidate, tier: r.tier, par2: r.par2, rank: r.rank, of: r.of, promoted: r.promoted })) };
 }
 
 async function smcData(ws: string, cfg: SmcConfig = DEFAULT_SMC): Promise<SmcData | null> {
@@ -152,6 +169,7 @@ export class DashboardSource {
     const judge = stats?.points.length ? { points: stats.points, n: stats.n, pearson: stats.pearson, spearman: stats.spearman } : null;
     const islands = await islandsData(this.ws, given.islands).catch(() => null);
     const smc = await smcData(this.ws, given.smc).catch(() => null);
+    const tiers = await tiersData(this.ws, given.tiers).catch(() => null);
     const events = await readChampionEvents(path.join(state, 'candidates.jsonl'), note);
     const data: DashboardData = {
       version: ++builds,
@@ -168,6 +186,7 @@ export class DashboardSource {
       judge,
       islands,
       smc,
+      tiers,
       notes,
     };
     return {

@@ -125,6 +125,13 @@ export const SmcData = z.object({
 });
 export type SmcData = z.infer<typeof SmcData>;
 
+/** Multi-fidelity perf tiers: how many candidates each tier measured and passed on, and the latest results. */
+export const TiersData = z.object({
+  tiers: z.array(z.object({ tier: Count, fraction: z.number(), timeoutS: Seconds, promoteTop: z.number().nullable(), measured: Count, promoted: Count })),
+  recent: z.array(z.object({ candidate: Id, tier: Count, par2: Seconds.nullable(), rank: Count.nullable(), of: Count, promoted: z.boolean() })),
+});
+export type TiersData = z.infer<typeof TiersData>;
+
 export const DashboardData = z.object({
   /** Bumped on every rebuild; detail columns name the version they belong to. */
   version: z.number().int().nonnegative(),
@@ -149,6 +156,7 @@ export const DashboardData = z.object({
   judge: JudgeData.nullable(),
   islands: IslandsData.nullable(),
   smc: SmcData.nullable(),
+  tiers: TiersData.nullable(),
   /** Files skipped or partly read, for the person to see (never an error). */
   notes: z.array(z.string()),
 });

@@ -9,6 +9,7 @@ import { computeMetrics, type Metrics } from './metrics';
 import { FATAL, type InstanceResult, type RunStatus } from './result';
 import { hashSolver, type ResultsStore } from './resultsStore';
 import type { Runner } from '../runners/runner';
+import { inSubset } from './subset';
 
 export type GateName = 'comply' | 'build' | 'smoke' | 'verify' | 'perf';
 
@@ -21,6 +22,10 @@ export interface StagePlan {
   checkProofs: boolean;
   /** The runner (a `runners` entry) this stage runs on; local when absent. */
   runner?: string;
+  /** Multi-fidelity tier: only this fixed share of the set (inSubset), with its own timeout. */
+  fraction?: number;
+  /** The tier's number (1 = cheapest), for records and messages. */
+  tier?: number;
 }
 
 export interface GateReport {
@@ -109,7 +114,7 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
     if (!b.ok) return { verdict: 'fail', gates };
   }
   for (const plan of req.stages) {
-    const instances = await listSet(plan.dir);
+    const instances = (await listSet(plan.dir)).filter((i) => plan.fraction === undefined || inSubset(i.name, plan.fraction));
     req.onGateStart?.(plan.gate, instances.length);
     if (instances.length === 0) {
       gates.push({ gate: plan.gate, ok: true, detail: `no instances in ${plan.dir}: nothing to check`, failures: [], results: [], plan });

@@ -69,7 +69,7 @@ export async function complianceGate(config: Config, workspaceDir: string | unde
 export const MISSING_DRAT_TRIM =
   'proof checking needs drat-trim: run scripts/setup-sat-tools.sh, set evaluation.drat_trim in satlution.yaml, pass --drat-trim PATH, or turn proofs off';
 
-export function evalJson(o: { solverDir: string; runner: string; verdict: 'pass' | 'fail'; gates: GateReport[]; stages: StagePlan[] }) {
+export function evalJson(o: { solverDir: string; runner: string; verdict: 'pass' | 'fail'; gates: GateReport[]; stages: StagePlan[]; tier?: { reached: number; of: number } }) {
   const last = [...o.gates].reverse().find((g) => g.results);
   const fallback = o.stages[o.stages.length - 1];
   return {
@@ -82,6 +82,8 @@ export function evalJson(o: { solverDir: string; runner: string; verdict: 'pass'
     evaluated_at: new Date().toISOString(),
     instances: last?.results ?? [],
     metrics: last?.metrics ?? null,
+    /** Multi-fidelity: the perf tier the measurement is from, of how many (the last is the full set). */
+    ...(o.tier ? { tier: o.tier } : {}),
     gates: o.gates.map((g) => ({
       gate: g.gate,
       ok: g.ok,

@@ -105,7 +105,7 @@ class DashboardPanel implements vscode.Disposable {
     }
     if (this.source?.ws !== root) this.source = new DashboardSource(root);
     const snap = this.model.snapshot;
-    const input: DashboardInput | undefined = snap && snap.dir === root ? { champion: snap.champion, candidates: snap.candidates, ...(snap.config.ok ? { strategy: snap.config.config.strategy.name, islands: islandsConfig(snap.config.config), smc: smcConfig(snap.config.config) } : {}) } : undefined;
+    const input: DashboardInput | undefined = snap && snap.dir === root ? { champion: snap.champion, candidates: snap.candidates, ...(snap.config.ok ? { strategy: snap.config.config.strategy.name, islands: islandsConfig(snap.config.config), smc: smcConfig(snap.config.config), ...(snap.config.config.stages.perf.tiers ? { tiers: snap.config.config.stages.perf.tiers } : {}) } : {}) } : undefined;
     const t0 = Date.now();
     this.build = await this.source.build(input);
     this.log.debug(`Dashboard: built in ${Date.now() - t0} ms (${this.build.data.candidates.length} candidates, ${this.build.data.instances.name.length} instances)`);
