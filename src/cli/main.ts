@@ -14,6 +14,7 @@ import { GENERATE_HELP, generateCommand } from './commands/generate';
 import { RULES_HELP, rulesCommand } from './commands/rules';
 import { RUNNERS_HELP, runnersCommand } from './commands/runners';
 import { EXPORT_HELP, exportCommand } from './commands/export';
+import { OBJECTIVES_HELP, objectivesCommand } from './commands/objectives';
 
 const HELP = `satlution — evolve SAT solvers with LLM agents under correctness gates
 
@@ -27,6 +28,7 @@ Usage:
   ${RULES_HELP.split('\n')[0]}
   ${RUNNERS_HELP.split('\n')[0]}
   ${EXPORT_HELP.split('\n')[0]}
+  ${OBJECTIVES_HELP.split('\n')[0]}
   ${GENERATE_HELP.split('\n').slice(0, 2).join('\n  ')}
   satlution schema               print the JSON Schema of satlution.yaml
   satlution help [COMMAND]
@@ -44,6 +46,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   rules: { help: RULES_HELP, run: rulesCommand },
   runners: { help: RUNNERS_HELP, run: runnersCommand },
   export: { help: EXPORT_HELP, run: exportCommand },
+  objectives: { help: OBJECTIVES_HELP, run: objectivesCommand },
   schema: {
     help: 'satlution schema\n\nPrints the JSON Schema of satlution.yaml (for editors and other tools).',
     run: async () => {

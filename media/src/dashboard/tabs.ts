@@ -273,6 +273,25 @@ const corr = (r: number | null) => (r === null ? 'n/a' : r.toFixed(2));
 function strategy(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
   strategyBody(el, ctx, charts);
   if (ctx.v.data.tiers) tiersView(el, ctx);
+  if (ctx.v.data.consensus) consensusView(el, ctx);
+}
+
+/** The objective portfolio: each objective's consensus weight and agreement, and the candidates it ranks best. */
+function consensusView(el: HTMLElement, ctx: TabContext): void {
+  const d = ctx.v.data.consensus!;
+  const dir = (id: number) => ctx.v.byId.get(id)?.dir ?? `SATLUTION_${id}`;
+  el.append(
+    h('h3', {}, 'Objective portfolio (consensus)'),
+    h('p', { class: 'muted' }, 'Objectives are weighted by how well they agree with the others (median Kendall \u03c4, floored at 0), decayed 10% per round of age and scaled by their multiplier; a candidate\u2019s consensus score is the weighted Borda count, 0 = first for every weighted objective. Correctness is a gate, not an objective.'),
+    h('table', { class: 'plain' },
+      h('thead', {}, h('tr', {}, ...['Objective', 'Weight', 'Mean \u03c4', 'By', 'Round', 'Multiplier', 'Why'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, ...d.objectives.map((o) => h('tr', {}, h('td', {}, o.name), h('td', {}, o.error ? `error: ${o.error}` : o.weight.toFixed(2)), h('td', {}, o.tau === null ? '\u2013' : o.tau.toFixed(2)), h('td', {}, o.author), h('td', {}, String(o.createdRound)), h('td', {}, `\u00d7${o.multiplier}`), h('td', { class: 'muted' }, o.rationale)))),
+    ),
+    h('table', { class: 'plain' },
+      h('thead', {}, h('tr', {}, ...['Candidate', 'Consensus score'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, ...d.candidates.slice(0, 10).map((c) => h('tr', {}, h('td', {}, dir(c.candidate)), h('td', {}, c.score.toFixed(3))))),
+    ),
+  );
 }
 
 /** Multi-fidelity: each perf tier's size, timeout and promotion rule, and the latest results. */

@@ -8,12 +8,13 @@ import type { InstanceResult } from '../eval/result';
 import { CandidateStore, type CandidateRecord } from '../store/candidates';
 import { DEFAULT_ISLANDS, type IslandsConfig, PENALTIES, readIslandDb } from '../strategy/islands';
 import { judgeStats } from '../strategy/judgeLog';
+import { objectivesDir, scorePortfolio } from '../objectives/portfolio';
 import { readTiers, type TierRecord } from '../eval/tiers';
 import type { Tier } from '../config/schema';
 import { DEFAULT_SMC, forecast, readSmc, type SmcConfig } from '../strategy/smc';
 import { parseCandidateDir, STATE_DIR } from '../workspace/layout';
 import { readChampionEvents, readCycles, readEvalFile, readUsage, type ChampionEvent, type ParsedEval, type ReadResult } from './read';
-import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle, type IslandsData, type SmcData, type TiersData } from './schema';
+import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle, type ConsensusData, type IslandsData, type SmcData, type TiersData } from './schema';
 
 /** The candidates as the caller knows them (the extension passes its snapshot; else the store is read). */
 export interface DashboardInput {
@@ -93,7 +94,27 @@ let builds = 0;
 export class DashboardSource {
   private readonly cache = new Map<string, { key: string; read: ReadResult<ParsedEval> }>();
 
+  private consensusCache: { key: string; data: ConsensusData | null } | undefined;
+
   constructor(readonly ws: string) {}
+
+  /** The portfolio's scores: objectives run in sandboxed processes, so only when the portfolio or an evaluation changed. */
+  private async consensusData(): Promise<ConsensusData | null> {
+    const stamp = async (f: string) => (await fs.stat(f).catch(() => null))?.mtimeMs ?? 0;
+    const idx = path.join(objectivesDir(this.ws), 'index.json');
+    if (!(await stamp(idx))) return null;
+    const evals = path.join(this.ws, STATE_DIR, 'evals');
+    const key = [await stamp(idx), await stamp(evals), ...(await Promise.all((await fs.readdir(evals).catch(() => [] as string[])).map((f) => stamp(path.join(evals, f)))))].join(',');
+    if (this.consensusCache?.key === key) return this.consensusCache.data;
+    const v = await scorePortfolio(this.ws);
+    const data: ConsensusData = {
+      round: v.round,
+      objectives: v.objectives.map((o) => ({ name: o.name, author: o.author, rationale: o.rationale, weight: o.weight, tau: o.tau, createdRound: o.created_round, multiplier: o.multiplier, error: o.error })),
+      candidates: v.candidates.map((c) => ({ candidate: c.candidate, score: c.score })),
+    };
+    this.consensusCache = { key, data };
+    return data;
+  }
 
   async build(input?: DashboardInput): Promise<DashboardBuild> {
     const state = path.join(this.ws, STATE_DIR);
@@ -170,6 +191,7 @@ export class DashboardSource {
     const islands = await islandsData(this.ws, given.islands).catch(() => null);
     const smc = await smcData(this.ws, given.smc).catch(() => null);
     const tiers = await tiersData(this.ws, given.tiers).catch(() => null);
+    const consensus = await this.consensusData().catch(() => null);
     const events = await readChampionEvents(path.join(state, 'candidates.jsonl'), note);
     const data: DashboardData = {
       version: ++builds,
@@ -187,6 +209,7 @@ export class DashboardSource {
       islands,
       smc,
       tiers,
+      consensus,
       notes,
     };
     return {

@@ -132,6 +132,14 @@ export const TiersData = z.object({
 });
 export type TiersData = z.infer<typeof TiersData>;
 
+/** The objective portfolio and the candidates' consensus scores. */
+export const ConsensusData = z.object({
+  round: Count,
+  objectives: z.array(z.object({ name: z.string(), author: z.enum(['person', 'model']), rationale: z.string(), weight: z.number().min(0).max(1), tau: z.number().nullable(), createdRound: Count, multiplier: z.number().nonnegative(), error: z.string().nullable() })),
+  candidates: z.array(z.object({ candidate: Id, score: z.number().min(0).max(1) })),
+});
+export type ConsensusData = z.infer<typeof ConsensusData>;
+
 export const DashboardData = z.object({
   /** Bumped on every rebuild; detail columns name the version they belong to. */
   version: z.number().int().nonnegative(),
@@ -157,6 +165,7 @@ export const DashboardData = z.object({
   islands: IslandsData.nullable(),
   smc: SmcData.nullable(),
   tiers: TiersData.nullable(),
+  consensus: ConsensusData.nullable(),
   /** Files skipped or partly read, for the person to see (never an error). */
   notes: z.array(z.string()),
 });

@@ -1,0 +1,137 @@
+// Consensus objectives: the aggregation (ranks, Kendall tau, agreement weights with age decay and
+// multipliers, weighted Borda), the sandbox (throwing, looping, memory-hungry and sneaky objectives
+// score nothing and harm nothing), and the portfolio on real candidates, including an objective
+// written by a model (the real OpenAI client against a local server) that must run before it joins.
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { tunerAgent } from '../../src/core/agents/tuner';
+import { planted3Sat } from '../../src/core/bench/generators';
+import { loadConfig } from '../../src/core/config/load';
+import { runCycle } from '../../src/core/cycle/engine';
+import { DashboardSource } from '../../src/core/dashboard/build';
+import { createClient } from '../../src/core/llm/factory';
+import { consensus, kendallTau, rankScores } from '../../src/core/objectives/consensus';
+import { readPortfolio } from '../../src/core/objectives/portfolio';
+import { proposeObjective } from '../../src/core/objectives/propose';
+import { type ObjectiveInput, runObjectives } from '../../src/core/objectives/sandbox';
+import { silentLogger } from '../../src/core/ports';
+import { initWorkspace } from '../../src/core/workspace/init';
+import { LlmTestServer } from '../fixtures/llmServer';
+import { CLI, FIXTURES, RULES, tempDir, write } from './helpers';
+
+describe('consensus: aggregation', () => {
+  it('ranks with average ties and measures agreement with Kendall tau', () => {
+    assert.deepEqual(rankScores([3, 1, 3, NaN]), [2.5, 1, 2.5, 4]);
+    assert.equal(kendallTau([1, 2, 3, 4], [1, 2, 3, 4]), 1);
+    assert.equal(kendallTau([1, 2, 3, 4], [4, 3, 2, 1]), -1);
+    assert.ok(Math.abs(kendallTau([1, 2, 3, 4], [1, 3, 2, 4]) - 2 / 3) < 1e-12);
+  });
+
+  it('gives an objective that disagrees with the rest no weight, decays old ones and applies multipliers', () => {
+    const scores = [
+      [1, 2, 3, 4],
+      [10, 20, 30, 40], // the same order as the first
+      [1, 2, 4, 3], // mostly the same
+      [4, 3, 2, 1], // against all of them
+    ];
+    const at = (round: number, multiplier = 1) => ({ createdRound: round, multiplier });
+    const r3 = (xs: number[]) => xs.map((w) => Math.round(w * 1000) / 1000);
+    const now = consensus(scores, [at(5), at(5), at(5), at(5)], 5);
+    assert.deepEqual(r3(now.weights), [0.333, 0.333, 0.333, 0]);
+    assert.deepEqual(r3(now.scores), r3([0, 1 / 3, 7 / 9, 8 / 9]));
+    const aged = consensus(scores, [at(3), at(5), at(5), at(5)], 5);
+    assert.ok(Math.abs(aged.weights[0]! - (0.81 * 2) / 3 / ((0.81 * 2) / 3 + 4 / 3)) < 1e-9, 'two rounds old: 0.9^2');
+    const boosted = consensus(scores, [at(5, 3), at(5), at(5), at(5, 10)], 5);
+    assert.deepEqual(r3(boosted.weights), [0.6, 0.2, 0.2, 0], 'a multiplier cannot revive a zero weight');
+    assert.deepEqual(consensus([[1, 2], [2, 1]], [{ createdRound: 0, multiplier: 1 }, { createdRound: 0, multiplier: 1 }], 0).weights, [0.5, 0.5], 'no agreement anywhere: uniform');
+  });
+});
+
+describe('consensus: the sandbox', function () {
+  this.timeout(60000);
+  const input = (candidate: string, times: number[]): ObjectiveInput => ({ candidate, timeout_s: 10, instances: times.map((t, i) => ({ instance: `i${i}`, family: null, expected: 'SAT', answer: 'SAT', status: 'solved', time_s: t, mem_mb: 10 })), baseline: [] });
+  const inputs = [input('a', [1, 2]), input('b', [3, 4])];
+
+  it('scores pure functions and gives nothing for code that throws, loops, hogs memory, escapes or returns junk', async () => {
+    const runs = await runObjectives(
+      [
+        '(d) => d.instances.reduce((s, r) => s + r.time_s, 0)',
+        '(d) => { throw new Error("nope"); }',
+        '(d) => { for (;;) {} }',
+        '(d) => { const a = []; for (;;) a.push(new Array(1e6).fill(1)); }',
+        '(d) => require("fs").readdirSync("/").length',
+        '(d) => process.exit(1)',
+        '(d) => "fast"',
+        '(d) => { d.instances.length = 0; return d.instances.length; }',
+        '(d) => eval("1 + 1")',
+      ],
+      inputs,
+      { callMs: 300, totalMs: 10000, memMb: 64 },
+    );
+    assert.deepEqual(runs[0]!.scores, [3, 7]);
+    assert.match(runs[1]!.error!, /nope/);
+    assert.match(runs[2]!.error!, /timed out/i);
+    assert.deepEqual(runs[3]!.scores, [null, null], 'out of memory: its own process died');
+    assert.match(runs[4]!.error!, /require is not defined/);
+    assert.match(runs[5]!.error!, /process is not defined/);
+    assert.deepEqual(runs[6]!.scores, [null, null], 'not a number');
+    assert.deepEqual(runs[7]!.scores, [2, 2], 'the input is frozen: the attempt to empty it changed nothing');
+    assert.match(runs[8]!.error!, /Code generation from strings disallowed|EvalError/i);
+  });
+});
+
+describe('consensus: the portfolio on real candidates', function () {
+  this.timeout(300000);
+  let server: LlmTestServer;
+  before(async () => {
+    server = new LlmTestServer();
+    await server.start();
+  });
+  after(() => server.close());
+
+  it('scores the defaults, adds a model-written objective only once it runs, and shows the portfolio', async () => {
+    const seed = tempDir();
+    const tiny = fs.readFileSync(path.join(FIXTURES, 'seeds', 'tinysat', 'tinysat.c'), 'utf8');
+    write(path.join(seed, 'src', 'options.h'), '#define OPTIONS \\\n  OPTION (delay, 100000000, 0, 1000000000, "busy-loop iterations before solving")\n');
+    write(path.join(seed, 'src', 'optsat.c'), '#include "options.h"\n#define OPTION(N, V, L, H, D) static const long opt_##N = V;\nOPTIONS\n#undef OPTION\n' + tiny.replace('int main(int argc, char **argv) {\n', 'int main(int argc, char **argv) {\n  for (volatile long spin = 0; spin < opt_delay; spin++) {}\n'));
+    write(path.join(seed, 'Makefile'), 'optsat: src/optsat.c src/options.h\n\t$(CC) -O2 -o optsat src/optsat.c\n');
+    const ws = tempDir();
+    await initWorkspace({ dir: ws, seeds: [{ name: 'optsat', source: seed }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    const cfg = path.join(ws, 'satlution.yaml');
+    fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', 'approval: auto').replace(/timeout_s: \d+/g, 'timeout_s: 20'));
+    fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
+    for (let i = 0; i < 6; i++) write(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 400 + i));
+    const config = await loadConfig(ws);
+    for (let c = 0; c < 3; c++) await runCycle({ ws, config, agent: tunerAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
+
+    const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, 'objectives', ...args, '--dir', ws], { encoding: 'utf8' });
+    const empty = cli();
+    assert.equal(empty.status, 0, empty.stderr);
+    assert.match(empty.stdout, /\(none: `satlution objectives defaults` adds a starting set\)/);
+    const d = cli('defaults', '--json');
+    assert.equal(d.status, 0, d.stderr);
+    const view = JSON.parse(d.stdout) as { objectives: { name: string; weight: number; error: string | null }[]; candidates: { candidate: number; score: number }[] };
+    assert.deepEqual(view.objectives.map((o) => o.name), ['par2', 'unsolved', 'par2_unsat', 'geomean_speedup']);
+    assert.ok(view.objectives.every((o) => o.error === null), JSON.stringify(view.objectives));
+    assert.ok(Math.abs(view.objectives.reduce((s, o) => s + o.weight, 0) - 1) < 1e-9);
+    assert.ok(view.candidates.length >= 2, 'the seed and passing candidates are scored');
+    assert.equal(cli('add', 'Bad Name!', cfg).status, 2);
+
+    // A model proposes an objective that crashes, is told why, then one that works.
+    server.queue(
+      { kind: 'tool', name: 'submit_objective', args: JSON.stringify({ name: 'hazard', rationale: 'instances finishing just under the timeout', code: '(d) => d.missing.length' }) },
+      { kind: 'tool', name: 'submit_objective', args: JSON.stringify({ name: 'hazard', rationale: 'instances finishing just under the timeout', code: '(d) => d.instances.filter((r) => r.status === "solved" && r.time_s > 0.5 * d.timeout_s).length' }) },
+    );
+    const client = createClient({ provider: 'openai-compatible', model: 'objective-model', base_url: `${server.url}/v1` }, 'test-key');
+    const added = await proposeObjective(ws, client);
+    assert.equal(added.name, 'hazard');
+    assert.equal(added.author, 'model');
+    assert.match(JSON.stringify(server.requests[1]!.body.messages), /rejected: it gave no number for \d+ of \d+ candidates.*Cannot read properties of undefined/);
+    assert.deepEqual((await readPortfolio(ws)).map((p) => p.entry.name), ['par2', 'unsolved', 'par2_unsat', 'geomean_speedup', 'hazard']);
+    const dash = (await new DashboardSource(ws).build()).data;
+    assert.equal(dash.consensus!.objectives.length, 5);
+    assert.ok(dash.consensus!.candidates.length >= 2);
+  });
+});
