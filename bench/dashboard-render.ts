@@ -425,6 +425,20 @@ async function screenshots(browser: Browser, build: DashboardBuild, five: number
     await p.waitForTimeout(300);
     await p.screenshot({ path: path.join(ART, `dashboard-strategy-islands-${theme}.png`) });
     shots.push(path.relative(ROOT, path.join(ART, `dashboard-strategy-islands-${theme}.png`)));
+    // SMC with perf tiers and an objective portfolio below it.
+    const ids = passing.map((c) => c.id);
+    const withSmc = {
+      ...data,
+      strategy: 'smc',
+      islands: null,
+      smc: { run: 2, iteration: 3, lambda: 0.71, betaT: 28.4, particles: ids.slice(-4).map((candidate, i) => ({ candidate, reward: 0.55 + 0.1 * i })), kernels: [{ name: 'diff', mean: 0.42, a: 4.1, b: 5.6 }, { name: 'diff+inspiration', mean: 0.5, a: 3, b: 3 }, { name: 'rewrite', mean: 0.2, a: 1.2, b: 4.8 }, { name: 'rewrite+inspiration', mean: 0.33, a: 1.5, b: 3 }], forecast: 9, accepted: 11, moves: 20, history: [{ run: 2, iteration: 1, lambda: 0.33, ess: 3.6, best: 0.55 }, { run: 2, iteration: 2, lambda: 0.52, ess: 3.6, best: 0.61 }, { run: 2, iteration: 3, lambda: 0.71, ess: 3.7, best: 0.85 }], ended: [{ run: 1, reason: 'the best reward has not improved for 3 iterations' }] },
+      tiers: { tiers: [{ tier: 1, fraction: 0.25, timeoutS: 60, promoteTop: 0.5, measured: 40, promoted: 20 }, { tier: 2, fraction: 0.5, timeoutS: 150, promoteTop: 0.2, measured: 20, promoted: 4 }, { tier: 3, fraction: 1, timeoutS: 300, promoteTop: null, measured: 4, promoted: 4 }], recent: ids.slice(-6).map((candidate, i) => ({ candidate, tier: 1 + (i % 3), par2: 1500 + 40 * i, rank: 1 + i, of: 12, promoted: i % 2 === 0 })) },
+      consensus: { round: 100, objectives: [{ name: 'par2', author: 'person', rationale: 'PAR-2 over the whole set', weight: 0.31, tau: 0.82, createdRound: 0, multiplier: 1, error: null }, { name: 'unsolved', author: 'person', rationale: 'reach', weight: 0.27, tau: 0.71, createdRound: 0, multiplier: 1, error: null }, { name: 'hazard', author: 'model', rationale: 'runs finishing just under the timeout', weight: 0.42, tau: 0.64, createdRound: 90, multiplier: 1.5, error: null }, { name: 'mem_peak', author: 'model', rationale: 'memory', weight: 0, tau: -0.2, createdRound: 95, multiplier: 1, error: null }], candidates: ids.slice(-5).map((candidate, i) => ({ candidate, score: 0.1 + 0.15 * i })) },
+    };
+    await p.evaluate(`window.postMessage(${JSON.stringify({ type: 'data', data: withSmc })}, '*')`);
+    await p.waitForTimeout(300);
+    await p.screenshot({ path: path.join(ART, `dashboard-strategy-smc-${theme}.png`), fullPage: true });
+    shots.push(path.relative(ROOT, path.join(ART, `dashboard-strategy-smc-${theme}.png`)));
     await p.evaluate(`window.postMessage(${JSON.stringify({ type: 'data', data })}, '*')`);
     await p.waitForTimeout(200);
     // A hover tooltip on the cycles chart, to see it themed.
