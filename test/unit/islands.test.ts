@@ -5,7 +5,6 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tunerAgent } from '../../src/core/agents/tuner';
-import { planted3Sat } from '../../src/core/bench/generators';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
 import { DashboardSource } from '../../src/core/dashboard/build';
@@ -13,23 +12,9 @@ import { silentLogger } from '../../src/core/ports';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { cellOf, DEFAULT_ISLANDS, duplicateOf, islandsFile, readIslandDb } from '../../src/core/strategy/islands';
 import { normalizeSource } from '../../src/core/strategy/sourceHash';
-import { initWorkspace } from '../../src/core/workspace/init';
-import { FIXTURES, RULES, tempDir, write } from './helpers';
+import { optsatWorkspace, withStrategy } from './optsatWorkspace';
 
-async function optsatWorkspace(strategy: string): Promise<string> {
-  const seed = tempDir();
-  const tiny = fs.readFileSync(path.join(FIXTURES, 'seeds', 'tinysat', 'tinysat.c'), 'utf8');
-  write(path.join(seed, 'src', 'options.h'), '#define OPTIONS \\\n  OPTION (delay, 100000000, 0, 1000000000, "busy-loop iterations before solving")\n');
-  write(path.join(seed, 'src', 'optsat.c'), '#include "options.h"\n#define OPTION(N, V, L, H, D) static const long opt_##N = V;\nOPTIONS\n#undef OPTION\n' + tiny.replace('int main(int argc, char **argv) {\n', 'int main(int argc, char **argv) {\n  for (volatile long spin = 0; spin < opt_delay; spin++) {}\n'));
-  write(path.join(seed, 'Makefile'), 'optsat: src/optsat.c src/options.h\n\t$(CC) -O2 -o optsat src/optsat.c\n');
-  const ws = tempDir();
-  await initWorkspace({ dir: ws, seeds: [{ name: 'optsat', source: seed }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
-  const cfg = path.join(ws, 'satlution.yaml');
-  fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', 'approval: auto').replace(/timeout_s: \d+/g, 'timeout_s: 20').replace(/^strategy:.*$/m, `strategy: ${strategy}`));
-  fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
-  for (let i = 0; i < 6; i++) write(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 300 + i));
-  return ws;
-}
+const optsat = (strategy: string) => optsatWorkspace({ perf: 6, perfSeed: 300, edit: withStrategy(strategy) });
 
 describe('islands: database pieces', () => {
   it('normalizes sources: comments and whitespace go, string literals stay', () => {
@@ -48,7 +33,7 @@ describe('islands: cycles', function () {
   this.timeout(300000);
 
   it('visits the islands in turn, migrates the best, and records every candidate in a grid cell', async () => {
-    const ws = await optsatWorkspace('{ name: islands, islands: { count: 2, population: 10, archive: 3, bins: 3, migration_interval: 2, exploitation: 1 } }');
+    const ws = await optsat('{ name: islands, islands: { count: 2, population: 10, archive: 3, bins: 3, migration_interval: 2, exploitation: 1 } }');
     const config = await loadConfig(ws);
     const logs: string[] = [];
     const states = [];
@@ -74,7 +59,7 @@ describe('islands: cycles', function () {
   });
 
   it('rejects a duplicate of an earlier candidate before evaluation, with the "no change" penalty', async () => {
-    const ws = await optsatWorkspace('{ name: islands }');
+    const ws = await optsat('{ name: islands }');
     const config = await loadConfig(ws);
     const first = await runCycle({ ws, config, agent: tunerAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
     assert.equal(first.step, 'done');

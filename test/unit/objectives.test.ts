@@ -4,10 +4,8 @@
 // written by a model (the real OpenAI client against a local server) that must run before it joins.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tunerAgent } from '../../src/core/agents/tuner';
-import { planted3Sat } from '../../src/core/bench/generators';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
 import { DashboardSource } from '../../src/core/dashboard/build';
@@ -17,9 +15,9 @@ import { readPortfolio } from '../../src/core/objectives/portfolio';
 import { proposeObjective } from '../../src/core/objectives/propose';
 import { type ObjectiveInput, runObjectives } from '../../src/core/objectives/sandbox';
 import { silentLogger } from '../../src/core/ports';
-import { initWorkspace } from '../../src/core/workspace/init';
 import { LlmTestServer } from '../fixtures/llmServer';
-import { CLI, FIXTURES, RULES, tempDir, write } from './helpers';
+import { CLI } from './helpers';
+import { optsatWorkspace } from './optsatWorkspace';
 
 describe('consensus: aggregation', () => {
   it('ranks with average ties and measures agreement with Kendall tau', () => {
@@ -92,17 +90,7 @@ describe('consensus: the portfolio on real candidates', function () {
   after(() => server.close());
 
   it('scores the defaults, adds a model-written objective only once it runs, and shows the portfolio', async () => {
-    const seed = tempDir();
-    const tiny = fs.readFileSync(path.join(FIXTURES, 'seeds', 'tinysat', 'tinysat.c'), 'utf8');
-    write(path.join(seed, 'src', 'options.h'), '#define OPTIONS \\\n  OPTION (delay, 100000000, 0, 1000000000, "busy-loop iterations before solving")\n');
-    write(path.join(seed, 'src', 'optsat.c'), '#include "options.h"\n#define OPTION(N, V, L, H, D) static const long opt_##N = V;\nOPTIONS\n#undef OPTION\n' + tiny.replace('int main(int argc, char **argv) {\n', 'int main(int argc, char **argv) {\n  for (volatile long spin = 0; spin < opt_delay; spin++) {}\n'));
-    write(path.join(seed, 'Makefile'), 'optsat: src/optsat.c src/options.h\n\t$(CC) -O2 -o optsat src/optsat.c\n');
-    const ws = tempDir();
-    await initWorkspace({ dir: ws, seeds: [{ name: 'optsat', source: seed }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
-    const cfg = path.join(ws, 'satlution.yaml');
-    fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', 'approval: auto').replace(/timeout_s: \d+/g, 'timeout_s: 20'));
-    fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
-    for (let i = 0; i < 6; i++) write(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 400 + i));
+    const ws = await optsatWorkspace({ perf: 6, perfSeed: 400 });
     const config = await loadConfig(ws);
     for (let c = 0; c < 3; c++) await runCycle({ ws, config, agent: tunerAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
 
@@ -117,7 +105,7 @@ describe('consensus: the portfolio on real candidates', function () {
     assert.ok(view.objectives.every((o) => o.error === null), JSON.stringify(view.objectives));
     assert.ok(Math.abs(view.objectives.reduce((s, o) => s + o.weight, 0) - 1) < 1e-9);
     assert.ok(view.candidates.length >= 2, 'the seed and passing candidates are scored');
-    assert.equal(cli('add', 'Bad Name!', cfg).status, 2);
+    assert.equal(cli('add', 'Bad Name!', path.join(ws, 'satlution.yaml')).status, 2);
 
     // A model proposes an objective that crashes, is told why, then one that works.
     server.queue(

@@ -7,7 +7,6 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tunerAgent } from '../../src/core/agents/tuner';
-import { planted3Sat } from '../../src/core/bench/generators';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
 import { DashboardSource } from '../../src/core/dashboard/build';
@@ -21,9 +20,9 @@ import { pearson, ranks, spearman } from '../../src/core/strategy/correlation';
 import { judgeFromConfig, llmJudge } from '../../src/core/strategy/judge';
 import { judgeStats } from '../../src/core/strategy/judgeLog';
 import { greedyAccept } from '../../src/core/strategy/strategy';
-import { initWorkspace } from '../../src/core/workspace/init';
 import { LlmTestServer } from '../fixtures/llmServer';
-import { CLI, FIXTURES, RULES, tempDir, write } from './helpers';
+import { CLI, tempDir } from './helpers';
+import { optsatWorkspace, withStrategy } from './optsatWorkspace';
 
 const score = (s: number, why = 'a concrete mechanism, small scope') => ({ kind: 'tool' as const, name: 'submit_score', args: JSON.stringify({ score: s, rationale: why }) });
 
@@ -94,21 +93,14 @@ describe('SIFT: a cycle', function () {
   after(() => server.close());
 
   it('makes 3 proposals, evaluates only the best-scored one and records the scores against the gain', async () => {
-    // optsat: tinysat with a busy-loop "delay" option the tuner can change (kissat's options.h layout).
-    const seed = tempDir();
-    const tiny = fs.readFileSync(path.join(FIXTURES, 'seeds', 'tinysat', 'tinysat.c'), 'utf8');
-    write(path.join(seed, 'src', 'options.h'), '#define OPTIONS \\\n  OPTION (delay, 200000000, 0, 1000000000, "busy-loop iterations before solving")\n');
-    write(path.join(seed, 'src', 'optsat.c'), '#include "options.h"\n#define OPTION(N, V, L, H, D) static const long opt_##N = V;\nOPTIONS\n#undef OPTION\n' + tiny.replace('int main(int argc, char **argv) {\n', 'int main(int argc, char **argv) {\n  for (volatile long spin = 0; spin < opt_delay; spin++) {}\n'));
-    write(path.join(seed, 'Makefile'), 'optsat: src/optsat.c src/options.h\n\t$(CC) -O2 -o optsat src/optsat.c\n');
-    const ws = tempDir();
-    await initWorkspace({ dir: ws, seeds: [{ name: 'optsat', source: seed }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    const ws = await optsatWorkspace({
+      perf: 6,
+      perfSeed: 90,
+      delay: 200000000,
+      edit: (y) => withStrategy('{ name: sift, proposals: 3, evaluate_top: 1 }')(y).replace(/^models: \{\}$/m, `models:\n  judge: { provider: openai-compatible, model: judge-model, base_url: "${server.url}/v1", api_key_env: SIFT_TEST_KEY }`),
+    });
     const cfg = path.join(ws, 'satlution.yaml');
-    const yaml = fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', 'approval: auto').replace(/timeout_s: \d+/g, 'timeout_s: 20')
-      .replace(/^strategy:.*$/m, 'strategy: { name: sift, proposals: 3, evaluate_top: 1 }')
-      .replace(/^models: \{\}$/m, `models:\n  judge: { provider: openai-compatible, model: judge-model, base_url: "${server.url}/v1", api_key_env: SIFT_TEST_KEY }`);
-    fs.writeFileSync(cfg, yaml);
-    fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
-    for (let i = 0; i < 6; i++) write(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 90 + i));
+    const yaml = fs.readFileSync(cfg, 'utf8');
     const config = await loadConfig(ws);
     assert.equal(config.strategy.name, 'sift', yaml);
     server.queue(score(3, 'risky and unmotivated'), score(8), score(5, 'plausible but small'));

@@ -2,19 +2,18 @@
 // resampling, MH acceptance, Thompson sampling) and real cycles with the offline tuner, where each
 // cycle is one MH move of one particle and iterations raise the temperature until the run ends.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { tunerAgent } from '../../src/core/agents/tuner';
 import { prng } from '../../src/core/bench/generators';
-import { planted3Sat } from '../../src/core/bench/generators';
 import { loadConfig } from '../../src/core/config/load';
+import { BudgetExhausted } from '../../src/core/cycle/budget';
 import { runCycle } from '../../src/core/cycle/engine';
 import { DashboardSource } from '../../src/core/dashboard/build';
 import { silentLogger } from '../../src/core/ports';
 import { readSmc } from '../../src/core/strategy/smc';
 import { acceptance, ess, nextLambda, reward, systematicResample, thompson, updateArms, weights } from '../../src/core/strategy/smcMath';
-import { initWorkspace } from '../../src/core/workspace/init';
-import { FIXTURES, RULES, tempDir, write } from './helpers';
+import { CLI } from './helpers';
+import { optsatWorkspace, withStrategy } from './optsatWorkspace';
 
 describe('smc: arithmetic', () => {
   it('rewards a halving of PAR-2 with +0.5 and clips at 0 and 1', () => {
@@ -58,18 +57,7 @@ describe('smc: cycles', function () {
   this.timeout(300000);
 
   it('moves one particle per cycle, raises the temperature each iteration and ends the run', async () => {
-    const seed = tempDir();
-    const tiny = fs.readFileSync(path.join(FIXTURES, 'seeds', 'tinysat', 'tinysat.c'), 'utf8');
-    write(path.join(seed, 'src', 'options.h'), '#define OPTIONS \\\n  OPTION (delay, 100000000, 0, 1000000000, "busy-loop iterations before solving")\n');
-    write(path.join(seed, 'src', 'optsat.c'), '#include "options.h"\n#define OPTION(N, V, L, H, D) static const long opt_##N = V;\nOPTIONS\n#undef OPTION\n' + tiny.replace('int main(int argc, char **argv) {\n', 'int main(int argc, char **argv) {\n  for (volatile long spin = 0; spin < opt_delay; spin++) {}\n'));
-    write(path.join(seed, 'Makefile'), 'optsat: src/optsat.c src/options.h\n\t$(CC) -O2 -o optsat src/optsat.c\n');
-    const ws = tempDir();
-    await initWorkspace({ dir: ws, seeds: [{ name: 'optsat', source: seed }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
-    const cfg = path.join(ws, 'satlution.yaml');
-    fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', 'approval: auto').replace(/timeout_s: \d+/g, 'timeout_s: 20')
-      .replace(/^strategy:.*$/m, 'strategy: { name: smc, smc: { particles: 2, mh_steps: 1, min_iterations: 2, max_iterations: 2 } }'));
-    fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
-    for (let i = 0; i < 6; i++) write(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 700 + i));
+    const ws = await optsatWorkspace({ perf: 6, perfSeed: 700, edit: withStrategy('{ name: smc, smc: { particles: 2, mh_steps: 1, min_iterations: 2, max_iterations: 2 } }') });
     const config = await loadConfig(ws);
     const logs: string[] = [];
     const hints: string[] = [];
@@ -97,5 +85,31 @@ describe('smc: cycles', function () {
     assert.equal(dash.strategy, 'smc');
     assert.equal(dash.smc!.run, 2);
     assert.equal(dash.smc!.particles.length, 2);
+  });
+});
+
+describe('budgets', function () {
+  this.timeout(300000);
+
+  it('ends an SMC run when its evaluation budget is spent, mid-iteration', async () => {
+    const ws = await optsatWorkspace({ perf: 4, perfSeed: 760, edit: withStrategy('{ name: smc, smc: { particles: 2, mh_steps: 2, max_evaluations: 3 } }') });
+    const config = await loadConfig(ws);
+    for (let c = 0; c < 4; c++) await runCycle({ ws, config, agent: tunerAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
+    const s = (await readSmc(ws))!;
+    assert.equal(s.run, 2);
+    assert.equal(s.ended[0]!.reason, 'its budget of 3 evaluations is spent');
+    assert.equal(s.moves, 1, 'the 4th cycle is the new run\'s first move');
+  });
+
+  it('starts no new cycle once budgets.cpu_hours is spent, and says so', async () => {
+    const ws = await optsatWorkspace({ perf: 4, perfSeed: 780, edit: (y) => y.replace(/^budgets:.*$/m, 'budgets: { cpu_hours: 0.000001 }') });
+    const config = await loadConfig(ws);
+    assert.equal(config.budgets.cpu_hours, 0.000001);
+    const first = await runCycle({ ws, config, agent: tunerAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
+    assert.equal(first.step, 'done', 'the cycle in progress finishes');
+    await assert.rejects(runCycle({ ws, config, agent: tunerAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 }), (e: unknown) => e instanceof BudgetExhausted && /the CPU budget of 0\.000001 h is spent \([\d.]+ h of solver time used\)/.test((e as Error).message));
+    const cli = spawnSync(process.execPath, [CLI, 'cycle', '--dir', ws, '--agent', 'tuner'], { encoding: 'utf8' });
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.match(cli.stderr, /satlution cycle: stopped: the CPU budget of 0\.000001 h is spent/);
   });
 });

@@ -12,23 +12,10 @@ import { inSubset } from '../../src/core/eval/subset';
 import { promotes, rankAmong, readTiers } from '../../src/core/eval/tiers';
 import { silentLogger } from '../../src/core/ports';
 import { CandidateStore } from '../../src/core/store/candidates';
-import { initWorkspace } from '../../src/core/workspace/init';
-import { FIXTURES, RULES, tempDir, write } from './helpers';
+import { write } from './helpers';
+import { optsatWorkspace } from './optsatWorkspace';
 
-async function optsat(extraYaml: (y: string) => string, perf: number): Promise<string> {
-  const seed = tempDir();
-  const tiny = fs.readFileSync(path.join(FIXTURES, 'seeds', 'tinysat', 'tinysat.c'), 'utf8');
-  write(path.join(seed, 'src', 'options.h'), '#define OPTIONS \\\n  OPTION (delay, 100000000, 0, 1000000000, "busy-loop iterations before solving")\n');
-  write(path.join(seed, 'src', 'optsat.c'), '#include "options.h"\n#define OPTION(N, V, L, H, D) static const long opt_##N = V;\nOPTIONS\n#undef OPTION\n' + tiny.replace('int main(int argc, char **argv) {\n', 'int main(int argc, char **argv) {\n  for (volatile long spin = 0; spin < opt_delay; spin++) {}\n'));
-  write(path.join(seed, 'Makefile'), 'optsat: src/optsat.c src/options.h\n\t$(CC) -O2 -o optsat src/optsat.c\n');
-  const ws = tempDir();
-  await initWorkspace({ dir: ws, seeds: [{ name: 'optsat', source: seed }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
-  const cfg = path.join(ws, 'satlution.yaml');
-  fs.writeFileSync(cfg, extraYaml(fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', 'approval: auto').replace(/timeout_s: \d+/g, 'timeout_s: 20')));
-  fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
-  for (let i = 0; i < perf; i++) write(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 900 + i));
-  return ws;
-}
+const optsat = (edit: (y: string) => string, perf: number) => optsatWorkspace({ perf, perfSeed: 900, edit });
 
 describe('tiers: pieces', () => {
   it('draws fixed, nested subsets of about the asked share', () => {

@@ -8,6 +8,7 @@ import { runCycle } from '../../core/cycle/engine';
 import { readCycle } from '../../core/cycle/state';
 import { apiKeyFromEnv } from '../../core/llm/factory';
 import { LlmError } from '../../core/llm/types';
+import { BudgetExhausted } from '../../core/cycle/budget';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { EXIT, UsageError } from '../errors';
 import { runnerEnv } from '../runnerEnv';
@@ -76,6 +77,10 @@ export async function cycleCommand(argv: string[]): Promise<number> {
       const s = await readCycle(ws);
       process.stderr.write(`satlution cycle: interrupted at step "${s?.step}" of cycle ${s?.cycle}; run it again to resume\n`);
       return 130;
+    }
+    if (e instanceof BudgetExhausted) {
+      process.stderr.write(`satlution cycle: stopped: ${e.message}\n`);
+      return EXIT.ok;
     }
     if (e instanceof LlmError) {
       const s = await readCycle(ws);

@@ -246,6 +246,7 @@ export const StrategySchema = z
         min_iterations: z.number().int().min(1).default(3).meta({ description: 'Temperature steps are at most 1/min_iterations.', examples: [3] }),
         max_iterations: z.number().int().min(1).default(8).meta({ description: 'A run ends after this many iterations (T_max) at the latest.', examples: [8] }),
         stall: z.number().int().min(1).default(3).meta({ description: 'A run ends when the best reward has not improved for this many iterations.', examples: [3] }),
+        max_evaluations: z.number().int().min(1).optional().meta({ description: "A run ends after this many moves (evaluations) at the latest (a per-run budget; budgets.cpu_hours caps everything).", examples: [64] }),
       })
       .strict()
       .optional()

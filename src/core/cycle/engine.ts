@@ -25,6 +25,7 @@ import { newCandidate } from '../workspace/newCandidate';
 import { type Judge } from '../strategy/judge';
 import { appendJudgeRecord } from '../strategy/judgeLog';
 import { type Evaluated, strategyFor } from '../strategy/strategy';
+import { ensureCpuBudget } from './budget';
 import type { AgentSink, CycleEvent } from './events';
 import type { PauseRequest } from './pause';
 import { readCycle, saveCycle, type CycleState } from './state';
@@ -88,6 +89,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
   if (!s || s.step === 'done') {
     const { index } = await store.load();
     if (index.champion === null) throw new Error('there is no champion to evolve; initialize the workspace first');
+    await ensureCpuBudget(ws, req.config.budgets.cpu_hours);
     const strategy = strategyFor(req.config);
     const now = new Date().toISOString();
     const cycle = (s?.cycle ?? 0) + 1;

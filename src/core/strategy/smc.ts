@@ -17,7 +17,8 @@ import { candidateDirName, STATE_DIR } from '../workspace/layout';
 import { acceptance, ess, nextLambda, reward, systematicResample, thompson, updateArms, weights } from './smcMath';
 import type { ParentChoice, ProposalOutcome } from './strategy';
 
-export type SmcConfig = Required<NonNullable<Config['strategy']['smc']>>;
+type SmcSettings = NonNullable<Config['strategy']['smc']>;
+export type SmcConfig = Required<Omit<SmcSettings, 'max_evaluations'>> & Pick<SmcSettings, 'max_evaluations'>;
 export const DEFAULT_SMC: SmcConfig = { particles: 4, mh_steps: 2, beta: 40, kappa: 0.9, min_iterations: 3, max_iterations: 8, stall: 3 };
 export const smcConfig = (c: Config): SmcConfig => ({ ...DEFAULT_SMC, ...(c.strategy.smc ?? {}) });
 
@@ -92,6 +93,7 @@ function endReason(s: SmcState, cfg: SmcConfig): string | undefined {
   if (s.lambda >= 1) return `lambda reached 1 after ${s.iteration} iteration${s.iteration > 1 ? 's' : ''} (the population has concentrated)`;
   if (s.iteration >= cfg.max_iterations) return `T_max = ${cfg.max_iterations} iterations`;
   if (s.stall >= cfg.stall) return `the best reward has not improved for ${s.stall} iterations`;
+  if (cfg.max_evaluations !== undefined && s.moves >= cfg.max_evaluations) return `its budget of ${cfg.max_evaluations} evaluations is spent`;
   return undefined;
 }
 
@@ -125,7 +127,9 @@ export async function smcParent(ws: string, cfg: SmcConfig, cycle: number, champ
   if (!s) s = freshRun(undefined, cfg, champion, par2Of(championJson));
   for (;;) {
     const open = s.chains.findIndex((c) => c.moves < cfg.mh_steps);
-    if (open >= 0) break;
+    const spent = cfg.max_evaluations !== undefined && s.moves >= cfg.max_evaluations;
+    if (open >= 0 && !spent) break;
+    if (spent) s = { ...s, chains: s.chains.map((c) => ({ ...c, moves: cfg.mh_steps })) }; // the run stops mid-iteration
     // The iteration is over (or none began): the chains' states become the particles.
     if (s.chains.length) s = endIteration(s);
     const why = s.iteration > 0 ? endReason(s, cfg) : undefined;

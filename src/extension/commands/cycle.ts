@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { extensionRunnerEnv } from '../runnerEnv';
 import { judgeFromConfig } from '../../core/strategy/judge';
+import { BudgetExhausted } from '../../core/cycle/budget';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -179,6 +180,10 @@ export class CycleController implements vscode.Disposable {
     } catch (e) {
       if (e instanceof CycleBusyError) {
         void vscode.window.showWarningMessage(`SATLUTION: ${e.message}.`);
+        return undefined;
+      }
+      if (e instanceof BudgetExhausted) {
+        void vscode.window.showInformationMessage(`SATLUTION: no new cycle: ${e.message}.`);
         return undefined;
       }
       const now = await readCycle(ws);
