@@ -5,6 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
+import { consensusSummary } from '../../src/core/agents/context';
 import { tunerAgent } from '../../src/core/agents/tuner';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
@@ -118,6 +119,8 @@ describe('consensus: the portfolio on real candidates', function () {
     assert.equal(added.author, 'model');
     assert.match(JSON.stringify(server.requests[1]!.body.messages), /rejected: it gave no number for \d+ of \d+ candidates.*Cannot read properties of undefined/);
     assert.deepEqual((await readPortfolio(ws)).map((p) => p.entry.name), ['par2', 'unsolved', 'par2_unsat', 'geomean_speedup', 'hazard']);
+    // The planner sees the consensus beside the measurements.
+    assert.match(await consensusSummary(ws), /^Consensus of the objective portfolio \(0 = first on every weighted objective\): SATLUTION_\d+ [01]\.\d\d.*Objectives: par2 \(weight [01]\.\d\d\): PAR-2 over the whole set/);
     const dash = (await new DashboardSource(ws).build()).data;
     assert.equal(dash.consensus!.objectives.length, 5);
     assert.ok(dash.consensus!.candidates.length >= 2);

@@ -3,6 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { metricsHistory } from '../../src/core/agents/context';
 import { tunerAgent } from '../../src/core/agents/tuner';
 import { planted3Sat } from '../../src/core/bench/generators';
 import { loadConfig, parseConfig } from '../../src/core/config/load';
@@ -70,6 +71,7 @@ describe('tiers: cycles', function () {
         assert.equal(json.timeout_s, 10);
         assert.ok(json.instances.length < 12);
         assert.match(outcomes[id - 1]!, /stopped at perf tier 1 of 2|stays champion/);
+        assert.match(await metricsHistory(ws, 99, 0), new RegExp(`SATLUTION_${id}: pass; .*\\[perf tier 1 of 2: a subset at a shorter timeout\\]`), 'the planner is told the figure is from a cheaper tier');
       }
     }
     const dash = (await new DashboardSource(ws).build({ ...(await new CandidateStore(ws).load()).index, tiers: config.stages.perf.tiers! })).data;

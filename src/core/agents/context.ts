@@ -2,10 +2,11 @@
 // until the configured cycle), recent failures, and a directive drawn from weighted meta-directions.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { readPortfolio, scorePortfolio } from '../objectives/portfolio';
 import { prng } from '../bench/generators';
 import { clusters, SignatureLog } from '../rules/postmortem';
 import { CandidateStore } from '../store/candidates';
-import { STATE_DIR } from '../workspace/layout';
+import { candidateDirName, STATE_DIR } from '../workspace/layout';
 
 const SOURCE = /\.(c|h|cc|cpp|cxx|hpp|hh)$/;
 const FUNCTION = /^(?:static\s+|inline\s+|extern\s+)*[A-Za-z_][\w\s*]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\{/gm;
@@ -69,11 +70,13 @@ export async function metricsHistory(ws: string, cycle: number, par2From: number
   const out: string[] = [];
   for (const f of (await fs.readdir(dir).catch(() => [] as string[])).filter((x) => x.endsWith('.json')).sort((a, b) => Number(a.match(/\d+/)?.[0]) - Number(b.match(/\d+/)?.[0]))) {
     try {
-      const j = JSON.parse(await fs.readFile(path.join(dir, f), 'utf8')) as { verdict: string; metrics: { n: number; solved: number; solved_sat: number; solved_unsat: number; par2: number; par2_sat: number | null; par2_unsat: number | null } | null; gates: { gate: string; ok: boolean; detail: string }[] };
+      const j = JSON.parse(await fs.readFile(path.join(dir, f), 'utf8')) as { verdict: string; tier?: { reached: number; of: number }; metrics: { n: number; solved: number; solved_sat: number; solved_unsat: number; par2: number; par2_sat: number | null; par2_unsat: number | null } | null; gates: { gate: string; ok: boolean; detail: string }[] };
       const failed = j.gates.find((g) => !g.ok);
       const m = j.metrics;
       const perf = m ? `solved ${m.solved}/${m.n} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat})${showPar2 ? `, PAR-2 ${m.par2.toFixed(2)} s (SAT ${m.par2_sat?.toFixed(2) ?? '-'}, UNSAT ${m.par2_unsat?.toFixed(2) ?? '-'})` : ''}` : '';
-      out.push(`${f.replace('.json', '')}: ${j.verdict}${failed ? ` (failed ${failed.gate}: ${failed.detail.slice(0, 160)})` : ''}${perf ? `; ${perf}` : ''}`);
+      // A measurement from a cheaper perf tier is not comparable with full-set figures: say so.
+      const tier = j.tier && j.tier.reached < j.tier.of ? ` [perf tier ${j.tier.reached} of ${j.tier.of}: a subset at a shorter timeout]` : '';
+      out.push(`${f.replace('.json', '')}: ${j.verdict}${failed ? ` (failed ${failed.gate}: ${failed.detail.slice(0, 160)})` : ''}${perf ? `; ${perf}` : ''}${tier}`);
     } catch {
       /* an unreadable evaluation is skipped */
     }
@@ -93,4 +96,13 @@ export async function recentFailures(ws: string, limit = 8): Promise<string> {
     .slice(0, 5)
     .map((c) => `${c.key} (in ${c.candidates.join(', ')})`);
   return [...failed, ...(declined.length ? ['Plans or candidates a person turned down:', ...declined] : []), ...(repeated.length ? ['Repeated failure patterns:', ...repeated] : [])].join('\n') || '(no failures yet)';
+}
+
+/** The objective portfolio's view, when there is one: which candidates the consensus ranks best and by which objectives. */
+export async function consensusSummary(ws: string): Promise<string> {
+  if (!(await readPortfolio(ws)).length) return '';
+  const v = await scorePortfolio(ws);
+  if (!v.candidates.length) return '';
+  const objectives = v.objectives.map((o) => `${o.name} (weight ${o.weight.toFixed(2)}): ${o.rationale}`).join('; ');
+  return `Consensus of the objective portfolio (0 = first on every weighted objective): ${v.candidates.slice(0, 8).map((c) => `${candidateDirName(c.candidate)} ${c.score.toFixed(2)}`).join(', ')}. Objectives: ${objectives}`;
 }

@@ -11,7 +11,7 @@ import { loadRules, selectRules } from '../rules/load';
 import type { Phase } from '../rules/schema';
 import { RULES_DIR } from '../workspace/layout';
 import { readNotes } from '../workspace/notes';
-import { codeMap, DEFAULT_DIRECTIONS, drawDirection, metricsHistory, recentFailures } from './context';
+import { codeMap, consensusSummary, DEFAULT_DIRECTIONS, drawDirection, metricsHistory, recentFailures } from './context';
 import { runCoder, type AgentLoopEvent } from './coder';
 import { runPlanner } from './planner';
 import { transcriptFile } from './transcript';
@@ -66,7 +66,7 @@ export function llmAgent(o: LlmAgentOptions): EvolutionAgent {
         context: {
           rules: await rulesText('planning'),
           codeMap: await codeMap(championDir),
-          metrics: await metricsHistory(ws, cycle, o.config.par2_visible_from_cycle),
+          metrics: [await metricsHistory(ws, cycle, o.config.par2_visible_from_cycle), cycle >= o.config.par2_visible_from_cycle ? await consensusSummary(ws).catch(() => '') : ''].filter(Boolean).join('\n\n'),
           failures: await recentFailures(ws),
           notes,
           // The search strategy's request (e.g. smc's kernel) comes first; the drawn direction guides it.
