@@ -41,7 +41,7 @@ function simulatedJudge(seed: number): Judge {
   };
 }
 
-async function workspace(dir: string, strategy: string): Promise<string> {
+async function workspace(dir: string, strategy: string, tiers: boolean): Promise<string> {
   const seed = path.join(dir, 'seed');
   const tiny = fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'seeds', 'tinysat', 'tinysat.c'), 'utf8');
   fs.mkdirSync(path.join(seed, 'src'), { recursive: true });
@@ -55,6 +55,8 @@ async function workspace(dir: string, strategy: string): Promise<string> {
     cfg,
     fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', 'approval: auto').replace(/timeout_s: \d+/g, 'timeout_s: 20')
       .replace(/^strategy:.*$/m, `strategy: ${strategy}`)
+      // Multi-fidelity: half the perf set at a quarter of the timeout first; the better half goes on.
+      .replace(/^(  perf: *\{[^}]*)\}/m, tiers ? '$1, tiers: [{ fraction: 0.5, timeout_s: 5, promote_top: 0.5 }] }' : '$1}')
       .replace(/^models: \{\}$/m, 'models:\n  judge: { provider: openai-compatible, model: simulated, base_url: "http://127.0.0.1:9/v1" }'),
   );
   fs.copyFileSync(path.join(ROOT, 'test', 'fixtures', 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
@@ -64,10 +66,10 @@ async function workspace(dir: string, strategy: string): Promise<string> {
 
 const readEval = (ws: string, dir: string) => JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'evals', `${dir}.json`), 'utf8')) as EvalJson;
 
-async function run(name: string, strategy: string, seed: number) {
+async function run(name: string, strategy: string, seed: number, tiers = false) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-bench-strategy-'));
   try {
-    const ws = await workspace(dir, strategy);
+    const ws = await workspace(dir, strategy, tiers);
     const config = await loadConfig(ws);
     const judge = simulatedJudge(seed);
     const agent = tunerAgent();
@@ -84,29 +86,35 @@ async function run(name: string, strategy: string, seed: number) {
     const { index } = await new CandidateStore(ws).load();
     const coded = index.candidates.filter((c) => c.id > 0 && c.status !== 'failed' && !/plan rejected/.test(c.detail ?? '')).length;
     const champ = readEval(ws, `SATLUTION_${index.champion}`);
+    // Evaluations that reached the full perf set (with tiers, the others stopped at the cheap tier).
+    const full = fs.readdirSync(path.join(ws, '.satlution', 'evals')).filter((f) => {
+      const t = readEval(ws, f.slice(0, -5)).tier;
+      return f !== 'SATLUTION_0.json' && (!t || t.reached === t.of);
+    }).length;
     const base = readEval(ws, 'SATLUTION_0');
     const cmp = compareRuns(base.instances, champ.instances, champ.timeout_s ?? 20, { seed: 7 });
     const delay = /OPTION \(delay, (\d+),/.exec(fs.readFileSync(path.join(ws, `SATLUTION_${index.champion}`, 'src', 'options.h'), 'utf8'))?.[1];
     const j = await judgeStats(ws);
-    return { name, seed, rho: j.n ? j.spearman : undefined, cycles, coded, evaluations: evaluations(), par2: champ.metrics?.par2 ?? NaN, base: base.metrics?.par2 ?? NaN, ci: cmp.ci95, delay, s: (Date.now() - t0) / 1000 };
+    return { name, seed, full, rho: j.n ? j.spearman : undefined, cycles, coded, evaluations: evaluations(), par2: champ.metrics?.par2 ?? NaN, base: base.metrics?.par2 ?? NaN, ci: cmp.ci95, delay, s: (Date.now() - t0) / 1000 };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
 async function main(): Promise<void> {
-  const strategies: [string, string][] = [
+  const strategies: [string, string, string?][] = [
     ['champion-challenger', '{ name: champion-challenger, min_improvement_pct: 5, alpha: 0.05 }'],
     ['sift m=4 k=1', '{ name: sift, proposals: 4, evaluate_top: 1, min_improvement_pct: 5, alpha: 0.05 }'],
     ['islands 2x', '{ name: islands, islands: { count: 2, migration_interval: 4 }, min_improvement_pct: 5, alpha: 0.05 }'],
     ['smc N=2 K=1', '{ name: smc, smc: { particles: 2, mh_steps: 1, min_iterations: 2, max_iterations: 3 }, min_improvement_pct: 5, alpha: 0.05 }'],
+    ['cc + perf tiers', '{ name: champion-challenger, min_improvement_pct: 5, alpha: 0.05 }', 'tiers'],
   ];
   const rows = [];
-  for (let seed = 1; seed <= SEEDS; seed++) for (const [name, s] of strategies) rows.push(await run(name, s, seed));
+  for (let seed = 1; seed <= SEEDS; seed++) for (const [name, s, extra] of strategies) rows.push(await run(name, s, seed, extra === 'tiers'));
   console.log(`budget: ${BUDGET} evaluations per run; optsat seed delay 1e8 (PAR-2 falls with a shorter delay); tuner proposals; ${SEEDS} repetitions`);
-  console.log('strategy               rep  cycles  coded  evals  seed PAR-2  best PAR-2  diff 95% CI (s)         champion delay  judge rho  wall s');
+  console.log('strategy               rep  cycles  coded  evals (full)  seed PAR-2  best PAR-2  diff 95% CI (s)         champion delay  judge rho  wall s');
   for (const r of rows)
-    console.log(`${r.name.padEnd(22)} ${String(r.seed).padStart(3)}  ${String(r.cycles).padStart(6)}  ${String(r.coded).padStart(5)}  ${String(r.evaluations).padStart(5)}  ${r.base.toFixed(3).padStart(10)}  ${r.par2.toFixed(3).padStart(10)}  [${r.ci[0].toFixed(3)}, ${r.ci[1].toFixed(3)}]`.padEnd(110) + `${String(r.delay).padStart(12)}  ${(r.rho === undefined ? '-' : r.rho === null ? 'n/a' : r.rho.toFixed(2)).padStart(9)}  ${r.s.toFixed(0).padStart(6)}`);
+    console.log(`${r.name.padEnd(22)} ${String(r.seed).padStart(3)}  ${String(r.cycles).padStart(6)}  ${String(r.coded).padStart(5)}  ${String(r.evaluations).padStart(5)} ${`(${r.full})`.padStart(6)}  ${r.base.toFixed(3).padStart(10)}  ${r.par2.toFixed(3).padStart(10)}  [${r.ci[0].toFixed(3)}, ${r.ci[1].toFixed(3)}]`.padEnd(110) + `${String(r.delay).padStart(12)}  ${(r.rho === undefined ? '-' : r.rho === null ? 'n/a' : r.rho.toFixed(2)).padStart(9)}  ${r.s.toFixed(0).padStart(6)}`);
 }
 
 void main().catch((e) => {
