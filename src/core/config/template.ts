@@ -35,6 +35,9 @@ stages:
   smoke:  { set: smoke,  timeout_s: 10,  mem_mb: 2048, runner: local, check_proofs: true }   # build + quick screen
   verify: { set: verify, timeout_s: 60,  mem_mb: 4096, runner: local, check_proofs: true }   # models and proofs checked
   perf:   { set: perf,   timeout_s: 300, mem_mb: 8192, runner: local, check_proofs: false }  # PAR-2 is measured here
+# Multi-fidelity: cheaper tiers (a fixed share of perf, a shorter timeout) a candidate must rank well in
+# first, and a held-out set a new champion must not be slower on. Add to the perf line above, e.g.:
+#   tiers: [{ fraction: 0.25, timeout_s: 60, promote_top: 0.5 }, { fraction: 0.5, timeout_s: 150, promote_top: 0.2 }], holdout: held
 
 # How answers are checked. SAT models are always checked against the formula.
 evaluation:
@@ -62,6 +65,10 @@ models: {}
 # and at least min_improvement_pct percent lower in PAR-2. sift makes several proposals per cycle,
 # has a judge model score each plan and diff, and evaluates only the best (needs models.judge):
 #   strategy: { name: sift, proposals: 4, evaluate_top: 1 }
+# islands keeps a MAP-Elites database on several islands; smc moves a population by annealed
+# Metropolis-Hastings steps:
+#   strategy: { name: islands, islands: { count: 5, population: 70, archive: 25 } }
+#   strategy: { name: smc, smc: { particles: 4, mh_steps: 2 } }
 strategy: { name: champion-challenger, min_improvement_pct: 5, alpha: 0.05 }
 
 # manual: approve every step; semi: approve each plan before coding; auto: unattended.
