@@ -6,6 +6,7 @@ import { CONFIG_FILE } from '../core/workspace/layout';
 import type { WorkspaceSnapshot } from '../core/workspace/snapshot';
 import { openCandidateDoc, revealCandidateFolder } from './commands/candidateDocs';
 import { evaluateCandidate, evaluateOnRunner } from './commands/evaluate';
+import { addDefaultObjectives, exportTrajectoriesCommand, proposeObjectiveCommand } from './commands/research';
 import { checkRules } from './commands/checkRules';
 import { CycleController, setApiKey } from './commands/cycle';
 import { PATCH_SCHEME, PatchContentProvider, reviewRulePatches } from './commands/reviewRulePatches';
@@ -91,6 +92,9 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
       statusBar.setRunning(cycles.isRunning);
     }),
     cmd('satlution.setApiKey', (arg?: unknown) => setApiKey(arg, context.secrets)),
+    cmd('satlution.exportTrajectories', (arg?: unknown) => exportTrajectoriesCommand(arg, model)),
+    cmd('satlution.addDefaultObjectives', () => addDefaultObjectives(model)),
+    cmd('satlution.proposeObjective', () => proposeObjectiveCommand(model, context.secrets, log)),
     vscode.workspace.registerTextDocumentContentProvider(PATCH_SCHEME, new PatchContentProvider(model)),
     cmd('satlution.refreshCandidates', () => model.refresh()),
     cmd('satlution.openHypothesis', (n?: CyclesNode) => openCandidateDoc(model, n, 'HYPOTHESIS.md')),

@@ -6,6 +6,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { parseDocument, type YAMLSeq } from 'yaml';
+import { TrajectoryRecord } from '../../src/core/export/trajectories';
+import { readPortfolio } from '../../src/core/objectives/portfolio';
 import { proposePatches } from '../../src/core/rules/evolution';
 import { SignatureLog } from '../../src/core/rules/postmortem';
 import { CandidateStore } from '../../src/core/store/candidates';
@@ -237,5 +239,20 @@ describe('Remote runners', function () {
       fs.writeFileSync(file, original);
       await a.refresh();
     }
+  });
+});
+
+describe('Objectives and trajectories from the palette', () => {
+  it('adds the default objective portfolio and exports the agents\' trajectories', async () => {
+    const ws = workspaceDir();
+    const names = (await vscode.commands.executeCommand('satlution.addDefaultObjectives')) as string[] | undefined;
+    assert.deepEqual(names, ['par2', 'unsolved', 'par2_unsat', 'geomean_speedup']);
+    assert.deepEqual((await readPortfolio(ws)).map((p) => [p.entry.name, p.entry.author]), names.map((n) => [n, 'person']));
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-it-export-')), 'trajectories.jsonl');
+    const out = (await vscode.commands.executeCommand('satlution.exportTrajectories', { file })) as { file: string; sessions: number } | undefined;
+    assert.ok(out && out.file === file, 'the export returned nothing');
+    const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    assert.equal(lines.length, out.sessions);
+    for (const l of lines) TrajectoryRecord.parse(JSON.parse(l));
   });
 });
