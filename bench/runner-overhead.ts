@@ -76,14 +76,14 @@ async function main(): Promise<void> {
     const sshd = script('sshd-test.sh', ['up'], sshdEnv);
     if (sshd) {
       sshdUp = true;
-      const ssh = sshRunner({ config: { name: 'ssh', kind: 'ssh', host: sshd.SSH_HOST!, workdir: path.join(tmp, 'ssh-work'), node: process.execPath, jobs: SLOTS }, workerFile: WORKER, sshArgs: ['-F', sshd.SSH_CONFIG!] });
+      const ssh = sshRunner({ config: { name: 'ssh', kind: 'ssh', host: sshd.SSH_HOST!, workdir: path.join(tmp, 'ssh-work'), node: process.execPath, build: 'local', jobs: SLOTS }, workerFile: WORKER, sshArgs: ['-F', sshd.SSH_CONFIG!] });
       rows.push({ runner: 'ssh', phase: 'cold', s: await timeIt(ssh, solverDir, set, tmp) });
       rows.push({ runner: 'ssh', phase: 'resume', s: await timeIt(ssh, solverDir, set, tmp) });
     }
     const slurm = script('slurm-test.sh', ['up'], { ...process.env, SLURM_TEST_DIR: '' });
     if (slurm) {
       slurmDir = slurm.SLURM_TEST_DIR;
-      const cfg = { name: 'slurm', kind: 'slurm' as const, workdir: path.join(tmp, 'slurm-work'), node: process.execPath, cpus_per_task: 1, max_array: 1000, sbatch_args: [] };
+      const cfg = { name: 'slurm', kind: 'slurm' as const, workdir: path.join(tmp, 'slurm-work'), node: process.execPath, build: 'local' as const, cpus_per_task: 1, max_array: 1000, sbatch_args: [] };
       const runner = slurmRunner({ config: cfg, workerFile: WORKER, env: { ...process.env, SLURM_CONF: slurm.SLURM_CONF }, pollMs: 500 });
       rows.push({ runner: 'slurm', phase: 'cold', s: await timeIt(runner, solverDir, set, tmp) });
       rows.push({ runner: 'slurm', phase: 'resume', s: await timeIt(runner, solverDir, set, tmp) });

@@ -50,6 +50,15 @@ describe('config: satlution.yaml', () => {
     assert.equal(formatIssue(i!), 'satlution.yaml:5:16: stages.smoke.timeout_s: must be > 0; got number -5 (example: timeout_s: 10)');
   });
 
+  it('checks the strategy settings against the strategy, and where a remote build can happen', () => {
+    const keys = (text: string) => issues(MIN + text).map((i) => `${i.key}: ${i.message}`);
+    assert.deepEqual(keys('strategy: { name: champion-challenger, proposals: 3 }\n'), ['strategy.proposals: only used by strategy sift (champion-challenger makes and evaluates one proposal per cycle)']);
+    assert.deepEqual(keys('strategy: { name: sift }\n'), ['strategy.name: sift needs a judge model: set models.judge (or models.planner, which then also judges)']);
+    assert.deepEqual(keys('strategy: { name: islands, smc: { particles: 4 } }\n'), ['strategy.smc: only used by strategy smc']);
+    assert.match(keys('runners: [{name: local, kind: local}, {name: c, kind: slurm, workdir: /s, build: remote}]\n').join('\n'), /runners\.1\.build: build: remote builds on the login node: set login_host/);
+    assert.ok(parseConfig(MIN + 'strategy: { name: smc, smc: { particles: 8, mh_steps: 2, max_evaluations: 64 } }\nrunners: [{name: local, kind: local}, {name: box, kind: ssh, host: lab, build: remote, jobs: 4}]\n').ok);
+  });
+
   it('suggests the intended key for a typo', () => {
     const [i] = issues(MIN + 'stages:\n  verify: { timout_s: 30 }\n');
     assert.equal(i!.key, 'stages.verify.timout_s');

@@ -15,7 +15,7 @@ import { CLI, tempDir, WORKER, write } from './helpers';
 import { evalOn, makeSet, summary, tinysat } from './runnerFixtures';
 
 const config = (over: Partial<SlurmRunnerConfig> = {}): SlurmRunnerConfig => ({
-  name: 'cluster', kind: 'slurm', workdir: path.join(tempDir('satlution-shared-'), 'work'), cpus_per_task: 1, max_array: 1000, node: process.execPath, sbatch_args: [], ...over,
+  name: 'cluster', kind: 'slurm', workdir: path.join(tempDir('satlution-shared-'), 'work'), cpus_per_task: 1, max_array: 1000, node: process.execPath, build: 'local', sbatch_args: [], ...over,
 });
 
 async function until(what: string, ok: () => boolean, ms = 60000) {
@@ -162,12 +162,15 @@ describe('Slurm runner (real Slurm)', function () {
     it('syncs, submits, follows and collects the same answers as local runs', async () => {
       const set = makeSet();
       const local = await evalOn(localRunner(), set, { solver: solverDir });
-      const cfg = config({ login_host: sshd!.host });
+      // The login node builds the candidate from its sources (build: remote), as for a cluster of another platform.
+      const cfg = config({ login_host: sshd!.host, build: 'remote' });
       const said: string[] = [];
       const remote = await evalOn(slurmRunner({ config: cfg, workerFile: WORKER, sshArgs, pollMs: 300 }), set, { solver: solverDir, onStatus: (m) => said.push(m) });
       assert.deepEqual(summary(remote), summary(local));
       assert.ok(said.includes(`syncing to the login node ${sshd!.host}`), said.join('\n'));
       assert.equal(fs.readdirSync(path.join(cfg.workdir, 'results')).length, 6);
+      assert.ok(said.includes('syncing to the login node ' + sshd!.host), said.join('\n'));
+      assert.ok(fs.readdirSync(path.join(cfg.workdir, 'solvers')).every((d) => d.endsWith('.remote') && fs.existsSync(path.join(cfg.workdir, 'solvers', d, '.satlution-built'))));
     });
   });
 });

@@ -28,7 +28,7 @@ function sshd(cmd: 'up' | 'down') {
 }
 
 function sshConfig(over: Partial<SshRunnerConfig> = {}): SshRunnerConfig {
-  return { name: 'box', kind: 'ssh', host, workdir: path.join(tempDir('satlution-remote-'), 'work'), node: process.execPath, jobs: 2, ...over };
+  return { name: 'box', kind: 'ssh', host, workdir: path.join(tempDir('satlution-remote-'), 'work'), node: process.execPath, build: 'local', jobs: 2, ...over };
 }
 
 describe('shq (POSIX single quoting)', () => {
@@ -148,6 +148,29 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
     fs.chmodSync(fake, 0o755);
     const { runner } = remote({ node: fake });
     await assert.rejects(evalOn(runner, makeSet(), { solver: solverDir }), /the worker on satlution-test-host did not return a result for .*"hello, not json"/);
+  });
+
+  it('build: remote builds from the sources there, so nothing built here is used', async () => {
+    // This machine's build is "for another platform": its binary in bin/ lies (claims SAT with no model).
+    const here = await tinysat();
+    const bin = path.join(here, 'bin', 'tinysat');
+    fs.writeFileSync(bin, '#!/bin/sh\necho "s SATISFIABLE"\necho "v 0"\nexit 10\n');
+    const set = makeSet();
+    const asBuiltHere = await evalOn(remote().runner, set, { solver: here });
+    assert.ok(asBuiltHere.results.some((r) => r.status === 'invalid_model'), 'the copied build is the lying one');
+    const { config, runner } = remote({ build: 'remote' });
+    const said: string[] = [];
+    const built = await evalOn(runner, set, { solver: here, onStatus: (m) => said.push(m) });
+    assert.ok(built.results.every((r) => r.status === 'solved'), JSON.stringify(built.results.map((r) => [r.instance, r.status])));
+    assert.ok(said.includes('building on satlution-test-host (once per candidate)'), said.join('\n'));
+    const copies = fs.readdirSync(path.join(config.workdir, 'solvers'));
+    assert.equal(copies.length, 1);
+    assert.match(copies[0]!, /^[0-9a-f]+\.remote$/);
+    assert.ok(fs.existsSync(path.join(config.workdir, 'solvers', copies[0]!, '.satlution-built')));
+    // A build that fails there says so, with the end of its log.
+    const broken = await tinysat();
+    fs.writeFileSync(path.join(broken, 'starexec_build'), '#!/bin/sh\necho "tinysat.c:3: error: boom" >&2\nexit 1\n');
+    await assert.rejects(evalOn(remote({ build: 'remote' }).runner, makeSet(), { solver: broken }), /the build on satlution-test-host failed \(bash starexec_build\):\n.*error: boom/);
   });
 
   it('satlution eval runs a stage on its configured ssh runner, and --runner overrides it', () => {

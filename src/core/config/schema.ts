@@ -119,6 +119,10 @@ export const SshRunnerSchema = z
       description: 'Node.js executable on the remote host (runs the one-file evaluation worker).',
       examples: ['node'],
     }),
+    build: z.enum(['local', 'remote']).default('local').meta({
+      description: "local: the candidate built here is copied (same OS and CPU family). remote: its sources are copied and `bash starexec_build` runs there (another OS or architecture); objects, build/ and binaries in bin/ are removed first so nothing built here survives.",
+      examples: ['remote'],
+    }),
     jobs,
   })
   .strict();
@@ -155,6 +159,10 @@ export const SlurmRunnerSchema = z
       examples: [1000],
     }),
     node: z.string().default('node').meta({ description: 'Node.js executable on the compute nodes.', examples: ['node'] }),
+    build: z.enum(['local', 'remote']).default('local').meta({
+      description: "local: the candidate built here is copied (same OS and CPU family). remote: its sources are copied and `bash starexec_build` runs on the login node (another OS or architecture); objects, build/ and binaries in bin/ are removed first so nothing built here survives.",
+      examples: ['remote'],
+    }),
     sbatch_args: z.array(z.string()).default([]).meta({
       description: 'Extra sbatch arguments, one per item.',
       examples: [['--qos=normal']],
@@ -377,6 +385,8 @@ export const ConfigSchema = z
       ctx.addIssue({ code: 'custom', path: ['seeds', i, 'primary'], message: 'only one seed can be primary' });
     const runnerNames = new Set<string>();
     c.runners.forEach((r, i) => {
+      if (r.kind === 'slurm' && r.build === 'remote' && !r.login_host)
+        ctx.addIssue({ code: 'custom', path: ['runners', i, 'build'], message: 'build: remote builds on the login node: set login_host (without one, sbatch runs here and the candidate built here is used)' });
       if (runnerNames.has(r.name))
         ctx.addIssue({ code: 'custom', path: ['runners', i, 'name'], message: `duplicate runner name "${r.name}"` });
       runnerNames.add(r.name);

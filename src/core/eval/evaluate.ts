@@ -19,6 +19,8 @@ export interface EvalRequest extends RunSettings {
   logDir?: string;
   /** Where the runs execute; default: the local process pool. */
   runner?: Runner;
+  /** For runners that build remotely. */
+  buildTimeoutS?: number;
   onResult?: (r: InstanceResult, done: number, total: number, reused: boolean) => void;
   /** Passed to the runner (RunBatch.onStatus). */
   onStatus?: (message: string) => void;
@@ -70,8 +72,8 @@ export async function evaluate(req: EvalRequest): Promise<EvalOutcome> {
   }
   // Longest expected first keeps the slots busy to the end; never-seen instances go first.
   todo.sort((a, b) => b.expectedTime - a.expectedTime);
-  const { instances: _i, jobs: _j, cache: _c, store: _s, onResult: _o, onStatus, logDir: _l, runner, ...settings } = req;
-  await (runner ?? localRunner()).run({ settings, solverHash, tasks: todo, jobs: req.jobs, ...(req.signal ? { signal: req.signal } : {}), ...(onStatus ? { onStatus } : {}) }, async (task, r) => {
+  const { instances: _i, jobs: _j, cache: _c, store: _s, onResult: _o, onStatus, logDir: _l, runner, buildTimeoutS, ...settings } = req;
+  await (runner ?? localRunner()).run({ settings, solverHash, tasks: todo, jobs: req.jobs, ...(buildTimeoutS ? { buildTimeoutS } : {}), ...(req.signal ? { signal: req.signal } : {}), ...(onStatus ? { onStatus } : {}) }, async (task, r) => {
     await req.store.add({ key: task.key, solver_hash: solverHash, instance_hash: task.instanceHash, at: new Date().toISOString(), result: r });
     results.set(task.name, r);
     req.onResult?.(r, ++done, req.instances.length, false);

@@ -136,6 +136,7 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
       ...(req.scratchDir ? { scratchDir: req.scratchDir } : {}),
       ...(req.logDir ? { logDir: req.logDir } : {}),
       ...(plan.runner && req.runners ? { runner: req.runners(plan.runner) } : {}),
+      buildTimeoutS: req.buildTimeoutS,
       ...(req.signal ? { signal: req.signal } : {}),
       onResult: (r, done, total, reused) => req.onResult?.(plan.gate, r, done, total, reused),
       ...(req.onStatus ? { onStatus: (m: string) => req.onStatus?.(plan.gate, m) } : {}),

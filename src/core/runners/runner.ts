@@ -31,6 +31,8 @@ export interface RunBatch {
   tasks: RunTask[];
   /** Parallel slots; a runner may use its own configured value instead. */
   jobs: number;
+  /** The build time limit, for runners that build the candidate where they run. */
+  buildTimeoutS?: number;
   signal?: AbortSignal;
   /** What the runner is doing besides finishing runs (syncing, queued jobs): for progress displays. */
   onStatus?: (message: string) => void;

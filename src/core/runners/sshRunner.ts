@@ -42,7 +42,8 @@ export function sshRunner(o: SshRunnerOptions): Runner {
       if (bad) throw new Error(bad);
       if (batch.settings.checkProofs && !facts.dratTrim)
         throw new Error(`drat-trim is not installed on ${host}, and this stage checks UNSAT proofs: build it there (scripts/setup-sat-tools.sh) or put it on the PATH of non-interactive ssh sessions`);
-      const synced = await syncToRemote(t, { workdir, workerFile: o.workerFile, solverDir: batch.settings.solverDir, solverHash: batch.solverHash, instances: batch.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...sig });
+      if (o.config.build === 'remote') batch.onStatus?.(`building on ${host} (once per candidate)`);
+      const synced = await syncToRemote(t, { workdir, workerFile: o.workerFile, solverDir: batch.settings.solverDir, solverHash: batch.solverHash, instances: batch.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...sig, ...(o.config.build === 'remote' ? { build: { timeoutS: batch.buildTimeoutS ?? 600 } } : {}) });
       // Results kept on the host from an earlier attempt come back in one round trip, not one call each.
       const kept = await sshDir(t, workdir.replace(/^~\/?/, '') || '.').readMany(batch.tasks.map((x) => `results/${x.key}.json`));
       const todo: RunTask[] = [];

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { remoteDir, sshError, sshExec, type SshTarget } from './ssh';
 import { shq } from './shellQuote';
+import { listFiles } from '../workspace/files';
 
 export interface SyncRequest {
   workdir: string;
@@ -20,6 +21,8 @@ export interface SyncRequest {
   solverHash: string;
   instances: { hash: string; file: string }[];
   signal?: AbortSignal;
+  /** Build there from the sources (another OS or architecture) instead of using this machine's build. */
+  build?: { timeoutS: number };
 }
 
 export interface Synced {
@@ -34,7 +37,8 @@ export async function syncToRemote(t: SshTarget, req: SyncRequest): Promise<Sync
   const sig = req.signal ? { signal: req.signal } : {};
   const workerHash = createHash('sha256').update(await fs.promises.readFile(req.workerFile)).digest('hex').slice(0, 16);
   const worker = `worker-${workerHash}.js`;
-  const solver = `solvers/${req.solverHash}`;
+  // A copy built there is kept apart from one built here: switching modes never mixes them.
+  const solver = `solvers/${req.solverHash}${req.build ? '.remote' : ''}`;
   const instance = (h: string) => `instances/${h}.cnf`;
   const list = await sshExec(t, `mkdir -p ${wd}/instances ${wd}/solvers ${wd}/results ${wd}/running && cd ${wd} && for f in worker-*.js solvers/* instances/*; do [ -e "$f" ] && echo "$f"; done; true`, sig);
   if (list.code !== 0) throw sshError(t.host, list, 'preparing the workdir');
@@ -51,11 +55,17 @@ export async function syncToRemote(t: SshTarget, req: SyncRequest): Promise<Sync
   };
   if (!have.has(worker)) await upload(worker, fs.createReadStream(req.workerFile), false, 'the worker');
   if (!have.has(solver)) {
-    const tar = spawn('tar', ['-c', '-f', '-', '--exclude=.git', '-C', req.solverDir, '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // To build there, only sources go: nothing compiled here can pass for up to date (see sourceFiles).
+    const list = req.build ? await sourceFiles(req.solverDir) : undefined;
+    const tar = list
+      ? spawn('tar', ['-c', '-f', '-', '-C', req.solverDir, '--null', '-T', '-'], { stdio: ['pipe', 'pipe', 'inherit'] })
+      : spawn('tar', ['-c', '-f', '-', '--exclude=.git', '-C', req.solverDir, '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    if (list) tar.stdin!.end(list.map((f) => `${f}\0`).join(''));
     const tarDone = new Promise<number | null>((res) => tar.on('close', res));
-    await upload(solver, tar.stdout, true, 'the candidate');
+    await upload(solver, tar.stdout!, true, 'the candidate');
     if ((await tarDone) !== 0) throw new Error(`tar could not pack ${req.solverDir}`);
   }
+  if (req.build) await buildRemotely(t, wd, solver, req.build.timeoutS, req.signal);
   const missing = [...new Map(req.instances.filter((i) => !have.has(instance(i.hash))).map((i) => [i.hash, i])).values()];
   if (missing.length) {
     // One tar stream for all missing instances (one round trip, not one per file): a local directory
@@ -74,4 +84,41 @@ export async function syncToRemote(t: SshTarget, req: SyncRequest): Promise<Sync
     }
   }
   return { worker, solver, instance, uploaded };
+}
+
+const BUILT = /(\.(o|a|so|dylib|lo|la|obj|gch|pch)$)|(^|\/)build\//;
+const MAGIC = [Buffer.from([0x7f, 0x45, 0x4c, 0x46]), Buffer.from([0xcf, 0xfa, 0xed, 0xfe]), Buffer.from([0xce, 0xfa, 0xed, 0xfe]), Buffer.from([0xca, 0xfe, 0xba, 0xbe]), Buffer.from('!<ar', 'latin1')];
+
+/** The candidate without what a build made here: object files, build/, and executables or archives by their magic bytes. */
+export async function sourceFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const f of await listFiles(dir)) {
+    if (BUILT.test(f)) continue;
+    const head = Buffer.alloc(4);
+    const fh = await fs.promises.open(path.join(dir, f), 'r');
+    try {
+      await fh.read(head, 0, 4, 0);
+    } finally {
+      await fh.close();
+    }
+    if (!MAGIC.some((m) => head.equals(m))) out.push(f);
+  }
+  return out;
+}
+
+/**
+ * `bash starexec_build` in the synced candidate (sources only), once: a marker file records success.
+ */
+async function buildRemotely(t: SshTarget, wd: string, solver: string, timeoutS: number, signal?: AbortSignal): Promise<void> {
+  const script = [
+    `cd ${wd}/${shq(solver)} || exit 3`,
+    '[ -f .satlution-built ] && exit 0',
+    `T=; command -v timeout >/dev/null 2>&1 && T="timeout ${Math.ceil(timeoutS)}"`,
+    'if $T bash starexec_build > .satlution-build.log 2>&1; then touch .satlution-built; else st=$?; tail -n 25 .satlution-build.log >&2; exit $(( st == 124 ? 124 : 5 )); fi',
+  ].join('\n');
+  const r = await sshExec(t, script, signal ? { signal } : {});
+  if (r.code === 0) return;
+  if (r.code === 124) throw new Error(`the build on ${t.host} took longer than ${timeoutS} s (bash starexec_build)`);
+  if (r.code === 5) throw new Error(`the build on ${t.host} failed (bash starexec_build):\n${r.stderr.trim().split('\n').slice(-12).join('\n')}`);
+  throw sshError(t.host, r, 'building the candidate');
 }

@@ -54,7 +54,7 @@ export async function openSite(o: SlurmRunnerOptions, signal?: AbortSignal): Pro
       exec: sshSlurmExec(t),
       dir: sshDir(t, root),
       probe: () => probeRemote(t, root, c.node, signal),
-      sync: (b) => syncToRemote(t, { workdir: root, workerFile: o.workerFile, solverDir: b.settings.solverDir, solverHash: b.solverHash, instances: b.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...(signal ? { signal } : {}) }),
+      sync: (b) => syncToRemote(t, { workdir: root, workerFile: o.workerFile, solverDir: b.settings.solverDir, solverHash: b.solverHash, instances: b.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...(signal ? { signal } : {}), ...(c.build === 'remote' ? { build: { timeoutS: b.buildTimeoutS ?? 600 } } : {}) }),
     };
   }
   const root = path.resolve(c.workdir.replace(/^~(?=\/|$)/, os.homedir()));
