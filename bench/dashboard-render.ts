@@ -13,9 +13,9 @@ import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildDashboard, DashboardSource, type DashboardBuild } from '../src/core/dashboard/build';
 import type { DashCandidate } from '../src/core/dashboard/schema';
-import type { CycleState } from '../src/core/cycle/state';
+import type { CycleState } from '../src/core/store/cycleState';
 import type { EvalJson } from '../src/core/eval/plan';
-import type { InstanceResult, RunStatus } from '../src/core/eval/result';
+import type { InstanceResult, RunStatus } from '../src/core/run/result';
 import type { UsageRecord } from '../src/core/llm/usage';
 import type { CandidateRecord } from '../src/core/store/candidates';
 

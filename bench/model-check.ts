@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { planted } from '../src/core/bench/generators';
-import { checkModel, ModelBuilder } from '../src/core/eval/model';
+import { planted } from '../src/core/instances/generators';
+import { checkModel, ModelBuilder } from '../src/core/run/model';
 
 async function main(): Promise<void> {
   const vars = Number(process.env.BENCH_VARS ?? 1_000_000);

@@ -4,8 +4,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { pigeonhole } from '../src/core/bench/generators';
-import { findDratTrim } from '../src/core/eval/tools';
+import { pigeonhole } from '../src/core/instances/generators';
+import { findDratTrim } from '../src/core/run/tools';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');

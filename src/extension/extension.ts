@@ -2,7 +2,7 @@
 // here is thin; the engine lives in src/core and is shared with the `satlution` CLI.
 import * as vscode from 'vscode';
 import * as path from 'node:path';
-import { CONFIG_FILE } from '../core/workspace/layout';
+import { CONFIG_FILE } from '../core/layout';
 import type { WorkspaceSnapshot } from '../core/workspace/snapshot';
 import { openCandidateDoc, revealCandidateFolder } from './commands/candidateDocs';
 import { evaluateCandidate, evaluateOnRunner } from './commands/evaluate';

@@ -3,9 +3,9 @@
 import * as vscode from 'vscode';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { readCycle } from '../core/cycle/state';
+import { readCycle } from '../core/store/cycleState';
 import { statusText } from './statusText';
-import { STATE_DIR } from '../core/workspace/layout';
+import { STATE_DIR } from '../core/layout';
 import type { WorkspaceModel } from './workspaceModel';
 
 export class SatlutionStatusBar implements vscode.Disposable {

@@ -1,5 +1,5 @@
 // What the status-bar item says (no vscode import: unit-testable).
-import type { CycleState } from '../core/cycle/state';
+import type { CycleState } from '../core/store/cycleState';
 
 export interface StatusBarText {
   text: string;

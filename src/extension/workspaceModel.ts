@@ -1,7 +1,7 @@
 // The extension's view of the SATLUTION workspace: which folder it is, and its latest snapshot.
 // Refreshes when the workspace changes on disk (also when the CLI changes it from a terminal).
 import * as vscode from 'vscode';
-import { CONFIG_FILE } from '../core/workspace/layout';
+import { CONFIG_FILE } from '../core/layout';
 import { isWorkspace, readSnapshot, type WorkspaceSnapshot } from '../core/workspace/snapshot';
 import type { Logger } from '../core/ports';
 

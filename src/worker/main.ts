@@ -3,8 +3,8 @@
 // SSH host, or on a Slurm node: it needs only Node, the solver directory, and drat-trim for proofs.
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { readDimacs } from '../core/bench/dimacs';
-import { EvaluationAborted, runInstance } from '../core/eval/runInstance';
+import { readDimacs } from '../core/instances/dimacs';
+import { EvaluationAborted, runInstance } from '../core/run/runInstance';
 
 const USAGE = 'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--proofs --drat-trim PATH [--max-proof-mb MB] [--checker-timeout S]] [--expected SAT|UNSAT] [--name NAME]';
 

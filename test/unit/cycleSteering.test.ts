@@ -14,7 +14,7 @@ import { tunerAgent } from '../../src/core/agents/tuner';
 import { loadConfig } from '../../src/core/config/load';
 import { CycleBusyError, hypothesisTitle, runCycle, type AgentEvent, type CycleEvent, type EvolutionAgent } from '../../src/core/cycle/engine';
 import { PauseSignal } from '../../src/core/cycle/pause';
-import { readCycle } from '../../src/core/cycle/state';
+import { readCycle } from '../../src/core/store/cycleState';
 import type { ChatRequest, ChatResponse, LlmClient } from '../../src/core/llm/types';
 import { silentLogger, type PlanApproval } from '../../src/core/ports';
 import { CandidateStore } from '../../src/core/store/candidates';

@@ -3,9 +3,9 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { DimacsParser, readDimacs } from '../../src/core/bench/dimacs';
-import { checkModel, ModelBuilder } from '../../src/core/eval/model';
-import { SolverOutputParser } from '../../src/core/eval/output';
+import { DimacsParser, readDimacs } from '../../src/core/instances/dimacs';
+import { checkModel, ModelBuilder } from '../../src/core/run/model';
+import { SolverOutputParser } from '../../src/core/run/output';
 import { tempDir } from './helpers';
 
 const CNF = 'c comment\np cnf 3 3\n1 -2 0\n2 3 0\n-1 -3 0\n';

@@ -5,8 +5,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { pigeonhole, planted3Sat } from '../../src/core/bench/generators';
-import { InstanceResult } from '../../src/core/eval/result';
+import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
+import { InstanceResult } from '../../src/core/run/result';
 import { CLI, FIXTURES, tempDir, write } from './helpers';
 
 const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { pigeonhole } from '../../src/core/bench/generators';
+import { pigeonhole } from '../../src/core/instances/generators';
 import { silentLogger } from '../../src/core/ports';
 import { applyPatch, history, listPatches, rejectPatch, ruleStats } from '../../src/core/rules/evolution';
 import { normalize, SignatureLog } from '../../src/core/rules/postmortem';

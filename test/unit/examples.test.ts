@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { pigeonhole, planted3Sat } from '../../src/core/bench/generators';
+import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
 import { parseOptions } from '../../src/core/agents/tuner';
 import { CLI, ROOT, tempDir, write } from './helpers';
 

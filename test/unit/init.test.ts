@@ -3,7 +3,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseConfig } from '../../src/core/config/load';
-import { runSolver } from '../../src/core/eval/runSolver';
+import { runSolver } from '../../src/core/run/runSolver';
 import { silentLogger, type Approver } from '../../src/core/ports';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { CHECKPOINT_REF } from '../../src/core/workspace/checkpoint';

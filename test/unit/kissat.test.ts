@@ -4,10 +4,10 @@ import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runSolver } from '../../src/core/eval/runSolver';
+import { runSolver } from '../../src/core/run/runSolver';
 import { SignatureLog } from '../../src/core/rules/postmortem';
 import { CandidateStore } from '../../src/core/store/candidates';
-import { pigeonhole, planted3Sat } from '../../src/core/bench/generators';
+import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
 import { CLI, FIXTURES, tempDir, WORKER, write } from './helpers';
 
 const SRC = process.env.SATLUTION_KISSAT_SRC;

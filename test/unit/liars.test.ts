@@ -4,9 +4,9 @@ import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { pigeonhole, planted3Sat } from '../../src/core/bench/generators';
-import type { RunStatus } from '../../src/core/eval/result';
-import { runInstance, type InstanceRunRequest } from '../../src/core/eval/runInstance';
+import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
+import type { RunStatus } from '../../src/core/run/result';
+import { runInstance, type InstanceRunRequest } from '../../src/core/run/runInstance';
 import { FIXTURES, tempDir } from './helpers';
 
 const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;

@@ -4,7 +4,7 @@
 // formulas. `edit` rewrites satlution.yaml (strategy, tiers, models...).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { planted3Sat } from '../../src/core/bench/generators';
+import { planted3Sat } from '../../src/core/instances/generators';
 import { silentLogger } from '../../src/core/ports';
 import { initWorkspace } from '../../src/core/workspace/init';
 import { FIXTURES, RULES, tempDir, write } from './helpers';

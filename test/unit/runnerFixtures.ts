@@ -3,11 +3,11 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { pigeonhole, planted3Sat } from '../../src/core/bench/generators';
-import { InstanceCache, listSet } from '../../src/core/bench/instances';
-import { buildSolver } from '../../src/core/eval/build';
-import { evaluate, type EvalOutcome } from '../../src/core/eval/evaluate';
-import type { InstanceResult } from '../../src/core/eval/result';
+import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
+import { InstanceCache, listSet } from '../../src/core/instances/instances';
+import { buildSolver } from '../../src/core/run/build';
+import { evaluate, type EvalOutcome } from '../../src/core/eval/runSet';
+import type { InstanceResult } from '../../src/core/run/result';
 import { ResultsStore } from '../../src/core/eval/resultsStore';
 import type { Runner } from '../../src/core/runners/runner';
 import { FIXTURES, tempDir, write } from './helpers';

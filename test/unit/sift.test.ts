@@ -10,7 +10,7 @@ import { tunerAgent } from '../../src/core/agents/tuner';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
 import { DashboardSource } from '../../src/core/dashboard/build';
-import { readCycle } from '../../src/core/cycle/state';
+import { readCycle } from '../../src/core/store/cycleState';
 import type { Comparison } from '../../src/core/eval/compare';
 import { rewardOf, TrajectoryRecord } from '../../src/core/export/trajectories';
 import { createClient } from '../../src/core/llm/factory';

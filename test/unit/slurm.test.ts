@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { InstanceResult } from '../../src/core/eval/result';
+import type { InstanceResult } from '../../src/core/run/result';
 import { localExec, type SlurmExec } from '../../src/core/runners/slurm/exec';
 import { type Died, follow, submitOrAttach } from '../../src/core/runners/slurm/job';
 import { parseSacct, parseSqueue } from '../../src/core/runners/slurm/queue';

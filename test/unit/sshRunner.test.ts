@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ConfigSchema } from '../../src/core/config/schema';
-import type { InstanceResult } from '../../src/core/eval/result';
+import type { InstanceResult } from '../../src/core/run/result';
 import { ResultsStore } from '../../src/core/eval/resultsStore';
 import { checkRunnerHealth } from '../../src/core/runners/health';
 import { localRunner } from '../../src/core/runners/local';

@@ -4,12 +4,12 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseTranscriptName, transcriptFile } from '../../src/core/agents/transcript';
+import { parseTranscriptName, transcriptFile } from '../../src/core/llm/transcript';
 import { withApprovalMode, writeApprovalMode } from '../../src/core/config/edit';
 import { loadConfig } from '../../src/core/config/load';
 import { ConfigSchema } from '../../src/core/config/schema';
 import type { CycleEvent } from '../../src/core/cycle/events';
-import { Step as CoreStep, type CycleState } from '../../src/core/cycle/state';
+import { Step as CoreStep, type CycleState } from '../../src/core/store/cycleState';
 import { silentLogger } from '../../src/core/ports';
 import { initWorkspace } from '../../src/core/workspace/init';
 import { MAX_NOTES_CHARS, readNotes, writeNotes } from '../../src/core/workspace/notes';

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { metricsHistory } from '../../src/core/agents/context';
 import { tunerAgent } from '../../src/core/agents/tuner';
-import { planted3Sat } from '../../src/core/bench/generators';
+import { planted3Sat } from '../../src/core/instances/generators';
 import { loadConfig, parseConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
 import { DashboardSource } from '../../src/core/dashboard/build';

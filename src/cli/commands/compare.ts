@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { compareRuns } from '../../core/eval/compare';
-import { InstanceResult } from '../../core/eval/result';
+import { InstanceResult } from '../../core/run/result';
 import { UsageError } from '../errors';
 
 export const COMPARE_HELP = `satlution compare A.json B.json [--alpha 0.05] [--json]

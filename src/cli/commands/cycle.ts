@@ -5,7 +5,7 @@ import { tunerAgent } from '../../core/agents/tuner';
 import { loadConfig } from '../../core/config/load';
 import { ConfigSchema } from '../../core/config/schema';
 import { runCycle } from '../../core/cycle/engine';
-import { readCycle } from '../../core/cycle/state';
+import { readCycle } from '../../core/store/cycleState';
 import { apiKeyFromEnv } from '../../core/llm/factory';
 import { LlmError } from '../../core/llm/types';
 import { BudgetExhausted } from '../../core/cycle/budget';

@@ -7,7 +7,7 @@ import { ConfigSchema, StageName, type Config } from '../../core/config/schema';
 import { runGates, type GateReport } from '../../core/eval/gates';
 import { complianceGate, evalJson, gateContext, MISSING_DRAT_TRIM, planStages } from '../../core/eval/plan';
 import { recordEvaluation } from '../../core/eval/record';
-import type { InstanceResult } from '../../core/eval/result';
+import type { InstanceResult } from '../../core/run/result';
 import type { Runner } from '../../core/runners/runner';
 import { stageRunners } from '../../core/runners/select';
 import { findWorkspace } from '../../core/workspace/snapshot';

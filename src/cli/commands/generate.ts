@@ -1,6 +1,6 @@
 import * as fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { pigeonhole, planted3Sat } from '../../core/bench/generators';
+import { pigeonhole, planted3Sat } from '../../core/instances/generators';
 import { UsageError } from '../errors';
 
 export const GENERATE_HELP = `satlution generate pigeonhole PIGEONS HOLES [--out FILE]

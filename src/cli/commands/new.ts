@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseCandidateDir } from '../../core/workspace/layout';
+import { parseCandidateDir } from '../../core/layout';
 import { newCandidate } from '../../core/workspace/newCandidate';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { UsageError } from '../errors';

@@ -4,7 +4,7 @@ import { loadConfig } from '../../core/config/load';
 import { createClient, apiKeyFromEnv } from '../../core/llm/factory';
 import { proposeObjective } from '../../core/objectives/propose';
 import { addObjective, DEFAULT_OBJECTIVES, scorePortfolio } from '../../core/objectives/portfolio';
-import { candidateDirName } from '../../core/workspace/layout';
+import { candidateDirName } from '../../core/layout';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { EXIT, UsageError } from '../errors';
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { formatIssue } from '../../core/config/load';
-import { candidateDirName } from '../../core/workspace/layout';
+import { candidateDirName } from '../../core/layout';
 import { findWorkspace, readSnapshot, type CandidateView, type WorkspaceSnapshot } from '../../core/workspace/snapshot';
 import { watchWorkspace } from '../../core/workspace/watch';
 import { judgeStats, type JudgeStats } from '../../core/strategy/judgeLog';

@@ -3,10 +3,10 @@
 // candidate); every turn is in the transcript; an iteration cap ends a loop that goes nowhere.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { toolSummary } from '../cycle/events';
+import { toolSummary } from './events';
 import type { ChatMessage, LlmClient } from '../llm/types';
 import { runTool, toolSpecs, type ToolHost } from './tools';
-import { Transcript } from './transcript';
+import { Transcript } from '../llm/transcript';
 
 export interface CoderRequest {
   client: LlmClient;

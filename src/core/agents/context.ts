@@ -3,10 +3,10 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { readPortfolio, scorePortfolio } from '../objectives/portfolio';
-import { prng } from '../bench/generators';
+import { prng } from '../instances/generators';
 import { clusters, SignatureLog } from '../rules/postmortem';
 import { CandidateStore } from '../store/candidates';
-import { candidateDirName, STATE_DIR } from '../workspace/layout';
+import { candidateDirName, STATE_DIR } from '../layout';
 
 const SOURCE = /\.(c|h|cc|cpp|cxx|hpp|hh)$/;
 const FUNCTION = /^(?:static\s+|inline\s+|extern\s+)*[A-Za-z_][\w\s*]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\{/gm;

@@ -3,18 +3,19 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Config, ModelConfig } from '../config/schema';
-import type { AgentRole, AgentSink, EvolutionAgent } from '../cycle/engine';
+import type { EvolutionAgent } from './agent';
+import type { AgentRole, AgentSink } from './events';
 import { MeteredClient, createClient } from '../llm/factory';
 import type { Role } from '../llm/types';
 import { UsageLedger } from '../llm/usage';
 import { loadRules, selectRules } from '../rules/load';
 import type { Phase } from '../rules/schema';
-import { RULES_DIR } from '../workspace/layout';
+import { RULES_DIR } from '../layout';
 import { readNotes } from '../workspace/notes';
 import { codeMap, consensusSummary, DEFAULT_DIRECTIONS, drawDirection, metricsHistory, recentFailures } from './context';
 import { runCoder, type AgentLoopEvent } from './coder';
 import { runPlanner } from './planner';
-import { transcriptFile } from './transcript';
+import { transcriptFile } from '../llm/transcript';
 
 export interface LlmAgentOptions {
   ws: string;

@@ -3,12 +3,12 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { toolSummary } from '../cycle/events';
+import { toolSummary } from './events';
 import type { ChatMessage, LlmClient, ToolSpec } from '../llm/types';
 import type { AgentLoopEvent } from './coder';
 import { Sandbox } from './sandbox';
 import { runTool, toolSpecs, type ToolHost } from './tools';
-import { Transcript } from './transcript';
+import { Transcript } from '../llm/transcript';
 
 export const Plan = z
   .object({

@@ -7,9 +7,9 @@
 // Options are found in kissat-style `src/options.h` lines `OPTION (name, default, low, high, "help")`.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { prng } from '../bench/generators';
-import type { EvolutionAgent } from '../cycle/engine';
-import { toolSummary } from '../cycle/events';
+import { prng } from '../instances/generators';
+import type { EvolutionAgent } from './agent';
+import { toolSummary } from './events';
 import { runTool } from './tools';
 
 export interface TunableOption {

@@ -4,7 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { isMap, isScalar, parseDocument } from 'yaml';
 import { writeFileAtomic } from '../store/atomic';
-import { CONFIG_FILE } from '../workspace/layout';
+import { CONFIG_FILE } from '../layout';
 import { formatIssue, parseConfig } from './load';
 import type { Config } from './schema';
 

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
 import { ConfigSchema, configJsonSchema, type Config } from './schema';
-import { CONFIG_FILE } from '../workspace/layout';
+import { CONFIG_FILE } from '../layout';
 
 export interface SourceRange {
   line: number; // 1-based

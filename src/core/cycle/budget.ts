@@ -2,7 +2,7 @@
 // not start once it is spent; the one in progress finishes, so nothing is left half done.
 import * as path from 'node:path';
 import { ResultsStore } from '../eval/resultsStore';
-import { STATE_DIR } from '../workspace/layout';
+import { STATE_DIR } from '../layout';
 
 export class BudgetExhausted extends Error {
   override name = 'BudgetExhausted';

@@ -6,10 +6,11 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { EvolutionAgent } from '../agents/agent';
 import type { ToolHost } from '../agents/tools';
 import { Sandbox } from '../agents/sandbox';
 import type { Config } from '../config/schema';
-import { buildSolver } from '../eval/build';
+import { buildSolver } from '../run/build';
 import { compareRuns, type Comparison } from '../eval/compare';
 import { type GateRequest, runGates, type StagePlan } from '../eval/gates';
 import { recordTier, tierPlans } from '../eval/tiers';
@@ -20,7 +21,7 @@ import { loadRules } from '../rules/load';
 import { type RunnerEnv, stageRunners } from '../runners/select';
 import { CandidateStore } from '../store/candidates';
 import { tryHoldLock } from '../store/lock';
-import { candidateDirName, parseCandidateDir, RULES_DIR, STATE_DIR } from '../workspace/layout';
+import { candidateDirName, parseCandidateDir, RULES_DIR, STATE_DIR } from '../layout';
 import { newCandidate } from '../workspace/newCandidate';
 import { type Judge } from '../strategy/judge';
 import { appendJudgeRecord } from '../strategy/judgeLog';
@@ -28,20 +29,10 @@ import { type Evaluated, strategyFor } from '../strategy/strategy';
 import { ensureCpuBudget } from './budget';
 import type { AgentSink, CycleEvent } from './events';
 import type { PauseRequest } from './pause';
-import { readCycle, saveCycle, type CycleState } from './state';
+import { readCycle, saveCycle, type CycleState } from '../store/cycleState';
 
 export type { AgentEvent, AgentRole, AgentSink, CycleEvent } from './events';
-
-/** What proposes and implements a change: the LLM planner and coder, or the offline tuner. */
-export interface EvolutionAgent {
-  readonly name: string;
-  /** `emit` reports the agent at work (streamed text, tool calls, steps) to the host. */
-  /** `proposal` counts the cycle's proposals from 0 (strategies that make several ask again, for a different one). */
-  /** `hint`: what the strategy asks for (e.g. smc's kernel: "diff" for a local change, "rewrite" for a subsystem). */
-  plan(ctx: { ws: string; cycle: number; proposal?: number; hint?: string; championDir: string; candidate: string; emit?: AgentSink }): Promise<{ title: string; hypothesis: string }>;
-  /** `hypothesis` is HYPOTHESIS.md as it is on disk now (the person may have edited it before approving). */
-  code(ctx: { ws: string; cycle: number; candidateDir: string; hypothesis: string; host: ToolHost; emit?: AgentSink }): Promise<{ finished: boolean; detail: string }>;
-}
+export type { EvolutionAgent } from '../agents/agent';
 
 export interface CycleRequest {
   ws: string;

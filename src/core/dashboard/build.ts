@@ -3,8 +3,8 @@
 // by file size and mtime, so a refresh after one new evaluation reads one file.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { CycleState } from '../cycle/state';
-import type { InstanceResult } from '../eval/result';
+import type { CycleState } from '../store/cycleState';
+import type { InstanceResult } from '../run/result';
 import { CandidateStore, type CandidateRecord } from '../store/candidates';
 import { DEFAULT_ISLANDS, type IslandsConfig, PENALTIES, readIslandDb } from '../strategy/islands';
 import { judgeStats } from '../strategy/judgeLog';
@@ -12,7 +12,7 @@ import { objectivesDir, scorePortfolio } from '../objectives/portfolio';
 import { readTiers, type TierRecord } from '../eval/tiers';
 import type { Tier } from '../config/schema';
 import { DEFAULT_SMC, forecast, readSmc, type SmcConfig } from '../strategy/smc';
-import { parseCandidateDir, STATE_DIR } from '../workspace/layout';
+import { parseCandidateDir, STATE_DIR } from '../layout';
 import { readChampionEvents, readCycles, readEvalFile, readUsage, type ChampionEvent, type ParsedEval, type ReadResult } from './read';
 import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle, type ConsensusData, type IslandsData, type SmcData, type TiersData } from './schema';
 

@@ -3,8 +3,8 @@
 // not kept (the run was reused from the results store, or ran before logs were written).
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { formatRunLog, LOGS_DIR, runLogPath } from '../eval/runLog';
-import { parseCandidateDir, STATE_DIR } from '../workspace/layout';
+import { formatRunLog, LOGS_DIR, runLogPath } from '../run/runLog';
+import { parseCandidateDir, STATE_DIR } from '../layout';
 import { readEvalFile, type ParsedEval } from './read';
 
 export type InstanceLog = { kind: 'file'; file: string } | { kind: 'text'; text: string };

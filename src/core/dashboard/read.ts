@@ -3,9 +3,9 @@
 // file is skipped with a note; nothing here throws on bad data.
 import * as fs from 'node:fs/promises';
 import { z } from 'zod';
-import { Step, CycleState } from '../cycle/state';
+import { Step, CycleState } from '../store/cycleState';
 import { computeMetrics } from '../eval/metrics';
-import { InstanceResult } from '../eval/result';
+import { InstanceResult } from '../run/result';
 import { readJsonLines } from '../store/atomic';
 import { DashGate, type PerfSummary } from './schema';
 

@@ -4,7 +4,7 @@
 // candidates never travel as one object graph.
 import { z } from 'zod';
 import { STRATEGY_NAMES } from '../config/strategyNames';
-import { RunStatus } from '../eval/result';
+import { RunStatus } from '../run/result';
 import { CandidateStatus } from '../store/status';
 
 export const GATE_ORDER = ['comply', 'build', 'smoke', 'verify', 'perf'] as const;

@@ -1,9 +1,9 @@
 // Is candidate B really faster than A? A paired comparison on the instances both ran: the Wilcoxon
 // signed-rank test on per-instance PAR-2 times and a bootstrap confidence interval of the PAR-2
 // difference. Solver timings are noisy by a few percent; a bare PAR-2 delta is not evidence.
-import { prng } from '../bench/generators';
+import { prng } from '../instances/generators';
 import { par2Of } from './metrics';
-import type { InstanceResult } from './result';
+import type { InstanceResult } from '../run/result';
 
 export interface Comparison {
   common: number;

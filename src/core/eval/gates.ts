@@ -1,12 +1,12 @@
 // The gates, cheapest first (DESIGN.md §3): build, then each stage's instance set. A candidate that
 // fails a gate is not measured further; the failure says what went wrong where.
-import { listSet, type InstanceCache } from '../bench/instances';
+import { listSet, type InstanceCache } from '../instances/instances';
 import type { ComplianceReport } from '../rules/check';
-import { buildSolver, type Diagnostic } from './build';
-import { evaluate } from './evaluate';
-import type { MemoryMethod } from './limits';
+import { buildSolver, type Diagnostic } from '../run/build';
+import { evaluate } from './runSet';
+import type { MemoryMethod } from '../run/limits';
 import { computeMetrics, type Metrics } from './metrics';
-import { FATAL, type InstanceResult, type RunStatus } from './result';
+import { FATAL, type InstanceResult, type RunStatus } from '../run/result';
 import { hashSolver, type ResultsStore } from './resultsStore';
 import type { Runner } from '../runners/runner';
 import { inSubset } from './subset';

@@ -1,5 +1,5 @@
 // Metrics of one evaluation (paper Table 3, DESIGN.md §4), computed from per-instance results only.
-import { FATAL, type InstanceResult } from './result';
+import { FATAL, type InstanceResult } from '../run/result';
 
 export interface Metrics {
   n: number;

@@ -3,15 +3,15 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InstanceCache } from '../bench/instances';
+import { InstanceCache } from '../instances/instances';
 import type { Config, StageName } from '../config/schema';
 import { writeJsonAtomic } from '../store/atomic';
 import { checkCandidate } from '../rules/workspaceCheck';
-import { parseCandidateDir, RULES_DIR, SEEDS_DIR, STATE_DIR } from '../workspace/layout';
+import { parseCandidateDir, RULES_DIR, SEEDS_DIR, STATE_DIR } from '../layout';
 import type { GateReport, GateRequest, StagePlan } from './gates';
 import { ResultsStore } from './resultsStore';
-import { LOGS_DIR } from './runLog';
-import { findDratTrim } from './tools';
+import { LOGS_DIR } from '../run/runLog';
+import { findDratTrim } from '../run/tools';
 
 export interface PlanOverrides {
   stage?: StageName | 'all';

@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import { postmortem, type RulePatch } from '../rules/evolution';
 import { CandidateStore } from '../store/candidates';
-import { parseCandidateDir } from '../workspace/layout';
+import { parseCandidateDir } from '../layout';
 import { saveCandidateEvaluation, type EvalJson } from './plan';
 
 export interface Recorded {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { appendJsonLine, readJsonLines } from '../store/atomic';
-import { StoredRun, type InstanceResult } from './result';
+import { StoredRun, type InstanceResult } from '../run/result';
 
 export interface RunKeyParts {
   solverHash: string;

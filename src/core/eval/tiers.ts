@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import type { Tier } from '../config/schema';
 import { appendJsonLine, readJsonLines } from '../store/atomic';
-import { STATE_DIR } from '../workspace/layout';
+import { STATE_DIR } from '../layout';
 import type { StagePlan } from './gates';
 
 export const TierRecord = z.object({

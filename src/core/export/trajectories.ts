@@ -10,10 +10,10 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { parseTranscriptName, TRANSCRIPTS_DIR, type TranscriptEntry } from '../agents/transcript';
+import { parseTranscriptName, TRANSCRIPTS_DIR, type TranscriptEntry } from '../llm/transcript';
 import { readJsonLines } from '../store/atomic';
 import { CandidateStore, type CandidateRecord } from '../store/candidates';
-import { parseCandidateDir, STATE_DIR } from '../workspace/layout';
+import { parseCandidateDir, STATE_DIR } from '../layout';
 
 export const TrajectoryMessage = z.union([
   z.object({ role: z.enum(['system', 'user']), content: z.string() }),

@@ -2,7 +2,7 @@
 // a run cleanly before a call that could not be paid for.
 import * as path from 'node:path';
 import { appendJsonLine, readJsonLines } from '../store/atomic';
-import { STATE_DIR } from '../workspace/layout';
+import { STATE_DIR } from '../layout';
 import { LlmError, type Role, type Usage } from './types';
 
 export interface Prices {

@@ -5,11 +5,11 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { readCycle } from '../cycle/state';
+import { readCycle } from '../store/cycleState';
 import type { EvalJson } from '../eval/plan';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { CandidateStore } from '../store/candidates';
-import { candidateDirName, STATE_DIR } from '../workspace/layout';
+import { candidateDirName, STATE_DIR } from '../layout';
 import { consensus } from './consensus';
 import { type ObjectiveInput, runObjectives, type SandboxLimits } from './sandbox';
 

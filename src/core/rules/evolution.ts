@@ -8,7 +8,7 @@ import { createTwoFilesPatch } from 'diff';
 import { z } from 'zod';
 import { appendJsonLine, readJsonLines, writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { CandidateStore } from '../store/candidates';
-import { parseCandidateDir, RULES_DIR, STATE_DIR } from '../workspace/layout';
+import { parseCandidateDir, RULES_DIR, STATE_DIR } from '../layout';
 import { loadRules } from './load';
 import { clusters, EvalForPostmortem, SignatureLog, signaturesOf, type Cluster, type Signature, type SignatureKind } from './postmortem';
 

@@ -4,7 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { appendJsonLine, readJsonLines } from '../store/atomic';
-import { STATE_DIR } from '../workspace/layout';
+import { STATE_DIR } from '../layout';
 
 export const SignatureKind = z.enum(['rule', 'build', 'link', 'crash', 'wrong', 'invalid_model', 'invalid_proof', 'missing_proof', 'smoke_timeout', 'docs']);
 export type SignatureKind = z.infer<typeof SignatureKind>;

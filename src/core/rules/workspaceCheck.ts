@@ -3,10 +3,10 @@
 // gate of `satlution eval`, and the editor's diagnostics.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { listSet } from '../bench/instances';
+import { listSet } from '../instances/instances';
 import { primarySeed, type Config } from '../config/schema';
 import { CandidateStore } from '../store/candidates';
-import { candidateDirName, parseCandidateDir, RULES_DIR, SEEDS_DIR, STATE_DIR } from '../workspace/layout';
+import { candidateDirName, parseCandidateDir, RULES_DIR, SEEDS_DIR, STATE_DIR } from '../layout';
 import { checkCompliance, type ComplianceReport } from './check';
 import { loadRules } from './load';
 import type { Phase } from './schema';

@@ -3,16 +3,13 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import type { Config, RunnerConfig } from '../config/schema';
-import { memoryJail } from '../eval/limits';
-import { findDratTrim } from '../eval/tools';
+import { memoryJail } from '../run/limits';
+import { findDratTrim } from '../run/tools';
 import { checkSlurmHealth } from './slurm/health';
+import type { HealthFinding } from './healthFinding';
 import { checkSshHealth } from './sshHealth';
 
-export interface HealthFinding {
-  check: string;
-  level: 'ok' | 'warning' | 'error';
-  detail: string;
-}
+export type { HealthFinding } from './healthFinding';
 
 const MIN_FREE_GB = 2;
 

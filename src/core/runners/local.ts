@@ -1,5 +1,5 @@
 // The local runner: N slots on this machine, each running one instance in-process (runInstance).
-import { runInstance } from '../eval/runInstance';
+import { runInstance } from '../run/runInstance';
 import { runPool } from './pool';
 import type { Runner } from './runner';
 

@@ -1,7 +1,7 @@
 // What the runners that start dist/worker.js elsewhere (SSH host, Slurm node) share: the worker's
 // command line, so a remote run gets exactly the limits and checks of a local one, and the naming
 // of what it returns.
-import type { InstanceResult } from '../eval/result';
+import type { InstanceResult } from '../run/result';
 import type { RunBatch, RunTask } from './runner';
 
 /** Arguments after `node worker.js`; paths as the remote side sees them. */

@@ -2,8 +2,8 @@
 // decides WHAT to run (instances not yet stored, longest first) and records each result; a runner
 // decides WHERE and how runs execute. It calls onResult once per finished run, as soon as it ends,
 // so a stopped or dropped evaluation keeps everything that finished and a re-run resumes from it.
-import type { InstanceResult } from '../eval/result';
-import type { RunSettings } from '../eval/runInstance';
+import type { InstanceResult } from '../run/result';
+import type { RunSettings } from '../run/runInstance';
 
 /** One instance run, prepared by the evaluator. */
 export interface RunTask {

@@ -1,7 +1,7 @@
 // The SSH runner's health check: can we log in, does the worker's Node run there, is drat-trim there
 // when stages check proofs, are there enough cores and disk. Each finding says how to fix it.
 import type { Config } from '../config/schema';
-import type { HealthFinding } from './health';
+import type { HealthFinding } from './healthFinding';
 import { nodeProblem, probeRemote } from './sshProbe';
 import type { SshRunnerConfig } from './sshRunner';
 

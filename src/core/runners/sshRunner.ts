@@ -5,7 +5,7 @@
 // still going, or takes its stored result, instead of running it again.
 import type { z } from 'zod';
 import type { SshRunnerSchema } from '../config/schema';
-import { InstanceResult } from '../eval/result';
+import { InstanceResult } from '../run/result';
 import { runPool } from './pool';
 import type { RunBatch, Runner, RunTask } from './runner';
 import { remoteDir, sshError, sshExec, type SshTarget } from './ssh';

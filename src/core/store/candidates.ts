@@ -5,7 +5,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { candidateDirName, parseCandidateDir, STATE_DIR } from '../workspace/layout';
+import { candidateDirName, parseCandidateDir, STATE_DIR } from '../layout';
 import { appendJsonLine, readJsonLines, removeStaleTemps, writeJsonAtomic } from './atomic';
 import { withLock } from './lock';
 import { CandidateStatus } from './status';

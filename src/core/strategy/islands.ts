@@ -11,13 +11,13 @@
 // a crash loses nothing and nothing needs repair.
 import * as path from 'node:path';
 import { z } from 'zod';
-import { prng } from '../bench/generators';
+import { prng } from '../instances/generators';
 import type { Config } from '../config/schema';
 import type { EvalJson } from '../eval/plan';
-import { buildSolver } from '../eval/build';
+import { buildSolver } from '../run/build';
 import { hashSolver } from '../eval/resultsStore';
 import { appendJsonLine, readJsonLines } from '../store/atomic';
-import { candidateDirName, STATE_DIR } from '../workspace/layout';
+import { candidateDirName, STATE_DIR } from '../layout';
 import { sourceFacts } from './sourceHash';
 
 export type IslandsConfig = Required<NonNullable<Config['strategy']['islands']>>;

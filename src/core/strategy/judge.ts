@@ -3,7 +3,7 @@
 // arguments are validated. A malformed answer is told what was wrong and asked again; a model that
 // never answers properly is an error, never a made-up score.
 import { z } from 'zod';
-import { Transcript, transcriptFile } from '../agents/transcript';
+import { Transcript, transcriptFile } from '../llm/transcript';
 import type { Config, ModelConfig } from '../config/schema';
 import { createClient, MeteredClient } from '../llm/factory';
 import type { ChatMessage, LlmClient, Role, ToolSpec } from '../llm/types';

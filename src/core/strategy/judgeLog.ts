@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { appendJsonLine, readJsonLines } from '../store/atomic';
-import { STATE_DIR } from '../workspace/layout';
+import { STATE_DIR } from '../layout';
 import { pearson, spearman } from './correlation';
 
 export const JudgeRecord = z.discriminatedUnion('type', [

@@ -9,11 +9,11 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { prng } from '../bench/generators';
+import { prng } from '../instances/generators';
 import type { Config } from '../config/schema';
 import type { EvalJson } from '../eval/plan';
 import { writeJsonAtomic } from '../store/atomic';
-import { candidateDirName, STATE_DIR } from '../workspace/layout';
+import { candidateDirName, STATE_DIR } from '../layout';
 import { acceptance, ess, nextLambda, reward, systematicResample, thompson, updateArms, weights } from './smcMath';
 import type { ParentChoice, ProposalOutcome } from './strategy';
 

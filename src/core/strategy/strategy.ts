@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { Config } from '../config/schema';
 import type { Comparison } from '../eval/compare';
 import type { EvalJson } from '../eval/plan';
-import { candidateDirName } from '../workspace/layout';
+import { candidateDirName } from '../layout';
 import { unifiedDiff } from '../workspace/candidateDiff';
 import { DEFAULT_RUBRIC, type Judge, type JudgeScore } from './judge';
 import { appendJudgeRecord } from './judgeLog';

@@ -11,7 +11,7 @@ import type { Approver, Logger } from '../ports';
 import { CandidateStore } from '../store/candidates';
 import { writeFileAtomic } from '../store/atomic';
 import { checkpointCandidate, isGitWorkspace } from './checkpoint';
-import { BENCH_DIR, CANDIDATE_DOCS, CONFIG_FILE, RULES_DIR, SEEDS_DIR, STATE_DIR, candidateDirName } from './layout';
+import { BENCH_DIR, CANDIDATE_DOCS, CONFIG_FILE, RULES_DIR, SEEDS_DIR, STATE_DIR, candidateDirName } from '../layout';
 import { copySeedTo, importSeed, setWritable, type ImportedSeed, type SeedSpec } from './seeds';
 import { planStarexec, writeMissingStarexec } from './starexec';
 import { recordSeeds } from './seedRecords';

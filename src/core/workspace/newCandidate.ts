@@ -4,7 +4,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { CandidateStore, type CandidateRecord } from '../store/candidates';
-import { candidateDirName } from './layout';
+import { candidateDirName } from '../layout';
 
 export async function newCandidate(workspaceDir: string, opts: { parent?: number; title?: string } = {}): Promise<CandidateRecord> {
   const store = new CandidateStore(workspaceDir);

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../store/atomic';
-import { STATE_DIR } from './layout';
+import { STATE_DIR } from '../layout';
 
 export const NOTES_FILE = path.join(STATE_DIR, 'notes.md');
 /** Notes go into every planner prompt: keep them to a size a prompt can afford. */

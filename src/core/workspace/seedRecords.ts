@@ -3,7 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../store/atomic';
-import { STATE_DIR } from './layout';
+import { STATE_DIR } from '../layout';
 import type { ImportedSeed } from './seeds';
 
 export const SeedRecord = z.object({

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { simpleGit } from 'simple-git';
-import { SEEDS_DIR } from './layout';
+import { SEEDS_DIR } from '../layout';
 
 export interface SeedSpec {
   name: string;

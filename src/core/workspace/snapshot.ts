@@ -2,10 +2,10 @@
 // and the extension's views, so both always agree.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { summarizeSet, type BenchSetSummary } from '../bench/sets';
+import { summarizeSet, type BenchSetSummary } from '../instances/sets';
 import { parseConfig, type ConfigResult } from '../config/load';
 import { CandidateStore, type CandidateRecord, type LoadReport } from '../store/candidates';
-import { CANDIDATE_DOCS, CONFIG_FILE, type CandidateDoc } from './layout';
+import { CANDIDATE_DOCS, CONFIG_FILE, type CandidateDoc } from '../layout';
 import { readSeedRecords, type SeedRecord } from './seedRecords';
 
 export interface CandidateView extends CandidateRecord {

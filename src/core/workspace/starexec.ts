@@ -3,7 +3,7 @@
 // Seeds that lack these scripts get generated ones, fitted to the build system we detect.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { BUILD_SCRIPT, RUN_SCRIPT } from './layout';
+import { BUILD_SCRIPT, RUN_SCRIPT } from '../layout';
 
 export type BuildSystem = 'configure' | 'cmake' | 'make' | 'unknown';
 

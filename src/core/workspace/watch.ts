@@ -2,7 +2,7 @@
 // their documents) without watching whole solver trees: kissat alone has hundreds of files.
 import * as path from 'node:path';
 import { watch } from 'chokidar';
-import { CONFIG_FILE, parseCandidateDir, STATE_DIR } from './layout';
+import { CONFIG_FILE, parseCandidateDir, STATE_DIR } from '../layout';
 
 export interface WorkspaceWatcher {
   close(): Promise<void>;

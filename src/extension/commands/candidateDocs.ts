@@ -1,7 +1,7 @@
 // Opening a candidate's documents and folder from the Cycles view.
 import * as vscode from 'vscode';
 import * as path from 'node:path';
-import type { CandidateDoc } from '../../core/workspace/layout';
+import type { CandidateDoc } from '../../core/layout';
 import type { CyclesNode } from '../views/cyclesTree';
 import type { WorkspaceModel } from '../workspaceModel';
 

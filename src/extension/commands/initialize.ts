@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { initWorkspace, type InitResult } from '../../core/workspace/init';
-import { CONFIG_FILE } from '../../core/workspace/layout';
+import { CONFIG_FILE } from '../../core/layout';
 import { isGitUrl, parseSeedArg, type SeedSpec } from '../../core/workspace/seeds';
 import type { Logger } from '../../core/ports';
 import { modalApprover } from '../approver';

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { parseTranscriptName, transcriptFile, TRANSCRIPTS_DIR } from '../../core/agents/transcript';
+import { parseTranscriptName, transcriptFile, TRANSCRIPTS_DIR } from '../../core/llm/transcript';
 import { readJsonLines } from '../../core/store/atomic';
 import { transcriptMarkdown } from '../transcriptMarkdown';
 import type { WorkspaceModel } from '../workspaceModel';

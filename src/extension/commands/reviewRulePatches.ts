@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { applyPatch, listPatches, rejectPatch, type RulePatch } from '../../core/rules/evolution';
-import { RULES_DIR } from '../../core/workspace/layout';
+import { RULES_DIR } from '../../core/layout';
 import type { WorkspaceModel } from '../workspaceModel';
 
 export const PATCH_SCHEME = 'satlution-patch';

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { parseConfig, type ConfigIssue } from '../../core/config/load';
-import { CONFIG_FILE } from '../../core/workspace/layout';
+import { CONFIG_FILE } from '../../core/layout';
 
 export class ConfigDiagnostics implements vscode.Disposable {
   private readonly collection = vscode.languages.createDiagnosticCollection('satlution');

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { diffCandidates, type FileChange } from '../../core/workspace/candidateDiff';
-import { candidateDirName } from '../../core/workspace/layout';
+import { candidateDirName } from '../../core/layout';
 import type { CandidateView } from '../../core/workspace/snapshot';
 import { pickCandidate } from '../commands/pickCandidate';
 import type { ComplianceDiagnostics } from '../rules/complianceDiagnostics';

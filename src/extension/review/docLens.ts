@@ -2,7 +2,7 @@
 // two documents, open the dashboard, and approve the plan when the cycle waits for that candidate.
 import * as vscode from 'vscode';
 import * as path from 'node:path';
-import { parseCandidateDir } from '../../core/workspace/layout';
+import { parseCandidateDir } from '../../core/layout';
 import type { WorkspaceModel } from '../workspaceModel';
 
 export const DOC_SELECTOR: vscode.DocumentSelector = [

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { loadConfig } from '../../core/config/load';
 import type { ComplianceReport } from '../../core/rules/check';
 import { checkCandidate } from '../../core/rules/workspaceCheck';
-import { parseCandidateDir, RULES_DIR } from '../../core/workspace/layout';
+import { parseCandidateDir, RULES_DIR } from '../../core/layout';
 import type { Logger } from '../../core/ports';
 import type { WorkspaceModel } from '../workspaceModel';
 

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import type { CandidateStatus } from '../../core/store/candidates';
-import { candidateDirName, CONFIG_FILE } from '../../core/workspace/layout';
+import { candidateDirName, CONFIG_FILE } from '../../core/layout';
 import type { CandidateView } from '../../core/workspace/snapshot';
 import type { WorkspaceModel } from '../workspaceModel';
 

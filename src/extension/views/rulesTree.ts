@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { history, listPatches, ruleStats, type RulePatch, type RuleStats } from '../../core/rules/evolution';
 import { loadRules } from '../../core/rules/load';
 import type { Rule } from '../../core/rules/schema';
-import { RULES_DIR } from '../../core/workspace/layout';
+import { RULES_DIR } from '../../core/layout';
 import type { Logger } from '../../core/ports';
 import type { ComplianceDiagnostics } from '../rules/complianceDiagnostics';
 import type { WorkspaceModel } from '../workspaceModel';

@@ -8,7 +8,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { DashboardSource, type DashboardBuild, type DashboardInput } from '../../core/dashboard/build';
 import { instanceLog } from '../../core/dashboard/instanceLog';
-import { parseCandidateDir, STATE_DIR } from '../../core/workspace/layout';
+import { parseCandidateDir, STATE_DIR } from '../../core/layout';
 import { DashboardHostMessage, DashboardViewMessage } from '../../shared/dashboardProtocol';
 import type { WorkspaceModel } from '../workspaceModel';
 import { WebviewChannel } from './channel';

@@ -1,7 +1,7 @@
 // Turns a workspace snapshot into what the Overview webview shows (no vscode import: unit-testable).
 import * as path from 'node:path';
 import { formatIssue } from '../../core/config/load';
-import { candidateDirName } from '../../core/workspace/layout';
+import { candidateDirName } from '../../core/layout';
 import type { WorkspaceSnapshot } from '../../core/workspace/snapshot';
 import type { Overview } from '../../shared/protocol';
 

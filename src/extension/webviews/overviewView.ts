@@ -2,7 +2,7 @@
 // benchmark sets at a glance, with the next useful actions.
 import * as vscode from 'vscode';
 import * as path from 'node:path';
-import { BENCH_DIR, CONFIG_FILE, RULES_DIR } from '../../core/workspace/layout';
+import { BENCH_DIR, CONFIG_FILE, RULES_DIR } from '../../core/layout';
 import { HostMessage, ViewMessage, type OverviewAction } from '../../shared/protocol';
 import type { WorkspaceModel } from '../workspaceModel';
 import { WebviewChannel } from './channel';

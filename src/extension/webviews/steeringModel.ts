@@ -1,8 +1,8 @@
 // What the Steering view shows, from the cycle controller, the cycle's saved state and the config;
 // and the agents' stream with its bounded history (no `vscode` import: unit-testable).
 import type { CycleEvent } from '../../core/cycle/events';
-import type { CycleState } from '../../core/cycle/state';
-import { candidateDirName } from '../../core/workspace/layout';
+import type { CycleState } from '../../core/store/cycleState';
+import { candidateDirName } from '../../core/layout';
 import { LIMITS, type ApprovalMode, type SteeringState, type StreamEntry, type StreamItem } from '../../shared/steeringProtocol';
 import { appendStream, compactItems } from '../../shared/steeringStream';
 import type { PendingApproval } from '../planApprovals';

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { writeApprovalMode } from '../../core/config/edit';
-import { CONFIG_FILE } from '../../core/workspace/layout';
+import { CONFIG_FILE } from '../../core/layout';
 import { readNotes, writeNotes } from '../../core/workspace/notes';
 import { LIMITS, SteeringViewMessage, type SteeringHostMessage } from '../../shared/steeringProtocol';
 import type { CycleController } from '../commands/cycle';

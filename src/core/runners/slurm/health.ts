@@ -2,7 +2,7 @@
 // client and controller, the partition, Node.js and drat-trim there, the shared workdir's free space,
 // whether accounting explains dead tasks, and jobs left queued by an earlier run (to re-attach to).
 import type { Config } from '../../config/schema';
-import type { HealthFinding } from '../health';
+import type { HealthFinding } from '../healthFinding';
 import { nodeProblem } from '../sshProbe';
 import { openSite, type SlurmRunnerConfig } from './runner';
 import { liveRecords } from './state';

@@ -2,7 +2,7 @@
 // are the source of truth: a task is done when results/<key>.json holds a result, and it died when
 // its array element has ended (or is gone from the queue) without one; Slurm's state then says why.
 import { createHash } from 'node:crypto';
-import { InstanceResult } from '../../eval/result';
+import { InstanceResult } from '../../run/result';
 import type { SlurmExec } from './exec';
 import { type ElementState, parseSacct, parseSqueue } from './queue';
 import { type ArrayOptions, renderScript, renderTaskFile, sbatchArgs, type SlurmTask } from './script';

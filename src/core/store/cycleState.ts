@@ -3,8 +3,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { appendJsonLine, writeJsonAtomic } from '../store/atomic';
-import { STATE_DIR } from '../workspace/layout';
+import { appendJsonLine, writeJsonAtomic } from './atomic';
+import { STATE_DIR } from '../layout';
 
 export const Step = z.enum(['plan', 'approve', 'code', 'judge', 'evaluate', 'analyze', 'decide', 'done']);
 export type Step = z.infer<typeof Step>;

@@ -3,7 +3,7 @@
 // cgroup) and a memory limit, measuring peak memory. Output is parsed as a stream and capped.
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { RUN_SCRIPT } from '../workspace/layout';
+import { RUN_SCRIPT } from '../layout';
 import { memoryJail, type MemoryMethod } from './limits';
 import { SolverOutputParser, type Answer } from './output';
 import type { ModelBuilder } from './model';

@@ -10,7 +10,7 @@ import type { CheckResult, InstanceResult, RunStatus } from './result';
 import { formatRunLog, writeRunLog } from './runLog';
 import { runSolver, type RunOutcome } from './runSolver';
 import type { MemoryMethod } from './limits';
-import { RUN_SCRIPT } from '../workspace/layout';
+import { RUN_SCRIPT } from '../layout';
 
 export interface InstanceRunRequest extends RunSettings {
   /** The instance's name in results, e.g. `smoke/add8.cnf`. */

@@ -1,14 +1,14 @@
 // Evaluates one solver on one instance set: prepares the instances (hash, validate, decompress),
 // reuses stored results, runs the rest longest-expected-first on a runner (the local pool unless
 // another is given), and records each result the moment its run ends.
-import { InstanceCache, type InstanceSpec, type PreparedInstance } from '../bench/instances';
+import { InstanceCache, type InstanceSpec, type PreparedInstance } from '../instances/instances';
 import { localRunner } from '../runners/local';
 import { runPool } from '../runners/pool';
 import type { Runner, RunTask } from '../runners/runner';
-import type { InstanceResult } from './result';
+import type { InstanceResult } from '../run/result';
 import { hashSolver, ResultsStore, runKey } from './resultsStore';
-import type { RunSettings } from './runInstance';
-import { runLogPath } from './runLog';
+import type { RunSettings } from '../run/runInstance';
+import { runLogPath } from '../run/runLog';
 
 export interface EvalRequest extends RunSettings {
   instances: InstanceSpec[];

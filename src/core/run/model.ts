@@ -1,6 +1,6 @@
 // SAT models: built from the solver's `v` lines as they stream in, then checked against the formula
 // clause by clause while the CNF streams past; neither the model text nor the formula is kept.
-import { readDimacs } from '../bench/dimacs';
+import { readDimacs } from '../instances/dimacs';
 
 export class ModelBuilder {
   /** assign[v] = 1 (true), -1 (false) or 0 (unassigned). */

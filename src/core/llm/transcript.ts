@@ -2,8 +2,8 @@
 // works and survives a crash.
 import * as path from 'node:path';
 import { appendJsonLine, readJsonLines } from '../store/atomic';
-import type { ChatMessage, Usage } from '../llm/types';
-import { STATE_DIR } from '../workspace/layout';
+import type { ChatMessage, Usage } from './types';
+import { STATE_DIR } from '../layout';
 
 export const TRANSCRIPTS_DIR = path.join(STATE_DIR, 'transcripts');
 

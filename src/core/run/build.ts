@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { BUILD_SCRIPT, RUN_SCRIPT } from '../workspace/layout';
+import { BUILD_SCRIPT, RUN_SCRIPT } from '../layout';
 import { runCaptured } from './captured';
 
 export interface Diagnostic {
