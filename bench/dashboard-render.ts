@@ -14,7 +14,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildDashboard, DashboardSource, type DashboardBuild } from '../src/core/dashboard/build';
 import type { DashCandidate } from '../src/core/dashboard/schema';
 import type { CycleState } from '../src/core/store/cycleState';
-import type { EvalJson } from '../src/core/eval/plan';
+import type { EvalDoc } from '../src/core/eval/evalDoc';
 import type { InstanceResult, RunStatus } from '../src/core/run/result';
 import type { UsageRecord } from '../src/core/llm/usage';
 import type { CandidateRecord } from '../src/core/store/candidates';
@@ -86,7 +86,7 @@ function writeWorkspace(ws: string): void {
       solved_within: {}, mem_avg_mb: 200, mem_max_mb: 800, wrong: 0, vbs_match: true, unique_solved: null,
     };
   };
-  const evalFile = (dir: string, e: Partial<EvalJson> & Pick<EvalJson, 'verdict' | 'gates'>, k: number) =>
+  const evalFile = (dir: string, e: Partial<EvalDoc> & Pick<EvalDoc, 'verdict' | 'gates'>, k: number) =>
     fs.writeFileSync(path.join(state, 'evals', `${dir}.json`), JSON.stringify({ solver: path.join(ws, dir), solver_hash: (k + 1).toString(16).padStart(64, 'a'), runner: 'local', timeout_s: T, mem_limit_mb: 8192, evaluated_at: at(k), instances: [], metrics: null, ...e }));
   const passGates = (m: ReturnType<typeof metrics>) => [
     { gate: 'comply', ok: true, detail: 'compliance 100%', failures: [] },
@@ -102,7 +102,7 @@ function writeWorkspace(ws: string): void {
     candidates.push({ id: k, dir, parent: null, seed, status: 'seed', created_at: at(0), updated_at: at(0) });
     const rs = results([1, 1.35, 3.2][k]!, [1, 1.15, 0.8][k]!, 100 + k);
     const m = metrics(rs);
-    evalFile(dir, { verdict: 'pass', instances: rs, metrics: m, gates: passGates(m) } as Partial<EvalJson> as EvalJson, k);
+    evalFile(dir, { verdict: 'pass', instances: rs, metrics: m, gates: passGates(m) } as Partial<EvalDoc> as EvalDoc, k);
   });
   log.push({ type: 'champion', at: at(0), id: 0 });
   let champion = 0;
@@ -124,7 +124,7 @@ function writeWorkspace(ws: string): void {
     if (failAt && failAt !== 'perf') {
       const i = gates.indexOf(failAt);
       const g = gates.slice(0, i + 1).map((gate, j) => ({ gate, ok: j < i, detail: j < i ? 'ok' : { comply: '1 rule violation, first: R02 instance_name_leak src/solve.c:872', build: 'src/reduce.c:214: error: expected ; before } token', smoke: '2 of 40 instances failed: crash: segfault (SIGSEGV) on smoke/add16.cnf', verify: '1 of 60 instances failed: UNSAT claimed on php-9-8.cnf, drat-trim rejected the proof', perf: '' }[gate], failures: [] }));
-      evalFile(dir, { verdict: 'fail', solver_hash: null, gates: g } as Partial<EvalJson> as EvalJson, k);
+      evalFile(dir, { verdict: 'fail', solver_hash: null, gates: g } as Partial<EvalDoc> as EvalDoc, k);
       outcome = `failed the ${failAt} gate`;
     } else {
       const next = speed * Math.exp(0.06 * (rnd() - 0.62));
@@ -136,7 +136,7 @@ function writeWorkspace(ws: string): void {
       const m = metrics(rs);
       const g = passGates(m);
       if (failAt === 'perf') g[4] = { ...g[4]!, ok: false, detail: `1 of ${m.n} instances failed: ${rs.find((r) => r.status === 'wrong')!.detail}` };
-      evalFile(dir, { verdict: failAt ? 'fail' : 'pass', instances: rs, metrics: m, gates: g } as Partial<EvalJson> as EvalJson, k);
+      evalFile(dir, { verdict: failAt ? 'fail' : 'pass', instances: rs, metrics: m, gates: g } as Partial<EvalDoc> as EvalDoc, k);
       // A judge whose score loosely tracks the gain (as SIFT records it), for the Strategy tab.
       const gain = (100 * (championPar2 - m.par2)) / championPar2;
       judge.push({ type: 'score', at: at(k), cycle: c, candidate: id, score: Math.min(10, Math.max(1, Math.round(5 + gain / 2 + 3 * (rnd() - 0.5)))), rationale: 'bench', selected: true });

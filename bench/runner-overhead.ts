@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { planted3Sat } from '../src/core/instances/generators';
 import { InstanceCache, listSet } from '../src/core/instances/instances';
 import { buildSolver } from '../src/core/run/build';
-import { evaluate } from '../src/core/eval/runSet';
+import { runSet } from '../src/core/eval/runSet';
 import { ResultsStore } from '../src/core/eval/resultsStore';
 import { localRunner } from '../src/core/runners/local';
 import type { Runner } from '../src/core/runners/runner';
@@ -38,7 +38,7 @@ function script(name: string, args: string[], env: NodeJS.ProcessEnv): Record<st
 async function timeIt(runner: Runner, solverDir: string, set: string, tmp: string): Promise<number> {
   const instances = await listSet(set);
   const t0 = process.hrtime.bigint();
-  const out = await evaluate({
+  const out = await runSet({
     solverDir, instances, timeoutS: 30, memMb: 1024, checkProofs: false, maxProofMb: 64, checkerTimeoutS: 30, jobs: SLOTS,
     cache: new InstanceCache(path.join(tmp, 'cache')), // shared: instance preparation is not what is measured
     store: new ResultsStore(fs.mkdtempSync(path.join(tmp, 'store-')) + '/runs.jsonl'),

@@ -15,7 +15,7 @@ import { loadConfig } from '../src/core/config/load';
 import { runCycle } from '../src/core/cycle/engine';
 import { saveCycle } from '../src/core/store/cycleState';
 import { compareRuns } from '../src/core/eval/compare';
-import type { EvalJson } from '../src/core/eval/plan';
+import type { EvalDoc } from '../src/core/eval/evalDoc';
 import { silentLogger } from '../src/core/ports';
 import { CandidateStore } from '../src/core/store/candidates';
 import type { Judge } from '../src/core/strategy/judge';
@@ -64,7 +64,7 @@ async function workspace(dir: string, strategy: string, tiers: boolean): Promise
   return ws;
 }
 
-const readEval = (ws: string, dir: string) => JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'evals', `${dir}.json`), 'utf8')) as EvalJson;
+const readEval = (ws: string, dir: string) => JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'evals', `${dir}.json`), 'utf8')) as EvalDoc;
 
 async function run(name: string, strategy: string, seed: number, tiers = false) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-bench-strategy-'));

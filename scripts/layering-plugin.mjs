@@ -1,5 +1,5 @@
 // An esbuild plugin that fails the build when a file under the core directory imports `vscode` or
-// reaches outside the core with a relative import (DESIGN.md §1: src/core stays VS-Code-free).
+// reaches outside the core with a relative import (ARCHITECTURE.md, "Layers": src/core stays VS-Code-free).
 import path from 'node:path';
 
 export function layeringPlugin(coreDir) {
@@ -15,7 +15,7 @@ export function layeringPlugin(coreDir) {
             : args.path.startsWith('.') && !(path.resolve(args.resolveDir, args.path) + path.sep).startsWith(core)
               ? `imports '${args.path}' from outside src/core`
               : undefined;
-        return bad ? { errors: [{ text: `${args.importer} ${bad}: the core must stay VS-Code-free (DESIGN.md §1)` }] } : undefined;
+        return bad ? { errors: [{ text: `${args.importer} ${bad}: the core must stay VS-Code-free (ARCHITECTURE.md, "Layers")` }] } : undefined;
       });
     },
   };

@@ -1,4 +1,4 @@
-// Names of the files and directories that make up a SATLUTION workspace (DESIGN.md §2).
+// Names of the files and directories that make up a SATLUTION workspace (ARCHITECTURE.md, "Files on disk").
 import * as path from 'node:path';
 
 export const CONFIG_FILE = 'satlution.yaml';

@@ -1,7 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { formatIssue, parseConfig, type ConfigIssue } from '../../src/core/config/load';
 import { renderConfig } from '../../src/core/config/template';
-import { configJsonSchema } from '../../src/core/config/schema';
+import { configJsonSchema, DEFAULT_ISLANDS, DEFAULT_SMC } from '../../src/core/config/schema';
+import { islandsConfig } from '../../src/core/strategy/islands';
+import { smcConfig } from '../../src/core/strategy/smc';
+import { strategyFor } from '../../src/core/strategy/registry';
 
 const MIN = 'seeds:\n  - { name: kissat, source: ../kissat }\n';
 
@@ -132,5 +135,65 @@ describe('config: satlution.yaml', () => {
     const s = configJsonSchema() as { properties: Record<string, { description?: string }> };
     assert.match(s.properties.approval!.description!, /semi/);
     assert.ok(s.properties.seeds);
+  });
+});
+
+describe('config: the strategy block, one variant per strategy', () => {
+  const JUDGE = 'models: { judge: { provider: openai, model: judge-model } }\n';
+  const parsed = (text: string) => {
+    const r = parseConfig(MIN + JUDGE + text);
+    assert.ok(r.ok, r.ok ? '' : r.issues.map((i) => formatIssue(i)).join('\n'));
+    return r.config;
+  };
+
+  it('fills each default once, in the schema, and the strategies take them from the parsed config', () => {
+    const none = parsed('');
+    assert.deepEqual(none.strategy, { name: 'champion-challenger', min_improvement_pct: 5, alpha: 0.05 });
+    assert.deepEqual(parsed('strategy: {}\n').strategy, none.strategy);
+    const sift = parsed('strategy: { name: sift }\n');
+    assert.deepEqual(sift.strategy, { name: 'sift', proposals: 4, evaluate_top: 1, min_improvement_pct: 5, alpha: 0.05 });
+    assert.equal(strategyFor(sift).proposals, 4);
+    assert.equal(strategyFor(parsed('strategy: { name: sift, proposals: 3, evaluate_top: 2 }\n')).proposals, 3);
+    const islands = parsed('strategy: { name: islands }\n');
+    assert.deepEqual(islands.strategy, { name: 'islands', islands: DEFAULT_ISLANDS, min_improvement_pct: 5, alpha: 0.05 });
+    assert.deepEqual(DEFAULT_ISLANDS, { count: 5, population: 70, archive: 25, bins: 5, migration_interval: 10, exploitation: 0.7 });
+    assert.deepEqual(islandsConfig(parsed('strategy: { name: islands, islands: { count: 2 } }\n')), { ...DEFAULT_ISLANDS, count: 2 });
+    const smc = parsed('strategy: { name: smc, smc: { particles: 8 } }\n');
+    assert.deepEqual(smcConfig(smc), { ...DEFAULT_SMC, particles: 8 });
+    assert.deepEqual(DEFAULT_SMC, { particles: 4, mh_steps: 2, beta: 40, kappa: 0.9, min_iterations: 3, max_iterations: 8, stall: 3 });
+    // The dashboard still reads a database another strategy left: the schema's defaults.
+    assert.deepEqual(islandsConfig(none), DEFAULT_ISLANDS);
+    assert.deepEqual(smcConfig(none), DEFAULT_SMC);
+  });
+
+  it('gives each strategy its hooks, so the engine never checks a name', () => {
+    const of = (name: string) => strategyFor(parsed(`strategy: { name: ${name} }\n`));
+    assert.deepEqual(
+      ['champion-challenger', 'sift', 'islands', 'smc'].map((n) => { const s = of(n); return [s.name, s.proposals, s.screens, s.needsJudge, typeof s.measured, typeof s.parent]; }),
+      [['champion-challenger', 1, false, false, 'undefined', 'undefined'], ['sift', 4, true, true, 'function', 'undefined'], ['islands', 1, true, false, 'undefined', 'function'], ['smc', 1, true, false, 'undefined', 'function']],
+    );
+  });
+
+  it('still refuses an old file with another strategy\'s keys, saying whose they are', () => {
+    const keys = (text: string) => issues(MIN + JUDGE + text).map((i) => `${i.key}: ${i.message}`);
+    assert.deepEqual(keys('strategy: { name: champion-challenger, proposals: 3 }\n'), ['strategy.proposals: only used by strategy sift (champion-challenger makes and evaluates one proposal per cycle)']);
+    assert.deepEqual(keys('strategy: { evaluate_top: 1, judge_rubric: "Prefer small changes, please." }\n'), ['strategy.evaluate_top: only used by strategy sift (champion-challenger makes and evaluates one proposal per cycle)', 'strategy.judge_rubric: only used by strategy sift (champion-challenger makes and evaluates one proposal per cycle)']);
+    assert.deepEqual(keys('strategy: { name: sift, islands: { count: 2 } }\n'), ['strategy.islands: only used by strategy islands']);
+    assert.deepEqual(keys('strategy: { name: champion-challenger, smc: { particles: 4 } }\n'), ['strategy.smc: only used by strategy smc']);
+    assert.deepEqual(keys('strategy: { name: sift, proposals: 2, evaluate_top: 3 }\n'), ['strategy.evaluate_top: cannot evaluate more than the 2 proposals made per cycle']);
+    assert.deepEqual(keys('strategy: { name: hillclimb }\n'), ['strategy.name: must be one of "champion-challenger", "sift", "islands", "smc"; got "hillclimb"']);
+    const [typo] = issues(MIN + JUDGE + 'strategy: { name: sift, propsals: 2 }\n');
+    assert.equal(typo!.key, 'strategy.propsals');
+    assert.match(typo!.message, /did you mean "proposals"\?/);
+    assert.equal(typo!.example, 'proposals: 4');
+  });
+
+  it('exports each strategy as a variant of the JSON Schema, with descriptions', () => {
+    const s = configJsonSchema() as { properties: { strategy: { oneOf: { properties: Record<string, { const?: string; description?: string; default?: unknown }>; required?: string[] }[] } } };
+    const variants = s.properties.strategy.oneOf;
+    assert.deepEqual(variants.map((v) => v.properties.name!.const), ['champion-challenger', 'sift', 'islands', 'smc']);
+    assert.equal(variants[0]!.required, undefined, 'champion-challenger needs no name');
+    for (const v of variants) for (const [k, p] of Object.entries(v.properties)) assert.ok(p.description, `${v.properties.name!.const}.${k} has a description`);
+    assert.equal(variants[1]!.properties.proposals!.default, 4);
   });
 });

@@ -11,7 +11,8 @@ import { ANSWERS, EXPECTED, RUN_STATUSES } from '../../src/core/dashboard/schema
 import type { GateReport, StagePlan } from '../../src/core/eval/gates';
 import { runGates } from '../../src/core/eval/gates';
 import { computeMetrics } from '../../src/core/eval/metrics';
-import { evalJson, gateContext, saveCandidateEvaluation } from '../../src/core/eval/plan';
+import { EvalStore } from '../../src/core/eval/evalStore';
+import { evalDoc, gateContext } from '../../src/core/eval/plan';
 import type { InstanceResult, RunStatus } from '../../src/core/run/result';
 import { formatRunLog, runLogPath } from '../../src/core/run/runLog';
 import { UsageLedger } from '../../src/core/llm/usage';
@@ -33,7 +34,7 @@ function result([instance, family, expected, status, time_s, answer]: Run): Inst
   };
 }
 
-/** PAR-2 by its definition (DESIGN.md §4), independent of the code under test. */
+/** PAR-2 by its definition (ARCHITECTURE.md, glossary), independent of the code under test. */
 function par2(runs: Run[], truth?: 'SAT' | 'UNSAT'): number | null {
   const rs = truth ? runs.filter((r) => (r[2] ?? (r[3] === 'solved' ? r[5] : null)) === truth) : runs;
   return rs.length ? rs.reduce((s, r) => s + (r[3] === 'solved' ? r[4] : 2 * T), 0) / rs.length : null;
@@ -42,9 +43,9 @@ function par2(runs: Run[], truth?: 'SAT' | 'UNSAT'): number | null {
 const perfPlan = (dir: string): StagePlan => ({ gate: 'perf', dir, timeoutS: T, memMb: 1024, checkProofs: false });
 const ok = (gate: GateReport['gate']): GateReport => ({ gate, ok: true, detail: `${gate} ok`, failures: [] });
 
-/** Writes an evaluation the way the evaluator does (evalJson + saveCandidateEvaluation). */
+/** Writes an evaluation the way the evaluator does (evalDoc + EvalStore). */
 async function saveEval(ws: string, dir: string, gates: GateReport[], verdict: 'pass' | 'fail'): Promise<void> {
-  await saveCandidateEvaluation(ws, path.join(ws, dir), evalJson({ solverDir: path.join(ws, dir), runner: 'local', verdict, gates, stages: [perfPlan('perf')] }));
+  await new EvalStore(ws).write(dir, evalDoc({ solverDir: path.join(ws, dir), runner: 'local', verdict, gates, stages: [perfPlan('perf')] }));
 }
 
 async function savePerf(ws: string, dir: string, runs: Run[], hash: string, fatal?: string): Promise<void> {
@@ -394,7 +395,7 @@ describe('per-run logs', function () {
     assert.match(sat, /^check: +model: ok/m);
     assert.match(sat, /s SATISFIABLE\nv 1 0/);
 
-    await saveCandidateEvaluation(ws, solver, evalJson({ solverDir: solver, runner: 'local', verdict: first.verdict, gates: first.gates, stages: [] }));
+    await new EvalStore(ws).write(path.basename(solver), evalDoc({ solverDir: solver, runner: 'local', verdict: first.verdict, gates: first.gates, stages: [] }));
     assert.deepEqual(await instanceLog(ws, 'SATLUTION_1', 'deep/crash.cnf'), { kind: 'file', file: logFile('deep/crash.cnf') });
 
     // The same binary again: every run comes from the results store, no solver runs, no log is written.

@@ -10,7 +10,7 @@ import { InstanceResult } from '../../src/core/run/result';
 import { CLI, FIXTURES, tempDir, write } from './helpers';
 
 const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;
-const EvalJson = z.object({
+const EvalDoc = z.object({
   solver: z.string(),
   runner: z.string(),
   timeout_s: z.number(),
@@ -64,7 +64,7 @@ describe('satlution eval', function () {
     const r = cli(['eval', cadicalSolver(), '--bench', set, '--no-build', '--json', json, '--drat-trim', DRAT_TRIM!, '--jobs', '2']);
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /✓ verify +5\/5 solved/);
-    const j = EvalJson.parse(JSON.parse(fs.readFileSync(json, 'utf8')));
+    const j = EvalDoc.parse(JSON.parse(fs.readFileSync(json, 'utf8')));
     assert.equal(j.verdict, 'pass');
     assert.equal(j.timeout_s, 60);
     assert.deepEqual(j.instances.map((i) => [i.instance, i.status, i.answer, i.check.kind, i.check.ok, i.expected_from]), [
@@ -93,7 +93,7 @@ describe('satlution eval', function () {
     const json = path.join(tempDir(), 'r.json');
     const r = cli(['eval', path.join(FIXTURES, 'liars', 'always-unsat'), '--bench', set, '--no-build', '--no-proofs', '--json', json]);
     assert.equal(r.code, 1);
-    const j = EvalJson.parse(JSON.parse(fs.readFileSync(json, 'utf8')));
+    const j = EvalDoc.parse(JSON.parse(fs.readFileSync(json, 'utf8')));
     const planted = j.instances.find((i) => i.instance === 'planted-1.cnf')!;
     assert.deepEqual([planted.status, planted.expected, planted.expected_from], ['wrong', 'SAT', 'vbs']);
     assert.match(planted.detail, /UNSAT claimed on planted-1\.cnf, but it is SAT \(the baselines say so\)/);
@@ -124,7 +124,7 @@ describe('satlution eval', function () {
     const reused = Number(/\((\d+) results? reused\)/.exec(r.out)?.[1] ?? 0);
     assert.ok(reused >= 2 && reused < 8, `reused ${reused}`);
     assert.ok(Date.now() - t0 < 8 * 0.4 * 1000, 'finished runs were not repeated');
-    const j = EvalJson.parse(JSON.parse(fs.readFileSync(json, 'utf8')));
+    const j = EvalDoc.parse(JSON.parse(fs.readFileSync(json, 'utf8')));
     assert.deepEqual(j.instances.map((i) => i.instance), [...Array(8)].map((_, i) => `p${i}.cnf`));
     const lines = fs.readFileSync(path.join(cacheHome, 'satlution', 'results', 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { key: string; result: { instance: string } });
     const mine = lines.filter((l) => /^p\d\.cnf$/.test(l.result.instance));

@@ -10,7 +10,8 @@ import { runCycle } from '../../src/core/cycle/engine';
 import { DashboardSource } from '../../src/core/dashboard/build';
 import { silentLogger } from '../../src/core/ports';
 import { CandidateStore } from '../../src/core/store/candidates';
-import { cellOf, DEFAULT_ISLANDS, duplicateOf, islandsFile, readIslandDb } from '../../src/core/strategy/islands';
+import { DEFAULT_ISLANDS } from '../../src/core/config/schema';
+import { cellOf, duplicateOf, islandsFile, readIslandDb } from '../../src/core/strategy/islandDb';
 import { normalizeSource } from '../../src/core/strategy/sourceHash';
 import { optsatWorkspace, withStrategy } from './optsatWorkspace';
 

@@ -66,3 +66,83 @@ describe('layering: the build enforces it', () => {
     assert.equal(r.errors.length, 0);
   });
 });
+
+/**
+ * The folders of src/core from the bottom up: a folder imports only folders before it (and the files
+ * at the core's root, which import no folder). ARCHITECTURE.md describes each level.
+ */
+const CORE_ORDER = ['store', 'config', 'instances', 'workspace', 'run', 'runners', 'rules', 'eval', 'llm', 'objectives', 'agents', 'strategy', 'cycle', 'dashboard', 'export'];
+
+/** Relative imports (static, dynamic, type-only, re-exports) of a TypeScript source, resolved to paths without extension. */
+function relativeImports(file: string, text: string): string[] {
+  return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => path.resolve(path.dirname(file), m[1]!).replace(/\.(ts|js)$/, ''));
+}
+
+/** The imports that break the folder order: "from -> to" with folders (or "." for the core's root). */
+export function orderViolations(coreDir: string, files: { file: string; text: string }[], order: readonly string[]): string[] {
+  const folderOf = (f: string) => {
+    const rel = path.relative(coreDir, f).split(path.sep);
+    return rel.length > 1 ? rel[0]! : '.';
+  };
+  const rank = (folder: string) => (folder === '.' ? -1 : order.indexOf(folder));
+  const bad: string[] = [];
+  for (const { file, text } of files) {
+    const from = folderOf(file);
+    if (from !== '.' && !order.includes(from)) bad.push(`${from}: a folder with no place in the order`);
+    for (const target of relativeImports(file, text)) {
+      if (!target.startsWith(coreDir + path.sep)) continue;
+      const to = folderOf(target);
+      if (to !== from && rank(to) >= rank(from)) bad.push(`${path.relative(coreDir, file)} imports ${path.relative(coreDir, target)} (${from} -> ${to})`);
+    }
+  }
+  return [...new Set(bad)];
+}
+
+/** Import cycles between files (each as "a -> b -> a"), type-only imports included. */
+export function importCycles(files: { file: string; text: string }[]): string[] {
+  const known = new Set(files.map((f) => f.file.replace(/\.ts$/, '')));
+  const edges = new Map(files.map((f) => [f.file.replace(/\.ts$/, ''), relativeImports(f.file, f.text).filter((t) => known.has(t))]));
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const cycles: string[] = [];
+  const visit = (n: string) => {
+    state.set(n, 'open');
+    stack.push(n);
+    for (const m of edges.get(n) ?? []) {
+      if (state.get(m) === 'open') cycles.push([...stack.slice(stack.indexOf(m)), m].map((x) => path.basename(path.dirname(x)) + '/' + path.basename(x)).join(' -> '));
+      else if (!state.has(m)) visit(m);
+    }
+    stack.pop();
+    state.set(n, 'done');
+  };
+  for (const n of edges.keys()) if (!state.has(n)) visit(n);
+  return cycles;
+}
+
+describe('layering: the folders of src/core form levels, and src/ has no import cycle', () => {
+  const read = (dir: string) => sources(dir).map((file) => ({ file, text: fs.readFileSync(file, 'utf8') }));
+  const core = path.join(ROOT, 'src', 'core');
+
+  it('every folder of src/core has a level, and imports only the levels below it', () => {
+    const folders = fs.readdirSync(core, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    assert.deepEqual(folders.filter((f) => !CORE_ORDER.includes(f)), [], 'new folders need a place in CORE_ORDER (and in ARCHITECTURE.md)');
+    assert.deepEqual(orderViolations(core, read(core), CORE_ORDER), []);
+  });
+
+  it('no file of src/ is part of an import cycle', () => {
+    assert.deepEqual(importCycles(read(path.join(ROOT, 'src'))), []);
+  });
+
+  it('the checks catch an upward import and a cycle', () => {
+    const c = '/x/core';
+    const files = [
+      { file: `${c}/store/a.ts`, text: "import { b } from '../eval/b';\n" },
+      { file: `${c}/eval/b.ts`, text: "import type { a } from '../store/a';\nexport { c } from './c';\n" },
+      { file: `${c}/eval/c.ts`, text: "export const c = await import('./b');\n" },
+      { file: `${c}/layout.ts`, text: "import { s } from './store/a';\n" },
+    ];
+    assert.deepEqual(orderViolations(c, files, ['store', 'eval']), ['store/a.ts imports eval/b (store -> eval)', 'layout.ts imports store/a (. -> store)']);
+    assert.deepEqual(importCycles(files).sort(), ['eval/b -> eval/c -> eval/b', 'store/a -> eval/b -> store/a']);
+    assert.deepEqual(orderViolations(c, [{ file: `${c}/misc/d.ts`, text: '' }], ['store']), ['misc: a folder with no place in the order']);
+  });
+});

@@ -5,6 +5,7 @@ import { codeMap, DEFAULT_DIRECTIONS, drawDirection, metricsHistory } from '../.
 import { Plan, runPlanner } from '../../src/core/agents/planner';
 import { parseConfig } from '../../src/core/config/load';
 import type { ChatMessage, ChatRequest, ChatResponse, LlmClient } from '../../src/core/llm/types';
+import { sampleEvalDoc } from '../fixtures/evalDocs';
 import { FIXTURES, tempDir, write } from './helpers';
 
 class Scripted implements LlmClient {
@@ -78,7 +79,8 @@ describe('planner', () => {
 
   it('withholds PAR-2 from the agents until the configured cycle', async () => {
     const ws = tempDir();
-    write(path.join(ws, '.satlution', 'evals', 'SATLUTION_0.json'), JSON.stringify({ verdict: 'pass', metrics: { n: 8, solved: 8, solved_sat: 6, solved_unsat: 2, par2: 0.23, par2_sat: 0.22, par2_unsat: 0.25 }, gates: [{ gate: 'perf', ok: true, detail: '' }] }));
+    const m = sampleEvalDoc().metrics!;
+    write(path.join(ws, '.satlution', 'evals', 'SATLUTION_0.json'), JSON.stringify(sampleEvalDoc({ metrics: { ...m, n: 8, solved: 8, solved_sat: 6, solved_unsat: 2, par2: 0.23, par2_sat: 0.22, par2_unsat: 0.25 } })));
     const early = await metricsHistory(ws, 3, 10);
     assert.match(early, /SATLUTION_0: pass; solved 8\/8 \(SAT 6, UNSAT 2\)$/m);
     assert.doesNotMatch(early, /PAR-2 0\.23/);

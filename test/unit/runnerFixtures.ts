@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
 import { InstanceCache, listSet } from '../../src/core/instances/instances';
 import { buildSolver } from '../../src/core/run/build';
-import { evaluate, type EvalOutcome } from '../../src/core/eval/runSet';
+import { runSet, type RunSetOutcome } from '../../src/core/eval/runSet';
 import type { InstanceResult } from '../../src/core/run/result';
 import { ResultsStore } from '../../src/core/eval/resultsStore';
 import type { Runner } from '../../src/core/runners/runner';
@@ -33,8 +33,8 @@ export function makeSet(extra: Record<string, string> = {}): string {
   return dir;
 }
 
-export async function evalOn(runner: Runner, set: string, opts: { solver: string; store?: ResultsStore; signal?: AbortSignal; onResult?: (r: InstanceResult) => void; onStatus?: (m: string) => void }): Promise<EvalOutcome> {
-  return evaluate({
+export async function evalOn(runner: Runner, set: string, opts: { solver: string; store?: ResultsStore; signal?: AbortSignal; onResult?: (r: InstanceResult) => void; onStatus?: (m: string) => void }): Promise<RunSetOutcome> {
+  return runSet({
     solverDir: opts.solver,
     instances: await listSet(set),
     timeoutS: 30,
@@ -52,4 +52,4 @@ export async function evalOn(runner: Runner, set: string, opts: { solver: string
   });
 }
 
-export const summary = (o: EvalOutcome) => o.results.map((r) => [r.instance, r.status, r.answer, r.expected]);
+export const summary = (o: RunSetOutcome) => o.results.map((r) => [r.instance, r.status, r.answer, r.expected]);

@@ -10,7 +10,7 @@ import { BudgetExhausted } from '../../src/core/cycle/budget';
 import { runCycle } from '../../src/core/cycle/engine';
 import { DashboardSource } from '../../src/core/dashboard/build';
 import { silentLogger } from '../../src/core/ports';
-import { readSmc } from '../../src/core/strategy/smc';
+import { readSmc } from '../../src/core/strategy/smcState';
 import { acceptance, ess, nextLambda, reward, systematicResample, thompson, updateArms, weights } from '../../src/core/strategy/smcMath';
 import { CLI } from './helpers';
 import { optsatWorkspace, withStrategy } from './optsatWorkspace';

@@ -8,6 +8,21 @@ import { CLI, FIXTURES, tempDir, write } from './helpers';
 const within = <T>(p: Promise<T>, ms: number, what: string) =>
   Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no ${what} within ${ms} ms`)), ms))]);
 
+/**
+ * Waits until a watcher is live. `watchWorkspace` has no readiness signal (chokidar's `ready` is not
+ * exposed), so this makes a harmless change the watcher must report — a comment in satlution.yaml —
+ * and repeats it until one is reported: from then on no change is missed.
+ */
+async function untilWatching(config: string, reported: () => Promise<void>, eachMs: number, ms = 10000): Promise<void> {
+  const original = fs.readFileSync(config, 'utf8');
+  for (let i = 1, end = Date.now() + ms; Date.now() < end; i++) {
+    const seen = reported();
+    fs.writeFileSync(config, `${original}# watch probe ${i}\n`);
+    if (await within(seen, eachMs, 'probe').then(() => true, () => false)) return;
+  }
+  throw new Error(`the watcher reported no change within ${ms} ms`);
+}
+
 describe('workspace: watching for changes', () => {
   it('reports new candidates and documents, not edits deep in solver sources', async () => {
     const dir = tempDir();
@@ -20,8 +35,8 @@ describe('workspace: watching for changes', () => {
       ping();
     }, 50);
     try {
-      await new Promise((r) => setTimeout(r, 300)); // watcher ready
       const next = () => new Promise<void>((r) => (ping = r));
+      await untilWatching(path.join(dir, 'satlution.yaml'), next, 250);
       let p = next();
       fs.mkdirSync(path.join(dir, 'SATLUTION_1'));
       await within(p, 5000, 'event for a new candidate directory');
@@ -31,6 +46,7 @@ describe('workspace: watching for changes', () => {
       const before = n;
       write(path.join(dir, 'SATLUTION_0', 'src', 'a.c'), 'int y;\n');
       write(path.join(dir, 'seeds', 'k', 'x.c'), 'int z;\n');
+      // A negative: nothing can be awaited, so give an event ample time (12 debounce periods) to come.
       await new Promise((r) => setTimeout(r, 600));
       assert.equal(n, before, 'edits inside solver sources are not status changes');
     } finally {
@@ -46,18 +62,25 @@ describe('workspace: watching for changes', () => {
     const child = spawn(process.execPath, [CLI, 'status', '--watch', '--dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
+    const shown = () => out.match(/^Workspace /gm)?.length ?? 0;
+    /** Resolves when the output satisfies `ok` (checked on every chunk written). */
+    const printed = (ok: () => boolean) =>
+      new Promise<void>((resolve) => {
+        const check = () => ok() && (child.stdout.off('data', check), resolve());
+        child.stdout.on('data', check);
+        check();
+      });
     try {
-      await within(new Promise<void>((r) => child.stdout.once('data', () => r())), 5000, 'first status');
-      await new Promise((r) => setTimeout(r, 500));
+      await within(printed(() => shown() >= 1), 5000, 'first status');
+      // The status is printed before the watcher starts: wait until it reprints on a change.
+      await untilWatching(path.join(dir, 'satlution.yaml'), () => {
+        const n = shown();
+        return printed(() => shown() > n);
+      }, 1000);
+      const before = shown();
       fs.mkdirSync(path.join(dir, 'SATLUTION_1'));
-      await within(
-        (async () => {
-          while (!/SATLUTION_1 +unknown/.test(out)) await new Promise((r) => setTimeout(r, 100));
-        })(),
-        8000,
-        'a second status showing SATLUTION_1',
-      );
-      assert.equal(out.match(/^Workspace /gm)?.length, 2);
+      await within(printed(() => /SATLUTION_1 +unknown/.test(out)), 8000, 'a status showing SATLUTION_1');
+      assert.equal(shown(), before + 1, 'one change, one status');
     } finally {
       child.kill('SIGINT');
       const code = await new Promise((r) => child.once('exit', r));

@@ -11,7 +11,7 @@ Paired comparison of two \`satlution eval --json\` results on the instances both
 the difference B - A with a 95% bootstrap confidence interval, and the Wilcoxon signed-rank test on
 per-instance PAR-2 times. "B faster" only when both say the difference is significant.`;
 
-const EvalJson = z.object({ solver: z.string(), timeout_s: z.number(), instances: z.array(InstanceResult) });
+const EvalDoc = z.object({ solver: z.string(), timeout_s: z.number(), instances: z.array(InstanceResult) });
 
 async function readEval(file: string) {
   const text = await fs.readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
@@ -23,7 +23,7 @@ async function readEval(file: string) {
   } catch {
     throw new UsageError(`${file} is not JSON (expected the output of satlution eval --json)`);
   }
-  const r = EvalJson.safeParse(json);
+  const r = EvalDoc.safeParse(json);
   if (!r.success) throw new UsageError(`${file} is not a satlution eval result: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message}`);
   return r.data;
 }

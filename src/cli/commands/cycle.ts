@@ -1,7 +1,4 @@
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { llmAgent } from '../../core/agents/llmAgent';
-import { tunerAgent } from '../../core/agents/tuner';
 import { loadConfig } from '../../core/config/load';
 import { ConfigSchema } from '../../core/config/schema';
 import { runCycle } from '../../core/cycle/engine';
@@ -12,7 +9,7 @@ import { BudgetExhausted } from '../../core/cycle/budget';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { EXIT, UsageError } from '../errors';
 import { runnerEnv } from '../runnerEnv';
-import { judgeFromConfig, type Judge } from '../../core/strategy/judge';
+import { cycleSession, type CycleSession, SessionError } from '../../core/cycle/session';
 import { terminalApprover, terminalLogger } from '../terminal';
 
 export const CYCLE_HELP = `satlution cycle [--agent llm|tuner] [--cycles N] [--strategy NAME] [--yes] [--dir D]
@@ -37,31 +34,41 @@ export async function cycleCommand(argv: string[]): Promise<number> {
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`--cycles must be a positive whole number, got "${values.cycles}"`);
   let config = await loadConfig(ws);
   if (values.strategy !== undefined) {
-    const over = ConfigSchema.safeParse({ ...config, strategy: { ...config.strategy, name: values.strategy } });
+    // Another strategy keeps only the keys every strategy has (the others' settings would not apply).
+    const s = config.strategy;
+    const over = ConfigSchema.safeParse({ ...config, strategy: values.strategy === s.name ? s : { name: values.strategy, min_improvement_pct: s.min_improvement_pct, alpha: s.alpha } });
     if (!over.success) throw new UsageError(`--strategy ${values.strategy}: ${over.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     config = over.data;
   }
-  // Without models the offline tuner is the agent (DESIGN.md §6).
-  const agentName = values.agent ?? (config.models.planner || config.models.coder ? 'llm' : 'tuner');
-  if (agentName !== 'llm' && agentName !== 'tuner') throw new UsageError(`--agent must be llm or tuner, got "${agentName}"`);
-  if (agentName === 'llm' && !config.models.planner && !config.models.coder) throw new UsageError('no models configured: set models.planner and models.coder in satlution.yaml, or use --agent tuner');
   const log = terminalLogger(false);
   const abort = new AbortController();
+  // Without models the offline tuner is the agent (ARCHITECTURE.md, "Agents").
+  let session: CycleSession;
+  try {
+    session = cycleSession({
+      ws,
+      config,
+      ...(values.agent !== undefined ? { agent: values.agent } : {}),
+      signal: abort.signal,
+      host: { apiKey: (_role, m) => apiKeyFromEnv(m), runnerEnv: runnerEnv(), onRetryWait: (w) => log.warn(`${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s`) },
+    });
+  } catch (e) {
+    if (e instanceof SessionError) throw new UsageError(`--agent: ${e.message}`);
+    throw e;
+  }
+  const { agentName: _agentName, ...parts } = session;
   const stop = () => abort.abort(new Error('interrupted'));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  const runId = randomBytes(4).toString('hex');
   try {
     for (let i = 0; i < n; i++) {
       const s = await runCycle({
         ws,
         config,
-        agent: agentName === 'tuner' ? tunerAgent() : llmAgent({ ws, config, apiKey: (_role, m) => apiKeyFromEnv(m), runId, signal: abort.signal, onRetryWait: (w) => log.warn(`${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s`) }),
+        ...parts,
         approver: terminalApprover({ yes: values.yes, defaultAnswer: false, hint: 'pass --yes to approve plans, or set approval: auto' }),
         log,
         signal: abort.signal,
-        runnerEnv: runnerEnv(),
-        ...optionalJudge(judgeFromConfig({ ws, config, apiKey: (_role, m) => apiKeyFromEnv(m), runId, onRetryWait: (w) => log.warn(`${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s`) })),
         onEvent: (e) => {
           if (e.type === 'step') process.stderr.write(`[cycle ${e.cycle}] ${e.step}${e.candidate ? ` ${e.candidate}` : ''}\n`);
           else if (e.type === 'log') log.info(e.message);
@@ -93,5 +100,3 @@ export async function cycleCommand(argv: string[]): Promise<number> {
     process.off('SIGTERM', stop);
   }
 }
-
-const optionalJudge = (judge: Judge | undefined) => (judge ? { judge } : {});

@@ -1,15 +1,11 @@
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config/load';
 import { ConfigSchema, StageName, type Config } from '../../core/config/schema';
-import { runGates, type GateReport } from '../../core/eval/gates';
-import { complianceGate, evalJson, gateContext, MISSING_DRAT_TRIM, planStages } from '../../core/eval/plan';
-import { recordEvaluation } from '../../core/eval/record';
+import type { GateReport } from '../../core/eval/gates';
+import { type Evaluation, evaluateSolver, EvaluationSetupError } from '../../core/eval/service';
 import type { InstanceResult } from '../../core/run/result';
-import type { Runner } from '../../core/runners/runner';
-import { stageRunners } from '../../core/runners/select';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { EXIT, UsageError } from '../errors';
 import { runnerEnv } from '../runnerEnv';
@@ -24,7 +20,8 @@ formula, every UNSAT proof with drat-trim (where the stage checks proofs), every
 known one (meta.csv) or one proved earlier by another solver. Without --bench, the stages and sets of
 satlution.yaml are used (--stage all: smoke, verify, perf). With --bench, that one set is run with the
 checks of --stage (default verify). Results are stored as each run ends: re-running resumes, and an
-identical binary is never benchmarked twice.
+identical binary is never benchmarked twice. --jobs N runs N instances at once on a local runner
+(default: the runner's jobs in satlution.yaml, else the cores less one).
 Each stage runs on its runner from satlution.yaml (stages.<s>.runner, default local); --runner NAME
 runs every stage on that runner. An ssh runner uses the system ssh with your ~/.ssh/config
 (SATLUTION_SSH_CONFIG=FILE passes -F FILE instead). A slurm runner submits array jobs (here, or on
@@ -64,47 +61,35 @@ export async function evalCommand(argv: string[]): Promise<number> {
   };
   const timeout = num(values.timeout, '--timeout');
   const mem = num(values.mem, '--mem', true);
-  const jobs = num(values.jobs, '--jobs', true) ?? Math.max(1, os.availableParallelism());
+  const jobs = num(values.jobs, '--jobs', true);
 
   const ws = (await findWorkspace(solverDir)) ?? (await findWorkspace(process.cwd()));
   const config: Config = ws ? await loadConfig(ws) : ConfigSchema.parse({ seeds: [{ name: 'none', source: '.' }] });
-  if (values.runner !== undefined && !config.runners.some((r) => r.name === values.runner))
-    throw new UsageError(`--runner ${values.runner}: no such runner (known: ${config.runners.map((r) => r.name).join(', ')})`);
-  const stages = planStages(config, ws ?? process.cwd(), {
-    stage: stageArg as StageName | 'all',
-    // A set name from satlution.yaml, or a directory relative to where the command runs.
-    ...(values.bench ? { bench: values.bench in config.benchmarks ? values.bench : path.resolve(values.bench) } : {}),
-    ...(timeout ? { timeoutS: timeout } : {}),
-    ...(mem ? { memMb: mem } : {}),
-    noProofs: values['no-proofs'],
-    ...(values.runner ? { runner: values.runner } : {}),
-  });
-  let runners: (name: string) => Runner;
-  try {
-    runners = stageRunners(config, stages.map((s) => s.runner ?? 'local'), runnerEnv());
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  const runnerName = values.runner ?? [...new Set(stages.map((s) => s.runner ?? 'local'))].join(',');
-  for (const s of stages) if (!(await fs.stat(s.dir).then((x) => x.isDirectory(), () => false))) throw new UsageError(`benchmark set ${s.dir} is not a directory`);
-  const ctx = gateContext(config, ws, values['drat-trim']);
-  if (stages.some((s) => s.checkProofs) && !ctx.dratTrim) throw new UsageError(MISSING_DRAT_TRIM + ' (--no-proofs)');
   const abort = new AbortController();
   const onSignal = () => abort.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const progress = progressPrinter();
-  let report: Awaited<ReturnType<typeof runGates>>;
+  let evaluation: Evaluation;
   try {
-    const comply = await complianceGate(config, ws, solverDir);
-    report = await runGates({
-      ...ctx,
-      ...(comply && !values['no-rules'] ? { comply } : {}),
+    evaluation = await evaluateSolver({
+      ws,
+      config,
       solverDir,
+      overrides: {
+        stage: stageArg as StageName | 'all',
+        // A set name from satlution.yaml, or a directory relative to where the command runs.
+        ...(values.bench ? { bench: values.bench in config.benchmarks ? values.bench : path.resolve(values.bench) } : {}),
+        ...(timeout ? { timeoutS: timeout } : {}),
+        ...(mem ? { memMb: mem } : {}),
+        ...(jobs ? { jobs } : {}),
+        noProofs: values['no-proofs'],
+        ...(values.runner ? { runner: values.runner } : {}),
+      },
       build: !values['no-build'],
-      stages,
-      jobs,
-      runners,
+      rules: !values['no-rules'],
+      ...(values['drat-trim'] ? { dratTrim: values['drat-trim'] } : {}),
+      runnerEnv: runnerEnv(),
       signal: abort.signal,
       onGateStart: progress.start,
       onResult: progress.result,
@@ -112,6 +97,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     });
   } catch (e) {
     progress.clear();
+    if (e instanceof EvaluationSetupError) throw new UsageError(e.message.startsWith('proof checking needs drat-trim') ? `${e.message} (--no-proofs)` : e.message);
     if (abort.signal.aborted) {
       process.stderr.write(`satlution eval: interrupted; finished runs are stored and a re-run resumes from them\n`);
       return 130;
@@ -122,12 +108,10 @@ export async function evalCommand(argv: string[]): Promise<number> {
     process.off('SIGTERM', onSignal);
   }
   progress.clear();
-  const json = evalJson({ solverDir, runner: runnerName, verdict: report.verdict, gates: report.gates, stages });
-  const recorded = ws ? await recordEvaluation(ws, solverDir, json) : undefined;
-  for (const p of recorded?.patches ?? []) process.stderr.write(`rule patch proposed: ${p.id} for ${p.rule_id} — ${p.rationale} (satlution rules pending --diff)\n`);
-  if (values.json) await fs.writeFile(values.json, JSON.stringify(json, null, 2) + '\n');
-  process.stdout.write(render(report.gates, report.verdict));
-  return report.verdict === 'pass' ? EXIT.ok : EXIT.gateFailed;
+  for (const p of evaluation.recorded?.patches ?? []) process.stderr.write(`rule patch proposed: ${p.id} for ${p.rule_id} — ${p.rationale} (satlution rules pending --diff)\n`);
+  if (values.json) await fs.writeFile(values.json, JSON.stringify(evaluation.doc, null, 2) + '\n');
+  process.stdout.write(render(evaluation.gates, evaluation.verdict));
+  return evaluation.verdict === 'pass' ? EXIT.ok : EXIT.gateFailed;
 }
 
 function render(gates: GateReport[], verdict: string): string {

@@ -6,7 +6,8 @@ import { readPortfolio, scorePortfolio } from '../objectives/portfolio';
 import { prng } from '../instances/generators';
 import { clusters, SignatureLog } from '../rules/postmortem';
 import { CandidateStore } from '../store/candidates';
-import { candidateDirName, STATE_DIR } from '../layout';
+import { EvalStore } from '../eval/evalStore';
+import { candidateDirName, parseCandidateDir } from '../layout';
 
 const SOURCE = /\.(c|h|cc|cpp|cxx|hpp|hh)$/;
 const FUNCTION = /^(?:static\s+|inline\s+|extern\s+)*[A-Za-z_][\w\s*]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\{/gm;
@@ -65,20 +66,19 @@ export function drawDirection(directions: Direction[], cycle: number): Direction
 
 /** One line per evaluated candidate; PAR-2 figures are withheld before cycle `par2From`. */
 export async function metricsHistory(ws: string, cycle: number, par2From: number): Promise<string> {
-  const dir = path.join(ws, STATE_DIR, 'evals');
+  const evals = new EvalStore(ws);
   const showPar2 = cycle >= par2From;
   const out: string[] = [];
-  for (const f of (await fs.readdir(dir).catch(() => [] as string[])).filter((x) => x.endsWith('.json')).sort((a, b) => Number(a.match(/\d+/)?.[0]) - Number(b.match(/\d+/)?.[0]))) {
-    try {
-      const j = JSON.parse(await fs.readFile(path.join(dir, f), 'utf8')) as { verdict: string; tier?: { reached: number; of: number }; metrics: { n: number; solved: number; solved_sat: number; solved_unsat: number; par2: number; par2_sat: number | null; par2_unsat: number | null } | null; gates: { gate: string; ok: boolean; detail: string }[] };
+  for (const dir of (await evals.candidates()).sort((a, b) => parseCandidateDir(a)! - parseCandidateDir(b)!)) {
+    // An unreadable evaluation is skipped: the planner sees what can be trusted.
+    const j = await evals.get(dir);
+    if (j) {
       const failed = j.gates.find((g) => !g.ok);
       const m = j.metrics;
       const perf = m ? `solved ${m.solved}/${m.n} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat})${showPar2 ? `, PAR-2 ${m.par2.toFixed(2)} s (SAT ${m.par2_sat?.toFixed(2) ?? '-'}, UNSAT ${m.par2_unsat?.toFixed(2) ?? '-'})` : ''}` : '';
       // A measurement from a cheaper perf tier is not comparable with full-set figures: say so.
       const tier = j.tier && j.tier.reached < j.tier.of ? ` [perf tier ${j.tier.reached} of ${j.tier.of}: a subset at a shorter timeout]` : '';
-      out.push(`${f.replace('.json', '')}: ${j.verdict}${failed ? ` (failed ${failed.gate}: ${failed.detail.slice(0, 160)})` : ''}${perf ? `; ${perf}` : ''}${tier}`);
-    } catch {
-      /* an unreadable evaluation is skipped */
+      out.push(`${dir}: ${j.verdict}${failed ? ` (failed ${failed.gate}: ${failed.detail.slice(0, 160)})` : ''}${perf ? `; ${perf}` : ''}${tier}`);
     }
   }
   if (!showPar2 && out.length) out.push(`(PAR-2 figures are withheld until cycle ${par2From}; judge by solved counts and correctness)`);

@@ -197,7 +197,7 @@ function rangeTuple(n: unknown): [number, number] | undefined {
   return r ? [r[0], r[1]] : undefined;
 }
 
-/** Walks the JSON Schema along a data path (choosing union members by their `kind` const). */
+/** Walks the JSON Schema along a data path (choosing union members by their `kind` or `name` const). */
 function schemaAt(schema: JsonSchema, p: Path, data: unknown): JsonSchema | undefined {
   let cur: JsonSchema | undefined = schema;
   for (let i = 0; i < p.length && cur; i++) {
@@ -216,8 +216,12 @@ function schemaAt(schema: JsonSchema, p: Path, data: unknown): JsonSchema | unde
 function pickUnion(s: JsonSchema, value: unknown): JsonSchema {
   const options = (s.oneOf ?? s.anyOf) as JsonSchema[] | undefined;
   if (!options) return s;
-  const kind = (value as { kind?: unknown } | undefined)?.kind;
-  const match = options.find((o) => ((o.properties as Record<string, JsonSchema> | undefined)?.kind?.const ?? null) === kind);
+  const v = value as Record<string, unknown> | undefined;
+  const match = options.find((o) => {
+    const props = o.properties as Record<string, JsonSchema> | undefined;
+    const tag = ['kind', 'name'].find((k) => props?.[k]?.const !== undefined);
+    return tag !== undefined && props![tag]!.const === v?.[tag];
+  });
   return match ?? options[0]!;
 }
 

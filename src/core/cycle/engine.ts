@@ -4,28 +4,27 @@
 // request ends the run cleanly at the next step boundary. Failed candidates are kept with their
 // failure; they feed the next plan.
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { EvolutionAgent } from '../agents/agent';
 import type { ToolHost } from '../agents/tools';
 import { Sandbox } from '../agents/sandbox';
 import type { Config } from '../config/schema';
 import { buildSolver } from '../run/build';
-import { compareRuns, type Comparison } from '../eval/compare';
-import { type GateRequest, runGates, type StagePlan } from '../eval/gates';
-import { recordTier, tierPlans } from '../eval/tiers';
-import { complianceGate, evalJson, gateContext, planStages, type EvalJson } from '../eval/plan';
-import { recordEvaluation } from '../eval/record';
+import { compareRuns } from '../eval/compare';
+import type { EvalDoc } from '../eval/evalDoc';
+import { EvalStore } from '../eval/evalStore';
+import { type EvaluationRequest, evaluateSolver } from '../eval/service';
 import type { Approver, Logger, PlanAnswer } from '../ports';
 import { loadRules } from '../rules/load';
-import { type RunnerEnv, stageRunners } from '../runners/select';
+import type { RunnerEnv } from '../runners/select';
 import { CandidateStore } from '../store/candidates';
 import { tryHoldLock } from '../store/lock';
-import { candidateDirName, parseCandidateDir, RULES_DIR, STATE_DIR } from '../layout';
+import { candidateDirName, RULES_DIR, STATE_DIR } from '../layout';
 import { newCandidate } from '../workspace/newCandidate';
+import { writeResults } from '../workspace/resultsFile';
 import { type Judge } from '../strategy/judge';
-import { appendJudgeRecord } from '../strategy/judgeLog';
-import { type Evaluated, strategyFor } from '../strategy/strategy';
+import { strategyFor } from '../strategy/registry';
+import type { Evaluated } from '../strategy/types';
 import { ensureCpuBudget } from './budget';
 import type { AgentSink, CycleEvent } from './events';
 import type { PauseRequest } from './pause';
@@ -40,6 +39,7 @@ export interface CycleRequest {
   agent: EvolutionAgent;
   approver: Approver;
   log: Logger;
+  /** Parallel runs instead of the runners' configured `jobs` (tests, benchmarks). */
   jobs?: number;
   signal?: AbortSignal;
   /** Checked at every step boundary: when requested, the run returns with the state resumable. */
@@ -85,7 +85,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
     const now = new Date().toISOString();
     const cycle = (s?.cycle ?? 0) + 1;
     // The strategy picks where the cycle starts (islands: from its database); by default the champion.
-    const pick = strategy.parent ? await strategy.parent({ ws, cycle, champion: index.champion, championJson: await readEval(ws, index.champion) }) : { parent: index.champion, island: null, how: '' };
+    const pick = strategy.parent ? await strategy.parent({ ws, cycle, champion: index.champion, championJson: await readEval(req, index.champion) }) : { parent: index.champion, island: null, how: '' };
     if (pick.how) req.onEvent?.({ type: 'log', message: `cycle ${cycle} starts from ${candidateDirName(pick.parent)}: ${pick.how}` });
     s = { cycle, step: 'plan', parent: pick.parent, candidate: null, title: null, started_at: now, updated_at: now, outcome: null, champion_changed: false, proposals: [], hint: pick.hint ?? null, island: pick.island, selected: null };
     await saveCycle(ws, s);
@@ -184,8 +184,8 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           await nextProposal(false);
           break;
         }
-        // Champion-challenger's one proposal goes straight on; other strategies screen first.
-        if (strategy.name === 'champion-challenger') await step({ step: 'evaluate', proposals: [{ candidate: s.candidate!, title: s.title, coded: true }], selected: [s.candidate!] });
+        // A strategy without a screen sends its one proposal straight on; the others collect and screen first.
+        if (!strategy.screens) await step({ step: 'evaluate', proposals: [{ candidate: s.candidate!, title: s.title, coded: true }], selected: [s.candidate!] });
         else await nextProposal(true);
         break;
       }
@@ -220,12 +220,12 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         // The champion (what candidates are compared with) and the parent are measured under the same
         // limits first, when they have not been yet.
         const champion = (await store.load()).index.champion ?? s.parent;
-        for (const ref of new Set([champion, s.parent])) if (!(await readEval(ws, ref))) await evaluate(req, dirOf(ref), { reference: true });
-        await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: s.parent, json: (await readEval(ws, s.parent))! });
+        for (const ref of new Set([champion, s.parent])) if (!(await readEval(req, ref))) await evaluate(req, dirOf(ref), { reference: true });
+        await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: s.parent, json: (await readEval(req, s.parent))! });
         const failures: string[] = [];
         for (const id of selected) {
           // A resumed cycle skips what is already evaluated (and the results store makes re-runs cheap).
-          let json = await readEval(ws, id);
+          let json = await readEval(req, id);
           if (!json) {
             if (s.candidate !== id) await step({ candidate: id, title: s.proposals.find((p) => p.candidate === id)?.title ?? s.title });
             await store.setStatus(id, 'evaluating');
@@ -233,7 +233,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           }
           await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: id, json });
           if (json.verdict === 'fail') {
-            await writeResults(dirOf(id), json, undefined, s);
+            await writeResults(dirOf(id), s.cycle, json);
             failures.push(`${selected.length > 1 ? `${candidateDirName(id)} ` : ''}failed the ${json.gates.find((g) => !g.ok)?.gate} gate`);
           }
         }
@@ -244,8 +244,8 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
       case 'analyze': {
         for (const e of (await evaluatedAgainstChampion(req, s)).evaluated) {
           if (e.json?.verdict !== 'pass') continue;
-          await writeResults(dirOf(e.candidate), e.json, e.cmp, s);
-          if (strategy.name === 'sift' && e.cmp) await appendJudgeRecord(ws, { type: 'measured', cycle: s.cycle, candidate: e.candidate, par2: e.cmp.par2B, parent_par2: e.cmp.par2A, gain_pct: e.cmp.par2A > 0 ? (100 * (e.cmp.par2A - e.cmp.par2B)) / e.cmp.par2A : 0 });
+          await writeResults(dirOf(e.candidate), s.cycle, e.json, e.cmp);
+          if (e.cmp) await strategy.measured?.({ ws, cycle: s.cycle, candidate: e.candidate, cmp: e.cmp });
         }
         await step({ step: 'decide' });
         break;
@@ -294,65 +294,40 @@ async function toolHost(req: CycleRequest, dir: string): Promise<ToolHost> {
       return b.ok ? { ok: true, text: 'build ok' } : { ok: false, text: [b.detail, ...b.diagnostics.filter((d) => d.severity === 'error').slice(0, 30).map((d) => `${d.file ?? ''}:${d.line ?? ''}: ${d.message}`)].join('\n') };
     },
     async smoke() {
-      const stages = planStages(req.config, req.ws, { stage: 'smoke' });
-      const r = await runGates({ ...gateContext(req.config, req.ws), ...runnersFor(req, stages), solverDir: dir, build: true, stages, jobs: req.jobs ?? Math.max(1, os.availableParallelism() - 1), ...(req.signal ? { signal: req.signal } : {}) });
+      // The coder's own check: build and the smoke set, nothing recorded.
+      const r = await evaluateSolver({ ...evaluationBase(req), solverDir: dir, overrides: { stage: 'smoke', ...jobsOverride(req) }, rules: false, record: false });
       const bad = r.gates.find((g) => !g.ok);
       return bad ? { ok: false, text: [`${bad.gate}: ${bad.detail}`, ...bad.failures].join('\n') } : { ok: true, text: r.gates.map((g) => `${g.gate}: ${g.detail}`).join('\n') };
     },
   };
 }
 
-/** Each stage on its configured runner; a remote runner's submissions and re-attachments go to the log. */
-function runnersFor(req: CycleRequest, stages: StagePlan[]): Pick<GateRequest, 'runners' | 'onStatus'> {
-  const names = stages.map((p) => p.runner ?? 'local');
-  if (names.every((n) => req.config.runners.find((r) => r.name === n)?.kind === 'local')) return {};
+/** `CycleRequest.jobs`, when set, as an override of the runners' configured `jobs`. */
+const jobsOverride = (req: CycleRequest) => (req.jobs !== undefined ? { jobs: req.jobs } : {});
+
+/** The parts of every evaluation request a cycle makes: its config, runners, cancel and log. */
+function evaluationBase(req: CycleRequest): Pick<EvaluationRequest, 'ws' | 'config' | 'runnerEnv' | 'signal' | 'onStatus' | 'onLog'> {
   return {
-    runners: stageRunners(req.config, names, req.runnerEnv ?? { workerFile: '' }),
+    ws: req.ws,
+    config: req.config,
+    runnerEnv: req.runnerEnv ?? { workerFile: '' },
+    ...(req.signal ? { signal: req.signal } : {}),
     // Per-second progress ticks would flood the transcript; what changes the picture is logged.
     onStatus: (gate, message) => {
       if (!/: \d+\/\d+ done/.test(message)) req.onEvent?.({ type: 'log', message: `[${gate}] ${message}` });
     },
+    onLog: (message) => req.onEvent?.({ type: 'log', message }),
   };
 }
 
 /**
- * The gates on one candidate. With perf tiers (multi-fidelity), perf runs tier by tier and stops where
- * the candidate does not rank high enough; `reference` candidates (the champion, a parent) always go
- * the whole way, since everything else is compared with them.
+ * The gates on one candidate, recorded. With perf tiers (multi-fidelity), perf runs tier by tier and
+ * stops where the candidate does not rank high enough; `reference` candidates (the champion, a parent)
+ * always go the whole way, since everything else is compared with them.
  */
-async function evaluate(req: CycleRequest, dir: string, o: { reference?: boolean } = {}): Promise<EvalJson> {
-  const stages = planStages(req.config, req.ws, { stage: 'all' });
-  const tiers = req.config.stages.perf.tiers ?? [];
-  const comply = await complianceGate(req.config, req.ws, dir);
-  const common = { ...gateContext(req.config, req.ws), ...runnersFor(req, stages), solverDir: dir, jobs: req.jobs ?? Math.max(1, os.availableParallelism() - 1), ...(req.signal ? { signal: req.signal } : {}) };
-  const runner = [...new Set(stages.map((p) => p.runner ?? 'local'))].join(',');
-  if (!tiers.length) {
-    const r = await runGates({ ...common, ...(comply ? { comply } : {}), build: true, stages });
-    const json = evalJson({ solverDir: dir, runner, verdict: r.verdict, gates: r.gates, stages });
-    await recordEvaluation(req.ws, dir, json);
-    return json;
-  }
-  const [smoke, verify, perf] = stages as [StagePlan, StagePlan, StagePlan];
-  const plans = tierPlans(perf, tiers);
-  const id = parseCandidateDir(path.basename(dir)) ?? 0;
-  let r = await runGates({ ...common, ...(comply ? { comply } : {}), build: true, stages: [smoke, verify, plans[0]!] });
-  const gates = [...r.gates];
-  let reached = 1;
-  while (r.verdict === 'pass' && reached <= tiers.length) {
-    const plan = plans[reached - 1]!;
-    const par2 = gates[gates.length - 1]?.metrics?.par2 ?? null;
-    const rec = await recordTier(req.ws, { candidate: id, plan, par2, top: o.reference ? null : tiers[reached - 1]!.promote_top });
-    req.onEvent?.({ type: 'log', message: `${path.basename(dir)}: tier ${reached} of ${plans.length} (${Math.round(100 * (plan.fraction ?? 1))}% of perf, ${plan.timeoutS} s) PAR-2 ${par2?.toFixed(2)} s${rec.rank ? `, rank ${rec.rank} of ${rec.of}` : ''}: ${rec.promoted ? `on to tier ${reached + 1}` : 'stops here'}` });
-    if (!rec.promoted) break;
-    reached++;
-    // The next tier only: the build and the correctness stages are done.
-    r = await runGates({ ...common, build: false, stages: [plans[reached - 1]!] });
-    gates.push(...r.gates);
-  }
-  if (r.verdict === 'pass' && reached === plans.length) await recordTier(req.ws, { candidate: id, plan: plans[reached - 1]!, par2: gates[gates.length - 1]?.metrics?.par2 ?? null, top: null });
-  const json = evalJson({ solverDir: dir, runner, verdict: r.verdict, gates, stages: [smoke, verify, plans[reached - 1]!], tier: { reached, of: plans.length } });
-  await recordEvaluation(req.ws, dir, json);
-  return json;
+async function evaluate(req: CycleRequest, dir: string, o: { reference?: boolean } = {}): Promise<EvalDoc> {
+  const r = await evaluateSolver({ ...evaluationBase(req), solverDir: dir, overrides: { stage: 'all', ...jobsOverride(req) }, tiers: { reference: !!o.reference } });
+  return r.doc;
 }
 
 /**
@@ -362,15 +337,13 @@ async function evaluate(req: CycleRequest, dir: string, o: { reference?: boolean
 async function heldOutObjection(req: CycleRequest, winner: number, champion: number): Promise<string | undefined> {
   const set = req.config.stages.perf.holdout;
   if (!set) return undefined;
-  const [perf] = planStages(req.config, req.ws, { stage: 'perf' });
-  const plan: StagePlan = { ...perf!, dir: path.resolve(req.ws, req.config.benchmarks[set] ?? set) };
-  const common = { ...gateContext(req.config, req.ws), ...runnersFor(req, [plan]), jobs: req.jobs ?? Math.max(1, os.availableParallelism() - 1), ...(req.signal ? { signal: req.signal } : {}), build: false, stages: [plan] };
-  const [a, b] = [await runGates({ ...common, solverDir: path.join(req.ws, candidateDirName(champion)) }), await runGates({ ...common, solverDir: path.join(req.ws, candidateDirName(winner)) })];
+  const onHeldOut = (id: number) => evaluateSolver({ ...evaluationBase(req), solverDir: path.join(req.ws, candidateDirName(id)), overrides: { stage: 'perf', bench: set, ...jobsOverride(req) }, build: false, rules: false, record: false });
+  const [a, b] = [await onHeldOut(champion), await onHeldOut(winner)];
   const ra = a.gates[a.gates.length - 1];
   const rb = b.gates[b.gates.length - 1];
   if (b.verdict !== 'pass' || !rb?.results) return `it failed on the held-out set ${set}: ${rb?.detail ?? 'no results'}`;
   if (!ra?.results) return undefined; // the champion cannot be measured there: nothing to object with
-  const cmp = compareRuns(ra.results, rb.results, plan.timeoutS, { alpha: req.config.strategy.alpha });
+  const cmp = compareRuns(ra.results, rb.results, b.stages[0]!.timeoutS, { alpha: req.config.strategy.alpha });
   req.onEvent?.({ type: 'log', message: `held-out set ${set}: ${candidateDirName(champion)} PAR-2 ${cmp.par2A.toFixed(2)} s, ${candidateDirName(winner)} ${cmp.par2B.toFixed(2)} s (${cmp.verdict})` });
   return cmp.verdict === 'A faster' || cmp.par2B > cmp.par2A ? `it is not faster on the held-out set ${set} (PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s, ${cmp.verdict})` : undefined;
 }
@@ -378,10 +351,10 @@ async function heldOutObjection(req: CycleRequest, winner: number, champion: num
 /** Each selected candidate's evaluation and its paired comparison with the champion's (same limits only). */
 async function evaluatedAgainstChampion(req: CycleRequest, s: CycleState): Promise<{ reference: number; evaluated: Evaluated[] }> {
   const reference = (await new CandidateStore(req.ws).load()).index.champion ?? s.parent;
-  const parent = await readEval(req.ws, reference);
+  const parent = await readEval(req, reference);
   const out: Evaluated[] = [];
   for (const id of s.selected ?? (s.candidate === null ? [] : [s.candidate])) {
-    const json = await readEval(req.ws, id);
+    const json = await readEval(req, id);
     const cmp = json && parent && json.timeout_s === parent.timeout_s ? compareRuns(parent.instances, json.instances, json.timeout_s ?? 1, { alpha: req.config.strategy.alpha }) : undefined;
     out.push({ candidate: id, json, cmp });
   }
@@ -394,27 +367,7 @@ async function rulesForJudge(ws: string): Promise<string> {
   return rules.filter((r) => r.phases.some((p) => p === 'planning' || p === 'coding')).map((r) => `## ${r.id}: ${r.title}\n${r.body}`).join('\n\n');
 }
 
-async function readEval(ws: string, id: number): Promise<EvalJson | undefined> {
-  try {
-    return JSON.parse(await fs.readFile(path.join(ws, STATE_DIR, 'evals', `${candidateDirName(id)}.json`), 'utf8')) as EvalJson;
-  } catch {
-    return undefined;
-  }
-}
-
-async function writeResults(dir: string, json: EvalJson, cmp: Comparison | undefined, s: CycleState): Promise<void> {
-  const m = json.metrics;
-  const lines = [`# Results — ${path.basename(dir)} (cycle ${s.cycle})`, '', `Verdict: **${json.verdict}**`, '', '| gate | result |', '|---|---|', ...json.gates.map((g) => `| ${g.gate} | ${g.ok ? 'pass' : 'FAIL'}: ${g.detail.replace(/\|/g, '/')} |`)];
-  const failed = json.gates.find((g) => !g.ok);
-  if (failed) lines.push('', '## Failures', ...failed.failures.map((f) => `- ${f}`));
-  if (m) lines.push('', '## Metrics', '', '| metric | value |', '|---|---|', `| solved | ${m.solved}/${m.n} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat}) |`, `| PAR-2 | ${m.par2.toFixed(3)} s |`, `| PAR-2 SAT / UNSAT | ${m.par2_sat?.toFixed(3) ?? '-'} / ${m.par2_unsat?.toFixed(3) ?? '-'} s |`, `| wrong answers | ${m.wrong} |`, ...(m.unique_solved !== null ? [`| solved by no baseline | ${m.unique_solved} |`] : []));
-  if (cmp)
-    lines.push(
-      '',
-      `## Against the champion (${cmp.common} common instances)`,
-      '',
-      `PAR-2 champion ${cmp.par2A.toFixed(3)} s, this ${cmp.par2B.toFixed(3)} s; difference ${cmp.diff.toFixed(3)} s (95% CI ${cmp.ci95[0].toFixed(3)} .. ${cmp.ci95[1].toFixed(3)}).`,
-      `Wilcoxon signed-rank: n = ${cmp.wilcoxon.n}, p = ${cmp.wilcoxon.p.toPrecision(3)} (${cmp.wilcoxon.method}). Verdict: **${cmp.verdict === 'B faster' ? 'faster than the champion' : cmp.verdict === 'A faster' ? 'slower than the champion' : 'no significant difference'}**.`,
-    );
-  await fs.writeFile(path.join(dir, 'RESULTS.md'), lines.join('\n') + '\n');
+/** A candidate's evaluation document; a damaged one is reported and counts as not evaluated (it is measured again). */
+function readEval(req: CycleRequest, id: number): Promise<EvalDoc | undefined> {
+  return new EvalStore(req.ws).get(id, (m) => req.log.warn(m));
 }

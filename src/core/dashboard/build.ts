@@ -6,14 +6,15 @@ import * as path from 'node:path';
 import type { CycleState } from '../store/cycleState';
 import type { InstanceResult } from '../run/result';
 import { CandidateStore, type CandidateRecord } from '../store/candidates';
-import { DEFAULT_ISLANDS, type IslandsConfig, PENALTIES, readIslandDb } from '../strategy/islands';
+import { PENALTIES, readIslandDb } from '../strategy/islandDb';
 import { judgeStats } from '../strategy/judgeLog';
 import { objectivesDir, scorePortfolio } from '../objectives/portfolio';
 import { readTiers, type TierRecord } from '../eval/tiers';
-import type { Tier } from '../config/schema';
-import { DEFAULT_SMC, forecast, readSmc, type SmcConfig } from '../strategy/smc';
+import { DEFAULT_ISLANDS, DEFAULT_SMC, type IslandsConfig, type SmcConfig, type Tier } from '../config/schema';
+import { forecast, readSmc } from '../strategy/smcState';
 import { parseCandidateDir, STATE_DIR } from '../layout';
-import { readChampionEvents, readCycles, readEvalFile, readUsage, type ChampionEvent, type ParsedEval, type ReadResult } from './read';
+import { EVALS_DIR, EvalStore } from '../eval/evalStore';
+import { readChampionEvents, readCycles, readEvalLeniently, readUsage, type ChampionEvent, type ParsedEval, type ReadResult } from './read';
 import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle, type ConsensusData, type IslandsData, type SmcData, type TiersData } from './schema';
 
 /** The candidates as the caller knows them (the extension passes its snapshot; else the store is read). */
@@ -96,14 +97,18 @@ export class DashboardSource {
 
   private consensusCache: { key: string; data: ConsensusData | null } | undefined;
 
-  constructor(readonly ws: string) {}
+  private readonly evals: EvalStore;
+
+  constructor(readonly ws: string) {
+    this.evals = new EvalStore(ws);
+  }
 
   /** The portfolio's scores: objectives run in sandboxed processes, so only when the portfolio or an evaluation changed. */
   private async consensusData(): Promise<ConsensusData | null> {
     const stamp = async (f: string) => (await fs.stat(f).catch(() => null))?.mtimeMs ?? 0;
     const idx = path.join(objectivesDir(this.ws), 'index.json');
     if (!(await stamp(idx))) return null;
-    const evals = path.join(this.ws, STATE_DIR, 'evals');
+    const evals = path.join(this.ws, EVALS_DIR);
     const key = [await stamp(idx), await stamp(evals), ...(await Promise.all((await fs.readdir(evals).catch(() => [] as string[])).map((f) => stamp(path.join(evals, f)))))].join(',');
     if (this.consensusCache?.key === key) return this.consensusCache.data;
     const v = await scorePortfolio(this.ws);
@@ -125,7 +130,7 @@ export class DashboardSource {
 
     const evals = new Map<number, ParsedEval>();
     for (const c of list) {
-      const r = await this.readEval(path.join(state, 'evals', `${c.dir}.json`));
+      const r = await this.readEval(c.dir);
       if (!r) continue;
       if (!r.ok) note(`evals/${c.dir}.json: ${r.reason}; skipped`);
       else {
@@ -134,8 +139,7 @@ export class DashboardSource {
       }
     }
     const known = new Set(list.map((c) => c.dir));
-    for (const f of await fs.readdir(path.join(state, 'evals')).catch(() => [] as string[]))
-      if (f.endsWith('.json') && parseCandidateDir(f.slice(0, -5)) !== undefined && !known.has(f.slice(0, -5))) note(`evals/${f}: no such candidate in the store; skipped`);
+    for (const dir of await this.evals.candidates()) if (!known.has(dir)) note(`evals/${dir}.json: no such candidate in the store; skipped`);
 
     // The instance universe: every perf instance of any candidate, in the order first seen.
     const index = new Map<string, number>();
@@ -223,7 +227,8 @@ export class DashboardSource {
   }
 
   /** Reads one evaluation, from the cache when the file is unchanged; undefined when there is none. */
-  private async readEval(file: string): Promise<ReadResult<ParsedEval> | undefined> {
+  private async readEval(candidate: string): Promise<ReadResult<ParsedEval> | undefined> {
+    const file = this.evals.file(candidate);
     const st = await fs.stat(file).catch(() => undefined);
     if (!st) {
       this.cache.delete(file);
@@ -232,7 +237,7 @@ export class DashboardSource {
     const key = `${st.size}:${st.mtimeMs}`;
     const hit = this.cache.get(file);
     if (hit?.key === key) return hit.read;
-    const read = await readEvalFile(file);
+    const read = await readEvalLeniently(this.evals, candidate);
     this.cache.set(file, { key, read });
     return read;
   }

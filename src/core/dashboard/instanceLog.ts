@@ -5,7 +5,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { formatRunLog, LOGS_DIR, runLogPath } from '../run/runLog';
 import { parseCandidateDir, STATE_DIR } from '../layout';
-import { readEvalFile, type ParsedEval } from './read';
+import { EvalStore } from '../eval/evalStore';
+import { readEvalLeniently, type ParsedEval } from './read';
 
 export type InstanceLog = { kind: 'file'; file: string } | { kind: 'text'; text: string };
 
@@ -13,7 +14,7 @@ export async function instanceLog(ws: string, dir: string, instance: string, eva
   if (parseCandidateDir(dir) === undefined) return { kind: 'text', text: `${dir} is not a candidate directory.\n` };
   let e = evaluation;
   if (!e) {
-    const r = await readEvalFile(path.join(ws, STATE_DIR, 'evals', `${dir}.json`));
+    const r = await readEvalLeniently(new EvalStore(ws), dir);
     if (!r.ok) return { kind: 'text', text: `# ${instance}\n\n${dir} has no readable evaluation (${r.reason}).\n` };
     e = r.value;
   }

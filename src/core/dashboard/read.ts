@@ -5,21 +5,16 @@ import * as fs from 'node:fs/promises';
 import { z } from 'zod';
 import { Step, CycleState } from '../store/cycleState';
 import { computeMetrics } from '../eval/metrics';
+import { MetricsDoc } from '../eval/evalDoc';
+import type { EvalStore } from '../eval/evalStore';
 import { InstanceResult } from '../run/result';
 import { readJsonLines } from '../store/atomic';
 import { DashGate, type PerfSummary } from './schema';
 
-const Metrics = z.object({
-  n: z.number().int().nonnegative(),
-  solved: z.number().int().nonnegative(),
-  solved_sat: z.number().int().nonnegative(),
-  solved_unsat: z.number().int().nonnegative(),
-  par2: z.number().nonnegative(),
-  par2_sat: z.number().nonnegative().nullable(),
-  par2_unsat: z.number().nonnegative().nullable(),
-});
+/** The metrics the dashboard draws (the document's others may be missing from older files). */
+const Metrics = MetricsDoc.pick({ n: true, solved: true, solved_sat: true, solved_unsat: true, par2: true, par2_sat: true, par2_unsat: true });
 
-/** What the dashboard needs of an `EvalJson` (src/core/eval/plan.ts); unknown keys are ignored. */
+/** What the dashboard needs of an evaluation document (eval/evalDoc.ts), leniently; unknown keys are ignored. */
 const EvalFile = z.object({
   solver_hash: z.string().nullable().catch(null),
   timeout_s: z.number().positive().nullable().catch(null),
@@ -54,14 +49,12 @@ export type ReadResult<T> = { ok: true; value: T } | { ok: false; reason: string
 
 const STAGES = new Set(['smoke', 'verify', 'perf']);
 
-export async function readEvalFile(file: string): Promise<ReadResult<ParsedEval>> {
-  let json: unknown;
-  try {
-    json = JSON.parse(await fs.readFile(file, 'utf8'));
-  } catch (e) {
-    return { ok: false, reason: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : e instanceof SyntaxError ? 'not valid JSON' : 'unreadable' };
-  }
-  const p = EvalFile.safeParse(json);
+/** A candidate's evaluation as the dashboard shows it: leniently, so a partly damaged document still shows what it can. */
+export async function readEvalLeniently(evals: EvalStore, candidate: string): Promise<ReadResult<ParsedEval>> {
+  const r = await evals.readJson(candidate);
+  if (r.status === 'missing') return { ok: false, reason: 'missing' };
+  if (r.status === 'invalid') return { ok: false, reason: /JSON/.test(r.reason) ? 'not valid JSON' : 'unreadable' };
+  const p = EvalFile.safeParse(r.json);
   if (!p.success) return { ok: false, reason: `not an evaluation (${p.error.issues[0]?.path.join('.') || 'root'}: ${p.error.issues[0]?.message ?? ''})` };
   const e = p.data;
   const results: InstanceResult[] = [];

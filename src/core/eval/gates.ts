@@ -1,17 +1,18 @@
-// The gates, cheapest first (DESIGN.md §3): build, then each stage's instance set. A candidate that
+// The gates, cheapest first (ARCHITECTURE.md, "The path of an evaluation"): build, then each stage's instance set. A candidate that
 // fails a gate is not measured further; the failure says what went wrong where.
 import { listSet, type InstanceCache } from '../instances/instances';
 import type { ComplianceReport } from '../rules/check';
 import { buildSolver, type Diagnostic } from '../run/build';
-import { evaluate } from './runSet';
+import { runSet } from './runSet';
 import type { MemoryMethod } from '../run/limits';
 import { computeMetrics, type Metrics } from './metrics';
 import { FATAL, type InstanceResult, type RunStatus } from '../run/result';
 import { hashSolver, type ResultsStore } from './resultsStore';
 import type { Runner } from '../runners/runner';
+import type { GateName } from './evalDoc';
 import { inSubset } from './subset';
 
-export type GateName = 'comply' | 'build' | 'smoke' | 'verify' | 'perf';
+export type { GateName } from './evalDoc';
 
 export interface StagePlan {
   gate: Exclude<GateName, 'build' | 'comply'>;
@@ -22,6 +23,8 @@ export interface StagePlan {
   checkProofs: boolean;
   /** The runner (a `runners` entry) this stage runs on; local when absent. */
   runner?: string;
+  /** Runs at once on a local runner (its `jobs`, or an override); the request's `jobs` when absent. */
+  jobs?: number;
   /** Multi-fidelity tier: only this fixed share of the set (inSubset), with its own timeout. */
   fraction?: number;
   /** The tier's number (1 = cheapest), for records and messages. */
@@ -120,7 +123,7 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
       gates.push({ gate: plan.gate, ok: true, detail: `no instances in ${plan.dir}: nothing to check`, failures: [], results: [], plan });
       continue;
     }
-    const out = await evaluate({
+    const out = await runSet({
       solverDir: req.solverDir,
       instances,
       timeoutS: plan.timeoutS,
@@ -129,7 +132,7 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
       ...(req.dratTrim ? { dratTrim: req.dratTrim } : {}),
       maxProofMb: req.maxProofMb,
       checkerTimeoutS: req.checkerTimeoutS ?? 3 * plan.timeoutS,
-      jobs: req.jobs,
+      jobs: plan.jobs ?? req.jobs,
       cache: req.cache,
       store: req.store,
       ...(req.memoryMethod ? { memoryMethod: req.memoryMethod } : {}),

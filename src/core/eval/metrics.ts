@@ -1,4 +1,4 @@
-// Metrics of one evaluation (paper Table 3, DESIGN.md §4), computed from per-instance results only.
+// Metrics of one evaluation (paper Table 3; PAR-2 as in ARCHITECTURE.md's glossary), computed from per-instance results only.
 import { FATAL, type InstanceResult } from '../run/result';
 
 export interface Metrics {

@@ -1,13 +1,13 @@
 // From a workspace's config (and any overrides) to the gates to run, and from their outcome to the
-// `eval --json` document (DESIGN.md §8). Shared by `satlution eval` and the extension.
+// evaluation document (evalDoc.ts). Used by the evaluation service (service.ts) only.
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { InstanceCache } from '../instances/instances';
 import type { Config, StageName } from '../config/schema';
-import { writeJsonAtomic } from '../store/atomic';
 import { checkCandidate } from '../rules/workspaceCheck';
-import { parseCandidateDir, RULES_DIR, SEEDS_DIR, STATE_DIR } from '../layout';
+import { RULES_DIR, SEEDS_DIR, STATE_DIR } from '../layout';
+import { EVAL_DOC_VERSION, type EvalDoc } from './evalDoc';
 import type { GateReport, GateRequest, StagePlan } from './gates';
 import { ResultsStore } from './resultsStore';
 import { LOGS_DIR } from '../run/runLog';
@@ -23,6 +23,18 @@ export interface PlanOverrides {
   dratTrim?: string;
   /** Run every stage on this runner instead of each stage's configured one. */
   runner?: string;
+  /** Parallel runs on a local runner, instead of the runner's configured `jobs`. */
+  jobs?: number;
+}
+
+/** Parallel runs when neither the command nor the runner's `jobs` says: one core left for the machine. */
+export const defaultJobs = (): number => Math.max(1, os.availableParallelism() - 1);
+
+/** How many runs a stage on this runner executes at once: the override, else the local runner's `jobs`, else the default. */
+export function stageJobs(config: Config, runner: string, override?: number): number {
+  if (override !== undefined) return override;
+  const r = config.runners.find((x) => x.name === runner);
+  return (r?.kind === 'local' ? r.jobs : undefined) ?? defaultJobs();
 }
 
 export function planStages(config: Config, base: string, o: PlanOverrides = {}): StagePlan[] {
@@ -31,13 +43,15 @@ export function planStages(config: Config, base: string, o: PlanOverrides = {}):
   const resolveSet = (set: string) => path.resolve(base, config.benchmarks[set] ?? set);
   return names.map((st) => {
     const s = config.stages[st];
+    const runner = o.runner ?? s.runner;
     return {
       gate: st,
       dir: resolveSet(o.bench ?? s.set),
       timeoutS: o.timeoutS ?? s.timeout_s,
       memMb: o.memMb ?? s.mem_mb,
       checkProofs: s.check_proofs && !o.noProofs,
-      runner: o.runner ?? s.runner,
+      runner,
+      jobs: stageJobs(config, runner, o.jobs),
     };
   });
 }
@@ -69,10 +83,12 @@ export async function complianceGate(config: Config, workspaceDir: string | unde
 export const MISSING_DRAT_TRIM =
   'proof checking needs drat-trim: run scripts/setup-sat-tools.sh, set evaluation.drat_trim in satlution.yaml, pass --drat-trim PATH, or turn proofs off';
 
-export function evalJson(o: { solverDir: string; runner: string; verdict: 'pass' | 'fail'; gates: GateReport[]; stages: StagePlan[]; tier?: { reached: number; of: number } }) {
+/** The evaluation document of a run of the gates. */
+export function evalDoc(o: { solverDir: string; runner: string; verdict: 'pass' | 'fail'; gates: GateReport[]; stages: StagePlan[]; tier?: { reached: number; of: number } }): EvalDoc {
   const last = [...o.gates].reverse().find((g) => g.results);
   const fallback = o.stages[o.stages.length - 1];
   return {
+    version: EVAL_DOC_VERSION,
     solver: o.solverDir,
     solver_hash: last?.solverHash ?? null,
     runner: o.runner,
@@ -82,7 +98,6 @@ export function evalJson(o: { solverDir: string; runner: string; verdict: 'pass'
     evaluated_at: new Date().toISOString(),
     instances: last?.results ?? [],
     metrics: last?.metrics ?? null,
-    /** Multi-fidelity: the perf tier the measurement is from, of how many (the last is the full set). */
     ...(o.tier ? { tier: o.tier } : {}),
     gates: o.gates.map((g) => ({
       gate: g.gate,
@@ -95,15 +110,4 @@ export function evalJson(o: { solverDir: string; runner: string; verdict: 'pass'
       ...(g.reused !== undefined ? { reused: g.reused } : {}),
     })),
   };
-}
-export type EvalJson = ReturnType<typeof evalJson>;
-
-/** Keeps the latest evaluation of a workspace candidate in .satlution/evals/ (for views and agents). */
-export async function saveCandidateEvaluation(workspaceDir: string, solverDir: string, json: EvalJson): Promise<string | undefined> {
-  const rel = path.relative(workspaceDir, solverDir);
-  if (rel.includes(path.sep) || parseCandidateDir(rel) === undefined) return undefined;
-  const file = path.join(workspaceDir, STATE_DIR, 'evals', `${rel}.json`);
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await writeJsonAtomic(file, json);
-  return file;
 }

@@ -1,4 +1,4 @@
-// Evaluates one solver on one instance set: prepares the instances (hash, validate, decompress),
+// Runs one solver on one instance set: prepares the instances (hash, validate, decompress),
 // reuses stored results, runs the rest longest-expected-first on a runner (the local pool unless
 // another is given), and records each result the moment its run ends.
 import { InstanceCache, type InstanceSpec, type PreparedInstance } from '../instances/instances';
@@ -10,7 +10,7 @@ import { hashSolver, ResultsStore, runKey } from './resultsStore';
 import type { RunSettings } from '../run/runInstance';
 import { runLogPath } from '../run/runLog';
 
-export interface EvalRequest extends RunSettings {
+export interface RunSetRequest extends RunSettings {
   instances: InstanceSpec[];
   jobs: number;
   cache: InstanceCache;
@@ -26,14 +26,14 @@ export interface EvalRequest extends RunSettings {
   onStatus?: (message: string) => void;
 }
 
-export interface EvalOutcome {
+export interface RunSetOutcome {
   solverHash: string;
   results: InstanceResult[];
   /** Results taken from earlier runs with the same key (resumed, or an identical binary). */
   reused: number;
 }
 
-export async function evaluate(req: EvalRequest): Promise<EvalOutcome> {
+export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
   const solverHash = await hashSolver(req.solverDir);
   const prepared = new Map<string, PreparedInstance>();
   await runPool(req.instances, req.jobs, async (spec) => void prepared.set(spec.name, await req.cache.prepare(spec.file)), req.signal);

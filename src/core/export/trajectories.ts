@@ -11,9 +11,10 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { parseTranscriptName, TRANSCRIPTS_DIR, type TranscriptEntry } from '../llm/transcript';
+import { EvalStore } from '../eval/evalStore';
 import { readJsonLines } from '../store/atomic';
 import { CandidateStore, type CandidateRecord } from '../store/candidates';
-import { parseCandidateDir, STATE_DIR } from '../layout';
+import { parseCandidateDir } from '../layout';
 
 export const TrajectoryMessage = z.union([
   z.object({ role: z.enum(['system', 'user']), content: z.string() }),
@@ -56,13 +57,8 @@ export function rewardOf(status: string | null, detail: string | null, e: EvalSu
 }
 
 async function readEval(ws: string, dir: string): Promise<EvalSummary | undefined> {
-  try {
-    const j = JSON.parse(await fs.readFile(path.join(ws, STATE_DIR, 'evals', `${dir}.json`), 'utf8')) as { verdict?: unknown; gates?: { gate: string; ok: boolean }[]; metrics?: { par2?: number } | null; timeout_s?: number | null };
-    if (j.verdict !== 'pass' && j.verdict !== 'fail') return undefined;
-    return { verdict: j.verdict, failedGate: j.gates?.find((g) => !g.ok)?.gate ?? null, par2: j.metrics?.par2 ?? null, timeoutS: j.timeout_s ?? null };
-  } catch {
-    return undefined;
-  }
+  const j = await new EvalStore(ws).get(dir);
+  return j && { verdict: j.verdict, failedGate: j.gates.find((g) => !g.ok)?.gate ?? null, par2: j.metrics?.par2 ?? null, timeoutS: j.timeout_s };
 }
 
 /** Splits a transcript into sessions (each starts with its system event). */

@@ -6,7 +6,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { readCycle } from '../store/cycleState';
-import type { EvalJson } from '../eval/plan';
+import type { EvalDoc } from '../eval/evalDoc';
+import { EvalStore } from '../eval/evalStore';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { CandidateStore } from '../store/candidates';
 import { candidateDirName, STATE_DIR } from '../layout';
@@ -66,13 +67,8 @@ export interface PortfolioView {
   candidates: { candidate: number; score: number; ranks: number[] }[];
 }
 
-async function readEval(ws: string, dir: string): Promise<EvalJson | undefined> {
-  try {
-    return JSON.parse(await fs.readFile(path.join(ws, STATE_DIR, 'evals', `${dir}.json`), 'utf8')) as EvalJson;
-  } catch {
-    return undefined;
-  }
-}
+/** A candidate's evaluation; none when it has none or the file cannot be used. */
+const readEval = (ws: string, dir: string): Promise<EvalDoc | undefined> => new EvalStore(ws).get(dir);
 
 /** The inputs objectives see: every candidate that passed its gates on the full perf set (the champion's timeout). */
 export async function objectiveInputs(ws: string): Promise<{ ids: number[]; inputs: ObjectiveInput[] }> {
@@ -81,7 +77,7 @@ export async function objectiveInputs(ws: string): Promise<{ ids: number[]; inpu
   const seed = (await readEval(ws, candidateDirName(0))) ?? champ;
   const ids: number[] = [];
   const inputs: ObjectiveInput[] = [];
-  const rows = (j: EvalJson) => j.instances.map((r) => ({ instance: r.instance, family: r.family, expected: r.expected, answer: r.answer, status: r.status, time_s: r.time_s, mem_mb: r.mem_mb }));
+  const rows = (j: EvalDoc) => j.instances.map((r) => ({ instance: r.instance, family: r.family, expected: r.expected, answer: r.answer, status: r.status, time_s: r.time_s, mem_mb: r.mem_mb }));
   for (const c of index.candidates) {
     const j = await readEval(ws, c.dir);
     // Within one fidelity: the full perf set at the champion's limits, and correct (a gate, not an objective).

@@ -1,4 +1,4 @@
-// Per-instance results and their on-disk form (the `eval --json` contract, DESIGN.md §8).
+// Per-instance results and their on-disk form (part of the evaluation document, eval/evalDoc.ts; ARCHITECTURE.md, "Contracts").
 import { z } from 'zod';
 
 export const RunStatus = z.enum(['solved', 'timeout', 'memout', 'crash', 'unknown', 'wrong', 'invalid_model', 'invalid_proof', 'missing_proof']);

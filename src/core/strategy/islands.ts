@@ -1,193 +1,48 @@
-// The islands strategy: a MAP-Elites program database on several islands (OpenEvolve's design, sized
-// for evaluations that take hours: 5 islands, population 70, archive 25). Each candidate lands in a
-// cell of its island's grid by two SAT-relevant features — the SAT share of its PAR-2 (does it win
-// on SAT or on UNSAT instances?) and its code size against the seed — and a cell keeps its fastest
-// candidate. Cycles visit the islands in turn and start from the island's best or a random elite;
-// every few cycles each island's best migrates to the next. A proposal whose sources equal an earlier
-// candidate's (up to comments and whitespace) or whose binaries do is rejected before evaluation.
-// Failures stay in the record with ThetaEvolve's graded penalty, for the dashboard and the export.
-//
-// The database is an append-only log, `.satlution/islands.jsonl`, from which everything is derived:
-// a crash loses nothing and nothing needs repair.
-import * as path from 'node:path';
-import { z } from 'zod';
-import { prng } from '../instances/generators';
-import type { Config } from '../config/schema';
-import type { EvalJson } from '../eval/plan';
-import { buildSolver } from '../run/build';
-import { hashSolver } from '../eval/resultsStore';
-import { appendJsonLine, readJsonLines } from '../store/atomic';
-import { candidateDirName, STATE_DIR } from '../layout';
-import { sourceFacts } from './sourceHash';
+// The islands strategy: parents from a MAP-Elites database on several islands (islandDb.ts), one
+// proposal per cycle, duplicates of earlier candidates rejected before evaluation, every outcome
+// (evaluated or not) recorded in the database, the greedy promotion rule.
+import { DEFAULT_ISLANDS, type Config, type IslandsConfig, type StrategyConfig } from '../config/schema';
+import { candidateDirName } from '../layout';
+import { acceptWithMargin } from './accept';
+import { chooseParent, duplicateOf, readIslandDb, recordMember } from './islandDb';
+import type { Selection, Strategy } from './types';
 
-export type IslandsConfig = Required<NonNullable<Config['strategy']['islands']>>;
-export const DEFAULT_ISLANDS: IslandsConfig = { count: 5, population: 70, archive: 25, bins: 5, migration_interval: 10, exploitation: 0.7 };
-
-/** Worst to least bad, as ThetaEvolve grades its early checks. */
-export const PENALTIES = ['no patch', 'no change', 'build or crash', 'wrong answer or bad proof'] as const;
-export type Penalty = (typeof PENALTIES)[number];
-export const PENALTY_SCORE: Record<Penalty, number> = { 'no patch': -0.4, 'no change': -0.3, 'build or crash': -0.2, 'wrong answer or bad proof': -0.1 };
-
-const Event = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('member'),
-    at: z.string(),
-    cycle: z.number().int().nonnegative(),
-    candidate: z.number().int().nonnegative(),
-    island: z.number().int().nonnegative(),
-    /** PAR-2 on the perf set; null for a failure. */
-    par2: z.number().nonnegative().nullable(),
-    /** SAT PAR-2 / (SAT PAR-2 + UNSAT PAR-2); null when a side has no instances. */
-    sat_share: z.number().min(0).max(1).nullable(),
-    lines: z.number().int().nonnegative(),
-    penalty: z.enum(PENALTIES).nullable(),
-    /** Normalized-source hash and binary hash, for duplicate detection. */
-    source_hash: z.string(),
-    binary_hash: z.string().nullable(),
-    detail: z.string().optional(),
-  }),
-  z.object({ type: z.literal('migrate'), at: z.string(), cycle: z.number().int().nonnegative(), candidate: z.number().int().nonnegative(), from: z.number().int().nonnegative(), island: z.number().int().nonnegative() }),
-]);
-type Event = z.infer<typeof Event>;
-export type MemberEvent = Extract<Event, { type: 'member' }>;
-
-export const islandsFile = (ws: string) => path.join(ws, STATE_DIR, 'islands.jsonl');
-
-export interface Island {
-  index: number;
-  /** Occupied cells: "x,y" -> the fastest member there. */
-  cells: Map<string, MemberEvent>;
-  best: MemberEvent | null;
-  members: number;
-}
-
-export interface IslandDb {
-  config: IslandsConfig;
-  islands: Island[];
-  /** The best members overall (passing, distinct candidates). */
-  archive: MemberEvent[];
-  /** The last record of every candidate (its own island's). */
-  byCandidate: Map<number, MemberEvent>;
-  penalties: Record<Penalty, number>;
-  migrations: number;
-  /** Source lines of the first member (the seed): the code-size axis is relative to it. */
-  seedLines: number | null;
-}
-
+/** The islands settings of satlution.yaml; the defaults when another strategy runs (the dashboard may still show an earlier database). */
 export function islandsConfig(config: Config): IslandsConfig {
-  return { ...DEFAULT_ISLANDS, ...(config.strategy.islands ?? {}) };
+  return 'islands' in config.strategy ? config.strategy.islands : DEFAULT_ISLANDS;
 }
 
-export function cellOf(m: Pick<MemberEvent, 'sat_share' | 'lines'>, seedLines: number | null, bins: number): [number, number] {
-  const bin = (x: number) => Math.min(bins - 1, Math.max(0, Math.floor(x * bins)));
-  const x = bin(m.sat_share ?? 0.5);
-  // Code size: ln(lines / seed lines) over ln(0.8)..ln(1.25), so the seed sits in the middle.
-  const r = seedLines && m.lines ? Math.log(m.lines / seedLines) : 0;
-  const y = bin((r - Math.log(0.8)) / (Math.log(1.25) - Math.log(0.8)));
-  return [x, y];
-}
-
-export async function readIslandDb(ws: string, config: IslandsConfig): Promise<IslandDb> {
-  const { records } = await readJsonLines(islandsFile(ws));
-  const events = records.flatMap((r) => {
-    const p = Event.safeParse(r);
-    return p.success ? [p.data] : [];
-  });
-  const byCandidate = new Map<number, MemberEvent>();
-  // Membership: candidate -> islands (its own, and where it migrated).
-  const where = new Map<number, Set<number>>();
-  let seedLines: number | null = null;
-  let migrations = 0;
-  for (const e of events) {
-    if (e.type === 'member') {
-      seedLines ??= e.lines || null;
-      byCandidate.set(e.candidate, e);
-    } else migrations++;
-    if (e.island < config.count) where.set(e.candidate, (where.get(e.candidate) ?? new Set()).add(e.island));
-  }
-  const penalties = Object.fromEntries(PENALTIES.map((p) => [p, 0])) as Record<Penalty, number>;
-  for (const m of byCandidate.values()) if (m.penalty) penalties[m.penalty]++;
-  const passing = [...byCandidate.values()].filter((m) => m.par2 !== null).sort((a, b) => a.par2! - b.par2! || a.candidate - b.candidate);
-  // The population cap: only the best `population` members stay in the grids.
-  const kept = passing.slice(0, config.population);
-  const islands: Island[] = Array.from({ length: config.count }, (_, index) => ({ index, cells: new Map(), best: null, members: 0 }));
-  for (const m of kept)
-    for (const i of where.get(m.candidate) ?? []) {
-      const island = islands[i]!;
-      island.members++;
-      const key = cellOf(m, seedLines, config.bins).join(',');
-      const cur = island.cells.get(key);
-      if (!cur || m.par2! < cur.par2!) island.cells.set(key, m);
-      if (!island.best || m.par2! < island.best.par2!) island.best = m;
-    }
-  return { config, islands, archive: passing.slice(0, config.archive), byCandidate, penalties, migrations, seedLines };
-}
-
-const append = (ws: string, e: Omit<MemberEvent, 'at' | 'type'> | Omit<Extract<Event, { type: 'migrate' }>, 'at' | 'type'>, type: Event['type']) => appendJsonLine(islandsFile(ws), { type, at: new Date().toISOString(), ...e });
-
-/** A candidate's record: its features from its evaluation and sources, or a penalty. */
-export async function recordMember(ws: string, o: { cycle: number; island: number; candidate: number; json?: EvalJson; penalty?: Penalty; detail?: string }): Promise<void> {
-  const dir = path.join(ws, candidateDirName(o.candidate));
-  const facts = await sourceFacts(dir);
-  const m = o.json?.metrics;
-  const pass = o.json?.verdict === 'pass' && m;
-  const failedGate = o.json?.verdict === 'fail' ? o.json.gates.find((g) => !g.ok)?.gate : undefined;
-  const penalty: Penalty | null = o.penalty ?? (pass ? null : failedGate === 'verify' || failedGate === 'perf' ? 'wrong answer or bad proof' : failedGate === 'comply' ? 'no change' : 'build or crash');
-  const share = pass && m.par2_sat !== null && m.par2_unsat !== null && m.par2_sat + m.par2_unsat > 0 ? m.par2_sat / (m.par2_sat + m.par2_unsat) : null;
-  await append(ws, {
-    cycle: o.cycle,
-    candidate: o.candidate,
-    island: o.island,
-    par2: pass ? m.par2 : null,
-    sat_share: share,
-    lines: facts.lines,
-    penalty,
-    source_hash: facts.hash,
-    // Only an evaluation's hash is trusted: an unevaluated candidate's bin/ may be its parent's build.
-    binary_hash: o.json?.solver_hash ?? null,
-    ...(o.detail ? { detail: o.detail } : {}),
-  }, 'member');
-}
-
-/** The earlier candidate (lower number) a proposal duplicates (same normalized sources, or same binaries), if any. */
-export async function duplicateOf(ws: string, db: IslandDb, candidate: number, build?: { timeoutS: number; signal?: AbortSignal }): Promise<{ of: number; how: string } | undefined> {
-  const dir = path.join(ws, candidateDirName(candidate));
-  const facts = await sourceFacts(dir);
-  // Binaries count only when built from these sources now: bin/ may still hold the parent's build.
-  // A failed build is left to the build gate to report.
-  const built = build ? (await buildSolver(dir, build.timeoutS, build.signal)).ok : false;
-  const bin = built ? await hashSolver(dir).catch(() => null) : null;
-  for (const m of db.byCandidate.values()) {
-    if (m.candidate >= candidate) continue; // earlier candidates only
-    if (m.source_hash === facts.hash) return { of: m.candidate, how: 'the same sources up to comments and whitespace' };
-    if (bin && m.binary_hash === bin) return { of: m.candidate, how: 'identical binaries' };
-  }
-  return undefined;
-}
-
-/**
- * The cycle's island and parent: islands in turn; the island's best with probability `exploitation`,
- * else a random occupied cell. An empty island starts from the champion (which joins it). Every
- * `migration_interval` cycles, each island's best first migrates to the next island.
- */
-export async function chooseParent(ws: string, config: IslandsConfig, cycle: number, champion: number, championJson: EvalJson | undefined): Promise<{ parent: number; island: number; how: string }> {
-  let db = await readIslandDb(ws, config);
-  const island = (cycle - 1) % config.count;
-  if (cycle > 1 && cycle % config.migration_interval === 0 && db.islands.length > 1) {
-    for (const from of db.islands)
-      if (from.best) await append(ws, { cycle, candidate: from.best.candidate, from: from.index, island: (from.index + 1) % config.count }, 'migrate');
-    db = await readIslandDb(ws, config);
-  }
-  const here = db.islands[island]!;
-  if (!here.best) {
-    if (championJson?.verdict === 'pass') {
-      await recordMember(ws, { cycle, island, candidate: champion, json: championJson });
-    }
-    return { parent: champion, island, how: `island ${island} is empty: starting from the champion` };
-  }
-  const rnd = prng(cycle * 7919 + 101);
-  if (rnd() < config.exploitation || here.cells.size === 1) return { parent: here.best.candidate, island, how: `island ${island}'s best (${candidateDirName(here.best.candidate)}, PAR-2 ${here.best.par2!.toFixed(2)} s)` };
-  const cells = [...here.cells.entries()].sort((a, b) => a[0].localeCompare(b[0]));
-  const [key, m] = cells[Math.floor(rnd() * cells.length)]!;
-  return { parent: m.candidate, island, how: `a random elite of island ${island} (cell ${key}: ${candidateDirName(m.candidate)})` };
+/** The islands strategy for its settings. */
+export function islands(cfg: Extract<StrategyConfig, { name: 'islands' }>): Strategy {
+  const db = cfg.islands;
+  return {
+    name: 'islands',
+    proposals: 1,
+    screens: true,
+    needsJudge: false,
+    parent: ({ ws, cycle, champion, championJson }) => chooseParent(ws, db, cycle, champion, championJson),
+    async select(coded, ctx) {
+      const current = await readIslandDb(ctx.ws, db);
+      const out: Selection = { evaluate: [], discarded: [] };
+      for (const p of coded.filter((x) => x.coded)) {
+        const dup = await duplicateOf(ctx.ws, current, p.candidate, { timeoutS: ctx.buildTimeoutS, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+        if (!dup) {
+          out.evaluate.push(p.candidate);
+          continue;
+        }
+        const reason = `not evaluated: a duplicate of ${candidateDirName(dup.of)} (${dup.how})`;
+        ctx.say(`${candidateDirName(p.candidate)}: ${reason}`);
+        await recordMember(ctx.ws, { cycle: ctx.cycle, island: ctx.island ?? 0, candidate: p.candidate, penalty: 'no change', detail: reason });
+        out.discarded.push({ candidate: p.candidate, reason });
+      }
+      return out;
+    },
+    async record(o) {
+      // Once per candidate: a resumed step must not count it twice.
+      const current = await readIslandDb(o.ws, db);
+      if (current.byCandidate.has(o.candidate) || (!o.json && !o.penalty)) return;
+      await recordMember(o.ws, { cycle: o.cycle, island: o.island ?? 0, candidate: o.candidate, ...(o.json ? { json: o.json } : {}), ...(o.penalty ? { penalty: o.penalty } : {}), ...(o.detail ? { detail: o.detail } : {}) });
+    },
+    accept: acceptWithMargin(cfg.min_improvement_pct),
+  };
 }

@@ -3,11 +3,8 @@
 // arguments are validated. A malformed answer is told what was wrong and asked again; a model that
 // never answers properly is an error, never a made-up score.
 import { z } from 'zod';
-import { Transcript, transcriptFile } from '../llm/transcript';
-import type { Config, ModelConfig } from '../config/schema';
-import { createClient, MeteredClient } from '../llm/factory';
-import type { ChatMessage, LlmClient, Role, ToolSpec } from '../llm/types';
-import { UsageLedger } from '../llm/usage';
+import { Transcript } from '../llm/transcript';
+import type { ChatMessage, LlmClient, ToolSpec } from '../llm/types';
 
 export const JudgeScore = z
   .object({
@@ -88,32 +85,4 @@ export function llmJudge(client: (cycle: number) => LlmClient, opts: { transcrip
       throw new Error(`the judge gave no valid score for ${input.candidate} after ${attempts} attempts (${problem})`);
     },
   };
-}
-
-export interface JudgeHostOptions {
-  ws: string;
-  config: Config;
-  apiKey: (role: Role, model: ModelConfig) => string | undefined;
-  runId: string;
-  onRetryWait?: (w: { role: Role; delayMs: number; message: string; retryNow: () => void }) => void;
-}
-
-/** The judge of satlution.yaml (models.judge, else the planner's model), metered like the agents; undefined when the strategy needs none. */
-export function judgeFromConfig(o: JudgeHostOptions): Judge | undefined {
-  if (o.config.strategy.name !== 'sift') return undefined;
-  const m = o.config.models.judge ?? o.config.models.planner;
-  if (!m) return undefined; // the config check already says so; the engine repeats it at the judge step
-  const ledger = UsageLedger.forWorkspace(o.ws, o.config.budgets.usd);
-  return llmJudge(
-    (cycle) =>
-      new MeteredClient(createClient(m, o.apiKey('judge', m)), {
-        role: 'judge',
-        run: o.runId,
-        cycle,
-        config: m,
-        ledger,
-        retry: { onWait: (w) => o.onRetryWait?.({ role: 'judge', delayMs: w.delayMs, message: w.error.message, retryNow: w.retryNow }) },
-      }),
-    { transcriptFile: (cycle) => transcriptFile(o.ws, cycle, 'judge') },
-  );
 }

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { placeholderResults } from './resultsFile';
 import { z } from 'zod';
 import { renderConfig } from '../config/template';
 import { parseConfig } from '../config/load';
@@ -222,7 +223,7 @@ async function writeBaselineDocs(candidateDir: string, seed: string, imported: I
   const docs: Record<(typeof CANDIDATE_DOCS)[number], string> = {
     'HYPOTHESIS.md': `# SATLUTION_0 — baseline\n\n## Change\nNone: the unmodified seed solver **${seed}**.\n\n## Rationale\nThe first champion, which every later candidate is measured against.\n\n## Expected effect\nNone (reference point for SAT, UNSAT and PAR-2).\n`,
     'CHANGELOG.md': `# Changelog\n\n## SATLUTION_0\n- Imported seed ${seed} from ${origin} (${imported.files} files).\n`,
-    'RESULTS.md': `# Results — SATLUTION_0\n\nNot evaluated yet.\n`,
+    'RESULTS.md': placeholderResults('SATLUTION_0'),
   };
   for (const [name, text] of Object.entries(docs)) await writeIfMissing(path.join(candidateDir, name), text);
 }

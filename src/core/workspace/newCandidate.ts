@@ -3,6 +3,7 @@
 // both start a challenger this way.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { placeholderResults, RESULTS_FILE } from './resultsFile';
 import { CandidateStore, type CandidateRecord } from '../store/candidates';
 import { candidateDirName } from '../layout';
 
@@ -23,7 +24,7 @@ export async function newCandidate(workspaceDir: string, opts: { parent?: number
   const title = opts.title ?? '(describe the change)';
   await fs.writeFile(path.join(staging, 'HYPOTHESIS.md'), `# ${rec.dir}: ${title}\n\n## Change\n\n## Rationale\n\n## Expected effect\n(on SAT, UNSAT and PAR-2)\n\n## Risks\n`);
   await fs.writeFile(path.join(staging, 'CHANGELOG.md'), `# Changelog\n\n## ${rec.dir} (from ${parentRec.dir})\n- \n`);
-  await fs.writeFile(path.join(staging, 'RESULTS.md'), `# Results — ${rec.dir}\n\nNot evaluated yet.\n`);
+  await fs.writeFile(path.join(staging, RESULTS_FILE), placeholderResults(rec.dir));
   await fs.rename(staging, dir);
   return rec;
 }

@@ -1,0 +1,80 @@
+// The evaluation document: what `satlution eval --json` writes and what is kept per candidate in
+// `.satlution/evals/<candidate>.json` (ARCHITECTURE.md, "Files on disk"). One versioned schema, so every
+// reader validates the same thing; files written before the version field existed read as version 1.
+import { z } from 'zod';
+import { InstanceResult } from '../run/result';
+
+/** The document's format version; a file with a higher one was written by a newer SATLUTION. */
+export const EVAL_DOC_VERSION = 1;
+
+/** The gate names, cheapest first (eval/gates.ts runs them in this order). */
+export const GateName = z.enum(['comply', 'build', 'smoke', 'verify', 'perf']);
+export type GateName = z.infer<typeof GateName>;
+
+/** The metrics of one stage's results (paper Table 3; computed by eval/metrics.ts). */
+export const MetricsDoc = z.object({
+  n: z.number().int().nonnegative(),
+  solved: z.number().int().nonnegative(),
+  solved_sat: z.number().int().nonnegative(),
+  solved_unsat: z.number().int().nonnegative(),
+  par2: z.number().nonnegative(),
+  par2_sat: z.number().nonnegative().nullable(),
+  par2_unsat: z.number().nonnegative().nullable(),
+  solved_within: z.record(z.string(), z.number().int().nonnegative()),
+  mem_avg_mb: z.number().nullable(),
+  mem_max_mb: z.number().nullable(),
+  wrong: z.number().int().nonnegative(),
+  vbs_match: z.boolean(),
+  unique_solved: z.number().int().nonnegative().nullable(),
+});
+
+/** A compiler message parsed from the build log. */
+const DiagnosticDoc = z.object({ file: z.string().nullable(), line: z.number().nullable(), column: z.number().nullable(), severity: z.enum(['error', 'warning']), message: z.string() });
+
+/** A rule violation found by the comply gate. */
+const ViolationDoc = z.object({ rule: z.string(), check: z.string(), severity: z.enum(['error', 'warning']), file: z.string().nullable(), line: z.number().nullable(), message: z.string(), match: z.string().optional() });
+
+/** One gate's outcome. */
+export const GateDoc = z.object({
+  gate: GateName,
+  ok: z.boolean(),
+  detail: z.string(),
+  /** One line per failing instance or error (at most 20). */
+  failures: z.array(z.string()),
+  metrics: MetricsDoc.optional(),
+  diagnostics: z.array(DiagnosticDoc).optional(),
+  compliance: z.object({ score: z.number(), errors: z.number().int(), warnings: z.number().int(), violations: z.array(ViolationDoc) }).optional(),
+  /** Results taken from earlier runs with the same key. */
+  reused: z.number().int().nonnegative().optional(),
+});
+export type GateDoc = z.infer<typeof GateDoc>;
+
+/** The evaluation document, version 1. */
+export const EvalDoc = z.object({
+  version: z.literal(EVAL_DOC_VERSION).default(EVAL_DOC_VERSION),
+  solver: z.string(),
+  solver_hash: z.string().nullable(),
+  /** The runner(s) the stages ran on, comma-separated. */
+  runner: z.string(),
+  /** The limits of the stage whose results `instances` holds (the last stage that ran). */
+  timeout_s: z.number().positive().nullable(),
+  mem_limit_mb: z.number().positive().nullable(),
+  verdict: z.enum(['pass', 'fail']),
+  evaluated_at: z.string(),
+  instances: z.array(InstanceResult),
+  metrics: MetricsDoc.nullable(),
+  /** Multi-fidelity: the perf tier the measurement is from, of how many (the last is the full set). */
+  tier: z.object({ reached: z.number().int().positive(), of: z.number().int().positive() }).optional(),
+  gates: z.array(GateDoc),
+});
+export type EvalDoc = z.infer<typeof EvalDoc>;
+
+/** Why a stored document cannot be used, in words a person can act on. */
+export function evalDocProblem(raw: unknown): string | undefined {
+  const version = typeof raw === 'object' && raw !== null && 'version' in raw ? (raw as { version: unknown }).version : undefined;
+  if (typeof version === 'number' && version > EVAL_DOC_VERSION) return `it was written by a newer SATLUTION (format ${version}; this one reads ${EVAL_DOC_VERSION})`;
+  const r = EvalDoc.safeParse(raw);
+  if (r.success) return undefined;
+  const first = r.error.issues[0]!;
+  return `${first.path.join('.') || 'the document'}: ${first.message}${r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more problem${r.error.issues.length > 2 ? 's' : ''})` : ''}`;
+}

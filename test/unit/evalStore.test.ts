@@ -1,0 +1,62 @@
+// The evaluation document and its store: what is written reads back validated; a damaged, foreign or
+// newer file is a reason, never a crash; a file from before the version field still reads.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { EvalDoc } from '../../src/core/eval/evalDoc';
+import { EvalStore } from '../../src/core/eval/evalStore';
+import { sampleEvalDoc } from '../fixtures/evalDocs';
+import { tempDir, write } from './helpers';
+
+const doc = () => sampleEvalDoc();
+
+describe('the evaluation document and EvalStore', () => {
+  it('writes atomically and reads back what it wrote', async () => {
+    const ws = tempDir();
+    const store = new EvalStore(ws);
+    const file = await store.write(1, doc());
+    assert.equal(file, path.join(ws, '.satlution', 'evals', 'SATLUTION_1.json'));
+    assert.deepEqual(fs.readdirSync(path.dirname(file)), ['SATLUTION_1.json'], 'no temporary file is left behind');
+    assert.deepEqual(await store.read('SATLUTION_1'), { status: 'ok', doc: doc() });
+    assert.deepEqual(await store.candidates(), ['SATLUTION_1']);
+    assert.equal(store.candidateOf(path.join(ws, 'SATLUTION_1')), 'SATLUTION_1');
+    assert.equal(store.candidateOf(path.join(ws, 'elsewhere', 'SATLUTION_1')), undefined);
+  });
+
+  it('refuses to write a document that does not match the schema', async () => {
+    const bad = { ...doc(), verdict: 'maybe' } as unknown as EvalDoc;
+    await assert.rejects(new EvalStore(tempDir()).write(1, bad));
+  });
+
+  it('reads a file from before the version field as version 1', async () => {
+    const ws = tempDir();
+    const { version: _v, ...old } = doc();
+    write(path.join(ws, '.satlution', 'evals', 'SATLUTION_2.json'), JSON.stringify(old));
+    const r = await new EvalStore(ws).read(2);
+    assert.equal(r.status, 'ok');
+    assert.equal(r.status === 'ok' && r.doc.version, 1);
+  });
+
+  it('gives a reason for a damaged, foreign or newer file, and get() counts it as not evaluated', async () => {
+    const ws = tempDir();
+    const evals = path.join(ws, '.satlution', 'evals');
+    write(path.join(evals, 'SATLUTION_1.json'), '{ "verdict": "pass", "gates": [');
+    write(path.join(evals, 'SATLUTION_2.json'), JSON.stringify({ hello: 'world' }));
+    write(path.join(evals, 'SATLUTION_3.json'), JSON.stringify({ ...doc(), version: 7 }));
+    write(path.join(evals, 'SATLUTION_4.json'), JSON.stringify({ ...doc(), instances: [{ instance: 'a.cnf', status: 'fast' }] }));
+    const store = new EvalStore(ws);
+    const reason = async (id: number) => {
+      const r = await store.read(id);
+      assert.equal(r.status, 'invalid');
+      return r.status === 'invalid' ? r.reason : '';
+    };
+    assert.match(await reason(1), /not valid JSON/);
+    assert.match(await reason(2), /^solver: .*\(and \d+ more problems\)$/);
+    assert.match(await reason(3), /written by a newer SATLUTION \(format 7; this one reads 1\)/);
+    assert.match(await reason(4), /^instances\.0\./);
+    assert.deepEqual(await store.read(5), { status: 'missing' });
+    const heard: string[] = [];
+    assert.equal(await store.get(3, (m) => heard.push(m)), undefined);
+    assert.match(heard[0]!, /^\.satlution\/evals\/SATLUTION_3\.json: it was written by a newer SATLUTION .*counts as not evaluated$/);
+  });
+});
