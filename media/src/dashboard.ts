@@ -14,7 +14,7 @@ import type { Chart } from 'chart.js';
 import type { CandidateColumns } from '../../src/core/dashboard/schema';
 import { DashboardHostMessage, type DashboardViewMessage } from '../../src/shared/dashboardProtocol';
 import { applyTheme } from './dashboard/charts';
-import { h } from './dashboard/dom';
+import { h } from './shared/dom';
 import { compareBar, kpis, updated } from './dashboard/header';
 import { defaultSelection, MAX_SELECTED, neededColumns, view, type View } from './dashboard/model';
 import { restore, TABS, type Saved, type Tab, type UiState } from './dashboard/state';

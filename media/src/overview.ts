@@ -1,25 +1,12 @@
 // The Overview webview: renders what the extension sends (validated against the shared protocol)
 // with plain DOM (no innerHTML of data), keeps the last state across hide/reload, and says `ready`.
 import './shared/jitless'; // first: before zod parses anything
+import { button, h, linkButton, type Child } from './shared/dom';
 import { vscodeApi } from './shared/vscodeApi';
 import { HostMessage, type Overview, type OverviewAction, type ViewMessage } from '../../src/shared/protocol';
 
 const vscode = vscodeApi<ViewMessage>();
 const root = document.getElementById('root')!;
-
-type Child = Node | string | null | undefined | false;
-function h(tag: string, attrs: Record<string, string> = {}, ...children: Child[]): HTMLElement {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  for (const c of children) if (c) el.append(c);
-  return el;
-}
-
-function button(label: string, onClick: () => void, attrs: Record<string, string> = {}): HTMLElement {
-  const b = h('button', { type: 'button', ...attrs }, label);
-  b.addEventListener('click', onClick);
-  return b;
-}
 
 const act = (action: OverviewAction) => () => vscode.postMessage({ type: 'action', action });
 
@@ -49,7 +36,7 @@ function render(o: Overview): void {
   }
   const champion = o.champion
     ? h('div', { class: 'champion' },
-        button(`★ ${o.champion.dir}`, () => vscode.postMessage({ type: 'openCandidate', dir: o.champion!.dir }), { class: 'link', 'aria-label': `Champion ${o.champion.dir}: reveal its folder` }),
+        linkButton(`★ ${o.champion.dir}`, () => vscode.postMessage({ type: 'openCandidate', dir: o.champion!.dir }), { aria: `Champion ${o.champion.dir}: reveal its folder` }),
         h('span', { class: 'muted' }, o.champion.seed ? `baseline from seed ${o.champion.seed}` : STATUS_LABEL[o.champion.status] ?? ''))
     : h('p', { class: 'muted' }, 'No champion yet.');
   const chips = h('p', { class: 'chips' },
@@ -57,7 +44,7 @@ function render(o: Overview): void {
     ...Object.entries(o.counts).map(([st, n]) => h('span', { class: `chip s-${st}` }, `${n} ${STATUS_LABEL[st] ?? st}`)));
   const latest = h('ul', { class: 'latest' },
     ...o.latest.map((c) => h('li', {},
-      button(c.dir, () => vscode.postMessage({ type: 'openCandidate', dir: c.dir }), { class: 'link' }),
+      linkButton(c.dir, () => vscode.postMessage({ type: 'openCandidate', dir: c.dir })),
       h('span', { class: `status s-${c.status}` }, c.missing ? 'directory missing' : STATUS_LABEL[c.status] ?? c.status),
       c.parent && h('span', { class: 'muted' }, `from ${c.parent}`),
       h('span', { class: 'muted right' }, ago(c.updated)))));

@@ -3,6 +3,7 @@
 // against the shared protocol; data is rendered with DOM APIs only (never innerHTML). The last state,
 // the stream and an unsaved notes draft survive hide/reload (setState); `ready` asks for the current.
 import './shared/jitless'; // first: before zod parses anything
+import { h, linkButton, type Child } from './shared/dom';
 import { vscodeApi } from './shared/vscodeApi';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
@@ -26,26 +27,13 @@ import { appendStream } from '../../src/shared/steeringStream';
 const vscode = vscodeApi<SteeringViewMessage>();
 const root = document.getElementById('root')!;
 
-type Child = Node | string | null | undefined | false;
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  for (const c of children) if (c) el.append(c);
-  return el;
-}
-
+/** A vscode-button (the toolkit's look); clicks on a disabled one are ignored. */
 function button(label: string, onClick: () => void, o: { secondary?: boolean; aria?: string; title?: string } = {}): VscodeButton {
   const b = h('vscode-button', { ...(o.aria ? { 'aria-label': o.aria } : {}), ...(o.title ? { title: o.title } : {}) }, label);
   b.secondary = o.secondary ?? false;
   b.addEventListener('click', () => {
     if (!b.disabled) onClick();
   });
-  return b;
-}
-
-function linkButton(label: string, onClick: () => void, aria?: string): HTMLButtonElement {
-  const b = h('button', { type: 'button', class: 'link', ...(aria ? { 'aria-label': aria } : {}) }, label);
-  b.addEventListener('click', onClick);
   return b;
 }
 
@@ -86,9 +74,9 @@ const post = (m: SteeringViewMessage) => vscode.postMessage(m);
 
 // ---- skeleton ----------------------------------------------------------------------------------
 
-const STEPS = ['plan', 'approve', 'code', 'judge', 'evaluate', 'analyze', 'decide'] as const;
+const STEPS = ['plan', 'approve', 'code', 'screen', 'evaluate', 'analyze', 'decide'] as const;
 const STEP_LABEL: Record<(typeof STEPS)[number] | 'done', string> = {
-  plan: 'Plan', approve: 'Approve', code: 'Code', judge: 'Screen', evaluate: 'Evaluate', analyze: 'Analyze', decide: 'Decide', done: 'Done',
+  plan: 'Plan', approve: 'Approve', code: 'Code', screen: 'Screen', evaluate: 'Evaluate', analyze: 'Analyze', decide: 'Decide', done: 'Done',
 };
 const ROLE_LABEL: Record<AgentRole, string> = { planner: 'Planner', coder: 'Coder', tuner: 'Tuner' };
 
@@ -120,7 +108,7 @@ const jump = linkButton('↓ Latest activity', () => {
 });
 jump.classList.add('jump');
 jump.hidden = true;
-const transcriptLink = linkButton('Open transcript…', () => post({ type: 'openTranscript' }), 'Open an agent transcript as a document');
+const transcriptLink = linkButton('Open transcript…', () => post({ type: 'openTranscript' }), { aria: 'Open an agent transcript as a document' });
 const emptyLog = h('p', { class: 'muted empty' }, 'The planner, coder and tuner show their work here while a cycle runs.');
 
 // resize: none: vscode-textarea draws its resize grip from a data: image, which the view's CSP blocks.
@@ -243,7 +231,7 @@ function renderState(s: SteeringState | undefined): void {
 let lastAnnounced = '';
 function renderSteps(s: SteeringState): void {
   // Only strategies that screen proposals (a judge, duplicate checks) have that step.
-  const steps = STEPS.filter((x) => x !== 'judge' || (s.strategy !== null && s.strategy !== 'champion-challenger') || s.step === 'judge');
+  const steps = STEPS.filter((x) => x !== 'screen' || (s.strategy !== null && s.strategy !== 'champion-challenger') || s.step === 'screen');
   const current = s.step && s.step !== 'done' ? steps.indexOf(s.step) : -1;
   const finished = s.step === 'done';
   stepItems.forEach((li, j) => {

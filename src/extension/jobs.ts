@@ -1,6 +1,7 @@
 // The work in flight in this window (evaluations, cycles), for the Runners view: what runs where, since
 // when, and its latest progress message.
 import * as vscode from 'vscode';
+import { Disposable } from './disposable';
 
 export interface Job {
   id: number;
@@ -10,8 +11,8 @@ export interface Job {
   message: string;
 }
 
-export class JobTracker implements vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
+export class JobTracker extends Disposable {
+  private readonly changed = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
   private readonly jobs = new Map<number, Job>();
   private next = 1;
@@ -35,9 +36,5 @@ export class JobTracker implements vscode.Disposable {
       this.jobs.delete(job.id);
       this.changed.fire();
     }
-  }
-
-  dispose(): void {
-    this.changed.dispose();
   }
 }

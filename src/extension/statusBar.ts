@@ -1,23 +1,23 @@
 // The status-bar item: the cycle's phase while one runs, and the champion with its PAR-2 always;
 // a click opens the Steering view.
 import * as vscode from 'vscode';
-import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
 import { readCycle } from '../core/store/cycleState';
+import { EvalStore } from '../core/eval/evalStore';
 import { statusText } from './statusText';
-import { STATE_DIR } from '../core/layout';
 import type { WorkspaceModel } from './workspaceModel';
+import { Disposable } from './disposable';
 
-export class SatlutionStatusBar implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('satlution.status', vscode.StatusBarAlignment.Left, 50);
-  private readonly subs: vscode.Disposable[];
+export class SatlutionStatusBar extends Disposable {
+  private readonly item = this.register(vscode.window.createStatusBarItem('satlution.status', vscode.StatusBarAlignment.Left, 50));
   private running = false;
   private shown = false;
 
   constructor(private readonly model: WorkspaceModel) {
+    super();
     this.item.name = 'SATLUTION';
     this.item.command = { command: 'satlution.steering.focus', title: 'Show the Steering view' };
-    this.subs = [this.item, model.onDidChange(() => void this.update()), vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('satlution.statusBar.enabled') && void this.update())];
+    this.register(model.onDidChange(() => void this.update()));
+    this.register(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('satlution.statusBar.enabled') && void this.update()));
   }
 
   /** What the item shows now (hidden: undefined). */
@@ -45,17 +45,8 @@ export class SatlutionStatusBar implements vscode.Disposable {
     this.item.show();
     this.shown = true;
   }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
-  }
 }
 
 async function championPar2(ws: string, dir: string): Promise<number | null> {
-  try {
-    const j = JSON.parse(await fs.readFile(path.join(ws, STATE_DIR, 'evals', `${dir}.json`), 'utf8')) as { metrics?: { par2?: unknown } | null };
-    return typeof j.metrics?.par2 === 'number' ? j.metrics.par2 : null;
-  } catch {
-    return null;
-  }
+  return (await new EvalStore(ws).get(dir))?.metrics?.par2 ?? null;
 }

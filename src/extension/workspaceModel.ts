@@ -4,23 +4,22 @@ import * as vscode from 'vscode';
 import { CONFIG_FILE } from '../core/layout';
 import { isWorkspace, readSnapshot, type WorkspaceSnapshot } from '../core/workspace/snapshot';
 import type { Logger } from '../core/ports';
+import { Disposable } from './disposable';
 
-export class WorkspaceModel implements vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<WorkspaceSnapshot | undefined>();
+export class WorkspaceModel extends Disposable {
+  private readonly changed = this.register(new vscode.EventEmitter<WorkspaceSnapshot | undefined>());
   readonly onDidChange = this.changed.event;
   private current: WorkspaceSnapshot | undefined;
   private root: string | undefined;
   private watcher: vscode.FileSystemWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private readonly disposables: vscode.Disposable[] = [this.changed];
   private refreshing: Promise<WorkspaceSnapshot | undefined> | undefined;
   private queued: Promise<WorkspaceSnapshot | undefined> | undefined;
 
   constructor(private readonly log: Logger) {
-    this.disposables.push(
-      vscode.workspace.onDidChangeWorkspaceFolders(() => void this.refresh()),
-      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('satlution.candidates.watch') && this.watch()),
-    );
+    super();
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => void this.refresh()));
+    this.register(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('satlution.candidates.watch') && this.watch()));
   }
 
   get snapshot(): WorkspaceSnapshot | undefined {
@@ -83,10 +82,10 @@ export class WorkspaceModel implements vscode.Disposable {
     this.watcher.onDidDelete(soon);
   }
 
-  dispose(): void {
+  override dispose(): void {
     clearTimeout(this.timer);
     this.watcher?.dispose();
-    for (const d of this.disposables) d.dispose();
+    super.dispose();
   }
 }
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { STRATEGY_NAMES } from '../core/config/strategyNames';
 
 // Mirrors of core enums (core modules import Node APIs); a unit test keeps them equal.
-export const STEPS = ['plan', 'approve', 'code', 'judge', 'evaluate', 'analyze', 'decide', 'done'] as const;
+export const STEPS = ['plan', 'approve', 'code', 'screen', 'evaluate', 'analyze', 'decide', 'done'] as const;
 export const Step = z.enum(STEPS);
 export type Step = z.infer<typeof Step>;
 export const ApprovalMode = z.enum(['manual', 'semi', 'auto']);
@@ -69,7 +69,7 @@ export const SteeringState = z
     agent: z.enum(['llm', 'tuner']).nullable(),
     /** From satlution.yaml; null while it is invalid. */
     approval: ApprovalMode.nullable(),
-    /** The search strategy from satlution.yaml (sift adds the Judge step); null while it is invalid. */
+    /** The search strategy from satlution.yaml (strategies that screen proposals add the Screen step); null while it is invalid. */
     strategy: z.enum(STRATEGY_NAMES).nullable(),
     /** How the last cycle ended, when one did. */
     outcome: z.string().max(LIMITS.line * 2).nullable(),

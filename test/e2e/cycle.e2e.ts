@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { E2eContext } from './index';
-import { openSidebar, pickQuickItem, runCommand, treeRow, waitForWorkbench, webview } from './workbench';
+import type { FrameLocator } from 'playwright-core';
+import { openSidebar, pickQuickItem, runCommand, settled, treeRow, waitForWorkbench, webview } from './workbench';
 
 /** minicdcl as the seed, small generated sets with known answers, the seed measured, two tuner cycles. */
 export function prepareEvolvedWorkspace(root: string, ws: string): void {
@@ -38,31 +39,47 @@ export async function cycleFromTheSidebar({ page, workspace, shot }: E2eContext)
   await openSidebar(page, 'SATLUTION');
   const steering = await webview(page, 'Steering');
   await steering.getByRole('toolbar', { name: 'Cycle controls' }).waitFor({ timeout: 30000 });
+  const next = before.cycle + 1;
 
-  // Start: the tuner plans (no models are configured) and the plan waits in the Steering view.
-  await steering.getByRole('button', { name: 'Start' }).click();
-  const approve = steering.getByRole('button', { name: 'Approve' });
+  // Start: the tuner plans (no models are configured) and the plan waits in the Steering view. The
+  // buttons are inert until the host's first snapshot: wait until Start can be pressed.
+  await enabled(steering, 'Start').click();
+  const approve = enabled(steering, 'Approve');
   await approve.waitFor({ timeout: 60000 });
   const plan = steering.getByRole('document', { name: /HYPOTHESIS\.md of SATLUTION_\d+/ });
   assert.match(await plan.innerText(), /New defaults in src\/options.h: \w+ from \d+ to \d+/);
-  await page.waitForTimeout(500);
+  assert.equal(await steering.locator('.phase').textContent(), 'Awaiting approval');
+  await settled(page, steering);
   console.log(`    screenshot: ${await shot('1-plan-awaiting-approval')}`);
   await approve.click();
 
-  // It codes, evaluates and decides; the Steering view follows it.
-  let done: { cycle: number; step: string; candidate: number; outcome: string } | undefined;
-  for (let i = 0; i < 240; i++) {
-    const s = JSON.parse(fs.readFileSync(cycleFile, 'utf8')) as typeof done & {};
-    if (s.cycle === before.cycle + 1 && s.step === 'done') {
-      done = s;
-      break;
-    }
-    await page.waitForTimeout(500);
-  }
-  assert.ok(done, 'the cycle did not finish');
+  // It codes, evaluates and decides; the Steering view follows it to the end: the new cycle's number,
+  // then Idle (which, once the new cycle is shown, can only be its end) with the outcome beside it.
+  await approve.waitFor({ state: 'detached', timeout: 15000 });
+  await steering.locator('.cycle-line', { hasText: new RegExp(`^Cycle ${next}\\b`) }).waitFor({ timeout: 30000 });
+  await steering.locator('.phase', { hasText: /^Idle$/ }).waitFor({ timeout: 120000 });
+  const note = steering.locator('p.note', { hasText: /^Last cycle: / });
+  await note.waitFor({ timeout: 15000 });
+  // What the view shows is what the engine recorded.
+  const done = JSON.parse(fs.readFileSync(cycleFile, 'utf8')) as { cycle: number; step: string; candidate: number; outcome: string };
+  assert.equal(done.cycle, next, 'cycle.json is the new cycle');
+  assert.equal(done.step, 'done', 'the cycle finished');
   const dir = `SATLUTION_${done.candidate}`;
-  await steering.getByText(/Idle|Done|Finished/i).first().waitFor({ timeout: 30000 }).catch(() => undefined);
-  await page.waitForTimeout(800);
+  assert.equal(await steering.locator('.cycle-line').textContent(), `Cycle ${next} · ${dir}`);
+  const outcome = ((await note.textContent()) ?? '').replace(/^Last cycle: /, '');
+  assert.ok(outcome === done.outcome || (outcome.endsWith('…') && done.outcome.startsWith(outcome.slice(0, -1))), `the view shows the outcome "${done.outcome}", not "${outcome}"`);
+  // Every step of the stepper is done, and the stream ends the cycle with its Done mark.
+  const steps = steering.getByRole('list', { name: 'Cycle steps' }).locator('li.step:not([hidden])');
+  assert.ok((await steps.count()) >= 6, 'the stepper shows the steps');
+  assert.equal(await steering.getByRole('list', { name: 'Cycle steps' }).locator('li.step:not([hidden]):not(.done)').count(), 0, 'every step is done');
+  assert.equal(await steering.locator('p.visually-hidden[aria-live="polite"]').textContent(), `Cycle ${next} finished.`);
+  await steering.getByRole('log', { name: 'Agent activity' }).getByRole('separator').filter({ hasText: `Done · ${dir}` }).waitFor({ timeout: 15000 });
+  // Nothing runs: Start is back and pressable, Pause and Stop are not.
+  await enabled(steering, 'Start').waitFor({ timeout: 15000 });
+  assert.equal(await steering.locator('vscode-button[disabled]', { hasText: /^\s*(Pause|Stop)\s*$/ }).count(), 2, 'Pause and Stop are disabled');
+  // Approve was scrolled into view to be clicked: bring the cycle's status back for the screenshot.
+  await steering.locator('.phase').scrollIntoViewIfNeeded();
+  await settled(page, steering);
   console.log(`    screenshot: ${await shot('2-cycle-done')}`);
 
   // Review: the candidate's inline "Compare with Parent" in the Cycles view.
@@ -71,8 +88,13 @@ export async function cycleFromTheSidebar({ page, workspace, shot }: E2eContext)
   await row.hover();
   await row.getByRole('button', { name: 'Compare with Parent' }).click();
   await page.locator('.tab', { hasText: `${dir} ↔ SATLUTION_` }).waitFor({ timeout: 30000 });
+  // The documents open beside the diff, RESULTS.md last (when the cycle wrote one).
+  const last = fs.existsSync(path.join(workspace, dir, 'RESULTS.md')) ? 'RESULTS.md' : 'HYPOTHESIS.md';
   await page.locator('.tab', { hasText: 'HYPOTHESIS.md' }).waitFor({ timeout: 15000 });
-  await page.waitForTimeout(1500);
+  await page.locator('.tab', { hasText: last }).waitFor({ timeout: 15000 });
+  await page.locator('.multiDiffEditor .multiDiffEntry').first().waitFor({ timeout: 15000 });
+  await page.locator('.editor-group-container .monaco-editor .view-lines').last().waitFor({ timeout: 15000 });
+  await settled(page);
   console.log(`    screenshot: ${await shot('3-diff-with-parent')}`);
 
   // The dashboard, from the Cycles view's title bar, with the editor area to itself.
@@ -80,21 +102,33 @@ export async function cycleFromTheSidebar({ page, workspace, shot }: E2eContext)
   await openDashboard(page);
   const dash = await webview(page, DASHBOARD_TITLE);
   await dash.locator('canvas').first().waitFor({ timeout: 30000 });
-  await page.waitForTimeout(1500);
+  await settled(page, dash);
   console.log(`    screenshot: ${await shot('4-dashboard-dark')}`);
 
   // Light theme: the webviews restyle live.
   await runCommand(page, 'Preferences: Color Theme');
   await pickQuickItem(page, 'Light Modern');
   await page.locator('.monaco-workbench.vs').waitFor({ timeout: 15000 });
-  await (await webview(page, DASHBOARD_TITLE)).locator('body.vscode-light').waitFor({ timeout: 15000 });
-  await page.waitForTimeout(3000); // the charts recolour on the next frame; let the workbench settle
+  const lightDash = await webview(page, DASHBOARD_TITLE);
+  await lightDash.locator('body.vscode-light').waitFor({ timeout: 15000 });
+  await lightDash.locator('canvas').first().waitFor({ timeout: 15000 });
+  await settled(page, lightDash); // the charts recolour when the body's theme class changes
   console.log(`    screenshot: ${await shot('5-dashboard-light')}`);
   await openSidebar(page, 'SATLUTION');
-  await (await webview(page, 'Steering')).locator('body.vscode-light').waitFor({ timeout: 15000 });
-  await page.waitForTimeout(1500);
+  const lightSteering = await webview(page, 'Steering');
+  await lightSteering.locator('body.vscode-light').waitFor({ timeout: 15000 });
+  // Re-shown, the view renders its state again: still the finished cycle.
+  await lightSteering.locator('p.note', { hasText: /^Last cycle: / }).waitFor({ timeout: 15000 });
+  await lightSteering.locator('.phase').scrollIntoViewIfNeeded();
+  await settled(page, lightSteering);
   console.log(`    screenshot: ${await shot('6-sidebar-light')}`);
   assert.deepEqual(cspViolations, [], 'a webview broke its Content-Security-Policy');
+}
+
+/** A Steering toolbar or plan button with this label that can be pressed now. */
+function enabled(view: FrameLocator, label: string) {
+  // The text matched includes the whitespace of the button's shadow DOM: allow it around the label.
+  return view.locator('vscode-button:not([disabled])', { hasText: new RegExp(`^\\s*${label}\\s*$`) });
 }
 
 export const DASHBOARD_TITLE = 'SATLUTION Dashboard';

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { E2eContext } from './index';
-import { openSidebar, pickQuickItem, runCommand, treeRow, waitForWorkbench, webview } from './workbench';
+import { openSidebar, pickQuickItem, runCommand, settled, treeRow, waitForWorkbench, webview } from './workbench';
 
 export async function initializeFromPalette({ page, workspace, root, shot }: E2eContext): Promise<void> {
   const seed = path.join(root, 'test', 'fixtures', 'seeds', 'tinysat');
@@ -63,8 +63,9 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
   await again.getByRole('button', { name: /Champion SATLUTION_0/ }).waitFor({ timeout: 15000 });
 
   await treeRow(page, 'HYPOTHESIS.md').click();
-  await page.locator('.tab', { hasText: 'HYPOTHESIS.md' }).waitFor({ timeout: 15000 });
-  await page.waitForTimeout(800);
+  await page.locator('.tab.active', { hasText: 'HYPOTHESIS.md' }).waitFor({ timeout: 15000 });
+  await page.locator('.editor-group-container .monaco-editor .view-lines .view-line').first().waitFor({ timeout: 15000 });
+  await settled(page);
   console.log(`    screenshot: ${await shot('4-tree')}`);
 
   // Evaluate from the tree's inline action, as a person would.
@@ -72,12 +73,12 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
   const c0 = treeRow(page, 'SATLUTION_0');
   await c0.hover();
   await c0.getByRole('button', { name: 'Evaluate Candidate' }).click();
-  const evalFile = path.join(workspace, '.satlution', 'evals', 'SATLUTION_0.json');
-  for (let i = 0; i < 120 && !fs.existsSync(evalFile); i++) await page.waitForTimeout(500);
-  assert.ok(fs.existsSync(evalFile), 'no evaluation recorded');
-  // Toasts may already have gone to the notification centre: look there, as a person would.
+  // Its result is announced in a notification; toasts may already have gone to the notification
+  // centre: wait there, as a person would (the centre lists the toasts too, and new ones as they come).
   await runCommand(page, 'Notifications: Show Notifications');
-  await page.locator('.notifications-center .notification-list-item', { hasText: 'SATLUTION_0 passed every gate' }).waitFor({ timeout: 15000 });
+  await page.locator('.notifications-center .notification-list-item', { hasText: 'SATLUTION_0 passed every gate' }).waitFor({ timeout: 60000 });
+  assert.ok(fs.existsSync(path.join(workspace, '.satlution', 'evals', 'SATLUTION_0.json')), 'no evaluation recorded');
+  await settled(page);
   console.log(`    screenshot: ${await shot('5-evaluated')}`);
 
   // Theme-aware: switching to a light theme restyles the webview live.
@@ -85,7 +86,7 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
   await pickQuickItem(page, 'Light Modern');
   const light = await webview(page, 'Overview');
   await light.locator('body.vscode-light').waitFor({ timeout: 15000 });
-  await page.waitForTimeout(500);
+  await settled(page, light);
   console.log(`    screenshot: ${await shot('6-light')}`);
   assert.deepEqual(cspViolations, [], 'the webview broke its Content-Security-Policy');
 }

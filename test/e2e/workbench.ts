@@ -52,3 +52,17 @@ export async function webview(page: Page, title: string, timeoutMs = 30000): Pro
     }
   throw new Error(`webview "${title}" not found`);
 }
+
+/**
+ * Waits until what changed last is on screen: two animation frames in the webview (when given), then
+ * in the workbench. For screenshots, in place of fixed sleeps.
+ */
+export async function settled(page: Page, view?: FrameLocator): Promise<void> {
+  const twoFrames = () =>
+    new Promise<void>((resolve) => {
+      const w = globalThis as unknown as { requestAnimationFrame(cb: () => void): number };
+      w.requestAnimationFrame(() => w.requestAnimationFrame(() => resolve()));
+    });
+  if (view) await view.locator('body').evaluate(twoFrames);
+  await page.evaluate(twoFrames);
+}

@@ -2,10 +2,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { planted3Sat } from '../../src/core/instances/generators';
 import { proposePatches } from '../../src/core/rules/evolution';
 import { SignatureLog } from '../../src/core/rules/postmortem';
 import { CandidateStore } from '../../src/core/store/candidates';
 import type { CyclesNode } from '../../src/extension/views/cyclesTree';
+import { installProbe } from '../fixtures/concurrencyProbe';
 import { api, eventually, FIXTURES, workspaceDir } from './helpers';
 
 const candidates = async () => {
@@ -168,6 +170,38 @@ describe('Evaluate Candidate', () => {
       assert.equal(diags[0]!.source, 'starexec_build');
     } finally {
       fs.writeFileSync(src, good);
+    }
+  });
+
+  it('runs as many solver runs at once as the local runner\'s jobs', async () => {
+    const ws = workspaceDir();
+    const cfg = path.join(ws, 'satlution.yaml');
+    const config = fs.readFileSync(cfg, 'utf8');
+    const runner = /- \{ name: local, kind: local, jobs: \d+ \}/;
+    assert.match(config, runner);
+    const bin = path.join(ws, 'SATLUTION_0', 'bin');
+    const script = fs.readFileSync(path.join(bin, 'starexec_run_default'));
+    fs.renameSync(smoke(), `${smoke()}.saved`);
+    fs.mkdirSync(smoke());
+    for (let i = 0; i < 4; i++) fs.writeFileSync(path.join(smoke(), `p${i}.cnf`), planted3Sat(20, 4.0, 900 + i));
+    const probe = installProbe(path.join(ws, 'SATLUTION_0'), fs.mkdtempSync(path.join(path.dirname(ws), 'probe-')));
+    try {
+      for (const jobs of [1, 2]) {
+        fs.writeFileSync(cfg, config.replace(runner, `- { name: local, kind: local, jobs: ${jobs} }`));
+        probe.reset();
+        const r = (await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' })) as { verdict: string; summary: string } | undefined;
+        assert.ok(r, 'no outcome');
+        assert.equal(r.verdict, 'pass', r.summary);
+        assert.equal(probe.runs(), 4);
+        assert.equal(probe.max(), jobs, `jobs: ${jobs}`);
+        fs.appendFileSync(path.join(bin, 'starexec_run_default'), '# a new hash: the runs are not reused\n');
+      }
+    } finally {
+      fs.writeFileSync(cfg, config);
+      fs.rmSync(path.join(bin, 'probed_run'), { force: true });
+      fs.writeFileSync(path.join(bin, 'starexec_run_default'), script);
+      fs.rmSync(smoke(), { recursive: true, force: true });
+      fs.renameSync(`${smoke()}.saved`, smoke());
     }
   });
 });

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CandidateStore } from '../../src/core/store/candidates';
+import { readCycle } from '../../src/core/store/cycleState';
 import { withLock } from '../../src/core/store/lock';
 import { tempDir } from './helpers';
 
@@ -80,12 +81,18 @@ describe('store: candidates in .satlution/', () => {
     assert.deepEqual((await new CandidateStore(dir).load()).index.candidates.map((c) => c.id), [0, 3]);
   });
 
-  it('ignores a temporary file left by a killed atomic write', async () => {
+  it('ignores a temporary file left by a killed atomic write, and keeps one a live process is writing', async () => {
     const { dir, store } = await seeded();
-    fs.writeFileSync(path.join(dir, '.satlution', '.candidates.json.4242.deadbeef.tmp'), '{"half":');
+    const dead = spawn(process.execPath, ['-e', '']);
+    await new Promise((r) => dead.once('exit', r));
+    const state = path.join(dir, '.satlution');
+    fs.writeFileSync(path.join(state, `.candidates.json.${dead.pid}.deadbeef.tmp`), '{"half":');
+    // A write in progress elsewhere in this process (cycle.json while the views reload the index).
+    const live = `.cycle.json.${process.pid}.0badcafe.tmp`;
+    fs.writeFileSync(path.join(state, live), '{"half":');
     const { report } = await store.load();
     assert.equal(report.rebuilt, undefined);
-    assert.ok(!fs.readdirSync(path.join(dir, '.satlution')).some((f) => f.endsWith('.tmp')));
+    assert.deepEqual(fs.readdirSync(state).filter((f) => f.endsWith('.tmp')), [live]);
   });
 
   it('loads a consistent state after a writer is killed half-way (SIGKILL)', async function () {
@@ -121,5 +128,18 @@ describe('store: candidates in .satlution/', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'store.lock'), String(process.pid));
     await assert.rejects(withLock(dir, async () => 'ran', 300), /stayed locked/);
+  });
+});
+
+describe('cycle state on disk', () => {
+  it('reads a cycle.json written before the screening step was renamed from judge to screen', async () => {
+    const dir = tempDir();
+    const state = { cycle: 3, step: 'judge', parent: 0, candidate: 4, title: 't', started_at: 'x', updated_at: 'x', outcome: null, champion_changed: false, proposals: [{ candidate: 4, title: 't', coded: true }] };
+    fs.mkdirSync(path.join(dir, '.satlution'));
+    fs.writeFileSync(path.join(dir, '.satlution', 'cycle.json'), JSON.stringify(state));
+    const s = await readCycle(dir);
+    assert.equal(s?.step, 'screen');
+    assert.equal(s?.cycle, 3);
+    assert.equal((await readCycle(tempDir())), undefined);
   });
 });

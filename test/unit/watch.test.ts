@@ -8,21 +8,6 @@ import { CLI, FIXTURES, tempDir, write } from './helpers';
 const within = <T>(p: Promise<T>, ms: number, what: string) =>
   Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no ${what} within ${ms} ms`)), ms))]);
 
-/**
- * Waits until a watcher is live. `watchWorkspace` has no readiness signal (chokidar's `ready` is not
- * exposed), so this makes a harmless change the watcher must report — a comment in satlution.yaml —
- * and repeats it until one is reported: from then on no change is missed.
- */
-async function untilWatching(config: string, reported: () => Promise<void>, eachMs: number, ms = 10000): Promise<void> {
-  const original = fs.readFileSync(config, 'utf8');
-  for (let i = 1, end = Date.now() + ms; Date.now() < end; i++) {
-    const seen = reported();
-    fs.writeFileSync(config, `${original}# watch probe ${i}\n`);
-    if (await within(seen, eachMs, 'probe').then(() => true, () => false)) return;
-  }
-  throw new Error(`the watcher reported no change within ${ms} ms`);
-}
-
 describe('workspace: watching for changes', () => {
   it('reports new candidates and documents, not edits deep in solver sources', async () => {
     const dir = tempDir();
@@ -36,7 +21,7 @@ describe('workspace: watching for changes', () => {
     }, 50);
     try {
       const next = () => new Promise<void>((r) => (ping = r));
-      await untilWatching(path.join(dir, 'satlution.yaml'), next, 250);
+      await within(w.ready, 10000, 'ready watcher');
       let p = next();
       fs.mkdirSync(path.join(dir, 'SATLUTION_1'));
       await within(p, 5000, 'event for a new candidate directory');
@@ -59,9 +44,16 @@ describe('workspace: watching for changes', () => {
     const dir = tempDir();
     const init = spawn(process.execPath, [CLI, 'init', '--yes', '--dir', dir, '--seed', path.join(FIXTURES, 'seeds', 'tinysat')], { stdio: 'ignore' });
     await new Promise((r) => init.once('exit', r));
-    const child = spawn(process.execPath, [CLI, 'status', '--watch', '--dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [CLI, 'status', '--watch', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
+    const watching = new Promise<void>((resolve) => {
+      let err = '';
+      child.stderr.on('data', (d) => {
+        err += d;
+        if (/watching for changes/.test(err)) resolve();
+      });
+    });
     const shown = () => out.match(/^Workspace /gm)?.length ?? 0;
     /** Resolves when the output satisfies `ok` (checked on every chunk written). */
     const printed = (ok: () => boolean) =>
@@ -72,11 +64,7 @@ describe('workspace: watching for changes', () => {
       });
     try {
       await within(printed(() => shown() >= 1), 5000, 'first status');
-      // The status is printed before the watcher starts: wait until it reprints on a change.
-      await untilWatching(path.join(dir, 'satlution.yaml'), () => {
-        const n = shown();
-        return printed(() => shown() > n);
-      }, 1000);
+      await within(watching, 10000, 'the watcher ready');
       const before = shown();
       fs.mkdirSync(path.join(dir, 'SATLUTION_1'));
       await within(printed(() => /SATLUTION_1 +unknown/.test(out)), 8000, 'a status showing SATLUTION_1');

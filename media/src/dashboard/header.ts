@@ -5,7 +5,7 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { DashboardViewMessage } from '../../../src/shared/dashboardProtocol';
-import { h, linkButton } from './dom';
+import { h, linkButton } from '../shared/dom';
 import { ago, change, count, secsUnit, usd } from './format';
 import { MAX_SELECTED, styleOf, type View } from './model';
 import type { Palette } from './theme';

@@ -11,7 +11,7 @@ import type { VscodeCheckbox } from '@vscode-elements/elements/dist/vscode-check
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
 import { ANSWERS, EXPECTED, RUN_STATUSES, type CandidateColumns, type DashboardData } from '../../../src/core/dashboard/schema';
-import { h, uid } from './dom';
+import { h, uid } from '../shared/dom';
 import { count, secs } from './format';
 import type { UiState } from './state';
 
@@ -321,14 +321,7 @@ export class InstanceTable {
     const on = r === this.active;
     const tr = h('div', { role: 'row', class: on ? 'trow active' : 'trow', 'data-r': String(r), 'aria-rowindex': String(r + 2), 'aria-selected': String(on) });
     tr.style.transform = `translateY(${r * ROW_H}px)`;
-    const cell = (cls: string, text: string, extra: Record<string, string> = {}) => {
-      const c = document.createElement('div');
-      c.className = cls;
-      c.setAttribute('role', 'gridcell');
-      for (const [k, v] of Object.entries(extra)) c.setAttribute(k, v);
-      c.textContent = text;
-      return c;
-    };
+    const cell = (cls: string, text: string, extra: Record<string, string> = {}) => h('div', { class: cls, role: 'gridcell', ...extra }, text);
     tr.append(cell('td c-instance', name, { title: name, id: `${this.rowId}-${r}-i` }), cell('td c-family muted', fam < 0 ? '' : d.families[fam]!), cell(`td c-expected${exp ? '' : ' muted'}`, exp ?? '–'));
     this.cols.forEach((c, k) => {
       const s = c.col.status[i]!;

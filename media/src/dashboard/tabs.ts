@@ -5,7 +5,7 @@ import type { Chart } from 'chart.js';
 import type { CandidateColumns } from '../../../src/core/dashboard/schema';
 import type { DashboardViewMessage } from '../../../src/shared/dashboardProtocol';
 import { cactusChart, costChart, cyclesChart, failureBars, judgeScatter, par2Bars, type BarRow, type CactusSeries, type CyclePoint } from './charts';
-import { h, linkButton, uid, type Child } from './dom';
+import { h, linkButton, uid, type Child } from '../shared/dom';
 import { change, count, secs, secsUnit, tokens, usd } from './format';
 import { solvedTimes, styleOf, type View } from './model';
 import type { Tab, UiState } from './state';

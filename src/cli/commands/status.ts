@@ -29,6 +29,9 @@ export async function statusCommand(argv: string[]): Promise<number> {
   const snap = await show();
   if (!values.watch) return snap.config.ok ? 0 : 2;
   const w = watchWorkspace(dir, () => void show());
+  await w.ready;
+  // On stderr, so that scripts reading the status on stdout see statuses only.
+  process.stderr.write('satlution status: watching for changes (Ctrl-C ends)\n');
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

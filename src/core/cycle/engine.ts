@@ -125,7 +125,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
   /** A proposal ended (coded or not): plan the next one, or screen them all when there are enough. */
   const nextProposal = async (coded: boolean) => {
     const proposals = [...s!.proposals.filter((p) => p.candidate !== s!.candidate), { candidate: s!.candidate!, title: s!.title, coded }];
-    await step(proposals.length < strategy.proposals ? { step: 'plan', candidate: null, title: null, proposals } : { step: 'judge', proposals });
+    await step(proposals.length < strategy.proposals ? { step: 'plan', candidate: null, title: null, proposals } : { step: 'screen', proposals });
   };
 
   announce();
@@ -189,7 +189,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         else await nextProposal(true);
         break;
       }
-      case 'judge': {
+      case 'screen': {
         const coded = s.proposals.filter((p) => p.coded);
         if (!coded.length) return end(`none of the ${s.proposals.length} proposals was coded`, false);
         const sel = await strategy.select(s.proposals, {
@@ -220,7 +220,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         // The champion (what candidates are compared with) and the parent are measured under the same
         // limits first, when they have not been yet.
         const champion = (await store.load()).index.champion ?? s.parent;
-        for (const ref of new Set([champion, s.parent])) if (!(await readEval(req, ref))) await evaluate(req, dirOf(ref), { reference: true });
+        for (const ref of new Set([champion, s.parent])) if (!(await readEval(req, ref))) await evaluateCandidate(req, dirOf(ref), { reference: true });
         await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: s.parent, json: (await readEval(req, s.parent))! });
         const failures: string[] = [];
         for (const id of selected) {
@@ -229,7 +229,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           if (!json) {
             if (s.candidate !== id) await step({ candidate: id, title: s.proposals.find((p) => p.candidate === id)?.title ?? s.title });
             await store.setStatus(id, 'evaluating');
-            json = await evaluate(req, dirOf(id));
+            json = await evaluateCandidate(req, dirOf(id));
           }
           await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: id, json });
           if (json.verdict === 'fail') {
@@ -325,7 +325,7 @@ function evaluationBase(req: CycleRequest): Pick<EvaluationRequest, 'ws' | 'conf
  * stops where the candidate does not rank high enough; `reference` candidates (the champion, a parent)
  * always go the whole way, since everything else is compared with them.
  */
-async function evaluate(req: CycleRequest, dir: string, o: { reference?: boolean } = {}): Promise<EvalDoc> {
+async function evaluateCandidate(req: CycleRequest, dir: string, o: { reference?: boolean } = {}): Promise<EvalDoc> {
   const r = await evaluateSolver({ ...evaluationBase(req), solverDir: dir, overrides: { stage: 'all', ...jobsOverride(req) }, tiers: { reference: !!o.reference } });
   return r.doc;
 }

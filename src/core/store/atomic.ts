@@ -64,14 +64,28 @@ export async function readJsonLines(file: string): Promise<{ records: unknown[];
   return { records, skipped };
 }
 
-/** Removes temporary files left by writes that were killed before their rename. */
+/** Whether a process with this id is running (on this machine). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/**
+ * Removes temporary files left by writes that were killed before their rename. A temporary file of a
+ * live process (its id is in the name) is a write in progress, possibly this process's own: kept.
+ */
 export async function removeStaleTemps(dir: string): Promise<number> {
   let n = 0;
-  for (const name of await fs.readdir(dir).catch(() => [] as string[]))
-    if (/^\..+\.\d+\.[0-9a-f]{8}\.tmp$/.test(name)) {
-      await fs.rm(path.join(dir, name), { force: true });
-      n++;
-    }
+  for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
+    const m = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name);
+    if (!m || processAlive(Number(m[1]))) continue;
+    await fs.rm(path.join(dir, name), { force: true });
+    n++;
+  }
   return n;
 }
 

@@ -6,12 +6,16 @@ import { z } from 'zod';
 import { appendJsonLine, writeJsonAtomic } from './atomic';
 import { STATE_DIR } from '../layout';
 
-export const Step = z.enum(['plan', 'approve', 'code', 'judge', 'evaluate', 'analyze', 'decide', 'done']);
+/** The steps of a cycle, in order; `screen` picks which proposals are evaluated (strategies that make several). */
+export const Step = z.enum(['plan', 'approve', 'code', 'screen', 'evaluate', 'analyze', 'decide', 'done']);
 export type Step = z.infer<typeof Step>;
+
+/** A step as stored, also by older versions: the screening step was called `judge` before it was `screen`. */
+const StoredStep = z.preprocess((v) => (v === 'judge' ? 'screen' : v), Step);
 
 export const CycleState = z.object({
   cycle: z.number().int().positive(),
-  step: Step,
+  step: StoredStep,
   parent: z.number().int().nonnegative(),
   candidate: z.number().int().nonnegative().nullable(),
   title: z.string().nullable(),

@@ -2,6 +2,7 @@
 // terminal). A lock whose owner process is gone is taken over, so a crash never wedges the store.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { processAlive } from './atomic';
 
 const LOCK = 'store.lock';
 
@@ -40,12 +41,7 @@ async function isStale(file: string): Promise<boolean> {
     const st = await fs.stat(file).catch(() => undefined);
     return !st || Date.now() - st.mtimeMs > 2000;
   }
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  return !processAlive(pid);
 }
 
 /**

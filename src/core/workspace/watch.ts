@@ -4,7 +4,10 @@ import * as path from 'node:path';
 import { watch } from 'chokidar';
 import { CONFIG_FILE, parseCandidateDir, STATE_DIR } from '../layout';
 
+/** A running watch; changes before `ready` resolves may go unreported. */
 export interface WorkspaceWatcher {
+  /** Resolves once the watcher has scanned the workspace: from then on no change is missed. */
+  readonly ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -22,7 +25,9 @@ export function watchWorkspace(dir: string, onChange: () => void, debounceMs = 2
     clearTimeout(timer);
     timer = setTimeout(onChange, debounceMs); // a cycle touches many files at once
   });
+  const ready = new Promise<void>((resolve) => w.once('ready', () => resolve()));
   return {
+    ready,
     async close() {
       clearTimeout(timer);
       await w.close();

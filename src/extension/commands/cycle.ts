@@ -4,14 +4,11 @@
 // dialog. The Steering view observes the controller through its state and event emitters.
 import * as vscode from 'vscode';
 import { extensionRunnerEnv } from '../runnerEnv';
-import { judgeFromConfig } from '../../core/strategy/judge';
+import { cycleSession, SessionError } from '../../core/cycle/session';
 import { BudgetExhausted } from '../../core/cycle/budget';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { llmAgent } from '../../core/agents/llmAgent';
-import { tunerAgent } from '../../core/agents/tuner';
 import { loadConfig } from '../../core/config/load';
 import { CycleBusyError, hypothesisTitle, runCycle, type CycleEvent } from '../../core/cycle/engine';
 import { PauseSignal } from '../../core/cycle/pause';
@@ -109,10 +106,33 @@ export class CycleController implements vscode.Disposable {
       return undefined;
     }
     const config = await loadConfig(ws);
-    const agentName = args.agent ?? (config.models.planner || config.models.coder ? 'llm' : 'tuner');
     const keys = new Map<string, string | undefined>();
     for (const m of [config.models.planner, config.models.coder, config.models.judge]) if (m) keys.set(m.provider, (await this.secrets.get(secretKey(m.provider))) ?? apiKeyFromEnv(m));
     const abort = new AbortController();
+    let built: ReturnType<typeof cycleSession>;
+    try {
+      built = cycleSession({
+        ws,
+        config,
+        ...(args.agent ? { agent: args.agent } : {}),
+        signal: abort.signal,
+        host: {
+          apiKey: (_r, m) => keys.get(m.provider),
+          runnerEnv: extensionRunnerEnv(),
+          onRetryWait: (w) => {
+            this.log.warn(`${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s`);
+            const now = 'Retry Now';
+            void vscode.window.showWarningMessage(`SATLUTION ${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s.`, now).then((a) => a === now && w.retryNow());
+          },
+          onJudgeRetryWait: (w) => this.log.warn(`${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s`),
+        },
+      });
+    } catch (e) {
+      if (!(e instanceof SessionError)) throw e;
+      void vscode.window.showErrorMessage(`SATLUTION: ${e.message}`);
+      return undefined;
+    }
+    const { agentName, ...session } = built;
     const pause = new PauseSignal();
     const resuming = state !== undefined && state.step !== 'done';
     const view: RunView = { agent: agentName, cycle: resuming ? state.cycle : null, step: null, candidate: null, title: null, pausing: false };
@@ -128,31 +148,10 @@ export class CycleController implements vscode.Disposable {
             return await runCycle({
               ws,
               config,
-              agent: agentName === 'tuner' ? tunerAgent() : llmAgent({
-                      ws,
-                      config,
-                      apiKey: (_r, m) => keys.get(m.provider),
-                      runId: randomBytes(4).toString('hex'),
-                      signal: abort.signal,
-                      onRetryWait: (w) => {
-                        this.log.warn(`${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s`);
-                        const now = 'Retry Now';
-                        void vscode.window.showWarningMessage(`SATLUTION ${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s.`, now).then((a) => a === now && w.retryNow());
-                      },
-                    }),
+              ...session,
               approver: args.yes ? approveAll : this.planApprover(abort.signal),
               log: this.log,
               signal: abort.signal,
-              runnerEnv: extensionRunnerEnv(),
-              ...((j) => (j ? { judge: j } : {}))(
-                judgeFromConfig({
-                  ws,
-                  config,
-                  apiKey: (_r, m) => keys.get(m.provider),
-                  runId: randomBytes(4).toString('hex'),
-                  onRetryWait: (w) => this.log.warn(`${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s`),
-                }),
-              ),
               pause,
               onEvent: (e) => {
                 this.onEvent(e, view);

@@ -1,15 +1,11 @@
 // "SATLUTION: Evaluate Candidate": the gates of satlution.yaml on one candidate, with a cancellable
 // progress notification, build errors in the Problems panel, and the outcome recorded in the store.
 import * as vscode from 'vscode';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { loadConfig } from '../../core/config/load';
 import { StageName } from '../../core/config/schema';
-import { runGates } from '../../core/eval/gates';
-import { complianceGate, evalJson, gateContext, MISSING_DRAT_TRIM, planStages } from '../../core/eval/plan';
-import { recordEvaluation } from '../../core/eval/record';
-import { stageRunners } from '../../core/runners/select';
+import { evaluateSolver, plannedStages } from '../../core/eval/service';
 import { extensionRunnerEnv } from '../runnerEnv';
 import type { Logger } from '../../core/ports';
 import type { CyclesNode } from '../views/cyclesTree';
@@ -56,17 +52,11 @@ export async function evaluateCandidate(
   const solverDir = path.join(root, candidate);
   try {
     const config = await loadConfig(root);
-    if (onRunner && !config.runners.some((r) => r.name === onRunner)) throw new Error(`no runner ${onRunner} in satlution.yaml (known: ${config.runners.map((r) => r.name).join(', ')})`);
-    const stages = planStages(config, root, { stage: stage ?? 'all', ...(onRunner ? { runner: onRunner } : {}) });
-    const gc = gateContext(config, root);
-    const comply = await complianceGate(config, root, solverDir);
-    if (stages.some((s) => s.checkProofs) && !gc.dratTrim) throw new Error(MISSING_DRAT_TRIM);
-    const local = config.runners.find((r) => r.kind === 'local');
-    const jobs = (local?.kind === 'local' ? local.jobs : undefined) ?? Math.max(1, os.availableParallelism() - 1);
-    // Each stage on its runner: remote stages report syncing and queued jobs in the same progress.
+    const overrides = { stage: stage ?? 'all', ...(onRunner ? { runner: onRunner } : {}) } as const;
+    // Checked before the progress notification opens, so a setup problem is one clear error.
+    const stages = await plannedStages({ ws: root, config, overrides });
     const runnerOf = (gate: string) => stages.find((s) => s.gate === gate)?.runner ?? 'local';
-    const runners = stageRunners(config, stages.map((s) => s.runner ?? 'local'), extensionRunnerEnv());
-    const report = await vscode.window.withProgress(
+    const evaluation = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `SATLUTION: evaluating ${candidate}`, cancellable: true },
       (progress, token) => ctx.jobs.track(`Evaluate ${candidate}`, runnerOf(stages[0]?.gate ?? ''), async (job) => {
         const say = (p: { message: string; increment?: number }, runner?: string) => {
@@ -77,14 +67,13 @@ export async function evaluateCandidate(
         const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
         let gate = '';
         try {
-          return await runGates({
-            ...gc,
-            ...(comply ? { comply } : {}),
+          // Each stage on its runner: remote stages report syncing and queued jobs in the same progress.
+          return await evaluateSolver({
+            ws: root,
+            config,
             solverDir,
-            build: true,
-            stages,
-            jobs,
-            runners,
+            overrides,
+            runnerEnv: extensionRunnerEnv(),
             signal: abort.signal,
             onGateStart: (g, total) => {
               gate = g;
@@ -98,11 +87,11 @@ export async function evaluateCandidate(
         }
       }),
     );
+    const report = evaluation;
     showBuildProblems(ctx.buildProblems, solverDir, report.gates.find((g) => g.gate === 'build')?.diagnostics ?? []);
     const complianceReport = report.gates.find((g) => g.gate === 'comply')?.compliance;
     if (complianceReport) ctx.compliance.show(candidate, complianceReport);
-    const json = evalJson({ solverDir, runner: [...new Set(stages.map((s) => s.runner ?? 'local'))].join(','), verdict: report.verdict, gates: report.gates, stages });
-    const recorded = await recordEvaluation(root, solverDir, json);
+    const recorded = evaluation.recorded;
     const file = recorded?.file;
     const failed = report.gates.find((g) => !g.ok);
     const brief = report.gates

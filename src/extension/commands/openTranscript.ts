@@ -8,6 +8,7 @@ import { parseTranscriptName, transcriptFile, TRANSCRIPTS_DIR } from '../../core
 import { readJsonLines } from '../../core/store/atomic';
 import { transcriptMarkdown } from '../transcriptMarkdown';
 import type { WorkspaceModel } from '../workspaceModel';
+import { Disposable } from '../disposable';
 
 export const TRANSCRIPT_SCHEME = 'satlution-transcript';
 
@@ -16,12 +17,14 @@ const Args = z.object({ cycle: z.number().int().positive().optional(), role: Rol
 
 const uriOf = (cycle: number, role: string) => vscode.Uri.from({ scheme: TRANSCRIPT_SCHEME, path: `/cycle-${cycle}-${role}.md` });
 
-export class TranscriptContentProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+export class TranscriptContentProvider extends Disposable implements vscode.TextDocumentContentProvider {
+  private readonly changed = this.register(new vscode.EventEmitter<vscode.Uri>());
   readonly onDidChange = this.changed.event;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly model: WorkspaceModel) {}
+  constructor(private readonly model: WorkspaceModel) {
+    super();
+  }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const ws = this.model.workspaceRoot;
@@ -39,9 +42,9 @@ export class TranscriptContentProvider implements vscode.TextDocumentContentProv
     }, 1000);
   }
 
-  dispose(): void {
+  override dispose(): void {
     clearTimeout(this.timer);
-    this.changed.dispose();
+    super.dispose();
   }
 }
 

@@ -4,18 +4,17 @@ import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { parseConfig, type ConfigIssue } from '../../core/config/load';
 import { CONFIG_FILE } from '../../core/layout';
+import { Disposable } from '../disposable';
 
-export class ConfigDiagnostics implements vscode.Disposable {
-  private readonly collection = vscode.languages.createDiagnosticCollection('satlution');
-  private readonly disposables: vscode.Disposable[] = [this.collection];
+export class ConfigDiagnostics extends Disposable {
+  private readonly collection = this.register(vscode.languages.createDiagnosticCollection('satlution'));
   private timers = new Map<string, NodeJS.Timeout>();
 
   constructor() {
-    this.disposables.push(
-      vscode.workspace.onDidOpenTextDocument((d) => this.check(d)),
-      vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document)),
-      vscode.workspace.onDidSaveTextDocument((d) => this.check(d)),
-    );
+    super();
+    this.register(vscode.workspace.onDidOpenTextDocument((d) => this.check(d)));
+    this.register(vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document)));
+    this.register(vscode.workspace.onDidSaveTextDocument((d) => this.check(d)));
     for (const d of vscode.workspace.textDocuments) this.check(d);
   }
 
@@ -51,9 +50,9 @@ export class ConfigDiagnostics implements vscode.Disposable {
     this.collection.set(uri, r.ok ? [] : r.issues.map(toDiagnostic));
   }
 
-  dispose(): void {
+  override dispose(): void {
     for (const t of this.timers.values()) clearTimeout(t);
-    for (const d of this.disposables) d.dispose();
+    super.dispose();
   }
 }
 

@@ -4,23 +4,24 @@ import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { parseCandidateDir } from '../../core/layout';
 import type { WorkspaceModel } from '../workspaceModel';
+import { Disposable } from '../disposable';
 
 export const DOC_SELECTOR: vscode.DocumentSelector = [
   { scheme: 'file', pattern: '**/SATLUTION_*/HYPOTHESIS.md' },
   { scheme: 'file', pattern: '**/SATLUTION_*/RESULTS.md' },
 ];
 
-export class CandidateDocLens implements vscode.CodeLensProvider, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
+export class CandidateDocLens extends Disposable implements vscode.CodeLensProvider {
+  private readonly changed = this.register(new vscode.EventEmitter<void>());
   readonly onDidChangeCodeLenses = this.changed.event;
-  private readonly subs: vscode.Disposable[];
 
   constructor(
     private readonly model: WorkspaceModel,
     /** The candidate whose plan awaits approval right now, if any. */
     private readonly awaitingApproval: () => string | undefined,
   ) {
-    this.subs = [this.changed, model.onDidChange(() => this.changed.fire())];
+    super();
+    this.register(model.onDidChange(() => this.changed.fire()));
   }
 
   /** Call when the approval state changes. */
@@ -47,9 +48,5 @@ export class CandidateDocLens implements vscode.CodeLensProvider, vscode.Disposa
       out.push(lens('$(graph-line) Open dashboard', 'satlution.openDashboard'));
     }
     return out;
-  }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
   }
 }

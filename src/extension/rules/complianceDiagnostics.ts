@@ -8,13 +8,13 @@ import { checkCandidate } from '../../core/rules/workspaceCheck';
 import { parseCandidateDir, RULES_DIR } from '../../core/layout';
 import type { Logger } from '../../core/ports';
 import type { WorkspaceModel } from '../workspaceModel';
+import { Disposable } from '../disposable';
 
-export class ComplianceDiagnostics implements vscode.Disposable {
-  private readonly collection = vscode.languages.createDiagnosticCollection('satlution-rules');
+export class ComplianceDiagnostics extends Disposable {
+  private readonly collection = this.register(vscode.languages.createDiagnosticCollection('satlution-rules'));
   private readonly byCandidate = new Map<string, vscode.Uri[]>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly subs: vscode.Disposable[];
-  private readonly reported = new vscode.EventEmitter<{ candidate: string; report: ComplianceReport }>();
+  private readonly reported = this.register(new vscode.EventEmitter<{ candidate: string; report: ComplianceReport }>());
   /** Fires after every check shown; the Rules view shows the latest one's state per rule. */
   readonly onDidReport = this.reported.event;
   private last: { candidate: string; report: ComplianceReport } | undefined;
@@ -23,7 +23,8 @@ export class ComplianceDiagnostics implements vscode.Disposable {
     private readonly model: WorkspaceModel,
     private readonly log: Logger,
   ) {
-    this.subs = [this.collection, this.reported, vscode.workspace.onDidSaveTextDocument((d) => this.onSave(d.uri))];
+    super();
+    this.register(vscode.workspace.onDidSaveTextDocument((d) => this.onSave(d.uri)));
   }
 
   /** Checks one candidate now and shows its violations; returns the report. */
@@ -84,8 +85,8 @@ export class ComplianceDiagnostics implements vscode.Disposable {
     }
   }
 
-  dispose(): void {
+  override dispose(): void {
     for (const t of this.timers.values()) clearTimeout(t);
-    for (const s of this.subs) s.dispose();
+    super.dispose();
   }
 }

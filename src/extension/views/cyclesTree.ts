@@ -6,6 +6,7 @@ import type { CandidateStatus } from '../../core/store/candidates';
 import { candidateDirName, CONFIG_FILE } from '../../core/layout';
 import type { CandidateView } from '../../core/workspace/snapshot';
 import type { WorkspaceModel } from '../workspaceModel';
+import { Disposable } from '../disposable';
 
 export type CyclesNode =
   | { kind: 'candidate'; candidate: CandidateView }
@@ -48,13 +49,13 @@ const STATUS_TEXT: Record<CandidateStatus, string> = {
   unknown: 'no record (found on disk)',
 };
 
-export class CyclesTreeProvider implements vscode.TreeDataProvider<CyclesNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<CyclesNode | undefined>();
+export class CyclesTreeProvider extends Disposable implements vscode.TreeDataProvider<CyclesNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<CyclesNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly sub: vscode.Disposable;
 
   constructor(private readonly model: WorkspaceModel) {
-    this.sub = model.onDidChange(() => this.changed.fire(undefined));
+    super();
+    this.register(model.onDidChange(() => this.changed.fire(undefined)));
   }
 
   getChildren(node?: CyclesNode): CyclesNode[] {
@@ -111,11 +112,6 @@ export class CyclesTreeProvider implements vscode.TreeDataProvider<CyclesNode>, 
 
   getParent(node: CyclesNode): CyclesNode | undefined {
     return node.kind === 'doc' ? { kind: 'candidate', candidate: node.candidate } : undefined;
-  }
-
-  dispose(): void {
-    this.sub.dispose();
-    this.changed.dispose();
   }
 }
 

@@ -9,6 +9,7 @@ import { RULES_DIR } from '../../core/layout';
 import type { Logger } from '../../core/ports';
 import type { ComplianceDiagnostics } from '../rules/complianceDiagnostics';
 import type { WorkspaceModel } from '../workspaceModel';
+import { Disposable } from '../disposable';
 
 export type RulesNode =
   | { kind: 'group'; group: 'rules' | 'patches' }
@@ -24,10 +25,9 @@ interface Loaded {
   error?: string;
 }
 
-export class RulesTreeProvider implements vscode.TreeDataProvider<RulesNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<RulesNode | undefined>();
+export class RulesTreeProvider extends Disposable implements vscode.TreeDataProvider<RulesNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<RulesNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly subs: vscode.Disposable[];
   private loaded: Promise<Loaded> | undefined;
   private asked = false;
 
@@ -36,9 +36,14 @@ export class RulesTreeProvider implements vscode.TreeDataProvider<RulesNode>, vs
     private readonly compliance: ComplianceDiagnostics,
     private readonly log: Logger,
   ) {
-    const watcher = vscode.workspace.createFileSystemWatcher('**/.rules/**');
+    super();
+    const watcher = this.register(vscode.workspace.createFileSystemWatcher('**/.rules/**'));
     const reload = () => this.refresh();
-    this.subs = [this.changed, watcher, watcher.onDidChange(reload), watcher.onDidCreate(reload), watcher.onDidDelete(reload), model.onDidChange(reload), compliance.onDidReport(() => this.changed.fire(undefined))];
+    this.register(watcher.onDidChange(reload));
+    this.register(watcher.onDidCreate(reload));
+    this.register(watcher.onDidDelete(reload));
+    this.register(model.onDidChange(reload));
+    this.register(compliance.onDidReport(() => this.changed.fire(undefined)));
   }
 
   refresh(): void {
@@ -146,10 +151,6 @@ export class RulesTreeProvider implements vscode.TreeDataProvider<RulesNode>, vs
     item.accessibilityInformation = { label: `Rule ${r.id}, ${r.title}${stateText ? `, ${stateText}` : state === 'ok' ? ', no findings' : ''}` };
     item.contextValue = 'rule';
     return item;
-  }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
   }
 }
 

@@ -7,6 +7,7 @@ import { checkRunnerHealth, type HealthFinding } from '../../core/runners/health
 import type { Job, JobTracker } from '../jobs';
 import { extensionRunnerEnv } from '../runnerEnv';
 import type { WorkspaceModel } from '../workspaceModel';
+import { Disposable } from '../disposable';
 
 export type RunnersNode =
   | { kind: 'runner'; runner: RunnerConfig }
@@ -21,25 +22,24 @@ const LEVEL_ICON: Record<HealthFinding['level'], [string, string]> = {
   error: ['error', 'problemsErrorIcon.foreground'],
 };
 
-export class RunnersTreeProvider implements vscode.TreeDataProvider<RunnersNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<RunnersNode | undefined>();
+export class RunnersTreeProvider extends Disposable implements vscode.TreeDataProvider<RunnersNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<RunnersNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
   private readonly health = new Map<string, HealthFinding[] | 'checking'>();
-  private readonly subs: vscode.Disposable[];
   private config: Promise<Config | Error> | undefined;
 
   constructor(
     private readonly model: WorkspaceModel,
     private readonly jobs: JobTracker,
   ) {
-    this.subs = [
-      this.changed,
+    super();
+    this.register(
       model.onDidChange(() => {
         this.config = undefined;
         this.changed.fire(undefined);
       }),
-      jobs.onDidChange(() => this.changed.fire(undefined)),
-    ];
+    );
+    this.register(jobs.onDidChange(() => this.changed.fire(undefined)));
   }
 
   private loadConfig(): Promise<Config | Error> {
@@ -122,9 +122,5 @@ export class RunnersTreeProvider implements vscode.TreeDataProvider<RunnersNode>
     item.contextValue = 'runner';
     item.accessibilityInformation = { label: `Runner ${r.name}, ${item.description}` };
     return item;
-  }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
   }
 }

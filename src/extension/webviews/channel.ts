@@ -3,11 +3,11 @@
 // after the handshake; a view that is re-created after hiding says `ready` again and gets it again.
 import * as vscode from 'vscode';
 import type { z } from 'zod';
+import { Disposable } from '../disposable';
 
-export class WebviewChannel<Out, In extends { type: string }> implements vscode.Disposable {
+export class WebviewChannel<Out, In extends { type: string }> extends Disposable {
   private ready = false;
   private latest: Out | undefined;
-  private readonly subs: vscode.Disposable[] = [];
 
   constructor(
     private readonly webview: vscode.Webview,
@@ -15,7 +15,8 @@ export class WebviewChannel<Out, In extends { type: string }> implements vscode.
     onMessage: (m: In) => void,
     private readonly log: (m: string) => void,
   ) {
-    this.subs.push(
+    super();
+    this.register(
       webview.onDidReceiveMessage((raw: unknown) => {
         const r = this.inbound.safeParse(raw);
         if (!r.success) return this.log(`Ignored a malformed webview message: ${r.error.issues[0]?.message ?? ''}`);
@@ -31,9 +32,5 @@ export class WebviewChannel<Out, In extends { type: string }> implements vscode.
   post(message: Out): void {
     this.latest = message;
     if (this.ready) void this.webview.postMessage(message);
-  }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
   }
 }

@@ -1,5 +1,5 @@
 // The Dashboard panel: PAR-2 per cycle, cactus plot, SAT/UNSAT bars, per-instance results, failures
-// and cost (DESIGN.md §7). One panel at a time; it follows the workspace on disk, comes back after a
+// and cost (README, "In VS Code"). One panel at a time; it follows the workspace on disk, comes back after a
 // window reload (serializer), and opens run logs, RESULTS.md and the diff with the parent on request.
 import * as vscode from 'vscode';
 import { islandsConfig } from '../../core/strategy/islands';
@@ -11,6 +11,7 @@ import { instanceLog } from '../../core/dashboard/instanceLog';
 import { parseCandidateDir, STATE_DIR } from '../../core/layout';
 import { DashboardHostMessage, DashboardViewMessage } from '../../shared/dashboardProtocol';
 import type { WorkspaceModel } from '../workspaceModel';
+import { Disposable } from '../disposable';
 import { WebviewChannel } from './channel';
 import { webviewHtml, webviewRoots } from './html';
 
@@ -18,9 +19,8 @@ const VIEW_TYPE = 'satlution.dashboard';
 /** Run logs that exist only as a stored result are shown as read-only documents of this scheme. */
 const RUN_SCHEME = 'satlution-run';
 
-class DashboardPanel implements vscode.Disposable {
+class DashboardPanel extends Disposable {
   private readonly channel: WebviewChannel<DashboardHostMessage, DashboardViewMessage>;
-  private readonly subs: vscode.Disposable[] = [];
   private source: DashboardSource | undefined;
   private build: DashboardBuild | undefined;
   private running: Promise<void> | undefined;
@@ -39,14 +39,14 @@ class DashboardPanel implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     onDispose: () => void,
   ) {
+    super();
     panel.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(extensionUri) };
     panel.iconPath = new vscode.ThemeIcon('graph-line');
     panel.webview.html = webviewHtml(panel.webview, extensionUri, { title: 'SATLUTION Dashboard', script: 'dashboard.js', style: 'dashboard.css', live: false });
-    this.channel = new WebviewChannel(panel.webview, DashboardViewMessage, (m) => void this.onMessage(m).catch((e: Error) => this.log.error(`Dashboard: ${e.message}`)), (m) => this.log.warn(m));
-    this.subs.push(
-      this.channel,
-      model.onDidChange(() => this.changed()),
-      panel.onDidChangeViewState(() => panel.visible && this.dirty && this.changed(0)),
+    this.channel = this.register(new WebviewChannel(panel.webview, DashboardViewMessage, (m) => void this.onMessage(m).catch((e: Error) => this.log.error(`Dashboard: ${e.message}`)), (m) => this.log.warn(m)));
+    this.register(model.onDidChange(() => this.changed()));
+    this.register(panel.onDidChangeViewState(() => panel.visible && this.dirty && this.changed(0)));
+    this.register(
       panel.onDidDispose(() => {
         this.dispose();
         onDispose();
@@ -164,10 +164,10 @@ class DashboardPanel implements vscode.Disposable {
     }
   }
 
-  dispose(): void {
+  override dispose(): void {
     clearTimeout(this.timer);
     this.watcher?.dispose();
-    for (const s of this.subs.splice(0)) s.dispose();
+    super.dispose();
   }
 }
 

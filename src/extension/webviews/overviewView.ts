@@ -5,21 +5,22 @@ import * as path from 'node:path';
 import { BENCH_DIR, CONFIG_FILE, RULES_DIR } from '../../core/layout';
 import { HostMessage, ViewMessage, type OverviewAction } from '../../shared/protocol';
 import type { WorkspaceModel } from '../workspaceModel';
+import { Disposable } from '../disposable';
 import { WebviewChannel } from './channel';
 import { webviewHtml, webviewRoots } from './html';
 import { toOverview } from './overviewModel';
 
-export class OverviewViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+export class OverviewViewProvider extends Disposable implements vscode.WebviewViewProvider {
   static readonly viewId = 'satlution.overview';
   private channel: WebviewChannel<HostMessage, ViewMessage> | undefined;
-  private readonly sub: vscode.Disposable;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly model: WorkspaceModel,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.sub = model.onDidChange(() => this.push());
+    super();
+    this.register(model.onDidChange(() => this.push()));
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -57,8 +58,8 @@ export class OverviewViewProvider implements vscode.WebviewViewProvider, vscode.
     await actions[m.action]();
   }
 
-  dispose(): void {
-    this.sub.dispose();
+  override dispose(): void {
+    super.dispose();
     this.channel?.dispose();
   }
 }

@@ -11,6 +11,7 @@ import { LIMITS, SteeringViewMessage, type SteeringHostMessage } from '../../sha
 import type { CycleController } from '../commands/cycle';
 import { listTranscripts } from '../commands/openTranscript';
 import type { WorkspaceModel } from '../workspaceModel';
+import { Disposable } from '../disposable';
 import { WebviewChannel } from './channel';
 import { webviewHtml, webviewRoots } from './html';
 import { steeringState, SteeringStream } from './steeringModel';
@@ -18,14 +19,13 @@ import { steeringState, SteeringStream } from './steeringModel';
 /** Batches of streamed text reach the view this often at most. */
 const FLUSH_MS = 80;
 
-export class SteeringViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+export class SteeringViewProvider extends Disposable implements vscode.WebviewViewProvider {
   static readonly viewId = 'satlution.steering';
   private view: vscode.WebviewView | undefined;
   private channel: WebviewChannel<SteeringHostMessage, SteeringViewMessage> | undefined;
   private readonly stream = new SteeringStream();
   private flushTimer: NodeJS.Timeout | undefined;
   private transcripts = false;
-  private readonly subs: vscode.Disposable[];
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -33,6 +33,7 @@ export class SteeringViewProvider implements vscode.WebviewViewProvider, vscode.
     private readonly cycles: CycleController,
     private readonly log: vscode.LogOutputChannel,
   ) {
+    super();
     const visible = () => this.view?.visible ?? false;
     cycles.setApprovalSurface({
       get visible() {
@@ -40,20 +41,22 @@ export class SteeringViewProvider implements vscode.WebviewViewProvider, vscode.
       },
       reveal: () => (this.view ? Promise.resolve(this.view.show(true)) : vscode.commands.executeCommand(`${SteeringViewProvider.viewId}.focus`)),
     });
-    this.subs = [
-      cycles.onDidChangeState(() => this.pushState()),
+    this.register(cycles.onDidChangeState(() => this.pushState()));
+    this.register(
       cycles.onDidEvent((e) => {
         if (this.stream.push(e)) this.flushSoon();
         if (e.type === 'step' && !this.transcripts) void this.checkTranscripts();
       }),
-      model.onDidChange(() => void this.checkTranscripts().then(() => this.pushState())),
-      // An edit of the waiting plan, saved: the view shows the text the coder will get.
+    );
+    this.register(model.onDidChange(() => void this.checkTranscripts().then(() => this.pushState())));
+    // An edit of the waiting plan, saved: the view shows the text the coder will get.
+    this.register(
       vscode.workspace.onDidSaveTextDocument((d) => {
         const p = cycles.approvals.pending;
         const ws = model.workspaceRoot;
         if (p && ws && d.uri.fsPath === path.join(ws, p.candidate, 'HYPOTHESIS.md')) void cycles.reloadPendingPlan();
       }),
-    ];
+    );
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -160,10 +163,10 @@ export class SteeringViewProvider implements vscode.WebviewViewProvider, vscode.
     }
   }
 
-  dispose(): void {
+  override dispose(): void {
     clearTimeout(this.flushTimer);
     this.cycles.setApprovalSurface(undefined);
-    for (const s of this.subs) s.dispose();
+    super.dispose();
     this.channel?.dispose();
   }
 }
