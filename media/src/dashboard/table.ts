@@ -321,7 +321,15 @@ export class InstanceTable {
     const on = r === this.active;
     const tr = h('div', { role: 'row', class: on ? 'trow active' : 'trow', 'data-r': String(r), 'aria-rowindex': String(r + 2), 'aria-selected': String(on) });
     tr.style.transform = `translateY(${r * ROW_H}px)`;
-    const cell = (cls: string, text: string, extra: Record<string, string> = {}) => h('div', { class: cls, role: 'gridcell', ...extra }, text);
+    // The hot path of scrolling and sorting: cells are built directly rather than through h().
+    const cell = (cls: string, text: string, extra: Record<string, string> = {}) => {
+      const c = document.createElement('div');
+      c.className = cls;
+      c.setAttribute('role', 'gridcell');
+      for (const [k, v] of Object.entries(extra)) c.setAttribute(k, v);
+      c.textContent = text;
+      return c;
+    };
     tr.append(cell('td c-instance', name, { title: name, id: `${this.rowId}-${r}-i` }), cell('td c-family muted', fam < 0 ? '' : d.families[fam]!), cell(`td c-expected${exp ? '' : ' muted'}`, exp ?? '–'));
     this.cols.forEach((c, k) => {
       const s = c.col.status[i]!;
