@@ -1,12 +1,13 @@
 // The evaluation document and its store: what is written reads back validated; a damaged, foreign or
 // newer file is a reason, never a crash; a file from before the version field still reads.
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EvalDoc } from '../../src/core/eval/evalDoc';
 import { EvalStore } from '../../src/core/eval/evalStore';
 import { sampleEvalDoc } from '../fixtures/evalDocs';
-import { tempDir, write } from './helpers';
+import { CLI, tempDir, write } from './helpers';
 
 const doc = () => sampleEvalDoc();
 
@@ -58,5 +59,23 @@ describe('the evaluation document and EvalStore', () => {
     const heard: string[] = [];
     assert.equal(await store.get(3, (m) => heard.push(m)), undefined);
     assert.match(heard[0]!, /^\.satlution\/evals\/SATLUTION_3\.json: it was written by a newer SATLUTION .*counts as not evaluated$/);
+  });
+
+  it('satlution compare reads two documents, and says which file is not one', () => {
+    const dir = tempDir();
+    const inst = sampleEvalDoc().instances[0]!;
+    const names = ['a.cnf', 'b.cnf', 'c.cnf', 'd.cnf', 'e.cnf', 'f.cnf'];
+    const at = (k: number) => sampleEvalDoc({ instances: names.map((instance, i) => ({ ...inst, instance, time_s: k * (1 + i / 10) })) });
+    const a = write(path.join(dir, 'a.json'), JSON.stringify(at(4)));
+    const b = write(path.join(dir, 'b.json'), JSON.stringify(at(1)));
+    const ok = spawnSync(process.execPath, [CLI, 'compare', a, b, '--json'], { encoding: 'utf8' });
+    assert.equal(ok.status, 0, ok.stderr);
+    const r = JSON.parse(ok.stdout) as { common: number; par2A: number; par2B: number };
+    assert.equal(r.common, 6);
+    assert.ok(r.par2B < r.par2A);
+    const bad = write(path.join(dir, 'bad.json'), JSON.stringify({ ...at(1), timeout_s: null }));
+    const no = spawnSync(process.execPath, [CLI, 'compare', a, bad], { encoding: 'utf8' });
+    assert.equal(no.status, 2);
+    assert.match(no.stderr, /bad\.json is not a satlution eval result: timeout_s: /);
   });
 });

@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { compareRuns } from '../../core/eval/compare';
-import { InstanceResult } from '../../core/run/result';
+import { EvalDoc } from '../../core/eval/evalDoc';
 import { UsageError } from '../errors';
 
 export const COMPARE_HELP = `satlution compare A.json B.json [--alpha 0.05] [--json]
@@ -11,7 +11,8 @@ Paired comparison of two \`satlution eval --json\` results on the instances both
 the difference B - A with a 95% bootstrap confidence interval, and the Wilcoxon signed-rank test on
 per-instance PAR-2 times. "B faster" only when both say the difference is significant.`;
 
-const EvalDoc = z.object({ solver: z.string(), timeout_s: z.number(), instances: z.array(InstanceResult) });
+/** What a comparison needs of an evaluation document (eval/evalDoc.ts): a measurement with its timeout. */
+const Measured = EvalDoc.pick({ solver: true, instances: true }).extend({ timeout_s: z.number().positive() });
 
 async function readEval(file: string) {
   const text = await fs.readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
@@ -23,7 +24,7 @@ async function readEval(file: string) {
   } catch {
     throw new UsageError(`${file} is not JSON (expected the output of satlution eval --json)`);
   }
-  const r = EvalDoc.safeParse(json);
+  const r = Measured.safeParse(json);
   if (!r.success) throw new UsageError(`${file} is not a satlution eval result: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message}`);
   return r.data;
 }
