@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { readDimacs } from '../core/instances/dimacs';
 import { EvaluationAborted, runInstance } from '../core/run/runInstance';
 
-const USAGE = 'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--proofs --drat-trim PATH [--max-proof-mb MB] [--checker-timeout S]] [--expected SAT|UNSAT] [--name NAME]';
+const USAGE = 'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--proofs --drat-trim PATH [--max-proof-mb MB] [--checker-timeout S]] [--max-output-mb MB] [--expected SAT|UNSAT] [--name NAME]';
 
 export async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -20,6 +20,7 @@ export async function main(argv: string[]): Promise<number> {
       proofs: { type: 'boolean', default: false },
       'drat-trim': { type: 'string' },
       'max-proof-mb': { type: 'string', default: '4096' },
+      'max-output-mb': { type: 'string', default: '256' },
       'checker-timeout': { type: 'string' },
       expected: { type: 'string' },
     },
@@ -28,6 +29,7 @@ export async function main(argv: string[]): Promise<number> {
   const timeoutS = Number(values.timeout);
   const memMb = Number(values.mem);
   const maxProofMb = Number(values['max-proof-mb']);
+  const maxOutputMb = Number(values['max-output-mb']);
   const checkerTimeoutS = values['checker-timeout'] === undefined ? 3 * timeoutS : Number(values['checker-timeout']);
   const expected = values.expected === 'SAT' || values.expected === 'UNSAT' ? values.expected : null;
   const problems = [
@@ -35,6 +37,7 @@ export async function main(argv: string[]): Promise<number> {
     !(timeoutS > 0) ? `--timeout must be a positive number of seconds, got "${values.timeout}"` : '',
     !(memMb > 0) ? `--mem must be a positive number of MB, got "${values.mem}"` : '',
     !(maxProofMb > 0) ? `--max-proof-mb must be a positive number of MB, got "${values['max-proof-mb']}"` : '',
+    !(maxOutputMb > 0) ? `--max-output-mb must be a positive number of MB, got "${values['max-output-mb']}"` : '',
     !(checkerTimeoutS > 0) ? `--checker-timeout must be a positive number of seconds, got "${values['checker-timeout']}"` : '',
     values.expected !== undefined && !expected ? `--expected must be SAT or UNSAT, got "${values.expected}"` : '',
     values.proofs && !values['drat-trim'] ? '--proofs needs --drat-trim PATH' : '',
@@ -74,6 +77,7 @@ export async function main(argv: string[]): Promise<number> {
       ...(values['drat-trim'] ? { dratTrim: values['drat-trim'] } : {}),
       maxProofMb,
       checkerTimeoutS,
+      maxOutputMb,
     });
   } catch (e) {
     if (e instanceof EvaluationAborted || stop.signal.aborted) {

@@ -54,6 +54,23 @@ describe('Slurm runner (real Slurm)', function () {
     assert.deepEqual([ls('solvers').length, ls('instances').length, ls('results').length, ls('jobs').length], [1, 6, 6, 0]);
   });
 
+  it('gives a job none of the submitter\'s secrets: an API key and SSH_AUTH_SOCK stay out of the runs', async () => {
+    const spy = await tinysat();
+    const seen = tempDir('satlution-env-');
+    // The attack: every run writes its environment where the test can read it.
+    write(path.join(spy, 'bin', 'starexec_run_default'), `#!/bin/sh\nenv > ${JSON.stringify(seen)}/env.$$\nexec "$(dirname "$0")/tinysat" "$1"\n`);
+    fs.chmodSync(path.join(spy, 'bin', 'starexec_run_default'), 0o755);
+    const env = { ...slurm!.env, OPENAI_API_KEY: 'sk-attack-canary-1234', SSH_AUTH_SOCK: '/tmp/agent-canary.sock', SATLUTION_SECRET_CANARY: 'x' };
+    const out = await evalOn(slurmRunner({ config: config(), workerFile: WORKER, env, pollMs: 300 }), makeSet(), { solver: spy });
+    assert.ok(out.results.every((r) => r.status === 'solved'), JSON.stringify(summary(out)));
+    const dumps = fs.readdirSync(seen).map((f) => fs.readFileSync(path.join(seen, f), 'utf8'));
+    assert.equal(dumps.length, 6);
+    for (const d of dumps) {
+      assert.doesNotMatch(d, /canary/, 'a secret of the submitting process reached the job');
+      assert.match(d, /^PATH=/m);
+    }
+  });
+
   it('a CLI killed mid-run re-attaches to its job on the next run: one job, one result per instance', async () => {
     const ws = tempDir();
     const set = makeSet();

@@ -58,6 +58,8 @@ export interface GateRequest {
   store: ResultsStore;
   dratTrim?: string;
   maxProofMb: number;
+  /** evaluation.output_max_mb: more output stops a run (a crash). */
+  maxOutputMb?: number;
   /** Proof-check time limit; default 3x the stage timeout. */
   checkerTimeoutS?: number;
   memoryMethod?: MemoryMethod;
@@ -131,6 +133,7 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
       checkProofs: plan.checkProofs,
       ...(req.dratTrim ? { dratTrim: req.dratTrim } : {}),
       maxProofMb: req.maxProofMb,
+      ...(req.maxOutputMb ? { maxOutputMb: req.maxOutputMb } : {}),
       checkerTimeoutS: req.checkerTimeoutS ?? 3 * plan.timeoutS,
       jobs: plan.jobs ?? req.jobs,
       cache: req.cache,

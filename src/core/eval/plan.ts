@@ -57,7 +57,7 @@ export function planStages(config: Config, base: string, o: PlanOverrides = {}):
 }
 
 /** The parts of a gate request that come from the config and the workspace. */
-export function gateContext(config: Config, workspaceDir: string | undefined, dratTrimFlag?: string): Pick<GateRequest, 'buildTimeoutS' | 'cache' | 'store' | 'maxProofMb' | 'checkerTimeoutS' | 'scratchDir' | 'dratTrim' | 'baselineDirs' | 'logDir'> {
+export function gateContext(config: Config, workspaceDir: string | undefined, dratTrimFlag?: string): Pick<GateRequest, 'buildTimeoutS' | 'cache' | 'store' | 'maxProofMb' | 'maxOutputMb' | 'checkerTimeoutS' | 'scratchDir' | 'dratTrim' | 'baselineDirs' | 'logDir'> {
   const stateDir = workspaceDir ? path.join(workspaceDir, STATE_DIR) : path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'satlution');
   const dratTrim = findDratTrim(dratTrimFlag, config.evaluation.drat_trim);
   return {
@@ -65,6 +65,7 @@ export function gateContext(config: Config, workspaceDir: string | undefined, dr
     cache: new InstanceCache(path.join(stateDir, 'cache')),
     store: new ResultsStore(path.join(stateDir, 'results', 'runs.jsonl')),
     maxProofMb: config.evaluation.proof_max_mb,
+    maxOutputMb: config.evaluation.output_max_mb,
     ...(config.evaluation.checker_timeout_s ? { checkerTimeoutS: config.evaluation.checker_timeout_s } : {}),
     ...(config.evaluation.scratch_dir ? { scratchDir: config.evaluation.scratch_dir } : {}),
     ...(dratTrim ? { dratTrim } : {}),

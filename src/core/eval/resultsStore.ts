@@ -14,10 +14,20 @@ export interface RunKeyParts {
   timeoutS: number;
   memMb: number;
   checkProofs: boolean;
+  /** The output cap (evaluation.output_max_mb); absent means the default. */
+  maxOutputMb?: number;
 }
 
+/** The output cap every run had before it was configurable: keys without a cap mean this one. */
+const DEFAULT_OUTPUT_MB = 256;
+
+/**
+ * The key of a stored run: every limit that can change its outcome. The output cap joins the key only
+ * when it is not the old fixed 256 MB, so results stored before it was configurable stay valid.
+ */
 export function runKey(p: RunKeyParts): string {
-  return createHash('sha256').update(JSON.stringify(['v1', p.solverHash, p.instanceHash, p.timeoutS, p.memMb, p.checkProofs])).digest('hex').slice(0, 32);
+  const cap = p.maxOutputMb !== undefined && p.maxOutputMb !== DEFAULT_OUTPUT_MB ? [p.maxOutputMb] : [];
+  return createHash('sha256').update(JSON.stringify(['v1', p.solverHash, p.instanceHash, p.timeoutS, p.memMb, p.checkProofs, ...cap])).digest('hex').slice(0, 32);
 }
 
 export class ResultsStore {

@@ -46,7 +46,7 @@ export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
   const todo: (RunTask & { expectedTime: number })[] = [];
   for (const spec of req.instances) {
     const inst = prepared.get(spec.name)!;
-    const key = runKey({ solverHash, instanceHash: inst.hash, timeoutS: req.timeoutS, memMb: req.memMb, checkProofs: req.checkProofs });
+    const key = runKey({ solverHash, instanceHash: inst.hash, timeoutS: req.timeoutS, memMb: req.memMb, checkProofs: req.checkProofs, ...(req.maxOutputMb !== undefined ? { maxOutputMb: req.maxOutputMb } : {}) });
     const prev = stored.get(key);
     if (prev) {
       const r = { ...prev.result, instance: spec.name, family: spec.family, expected: spec.expected ?? prev.result.expected };

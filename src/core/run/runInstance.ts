@@ -36,6 +36,8 @@ export interface RunSettings {
   dratTrim?: string;
   maxProofMb: number;
   checkerTimeoutS: number;
+  /** A run that writes more than this to stdout and stderr is stopped and counted as a crash (evaluation.output_max_mb). */
+  maxOutputMb?: number;
   memoryMethod?: MemoryMethod;
   /** Where proofs are written (they can be large); default: the system's temp directory. */
   scratchDir?: string;
@@ -67,6 +69,7 @@ export async function runInstance(r: InstanceRunRequest): Promise<InstanceResult
       timeoutS: r.timeoutS,
       memMb: r.memMb,
       maxVar: r.vars,
+      ...(r.maxOutputMb ? { maxOutputMb: r.maxOutputMb } : {}),
       ...(proofDir ? { proofDir } : {}),
       ...(r.memoryMethod ? { memoryMethod: r.memoryMethod } : {}),
       ...(r.signal ? { signal: r.signal } : {}),

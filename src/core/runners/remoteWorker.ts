@@ -13,6 +13,7 @@ export function workerArgs(settings: RunBatch['settings'], task: RunTask, at: { 
     `--name=${task.name}`,
     `--timeout=${settings.timeoutS}`,
     `--mem=${settings.memMb}`,
+    ...(settings.maxOutputMb ? [`--max-output-mb=${settings.maxOutputMb}`] : []),
     ...(settings.checkProofs ? ['--proofs', `--drat-trim=${at.dratTrim}`, `--max-proof-mb=${settings.maxProofMb}`, `--checker-timeout=${settings.checkerTimeoutS}`] : []),
     ...(task.expected ? [`--expected=${task.expected}`] : []),
   ];

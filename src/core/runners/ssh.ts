@@ -3,6 +3,7 @@
 // (ControlMaster=auto): hundreds of short runs cost one handshake. Local processes are spawned with
 // argument arrays; the remote command is one string in which every word is quoted with shq.
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -24,13 +25,33 @@ export interface SshResult {
 /** ssh's own failures (cannot connect, connection lost) exit with 255; the remote command's codes pass through. */
 export const SSH_FAILED = 255;
 
+/**
+ * The directory of the control sockets: every command and result of a host passes through its socket,
+ * so it lives where only this user can create one (XDG_RUNTIME_DIR, else a per-user folder in the
+ * temp directory). A folder there that another user owns, others can write, or that is a link is
+ * refused rather than used: a foreign "master" socket would see and answer everything.
+ */
+export function controlDir(base: string = process.env.XDG_RUNTIME_DIR || os.tmpdir()): string {
+  const uid = process.getuid?.() ?? 0;
+  const dir = path.join(base, `satlution-ssh-${uid}`);
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot create the ssh control directory ${dir}: ${(e as Error).message}`);
+  }
+  const st = fs.lstatSync(dir);
+  const problem = !st.isDirectory() ? 'it is not a directory (a link?)' : st.uid !== uid ? `it belongs to another user (uid ${st.uid})` : st.mode & 0o077 ? `others can use it (mode ${(st.mode & 0o777).toString(8)})` : '';
+  if (problem) throw new Error(`refusing the ssh control directory ${dir}: ${problem}; remove it, and SATLUTION makes a private one`);
+  return dir;
+}
+
 export function sshBaseArgs(t: SshTarget): string[] {
   // A host starting with '-' would be read as an option.
   if (!t.host || t.host.startsWith('-')) throw new Error(`invalid ssh host "${t.host}"`);
   return [
     '-o', 'BatchMode=yes', // never hang on a password or host-key prompt: fail with a message instead
     '-o', 'ControlMaster=auto',
-    '-o', `ControlPath=${path.join(os.tmpdir(), 'satlution-ssh-%C')}`,
+    '-o', `ControlPath=${path.join(controlDir(), '%C')}`,
     '-o', 'ControlPersist=60',
     '-o', 'ServerAliveInterval=5', // notice a dead connection within ~15 s, not at the TCP timeout
     '-o', 'ServerAliveCountMax=3',

@@ -47,10 +47,18 @@ export function timeLimitMinutes(timeoutS: number, checkProofs: boolean): number
 }
 
 /** sbatch's argument array; the script comes on stdin, the task file is the script's one argument. */
+/**
+ * What a job sees of the submitting environment: enough to find node and a temp dir, nothing else.
+ * sbatch would otherwise copy everything (--export=ALL), API keys and SSH_AUTH_SOCK included, into the
+ * job and Slurm's state files. `sbatch_args` may name more (a later --export wins).
+ */
+export const JOB_ENV = ['PATH', 'LANG', 'LC_ALL', 'HOME', 'TMPDIR', 'TZ'] as const;
+
 export function sbatchArgs(o: ArrayOptions, count: number, scriptFile: string, taskFile: string): string[] {
   if (count < 1) throw new Error('an array job needs at least one task');
   return [
     '--parsable',
+    `--export=${JOB_ENV.join(',')}`,
     `--job-name=${o.jobName}`,
     `--array=0-${count - 1}${o.throttle ? `%${o.throttle}` : ''}`,
     ...(o.partition ? [`--partition=${o.partition}`] : []),
