@@ -65,7 +65,7 @@ export interface PreparedInstance {
   emptyClause: boolean;
 }
 
-const CacheEntry = z.object({ size: z.number(), mtimeMs: z.number(), hash: z.string(), vars: z.number(), clauses: z.number(), bytes: z.number(), emptyClause: z.boolean() });
+const CacheEntry = z.object({ size: z.number(), mtimeMs: z.number(), ctimeMs: z.number().optional(), ino: z.number().optional(), hash: z.string(), vars: z.number(), clauses: z.number(), bytes: z.number(), emptyClause: z.boolean() });
 type CacheEntry = z.infer<typeof CacheEntry>;
 
 /** Hashes, validates and decompresses instances once; later evaluations reuse what is cached. */
@@ -104,10 +104,11 @@ export class InstanceCache {
     const st = await fs.stat(file);
     const abs = path.resolve(file);
     let e = index.get(abs);
-    if (!e || e.size !== st.size || e.mtimeMs !== st.mtimeMs) {
+    // ctime and inode too: a rewrite that keeps the size and sets the old mtime back still changes them.
+    if (!e || e.size !== st.size || e.mtimeMs !== st.mtimeMs || e.ctimeMs !== st.ctimeMs || e.ino !== st.ino) {
       const hash = await hashFile(abs);
       const summary = await readDimacs(abs, { clause() {} }); // throws DimacsError with file:line
-      e = { size: st.size, mtimeMs: st.mtimeMs, hash, vars: summary.vars, clauses: summary.clauses, bytes: summary.bytes, emptyClause: summary.emptyClause };
+      e = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hash, vars: summary.vars, clauses: summary.clauses, bytes: summary.bytes, emptyClause: summary.emptyClause };
       index.set(abs, e);
       this.dirty = true;
     }

@@ -60,12 +60,23 @@ const SIGNALS: Record<string, string> = {
 
 const secs = (t: number) => `${t < 10 ? t.toFixed(2) : t.toFixed(1)} s`;
 
+/**
+ * Runs the solver on a private copy of the instance, in a fresh directory of its own that is removed
+ * afterwards (the proof goes there too); the checks read `r.cnf`, which the solver is never handed, so
+ * a solver that rewrites its input into an easier formula cannot get that formula's model or proof
+ * accepted. (Isolation from everything else is the sandbox's job.)
+ */
 export async function runInstance(r: InstanceRunRequest): Promise<InstanceResult> {
-  const proofDir = r.checkProofs ? await fs.mkdtemp(path.join(r.scratchDir ?? os.tmpdir(), 'satlution-proof-')) : undefined;
+  const runDir = await fs.mkdtemp(path.join(r.scratchDir ?? os.tmpdir(), 'satlution-run-'));
+  const proofDir = r.checkProofs ? path.join(runDir, 'proof') : undefined;
+  // A neutral name: the solver learns nothing from it about which benchmark it is.
+  const given = path.join(runDir, 'instance.cnf');
   try {
+    await fs.copyFile(r.cnf, given);
+    if (proofDir) await fs.mkdir(proofDir);
     const out = await runSolver({
       solverDir: r.solverDir,
-      cnf: r.cnf,
+      cnf: given,
       timeoutS: r.timeoutS,
       memMb: r.memMb,
       maxVar: r.vars,
@@ -81,7 +92,7 @@ export async function runInstance(r: InstanceRunRequest): Promise<InstanceResult
         r.logFile,
         formatRunLog({
           result: res,
-          command: [path.join(r.solverDir, RUN_SCRIPT), r.cnf, ...(proofDir ? [proofDir] : [])],
+          command: [path.join(r.solverDir, RUN_SCRIPT), given, ...(proofDir ? [proofDir] : [])],
           timeoutS: r.timeoutS,
           memMb: r.memMb,
           memoryMethod: out.memoryMethod,
@@ -91,7 +102,7 @@ export async function runInstance(r: InstanceRunRequest): Promise<InstanceResult
       );
     return res;
   } finally {
-    if (proofDir) await fs.rm(proofDir, { recursive: true, force: true });
+    await fs.rm(runDir, { recursive: true, force: true });
   }
 }
 
