@@ -231,7 +231,7 @@ function renderState(s: SteeringState | undefined): void {
 let lastAnnounced = '';
 function renderSteps(s: SteeringState): void {
   // Only strategies that screen proposals (a judge, duplicate checks) have that step.
-  const steps = STEPS.filter((x) => x !== 'screen' || (s.strategy !== null && s.strategy !== 'champion-challenger') || s.step === 'screen');
+  const steps = STEPS.filter((x) => x !== 'screen' || s.screens || s.step === 'screen');
   const current = s.step && s.step !== 'done' ? steps.indexOf(s.step) : -1;
   const finished = s.step === 'done';
   stepItems.forEach((li, j) => {

@@ -71,6 +71,8 @@ export const SteeringState = z
     approval: ApprovalMode.nullable(),
     /** The search strategy from satlution.yaml (strategies that screen proposals add the Screen step); null while it is invalid. */
     strategy: z.enum(STRATEGY_NAMES).nullable(),
+    /** Whether the strategy screens proposals before evaluation (its cycles have a Screen step). */
+    screens: z.boolean(),
     /** How the last cycle ended, when one did. */
     outcome: z.string().max(LIMITS.line * 2).nullable(),
     pending: PendingPlan.nullable(),

@@ -20,7 +20,7 @@ import { ApprovalMode, LIMITS, Step, SteeringHostMessage, SteeringState, Steerin
 import { appendStream, compactItems } from '../../src/shared/steeringStream';
 import { FIXTURES, RULES, tempDir, write } from './helpers';
 
-const idleState: SteeringState = { phase: 'idle', pausing: false, cycle: null, step: null, candidate: null, title: null, agent: null, approval: 'semi', strategy: 'champion-challenger', outcome: null, pending: null, transcripts: false };
+const idleState: SteeringState = { phase: 'idle', pausing: false, cycle: null, step: null, candidate: null, title: null, agent: null, approval: 'semi', strategy: 'champion-challenger', screens: false, outcome: null, pending: null, transcripts: false };
 
 describe('steering protocol', () => {
   it('accepts the messages of the contract', () => {
@@ -142,7 +142,7 @@ describe('steering stream', () => {
 
 describe('steering view state', () => {
   const saved = (over: Partial<CycleState>): CycleState => ({ cycle: 3, step: 'code', parent: 0, candidate: 3, title: 'try X', started_at: '', updated_at: '', outcome: null, champion_changed: false, proposals: [], hint: null, island: null, selected: null, ...over });
-  const input = (over: Partial<SteeringInputs>): SteeringInputs => ({ workspace: true, run: undefined, saved: undefined, approval: 'semi', strategy: 'champion-challenger', pending: undefined, transcripts: false, ...over });
+  const input = (over: Partial<SteeringInputs>): SteeringInputs => ({ workspace: true, run: undefined, saved: undefined, approval: 'semi', strategy: 'champion-challenger', screens: false, pending: undefined, transcripts: false, ...over });
   const valid = (s: SteeringState) => {
     assert.ok(SteeringState.safeParse(s).success, JSON.stringify(s));
     return s;

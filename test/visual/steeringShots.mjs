@@ -68,7 +68,7 @@ A missed reimplication would leave an unsatisfied clause: the model and DRAT che
 3. Build, run smoke, finish.
 `;
 
-const base = { pausing: false, agent: 'llm', approval: 'semi', strategy: 'sift', outcome: null, pending: null, transcripts: true };
+const base = { pausing: false, agent: 'llm', approval: 'semi', strategy: 'sift', screens: true, outcome: null, pending: null, transcripts: true };
 const planStream = [
   { kind: 'step', cycle: 3, step: 'plan', candidate: 'SATLUTION_3' },
   { kind: 'text', role: 'planner', text: 'The metrics show PAR-2 dominated by large SAT instances. Let me look at how backtracking re-assigns literals.' },

@@ -48,7 +48,10 @@ export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
     const inst = prepared.get(spec.name)!;
     const key = runKey({ solverHash, instanceHash: inst.hash, timeoutS: req.timeoutS, memMb: req.memMb, checkProofs: req.checkProofs, ...(req.maxOutputMb !== undefined ? { maxOutputMb: req.maxOutputMb } : {}) });
     const prev = stored.get(key);
-    if (prev) {
+    // A stored verdict is reused only if it was reached against the answer known now: a wrong answer
+    // is always measured again (meta.csv may have been corrected), and so is any run whose expected
+    // answer differs from meta.csv's.
+    if (prev && prev.result.status !== 'wrong' && (spec.expected === null || spec.expected === prev.result.expected)) {
       const r = { ...prev.result, instance: spec.name, family: spec.family, expected: spec.expected ?? prev.result.expected };
       results.set(spec.name, r);
       reused++;

@@ -30,15 +30,33 @@ export async function listSet(dir: string): Promise<InstanceSpec[]> {
     .filter((e) => (e.isFile() || e.isSymbolicLink()) && CNF_FILE.test(e.name))
     .map((e) => path.join(e.parentPath, e.name))
     .sort();
-  return files.map((file) => {
-    const name = path.relative(dir, file).split(path.sep).join('/');
-    const m = meta.get(name) ?? meta.get(path.basename(name));
+  const names = files.map((file) => path.relative(dir, file).split(path.sep).join('/'));
+  // A row names an instance by its path in the set, or by its file name when that is unique: a row
+  // that names nothing, or two instances, would leave an answer unused or misapplied without a word.
+  const used = new Map<string, string>();
+  for (const [key, row] of meta) {
+    const hits = names.filter((n) => n === key || (!key.includes('/') && !meta.has(n) && path.posix.basename(n) === key));
+    if (!hits.length) throw new MetaError(`${row.at}: names ${key}, which is not in the set ${dir} (a typo leaves an instance without its answer)`);
+    if (hits.length > 1) throw new MetaError(`${row.at}: ${key} matches ${hits.join(' and ')}: name each by its path in the set`);
+    used.set(hits[0]!, key);
+  }
+  return files.map((file, i) => {
+    const name = names[i]!;
+    const key = used.get(name);
+    const m = key === undefined ? undefined : meta.get(key);
     return { name, file, family: m?.family || null, expected: m?.expected ?? null };
   });
 }
 
-async function readMeta(file: string): Promise<Map<string, { family: string; expected: 'SAT' | 'UNSAT' | null }>> {
-  const out = new Map<string, { family: string; expected: 'SAT' | 'UNSAT' | null }>();
+/** A meta.csv row: the family and known answer, and where the row is (file:line) for messages. */
+interface MetaRow {
+  family: string;
+  expected: 'SAT' | 'UNSAT' | null;
+  at: string;
+}
+
+async function readMeta(file: string): Promise<Map<string, MetaRow>> {
+  const out = new Map<string, MetaRow>();
   const text = await fs.readFile(file, 'utf8').catch(() => undefined);
   if (text === undefined) return out;
   const lines = text.split(/\r?\n/);
@@ -50,7 +68,11 @@ async function readMeta(file: string): Promise<Map<string, { family: string; exp
     const cells = line.split(',').map((s) => s.trim());
     const exp = col('expected') >= 0 ? (cells[col('expected')] ?? '').toUpperCase() : '';
     if (exp && exp !== 'SAT' && exp !== 'UNSAT') throw new MetaError(`${file}:${i + 2}: expected must be SAT, UNSAT or empty, got "${cells[col('expected')]}"`);
-    out.set(cells[col('instance')]!, { family: col('family') >= 0 ? (cells[col('family')] ?? '') : '', expected: (exp || null) as 'SAT' | 'UNSAT' | null });
+    const name = cells[col('instance')]!;
+    const row: MetaRow = { family: col('family') >= 0 ? (cells[col('family')] ?? '') : '', expected: (exp || null) as 'SAT' | 'UNSAT' | null, at: `${file}:${i + 2}` };
+    const prev = out.get(name);
+    if (prev && (prev.expected !== row.expected || prev.family !== row.family)) throw new MetaError(`${row.at}: ${name} is listed again, differently from ${prev.at} (${prev.expected ?? 'no answer'}, family ${prev.family || 'none'}): keep one row`);
+    if (!prev) out.set(name, row);
   });
   return out;
 }

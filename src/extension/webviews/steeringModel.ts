@@ -24,6 +24,8 @@ export interface SteeringInputs {
   saved: CycleState | undefined;
   approval: ApprovalMode | null;
   strategy: SteeringState['strategy'];
+  /** The strategy's `screens` (strategy/types.ts). */
+  screens: boolean;
   pending: PendingApproval | undefined;
   transcripts: boolean;
 }
@@ -32,8 +34,8 @@ const clip = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, ma
 const clipNull = (s: string | null, max: number) => (s === null ? null : clip(s, max));
 
 export function steeringState(i: SteeringInputs): SteeringState {
-  const base = { pausing: false, agent: null, approval: i.approval, strategy: i.strategy, outcome: null, pending: null, transcripts: i.transcripts } as const;
-  if (!i.workspace) return { ...base, phase: 'none', cycle: null, step: null, candidate: null, title: null, approval: null, strategy: null, transcripts: false };
+  const base = { pausing: false, agent: null, approval: i.approval, strategy: i.strategy, screens: i.screens, outcome: null, pending: null, transcripts: i.transcripts } as const;
+  if (!i.workspace) return { ...base, phase: 'none', cycle: null, step: null, candidate: null, title: null, approval: null, strategy: null, screens: false, transcripts: false };
   const saved = i.saved;
   const savedCandidate = saved && saved.candidate !== null ? candidateDirName(saved.candidate) : null;
   const outcome = saved?.step === 'done' ? clipNull(saved.outcome, LIMITS.line * 2) : null;

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { writeApprovalMode } from '../../core/config/edit';
 import { CONFIG_FILE } from '../../core/layout';
+import { strategyFor } from '../../core/strategy/registry';
 import { readNotes, writeNotes } from '../../core/workspace/notes';
 import { LIMITS, SteeringViewMessage, type SteeringHostMessage } from '../../shared/steeringProtocol';
 import type { CycleController } from '../commands/cycle';
@@ -82,6 +83,7 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
       saved: this.cycles.saved,
       approval: snap?.config.ok ? snap.config.config.approval : null,
       strategy: snap?.config.ok ? snap.config.config.strategy.name : null,
+      screens: snap?.config.ok ? strategyFor(snap.config.config).screens : false,
       pending: this.cycles.approvals.pending,
       transcripts: this.transcripts,
     });
