@@ -7,7 +7,7 @@ import { runSet } from './runSet';
 import type { MemoryMethod } from '../run/limits';
 import { computeMetrics, type Metrics } from './metrics';
 import { FATAL, type InstanceResult, type RunStatus } from '../run/result';
-import { hashSolver, type ResultsStore } from './resultsStore';
+import { type ResultsStore, solverIdentity } from './resultsStore';
 import type { Runner } from '../runners/runner';
 import type { GateName } from './evalDoc';
 import { inSubset } from './subset';
@@ -88,7 +88,7 @@ const FAILS: Record<StagePlan['gate'], (s: RunStatus) => boolean> = {
 async function baselineResults(req: GateRequest, self: string, names: Set<string>): Promise<InstanceResult[][] | undefined> {
   const lists: InstanceResult[][] = [];
   for (const dir of req.baselineDirs ?? []) {
-    const hash = await hashSolver(dir).catch(() => undefined); // never built: no results
+    const hash = await solverIdentity(dir).catch(() => undefined); // no such directory: no results
     if (!hash || hash === self) continue;
     const rs = (await req.store.resultsOf(hash)).filter((r) => names.has(r.instance));
     if (rs.length) lists.push(rs);

@@ -1,11 +1,12 @@
 // Results of solver runs, appended as JSONL as each run ends (fsynced), keyed by what determines
-// them: the solver's binaries, the instance's content and the limits. A run whose key has a result is
+// them: the solver (solverIdentity), the instance's content and the limits. A run whose key has a result is
 // never repeated, so a killed evaluation resumes where it stopped and identical binaries are not
 // benchmarked twice. A line torn by a crash is skipped on reading.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { appendJsonLine, readJsonLines } from '../store/atomic';
+import { CANDIDATE_DOCS } from '../layout';
 import { StoredRun, type InstanceResult } from '../run/result';
 
 export interface RunKeyParts {
@@ -94,7 +95,38 @@ export class ResultsStore {
   }
 }
 
-/** The hash of a solver's runnable part: every file under bin/ (names and contents). */
+/** Folders that are not part of what a run executes. */
+const NOT_RUN = new Set(['.git', 'node_modules', '.satlution']);
+
+/**
+ * A solver's identity for stored results: everything its run can execute, which is the whole
+ * directory (a run script may start code outside bin/), links included as their target and, when the
+ * target is a file, its content. Left out: version control and state folders, and the candidate's
+ * documents (HYPOTHESIS.md, CHANGELOG.md, RESULTS.md), which change without changing the solver.
+ * Two candidates share results only when all of this is identical.
+ */
+export async function solverIdentity(solverDir: string): Promise<string> {
+  const h = createHash('sha256');
+  const entries = (await fs.readdir(solverDir, { withFileTypes: true, recursive: true }))
+    .map((e) => ({ e, rel: path.relative(solverDir, path.join(e.parentPath, e.name)) }))
+    .filter(({ rel }) => !rel.split(path.sep).some((part) => NOT_RUN.has(part)) && !CANDIDATE_DOCS.includes(rel as (typeof CANDIDATE_DOCS)[number]))
+    .sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  for (const { e, rel } of entries) {
+    const file = path.join(solverDir, rel);
+    if (e.isSymbolicLink()) {
+      h.update(`L ${rel}\0${await fs.readlink(file)}\0`);
+      const target = await fs.stat(file).catch(() => undefined);
+      if (target?.isFile()) h.update(await fs.readFile(file));
+    } else if (e.isFile()) {
+      // Whether it may be executed changes what a run can do.
+      h.update(`F ${rel}\0${(await fs.stat(file)).mode & 0o111 ? 'x' : '-'}\0`);
+      h.update(await fs.readFile(file));
+    }
+  }
+  return h.digest('hex');
+}
+
+/** The hash of a solver's binaries: every file under bin/ (names and contents), for duplicate checks. */
 export async function hashSolver(solverDir: string): Promise<string> {
   const bin = path.join(solverDir, 'bin');
   const h = createHash('sha256');

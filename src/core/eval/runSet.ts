@@ -6,7 +6,7 @@ import { localRunner } from '../runners/local';
 import { runPool } from '../runners/pool';
 import type { Runner, RunTask } from '../runners/runner';
 import type { InstanceResult } from '../run/result';
-import { hashSolver, ResultsStore, runKey } from './resultsStore';
+import { ResultsStore, runKey, solverIdentity } from './resultsStore';
 import type { RunSettings } from '../run/runInstance';
 import { runLogPath } from '../run/runLog';
 
@@ -34,7 +34,7 @@ export interface RunSetOutcome {
 }
 
 export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
-  const solverHash = await hashSolver(req.solverDir);
+  const solverHash = await solverIdentity(req.solverDir);
   const prepared = new Map<string, PreparedInstance>();
   await runPool(req.instances, req.jobs, async (spec) => void prepared.set(spec.name, await req.cache.prepare(spec.file)), req.signal);
   await req.cache.save();

@@ -26,7 +26,7 @@ export interface RunTask {
 
 export interface RunBatch {
   settings: RunSettings;
-  /** hashSolver(settings.solverDir): remote runners keep one copy of each candidate by it. */
+  /** solverIdentity(settings.solverDir): remote runners keep one copy of each candidate by it. */
   solverHash: string;
   tasks: RunTask[];
   /** Parallel slots; a runner may use its own configured value instead. */

@@ -145,8 +145,9 @@ export async function recordMember(ws: string, o: { cycle: number; island: numbe
     lines: facts.lines,
     penalty,
     source_hash: facts.hash,
-    // Only an evaluation's hash is trusted: an unevaluated candidate's bin/ may be its parent's build.
-    binary_hash: o.json?.solver_hash ?? null,
+    // Only an evaluated candidate's binaries count: an unevaluated one's bin/ may be its parent's build.
+    // (The evaluation's solver_hash covers the whole directory; duplicates compare the binaries alone.)
+    binary_hash: o.json?.solver_hash ? await hashSolver(path.join(ws, candidateDirName(o.candidate))).catch(() => null) : null,
     ...(o.detail ? { detail: o.detail } : {}),
   }, 'member');
 }
