@@ -69,12 +69,12 @@ export const EvalDoc = z.object({
 });
 export type EvalDoc = z.infer<typeof EvalDoc>;
 
-/** Why a stored document cannot be used, in words a person can act on. */
-export function evalDocProblem(raw: unknown): string | undefined {
+/** A stored document, validated; or why it cannot be used, in words a person can act on. */
+export function parseEvalDoc(raw: unknown): { ok: true; doc: EvalDoc } | { ok: false; reason: string } {
   const version = typeof raw === 'object' && raw !== null && 'version' in raw ? (raw as { version: unknown }).version : undefined;
-  if (typeof version === 'number' && version > EVAL_DOC_VERSION) return `it was written by a newer SATLUTION (format ${version}; this one reads ${EVAL_DOC_VERSION})`;
+  if (typeof version === 'number' && version > EVAL_DOC_VERSION) return { ok: false, reason: `it was written by a newer SATLUTION (format ${version}; this one reads ${EVAL_DOC_VERSION})` };
   const r = EvalDoc.safeParse(raw);
-  if (r.success) return undefined;
+  if (r.success) return { ok: true, doc: r.data };
   const first = r.error.issues[0]!;
-  return `${first.path.join('.') || 'the document'}: ${first.message}${r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more problem${r.error.issues.length > 2 ? 's' : ''})` : ''}`;
+  return { ok: false, reason: `${first.path.join('.') || 'the document'}: ${first.message}${r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more problem${r.error.issues.length > 2 ? 's' : ''})` : ''}` };
 }

@@ -5,7 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { candidateDirName, parseCandidateDir, STATE_DIR } from '../layout';
 import { writeJsonAtomic } from '../store/atomic';
-import { EvalDoc, evalDocProblem } from './evalDoc';
+import { EvalDoc, parseEvalDoc } from './evalDoc';
 
 /** The folder of the documents, relative to the workspace. */
 export const EVALS_DIR = path.join(STATE_DIR, 'evals');
@@ -26,8 +26,8 @@ export class EvalStore {
   async read(candidate: number | string): Promise<EvalRead> {
     const r = await this.readJson(candidate);
     if (r.status !== 'ok') return r;
-    const problem = evalDocProblem(r.json);
-    return problem ? { status: 'invalid', file: this.file(candidate), reason: problem } : { status: 'ok', doc: EvalDoc.parse(r.json) };
+    const p = parseEvalDoc(r.json);
+    return p.ok ? { status: 'ok', doc: p.doc } : { status: 'invalid', file: this.file(candidate), reason: p.reason };
   }
 
   /**

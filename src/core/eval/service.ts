@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { Config } from '../config/schema';
 import { parseCandidateDir } from '../layout';
 import type { InstanceResult } from '../run/result';
+import { findDratTrim } from '../run/tools';
 import { type RunnerEnv, stageRunners } from '../runners/select';
 import type { EvalDoc } from './evalDoc';
 import { type GateName, type GateReport, runGates, type StagePlan } from './gates';
@@ -69,7 +70,7 @@ export async function plannedStages(req: Pick<EvaluationRequest, 'ws' | 'config'
   if (runner !== undefined && !config.runners.some((r) => r.name === runner)) throw new EvaluationSetupError(`runner ${runner}: no such runner in satlution.yaml (known: ${config.runners.map((r) => r.name).join(', ')})`);
   const stages = planStages(config, req.ws ?? process.cwd(), req.overrides);
   for (const s of stages) if (!(await fs.stat(s.dir).then((x) => x.isDirectory(), () => false))) throw new EvaluationSetupError(`benchmark set ${s.dir} is not a directory`);
-  if (stages.some((s) => s.checkProofs) && !gateContext(config, req.ws, req.dratTrim).dratTrim) throw new EvaluationSetupError(MISSING_DRAT_TRIM);
+  if (stages.some((s) => s.checkProofs) && !findDratTrim(req.dratTrim, config.evaluation.drat_trim)) throw new EvaluationSetupError(MISSING_DRAT_TRIM);
   return stages;
 }
 
