@@ -1,6 +1,8 @@
 // Benchmark: what the evaluator costs on top of the solver. Wall time of `satlution eval` over a set
-// (limits, output parsing, model checks, result records) vs the same solver runs launched raw with the
-// same parallelism. Target: <= 1.05x. Needs cadical (scripts/setup-sat-tools.sh).
+// (the sandbox, limits, output parsing, model checks, result records) vs the same solver runs launched
+// raw with the same parallelism, and the same evaluation with `sandbox: off`, which gives the sandbox's
+// own cost per run. Target: <= 1.05x with the sandbox on. Needs cadical and bubblewrap
+// (scripts/setup-sat-tools.sh).
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -28,9 +30,12 @@ async function raw(solver: string, files: string[]): Promise<number> {
   return (Date.now() - t0) / 1000;
 }
 
-function viaEval(solver: string, set: string, cache: string): number {
+/** `satlution eval` in a workspace of its own whose satlution.yaml sets `sandbox`. */
+function viaEval(solver: string, set: string, ws: string, sandbox: 'on' | 'off'): number {
+  fs.mkdirSync(ws, { recursive: true });
+  fs.writeFileSync(path.join(ws, 'satlution.yaml'), `seeds: [{ name: cadical, source: ${JSON.stringify(solver)} }]\nsandbox: ${sandbox}\nstages: { perf: { audit: { min: 0, share: 0 } } }\n`);
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, [CLI, 'eval', solver, '--bench', set, '--no-build', '--no-proofs', '--jobs', String(JOBS), '--timeout', '120'], { env: { ...process.env, XDG_CACHE_HOME: cache }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, 'eval', solver, '--bench', set, '--no-build', '--no-proofs', '--jobs', String(JOBS), '--timeout', '120'], { cwd: ws, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(r.stdout + r.stderr);
   return (Date.now() - t0) / 1000;
 }
@@ -47,16 +52,20 @@ async function main(): Promise<void> {
     fs.mkdirSync(path.join(solver, 'bin'), { recursive: true });
     fs.writeFileSync(path.join(solver, 'bin', 'starexec_run_default'), '#!/bin/sh\nexec cadical -q "$1"\n', { mode: 0o755 });
     await raw(solver, files); // warm the page cache
-    const rows: [number, number][] = [];
-    for (let rep = 0; rep < 3; rep++) {
+    const rows: [number, number, number][] = [];
+    for (let rep = 0; rep < 5; rep++) {
+      // Alternated, each in a fresh workspace (fresh store: nothing reused).
       const r = await raw(solver, files);
-      const e = viaEval(solver, set, fs.mkdtempSync(path.join(dir, 'cache-'))); // fresh store: nothing reused
-      rows.push([r, e]);
-      console.log(`rep ${rep + 1}: raw ${r.toFixed(2)} s, satlution eval ${e.toFixed(2)} s, ratio ${(e / r).toFixed(3)}`);
+      const on = viaEval(solver, set, fs.mkdtempSync(path.join(dir, 'ws-')), 'on');
+      const off = viaEval(solver, set, fs.mkdtempSync(path.join(dir, 'ws-')), 'off');
+      rows.push([r, on, off]);
+      console.log(`rep ${rep + 1}: raw ${r.toFixed(2)} s, satlution eval ${on.toFixed(2)} s (sandbox on), ${off.toFixed(2)} s (off); ratio ${(on / r).toFixed(3)} / ${(off / r).toFixed(3)}`);
     }
-    const raws = rows.map((x) => x[0]).sort((a, b) => a - b);
-    const evals = rows.map((x) => x[1]).sort((a, b) => a - b);
-    console.log(`${N} instances, ${JOBS} jobs: median raw ${raws[1]!.toFixed(2)} s, median eval ${evals[1]!.toFixed(2)} s, overhead ${(evals[1]! / raws[1]!).toFixed(3)}x (includes node start-up, instance hashing/validation and every model check)`);
+    const med = (i: 0 | 1 | 2) => rows.map((x) => x[i]).sort((a, b) => a - b)[2]!;
+    const [r, on, off] = [med(0), med(1), med(2)];
+    console.log(`${N} instances, ${JOBS} jobs: median raw ${r.toFixed(2)} s, median eval ${on.toFixed(2)} s with the sandbox, ${off.toFixed(2)} s without`);
+    console.log(`overhead ${(on / r).toFixed(3)}x with the sandbox, ${(off / r).toFixed(3)}x without (includes node start-up, instance hashing/validation and every model check)`);
+    console.log(`the sandbox's own cost: ${(((on - off) * 1000 * JOBS) / N).toFixed(1)} ms per run`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

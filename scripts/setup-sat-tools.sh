@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the SAT tools the evaluator and its tests use, cached outside the repository:
 #   - Debian: cadical (a real solver with DRAT proofs), berkeley-abc (multiplier miters: hard UNSAT
-#     instances no one here wrote), xz-utils (for .cnf.xz), build tools
+#     instances no one here wrote), xz-utils (for .cnf.xz), build tools, and bubblewrap (the sandbox
+#     every build and solver run goes through)
 #   - drat-trim built from Debian's upstream source tarball into the cache
 # Prints KEY=VALUE lines (DRAT_TRIM=..., CADICAL=...) on stdout. Safe to re-run.
 set -euo pipefail
@@ -17,6 +18,7 @@ command -v xz >/dev/null 2>&1 || need+=(xz-utils)
 command -v berkeley-abc >/dev/null 2>&1 || need+=(berkeley-abc)
 command -v make >/dev/null 2>&1 || need+=(make)
 command -v cc >/dev/null 2>&1 || need+=(gcc)
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing Debian packages: ${need[*]}"
   "${SUDO[@]}" apt-get update -qq >&2
@@ -35,3 +37,4 @@ if [ ! -x "$DT" ]; then
 fi
 echo "DRAT_TRIM=$DT"
 echo "CADICAL=$(command -v cadical)"
+echo "BWRAP=$(command -v bwrap)"

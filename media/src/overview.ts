@@ -51,6 +51,11 @@ function render(o: Overview): void {
   const config = o.config.ok
     ? h('p', { class: 'ok' }, '✓ satlution.yaml is valid')
     : h('div', {}, h('p', { class: 'warn' }, `⚠ ${o.config.problems} problem${o.config.problems > 1 ? 's' : ''} in satlution.yaml`), o.config.first && h('p', { class: 'mono' }, o.config.first));
+  const off = o.unisolated;
+  const isolation = off.workspace || off.runners.length
+    ? h('p', { class: 'warn', title: 'Evolved builds and solvers run with your full authority: they can read the answers and write outside their directory. Results are marked "measured without isolation".' },
+        `⚠ Measured without isolation (sandbox: off)${off.workspace ? '' : ` on ${off.runners.join(', ')}`}`)
+    : h('p', { class: 'ok' }, '✓ Evolved code runs sandboxed');
   const benches = h('ul', { class: 'benches' },
     ...o.benchmarks.map((b) => h('li', {},
       h('span', { class: 'name' }, b.name),
@@ -63,7 +68,7 @@ function render(o: Overview): void {
   root.append(
     section('Champion', champion),
     section('Candidates', chips, latest, o.total > 1 && h('p', { class: 'actions' }, button('Open Dashboard', act('openDashboard'), { class: 'secondary', 'aria-label': 'Open the dashboard: PAR-2 per cycle, cactus plots, per-instance results' }))),
-    section('Configuration', config, h('p', { class: 'actions' }, button('Open satlution.yaml', act('openConfig')), button('Rules', act('openRules'), { class: 'secondary', 'aria-label': 'Reveal the rulebase in the Explorer' }))),
+    section('Configuration', config, isolation, h('p', { class: 'actions' }, button('Open satlution.yaml', act('openConfig')), button('Rules', act('openRules'), { class: 'secondary', 'aria-label': 'Reveal the rulebase in the Explorer' }))),
     section('Benchmarks', benches,
       o.benchmarks.some((b) => b.exists && b.instances === 0) && h('p', { class: 'muted hint' }, 'Add .cnf, .cnf.gz or .cnf.xz files to the empty sets, with a meta.csv (instance,family,expected) for known answers.'),
       h('p', { class: 'actions' }, button('Reveal benchmarks', act('revealBenchmarks'), { class: 'secondary' }))),

@@ -16,6 +16,8 @@ export const Overview = z.discriminatedUnion('state', [
     counts: z.partialRecord(Status, z.number().int().nonnegative()),
     latest: z.array(z.object({ dir: CandidateDir, status: Status, parent: CandidateDir.nullable(), updated: z.string(), missing: z.boolean() })),
     config: z.object({ ok: z.boolean(), problems: z.number().int().nonnegative(), first: z.string().nullable() }),
+    /** Where evolved code runs without the sandbox (`sandbox: off`): the workspace, and runners by name. */
+    unisolated: z.object({ workspace: z.boolean(), runners: z.array(z.string()) }),
     seeds: z.array(z.object({ name: z.string(), files: z.number(), source: z.string() })),
     benchmarks: z.array(z.object({ name: z.string(), dir: z.string(), exists: z.boolean(), instances: z.number(), hasMeta: z.boolean() })),
   }),

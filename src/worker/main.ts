@@ -1,12 +1,25 @@
 // The evaluation worker: one self-contained file (dist/worker.js) that runs one instance with its
 // limits and checks and prints one JSON line (an InstanceResult). The same file runs locally, on an
 // SSH host, or on a Slurm node: it needs only Node, the solver directory, and drat-trim for proofs.
+import { sweepLeftovers } from '../core/run/sweep';
+import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readDimacs } from '../core/instances/dimacs';
+import { IsolationUnavailable, requireIsolation } from '../core/isolation/probe';
+import type { IsolationSettings } from '../core/isolation/settings';
+import { buildSolver } from '../core/run/build';
 import { EvaluationAborted, runInstance } from '../core/run/runInstance';
 
-const USAGE = 'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--proofs --drat-trim PATH [--max-proof-mb MB] [--checker-timeout S]] [--max-output-mb MB] [--expected SAT|UNSAT] [--name NAME]';
+const USAGE =
+  'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--proofs --drat-trim PATH [--max-proof-mb MB] [--checker-timeout S]] [--max-output-mb MB] [--expected SAT|UNSAT] [--name NAME] [--sandbox on|off]\n' +
+  '       worker --build SOLVER_DIR [--timeout S] [--sandbox on|off] [--build-network]';
+
+/** Exit codes of a build: the remote runner tells a person which one happened. */
+const BUILD_FAILED = 5;
+const BUILD_TIMEOUT = 124;
+/** This host cannot make the sandbox the configuration asks for. */
+export const NO_ISOLATION = 6;
 
 export async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -23,9 +36,27 @@ export async function main(argv: string[]): Promise<number> {
       'max-output-mb': { type: 'string', default: '256' },
       'checker-timeout': { type: 'string' },
       expected: { type: 'string' },
+      sandbox: { type: 'string', default: 'on' },
+      build: { type: 'string' },
+      'build-network': { type: 'boolean', default: false },
     },
     strict: true,
   });
+  if (values.sandbox !== 'on' && values.sandbox !== 'off') {
+    process.stderr.write(`worker: --sandbox must be on or off, got "${values.sandbox}"\n`);
+    return 2;
+  }
+  const isolation: IsolationSettings = { mode: values.sandbox === 'on' ? 'bwrap' : 'off', buildNetwork: values['build-network'], readOnly: [] };
+  try {
+    await requireIsolation(isolation);
+  } catch (e) {
+    if (!(e instanceof IsolationUnavailable)) throw e;
+    process.stderr.write(`worker: ${e.message}\n`);
+    return NO_ISOLATION;
+  }
+  // What a worker killed with SIGKILL on this host left: its solvers, cgroups and run directories.
+  await sweepLeftovers();
+  if (values.build !== undefined) return build(path.resolve(values.build), Number(values.timeout), isolation);
   const timeoutS = Number(values.timeout);
   const memMb = Number(values.mem);
   const maxProofMb = Number(values['max-proof-mb']);
@@ -78,6 +109,7 @@ export async function main(argv: string[]): Promise<number> {
       maxProofMb,
       checkerTimeoutS,
       maxOutputMb,
+      isolation,
     });
   } catch (e) {
     if (e instanceof EvaluationAborted || stop.signal.aborted) {
@@ -91,6 +123,19 @@ export async function main(argv: string[]): Promise<number> {
   }
   process.stdout.write(JSON.stringify(r) + '\n');
   return 0;
+}
+
+/** `bash starexec_build` in its sandbox; the build log goes to .satlution-build.log beside it, its end to stderr on failure. */
+async function build(dir: string, timeoutS: number, isolation: IsolationSettings): Promise<number> {
+  if (!(timeoutS > 0)) {
+    process.stderr.write('worker: --timeout must be a positive number of seconds\n');
+    return 2;
+  }
+  const b = await buildSolver(dir, timeoutS, undefined, isolation);
+  await fs.writeFile(path.join(dir, '.satlution-build.log'), b.log).catch(() => undefined);
+  if (b.ok) return 0;
+  process.stderr.write(`${b.log.trim().split('\n').slice(-25).join('\n')}\n${b.detail}\n`);
+  return /did not finish within/.test(b.detail) ? BUILD_TIMEOUT : BUILD_FAILED;
 }
 
 if (require.main === module) void main(process.argv.slice(2)).then((c) => (process.exitCode = c));

@@ -187,7 +187,9 @@ describe('Evaluate Candidate', () => {
     const probe = installProbe(path.join(ws, 'SATLUTION_0'), fs.mkdtempSync(path.join(path.dirname(ws), 'probe-')));
     try {
       for (const jobs of [1, 2]) {
-        fs.writeFileSync(cfg, config.replace(runner, `- { name: local, kind: local, jobs: ${jobs} }`));
+        // The probe counts runs in a directory outside the candidate, which only an unconfined run can write.
+        const unconfined = config.replace(runner, `- { name: local, kind: local, jobs: ${jobs}, sandbox: off }`);
+        fs.writeFileSync(cfg, unconfined);
         probe.reset();
         const r = (await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' })) as { verdict: string; summary: string } | undefined;
         assert.ok(r, 'no outcome');

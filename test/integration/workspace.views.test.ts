@@ -139,10 +139,12 @@ describe('Rules and Runners views', () => {
     assert.ok(local && local.kind === 'runner' && local.runner.kind === 'local');
     const found = (await vscode.commands.executeCommand('satlution.checkRunner', local)) as Record<string, { check: string; level: string }[]>;
     const checks = found[local.runner.name]!;
-    assert.deepEqual(checks.map((f) => f.check), ['node', 'cores', 'drat-trim', 'memory limit', 'disk']);
+    assert.deepEqual(checks.map((f) => f.check), ['node', 'cores', 'drat-trim', 'sandbox', 'memory limit', 'disk']);
     assert.equal(checks[0]!.level, 'ok');
     const shown = await a.runnersTree.getChildren(local);
-    assert.equal(shown.filter((n) => n.kind === 'finding').length, 5);
+    assert.equal(shown.filter((n) => n.kind === 'finding').length, 6);
+    // The editor shows whether evolved code runs sandboxed here.
+    assert.deepEqual(checks.find((f) => f.check === 'sandbox')?.level, 'ok');
   });
 
   it('lists an evaluation in flight under its runner', async () => {

@@ -385,7 +385,7 @@ describe('per-run logs', function () {
     const logFile = (name: string) => runLogPath(ctx.logDir!, perf.solverHash!, name)!;
     const crash = fs.readFileSync(logFile('deep/crash.cnf'), 'utf8');
     assert.match(crash, /^# deep\/crash\.cnf$/m);
-    assert.match(crash, /^command: +\S+starexec_run_default \S+$/m);
+    assert.match(crash, /^command: +\S+starexec_run_default \S+instance\.cnf \S+proof$/m);
     assert.match(crash, /^limits: +10 s wall clock, 1024 MB/m);
     assert.match(crash, /^status: +crash - exited with code 3/m);
     assert.match(crash, /---- stderr -+\nassertion failed: trail not empty/);

@@ -114,7 +114,10 @@ describe('satlution eval', function () {
     for (let i = 0; i < 8; i++) write(path.join(set, `p${i}.cnf`), planted3Sat(60, 4.0, 100 + i));
     const solver = cadicalSolver(0.4, 'slow');
     const child = spawn(process.execPath, [CLI, 'eval', solver, '--bench', set, '--no-build', '--no-proofs', '--jobs', '2'], { env: { ...process.env, XDG_CACHE_HOME: cacheHome }, stdio: 'ignore' });
-    await new Promise((r) => setTimeout(r, 1300));
+    // Killed once two runs are stored (not after a fixed time: start-up varies with the machine's load).
+    const store = path.join(cacheHome, 'satlution', 'results', 'runs.jsonl');
+    const stored = () => (fs.existsSync(store) ? fs.readFileSync(store, 'utf8').split('\n').filter((l) => /"p\d\.cnf"/.test(l)).length : 0);
+    for (let i = 0; i < 200 && stored() < 2; i++) await new Promise((r) => setTimeout(r, 50));
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     const json = path.join(tempDir(), 'r.json');

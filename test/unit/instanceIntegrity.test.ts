@@ -22,8 +22,8 @@ function solver(script: string): string {
 }
 
 /** The verify stage on one set, outside any workspace. */
-async function verify(solverDir: string, set: string) {
-  const config = ConfigSchema.parse({ seeds: [{ name: 'none', source: '.' }] });
+async function verify(solverDir: string, set: string, sandbox: 'on' | 'off' = 'on') {
+  const config = ConfigSchema.parse({ seeds: [{ name: 'none', source: '.' }], sandbox });
   return evaluateSolver({ ws: undefined, config, solverDir, overrides: { stage: 'verify', bench: set, noProofs: true, jobs: 1 }, runnerEnv: { workerFile: '' } });
 }
 
@@ -49,11 +49,14 @@ describe('the instance a solver is given', function () {
     const seen = tempDir();
     // Notes what it can see beside its instance, leaves a file there, then gives up.
     const spy = solver(`ls -A "$(dirname "$1")" >> ${JSON.stringify(seen)}/seen\necho "$(basename "$1")" >> ${JSON.stringify(seen)}/names\ntouch "$(dirname "$1")/answer-cache"\necho 's UNKNOWN'\nexit 0`);
-    const r = await verify(spy, set);
+    // Unconfined, so that it can report what it saw in a directory of the test's (the sandbox hides more: sandboxAttacks.test.ts).
+    const r = await verify(spy, set, 'off');
     assert.equal(r.gates.find((g) => g.gate === 'verify')!.results!.length, 2);
     assert.deepEqual(fs.readFileSync(path.join(seen, 'names'), 'utf8').trim().split('\n'), ['instance.cnf', 'instance.cnf']);
-    // Each run saw only its own instance: no meta.csv, no other instance, no cache left by the previous run.
-    assert.deepEqual(fs.readFileSync(path.join(seen, 'seen'), 'utf8').trim().split('\n'), ['instance.cnf', 'instance.cnf']);
+    // Each run saw only its own instance (beside its private proof, home and tmp directories): no
+    // meta.csv, no other instance, no cache left by the previous run.
+    const lines = fs.readFileSync(path.join(seen, 'seen'), 'utf8').trim().split('\n');
+    assert.deepEqual(lines.filter((l) => !['home', 'tmp', 'proof'].includes(l)), ['instance.cnf', 'instance.cnf']);
   });
 
   it('the instance cache notices a rewrite that keeps the size and puts the mtime back', async () => {
@@ -73,3 +76,34 @@ describe('the instance a solver is given', function () {
     assert.notEqual(second.hash, first.hash);
   });
 });
+
+describe('evidence before expected answers', function () {
+  this.timeout(60000);
+  /** A set of one satisfiable formula whose meta.csv says `meta`. */
+  const plantedSaying = (meta: string) => {
+    const set = tempDir();
+    write(path.join(set, 'planted.cnf'), planted3Sat(40, 4.0, 12));
+    write(path.join(set, 'meta.csv'), `instance,family,expected\nplanted.cnf,x,${meta}\n`);
+    return set;
+  };
+
+  it('a checked model beats a wrong meta.csv: the honest solver is solved, and told to fix meta.csv', async function () {
+    if (spawnSync('cadical', ['--version']).status !== 0) this.skip();
+    const set = plantedSaying('UNSAT');
+    const honest = solver('exec cadical -q "$1"');
+    const r = await verify(honest, set);
+    const res = r.gates.find((g) => g.gate === 'verify')!.results![0]!;
+    assert.equal(res.status, 'solved', res.detail);
+    assert.match(res.detail, /SAT proven on planted\.cnf \(the model checks\), although meta\.csv says UNSAT: fix the expected answer/);
+  });
+
+  it('an answer against meta.csv without evidence is still wrong', async () => {
+    const set = plantedSaying('SAT');
+    const liar = solver("echo 's UNSATISFIABLE'\nexit 20");
+    const r = await verify(liar, set);
+    const res = r.gates.find((g) => g.gate === 'verify')!.results![0]!;
+    assert.equal(res.status, 'wrong', res.detail);
+    assert.match(res.detail, /UNSAT claimed on planted\.cnf, but it is SAT \(meta\.csv\)/);
+  });
+});
+

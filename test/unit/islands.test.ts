@@ -14,6 +14,7 @@ import { DEFAULT_ISLANDS } from '../../src/core/config/schema';
 import { cellOf, duplicateOf, islandsFile, readIslandDb } from '../../src/core/strategy/islandDb';
 import { normalizeSource } from '../../src/core/strategy/sourceHash';
 import { optsatWorkspace, withStrategy } from './optsatWorkspace';
+import { DEFAULT_ISOLATION } from '../../src/core/isolation/settings';
 
 const optsat = (strategy: string) => optsatWorkspace({ perf: 6, perfSeed: 300, edit: withStrategy(strategy) });
 
@@ -88,7 +89,7 @@ describe('islands: cycles', function () {
     fs.cpSync(path.join(ws, 'SATLUTION_1'), path.join(ws, 'SATLUTION_9'), { recursive: true });
     const opt = path.join(ws, 'SATLUTION_9', 'src', 'options.h');
     fs.writeFileSync(opt, fs.readFileSync(opt, 'utf8').replace(/OPTION \(delay, (\d+),/, (_m, v: string) => `OPTION (delay, (${v} + 0),`));
-    assert.deepEqual(await duplicateOf(ws, db, 9, { timeoutS: 120 }), { of: 1, how: 'identical binaries' });
+    assert.deepEqual(await duplicateOf(ws, db, 9, { timeoutS: 120, isolation: DEFAULT_ISOLATION }), { of: 1, how: 'identical binaries' });
     assert.ok(fs.readFileSync(islandsFile(ws), 'utf8').trim().split('\n').length >= 3);
   });
 });

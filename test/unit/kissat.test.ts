@@ -1,12 +1,12 @@
 // The workspace model on a real solver source tree: kissat's upstream tarball (fetched from Debian by
 // scripts/fetch-solver-source.sh into a cache; never committed).
+import { newCandidate } from '../../src/core/workspace/newCandidate';
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runSolver } from '../../src/core/run/runSolver';
 import { SignatureLog } from '../../src/core/rules/postmortem';
-import { CandidateStore } from '../../src/core/store/candidates';
 import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
 import { CLI, FIXTURES, tempDir, WORKER, write } from './helpers';
 
@@ -90,9 +90,10 @@ describe('real solver: kissat', function () {
   });
 
   it('a broken kissat copy fails the build gate with gcc\'s diagnostics, recorded as a failure signature', async () => {
-    await new CandidateStore(ws).create({ id: 1, parent: 0, status: 'coding' });
-    const broken = path.join(ws, 'SATLUTION_1');
-    fs.cpSync(cand, broken, { recursive: true });
+    // As a cycle makes it: a copy of the built champion, whose configure left absolute links into it.
+    const rec = await newCandidate(ws, { parent: 0 });
+    const broken = path.join(ws, rec.dir);
+    assert.equal(fs.readlinkSync(path.join(broken, 'src', 'makefile')), path.join(broken, 'makefile'), 'the link points into the copy');
     const search = path.join(broken, 'src', 'search.c');
     fs.writeFileSync(search, fs.readFileSync(search, 'utf8').replace(/\bint\s+kissat_search\s*\(/, 'int kissat_search (undeclared_type x, '));
     const r = spawnSync(process.execPath, [CLI, 'eval', broken, '--stage', 'smoke', '--no-proofs', '--no-rules'], { encoding: 'utf8' });

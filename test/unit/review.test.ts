@@ -75,10 +75,22 @@ describe('runner health', () => {
   it('checks node, cores, drat-trim, the memory limit and disk space of a local runner', async () => {
     const c = config(base + 'runners: [{name: local, kind: local, jobs: 1}]\n');
     const f = await checkRunnerHealth(c.runners[0]!, c, tempDir());
-    assert.deepEqual(f.map((x) => x.check), ['node', 'cores', 'drat-trim', 'memory limit', 'disk']);
+    assert.deepEqual(f.map((x) => x.check), ['node', 'cores', 'drat-trim', 'sandbox', 'memory limit', 'disk']);
     assert.equal(f.find((x) => x.check === 'node')!.level, 'ok');
     assert.match(f.find((x) => x.check === 'cores')!.detail, /^1 parallel run on \d+ cores$/);
     assert.match(f.find((x) => x.check === 'disk')!.detail, /GB free/);
+    assert.deepEqual([f.find((x) => x.check === 'sandbox')!.level, f.find((x) => x.check === 'sandbox')!.detail], ['ok', 'bubblewrap on this machine: builds and runs see only the candidate (and their instance), no network, a cleared environment']);
+  });
+
+  it('says when a runner measures without isolation, and what a missing bubblewrap needs', async () => {
+    const off = config(base + 'runners: [{name: local, kind: local, jobs: 1, sandbox: off}]\n');
+    const w = (await checkRunnerHealth(off.runners[0]!, off, tempDir())).find((x) => x.check === 'sandbox')!;
+    assert.equal(w.level, 'warning');
+    assert.match(w.detail, /measured without isolation/);
+    const missing = config(base + 'runners: [{name: local, kind: local, jobs: 1}]\nsandbox: { mode: on, bwrap: /nonexistent/bwrap }\n');
+    const e = (await checkRunnerHealth(missing.runners[0]!, missing, tempDir())).find((x) => x.check === 'sandbox')!;
+    assert.equal(e.level, 'error');
+    assert.match(e.detail, /sandbox\.bwrap names \/nonexistent\/bwrap/);
   });
 
   it('warns when more slots than cores are configured, and errors on a missing checker that stages need', async () => {

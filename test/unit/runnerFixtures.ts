@@ -1,5 +1,6 @@
 // Shared by the runner tests: a built tinysat candidate, a small mixed instance set, and one
 // evaluation through the real evaluator on a given runner.
+import type { IsolationSettings } from '../../src/core/isolation/settings';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -33,7 +34,7 @@ export function makeSet(extra: Record<string, string> = {}): string {
   return dir;
 }
 
-export async function evalOn(runner: Runner, set: string, opts: { solver: string; store?: ResultsStore; signal?: AbortSignal; onResult?: (r: InstanceResult) => void; onStatus?: (m: string) => void }): Promise<RunSetOutcome> {
+export async function evalOn(runner: Runner, set: string, opts: { solver: string; store?: ResultsStore; isolation?: IsolationSettings; signal?: AbortSignal; onResult?: (r: InstanceResult) => void; onStatus?: (m: string) => void }): Promise<RunSetOutcome> {
   return runSet({
     solverDir: opts.solver,
     instances: await listSet(set),
@@ -46,6 +47,7 @@ export async function evalOn(runner: Runner, set: string, opts: { solver: string
     cache: new InstanceCache(tempDir()),
     store: opts.store ?? new ResultsStore(path.join(tempDir(), 'runs.jsonl')),
     runner,
+    ...(opts.isolation ? { isolation: opts.isolation } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(opts.onResult ? { onResult: opts.onResult } : {}),
     ...(opts.onStatus ? { onStatus: opts.onStatus } : {}),

@@ -61,7 +61,9 @@ describe('Slurm runner (real Slurm)', function () {
     write(path.join(spy, 'bin', 'starexec_run_default'), `#!/bin/sh\nenv > ${JSON.stringify(seen)}/env.$$\nexec "$(dirname "$0")/tinysat" "$1"\n`);
     fs.chmodSync(path.join(spy, 'bin', 'starexec_run_default'), 0o755);
     const env = { ...slurm!.env, OPENAI_API_KEY: 'sk-attack-canary-1234', SSH_AUTH_SOCK: '/tmp/agent-canary.sock', SATLUTION_SECRET_CANARY: 'x' };
-    const out = await evalOn(slurmRunner({ config: config(), workerFile: WORKER, env, pollMs: 300 }), makeSet(), { solver: spy });
+    // Unconfined (sandbox: off), so that the spy can leave its dumps where the test reads them: the job's
+    // allow-listed environment (--export) must hold even then.
+    const out = await evalOn(slurmRunner({ config: config(), workerFile: WORKER, env, pollMs: 300 }), makeSet(), { solver: spy, isolation: { mode: 'off', buildNetwork: false, readOnly: [] } });
     assert.ok(out.results.every((r) => r.status === 'solved'), JSON.stringify(summary(out)));
     const dumps = fs.readdirSync(seen).map((f) => fs.readFileSync(path.join(seen, f), 'utf8'));
     assert.equal(dumps.length, 6);

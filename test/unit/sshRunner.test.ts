@@ -131,7 +131,7 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
     const running = path.join(config.workdir, 'running');
     const t0 = Date.now();
     while (!(fs.existsSync(running) && fs.readdirSync(running).length === 2) && Date.now() - t0 < 20000) await new Promise((r) => setTimeout(r, 100));
-    const pids = fs.readdirSync(running).map((f) => Number(fs.readFileSync(path.join(running, f), 'utf8')));
+    const pids = fs.readdirSync(running).map((f) => Number(fs.readFileSync(path.join(running, f), 'utf8').split(' ')[0]));
     assert.equal(pids.length, 2);
     stop.abort(new Error('stopped'));
     await assert.rejects(attempt);
@@ -212,7 +212,7 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
   it('checks the host: node, drat-trim, cores, disk; and explains what is missing', async () => {
     const c = ConfigSchema.parse({ seeds: [{ name: 's', source: '.' }] });
     const ok = await checkRunnerHealth(sshConfig(), c, tempDir(), { sshArgs });
-    assert.deepEqual(ok.map((f) => f.check), ['connection', 'node', 'drat-trim', 'cores', 'disk']);
+    assert.deepEqual(ok.map((f) => f.check), ['connection', 'node', 'drat-trim', 'sandbox', 'cores', 'disk']);
     for (const k of ['connection', 'node', 'disk']) assert.equal(ok.find((f) => f.check === k)!.level, 'ok', JSON.stringify(ok));
     assert.match(ok.find((f) => f.check === 'node')!.detail, new RegExp(`Node.js ${process.version}`));
 

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { unisolated } from '../../core/isolation/settings';
 import { formatIssue } from '../../core/config/load';
 import { candidateDirName } from '../../core/layout';
 import { findWorkspace, readSnapshot, type CandidateView, type WorkspaceSnapshot } from '../../core/workspace/snapshot';
@@ -45,6 +46,7 @@ function toJson(s: WorkspaceSnapshot) {
     workspace: s.dir,
     config_ok: s.config.ok,
     config_issues: s.config.ok ? [] : s.config.issues,
+    unisolated: s.config.ok ? unisolated(s.config.config) : null,
     champion: s.champion === null ? null : candidateDirName(s.champion),
     seeds: s.seeds,
     benchmarks: s.benchmarks,
@@ -79,6 +81,12 @@ function render(s: WorkspaceSnapshot): string {
   const out: string[] = [row('Workspace', s.dir)];
   if (s.config.ok) out.push(row('Config', 'satlution.yaml is valid'));
   else out.push(row('Config', `${s.config.issues.length} problem(s):`), ...s.config.issues.map((i) => '  ' + formatIssue(i)));
+  if (s.config.ok) {
+    const off = unisolated(s.config.config);
+    if (off.workspace || off.runners.length)
+      out.push(row('Sandbox', `WARNING: measured without isolation (sandbox: off${off.workspace ? '' : ` on ${off.runners.join(', ')}`}): evolved code runs with your full authority and can read the answers`));
+    else out.push(row('Sandbox', 'on: builds and runs are isolated (bubblewrap)'));
+  }
   if (s.store.rebuilt) out.push(row('Store', `rebuilt from the log and the directories on disk (${s.store.rebuilt})`));
   if (s.store.adopted.length) out.push(row('Store', `recorded directories found without a record: ${s.store.adopted.map(candidateDirName).join(', ')}`));
   out.push(row('Champion', s.champion === null ? '(none)' : candidateDirName(s.champion)));

@@ -64,6 +64,19 @@ export const TierSchema = z
   .strict();
 export type Tier = z.infer<typeof TierSchema>;
 
+/** perf checks no proofs, so its UNSAT answers are audited: a random sample re-run with proofs (eval/audit.ts). */
+const AuditSchema = z
+  .object({
+    min: z.number().int().nonnegative().default(3).meta({ description: 'At least this many UNSAT answers are audited (fewer only when perf gave fewer).', examples: [3] }),
+    share: z.number().min(0).max(1).default(0.1).meta({ description: 'Or this share of the UNSAT answers, when that is more (rounded up).', examples: [0.1] }),
+  })
+  .strict()
+  .prefault({})
+  .meta({
+    description: 'When perf does not check proofs: after its runs, at least `min` or `share` of its UNSAT answers (whichever is more), drawn at random, are run again with a proof (1.5x the timeout) and the proof checked by drat-trim; a lie caught fails perf like a failure in verify. `{ min: 0, share: 0 }` turns it off.',
+    examples: [{ min: 3, share: 0.1 }, { min: 0, share: 0 }],
+  });
+
 const perfStage = z
   .object({
     ...stageFields('perf', 300, 8192, false),
@@ -75,6 +88,7 @@ const perfStage = z
     description: 'A benchmark set kept out of selection: a candidate about to become champion must not be slower than the champion on it.',
     examples: ['holdout'],
   }),
+  audit: AuditSchema,
   })
   .strict()
   .prefault({});
@@ -90,6 +104,33 @@ export const StagesSchema = z
   .strict()
   .prefault({});
 
+/** `on`/`off`, or YAML 1.1's true/false for them. */
+const onOff = z.union([z.enum(['on', 'off']), z.boolean()]);
+
+const runnerSandbox = onOff.optional().meta({
+  description: "This runner's isolation, overriding the top-level `sandbox`: off for a host without bubblewrap (its results are marked \"measured without isolation\").",
+  examples: ['off'],
+});
+
+/** `sandbox`: how evolved code (builds, solver runs, objective functions) is isolated. */
+export const SandboxSchema = z
+  .union([
+    onOff,
+    z
+      .object({
+        mode: z.enum(['on', 'off']).default('on').meta({ description: 'on: every build and solver run in a bubblewrap sandbox; off: evolved code runs with your full authority (shown as a warning everywhere).', examples: ['on'] }),
+        build_network: z.boolean().default(false).meta({ description: 'Let `starexec_build` reach the network (for builds that fetch); solver runs never can.', examples: [false] }),
+        read_only: z.array(z.string().min(1)).default([]).meta({ description: 'Extra paths of this machine that builds and local runs may read (a toolchain outside /usr and /opt). SSH hosts and Slurm nodes use their system directories only.', examples: [['/opt/gcc-14']] }),
+        bwrap: z.string().min(1).optional().meta({ description: 'The bubblewrap executable on this machine (default: bwrap on PATH). SSH hosts and Slurm nodes use the bwrap on their PATH.', examples: ['/usr/bin/bwrap'] }),
+      })
+      .strict(),
+  ])
+  .default('on')
+  .meta({
+    description: 'Isolation of evolved code: on (default) runs every build and solver run in a bubblewrap sandbox that sees only the candidate (and, for a run, its instance) with no network and a cleared environment; off runs it unconfined and marks every result "measured without isolation".',
+    examples: ['on', { mode: 'on', build_network: true }],
+  });
+
 const jobs = z.number().int().positive().meta({
   description: 'How many solver runs execute at once (one instance per slot).',
   examples: [2],
@@ -100,6 +141,7 @@ export const LocalRunnerSchema = z
     name: name('runner', 'local'),
     kind: z.literal('local'),
     jobs: jobs.optional(),
+    sandbox: runnerSandbox,
   })
   .strict();
 
@@ -124,6 +166,7 @@ export const SshRunnerSchema = z
       examples: ['remote'],
     }),
     jobs,
+    sandbox: runnerSandbox,
   })
   .strict();
 
@@ -167,6 +210,7 @@ export const SlurmRunnerSchema = z
       description: 'Extra sbatch arguments, one per item.',
       examples: [['--qos=normal']],
     }),
+    sandbox: runnerSandbox,
   })
   .strict();
 
@@ -426,6 +470,7 @@ export const ConfigSchema = z
       examples: [[{ name: 'local', kind: 'local', jobs: 2 }]],
     }),
     evaluation: EvaluationSchema,
+    sandbox: SandboxSchema,
     models: ModelsSchema,
     planner: PlannerSchema,
     strategy: StrategySchema,

@@ -38,6 +38,9 @@ stages:
 # Multi-fidelity: cheaper tiers (a fixed share of perf, a shorter timeout) a candidate must rank well in
 # first, and a held-out set a new champion must not be slower on. Add to the perf line above, e.g.:
 #   tiers: [{ fraction: 0.25, timeout_s: 60, promote_top: 0.5 }, { fraction: 0.5, timeout_s: 150, promote_top: 0.2 }], holdout: held
+# perf checks no proofs, so after its runs a random sample of its UNSAT answers is run again with a
+# proof (1.5x the timeout) and checked by drat-trim; a lie caught fails perf. The default, on the perf line:
+#   audit: { min: 3, share: 0.1 }     # at least 3, or 10% of the UNSAT answers; { min: 0, share: 0 } turns it off
 
 # How answers are checked. SAT models are always checked against the formula.
 evaluation:
@@ -47,6 +50,12 @@ evaluation:
 #  drat_trim: /path/to/drat-trim      # default: scripts/setup-sat-tools.sh's build, or drat-trim on PATH
 #  checker_timeout_s: 900             # default: 3x the stage timeout
 #  scratch_dir: /scratch/me/tmp       # where proofs are written during runs
+
+# Evolved code runs in a bubblewrap sandbox: a build sees only its candidate, a solver run only its
+# solver and instance; no network, no $HOME, no API keys. off runs it with your full authority (every
+# result is then marked "measured without isolation"); a runner can override it with its own sandbox: off.
+sandbox: on
+#  sandbox: { mode: on, build_network: true }   # for build scripts that fetch
 
 # Where solver runs execute. Add an SSH host or a Slurm cluster and name it in a stage's runner:
 #   - { name: workstation, kind: ssh, host: my-ssh-alias, jobs: 16 }

@@ -3,6 +3,7 @@
 // before the next starts, so a crash, a cancel or a reload resumes at the step it stopped in; a pause
 // request ends the run cleanly at the next step boundary. Failed candidates are kept with their
 // failure; they feed the next plan.
+import { isolationFor } from '../isolation/settings';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { EvolutionAgent } from '../agents/agent';
@@ -198,6 +199,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           parent: s.parent,
           island: s.island,
           buildTimeoutS: req.config.evaluation.build_timeout_s,
+          buildIsolation: isolationFor(req.config),
           ...(req.judge ? { judge: req.judge } : {}),
           rules: () => rulesForJudge(ws),
           hypothesis: (id) => fs.readFile(path.join(dirOf(id), 'HYPOTHESIS.md'), 'utf8').catch(() => ''),
@@ -290,7 +292,7 @@ async function toolHost(req: CycleRequest, dir: string): Promise<ToolHost> {
   return {
     sandbox: new Sandbox(dir, protectedGlobs),
     async build() {
-      const b = await buildSolver(dir, req.config.evaluation.build_timeout_s, req.signal);
+      const b = await buildSolver(dir, req.config.evaluation.build_timeout_s, req.signal, isolationFor(req.config));
       return b.ok ? { ok: true, text: 'build ok' } : { ok: false, text: [b.detail, ...b.diagnostics.filter((d) => d.severity === 'error').slice(0, 30).map((d) => `${d.file ?? ''}:${d.line ?? ''}: ${d.message}`)].join('\n') };
     },
     async smoke() {

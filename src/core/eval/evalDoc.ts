@@ -2,7 +2,7 @@
 // `.satlution/evals/<candidate>.json` (ARCHITECTURE.md, "Files on disk"). One versioned schema, so every
 // reader validates the same thing; files written before the version field existed read as version 1.
 import { z } from 'zod';
-import { InstanceResult } from '../run/result';
+import { CheckResult, InstanceResult, RunStatus } from '../run/result';
 
 /** The document's format version; a file with a higher one was written by a newer SATLUTION. */
 export const EVAL_DOC_VERSION = 1;
@@ -34,6 +34,34 @@ const DiagnosticDoc = z.object({ file: z.string().nullable(), line: z.number().n
 /** A rule violation found by the comply gate. */
 const ViolationDoc = z.object({ rule: z.string(), check: z.string(), severity: z.enum(['error', 'warning']), file: z.string().nullable(), line: z.number().nullable(), message: z.string(), match: z.string().optional() });
 
+/** One UNSAT answer of perf run again with a proof (eval/audit.ts): what the re-run showed. */
+export const AuditedDoc = z.object({
+  instance: z.string(),
+  /** ok: the proof checked; caught: a lie (the gate fails); not_audited: the re-run ran out of time or memory. */
+  verdict: z.enum(['ok', 'caught', 'not_audited']),
+  status: RunStatus,
+  answer: z.enum(['SAT', 'UNSAT', 'UNKNOWN']).nullable(),
+  time_s: z.number(),
+  check: CheckResult,
+  detail: z.string(),
+});
+export type AuditedDoc = z.infer<typeof AuditedDoc>;
+
+/** The perf audit (stages.perf.audit): a random sample of perf's unchecked UNSAT answers, re-run with proofs. */
+export const AuditDoc = z.object({
+  /** The UNSAT answers the sample was drawn from. */
+  candidates: z.number().int().nonnegative(),
+  /** The re-runs' time limit (longer than perf's: writing a proof slows a solver). */
+  timeout_s: z.number().positive(),
+  /** Re-runs that reached a verdict (ok or caught). */
+  checked: z.number().int().nonnegative(),
+  caught: z.number().int().nonnegative(),
+  /** Re-runs taken from earlier proof-checked runs with the same key. */
+  reused: z.number().int().nonnegative(),
+  instances: z.array(AuditedDoc),
+});
+export type AuditDoc = z.infer<typeof AuditDoc>;
+
 /** One gate's outcome. */
 export const GateDoc = z.object({
   gate: GateName,
@@ -46,6 +74,8 @@ export const GateDoc = z.object({
   compliance: z.object({ score: z.number(), errors: z.number().int(), warnings: z.number().int(), violations: z.array(ViolationDoc) }).optional(),
   /** Results taken from earlier runs with the same key. */
   reused: z.number().int().nonnegative().optional(),
+  /** perf only, when it was audited (absent in documents from before the audit: still version 1). */
+  audit: AuditDoc.optional(),
 });
 export type GateDoc = z.infer<typeof GateDoc>;
 
@@ -65,6 +95,8 @@ export const EvalDoc = z.object({
   metrics: MetricsDoc.nullable(),
   /** Multi-fidelity: the perf tier the measurement is from, of how many (the last is the full set). */
   tier: z.object({ reached: z.number().int().positive(), of: z.number().int().positive() }).optional(),
+  /** The sandbox the build and runs had: `off` when any of them ran without isolation. Absent: written before sandboxes, so none. */
+  isolation: z.enum(['bwrap', 'off']).optional(),
   gates: z.array(GateDoc),
 });
 export type EvalDoc = z.infer<typeof EvalDoc>;

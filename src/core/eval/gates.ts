@@ -1,15 +1,17 @@
 // The gates, cheapest first (ARCHITECTURE.md, "The path of an evaluation"): build, then each stage's instance set. A candidate that
 // fails a gate is not measured further; the failure says what went wrong where.
-import { listSet, type InstanceCache } from '../instances/instances';
+import { listSet, type InstanceCache, type InstanceSpec } from '../instances/instances';
 import type { ComplianceReport } from '../rules/check';
 import { buildSolver, type Diagnostic } from '../run/build';
-import { runSet } from './runSet';
+import { runSet, type RunSetOutcome, type RunSetRequest } from './runSet';
 import type { MemoryMethod } from '../run/limits';
+import type { IsolationSettings } from '../isolation/settings';
 import { computeMetrics, type Metrics } from './metrics';
 import { FATAL, type InstanceResult, type RunStatus } from '../run/result';
 import { type ResultsStore, solverIdentity } from './resultsStore';
 import type { Runner } from '../runners/runner';
-import type { GateName } from './evalDoc';
+import type { AuditDoc, GateName } from './evalDoc';
+import { AUDIT_TIMEOUT_FACTOR, auditOn, auditPerf, auditSummary, type AuditOutcome, type AuditPolicy, type AuditRandom } from './audit';
 import { inSubset } from './subset';
 
 export type { GateName } from './evalDoc';
@@ -29,6 +31,10 @@ export interface StagePlan {
   fraction?: number;
   /** The tier's number (1 = cheapest), for records and messages. */
   tier?: number;
+  /** perf without proofs: re-run a random sample of its UNSAT answers with proofs afterwards (audit.ts). */
+  audit?: AuditPolicy;
+  /** The sandbox of this stage's runs (its runner's, else the workspace's); default: bubblewrap. */
+  isolation?: IsolationSettings;
 }
 
 export interface GateReport {
@@ -44,6 +50,8 @@ export interface GateReport {
   plan?: StagePlan;
   reused?: number;
   solverHash?: string;
+  /** The perf audit, when the stage had one. */
+  audit?: AuditDoc;
 }
 
 export interface GateRequest {
@@ -52,6 +60,8 @@ export interface GateRequest {
   comply?: () => Promise<ComplianceReport>;
   build: boolean;
   buildTimeoutS: number;
+  /** The build's sandbox (the workspace's `sandbox`); default: bubblewrap. */
+  buildIsolation?: IsolationSettings;
   stages: StagePlan[];
   jobs: number;
   cache: InstanceCache;
@@ -71,6 +81,8 @@ export interface GateRequest {
   /** Resolves a stage's runner name; without it every stage runs on the local pool. */
   runners?: (name: string) => Runner;
   signal?: AbortSignal;
+  /** The perf audit's draw; default: crypto randomness (tests inject a seeded one). */
+  auditRandom?: AuditRandom;
   onGateStart?: (gate: GateName, total: number) => void;
   onResult?: (gate: GateName, r: InstanceResult, done: number, total: number, reused: boolean) => void;
   /** A remote runner's word on what it is doing (syncing, jobs queued). */
@@ -114,7 +126,7 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
   }
   if (req.build) {
     req.onGateStart?.('build', 0);
-    const b = await buildSolver(req.solverDir, req.buildTimeoutS, req.signal);
+    const b = await buildSolver(req.solverDir, req.buildTimeoutS, req.signal, req.buildIsolation);
     gates.push({ gate: 'build', ok: b.ok, detail: b.ok ? `built in ${b.timeS.toFixed(1)} s` : b.detail, failures: b.diagnostics.filter((d) => d.severity === 'error').slice(0, 20).map((d) => `${d.file ? `${d.file}:${d.line}: ` : ''}${d.message}`), diagnostics: b.diagnostics });
     if (!b.ok) return { verdict: 'fail', gates };
   }
@@ -125,43 +137,76 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
       gates.push({ gate: plan.gate, ok: true, detail: `no instances in ${plan.dir}: nothing to check`, failures: [], results: [], plan });
       continue;
     }
-    const out = await runSet({
-      solverDir: req.solverDir,
-      instances,
-      timeoutS: plan.timeoutS,
-      memMb: plan.memMb,
-      checkProofs: plan.checkProofs,
-      ...(req.dratTrim ? { dratTrim: req.dratTrim } : {}),
-      maxProofMb: req.maxProofMb,
-      ...(req.maxOutputMb ? { maxOutputMb: req.maxOutputMb } : {}),
-      checkerTimeoutS: req.checkerTimeoutS ?? 3 * plan.timeoutS,
-      jobs: plan.jobs ?? req.jobs,
-      cache: req.cache,
-      store: req.store,
-      ...(req.memoryMethod ? { memoryMethod: req.memoryMethod } : {}),
-      ...(req.scratchDir ? { scratchDir: req.scratchDir } : {}),
-      ...(req.logDir ? { logDir: req.logDir } : {}),
-      ...(plan.runner && req.runners ? { runner: req.runners(plan.runner) } : {}),
-      buildTimeoutS: req.buildTimeoutS,
-      ...(req.signal ? { signal: req.signal } : {}),
+    const out = await runStage(req, plan, instances, {
       onResult: (r, done, total, reused) => req.onResult?.(plan.gate, r, done, total, reused),
       ...(req.onStatus ? { onStatus: (m: string) => req.onStatus?.(plan.gate, m) } : {}),
     });
     const failing = out.results.filter((r) => FAILS[plan.gate](r.status));
     const metrics = computeMetrics(out.results, plan.timeoutS, await baselineResults(req, out.solverHash, new Set(instances.map((i) => i.name))));
-    const ok = failing.length === 0;
+    // Only a stage that passed is audited: a failed one fails anyway.
+    const audit = failing.length === 0 && !plan.checkProofs && auditOn(plan.audit) ? await auditStage(req, plan, plan.audit, out.results, instances) : undefined;
+    const ok = failing.length === 0 && !audit?.failures.length;
+    const measured = `${metrics.solved}/${metrics.n} solved, PAR-2 ${metrics.par2.toFixed(2)} s`;
     gates.push({
       gate: plan.gate,
       ok,
-      detail: ok ? `${metrics.solved}/${metrics.n} solved, PAR-2 ${metrics.par2.toFixed(2)} s` : `${failing.length} of ${out.results.length} instances failed: ${failing[0]!.detail}`,
-      failures: failing.slice(0, 20).map((r) => `${r.status}: ${r.detail}`),
+      detail: failing.length ? `${failing.length} of ${out.results.length} instances failed: ${failing[0]!.detail}` : audit ? `${measured}; ${auditSummary(audit.doc)}` : measured,
+      failures: [...failing.map((r) => `${r.status}: ${r.detail}`), ...(audit?.failures ?? [])].slice(0, 20),
       results: out.results,
       metrics,
       plan,
       reused: out.reused,
       solverHash: out.solverHash,
+      ...(audit ? { audit: audit.doc } : {}),
     });
     if (!ok) return { verdict: 'fail', gates };
   }
   return { verdict: 'pass', gates };
+}
+
+/** One stage's runs through runSet, on the stage's runner with the request's checker and limits. */
+function runStage(req: GateRequest, plan: StagePlan, instances: InstanceSpec[], progress: Pick<RunSetRequest, 'onResult' | 'onStatus'>): Promise<RunSetOutcome> {
+  return runSet({
+    solverDir: req.solverDir,
+    instances,
+    timeoutS: plan.timeoutS,
+    memMb: plan.memMb,
+    checkProofs: plan.checkProofs,
+    ...(req.dratTrim ? { dratTrim: req.dratTrim } : {}),
+    maxProofMb: req.maxProofMb,
+    ...(req.maxOutputMb ? { maxOutputMb: req.maxOutputMb } : {}),
+    checkerTimeoutS: req.checkerTimeoutS ?? 3 * plan.timeoutS,
+    jobs: plan.jobs ?? req.jobs,
+    cache: req.cache,
+    store: req.store,
+    ...(req.memoryMethod ? { memoryMethod: req.memoryMethod } : {}),
+    ...(req.scratchDir ? { scratchDir: req.scratchDir } : {}),
+    ...(plan.isolation ? { isolation: plan.isolation } : {}),
+    ...(req.logDir ? { logDir: req.logDir } : {}),
+    ...(plan.runner && req.runners ? { runner: req.runners(plan.runner) } : {}),
+    buildTimeoutS: req.buildTimeoutS,
+    ...(req.signal ? { signal: req.signal } : {}),
+    ...progress,
+  });
+}
+
+/**
+ * The perf audit (audit.ts): the sample re-run like a verify stage (proofs checked, same runner, memory
+ * and drat-trim) with more time for writing the proof. Its key differs from perf's (limits, proofs),
+ * so perf's unchecked results are never taken for it. Progress goes out as status lines, not results.
+ */
+function auditStage(req: GateRequest, plan: StagePlan, policy: AuditPolicy, results: InstanceResult[], instances: InstanceSpec[]): Promise<AuditOutcome> {
+  const audited: StagePlan = { ...plan, timeoutS: plan.timeoutS * AUDIT_TIMEOUT_FACTOR, checkProofs: true };
+  const say = (m: string) => req.onStatus?.(plan.gate, `audit: ${m}`);
+  return auditPerf({
+    policy,
+    results,
+    instances,
+    timeoutS: audited.timeoutS,
+    ...(req.auditRandom ? { random: req.auditRandom } : {}),
+    rerun: (specs) => {
+      say(`re-running ${specs.length} UNSAT answer${specs.length > 1 ? 's' : ''} with proofs`);
+      return runStage(req, audited, specs, { onResult: (_r, done, total) => say(`${done}/${total} done`), onStatus: say });
+    },
+  });
 }

@@ -12,6 +12,8 @@ import type { GateReport, GateRequest, StagePlan } from './gates';
 import { ResultsStore } from './resultsStore';
 import { LOGS_DIR } from '../run/runLog';
 import { findDratTrim } from '../run/tools';
+import { auditOn } from './audit';
+import { isolationFor, type IsolationMode } from '../isolation/settings';
 
 export interface PlanOverrides {
   stage?: StageName | 'all';
@@ -44,6 +46,8 @@ export function planStages(config: Config, base: string, o: PlanOverrides = {}):
   return names.map((st) => {
     const s = config.stages[st];
     const runner = o.runner ?? s.runner;
+    // perf audits its UNSAT answers unless it checks every proof itself, or proofs were turned off.
+    const audit = st === 'perf' && !s.check_proofs && !o.noProofs && auditOn(config.stages.perf.audit) ? config.stages.perf.audit : undefined;
     return {
       gate: st,
       dir: resolveSet(o.bench ?? s.set),
@@ -52,16 +56,19 @@ export function planStages(config: Config, base: string, o: PlanOverrides = {}):
       checkProofs: s.check_proofs && !o.noProofs,
       runner,
       jobs: stageJobs(config, runner, o.jobs),
+      ...(audit ? { audit: { min: audit.min, share: audit.share } } : {}),
+      isolation: isolationFor(config, runner),
     };
   });
 }
 
 /** The parts of a gate request that come from the config and the workspace. */
-export function gateContext(config: Config, workspaceDir: string | undefined, dratTrimFlag?: string): Pick<GateRequest, 'buildTimeoutS' | 'cache' | 'store' | 'maxProofMb' | 'maxOutputMb' | 'checkerTimeoutS' | 'scratchDir' | 'dratTrim' | 'baselineDirs' | 'logDir'> {
+export function gateContext(config: Config, workspaceDir: string | undefined, dratTrimFlag?: string): Pick<GateRequest, 'buildTimeoutS' | 'buildIsolation' | 'cache' | 'store' | 'maxProofMb' | 'maxOutputMb' | 'checkerTimeoutS' | 'scratchDir' | 'dratTrim' | 'baselineDirs' | 'logDir'> {
   const stateDir = workspaceDir ? path.join(workspaceDir, STATE_DIR) : path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'satlution');
   const dratTrim = findDratTrim(dratTrimFlag, config.evaluation.drat_trim);
   return {
     buildTimeoutS: config.evaluation.build_timeout_s,
+    buildIsolation: isolationFor(config),
     cache: new InstanceCache(path.join(stateDir, 'cache')),
     store: new ResultsStore(path.join(stateDir, 'results', 'runs.jsonl')),
     maxProofMb: config.evaluation.proof_max_mb,
@@ -84,8 +91,12 @@ export async function complianceGate(config: Config, workspaceDir: string | unde
 export const MISSING_DRAT_TRIM =
   'proof checking needs drat-trim: run scripts/setup-sat-tools.sh, set evaluation.drat_trim in satlution.yaml, pass --drat-trim PATH, or turn proofs off';
 
+/** Starts like MISSING_DRAT_TRIM, so the CLI adds its --no-proofs hint (which turns the audit off too). */
+export const MISSING_DRAT_TRIM_AUDIT =
+  'proof checking needs drat-trim for the perf audit (stages.perf.audit re-checks a sample of UNSAT answers): build it with scripts/setup-sat-tools.sh, set evaluation.drat_trim in satlution.yaml or pass --drat-trim PATH, or turn the audit off with stages.perf.audit.min: 0 and share: 0';
+
 /** The evaluation document of a run of the gates. */
-export function evalDoc(o: { solverDir: string; runner: string; verdict: 'pass' | 'fail'; gates: GateReport[]; stages: StagePlan[]; tier?: { reached: number; of: number } }): EvalDoc {
+export function evalDoc(o: { solverDir: string; runner: string; verdict: 'pass' | 'fail'; gates: GateReport[]; stages: StagePlan[]; tier?: { reached: number; of: number }; buildIsolation?: IsolationMode }): EvalDoc {
   const last = [...o.gates].reverse().find((g) => g.results);
   const fallback = o.stages[o.stages.length - 1];
   return {
@@ -100,6 +111,8 @@ export function evalDoc(o: { solverDir: string; runner: string; verdict: 'pass' 
     instances: last?.results ?? [],
     metrics: last?.metrics ?? null,
     ...(o.tier ? { tier: o.tier } : {}),
+    // Only what actually ran counts: a stage that never started measured nothing.
+    isolation: [...(o.gates.some((g) => g.gate === 'build') ? [o.buildIsolation ?? 'bwrap'] : []), ...o.gates.flatMap((g) => (g.plan ? [g.plan.isolation?.mode ?? 'bwrap'] : []))].includes('off') ? 'off' : 'bwrap',
     gates: o.gates.map((g) => ({
       gate: g.gate,
       ok: g.ok,
@@ -109,6 +122,7 @@ export function evalDoc(o: { solverDir: string; runner: string; verdict: 'pass' 
       ...(g.diagnostics?.length ? { diagnostics: g.diagnostics } : {}),
       ...(g.compliance ? { compliance: { score: g.compliance.score, errors: g.compliance.errors, warnings: g.compliance.warnings, violations: g.compliance.violations } } : {}),
       ...(g.reused !== undefined ? { reused: g.reused } : {}),
+      ...(g.audit ? { audit: g.audit } : {}),
     })),
   };
 }

@@ -17,6 +17,8 @@ export interface RunKeyParts {
   checkProofs: boolean;
   /** The output cap (evaluation.output_max_mb); absent means the default. */
   maxOutputMb?: number;
+  /** The sandbox of the run; absent or `off` means none (every run stored before sandboxes existed). */
+  isolation?: 'bwrap' | 'off';
 }
 
 /** The output cap every run had before it was configurable: keys without a cap mean this one. */
@@ -24,11 +26,14 @@ const DEFAULT_OUTPUT_MB = 256;
 
 /**
  * The key of a stored run: every limit that can change its outcome. The output cap joins the key only
- * when it is not the old fixed 256 MB, so results stored before it was configurable stay valid.
+ * when it is not the old fixed 256 MB, so results stored before it was configurable stay valid; the
+ * sandbox joins it when there is one.
  */
 export function runKey(p: RunKeyParts): string {
   const cap = p.maxOutputMb !== undefined && p.maxOutputMb !== DEFAULT_OUTPUT_MB ? [p.maxOutputMb] : [];
-  return createHash('sha256').update(JSON.stringify(['v1', p.solverHash, p.instanceHash, p.timeoutS, p.memMb, p.checkProofs, ...cap])).digest('hex').slice(0, 32);
+  // A sandboxed run never reuses an unconfined one: that result may have been read from the answers.
+  const boxed = p.isolation === 'bwrap' ? ['bwrap'] : [];
+  return createHash('sha256').update(JSON.stringify(['v1', p.solverHash, p.instanceHash, p.timeoutS, p.memMb, p.checkProofs, ...cap, ...boxed])).digest('hex').slice(0, 32);
 }
 
 export class ResultsStore {

@@ -46,7 +46,7 @@ export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
   const todo: (RunTask & { expectedTime: number })[] = [];
   for (const spec of req.instances) {
     const inst = prepared.get(spec.name)!;
-    const key = runKey({ solverHash, instanceHash: inst.hash, timeoutS: req.timeoutS, memMb: req.memMb, checkProofs: req.checkProofs, ...(req.maxOutputMb !== undefined ? { maxOutputMb: req.maxOutputMb } : {}) });
+    const key = runKey({ solverHash, instanceHash: inst.hash, timeoutS: req.timeoutS, memMb: req.memMb, checkProofs: req.checkProofs, ...(req.maxOutputMb !== undefined ? { maxOutputMb: req.maxOutputMb } : {}), isolation: req.isolation?.mode ?? 'bwrap' });
     const prev = stored.get(key);
     // A stored verdict is reused only if it was reached against the answer known now: a wrong answer
     // is always measured again (meta.csv may have been corrected), and so is any run whose expected

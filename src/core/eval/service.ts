@@ -3,6 +3,10 @@
 // It plans the stages from satlution.yaml and the caller's overrides, resolves each stage's runner and
 // its `jobs`, runs the gates (with perf tiers when asked), builds the evaluation document and, for a
 // workspace candidate, records it. See ARCHITECTURE.md, "The path of an evaluation".
+import * as os from 'node:os';
+import { sweepLeftovers } from '../run/sweep';
+import { isolationFor } from '../isolation/settings';
+import { probeIsolation } from '../isolation/probe';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Config } from '../config/schema';
@@ -10,9 +14,10 @@ import { parseCandidateDir } from '../layout';
 import type { InstanceResult } from '../run/result';
 import { findDratTrim } from '../run/tools';
 import { type RunnerEnv, stageRunners } from '../runners/select';
+import type { AuditRandom } from './audit';
 import type { EvalDoc } from './evalDoc';
 import { type GateName, type GateReport, runGates, type StagePlan } from './gates';
-import { complianceGate, evalDoc, gateContext, MISSING_DRAT_TRIM, type PlanOverrides, planStages } from './plan';
+import { complianceGate, evalDoc, gateContext, MISSING_DRAT_TRIM, MISSING_DRAT_TRIM_AUDIT, type PlanOverrides, planStages } from './plan';
 import { recordEvaluation, type Recorded } from './record';
 import { recordTier, tierPlans } from './tiers';
 
@@ -45,6 +50,8 @@ export interface EvaluationRequest {
   /** Where dist/worker.js is, for stages on ssh or slurm runners. */
   runnerEnv: RunnerEnv;
   signal?: AbortSignal;
+  /** The perf audit's draw (default: crypto randomness); tests pass a seeded one. */
+  auditRandom?: AuditRandom;
   onGateStart?: (gate: GateName, total: number) => void;
   onResult?: (gate: GateName, r: InstanceResult, done: number, total: number, reused: boolean) => void;
   /** A remote runner's word on what it is doing (syncing, queued jobs). */
@@ -63,14 +70,22 @@ export interface Evaluation {
   recorded?: Recorded;
 }
 
-/** The stages a request would run, checked: every set a directory, every runner known, drat-trim found where proofs are checked. */
+/** The stages a request would run, checked: every set a directory, every runner known, drat-trim found where proofs are checked or perf is audited. */
 export async function plannedStages(req: Pick<EvaluationRequest, 'ws' | 'config' | 'overrides' | 'dratTrim'>): Promise<StagePlan[]> {
   const { config } = req;
   const runner = req.overrides?.runner;
   if (runner !== undefined && !config.runners.some((r) => r.name === runner)) throw new EvaluationSetupError(`runner ${runner}: no such runner in satlution.yaml (known: ${config.runners.map((r) => r.name).join(', ')})`);
   const stages = planStages(config, req.ws ?? process.cwd(), req.overrides);
   for (const s of stages) if (!(await fs.stat(s.dir).then((x) => x.isDirectory(), () => false))) throw new EvaluationSetupError(`benchmark set ${s.dir} is not a directory`);
-  if (stages.some((s) => s.checkProofs) && !findDratTrim(req.dratTrim, config.evaluation.drat_trim)) throw new EvaluationSetupError(MISSING_DRAT_TRIM);
+  if (stages.some((s) => s.checkProofs || s.audit) && !findDratTrim(req.dratTrim, config.evaluation.drat_trim))
+    throw new EvaluationSetupError(stages.some((s) => s.checkProofs) ? MISSING_DRAT_TRIM : MISSING_DRAT_TRIM_AUDIT);
+  // Builds run here, and so do the stages on local runners: refuse before anything runs unconfined.
+  // Remote runners check their hosts themselves (the worker sandboxes there).
+  const local = new Set(config.runners.filter((r) => r.kind === 'local').map((r) => r.name));
+  for (const iso of [isolationFor(config), ...stages.filter((s) => local.has(s.runner ?? 'local')).map((s) => s.isolation ?? isolationFor(config))]) {
+    const p = await probeIsolation(iso);
+    if (!p.ok) throw new EvaluationSetupError(`${p.problem}. ${p.fix}`);
+  }
   return stages;
 }
 
@@ -78,6 +93,8 @@ export async function plannedStages(req: Pick<EvaluationRequest, 'ws' | 'config'
 export async function evaluateSolver(req: EvaluationRequest): Promise<Evaluation> {
   const { config, ws, solverDir } = req;
   const stages = await plannedStages(req);
+  // What an evaluator killed with SIGKILL left: its solvers, memory cgroups and run directories.
+  await sweepLeftovers({ scratchDirs: [os.tmpdir(), ...(config.evaluation.scratch_dir ? [config.evaluation.scratch_dir] : [])] });
   let runners;
   try {
     runners = stageRunners(config, stages.map((s) => s.runner ?? 'local'), req.runnerEnv);
@@ -92,6 +109,7 @@ export async function evaluateSolver(req: EvaluationRequest): Promise<Evaluation
     // Preparing instances (hashing, decompressing) uses as many slots as the first stage runs.
     jobs: stages[0]?.jobs ?? 1,
     ...(req.signal ? { signal: req.signal } : {}),
+    ...(req.auditRandom ? { auditRandom: req.auditRandom } : {}),
     ...(req.onGateStart ? { onGateStart: req.onGateStart } : {}),
     ...(req.onResult ? { onResult: req.onResult } : {}),
     ...(req.onStatus ? { onStatus: req.onStatus } : {}),
@@ -125,7 +143,7 @@ export async function evaluateSolver(req: EvaluationRequest): Promise<Evaluation
     if (r.verdict === 'pass' && reached === plans.length) await recordTier(ws, { candidate: id, plan: plans[reached - 1]!, par2: gates[gates.length - 1]?.metrics?.par2 ?? null, top: null });
     outcome = { verdict: r.verdict, gates, stages: [...head, plans[reached - 1]!], tier: { reached, of: plans.length } };
   }
-  const doc = evalDoc({ solverDir, runner, verdict: outcome.verdict, gates: outcome.gates, stages: outcome.stages, ...(outcome.tier ? { tier: outcome.tier } : {}) });
+  const doc = evalDoc({ solverDir, runner, verdict: outcome.verdict, gates: outcome.gates, stages: outcome.stages, buildIsolation: isolationFor(config).mode, ...(outcome.tier ? { tier: outcome.tier } : {}) });
   const recorded = ws && req.record !== false ? await recordEvaluation(ws, solverDir, doc) : undefined;
   return { verdict: outcome.verdict, gates: outcome.gates, doc, stages, ...(recorded ? { recorded } : {}) };
 }

@@ -2,6 +2,8 @@
 // `.satlution/objectives/` (one `<name>.js` each, and index.json with who wrote it, when and its
 // multiplier), scored in the sandbox over every candidate measured on the full perf set, and merged
 // by consensus. Correctness is never an objective: candidates that failed a gate are not scored.
+import { loadConfig } from '../config/load';
+import { DEFAULT_ISOLATION, isolationFor, type IsolationSettings } from '../isolation/settings';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
@@ -88,11 +90,16 @@ export async function objectiveInputs(ws: string): Promise<{ ids: number[]; inpu
   return { ids, inputs };
 }
 
+/** The workspace's `sandbox` for the objective functions (the default when satlution.yaml cannot be read). */
+export async function workspaceIsolation(ws: string): Promise<IsolationSettings> {
+  return loadConfig(ws).then((c) => isolationFor(c), () => DEFAULT_ISOLATION);
+}
+
 export async function scorePortfolio(ws: string, limits: SandboxLimits = {}): Promise<PortfolioView> {
   const portfolio = await readPortfolio(ws);
   const round = (await readCycle(ws))?.cycle ?? 0;
   const { ids, inputs } = await objectiveInputs(ws);
-  const runs = portfolio.length && inputs.length ? await runObjectives(portfolio.map((p) => p.code), inputs, limits) : portfolio.map(() => ({ scores: [] as (number | null)[], error: null }));
+  const runs = portfolio.length && inputs.length ? await runObjectives(portfolio.map((p) => p.code), inputs, { isolation: await workspaceIsolation(ws), ...limits }) : portfolio.map(() => ({ scores: [] as (number | null)[], error: null }));
   const scores = runs.map((r) => r.scores.map((x) => (x === null ? Infinity : x)));
   const c = consensus(scores, portfolio.map((p) => ({ createdRound: p.entry.created_round, multiplier: p.entry.multiplier })), round);
   return {

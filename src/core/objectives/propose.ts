@@ -4,7 +4,7 @@
 // the error, and after three failures nothing is added.
 import { z } from 'zod';
 import type { ChatMessage, LlmClient, ToolSpec } from '../llm/types';
-import { addObjective, type ObjectiveEntry, ObjectiveName, objectiveInputs, readPortfolio, scorePortfolio } from './portfolio';
+import { addObjective, type ObjectiveEntry, ObjectiveName, objectiveInputs, readPortfolio, scorePortfolio, workspaceIsolation } from './portfolio';
 import { runObjectives } from './sandbox';
 
 export const ProposedObjective = z
@@ -65,7 +65,7 @@ export async function proposeObjective(ws: string, client: LlmClient, o: { attem
       continue;
     }
     // It must run: a number for every scored candidate, in the sandbox.
-    const [run] = await runObjectives([p.data.code], inputs);
+    const [run] = await runObjectives([p.data.code], inputs, { isolation: await workspaceIsolation(ws) });
     const bad = run!.scores.filter((x) => x === null).length;
     if (bad) {
       problem = `it gave no number for ${bad} of ${inputs.length} candidates${run!.error ? ` (${run!.error})` : ''}`;

@@ -1,9 +1,16 @@
 // Running objective functions: pure JavaScript over a frozen per-instance results table, in a
-// separate Node process (a memory cap, killed after a wall-clock limit) and there in a fresh VM
+// separate Node process (a memory cap, killed after a wall-clock limit) confined like a solver run
+// (isolation/: no files but Node's own, no network, a cleared environment), and there in a fresh VM
 // context without require, process or code generation, with a per-call time limit. An objective
 // that throws, loops, returns a non-number or blows up yields no score; it never takes the caller down.
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { z } from 'zod';
+import { confine } from '../isolation/confine';
+import { scriptConfinement } from '../isolation/confinement';
+import { DEFAULT_ISOLATION, type IsolationSettings } from '../isolation/settings';
 
 /** What an objective sees for one candidate: its perf results and the seed's (the baseline). */
 export interface ObjectiveInput {
@@ -53,6 +60,8 @@ export interface SandboxLimits {
   callMs?: number;
   totalMs?: number;
   memMb?: number;
+  /** The workspace's isolation (`sandbox`); default: bubblewrap. */
+  isolation?: IsolationSettings;
 }
 
 /** Scores of every objective (code: a JS function expression) on every input; null where it failed. Each objective runs in its own process, so one that blows up costs only itself. */
@@ -62,9 +71,23 @@ export async function runObjectives(codes: readonly string[], inputs: readonly O
   return out;
 }
 
-function runBatch(codes: readonly string[], inputs: readonly ObjectiveInput[], o: SandboxLimits): Promise<ObjectiveRun[]> {
+async function runBatch(codes: readonly string[], inputs: readonly ObjectiveInput[], o: SandboxLimits): Promise<ObjectiveRun[]> {
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'satlution-objective-'));
+  try {
+    // Node's whole installation (its prefix) is all the process may read.
+    const c = scriptConfinement({ programDirs: [path.dirname(path.dirname(process.execPath))], scratch });
+    // Electron (a desktop VS Code's execPath) runs as plain Node only when told to.
+    c.env.ELECTRON_RUN_AS_NODE = '1';
+    const boxed = await confine(o.isolation ?? DEFAULT_ISOLATION, c, process.execPath, [`--max-old-space-size=${o.memMb ?? 256}`, '-e', CHILD]);
+    return await spawnBatch(boxed, codes, inputs, o);
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
+}
+
+function spawnBatch(boxed: Awaited<ReturnType<typeof confine>>, codes: readonly string[], inputs: readonly ObjectiveInput[], o: SandboxLimits): Promise<ObjectiveRun[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`--max-old-space-size=${o.memMb ?? 256}`, '-e', CHILD], { stdio: ['pipe', 'pipe', 'pipe'], env: {} });
+    const child = spawn(boxed.cmd, boxed.args, { cwd: boxed.cwd, stdio: ['pipe', 'pipe', 'pipe'], env: boxed.env });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));

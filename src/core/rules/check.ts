@@ -5,7 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
 import { listFiles } from '../workspace/files';
-import { blankNonCode, lineOf, lineStarts } from './lexer';
+import { blankComments, blankNonCode, commentStyleOf, lineOf, lineStarts } from './lexer';
 import type { Check, Phase, Rule } from './schema';
 
 export interface Violation {
@@ -84,13 +84,18 @@ export async function checkCompliance(req: ComplianceRequest): Promise<Complianc
     if (!blanked.has(key)) blanked.set(key, { code: blankNonCode(f.text, { keepStrings }), starts: lineStarts(f.text) });
     return blanked.get(key)!;
   };
+  const dataOf = (f: SourceFile) => {
+    const key = `d:${f.rel}`;
+    if (!blanked.has(key)) blanked.set(key, { code: blankComments(f.text, commentStyleOf(f.rel)), starts: lineStarts(f.text) });
+    return blanked.get(key)!;
+  };
 
   const perCheck: Violation[][] = [];
   for (const rule of req.rules.filter((r) => r.phases.includes(req.phase)))
     for (const check of rule.checks) {
       if (check.phases && !check.phases.includes(req.phase)) continue;
       if (check.kind === 'protected_path' && !req.parentDir) continue; // a seed has no parent
-      perCheck.push(await runCheck(rule, check, { req, files, read, sources, codeOf }));
+      perCheck.push(await runCheck(rule, check, { req, files, read, sources, codeOf, dataOf }));
     }
   // Rules judge what a candidate changes: source hits the parent has too (the seed's own code) are not
   // the candidate's doing and do not count. A seed itself is the trusted baseline: none of its count.
@@ -142,6 +147,8 @@ interface Ctx {
   read: (rel: string) => Promise<string | null>;
   sources: (globs: string[], except?: string[]) => Promise<SourceFile[]>;
   codeOf: (f: SourceFile, keepStrings?: boolean) => { code: string; starts: number[] };
+  /** The file with only its comments blanked, in its own comment syntax (C, or `#` for scripts). */
+  dataOf: (f: SourceFile) => { code: string; starts: number[] };
 }
 
 async function runCheck(rule: Rule, check: Check, ctx: Ctx): Promise<Violation[]> {
@@ -151,7 +158,7 @@ async function runCheck(rule: Rule, check: Check, ctx: Ctx): Promise<Violation[]
       const re = new RegExp(check.pattern, 'g');
       const out: Violation[] = [];
       for (const f of await ctx.sources(check.files, check.except)) {
-        const { code, starts } = ctx.codeOf(f);
+        const { code, starts } = check.in_strings ? ctx.dataOf(f) : ctx.codeOf(f);
         for (const m of code.matchAll(re)) out.push({ ...v(f.rel, lineOf(starts, m.index), `${check.message} (\`${m[0].trim().slice(0, 60)}\`)`, check.id), match: m[0] });
       }
       return out;

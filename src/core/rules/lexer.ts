@@ -1,5 +1,6 @@
 // Blanks C/C++ comments (and, optionally, the contents of string and character literals) with spaces,
 // keeping every newline, so patterns match code only and offsets still map to the right lines.
+// `blankComments` keeps the strings, for checks on the data a solver names (paths, file names).
 
 export function blankNonCode(src: string, opts: { keepStrings?: boolean } = {}): string {
   const out = src.split('');
@@ -37,6 +38,41 @@ export function blankNonCode(src: string, opts: { keepStrings?: boolean } = {}):
       if (!opts.keepStrings) blank(i + 1, Math.min(j, n));
       i = j + 1;
     } else i++;
+  }
+  return out.join('');
+}
+
+/** How a file writes comments: C/C++ (line and block comments), `#` to the end of the line (shell, make, cmake), or none. */
+export type CommentStyle = 'c' | 'hash' | 'none';
+
+const C_LIKE = /\.(c|h|cc|cpp|cxx|hpp|hh|hxx|inc|ipp|tcc)$/i;
+const HASH_LIKE = /(^|\/)([^/.]+|[Mm]akefile[^/]*|CMakeLists\.txt)$|\.(sh|bash|mk|cmake|py)$/;
+
+/** The comment style of a file, from its name: files without an extension (the run script, starexec_build, configure) are scripts. */
+export function commentStyleOf(rel: string): CommentStyle {
+  if (C_LIKE.test(rel)) return 'c';
+  return HASH_LIKE.test(rel) ? 'hash' : 'none';
+}
+
+/** Blanks comments only, keeping string literals and every offset, for checks that look at the data a solver names (paths, file names). */
+export function blankComments(src: string, style: CommentStyle = 'c'): string {
+  if (style === 'c') return blankNonCode(src, { keepStrings: true });
+  return style === 'hash' ? blankHashComments(src) : src;
+}
+
+/** Shell-like `#` comments: a `#` that starts a word outside quotes runs to the end of the line (so `$#` and `"a#b"` stay). */
+function blankHashComments(src: string): string {
+  const out = src.split('');
+  let quote: string | null = null;
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === '\\' && quote !== "'") i++;
+    else if (quote) {
+      if (c === quote) quote = null;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '#' && (i === 0 || /[\s;&|()]/.test(src[i - 1]!))) {
+      while (i < src.length && src[i] !== '\n') out[i++] = ' ';
+    }
   }
   return out.join('');
 }

@@ -14,11 +14,13 @@ export const Check = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('forbidden_pattern'),
     id: z.string().regex(/^[a-z0-9-]+$/),
-    /** A JavaScript regular expression, matched against code with comments and string literals blanked. */
+    /** A JavaScript regular expression, matched against code with comments and string literals blanked (see in_strings). */
     pattern: z.string().min(1),
     files: z.array(z.string()).default(C_SOURCES),
     /** Files (globs) where the pattern is allowed, e.g. the solver's own allocator. */
     except: z.array(z.string()).default([]),
+    /** Also match inside string literals (only comments blanked): paths and file names a solver opens live in strings. */
+    in_strings: z.boolean().default(false).describe('match inside string literals too; comments are still ignored'),
     message: z.string().min(1),
     severity,
     phases,

@@ -1,8 +1,13 @@
-// Stage 1's build: `bash starexec_build` under a time limit, with compiler and linker diagnostics
-// parsed into file / line / message so an agent (or a person) can act on them.
+// Stage 1's build: `bash starexec_build` in its sandbox (isolation/) under a time limit, with compiler
+// and linker diagnostics parsed into file / line / message so an agent (or a person) can act on them.
+import { ownerTag } from './owner';
 import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { confine } from '../isolation/confine';
+import { buildConfinement } from '../isolation/confinement';
+import { DEFAULT_ISOLATION, type IsolationSettings } from '../isolation/settings';
 import { BUILD_SCRIPT, RUN_SCRIPT } from '../layout';
 import { runCaptured } from './captured';
 
@@ -51,11 +56,27 @@ export function parseDiagnostics(log: string, root?: string): Diagnostic[] {
   return out;
 }
 
-export async function buildSolver(solverDir: string, timeoutS = 600, signal?: AbortSignal): Promise<BuildResult> {
+/** Build scratch directories (HOME and TMPDIR of a build) carry their owner's pid, like run directories. */
+export const BUILD_DIR_PREFIX = 'satlution-build-';
+
+/**
+ * `bash starexec_build` in `solverDir`, confined by `isolation` (default: the sandbox): it can write
+ * its own directory and a private scratch directory, and sees nothing else of the workspace or $HOME.
+ * Throws IsolationUnavailable when the sandbox the settings ask for cannot be made here.
+ */
+export async function buildSolver(solverDir: string, timeoutS = 600, signal?: AbortSignal, isolation: IsolationSettings = DEFAULT_ISOLATION): Promise<BuildResult> {
   const script = path.join(solverDir, BUILD_SCRIPT);
   if (!(await fs.stat(script).then((s) => s.isFile(), () => false)))
     return { ok: false, timeS: 0, detail: `no ${BUILD_SCRIPT} in ${solverDir}`, diagnostics: [], log: '' };
-  const run = await runCaptured('bash', [BUILD_SCRIPT], { cwd: solverDir, timeoutS, keepBytes: 1 << 20, ...(signal ? { signal } : {}) });
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), `${BUILD_DIR_PREFIX}${ownerTag()}-`));
+  const dir = path.resolve(solverDir);
+  let run: Awaited<ReturnType<typeof runCaptured>>;
+  try {
+    const boxed = await confine(isolation, buildConfinement({ dir, scratch, network: isolation.buildNetwork, readOnly: [] }), '/bin/bash', [BUILD_SCRIPT]);
+    run = await runCaptured(boxed.cmd, boxed.args, { cwd: boxed.cwd, env: boxed.env, timeoutS, keepBytes: 1 << 20, ...(signal ? { signal } : {}) });
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
   const diagnostics = parseDiagnostics(run.output, solverDir);
   const errors = diagnostics.filter((d) => d.severity === 'error');
   const first = errors[0] ? ` — ${errors[0].file ? `${errors[0].file}:${errors[0].line}: ` : ''}${errors[0].message}` : '';

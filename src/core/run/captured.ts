@@ -12,10 +12,10 @@ export interface Captured {
   spawnError?: string;
 }
 
-export function runCaptured(cmd: string, args: string[], o: { cwd?: string; timeoutS: number; keepBytes: number; signal?: AbortSignal }): Promise<Captured> {
+export function runCaptured(cmd: string, args: string[], o: { cwd?: string; env?: Record<string, string>; timeoutS: number; keepBytes: number; signal?: AbortSignal }): Promise<Captured> {
   const t0 = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: o.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { cwd: o.cwd, ...(o.env ? { env: o.env } : {}), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const keep = (d: string) => (output = (output + d).slice(-o.keepBytes));
     // setEncoding decodes UTF-8 across chunk boundaries (compilers print ‘quotes’).

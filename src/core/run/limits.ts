@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { ownerTag } from './owner';
 
 export type MemoryMethod = 'cgroup-v1' | 'cgroup-v2' | 'rlimit';
 
@@ -22,8 +23,15 @@ export interface MemoryJail {
 
 let seq = 0;
 
-/** Reads this process's cgroup for one hierarchy. */
-function ownCgroup(): { v1?: string; v2?: string } {
+/**
+ * A run's cgroup is `satlution-<pid>-<start>-<seq>` (owner.ts): the owner's pid and start time let
+ * sweep.ts tell a dead evaluator's cgroups from a live one's, and a later process that gets the same
+ * pid never collides with a leftover of the earlier one.
+ */
+export const CGROUP_PREFIX = 'satlution-';
+
+/** This process's cgroup for each hierarchy: the run cgroups are made below it (and swept there). */
+export function ownCgroup(): { v1?: string; v2?: string } {
   const text = existsSync('/proc/self/cgroup') ? readFileSync('/proc/self/cgroup', 'utf8') : '';
   const out: { v1?: string; v2?: string } = {};
   for (const line of text.split('\n')) {
@@ -69,7 +77,7 @@ const V2: CgroupFiles = {
 };
 
 async function tryCgroup(base: string, limitBytes: number, v: CgroupFiles): Promise<MemoryJail | undefined> {
-  const dir = path.join(base, `satlution-${process.pid}-${++seq}`);
+  const dir = path.join(base, `${CGROUP_PREFIX}${ownerTag()}-${++seq}`);
   try {
     await fs.mkdir(dir);
     await fs.writeFile(path.join(dir, v.limit), String(limitBytes));

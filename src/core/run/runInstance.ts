@@ -1,6 +1,8 @@
 // One instance, end to end: run the solver under its limits, check what it claims (the SAT model
 // against the formula, the UNSAT proof with drat-trim, the answer against the known one), and
 // classify the run with a detail a person can act on.
+import { ownerTag } from './owner';
+import { hashFile } from '../instances/instances';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -8,15 +10,18 @@ import { checkModel } from './model';
 import { checkProof } from './proof';
 import type { CheckResult, InstanceResult, RunStatus } from './result';
 import { formatRunLog, writeRunLog } from './runLog';
-import { runSolver, type RunOutcome } from './runSolver';
+import { GIVEN_INSTANCE, RUN_DIR_PREFIX, runSolver, type RunOutcome } from './runSolver';
 import type { MemoryMethod } from './limits';
 import { RUN_SCRIPT } from '../layout';
+import type { IsolationSettings } from '../isolation/settings';
 
 export interface InstanceRunRequest extends RunSettings {
   /** The instance's name in results, e.g. `smoke/add8.cnf`. */
   name: string;
   /** Plain DIMACS file to give the solver. */
   cnf: string;
+  /** Its content hash: without the sandbox, the file is hashed again before the checks read it. */
+  instanceHash?: string;
   vars: number;
   /** The formula contains the empty clause: an UNSAT answer needs no proof. */
   emptyClause?: boolean;
@@ -39,6 +44,8 @@ export interface RunSettings {
   /** A run that writes more than this to stdout and stderr is stopped and counted as a crash (evaluation.output_max_mb). */
   maxOutputMb?: number;
   memoryMethod?: MemoryMethod;
+  /** How the solver is confined (default: bubblewrap; `off` only where the configuration says so). */
+  isolation?: IsolationSettings;
   /** Where proofs are written (they can be large); default: the system's temp directory. */
   scratchDir?: string;
   signal?: AbortSignal;
@@ -61,27 +68,29 @@ const SIGNALS: Record<string, string> = {
 const secs = (t: number) => `${t < 10 ? t.toFixed(2) : t.toFixed(1)} s`;
 
 /**
- * Runs the solver on a private copy of the instance, in a fresh directory of its own that is removed
- * afterwards (the proof goes there too); the checks read `r.cnf`, which the solver is never handed, so
- * a solver that rewrites its input into an easier formula cannot get that formula's model or proof
- * accepted. (Isolation from everything else is the sandbox's job.)
+ * Runs the solver on its instance in a fresh directory of its own that is removed afterwards (the
+ * proof goes there too). In the sandbox the instance is the pristine file bound read-only under a
+ * neutral name; without it, a private copy. The checks read `r.cnf`, which the solver is never
+ * handed, so a solver that rewrites its input into an easier formula cannot get that formula's model
+ * or proof accepted.
  */
 export async function runInstance(r: InstanceRunRequest): Promise<InstanceResult> {
-  const runDir = await fs.mkdtemp(path.join(r.scratchDir ?? os.tmpdir(), 'satlution-run-'));
-  const proofDir = r.checkProofs ? path.join(runDir, 'proof') : undefined;
-  // A neutral name: the solver learns nothing from it about which benchmark it is.
-  const given = path.join(runDir, 'instance.cnf');
+  const runDir = await fs.mkdtemp(path.join(r.scratchDir ?? os.tmpdir(), `${RUN_DIR_PREFIX}${ownerTag()}-`));
+  // Every run gets a proof directory, checked or not: a solver cannot tell an audited re-run (perf's
+  // UNSAT sample, re-run with proofs checked) from the run it audits, and so cannot dodge the audit.
+  const proofDir = path.join(runDir, 'proof');
   try {
-    await fs.copyFile(r.cnf, given);
-    if (proofDir) await fs.mkdir(proofDir);
+    await fs.mkdir(proofDir);
     const out = await runSolver({
       solverDir: r.solverDir,
-      cnf: given,
+      cnf: r.cnf,
+      runDir,
+      ...(r.isolation ? { isolation: r.isolation } : {}),
       timeoutS: r.timeoutS,
       memMb: r.memMb,
       maxVar: r.vars,
       ...(r.maxOutputMb ? { maxOutputMb: r.maxOutputMb } : {}),
-      ...(proofDir ? { proofDir } : {}),
+      proofDir,
       ...(r.memoryMethod ? { memoryMethod: r.memoryMethod } : {}),
       ...(r.signal ? { signal: r.signal } : {}),
     });
@@ -92,10 +101,11 @@ export async function runInstance(r: InstanceRunRequest): Promise<InstanceResult
         r.logFile,
         formatRunLog({
           result: res,
-          command: [path.join(r.solverDir, RUN_SCRIPT), given, ...(proofDir ? [proofDir] : [])],
+          command: [path.join(r.solverDir, RUN_SCRIPT), path.join(runDir, GIVEN_INSTANCE), proofDir],
           timeoutS: r.timeoutS,
           memMb: r.memMb,
           memoryMethod: out.memoryMethod,
+          isolation: out.isolation,
           output: { stdout: out.stdout, stderr: out.stderr, bytes: out.outputBytes },
           at: new Date().toISOString(),
         }),
@@ -107,7 +117,7 @@ export async function runInstance(r: InstanceRunRequest): Promise<InstanceResult
 }
 
 /** Checks what a finished run claims and classifies it. */
-async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string | undefined): Promise<InstanceResult> {
+async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string): Promise<InstanceResult> {
   const base = {
     instance: r.name,
     family: r.family,
@@ -121,26 +131,35 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string | 
   };
   const none: CheckResult = { kind: 'none', ok: null, time_s: 0, detail: '' };
   const result = (status: RunStatus, detail: string, check: CheckResult = none): InstanceResult => ({ ...base, status, detail, check });
+  // Unconfined, a solver can rewrite its instance into an easier formula that its answer then fits.
+  if ((r.isolation?.mode ?? 'bwrap') === 'off' && r.instanceHash !== undefined && (await hashFile(r.cnf).catch(() => '')) !== r.instanceHash)
+    return result('wrong', `the instance ${r.name} was changed during the run (without the sandbox a solver can write to it); its answer is not checked`);
   const early = classifyRun(r, out);
   if (early) return result(early.status, early.detail);
 
+  // Evidence first: a checked model or a verified proof settles the answer, whatever meta.csv or an
+  // earlier run says (they can be wrong); without evidence, a contradiction of the known answer is wrong.
   const answer = out.answer!;
-  if (r.expected && answer !== r.expected)
-    return result('wrong', `${answer} claimed on ${r.name}, but it is ${r.expected} (${r.expectedFrom === 'meta' ? 'meta.csv' : 'the baselines say so'})`);
+  const source = r.expectedFrom === 'meta' ? 'meta.csv' : 'the baselines say so';
+  const contradicts = r.expected !== null && answer !== r.expected;
+  const wrong = (check?: CheckResult) => result('wrong', `${answer} claimed on ${r.name}, but it is ${r.expected} (${source})`, check);
+  const proven = (check: CheckResult) => result('solved', contradicts ? `${answer} proven on ${r.name} (${check.kind === 'model' ? 'the model checks' : 'drat-trim verified the proof'}), although ${source === 'meta.csv' ? 'meta.csv says' : 'an earlier run said'} ${r.expected}: fix the expected answer` : '', check);
   if (answer === 'SAT') {
     const mc = await checkModel(r.cnf, out.model);
     const check: CheckResult = { kind: 'model', ok: mc.ok, time_s: mc.timeS, detail: mc.detail };
-    return mc.ok ? result('solved', '', check) : result('invalid_model', `SAT claimed on ${r.name}, model rejected: ${mc.detail}`, check);
+    if (mc.ok) return proven(check);
+    return contradicts ? wrong(check) : result('invalid_model', `SAT claimed on ${r.name}, model rejected: ${mc.detail}`, check);
   }
   // Nothing to prove (solvers write an empty proof), and drat-trim would exit 1 on it ("trivial UNSAT").
-  if (r.emptyClause) return result('solved', '', { kind: 'none', ok: true, time_s: 0, detail: 'the formula contains the empty clause' });
-  if (!r.checkProofs) return result('solved', '');
+  if (r.emptyClause) return proven({ kind: 'none', ok: true, time_s: 0, detail: 'the formula contains the empty clause' });
+  if (!r.checkProofs) return contradicts ? wrong() : result('solved', '');
   if (!r.dratTrim) throw new Error('proof checking is on but no drat-trim binary is configured (scripts/setup-sat-tools.sh builds one)');
-  const pc = await checkProof({ dratTrim: r.dratTrim, cnf: r.cnf, proof: path.join(proofDir!, 'proof.out'), timeoutS: r.checkerTimeoutS, maxProofMb: r.maxProofMb, ...(r.signal ? { signal: r.signal } : {}) });
+  const pc = await checkProof({ dratTrim: r.dratTrim, cnf: r.cnf, proof: path.join(proofDir, 'proof.out'), timeoutS: r.checkerTimeoutS, maxProofMb: r.maxProofMb, ...(r.signal ? { signal: r.signal } : {}) });
   const check: CheckResult = { kind: 'drat', ok: pc.outcome === 'timeout' ? null : pc.ok, time_s: pc.timeS, detail: pc.detail };
+  if (pc.outcome === 'error') throw new Error(pc.detail);
+  if (pc.outcome === 'verified') return proven(check);
+  if (contradicts) return wrong(check);
   switch (pc.outcome) {
-    case 'verified':
-      return result('solved', '', check);
     case 'missing':
       return result('missing_proof', `UNSAT claimed on ${r.name} without a proof: ${pc.detail}`, check);
     case 'rejected':
@@ -149,18 +168,16 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string | 
     case 'timeout':
       // Not the solver's lie, but not a verified answer either: it counts as unsolved.
       return result('unknown', `UNSAT claimed on ${r.name}; the proof could not be checked in time (${pc.detail})`, check);
-    case 'error':
-      throw new Error(pc.detail);
   }
   return pc.outcome satisfies never;
 }
 
 /** Classifies a run that ended without an answer worth checking; undefined when it must be checked. */
-export function classifyRun(r: Pick<InstanceRunRequest, 'name' | 'timeoutS' | 'memMb'>, out: RunOutcome): { status: RunStatus; detail: string } | undefined {
+export function classifyRun(r: Pick<InstanceRunRequest, 'name' | 'timeoutS' | 'memMb' | 'maxOutputMb'>, out: RunOutcome): { status: RunStatus; detail: string } | undefined {
   const on = `on ${r.name} after ${secs(out.timeS)}`;
   if (out.timedOut) return { status: 'timeout', detail: `no answer within ${r.timeoutS} s on ${r.name}` };
   if (out.memout) return { status: 'memout', detail: `exceeded ${r.memMb} MB ${on}${out.peakMb ? ` (peak ${out.peakMb.toFixed(0)} MB)` : ''}` };
-  if (out.outputOverflow) return { status: 'crash', detail: `wrote more than ${(out.outputBytes / 2 ** 20).toFixed(0)} MB of output ${on}` };
+  if (out.outputOverflow) return { status: 'crash', detail: `wrote more than ${r.maxOutputMb ?? 256} MB of output ${on}` };
   if (out.signal) return { status: 'crash', detail: `${SIGNALS[out.signal] ?? out.signal} ${on}${out.answer ? ` (after printing s ${out.answer})` : ''}` };
   if (new Set(out.answers.filter((a) => a !== 'UNKNOWN')).size > 1) return { status: 'wrong', detail: `printed both s SATISFIABLE and s UNSATISFIABLE on ${r.name}` };
   if (out.answers.length > 1) return { status: 'crash', detail: `printed ${out.answers.length} s lines on ${r.name} (exactly one is allowed)` };

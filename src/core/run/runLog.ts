@@ -28,6 +28,8 @@ export interface RunLogInput {
   timeoutS: number | null;
   memMb: number | null;
   memoryMethod?: string;
+  /** The sandbox the run had (`bwrap`, or `off`: measured without isolation). */
+  isolation?: string;
   /** Output excerpts as the runner kept them; absent when the run was not observed (reused). */
   output?: { stdout: string; stderr: string; bytes: number };
   at: string;
@@ -46,6 +48,7 @@ export function formatRunLog(o: RunLogInput): string {
     ...(o.solverHash ? [`solver:    ${o.solverHash}`] : []),
     ...(o.command ? [`command:   ${o.command.join(' ')}`] : []),
     `limits:    ${o.timeoutS ?? '?'} s wall clock, ${o.memMb ?? '?'} MB${o.memoryMethod ? ` (${o.memoryMethod})` : ''}`,
+    ...(o.isolation ? [`sandbox:   ${o.isolation === 'off' ? 'none (measured without isolation)' : o.isolation}`] : []),
     `status:    ${r.status}${r.detail ? ` - ${r.detail}` : ''}`,
     `answer:    ${r.answer ?? '(none)'}${r.expected ? ` (expected ${r.expected}, from ${r.expected_from === 'meta' ? 'meta.csv' : r.expected_from === 'vbs' ? 'the baselines' : 'nowhere'})` : ''}`,
     `time:      ${secs(r.time_s)}${r.mem_mb === null ? '' : `, peak ${r.mem_mb} MB`}`,

@@ -1,8 +1,16 @@
-// Runs a solver once by the StarExec convention (bin/starexec_run_default CNF PROOFDIR) under a
-// wall-clock limit (SIGTERM, then SIGKILL, to the whole process group and to every process of its
-// cgroup) and a memory limit, measuring peak memory. Output is parsed as a stream and capped.
+// Runs a solver once by the StarExec convention (bin/starexec_run_default CNF PROOFDIR) in its
+// sandbox (isolation/), under a wall-clock limit (SIGTERM, then SIGKILL, to the whole process group
+// and to every process of its cgroup) and a memory limit, measuring peak memory. Output is parsed as
+// a stream and capped. A run ends when its process exits, not when its output closes: a child that
+// keeps stdout open cannot stretch a finished run into a timeout.
+import { ownerTag } from './owner';
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { confine, exitOfConfined } from '../isolation/confine';
+import { solverRunConfinement } from '../isolation/confinement';
+import { DEFAULT_ISOLATION, type IsolationMode, type IsolationSettings } from '../isolation/settings';
 import { RUN_SCRIPT } from '../layout';
 import { memoryJail, type MemoryMethod } from './limits';
 import { SolverOutputParser, type Answer } from './output';
@@ -12,8 +20,14 @@ export type { Answer } from './output';
 
 export interface RunRequest {
   solverDir: string;
+  /** The instance (plain DIMACS). The solver is handed `<runDir>/instance.cnf`: a read-only view of it in the sandbox, a copy without. */
   cnf: string;
+  /** The run's private, fresh directory: the only place the solver may write besides proofDir. Made and removed here when absent. */
+  runDir?: string;
+  /** Where the solver writes its proof (inside runDir, or another private directory). */
   proofDir?: string;
+  /** How the solver is confined (default: bubblewrap). */
+  isolation?: IsolationSettings;
   timeoutS: number;
   memMb?: number;
   /** Force a memory-limit method (tests); default: the best available. */
@@ -44,23 +58,44 @@ export interface RunOutcome {
   aborted: boolean;
   peakMb: number | undefined;
   memoryMethod: MemoryMethod | 'none';
+  isolation: IsolationMode;
   stdout: string;
   stderr: string;
   outputBytes: number;
 }
 
+/** The solver's view of its instance: a neutral name that says nothing of which benchmark it is. */
+export const GIVEN_INSTANCE = 'instance.cnf';
+
+/** Private run directories carry their owner's pid, so a sweep can tell a dead evaluator's leftovers. */
+export const RUN_DIR_PREFIX = 'satlution-run-';
+
 export async function runSolver(req: RunRequest): Promise<RunOutcome> {
+  const own = req.runDir ? undefined : await fs.mkdtemp(path.join(os.tmpdir(), `${RUN_DIR_PREFIX}${ownerTag()}-`));
+  try {
+    return await runIn(req, req.runDir ?? own!);
+  } finally {
+    if (own) await fs.rm(own, { recursive: true, force: true });
+  }
+}
+
+async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
   const script = path.join(req.solverDir, RUN_SCRIPT);
-  const args = req.proofDir ? [req.cnf, req.proofDir] : [req.cnf];
+  const isolation = req.isolation ?? DEFAULT_ISOLATION;
+  const given = path.join(runDir, GIVEN_INSTANCE);
+  if (isolation.mode === 'off') await fs.copyFile(req.cnf, given);
+  const args = req.proofDir ? [given, req.proofDir] : [given];
+  const confinement = solverRunConfinement({ solverDir: path.resolve(req.solverDir), instance: isolation.mode === 'off' ? given : path.resolve(req.cnf), given, runDir, proofDir: req.proofDir, readOnly: [] });
+  const boxed = await confine(isolation, confinement, script, args);
   const jail = req.memMb ? await memoryJail(req.memMb, req.memoryMethod) : undefined;
-  const [cmd, argv] = jail ? jail.wrap(script, args) : [script, args];
+  const [cmd, argv] = jail ? jail.wrap(boxed.cmd, boxed.args) : [boxed.cmd, boxed.args];
   const maxOutput = (req.maxOutputMb ?? 256) * 2 ** 20;
   const out = new SolverOutputParser(8192, req.maxVar);
   const err = new SolverOutputParser(4096, 0);
   try {
     return await new Promise<RunOutcome>((resolve, reject) => {
       const t0 = process.hrtime.bigint();
-      const child = spawn(cmd, argv, { cwd: req.solverDir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(cmd, argv, { cwd: boxed.cwd, env: boxed.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       let timedOut = false;
       let outputOverflow = false;
       let aborted = false;
@@ -90,8 +125,12 @@ export async function runSolver(req: RunRequest): Promise<RunOutcome> {
         timedOut = true;
         stop();
       }, req.timeoutS * 1000);
-      // With RLIMIT_AS the peak is sampled from /proc while the solver runs.
-      const sampler = jail?.method === 'rlimit' ? setInterval(() => void jail.peakMb(child.pid), 50) : undefined;
+      // With RLIMIT_AS the peak is sampled from /proc while the solver runs, over its whole process
+      // tree (the sandbox and the run script are parents of the solver proper).
+      const sample = async () => {
+        for (const pid of await processTree(child.pid)) await jail?.peakMb(pid);
+      };
+      const sampler = jail?.method === 'rlimit' ? setInterval(() => void sample(), 50) : undefined;
       const onAbort = () => {
         aborted = true;
         stop();
@@ -115,17 +154,26 @@ export async function runSolver(req: RunRequest): Promise<RunOutcome> {
         clearTimeout(timer);
         reject(new Error(`cannot run ${script}: ${e.message}`));
       });
-      child.on('close', (code, sig) => {
-        const timeS = Number(process.hrtime.bigint() - t0) / 1e9;
+      let exited: { code: number | null; sig: NodeJS.Signals | null; timeS: number } | undefined;
+      let reaped: Promise<void> = Promise.resolve();
+      let finished = false;
+      const finish = () => {
+        if (finished || !exited) return;
+        finished = true;
+        const { code, signal: sig } = exitOfConfined(boxed.mode, exited.code, exited.sig);
+        const timeS = exited.timeS;
         clearTimeout(timer);
         clearTimeout(killTimer);
+        clearTimeout(closeTimer);
         clearInterval(sampler);
         req.signal?.removeEventListener('abort', onAbort);
+        // A run that outlived its limit (the timer fired late on a busy event loop) is a timeout.
+        if (timeS > req.timeoutS) timedOut = true;
         void (async () => {
-          await killAll('SIGKILL'); // leftovers of the group (e.g. a child that ignored SIGTERM)
+          await reaped;
           out.end();
           err.end();
-          const peakMb = await jail?.peakMb(child.pid);
+          const peakMb = await jail?.peakMb(undefined);
           const oom = (await jail?.oomKilled()) ?? false;
           const nearLimit = req.memMb !== undefined && peakMb !== undefined && peakMb >= 0.9 * req.memMb;
           const allocFailed = /out of memory|bad_alloc|cannot allocate|memory exhausted|allocation failed/i.test(err.excerpt() + out.excerpt());
@@ -144,14 +192,49 @@ export async function runSolver(req: RunRequest): Promise<RunOutcome> {
             aborted,
             peakMb,
             memoryMethod: jail?.method ?? 'none',
+            isolation: boxed.mode,
             stdout: out.excerpt(),
             stderr: err.excerpt(),
             outputBytes: out.bytes + err.bytes,
           });
         })();
+      };
+      let closeTimer: NodeJS.Timeout | undefined;
+      child.on('exit', (code, sig) => {
+        exited = { code, sig, timeS: Number(process.hrtime.bigint() - t0) / 1e9 };
+        reaped = (async () => {
+          if (jail?.method === 'rlimit') await sample();
+          // Leftovers of the group or cgroup (a child that ignored SIGTERM, a daemon holding stdout).
+          await killAll('SIGKILL');
+        })();
+        void reaped.then(() => {
+          // What is still buffered in the pipes arrives before 'close'; a pipe held open by a process
+          // we could not reach is given up on after a moment.
+          if (!finished)
+            closeTimer = setTimeout(() => {
+              child.stdout.destroy();
+              child.stderr.destroy();
+              finish();
+            }, 2000);
+        });
       });
+      child.on('close', finish);
     });
   } finally {
     await jail?.dispose();
   }
+}
+
+/** `root` and its descendants, from /proc (empty when the tree is gone). */
+async function processTree(root: number | undefined): Promise<number[]> {
+  if (root === undefined) return [];
+  const out: number[] = [];
+  const todo = [root];
+  while (todo.length && out.length < 4096) {
+    const pid = todo.pop()!;
+    out.push(pid);
+    const kids = await fs.readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+    for (const k of kids.split(' ')) if (k.trim()) todo.push(Number(k));
+  }
+  return out;
 }

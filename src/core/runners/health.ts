@@ -8,6 +8,9 @@ import { findDratTrim } from '../run/tools';
 import { checkSlurmHealth } from './slurm/health';
 import type { HealthFinding } from './healthFinding';
 import { checkSshHealth } from './sshHealth';
+import { sandboxFinding } from './sandboxCheck';
+import { isolationFor } from '../isolation/settings';
+import { probeIsolation } from '../isolation/probe';
 
 export type { HealthFinding } from './healthFinding';
 
@@ -33,6 +36,9 @@ export async function checkRunnerHealth(runner: RunnerConfig, config: Config, ws
       ? { check: 'drat-trim', level: 'ok', detail: drat }
       : { check: 'drat-trim', level: proofs ? 'error' : 'warning', detail: `not found${proofs ? ' but stages check proofs' : ''}: run scripts/setup-sat-tools.sh or set evaluation.drat_trim` },
   );
+  const isolation = isolationFor(config, runner.name);
+  const box = await probeIsolation(isolation.mode === 'off' ? { mode: 'bwrap', ...(isolation.bwrap ? { bwrap: isolation.bwrap } : {}) } : isolation);
+  out.push(sandboxFinding(isolation, box.ok ? { ok: true } : box, 'this machine'));
   try {
     const jail = await memoryJail(64);
     await jail.dispose();

@@ -17,6 +17,7 @@ export function localRunner(name = 'local'): Runner {
             ...(batch.signal ? { signal: batch.signal } : {}),
             name: t.name,
             cnf: t.cnf,
+            instanceHash: t.instanceHash,
             vars: t.vars,
             emptyClause: t.emptyClause,
             family: t.family,

@@ -16,6 +16,8 @@ export function workerArgs(settings: RunBatch['settings'], task: RunTask, at: { 
     ...(settings.maxOutputMb ? [`--max-output-mb=${settings.maxOutputMb}`] : []),
     ...(settings.checkProofs ? ['--proofs', `--drat-trim=${at.dratTrim}`, `--max-proof-mb=${settings.maxProofMb}`, `--checker-timeout=${settings.checkerTimeoutS}`] : []),
     ...(task.expected ? [`--expected=${task.expected}`] : []),
+    // The worker sandboxes by default; only an explicit `sandbox: off` turns that off there.
+    ...(settings.isolation?.mode === 'off' ? ['--sandbox=off'] : []),
   ];
 }
 

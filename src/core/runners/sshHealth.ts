@@ -4,6 +4,8 @@ import type { Config } from '../config/schema';
 import type { HealthFinding } from './healthFinding';
 import { nodeProblem, probeRemote } from './sshProbe';
 import type { SshRunnerConfig } from './sshRunner';
+import { sandboxFinding } from './sandboxCheck';
+import { isolationFor } from '../isolation/settings';
 
 const MIN_FREE_GB = 2;
 
@@ -23,6 +25,7 @@ export async function checkSshHealth(runner: SshRunnerConfig, config: Config, ss
       ? { check: 'drat-trim', level: 'ok', detail: `${f.dratTrim} on ${runner.host}` }
       : { check: 'drat-trim', level: proofs ? 'error' : 'warning', detail: `not found on ${runner.host}${proofs ? ' but stages check proofs' : ''}: run scripts/setup-sat-tools.sh there, or put drat-trim on the PATH of non-interactive ssh sessions` },
   );
+  out.push(sandboxFinding(isolationFor(config, runner.name), f.sandbox, runner.host));
   out.push({
     check: 'cores',
     level: runner.jobs > f.cores ? 'warning' : 'ok',

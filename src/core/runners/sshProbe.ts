@@ -2,6 +2,15 @@
 // One round trip; the runner checks it before syncing anything and the health check reports it.
 import { remoteDir, sshError, sshExec, type SshTarget } from './ssh';
 import { shq } from './shellQuote';
+import { bwrapBroken, bwrapMissing, PROBE_ARGS } from '../isolation/probe';
+
+/** The sandbox facts of the probe's output (`bwrap=`, `bwrapcode=`, `bwraperr=` lines). */
+function remoteSandbox(kv: Map<string, string>, host: string): RemoteFacts['sandbox'] {
+  const where = kv.get('host') ? `${host} (${kv.get('host')})` : host;
+  if (!kv.get('bwrap')) return { ok: false, ...bwrapMissing(where) };
+  const code = Number(kv.get('bwrapcode'));
+  return code === 0 ? { ok: true } : { ok: false, ...bwrapBroken(where, kv.get('bwraperr') ?? '', Number.isFinite(code) ? code : null) };
+}
 
 export interface RemoteFacts {
   /** `node --version` output, '' when the configured node does not run. */
@@ -11,6 +20,8 @@ export interface RemoteFacts {
   dratTrim: string;
   cores: number;
   freeGb: number | null;
+  /** Whether the worker can sandbox runs there: ok, or what is missing and how to fix it. */
+  sandbox: { ok: true } | { ok: false; problem: string; fix: string };
 }
 
 export const MIN_NODE = 18;
@@ -22,6 +33,9 @@ export async function probeRemote(t: SshTarget, workdir: string, node: string, s
     `d=$(command -v drat-trim 2>/dev/null); [ -z "$d" ] && [ -x "$HOME/.cache/satlution-dev/bin/drat-trim" ] && d="$HOME/.cache/satlution-dev/bin/drat-trim"; echo "drat=$d"`,
     `echo "cores=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)"`,
     `df -Pk . | awk 'NR==2 { print "freekb=" $4 }'`,
+    `echo "host=$(hostname 2>/dev/null || uname -n)"`,
+    `b=$(command -v bwrap 2>/dev/null); echo "bwrap=$b"`,
+    `if [ -n "$b" ]; then e=$("$b" ${PROBE_ARGS.map(shq).join(' ')} 2>&1); echo "bwrapcode=$?"; echo "bwraperr=$(printf %s "$e" | tail -n 1)"; fi`,
   ].join('\n');
   const r = await sshExec(t, script, signal ? { signal } : {});
   if (r.code !== 0) throw sshError(t.host, r, `checking the host`);
@@ -34,6 +48,7 @@ export async function probeRemote(t: SshTarget, workdir: string, node: string, s
     dratTrim: kv.get('drat') ?? '',
     cores: Number(kv.get('cores')) || 1,
     freeGb: Number.isFinite(freeKb) ? freeKb / 2 ** 20 : null,
+    sandbox: remoteSandbox(kv, t.host),
   };
 }
 

@@ -11,9 +11,11 @@ import type { RunBatch, Runner, RunTask } from './runner';
 import { remoteDir, sshError, sshExec, type SshTarget } from './ssh';
 import { nodeProblem, probeRemote } from './sshProbe';
 import { syncToRemote, type Synced } from './sshSync';
-import { shJoin } from './shellQuote';
 import { sshDir } from './slurm/shared';
 import { asTaskResult, workerArgs } from './remoteWorker';
+import { remoteCancelScript, remoteRunScript } from './runMarker';
+import { timeLimitMinutes } from './slurm/script';
+import { requireSandbox } from './sandboxCheck';
 
 export type SshRunnerConfig = z.infer<typeof SshRunnerSchema>;
 
@@ -40,10 +42,11 @@ export function sshRunner(o: SshRunnerOptions): Runner {
       const facts = await probeRemote(t, workdir, node, batch.signal);
       const bad = nodeProblem(facts, host, node);
       if (bad) throw new Error(bad);
+      requireSandbox(batch.settings.isolation, facts.sandbox);
       if (batch.settings.checkProofs && !facts.dratTrim)
         throw new Error(`drat-trim is not installed on ${host}, and this stage checks UNSAT proofs: build it there (scripts/setup-sat-tools.sh) or put it on the PATH of non-interactive ssh sessions`);
       if (o.config.build === 'remote') batch.onStatus?.(`building on ${host} (once per candidate)`);
-      const synced = await syncToRemote(t, { workdir, workerFile: o.workerFile, solverDir: batch.settings.solverDir, solverHash: batch.solverHash, instances: batch.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...sig, ...(o.config.build === 'remote' ? { build: { timeoutS: batch.buildTimeoutS ?? 600 } } : {}) });
+      const synced = await syncToRemote(t, { workdir, workerFile: o.workerFile, solverDir: batch.settings.solverDir, solverHash: batch.solverHash, instances: batch.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...sig, ...(o.config.build === 'remote' ? { build: { timeoutS: batch.buildTimeoutS ?? 600, node: o.config.node, isolation: batch.settings.isolation } } : {}) });
       // Results kept on the host from an earlier attempt come back in one round trip, not one call each.
       const kept = await sshDir(t, workdir.replace(/^~\/?/, '') || '.').readMany(batch.tasks.map((x) => `results/${x.key}.json`));
       const todo: RunTask[] = [];
@@ -57,7 +60,7 @@ export function sshRunner(o: SshRunnerOptions): Runner {
       // Stop means stop on the host too: the worker ends its solver's process group on SIGTERM.
       const cancel = () => {
         const keys = [...inFlight];
-        if (keys.length) void sshExec(t, `cd ${remoteDir(workdir)} && for k in ${shJoin(keys)}; do [ -f "running/$k.pid" ] && kill -TERM "$(cat "running/$k.pid")" 2>/dev/null; done; true`);
+        if (keys.length) void sshExec(t, remoteCancelScript(workdir, keys, runLimitS(batch)));
       };
       batch.signal?.addEventListener('abort', cancel, { once: true });
       try {
@@ -92,21 +95,13 @@ export function sshRunner(o: SshRunnerOptions): Runner {
   };
 }
 
+/** A run is surely over after Slurm's backstop for it: an older run marker is stale (runMarker.ts). */
+const runLimitS = (batch: RunBatch) => timeLimitMinutes(batch.settings.timeoutS, batch.settings.checkProofs) * 60;
+
 /** The remote side of one run: reuse a stored result, wait for a run still going, or start one. */
 function runScript(batch: RunBatch, task: RunTask, s: Synced, workdir: string, node: string, dratTrim: string): string {
   const worker = [node, s.worker, ...workerArgs(batch.settings, task, { solver: s.solver, cnf: s.instance(task.instanceHash), dratTrim })];
-  const k = task.key; // hex: safe in paths
-  return [
-    `cd ${remoteDir(workdir)} || exit 3`,
-    `R=results/${k}.json; P=running/${k}.pid`,
-    `if [ ! -s "$R" ] && [ -f "$P" ] && kill -0 "$(cat "$P")" 2>/dev/null; then while kill -0 "$(cat "$P" 2>/dev/null)" 2>/dev/null; do sleep 0.2; done; fi`,
-    `if [ ! -s "$R" ]; then`,
-    `  ${shJoin(worker)} > "$R.$$" & echo $! > "$P"; wait $!; st=$?; rm -f "$P"`,
-    `  if [ $st -ne 0 ]; then rm -f "$R.$$"; exit $st; fi`,
-    `  mv "$R.$$" "$R" || exit 4`,
-    `fi`,
-    `cat "$R"`,
-  ].join('\n');
+  return remoteRunScript({ workdir, key: task.key, worker, limitS: runLimitS(batch) });
 }
 
 function lastJson(text: string): unknown {

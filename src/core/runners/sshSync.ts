@@ -13,6 +13,7 @@ import type { Readable } from 'node:stream';
 import { remoteDir, sshError, sshExec, type SshTarget } from './ssh';
 import { shq } from './shellQuote';
 import { listFiles } from '../workspace/files';
+import type { IsolationSettings } from '../isolation/settings';
 
 export interface SyncRequest {
   workdir: string;
@@ -21,8 +22,8 @@ export interface SyncRequest {
   solverHash: string;
   instances: { hash: string; file: string }[];
   signal?: AbortSignal;
-  /** Build there from the sources (another OS or architecture) instead of using this machine's build. */
-  build?: { timeoutS: number };
+  /** Build there from the sources (another OS or architecture) instead of using this machine's build, with the worker (so in its sandbox) run by `node`. */
+  build?: { timeoutS: number; node: string; isolation?: IsolationSettings | undefined };
 }
 
 export interface Synced {
@@ -65,7 +66,7 @@ export async function syncToRemote(t: SshTarget, req: SyncRequest): Promise<Sync
     await upload(solver, tar.stdout!, true, 'the candidate');
     if ((await tarDone) !== 0) throw new Error(`tar could not pack ${req.solverDir}`);
   }
-  if (req.build) await buildRemotely(t, wd, solver, req.build.timeoutS, req.signal);
+  if (req.build) await buildRemotely(t, wd, solver, worker, req.build, req.signal);
   const missing = [...new Map(req.instances.filter((i) => !have.has(instance(i.hash))).map((i) => [i.hash, i])).values()];
   if (missing.length) {
     // One tar stream for all missing instances (one round trip, not one per file): a local directory
@@ -107,18 +108,22 @@ export async function sourceFiles(dir: string): Promise<string[]> {
 }
 
 /**
- * `bash starexec_build` in the synced candidate (sources only), once: a marker file records success.
+ * `bash starexec_build` in the synced candidate (sources only), once, by the worker, so the build is
+ * sandboxed there as it is here: a marker file records success.
  */
-async function buildRemotely(t: SshTarget, wd: string, solver: string, timeoutS: number, signal?: AbortSignal): Promise<void> {
+async function buildRemotely(t: SshTarget, wd: string, solver: string, worker: string, b: NonNullable<SyncRequest['build']>, signal?: AbortSignal): Promise<void> {
+  const rest = [`--timeout=${Math.ceil(b.timeoutS)}`, ...(b.isolation?.mode === 'off' ? ['--sandbox=off'] : []), ...(b.isolation?.buildNetwork ? ['--build-network'] : [])];
   const script = [
-    `cd ${wd}/${shq(solver)} || exit 3`,
+    `cd ${wd} || exit 3`,
+    'W=$PWD',
+    `cd ${shq(solver)} || exit 3`,
     '[ -f .satlution-built ] && exit 0',
-    `T=; command -v timeout >/dev/null 2>&1 && T="timeout ${Math.ceil(timeoutS)}"`,
-    'if $T bash starexec_build > .satlution-build.log 2>&1; then touch .satlution-built; else st=$?; tail -n 25 .satlution-build.log >&2; exit $(( st == 124 ? 124 : 5 )); fi',
+    `${shq(b.node)} "$W"/${shq(worker)} --build="$PWD" ${rest.map(shq).join(' ')} && touch .satlution-built`,
   ].join('\n');
   const r = await sshExec(t, script, signal ? { signal } : {});
   if (r.code === 0) return;
-  if (r.code === 124) throw new Error(`the build on ${t.host} took longer than ${timeoutS} s (bash starexec_build)`);
+  if (r.code === 124) throw new Error(`the build on ${t.host} took longer than ${b.timeoutS} s (bash starexec_build)`);
   if (r.code === 5) throw new Error(`the build on ${t.host} failed (bash starexec_build):\n${r.stderr.trim().split('\n').slice(-12).join('\n')}`);
+  if (r.code === 6) throw new Error(`cannot build on ${t.host}: ${r.stderr.replace(/^worker: /, '').trim()}`);
   throw sshError(t.host, r, 'building the candidate');
 }

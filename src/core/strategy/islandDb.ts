@@ -10,6 +10,7 @@
 //
 // The database is an append-only log, `.satlution/islands.jsonl`, from which everything is derived:
 // a crash loses nothing and nothing needs repair.
+import type { IsolationSettings } from '../isolation/settings';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { prng } from '../instances/generators';
@@ -153,12 +154,12 @@ export async function recordMember(ws: string, o: { cycle: number; island: numbe
 }
 
 /** The earlier candidate (lower number) a proposal duplicates (same normalized sources, or same binaries), if any. */
-export async function duplicateOf(ws: string, db: IslandDb, candidate: number, build?: { timeoutS: number; signal?: AbortSignal }): Promise<{ of: number; how: string } | undefined> {
+export async function duplicateOf(ws: string, db: IslandDb, candidate: number, build?: { timeoutS: number; isolation: IsolationSettings; signal?: AbortSignal }): Promise<{ of: number; how: string } | undefined> {
   const dir = path.join(ws, candidateDirName(candidate));
   const facts = await sourceFacts(dir);
   // Binaries count only when built from these sources now: bin/ may still hold the parent's build.
   // A failed build is left to the build gate to report.
-  const built = build ? (await buildSolver(dir, build.timeoutS, build.signal)).ok : false;
+  const built = build ? (await buildSolver(dir, build.timeoutS, build.signal, build.isolation)).ok : false;
   const bin = built ? await hashSolver(dir).catch(() => null) : null;
   for (const m of db.byCandidate.values()) {
     if (m.candidate >= candidate) continue; // earlier candidates only

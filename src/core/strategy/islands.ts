@@ -25,7 +25,7 @@ export function islands(cfg: Extract<StrategyConfig, { name: 'islands' }>): Stra
       const current = await readIslandDb(ctx.ws, db);
       const out: Selection = { evaluate: [], discarded: [] };
       for (const p of coded.filter((x) => x.coded)) {
-        const dup = await duplicateOf(ctx.ws, current, p.candidate, { timeoutS: ctx.buildTimeoutS, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+        const dup = await duplicateOf(ctx.ws, current, p.candidate, { timeoutS: ctx.buildTimeoutS, isolation: ctx.buildIsolation, ...(ctx.signal ? { signal: ctx.signal } : {}) });
         if (!dup) {
           out.evaluate.push(p.candidate);
           continue;

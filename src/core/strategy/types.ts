@@ -1,6 +1,7 @@
 // The strategy seam of the cycle engine: what a search strategy decides (how many proposals, which
 // parent, which proposals are evaluated, which evaluated candidate is promoted) and the hooks the
 // engine calls. Interfaces only; each strategy lives in a file of its own, registry.ts picks one.
+import type { IsolationSettings } from '../isolation/settings';
 import type { Comparison } from '../eval/compare';
 import type { EvalDoc } from '../eval/evalDoc';
 import type { StrategyName } from '../config/strategyNames';
@@ -26,6 +27,8 @@ export interface SelectContext {
   signal?: AbortSignal;
   /** For strategies that build a proposal to screen it (duplicate binaries). */
   buildTimeoutS: number;
+  /** The builds' sandbox (the workspace's `sandbox`). */
+  buildIsolation: IsolationSettings;
   say: (message: string) => void;
 }
 

@@ -7,6 +7,26 @@ import { placeholderResults, RESULTS_FILE } from './resultsFile';
 import { CandidateStore, type CandidateRecord } from '../store/candidates';
 import { candidateDirName } from '../layout';
 
+/**
+ * Absolute links a build wrote into the parent (kissat's configure links `src/makefile` to
+ * `<dir>/makefile`) would point the copy back into its parent, which its sandboxed build cannot see
+ * (and should not use): each is re-pointed at the same place inside the copy.
+ */
+export async function retargetLinks(copy: string, from: string, to: string): Promise<number> {
+  let n = 0;
+  for (const e of await fs.readdir(copy, { withFileTypes: true, recursive: true })) {
+    if (!e.isSymbolicLink()) continue;
+    const link = path.join(e.parentPath, e.name);
+    const target = await fs.readlink(link);
+    const rel = path.relative(from, target);
+    if (!path.isAbsolute(target) || rel.startsWith('..') || path.isAbsolute(rel)) continue;
+    await fs.rm(link);
+    await fs.symlink(path.join(to, rel), link);
+    n++;
+  }
+  return n;
+}
+
 export async function newCandidate(workspaceDir: string, opts: { parent?: number; title?: string } = {}): Promise<CandidateRecord> {
   const store = new CandidateStore(workspaceDir);
   const { index } = await store.load();
@@ -21,6 +41,7 @@ export async function newCandidate(workspaceDir: string, opts: { parent?: number
   const staging = path.join(workspaceDir, `.${rec.dir}.partial`);
   await fs.rm(staging, { recursive: true, force: true });
   await fs.cp(parentDir, staging, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+  await retargetLinks(staging, parentDir, dir);
   const title = opts.title ?? '(describe the change)';
   await fs.writeFile(path.join(staging, 'HYPOTHESIS.md'), `# ${rec.dir}: ${title}\n\n## Change\n\n## Rationale\n\n## Expected effect\n(on SAT, UNSAT and PAR-2)\n\n## Risks\n`);
   await fs.writeFile(path.join(staging, 'CHANGELOG.md'), `# Changelog\n\n## ${rec.dir} (from ${parentRec.dir})\n- \n`);

@@ -11,6 +11,8 @@ export const RESULTS_FILE = 'RESULTS.md';
 /** What a report needs of an evaluation document. */
 export interface ResultsInput {
   verdict: 'pass' | 'fail';
+  /** `off`: some of it ran without the sandbox, and the report says so. */
+  isolation?: 'bwrap' | 'off' | undefined;
   gates: readonly { gate: string; ok: boolean; detail: string; failures: readonly string[] }[];
   metrics: { solved: number; n: number; solved_sat: number; solved_unsat: number; par2: number; par2_sat: number | null; par2_unsat: number | null; wrong: number; unique_solved: number | null } | null;
 }
@@ -32,7 +34,8 @@ export const placeholderResults = (candidate: string): string => `# Results — 
 /** The report of an evaluation, as Markdown. */
 export function renderResults(candidate: string, cycle: number, doc: ResultsInput, cmp?: ResultsComparison): string {
   const m = doc.metrics;
-  const lines = [`# Results — ${candidate} (cycle ${cycle})`, '', `Verdict: **${doc.verdict}**`, '', '| gate | result |', '|---|---|', ...doc.gates.map((g) => `| ${g.gate} | ${g.ok ? 'pass' : 'FAIL'}: ${g.detail.replace(/\|/g, '/')} |`)];
+  const unconfined = doc.isolation === 'off' ? ['> **Measured without isolation** (`sandbox: off`): this candidate\'s build and runs could read the answers and write outside their directory, so these figures are not evidence of a real improvement.', ''] : [];
+  const lines = [`# Results — ${candidate} (cycle ${cycle})`, '', ...unconfined, `Verdict: **${doc.verdict}**`, '', '| gate | result |', '|---|---|', ...doc.gates.map((g) => `| ${g.gate} | ${g.ok ? 'pass' : 'FAIL'}: ${g.detail.replace(/\|/g, '/')} |`)];
   const failed = doc.gates.find((g) => !g.ok);
   if (failed) lines.push('', '## Failures', ...failed.failures.map((f) => `- ${f}`));
   if (m) lines.push('', '## Metrics', '', '| metric | value |', '|---|---|', `| solved | ${m.solved}/${m.n} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat}) |`, `| PAR-2 | ${m.par2.toFixed(3)} s |`, `| PAR-2 SAT / UNSAT | ${m.par2_sat?.toFixed(3) ?? '-'} / ${m.par2_unsat?.toFixed(3) ?? '-'} s |`, `| wrong answers | ${m.wrong} |`, ...(m.unique_solved !== null ? [`| solved by no baseline | ${m.unique_solved} |`] : []));

@@ -1,4 +1,5 @@
 // Turns a workspace snapshot into what the Overview webview shows (no vscode import: unit-testable).
+import { unisolated } from '../../core/isolation/settings';
 import * as path from 'node:path';
 import { formatIssue } from '../../core/config/load';
 import { candidateDirName } from '../../core/layout';
@@ -23,6 +24,7 @@ export function toOverview(s: WorkspaceSnapshot | undefined, latestCount = 5): O
     config: s.config.ok
       ? { ok: true, problems: 0, first: null }
       : { ok: false, problems: s.config.issues.length, first: s.config.issues[0] ? formatIssue(s.config.issues[0]) : null },
+    unisolated: s.config.ok ? unisolated(s.config.config) : { workspace: false, runners: [] },
     seeds: s.seeds.map((x) => ({ name: x.name, files: x.files, source: x.source })),
     benchmarks: s.benchmarks.map((b) => ({ name: b.name, dir: b.dir, exists: b.exists, instances: b.instances, hasMeta: b.hasMeta })),
   };

@@ -1,6 +1,8 @@
 // The Slurm runner's health check, from where sbatch runs (this machine or the login node): Slurm's
 // client and controller, the partition, Node.js and drat-trim there, the shared workdir's free space,
 // whether accounting explains dead tasks, and jobs left queued by an earlier run (to re-attach to).
+import { sandboxFinding } from '../sandboxCheck';
+import { isolationFor } from '../../isolation/settings';
 import type { Config } from '../../config/schema';
 import type { HealthFinding } from '../healthFinding';
 import { nodeProblem } from '../sshProbe';
@@ -36,6 +38,7 @@ export async function checkSlurmHealth(runner: SlurmRunnerConfig, config: Config
   if (facts instanceof Error) return [...out, { check: 'node', level: 'error', detail: facts.message }];
   const bad = nodeProblem(facts, site.where, runner.node);
   out.push({ check: 'node', level: bad ? 'error' : 'ok', detail: bad ?? `Node.js ${facts.node} on ${site.where} (the compute nodes run the same "${runner.node}")` });
+  out.push(sandboxFinding(isolationFor(config, runner.name), facts.sandbox, `${site.where} (the compute nodes need it too)`));
   const proofs = Object.values(config.stages).some((s) => s?.check_proofs);
   out.push(
     facts.dratTrim

@@ -13,6 +13,8 @@ import { findDratTrim } from '../../run/tools';
 import type { RunBatch, Runner } from '../runner';
 import type { SshTarget } from '../ssh';
 import { nodeProblem, probeRemote, type RemoteFacts } from '../sshProbe';
+import { probeIsolation } from '../../isolation/probe';
+import { requireSandbox } from '../sandboxCheck';
 import { syncToRemote, type Synced } from '../sshSync';
 import { asTaskResult, workerArgs } from '../remoteWorker';
 import { localExec, type SlurmExec } from './exec';
@@ -54,7 +56,7 @@ export async function openSite(o: SlurmRunnerOptions, signal?: AbortSignal): Pro
       exec: sshSlurmExec(t),
       dir: sshDir(t, root),
       probe: () => probeRemote(t, root, c.node, signal),
-      sync: (b) => syncToRemote(t, { workdir: root, workerFile: o.workerFile, solverDir: b.settings.solverDir, solverHash: b.solverHash, instances: b.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...(signal ? { signal } : {}), ...(c.build === 'remote' ? { build: { timeoutS: b.buildTimeoutS ?? 600 } } : {}) }),
+      sync: (b) => syncToRemote(t, { workdir: root, workerFile: o.workerFile, solverDir: b.settings.solverDir, solverHash: b.solverHash, instances: b.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...(signal ? { signal } : {}), ...(c.build === 'remote' ? { build: { timeoutS: b.buildTimeoutS ?? 600, node: c.node, isolation: b.settings.isolation } } : {}) }),
     };
   }
   const root = path.resolve(c.workdir.replace(/^~(?=\/|$)/, os.homedir()));
@@ -69,7 +71,9 @@ export async function openSite(o: SlurmRunnerOptions, signal?: AbortSignal): Pro
       let at = root;
       while (!(await fs.stat(at).then(() => true, () => false)) && path.dirname(at) !== at) at = path.dirname(at);
       const st = await fs.statfs(at).catch(() => null);
-      return { node, nodeMajor: Number(/^v(\d+)\./.exec(node)?.[1] ?? 0), dratTrim: findDratTrim(undefined) ?? '', cores: os.availableParallelism(), freeGb: st ? (st.bavail * st.bsize) / 2 ** 30 : null };
+      // The worker on the nodes uses the bwrap on its PATH (sandbox.bwrap and read_only are this machine's).
+      const box = await probeIsolation({ mode: 'bwrap' });
+      return { node, nodeMajor: Number(/^v(\d+)\./.exec(node)?.[1] ?? 0), dratTrim: findDratTrim(undefined) ?? '', cores: os.availableParallelism(), freeGb: st ? (st.bavail * st.bsize) / 2 ** 30 : null, sandbox: box.ok ? { ok: true } : box };
     },
     sync: (b) => syncToLocalDir(root, { workerFile: o.workerFile, solverDir: b.settings.solverDir, solverHash: b.solverHash, instances: b.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...(signal ? { signal } : {}) }),
   };
@@ -88,6 +92,7 @@ export function slurmRunner(o: SlurmRunnerOptions): Runner {
       const facts = await site.probe();
       const bad = nodeProblem(facts, site.where, c.node);
       if (bad) throw new Error(`${bad}; the compute nodes need it too`);
+      requireSandbox(batch.settings.isolation, facts.sandbox);
       // Proofs are checked on the compute node: drat-trim must be where the submit host has it.
       const dratTrim = c.login_host ? facts.dratTrim : (batch.settings.dratTrim ?? facts.dratTrim);
       if (batch.settings.checkProofs && !dratTrim)

@@ -1,0 +1,209 @@
+// The perf audit (eval/audit.ts): perf checks no proofs, so a random sample of its UNSAT answers is run
+// again with proofs. A solver that guesses UNSAT passes perf without it and fails with it; an honest one
+// passes with every audited proof checked; the sample is drawn at random; min 0, share 0 turns it off.
+// Real cadical, real drat-trim, through the evaluation service.
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseConfig } from '../../src/core/config/load';
+import type { Config } from '../../src/core/config/schema';
+import { auditSize, chooseAudited, judgeAudit, type AuditRandom } from '../../src/core/eval/audit';
+import { parseEvalDoc } from '../../src/core/eval/evalDoc';
+import { type Evaluation, evaluateSolver, EvaluationSetupError, plannedStages } from '../../src/core/eval/service';
+import { pigeonhole, planted3Sat, prng } from '../../src/core/instances/generators';
+import { signaturesOf } from '../../src/core/rules/postmortem';
+import { StoredRun, type InstanceResult } from '../../src/core/run/result';
+import { tempDir, WORKER, write } from './helpers';
+
+const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;
+const UNSAT = ['php-5-4.cnf', 'php-6-5.cnf', 'php-7-6.cnf', 'php-7-5.cnf', 'php-8-7.cnf'];
+
+/** A perf set: two SAT formulas, three UNSAT ones known from meta.csv and two whose answer nobody knows. */
+function perfSet(dir: string): string {
+  let meta = 'instance,family,expected\n';
+  for (const [p, h] of [[5, 4], [6, 5], [7, 6], [7, 5], [8, 7]] as const) {
+    write(path.join(dir, `php-${p}-${h}.cnf`), pigeonhole(p, h));
+    meta += `php-${p}-${h}.cnf,pigeonhole,${p - h === 1 && p < 8 ? 'UNSAT' : ''}\n`;
+  }
+  for (const s of [1, 2]) {
+    write(path.join(dir, `planted-${s}.cnf`), planted3Sat(60, 4.0, 500 + s));
+    meta += `planted-${s}.cnf,planted,SAT\n`;
+  }
+  write(path.join(dir, 'meta.csv'), meta);
+  return dir;
+}
+
+/** A solver directory with this run script. */
+function solver(name: string, script: string): string {
+  const dir = path.join(tempDir(), name);
+  write(path.join(dir, 'bin', 'starexec_run_default'), `#!/usr/bin/env bash\n${script}`);
+  fs.chmodSync(path.join(dir, 'bin', 'starexec_run_default'), 0o755);
+  return dir;
+}
+
+/** Guesses: a quick look for a model (100 conflicts), else "UNSAT" at once with an empty proof. */
+const liar = () => solver('guesses-unsat', 'out=$(cadical -q -c 100 "$1"); code=$?\nif [ $code -eq 10 ]; then printf "%s\\n" "$out"; exit 10; fi\necho "s UNSATISFIABLE"\n[ -n "${2:-}" ] && : > "$2/proof.out"\nexit 20\n');
+/** cadical with a DRAT proof when given a proof directory. */
+const honest = () => solver('cadical', 'exec cadical -q "$1" ${2:+"$2/proof.out"}\n');
+
+/** A workspace's config: the perf set, a 20 s perf timeout, the audit as given. */
+function config(audit: string, extra = ''): Config {
+  const r = parseConfig(`seeds: [{ name: s, source: . }]\nbenchmarks: { smoke: benchmarks/perf, verify: benchmarks/perf, perf: benchmarks/perf }\nstages:\n  perf: { timeout_s: 20${audit ? `, audit: ${audit}` : ''} }\n${extra}`);
+  if (!r.ok) throw new Error(r.issues.map((i) => `${i.key}: ${i.message}`).join('\n'));
+  return r.config;
+}
+
+/** A fresh workspace directory holding the perf set. */
+function workspace(): string {
+  const ws = tempDir();
+  perfSet(path.join(ws, 'benchmarks', 'perf'));
+  return ws;
+}
+
+/** A seedable draw for the audit (generators.ts's PRNG). */
+const seeded = (seed: number): AuditRandom => {
+  const r = prng(seed);
+  return (n) => Math.floor(r() * n);
+};
+
+function evaluate(ws: string, solverDir: string, cfg: Config, random?: AuditRandom): Promise<Evaluation> {
+  return evaluateSolver({ ws, config: cfg, solverDir, overrides: { stage: 'perf', jobs: 2 }, build: false, rules: false, record: false, dratTrim: DRAT_TRIM!, runnerEnv: { workerFile: WORKER }, ...(random ? { auditRandom: random } : {}) });
+}
+
+const perfGate = (e: Evaluation) => e.doc.gates.find((g) => g.gate === 'perf')!;
+
+/** The runs stored in a workspace's results store. */
+function storedRuns(ws: string): StoredRun[] {
+  return fs.readFileSync(path.join(ws, '.satlution', 'results', 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => StoredRun.parse(JSON.parse(l)));
+}
+
+describe('perf audit: the sample', () => {
+  it('takes the larger of min and the share, capped at what there is', () => {
+    assert.equal(auditSize({ min: 3, share: 0.1 }, 100), 10);
+    assert.equal(auditSize({ min: 3, share: 0.1 }, 20), 3);
+    assert.equal(auditSize({ min: 3, share: 0.1 }, 2), 2);
+    assert.equal(auditSize({ min: 0, share: 0.25 }, 9), 3, 'the share rounds up');
+    assert.equal(auditSize({ min: 0, share: 0 }, 50), 0);
+  });
+
+  it('is drawn by the random source alone: a seed repeats its draw, other seeds draw other instances, all reachable', () => {
+    const names = Array.from({ length: 12 }, (_, i) => `u${i}.cnf`);
+    assert.deepEqual(chooseAudited(names, 3, seeded(7)), chooseAudited([...names].reverse(), 3, seeded(7)), 'the order of the results does not matter');
+    const draws = new Set<string>();
+    const seen = new Set<string>();
+    for (let seed = 1; seed <= 40; seed++) {
+      const d = chooseAudited(names, 3, seeded(seed));
+      assert.equal(new Set(d).size, 3);
+      assert.ok(d.every((n) => names.includes(n)));
+      draws.add(d.join(','));
+      d.forEach((n) => seen.add(n));
+    }
+    assert.ok(draws.size > 20, `40 seeds gave only ${draws.size} different samples`);
+    assert.equal(seen.size, names.length, 'every instance can be drawn');
+    assert.deepEqual(chooseAudited(names, 99, seeded(1)), [...names].sort(), 'capped at the candidates');
+  });
+
+  it('judges a re-run: a proof checked is ok, a lie is caught, running out of time is not audited', () => {
+    const base: InstanceResult = { instance: 'x.cnf', family: null, expected: null, expected_from: 'none', answer: 'UNSAT', status: 'solved', time_s: 1, mem_mb: null, exit_code: 20, signal: null, check: { kind: 'drat', ok: true, time_s: 0.1, detail: 's VERIFIED' }, detail: '' };
+    assert.equal(judgeAudit(base).verdict, 'ok');
+    assert.equal(judgeAudit({ ...base, status: 'invalid_proof', check: { ...base.check, ok: false }, detail: 'UNSAT claimed on x.cnf, drat-trim rejected the proof' }).failure, 'invalid_proof: UNSAT claimed on x.cnf, drat-trim rejected the proof (perf audit)');
+    assert.match(judgeAudit({ ...base, answer: 'SAT', check: { kind: 'model', ok: true, time_s: 0, detail: '' } }).failure ?? '', /^wrong: UNSAT claimed on x\.cnf in perf, but the audit run answered SAT/);
+    assert.match(judgeAudit({ ...base, status: 'unknown', answer: 'UNKNOWN', check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: 'no answer' }).failure ?? '', /^wrong: .*gave no answer/);
+    const late = judgeAudit({ ...base, status: 'timeout', answer: null, detail: 'no answer within 30 s on x.cnf' });
+    assert.deepEqual([late.verdict, late.failure, late.detail], ['not_audited', undefined, 'not audited: no answer within 30 s on x.cnf']);
+    assert.equal(judgeAudit({ ...base, status: 'unknown', check: { ...base.check, ok: null }, detail: 'the proof could not be checked in time' }).verdict, 'not_audited');
+  });
+});
+
+describe('perf audit: real solvers', function () {
+  this.timeout(120000);
+  before(function () {
+    if (!DRAT_TRIM || spawnSync('cadical', ['--version']).status !== 0) {
+      if (process.env.CI) throw new Error('cadical and drat-trim are required (scripts/setup-sat-tools.sh)');
+      this.skip();
+    }
+  });
+
+  it('a solver that guesses UNSAT passes perf without the audit and fails it with the audit', async () => {
+    const ws = workspace();
+    const cheat = liar();
+    const off = await evaluate(ws, cheat, config('{ min: 0, share: 0 }'));
+    assert.equal(off.verdict, 'pass', perfGate(off).detail);
+    assert.equal(off.doc.metrics!.solved_unsat, UNSAT.length, 'every UNSAT answer taken on trust');
+    assert.equal(perfGate(off).audit, undefined);
+    assert.doesNotMatch(perfGate(off).detail, /audit/);
+
+    const on = await evaluate(ws, cheat, config('{ min: 2, share: 0 }'));
+    assert.equal(on.verdict, 'fail');
+    const g = perfGate(on);
+    assert.equal(g.ok, false);
+    assert.equal(g.failures.length, 2);
+    for (const f of g.failures) assert.match(f, /^missing_proof: UNSAT claimed on php-\d-\d\.cnf without a proof: .*\(perf audit\)$/);
+    assert.match(g.detail, /audit: 2 of 5 UNSAT answers re-run with proofs, 2 caught: UNSAT claimed on php-/);
+    assert.deepEqual([g.audit!.candidates, g.audit!.checked, g.audit!.caught, g.audit!.reused], [5, 2, 2, 0]);
+    assert.ok(g.audit!.instances.every((i) => i.verdict === 'caught' && UNSAT.includes(i.instance) && i.check.kind === 'drat' && i.check.ok === false));
+    // The post-mortem records it as it would a missing proof in verify.
+    assert.deepEqual(signaturesOf('SATLUTION_1', on.doc, []).map((s) => s.kind), ['missing_proof']);
+    // The document round-trips through its schema (an optional field: still version 1).
+    const back = parseEvalDoc(JSON.parse(JSON.stringify(on.doc)));
+    assert.ok(back.ok && back.doc.version === 1 && back.doc.gates.find((x) => x.gate === 'perf')!.audit!.caught === 2);
+  });
+
+  it('an honest solver passes with the audit; the document lists the audited instances, each a real run with its proof checked', async () => {
+    const ws = workspace();
+    const e = await evaluate(ws, honest(), config(''));
+    assert.equal(e.verdict, 'pass', perfGate(e).detail + perfGate(e).failures.join('\n'));
+    const g = perfGate(e);
+    // Defaults: min 3, share 0.1 of 5 UNSAT answers.
+    assert.deepEqual([g.audit!.candidates, g.audit!.instances.length, g.audit!.checked, g.audit!.caught, g.audit!.reused, g.audit!.timeout_s], [5, 3, 3, 0, 0, 30]);
+    for (const i of g.audit!.instances) assert.deepEqual([UNSAT.includes(i.instance), i.verdict, i.status, i.answer, i.check.kind, i.check.ok], [true, 'ok', 'solved', 'UNSAT', 'drat', true], i.instance);
+    assert.match(g.detail, /^7\/7 solved, PAR-2 [\d.]+ s; audit: 3 of 5 UNSAT answers re-run with proofs, 3 verified$/);
+    // perf itself checked no proof; the audit's runs are stored apart from perf's, each with its proof checked.
+    assert.ok(e.doc.instances.every((i) => i.check.kind !== 'drat'));
+    const runs = storedRuns(ws);
+    assert.equal(runs.length, 7 + 3);
+    const audited = runs.filter((r) => r.result.check.kind === 'drat');
+    assert.deepEqual(audited.map((r) => r.result.instance).sort(), g.audit!.instances.map((i) => i.instance).sort());
+    assert.ok(audited.every((r) => r.result.check.ok === true && !runs.some((p) => p !== r && p.key === r.key)), 'an audit run has a key of its own');
+  });
+
+  it('draws the sample from the injected random source: different draws audit different instances', async () => {
+    const ws = workspace();
+    const cadical = honest();
+    const cfg = config('{ min: 1, share: 0 }');
+    const picked = async (seed: number) => (await evaluate(ws, cadical, cfg, seeded(seed))).doc.gates.find((g) => g.gate === 'perf')!.audit!.instances.map((i) => i.instance);
+    const first = await picked(3);
+    assert.deepEqual(await picked(3), first, 'the same draw, the same instance');
+    const all = new Set<string>(first);
+    for (let seed = 4; seed < 12 && all.size < 3; seed++) for (const n of await picked(seed)) all.add(n);
+    assert.ok(all.size >= 3, `only ${[...all].join(', ')} were ever audited`);
+    assert.ok([...all].every((n) => UNSAT.includes(n)), 'only UNSAT answers are audited');
+  });
+
+  it('min 0, share 0 turns the audit off: nothing re-run, no audit in the document, no drat-trim needed', async () => {
+    const ws = workspace();
+    const cfg = config('{ min: 0, share: 0 }');
+    const e = await evaluate(ws, honest(), cfg);
+    assert.equal(e.verdict, 'pass');
+    assert.equal(perfGate(e).audit, undefined);
+    assert.equal(storedRuns(ws).length, 7, 'perf runs only');
+    assert.equal(e.stages[0]!.audit, undefined);
+    // Without any drat-trim, an audited perf stage is a setup error (nothing runs); an unaudited one is not.
+    const keys = ['SATLUTION_DRAT_TRIM', 'SATLUTION_DEV_CACHE', 'PATH'] as const;
+    const saved = keys.map((k) => process.env[k]);
+    try {
+      process.env.SATLUTION_DRAT_TRIM = '';
+      process.env.SATLUTION_DEV_CACHE = tempDir();
+      process.env.PATH = tempDir();
+      // (This PATH hides bubblewrap too: these plans are about drat-trim, so they ask for no sandbox.)
+      const audited = config('', 'sandbox: off\n');
+      const unaudited = config('{ min: 0, share: 0 }', 'sandbox: off\n');
+      await assert.rejects(plannedStages({ ws, config: audited, overrides: { stage: 'perf' } }), (err: Error) => err instanceof EvaluationSetupError && /perf audit/.test(err.message) && /scripts\/setup-sat-tools\.sh/.test(err.message) && /stages\.perf\.audit\.min: 0 and share: 0/.test(err.message));
+      assert.equal((await plannedStages({ ws, config: unaudited, overrides: { stage: 'perf' } })).length, 1);
+      assert.equal((await plannedStages({ ws, config: audited, overrides: { stage: 'perf', noProofs: true } }))[0]!.audit, undefined, '--no-proofs turns the audit off too');
+    } finally {
+      keys.forEach((k, i) => (saved[i] === undefined ? delete process.env[k] : (process.env[k] = saved[i])));
+    }
+  });
+});
