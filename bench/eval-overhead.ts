@@ -8,6 +8,26 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { planted3Sat } from '../src/core/instances/generators';
+import { DEFAULT_ISOLATION } from '../src/core/isolation/settings';
+import { runSolver } from '../src/core/run/runSolver';
+
+/** The sandbox's start-up cost per run, measured on a solver that exits at once (alternating, 100 runs each). */
+async function startupCost(dir: string): Promise<void> {
+  const solver = path.join(dir, 'instant');
+  fs.mkdirSync(path.join(solver, 'bin'), { recursive: true });
+  fs.writeFileSync(path.join(solver, 'bin', 'starexec_run_default'), '#!/bin/sh\necho "s UNKNOWN"\n', { mode: 0o755 });
+  const cnf = path.join(dir, 'one.cnf');
+  fs.writeFileSync(cnf, 'p cnf 1 1\n1 0\n');
+  const times = { bwrap: [] as number[], off: [] as number[] };
+  for (let i = 0; i < 100; i++)
+    for (const mode of ['bwrap', 'off'] as const) {
+      const t0 = process.hrtime.bigint();
+      await runSolver({ solverDir: solver, cnf, timeoutS: 10, memMb: 1024, isolation: { ...DEFAULT_ISOLATION, mode } });
+      times[mode].push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  console.log(`one run of a solver that exits at once (memory cgroup, output parsing, run directory): median ${med(times.bwrap).toFixed(1)} ms in the sandbox, ${med(times.off).toFixed(1)} ms without: the sandbox costs ${(med(times.bwrap) - med(times.off)).toFixed(1)} ms per run`);
+}
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -52,6 +72,7 @@ async function main(): Promise<void> {
     fs.mkdirSync(path.join(solver, 'bin'), { recursive: true });
     fs.writeFileSync(path.join(solver, 'bin', 'starexec_run_default'), '#!/bin/sh\nexec cadical -q "$1"\n', { mode: 0o755 });
     await raw(solver, files); // warm the page cache
+    await startupCost(dir);
     const rows: [number, number, number][] = [];
     for (let rep = 0; rep < 5; rep++) {
       // Alternated, each in a fresh workspace (fresh store: nothing reused).
