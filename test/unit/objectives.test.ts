@@ -11,13 +11,16 @@ import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
 import { DashboardSource } from '../../src/core/dashboard/build';
 import { createClient } from '../../src/core/llm/factory';
+import { confine } from '../../src/core/isolation/confine';
+import { scriptConfinement } from '../../src/core/isolation/confinement';
+import { DEFAULT_ISOLATION } from '../../src/core/isolation/settings';
 import { consensus, kendallTau, rankScores } from '../../src/core/objectives/consensus';
 import { readPortfolio } from '../../src/core/objectives/portfolio';
 import { proposeObjective } from '../../src/core/objectives/propose';
 import { type ObjectiveInput, runObjectives } from '../../src/core/objectives/sandbox';
 import { silentLogger } from '../../src/core/ports';
 import { LlmTestServer } from '../fixtures/llmServer';
-import { CLI } from './helpers';
+import { CLI, tempDir, write } from './helpers';
 import { optsatWorkspace } from './optsatWorkspace';
 
 describe('consensus: aggregation', () => {
@@ -78,6 +81,30 @@ describe('consensus: the sandbox', function () {
     assert.deepEqual(runs[6]!.scores, [null, null], 'not a number');
     assert.deepEqual(runs[7]!.scores, [2, 2], 'the input is frozen: the attempt to empty it changed nothing');
     assert.match(runs[8]!.error!, /Code generation from strings disallowed|EvalError/i);
+  });
+
+  it('runs its process in the sandbox: code that got out of the VM would still see no files and no keys', async function () {
+    if (spawnSync('bwrap', ['--version']).status !== 0) {
+      if (process.env.CI) throw new Error('bubblewrap is required');
+      this.skip();
+    }
+    const secret = write(path.join(tempDir(), 'secret.txt'), 'canary-file');
+    const saved = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = 'sk-canary-objective';
+    try {
+      // The objectives' own confinement (objectives/sandbox.ts): Node's installation and a scratch directory.
+      const c = scriptConfinement({ programDirs: [path.dirname(path.dirname(process.execPath))], scratch: tempDir() });
+      const probe = `let f = 'unreadable'; try { f = require('fs').readFileSync(${JSON.stringify(secret)}, 'utf8'); } catch {} console.log(JSON.stringify({ f, key: process.env.OPENAI_API_KEY ?? null }));`;
+      const boxed = await confine(DEFAULT_ISOLATION, c, process.execPath, ['-e', probe]);
+      const r = spawnSync(boxed.cmd, boxed.args, { cwd: boxed.cwd, env: boxed.env, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), { f: 'unreadable', key: null });
+      // Unconfined, the same code reads the file: the check above can fail.
+      assert.equal(JSON.parse(spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' }).stdout).f, 'canary-file');
+    } finally {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = saved;
+    }
   });
 });
 
