@@ -1,6 +1,7 @@
 // The evaluation worker: one self-contained file (dist/worker.js) that runs one instance with its
 // limits and checks and prints one JSON line (an InstanceResult). The same file runs locally, on an
 // SSH host, or on a Slurm node: it needs only Node, the solver directory, and drat-trim for proofs.
+import { WORKER_EXIT } from '../core/runners/remoteWorker';
 import { sweepLeftovers } from '../core/run/sweep';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -14,12 +15,6 @@ import { EvaluationAborted, runInstance } from '../core/run/runInstance';
 const USAGE =
   'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--proofs --drat-trim PATH [--max-proof-mb MB] [--checker-timeout S]] [--max-output-mb MB] [--expected SAT|UNSAT] [--name NAME] [--sandbox on|off]\n' +
   '       worker --build SOLVER_DIR [--timeout S] [--sandbox on|off] [--build-network]';
-
-/** Exit codes of a build: the remote runner tells a person which one happened. */
-const BUILD_FAILED = 5;
-const BUILD_TIMEOUT = 124;
-/** This host cannot make the sandbox the configuration asks for. */
-export const NO_ISOLATION = 6;
 
 export async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -52,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     if (!(e instanceof IsolationUnavailable)) throw e;
     process.stderr.write(`worker: ${e.message}\n`);
-    return NO_ISOLATION;
+    return WORKER_EXIT.noIsolation;
   }
   // What a worker killed with SIGKILL on this host left: its solvers, cgroups and run directories.
   await sweepLeftovers();
@@ -135,7 +130,7 @@ async function build(dir: string, timeoutS: number, isolation: IsolationSettings
   await fs.writeFile(path.join(dir, '.satlution-build.log'), b.log).catch(() => undefined);
   if (b.ok) return 0;
   process.stderr.write(`${b.log.trim().split('\n').slice(-25).join('\n')}\n${b.detail}\n`);
-  return /did not finish within/.test(b.detail) ? BUILD_TIMEOUT : BUILD_FAILED;
+  return /did not finish within/.test(b.detail) ? WORKER_EXIT.buildTimeout : WORKER_EXIT.buildFailed;
 }
 
 if (require.main === module) void main(process.argv.slice(2)).then((c) => (process.exitCode = c));

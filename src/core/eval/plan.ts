@@ -95,6 +95,11 @@ export const MISSING_DRAT_TRIM =
 export const MISSING_DRAT_TRIM_AUDIT =
   'proof checking needs drat-trim for the perf audit (stages.perf.audit re-checks a sample of UNSAT answers): build it with scripts/setup-sat-tools.sh, set evaluation.drat_trim in satlution.yaml or pass --drat-trim PATH, or turn the audit off with stages.perf.audit.min: 0 and share: 0';
 
+/** Whether the build or a stage that ran had no sandbox (a stage that never started measured nothing). */
+function ranUnconfined(gates: readonly GateReport[], build: IsolationMode): boolean {
+  return gates.some((g) => (g.gate === 'build' ? build === 'off' : g.plan?.isolation?.mode === 'off'));
+}
+
 /** The evaluation document of a run of the gates. */
 export function evalDoc(o: { solverDir: string; runner: string; verdict: 'pass' | 'fail'; gates: GateReport[]; stages: StagePlan[]; tier?: { reached: number; of: number }; buildIsolation?: IsolationMode }): EvalDoc {
   const last = [...o.gates].reverse().find((g) => g.results);
@@ -111,8 +116,7 @@ export function evalDoc(o: { solverDir: string; runner: string; verdict: 'pass' 
     instances: last?.results ?? [],
     metrics: last?.metrics ?? null,
     ...(o.tier ? { tier: o.tier } : {}),
-    // Only what actually ran counts: a stage that never started measured nothing.
-    isolation: [...(o.gates.some((g) => g.gate === 'build') ? [o.buildIsolation ?? 'bwrap'] : []), ...o.gates.flatMap((g) => (g.plan ? [g.plan.isolation?.mode ?? 'bwrap'] : []))].includes('off') ? 'off' : 'bwrap',
+    isolation: ranUnconfined(o.gates, o.buildIsolation ?? 'bwrap') ? 'off' : 'bwrap',
     gates: o.gates.map((g) => ({
       gate: g.gate,
       ok: g.ok,

@@ -82,7 +82,7 @@ export async function plannedStages(req: Pick<EvaluationRequest, 'ws' | 'config'
   // Builds run here, and so do the stages on local runners: refuse before anything runs unconfined.
   // Remote runners check their hosts themselves (the worker sandboxes there).
   const local = new Set(config.runners.filter((r) => r.kind === 'local').map((r) => r.name));
-  for (const iso of [isolationFor(config), ...stages.filter((s) => local.has(s.runner ?? 'local')).map((s) => s.isolation ?? isolationFor(config))]) {
+  for (const iso of [isolationFor(config), ...stages.flatMap((s) => (s.isolation && local.has(s.runner ?? 'local') ? [s.isolation] : []))]) {
     const p = await probeIsolation(iso);
     if (!p.ok) throw new EvaluationSetupError(`${p.problem}. ${p.fix}`);
   }

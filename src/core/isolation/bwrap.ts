@@ -3,7 +3,7 @@
 // fresh tmpfs with the system directories read-only and only the confinement's paths bound in.
 import { lstatSync, readlinkSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Confinement } from './confinement';
+import { type Confinement, isWithin } from './confinement';
 
 /** System directories bound read-only (or recreated as the symlinks they are on merged-/usr systems). */
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/opt'];
@@ -18,8 +18,6 @@ const ETC_FILES = [
   'protocols', 'services', 'resolv.conf', 'ssl/certs', 'ca-certificates', 'ca-certificates.conf', 'environment', 'locale.alias',
 ];
 
-/** Whether `p` is `dir` or lies below it. */
-const within = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith('/') ? dir : dir + '/');
 
 /** The `bwrap` arguments (before `--` and the command) that set up `c`. */
 export function bwrapArgs(c: Confinement): string[] {
@@ -37,7 +35,7 @@ export function bwrapArgs(c: Confinement): string[] {
   a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp');
   // Parents before children, so a writable run directory under a read-only tree still binds.
   const mounts: [string, string, string][] = [
-    ...c.readOnly.filter((p) => !SYSTEM_DIRS.some((d) => within(p, d))).map((p): [string, string, string] => ['--ro-bind', p, p]),
+    ...c.readOnly.filter((p) => !SYSTEM_DIRS.some((d) => isWithin(p, d))).map((p): [string, string, string] => ['--ro-bind', p, p]),
     ...c.writable.map((p): [string, string, string] => ['--bind', p, p]),
     ...c.files.map((f): [string, string, string] => ['--ro-bind', f.from, f.to]),
   ];

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { bwrapArgs } from './bwrap';
-import type { Confinement } from './confinement';
+import { type Confinement, isWithin } from './confinement';
 import { requireIsolation } from './probe';
 import type { IsolationMode, IsolationSettings } from './settings';
 
@@ -24,7 +24,7 @@ export interface Confined {
  * settings ask for a sandbox this machine cannot make.
  */
 export async function confine(settings: IsolationSettings, c: Confinement, cmd: string, args: string[]): Promise<Confined> {
-  for (const d of [c.env.HOME, c.env.TMPDIR]) if (d && c.writable.some((w) => d.startsWith(w))) await fs.mkdir(d, { recursive: true });
+  for (const d of [c.env.HOME, c.env.TMPDIR]) if (d && c.writable.some((w) => isWithin(d, w))) await fs.mkdir(d, { recursive: true });
   if (settings.mode === 'off') return { cmd, args, env: c.env, cwd: c.cwd, mode: 'off' };
   const bwrap = await requireIsolation(settings);
   const full: Confinement = { ...c, readOnly: [...c.readOnly, ...settings.readOnly] };

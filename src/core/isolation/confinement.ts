@@ -3,6 +3,12 @@
 import * as path from 'node:path';
 import { allowedEnvironment } from './environment';
 
+/** Whether path `p` is `dir` or lies below it. */
+export const isWithin = (p: string, dir: string): boolean => {
+  const rel = path.relative(dir, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+};
+
 /** One execution's view of the machine. Host paths appear at the same path inside. */
 export interface Confinement {
   /** Visible, read-only (beyond the system directories every confinement gets). */
@@ -36,7 +42,7 @@ export function buildConfinement(o: { dir: string; scratch: string; network: boo
  * run directory (the proof, HOME and TMPDIR) as the only writable place. Nothing survives the run.
  */
 export function solverRunConfinement(o: { solverDir: string; instance: string; given: string; runDir: string; proofDir?: string | undefined; readOnly: readonly string[] }): Confinement {
-  const proofElsewhere = o.proofDir !== undefined && path.relative(o.runDir, o.proofDir).startsWith('..');
+  const proofElsewhere = o.proofDir !== undefined && !isWithin(o.proofDir, o.runDir);
   return {
     readOnly: [o.solverDir, ...o.readOnly],
     writable: [o.runDir, ...(proofElsewhere ? [o.proofDir!] : [])],

@@ -6,8 +6,18 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { IsolationSettings } from './settings';
 
-/** The outcome of the probe: the bwrap to use, or what is missing and how to get it. */
-export type IsolationProbe = { ok: true; bwrap: string } | { ok: false; problem: string; fix: string };
+/** Why a sandbox cannot be made somewhere, and the command or setting that fixes it. */
+export interface IsolationProblem {
+  ok: false;
+  problem: string;
+  fix: string;
+}
+
+/** Whether a host can sandbox: yes, or the problem (what runners and health checks carry). */
+export type SandboxFacts = { ok: true } | IsolationProblem;
+
+/** The outcome of the probe here: the bwrap to use, or what is missing and how to get it. */
+export type IsolationProbe = { ok: true; bwrap: string } | IsolationProblem;
 
 /** Thrown where candidate code would run without the isolation the configuration asks for. */
 export class IsolationUnavailable extends Error {

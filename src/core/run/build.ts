@@ -1,6 +1,6 @@
 // Stage 1's build: `bash starexec_build` in its sandbox (isolation/) under a time limit, with compiler
 // and linker diagnostics parsed into file / line / message so an agent (or a person) can act on them.
-import { ownerTag } from './owner';
+import { BUILD_DIR_PREFIX, makeOwnedDir } from './owner';
 import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
@@ -56,9 +56,6 @@ export function parseDiagnostics(log: string, root?: string): Diagnostic[] {
   return out;
 }
 
-/** Build scratch directories (HOME and TMPDIR of a build) carry their owner's pid, like run directories. */
-export const BUILD_DIR_PREFIX = 'satlution-build-';
-
 /**
  * `bash starexec_build` in `solverDir`, confined by `isolation` (default: the sandbox): it can write
  * its own directory and a private scratch directory, and sees nothing else of the workspace or $HOME.
@@ -68,7 +65,7 @@ export async function buildSolver(solverDir: string, timeoutS = 600, signal?: Ab
   const script = path.join(solverDir, BUILD_SCRIPT);
   if (!(await fs.stat(script).then((s) => s.isFile(), () => false)))
     return { ok: false, timeS: 0, detail: `no ${BUILD_SCRIPT} in ${solverDir}`, diagnostics: [], log: '' };
-  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), `${BUILD_DIR_PREFIX}${ownerTag()}-`));
+  const scratch = await makeOwnedDir(os.tmpdir(), BUILD_DIR_PREFIX);
   const dir = path.resolve(solverDir);
   let run: Awaited<ReturnType<typeof runCaptured>>;
   try {

@@ -3,6 +3,20 @@
 // is reused after its process dies; pid and start time name one process for the whole boot, so a
 // sweep can tell a dead evaluator's leftovers from a live one's (see sweep.ts).
 import { readFileSync } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+
+/** A solver run's private directory (runInstance.ts, runSolver.ts). */
+export const RUN_DIR_PREFIX = 'satlution-run-';
+/** A build's scratch directory: its HOME and TMPDIR (build.ts). */
+export const BUILD_DIR_PREFIX = 'satlution-build-';
+/** The directories sweep.ts may remove once their owner is dead, named `<prefix><owner>-XXXXXX`. */
+export const OWNED_DIR_PREFIXES = [RUN_DIR_PREFIX, BUILD_DIR_PREFIX] as const;
+
+/** A fresh directory in `parent` named after this process, so a sweep can tell when its owner died. */
+export function makeOwnedDir(parent: string, prefix: (typeof OWNED_DIR_PREFIXES)[number]): Promise<string> {
+  return fs.mkdtemp(path.join(parent, `${prefix}${ownerTag()}-`));
+}
 
 /** A process's start time in clock ticks since boot; undefined when it is gone, a zombie, or there is no /proc. */
 export function procStart(pid: number): string | undefined {

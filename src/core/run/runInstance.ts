@@ -1,7 +1,7 @@
 // One instance, end to end: run the solver under its limits, check what it claims (the SAT model
 // against the formula, the UNSAT proof with drat-trim, the answer against the known one), and
 // classify the run with a detail a person can act on.
-import { ownerTag } from './owner';
+import { makeOwnedDir, RUN_DIR_PREFIX } from './owner';
 import { hashFile } from '../instances/instances';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
@@ -10,7 +10,7 @@ import { checkModel } from './model';
 import { checkProof } from './proof';
 import type { CheckResult, InstanceResult, RunStatus } from './result';
 import { formatRunLog, writeRunLog } from './runLog';
-import { GIVEN_INSTANCE, RUN_DIR_PREFIX, runSolver, type RunOutcome } from './runSolver';
+import { GIVEN_INSTANCE, runSolver, type RunOutcome } from './runSolver';
 import type { MemoryMethod } from './limits';
 import { RUN_SCRIPT } from '../layout';
 import type { IsolationSettings } from '../isolation/settings';
@@ -75,7 +75,7 @@ const secs = (t: number) => `${t < 10 ? t.toFixed(2) : t.toFixed(1)} s`;
  * or proof accepted.
  */
 export async function runInstance(r: InstanceRunRequest): Promise<InstanceResult> {
-  const runDir = await fs.mkdtemp(path.join(r.scratchDir ?? os.tmpdir(), `${RUN_DIR_PREFIX}${ownerTag()}-`));
+  const runDir = await makeOwnedDir(r.scratchDir ?? os.tmpdir(), RUN_DIR_PREFIX);
   // Every run gets a proof directory, checked or not: a solver cannot tell an audited re-run (perf's
   // UNSAT sample, re-run with proofs checked) from the run it audits, and so cannot dodge the audit.
   const proofDir = path.join(runDir, 'proof');

@@ -3,7 +3,7 @@
 // and to every process of its cgroup) and a memory limit, measuring peak memory. Output is parsed as
 // a stream and capped. A run ends when its process exits, not when its output closes: a child that
 // keeps stdout open cannot stretch a finished run into a timeout.
-import { ownerTag } from './owner';
+import { makeOwnedDir, RUN_DIR_PREFIX } from './owner';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
@@ -67,11 +67,8 @@ export interface RunOutcome {
 /** The solver's view of its instance: a neutral name that says nothing of which benchmark it is. */
 export const GIVEN_INSTANCE = 'instance.cnf';
 
-/** Private run directories carry their owner's pid, so a sweep can tell a dead evaluator's leftovers. */
-export const RUN_DIR_PREFIX = 'satlution-run-';
-
 export async function runSolver(req: RunRequest): Promise<RunOutcome> {
-  const own = req.runDir ? undefined : await fs.mkdtemp(path.join(os.tmpdir(), `${RUN_DIR_PREFIX}${ownerTag()}-`));
+  const own = req.runDir ? undefined : await makeOwnedDir(os.tmpdir(), RUN_DIR_PREFIX);
   try {
     return await runIn(req, req.runDir ?? own!);
   } finally {

@@ -7,10 +7,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CGROUP_PREFIX, ownCgroup } from './limits';
-import { ownerAlive } from './owner';
-
-/** Run directories (runInstance.ts) and build scratch directories (build.ts), named `<prefix><owner>-XXXXXX`. */
-export const OWNED_DIR_PREFIXES = ['satlution-run-', 'satlution-build-'] as const;
+import { ownerAlive, OWNED_DIR_PREFIXES } from './owner';
 
 export interface SweepOptions {
   /** Where run directories are made: evaluation.scratch_dir and the system temp dir (the default). */

@@ -4,6 +4,9 @@
 import type { InstanceResult } from '../run/result';
 import type { RunBatch, RunTask } from './runner';
 
+/** The worker's exit codes that a runner explains (its `--build` mode, and a host that cannot sandbox). */
+export const WORKER_EXIT = { buildFailed: 5, buildTimeout: 124, noIsolation: 6 } as const;
+
 /** Arguments after `node worker.js`; paths as the remote side sees them. */
 export function workerArgs(settings: RunBatch['settings'], task: RunTask, at: { solver: string; cnf: string; dratTrim: string }): string[] {
   return [

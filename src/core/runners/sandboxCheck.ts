@@ -1,11 +1,9 @@
 // Whether a runner can sandbox what it runs, as the runners and their health checks need to know:
 // before a batch (refuse to run unconfined unless the configuration says `sandbox: off`), and in the
 // Runners view (a finding with the fix, or the warning that results are measured without isolation).
+import type { SandboxFacts } from '../isolation/probe';
 import type { IsolationSettings } from '../isolation/settings';
 import type { HealthFinding } from './healthFinding';
-
-/** What a host offers: a working sandbox, or what is missing and how to fix it. */
-export type SandboxFacts = { ok: true } | { ok: false; problem: string; fix: string };
 
 /** Throws when the runs must be sandboxed and `where` cannot do it. */
 export function requireSandbox(isolation: IsolationSettings | undefined, facts: SandboxFacts): void {

@@ -2,7 +2,7 @@
 // One round trip; the runner checks it before syncing anything and the health check reports it.
 import { remoteDir, sshError, sshExec, type SshTarget } from './ssh';
 import { shq } from './shellQuote';
-import { bwrapBroken, bwrapMissing, PROBE_ARGS } from '../isolation/probe';
+import { bwrapBroken, bwrapMissing, PROBE_ARGS, type SandboxFacts } from '../isolation/probe';
 
 /** The sandbox facts of the probe's output (`bwrap=`, `bwrapcode=`, `bwraperr=` lines). */
 function remoteSandbox(kv: Map<string, string>, host: string): RemoteFacts['sandbox'] {
@@ -21,7 +21,7 @@ export interface RemoteFacts {
   cores: number;
   freeGb: number | null;
   /** Whether the worker can sandbox runs there: ok, or what is missing and how to fix it. */
-  sandbox: { ok: true } | { ok: false; problem: string; fix: string };
+  sandbox: SandboxFacts;
 }
 
 export const MIN_NODE = 18;

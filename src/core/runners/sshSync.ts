@@ -4,6 +4,7 @@
 //   instances/<hash>.cnf  each plain DIMACS instance
 // User-chosen names never become remote paths. Each upload lands in a temporary name and is renamed,
 // so a dropped connection leaves no half-written file that would later pass for a complete one.
+import { WORKER_EXIT } from './remoteWorker';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -122,8 +123,8 @@ async function buildRemotely(t: SshTarget, wd: string, solver: string, worker: s
   ].join('\n');
   const r = await sshExec(t, script, signal ? { signal } : {});
   if (r.code === 0) return;
-  if (r.code === 124) throw new Error(`the build on ${t.host} took longer than ${b.timeoutS} s (bash starexec_build)`);
-  if (r.code === 5) throw new Error(`the build on ${t.host} failed (bash starexec_build):\n${r.stderr.trim().split('\n').slice(-12).join('\n')}`);
-  if (r.code === 6) throw new Error(`cannot build on ${t.host}: ${r.stderr.replace(/^worker: /, '').trim()}`);
+  if (r.code === WORKER_EXIT.buildTimeout) throw new Error(`the build on ${t.host} took longer than ${b.timeoutS} s (bash starexec_build)`);
+  if (r.code === WORKER_EXIT.buildFailed) throw new Error(`the build on ${t.host} failed (bash starexec_build):\n${r.stderr.trim().split('\n').slice(-12).join('\n')}`);
+  if (r.code === WORKER_EXIT.noIsolation) throw new Error(`cannot build on ${t.host}: ${r.stderr.replace(/^worker: /, '').trim()}`);
   throw sshError(t.host, r, 'building the candidate');
 }

@@ -73,7 +73,7 @@ export async function openSite(o: SlurmRunnerOptions, signal?: AbortSignal): Pro
       const st = await fs.statfs(at).catch(() => null);
       // The worker on the nodes uses the bwrap on its PATH (sandbox.bwrap and read_only are this machine's).
       const box = await probeIsolation({ mode: 'bwrap' });
-      return { node, nodeMajor: Number(/^v(\d+)\./.exec(node)?.[1] ?? 0), dratTrim: findDratTrim(undefined) ?? '', cores: os.availableParallelism(), freeGb: st ? (st.bavail * st.bsize) / 2 ** 30 : null, sandbox: box.ok ? { ok: true } : box };
+      return { node, nodeMajor: Number(/^v(\d+)\./.exec(node)?.[1] ?? 0), dratTrim: findDratTrim(undefined) ?? '', cores: os.availableParallelism(), freeGb: st ? (st.bavail * st.bsize) / 2 ** 30 : null, sandbox: box };
     },
     sync: (b) => syncToLocalDir(root, { workerFile: o.workerFile, solverDir: b.settings.solverDir, solverHash: b.solverHash, instances: b.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...(signal ? { signal } : {}) }),
   };
