@@ -53,6 +53,12 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
   await overview.getByRole('button', { name: /Champion SATLUTION_0/ }).waitFor();
   assert.match(await overview.getByRole('region', { name: 'Benchmarks' }).innerText(), /smoke\s+empty[^]*Add .cnf, .cnf.gz or .cnf.xz files/);
   assert.match(await overview.getByRole('region', { name: 'Seeds' }).innerText(), /tinysat/);
+  // Whether evolved code runs sandboxed is said where the configuration is (sandbox: on by default).
+  const isolation = overview.getByText('✓ Evolved code runs sandboxed');
+  await isolation.scrollIntoViewIfNeeded();
+  assert.match(await overview.getByRole('region', { name: 'Configuration' }).innerText(), /satlution\.yaml is valid\s+✓ Evolved code runs sandboxed/);
+  await settled(page);
+  console.log(`    screenshot: ${await shot('3b-overview-sandbox')}`);
   await overview.getByRole('button', { name: 'Open satlution.yaml' }).click();
   await page.locator('.tab', { hasText: 'satlution.yaml' }).waitFor({ timeout: 15000 });
 
