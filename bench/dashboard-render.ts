@@ -3,7 +3,9 @@
 // usage.jsonl), builds the dashboard data from disk, then loads the built dist/media/dashboard.js in
 // headless Chromium inside a harness page with the webviews' exact CSP and a stub acquireVsCodeApi
 // that answers like the extension. Prints: build time, payload sizes, time to first full render, to
-// switch to the cactus plot with 5 compared candidates, to sort and filter the 1,000-row table. Also
+// switch to the cactus plot with 5 compared candidates, to sort and filter the 1,000-row table, and to
+// show the Verdicts tab with a decision's 1,000 same-session pairs (calibration.json, duels/*.json and
+// challengers rejected early by racing are part of the workspace). Also
 // writes screenshots of every tab in light, dark and high-contrast themes to
 // .test-artifacts/dashboard-*.png, and fails on CSP violations or page errors.
 // Run: npm run bench -- dashboard-render   (CHROMIUM=/path/to/chromium to choose the browser)
@@ -15,6 +17,10 @@ import { buildDashboard, DashboardSource, type DashboardBuild } from '../src/cor
 import type { DashCandidate } from '../src/core/dashboard/schema';
 import type { CycleState } from '../src/core/store/cycleState';
 import type { EvalDoc } from '../src/core/eval/evalDoc';
+import type { CalibrationDoc } from '../src/core/eval/calibration';
+import { compareRuns } from '../src/core/eval/compare';
+import type { DuelDoc } from '../src/core/eval/duel';
+import type { RaceDoc } from '../src/core/eval/race';
 import type { InstanceResult, RunStatus } from '../src/core/run/result';
 import type { UsageRecord } from '../src/core/llm/usage';
 import type { CandidateRecord } from '../src/core/store/candidates';
@@ -52,8 +58,18 @@ function writeWorkspace(ws: string): void {
   });
   const state = path.join(ws, '.satlution');
   fs.mkdirSync(path.join(state, 'evals'), { recursive: true });
-  fs.writeFileSync(path.join(ws, 'satlution.yaml'), 'version: 1\n');
+  fs.mkdirSync(path.join(state, 'duels'), { recursive: true });
+  fs.writeFileSync(path.join(ws, 'satlution.yaml'), 'version: 1\nseeds:\n  - { name: kissat, source: ./kissat, primary: true }\nstrategy:\n  min_improvement_pct: 2\nevaluation:\n  decide_on: cpu\n');
   const at = (k: number) => new Date(Date.UTC(2026, 10, 1) + k * 3_600_000).toISOString();
+  // The noise band: the champion against itself, side by side (eval/calibration.ts).
+  const BAND = 3.1;
+  const cal: CalibrationDoc = {
+    at: at(1), scope: { machine: 'bench-host / Synthetic CPU x16', runner: 'local', set: '0123456789abcdef', timeout_s: T }, session: '20261101T010000-00000000', solver: 'SATLUTION_0', n: INSTANCES,
+    wall: { band_pct: 4.6, diff_pct: -0.8, p: 0.41, spread_median_pct: 3.2, spread_p90_pct: 9.5, aa_significant: false },
+    cpu: { band_pct: BAND, diff_pct: 0.3, p: 0.66, spread_median_pct: 1.4, spread_p90_pct: 4.1, aa_significant: false },
+    alpha: 0.05,
+  };
+  fs.writeFileSync(path.join(state, 'calibration.json'), JSON.stringify(cal));
   const results = (speed: number, sat: number, seed: number): InstanceResult[] => {
     const r = prng(seed);
     return inst.map((x) => {
@@ -68,6 +84,8 @@ function writeWorkspace(ws: string): void {
         answer: solved ? x.truth : null,
         status,
         time_s: solved ? t : status === 'memout' ? T * r() : T,
+        // CPU time a little under wall time, as a single-threaded solver's is.
+        cpu_s: solved ? t * (0.95 + 0.03 * r()) : status === 'timeout' ? T : null,
         mem_mb: Math.round(50 + 4000 * r()) / 10,
         exit_code: solved ? (x.truth === 'SAT' ? 10 : 20) : null,
         signal: solved ? null : 'SIGKILL',
@@ -105,6 +123,7 @@ function writeWorkspace(ws: string): void {
     evalFile(dir, { verdict: 'pass', instances: rs, metrics: m, gates: passGates(m) } as Partial<EvalDoc> as EvalDoc, k);
   });
   log.push({ type: 'champion', at: at(0), id: 0 });
+  let championRs = (JSON.parse(fs.readFileSync(path.join(state, 'evals', 'SATLUTION_0.json'), 'utf8')) as EvalDoc).instances;
   let champion = 0;
   let championPar2 = JSON.parse(fs.readFileSync(path.join(state, 'evals', 'SATLUTION_0.json'), 'utf8')).metrics.par2 as number;
   let speed = 1;
@@ -127,8 +146,17 @@ function writeWorkspace(ws: string): void {
       evalFile(dir, { verdict: 'fail', solver_hash: null, gates: g } as Partial<EvalDoc> as EvalDoc, k);
       outcome = `failed the ${failAt} gate`;
     } else {
-      const next = speed * Math.exp(0.06 * (rnd() - 0.62));
+      const next = speed * Math.exp(0.15 * (rnd() - 0.6));
       const rs = results(next, 1 + 0.1 * (rnd() - 0.5), 1000 + c);
+      const raced = !failAt && next > speed * 1.03 ? race(rs, championRs, championPar2) : undefined;
+      if (raced) {
+        // Rejected early by racing: only the instances it ran, capped runs at their cap (eval/race.ts).
+        const m = metrics(raced.ran);
+        evalFile(dir, { verdict: 'pass', instances: raced.ran, metrics: m, race: raced.doc, gates: passGates(m) } as Partial<EvalDoc> as EvalDoc, k);
+        candidates.push({ id, dir, parent, status: 'evaluated', created_at: at(k - 1), updated_at: at(k) });
+        cycles.push({ cycle: c, step: 'done', parent, candidate: id, title: `tune option ${c}`, started_at: at(k - 1), updated_at: at(k), outcome: `SATLUTION_${champion} stays champion (${dir} rejected early by racing after ${raced.doc.ran} of ${raced.doc.of} instances: ${raced.doc.reason})`, champion_changed: false, proposals: [], hint: null, island: null, selected: null });
+        continue;
+      }
       if (failAt === 'perf') {
         const w = rs.findIndex((r) => r.status === 'solved');
         rs[w] = { ...rs[w]!, status: 'wrong', detail: `SAT claimed on ${rs[w]!.instance}, but it is UNSAT (meta.csv)` };
@@ -141,20 +169,74 @@ function writeWorkspace(ws: string): void {
       const gain = (100 * (championPar2 - m.par2)) / championPar2;
       judge.push({ type: 'score', at: at(k), cycle: c, candidate: id, score: Math.min(10, Math.max(1, Math.round(5 + gain / 2 + 3 * (rnd() - 0.5)))), rationale: 'bench', selected: true });
       judge.push({ type: 'measured', at: at(k), cycle: c, candidate: id, par2: m.par2, parent_par2: championPar2, gain_pct: gain });
-      if (!failAt && m.par2 < championPar2 * 0.995) {
+      // Measured in full: it meets the champion side by side (a duel), and the promotion rule decides on that alone.
+      const cmp = failAt ? undefined : duel(c, `SATLUTION_${champion}`, dir, championRs, rs, at(k));
+      const duelGain = cmp && cmp.par2A > 0 ? (100 * (cmp.par2A - cmp.par2B)) / cmp.par2A : 0;
+      if (cmp?.verdict === 'B faster' && duelGain >= BAND) {
         champion = id;
         championPar2 = m.par2;
+        championRs = rs;
         speed = next;
         changed = true;
         log.push({ type: 'champion', at: at(k), id });
-        outcome = `${dir} is the new champion`;
-      } else outcome = failAt ? 'failed the perf gate' : `SATLUTION_${champion} stays champion`;
+        outcome = `${dir} is the new champion (side by side on CPU time: PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s, ${duelGain.toFixed(1)}% faster, p = ${cmp.wilcoxon.p.toPrecision(2)}, n = ${cmp.common}; over the ${BAND}% margin (the measured noise band))`;
+      } else outcome = failAt ? 'failed the perf gate' : `SATLUTION_${champion} stays champion (${cmp!.verdict} side by side (${duelGain.toFixed(1)}%, p = ${cmp!.wilcoxon.p.toPrecision(2)}, n = ${cmp!.common}, noise band ${BAND}%))`;
     }
     candidates.push({ id, dir, parent, status: failAt ? 'failed' : 'evaluated', created_at: at(k - 1), updated_at: at(k), ...(failAt ? { detail: `failed the ${failAt} gate: see evals` } : {}) });
     cycles.push({ cycle: c, step: 'done', parent, candidate: id, title: `tune option ${c}`, started_at: at(k - 1), updated_at: at(k), outcome, champion_changed: changed, proposals: [], hint: null, island: null, selected: null });
     for (const role of ['planner', 'coder', 'coder', 'judge'] as const)
       usage.push({ at: at(k), run: 'bench', cycle: c, role, model: 'model-x', usage: { input: Math.round(20000 + 60000 * rnd()), output: Math.round(2000 + 8000 * rnd()), cacheRead: Math.round(40000 * rnd()), cacheWrite: Math.round(5000 * rnd()) }, usd: 0.05 + 0.3 * rnd() });
   }
+  /** A side-by-side measurement of the challenger with the champion, kept as eval/duel.ts keeps it. */
+  function duel(cycle: number, a: string, b: string, ra: InstanceResult[], rb: InstanceResult[], when: string) {
+    const cmp = compareRuns(ra, rb, T, { on: 'cpu', bandPct: BAND, resamples: 400 });
+    const wall = compareRuns(ra, rb, T, { on: 'wall', resamples: 50 });
+    const byB = new Map(rb.map((r) => [r.instance, r]));
+    const order = [...ra].sort((x, y) => x.instance.localeCompare(y.instance));
+    const brief = (r: InstanceResult) => ({ status: r.status, time_s: r.time_s, cpu_s: r.cpu_s ?? null });
+    const session = `${when.replace(/[-:.]/g, '').slice(0, 15)}-${String(cycle).padStart(8, '0')}`;
+    const doc: DuelDoc = {
+      session, purpose: 'decision', cycle, a: { dir: path.join(ws, a), hash: 'a'.repeat(64) }, b: { dir: path.join(ws, b), hash: 'b'.repeat(64) }, set: path.join(ws, 'benchmarks', 'perf'), runner: 'local', timeout_s: T, on: 'cpu',
+      started_at: when, ended_at: when, block: 8, together: true,
+      pairs: order.map((x, i) => ({ instance: x.instance, order: Math.floor(i / 8) % 2 === 0 ? 'AB' : 'BA', a: brief(x), b: brief(byB.get(x.instance)!) })),
+      comparison: { par2A: cmp.par2A, par2B: cmp.par2B, diff: cmp.diff, ci95: cmp.ci95, p: cmp.wilcoxon.p, n: cmp.common, verdict: cmp.verdict, band_pct: BAND, wall_par2A: wall.par2A, wall_par2B: wall.par2B },
+      fatal: null,
+    };
+    fs.writeFileSync(path.join(state, 'duels', `${session}.json`), JSON.stringify(doc));
+    return cmp;
+  }
+
+  /** Racing against the champion's times, longest first, capped at 3x; the challenger's runs and the rule's evidence, or undefined when it would have survived. */
+  function race(rs: InstanceResult[], ref: InstanceResult[], refPar2: number): { ran: InstanceResult[]; doc: RaceDoc } | undefined {
+    const p2 = (r: InstanceResult) => (r.status === 'solved' ? (r.cpu_s ?? r.time_s) : 2 * T);
+    const refOf = new Map(ref.map((r) => [r.instance, p2(r)]));
+    const total = [...refOf.values()].reduce((x, y) => x + y, 0);
+    const order = [...rs].sort((x, y) => (refOf.get(y.instance) ?? 0) - (refOf.get(x.instance) ?? 0));
+    const ran: InstanceResult[] = [];
+    let lb = 0;
+    let champ = 0;
+    let capped = 0;
+    let spent = 0;
+    for (const r of order) {
+      const refT = refOf.get(r.instance) ?? 2 * T;
+      const cap = refT >= T ? T : Math.min(T, Math.max(1, 3 * refT));
+      const t = p2(r);
+      const stopped = t > cap && cap < T;
+      ran.push(stopped ? { ...r, status: 'timeout', answer: null, time_s: cap, cpu_s: cap, detail: `stopped at its cap (${cap.toFixed(2)} s, 3x the champion's time)` } : r);
+      if (stopped) capped++;
+      lb += stopped ? cap : t;
+      champ += refT;
+      spent += stopped ? cap : Math.min(t, T);
+      // The "no faster where it counts" rule of eval/race.ts, once a fifth of the champion's time is covered.
+      if (ran.length >= 40 && champ >= 0.2 * total && lb > champ) {
+        const reason = `not faster where it counts: on the ${ran.length} instances carrying ${Math.round((100 * champ) / total)}% of the champion's time it took at least ${lb.toFixed(2)} s against the champion's ${champ.toFixed(2)} s (it needed at most ${champ.toFixed(2)} s to stay in the race)`;
+        return { ran, doc: { outcome: 'rejected early', on: 'cpu', ran: ran.length, of: rs.length, capped, challenger_s: lb, champion_s: champ, champion_total_s: total, threshold_s: champ, margin_pct: BAND, band_pct: BAND, estimated_par2: (refPar2 * lb) / champ, spent_s: spent, reason } };
+      }
+      if (ran.length > rs.length / 2) return undefined;
+    }
+    return undefined;
+  }
+
   fs.writeFileSync(path.join(state, 'candidates.json'), JSON.stringify({ version: 1, champion, candidates }));
   fs.writeFileSync(path.join(state, 'candidates.jsonl'), log.map((l) => JSON.stringify(l)).join('\n') + '\n');
   fs.writeFileSync(path.join(state, 'cycles.jsonl'), cycles.map((l) => JSON.stringify(l)).join('\n') + '\n');
@@ -254,6 +336,7 @@ window.acquireVsCodeApi = () => ({
   postMessage: (m) => {
     window.__posted.push(m);
     if (m.type === 'select') window.__host(m).then((answer) => { window.__answeredAt = performance.now(); window.postMessage(answer, '*'); });
+    if (m.type === 'pairs') window.__pairs(m).then((answer) => window.postMessage(answer, '*'));
   },
   getState: () => window.__state,
   setState: (s) => (window.__state = s),
@@ -274,6 +357,7 @@ const TIMED = `(arg, action) => new Promise((resolve, reject) => {
     const d = e.detail;
     if (arg.tab && d.tab !== arg.tab) return;
     if (arg.columns && !d.columns) return;
+    if (arg.pairs && !d.pairs) return;
     removeEventListener('satlution:rendered', f);
     const sync = performance.now() - t0;
     requestAnimationFrame(() => { clearTimeout(timer); resolve({ sync, frame: performance.now() - t0 }); });
@@ -281,7 +365,7 @@ const TIMED = `(arg, action) => new Promise((resolve, reject) => {
   action();
 })`;
 
-async function timed(page: Page, action: string, until: { tab?: string; columns?: boolean } = {}): Promise<{ sync: number; frame: number }> {
+async function timed(page: Page, action: string, until: { tab?: string; columns?: boolean; pairs?: boolean } = {}): Promise<{ sync: number; frame: number }> {
   return page.evaluate(`(${TIMED})(${JSON.stringify(until)}, () => { ${action}; })`) as Promise<{ sync: number; frame: number }>;
 }
 
@@ -300,6 +384,8 @@ async function openPage(browser: Browser, theme: string, build: DashboardBuild, 
   });
   // The extension's side of `select`: the columns of the requested candidates, for this data's version.
   await page.exposeFunction('__host', (m: { ids: number[] }) => ({ type: 'detail', version: build.data.version, columns: build.columns(m.ids) }));
+  // And of `pairs`: a decision's duel, columnar.
+  await page.exposeFunction('__pairs', async (m: { session: string }) => ({ type: 'pairs', session: m.session, pairs: (await build.pairs(m.session)) ?? null }));
   const vars = Object.fromEntries(Object.entries({ ...THEMES[theme]!.vars, ...FONTS }).map(([k, v]) => [`--vscode-${k}`, v]));
   await page.addInitScript(`window.__vars = ${JSON.stringify(vars)}; window.__initialState = ${JSON.stringify(initialState)};${INIT}`);
   await page.goto(`${ORIGIN}/index.html`);
@@ -336,7 +422,7 @@ async function timings(browser: Browser, build: DashboardBuild, five: number[], 
     firsts.push((await timed(page, post, { tab: 'cycles' })).frame);
   }
   page = page!;
-  console.log(`first full render, fresh page (validate 112 KiB, header, compare bar, PAR-2 per cycle chart of ${CYCLES} cycles, to the next frame): ${stat(firsts)}`);
+  console.log(`first full render, fresh page (validate ${kb(Buffer.byteLength(post))}, header, compare bar, PAR-2 per cycle chart of ${CYCLES} cycles, to the next frame): ${stat(firsts)}`);
   await page.waitForFunction('window.__posted.some((m) => m.type === "select")');
   await page.waitForTimeout(300);
   const tab = (t: string) => `document.querySelector('vscode-tab-header[data-tab=${t}]').click()`;
@@ -348,6 +434,14 @@ async function timings(browser: Browser, build: DashboardBuild, five: number[], 
   console.log(`switch to the cactus plot, 5 compared + 3 baselines (${INSTANCES} instances each): ${stat(cactus)}`);
   const logAxis = (await timed(page, `document.querySelector('.t-cactus vscode-checkbox').shadowRoot.querySelector('label').click()`, { tab: 'cactus' })).frame;
   console.log(`cactus plot, logarithmic axis on: ${ms(logAxis)}`);
+  const decided = build.data.verdicts.decisions.filter((x) => x.duel).length;
+  const verdictTimes: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    verdictTimes.push((await timed(page, tab('verdicts'), { tab: 'verdicts', pairs: true })).frame);
+    await timed(page, tab('cactus'), { tab: 'cactus' });
+  }
+  const pairsBytes = Buffer.byteLength(JSON.stringify({ type: 'pairs', pairs: await build.pairs(build.data.verdicts.decisions.filter((x) => x.duel).at(-1)!.duel!.session) }));
+  console.log(`switch to the verdicts tab (${build.data.verdicts.decisions.length} decisions, ${decided} duels; the newest duel's ${INSTANCES} pairs as scatter and table, ${kb(pairsBytes)} asked for once): ${stat(verdictTimes)}`);
   const adds: number[] = [];
   const hostPart: number[] = [];
   for (const c of measured.filter((x) => !five.includes(x.id)).slice(0, 3)) {
@@ -397,13 +491,28 @@ async function screenshots(browser: Browser, build: DashboardBuild, five: number
     const p = await openPage(browser, theme, build, { ui: { tab: 'cycles', selected: five.slice(0, 3), chosen: true } }, { width: 1280, height: 860 });
     await timed(p, `window.postMessage(${JSON.stringify({ type: 'data', data })}, '*')`, { tab: 'cycles' });
     await p.waitForTimeout(300);
-    for (const tab of ['cycles', 'cactus', 'satunsat', 'instances', 'failures', 'cost', 'strategy']) {
-      if (tab !== 'cycles') await timed(p, `document.querySelector('vscode-tab-header[data-tab=${tab}]').click()`, { tab, ...(tab === 'cactus' || tab === 'instances' ? { columns: true } : {}) });
+    for (const tab of ['cycles', 'verdicts', 'cactus', 'satunsat', 'instances', 'failures', 'cost', 'strategy']) {
+      if (tab !== 'cycles') await timed(p, `document.querySelector('vscode-tab-header[data-tab=${tab}]').click()`, { tab, ...(tab === 'cactus' || tab === 'instances' ? { columns: true } : {}), ...(tab === 'verdicts' ? { pairs: true } : {}) });
       if (tab === 'instances') await p.evaluate(`document.querySelector('.table-scroll').focus()`).then(() => p.keyboard.press('ArrowDown'));
       await p.waitForTimeout(150);
       const file = path.join(ART, `dashboard-${tab}-${theme}.png`);
       await p.screenshot({ path: file });
       shots.push(path.relative(ROOT, file));
+      if (tab === 'verdicts') {
+        // The selected decision's evidence below the table: its pairs; then a challenger racing rejected early.
+        const more = async (name: string) => {
+          await p.evaluate(`document.querySelector('.decision-detail').scrollIntoView()`);
+          await p.waitForTimeout(150);
+          const f = path.join(ART, `dashboard-verdicts-${name}-${theme}.png`);
+          await p.screenshot({ path: f });
+          shots.push(path.relative(ROOT, f));
+        };
+        await timed(p, `document.querySelector('tr.decision .oc-promoted').closest('tr').querySelector('button').click()`, { tab: 'verdicts', pairs: true });
+        await more('pairs');
+        await timed(p, `document.querySelector('tr.decision .oc-rejected-early').closest('tr').querySelector('button').click()`, { tab: 'verdicts', pairs: true });
+        await more('rejected');
+        await p.evaluate('window.scrollTo(0, 0)');
+      }
     }
     // The Strategy tab as the islands strategy shows it (a synthetic database over the same candidates).
     const rnd = prng(7);
@@ -485,11 +594,11 @@ async function main(): Promise<void> {
     console.log(`build from disk: ${ms(cold)} cold, ${ms(warm)} with every evaluation cached`);
     const data = build.data;
     const dataBytes = Buffer.byteLength(JSON.stringify({ type: 'data', data }));
-    const measured = data.candidates.filter((c) => c.seed === null && c.hasDetail && c.verdict === 'pass');
+    const measured = data.candidates.filter((c) => c.seed === null && c.hasDetail && c.verdict === 'pass' && !c.partial);
     const five = [data.champion!, ...measured.filter((c) => c.id !== data.champion).slice(-4).map((c) => c.id)];
     const detailBytes = Buffer.byteLength(JSON.stringify({ type: 'detail', version: data.version, columns: build.columns([...data.candidates.filter((c) => c.seed).map((c) => c.id), ...five]) }));
     const naive = Buffer.byteLength(JSON.stringify(data.candidates.map((c) => build.evaluation(c.id)?.perfResults ?? [])));
-    console.log(`payload: data ${kb(dataBytes)} (${data.candidates.length} candidates, ${data.cycles.length} cycles, ${data.instances.name.length} instances); columns of 3 baselines + 5 compared ${kb(detailBytes)}; every per-instance result as objects would be ${kb(naive)}`);
+    console.log(`payload: data ${kb(dataBytes)} (${data.candidates.length} candidates, ${data.cycles.length} cycles, ${data.instances.name.length} instances, ${data.verdicts.decisions.length} decisions in ${kb(Buffer.byteLength(JSON.stringify(data.verdicts)))}); columns of 3 baselines + 5 compared ${kb(detailBytes)}; every per-instance result as objects would be ${kb(naive)}`);
     if (!(await buildDashboard(ws)).data.cycles.length) throw new Error('the synthetic workspace has no cycles');
 
     const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });

@@ -60,6 +60,9 @@ async function workspace(dir: string, strategy: string, tiers: boolean): Promise
       .replace(/^models: \{\}$/m, 'models:\n  judge: { provider: openai-compatible, model: simulated, base_url: "http://127.0.0.1:9/v1" }'),
   );
   fs.copyFileSync(path.join(ROOT, 'test', 'fixtures', 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
+  // A verify set with known answers: an empty one would fail its gate (evaluation.vacuous_gates).
+  for (const f of ['sat-small.cnf', 'unsat-small.cnf']) fs.copyFileSync(path.join(ROOT, 'test', 'fixtures', 'cnf', f), path.join(ws, 'benchmarks', 'verify', f));
+  fs.writeFileSync(path.join(ws, 'benchmarks', 'verify', 'meta.csv'), 'instance,family,expected\nsat-small.cnf,tiny,SAT\nunsat-small.cnf,tiny,UNSAT\n');
   for (let i = 0; i < 12; i++) fs.writeFileSync(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 500 + i));
   return ws;
 }

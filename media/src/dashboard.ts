@@ -1,5 +1,5 @@
-// The Dashboard webview: PAR-2 per cycle with baselines (paper Fig. 8), cactus plot (Fig. 2), SAT/UNSAT
-// PAR-2 bars (Figs. 3-7), per-instance results, failures by gate, tokens and cost. Every inbound message
+// The Dashboard webview: PAR-2 per cycle with baselines (paper Fig. 8), the verdicts, cactus plot (Fig. 2),
+// SAT/UNSAT PAR-2 bars (Figs. 3-7), per-instance results, failures by gate, tokens and cost. Every inbound message
 // is validated against the shared protocol; data is rendered with DOM APIs only (never innerHTML). The
 // last data and the view state (selection, tab, filters, sort) survive hide/reload via setState: the
 // page renders them at once, then says `ready`. Per-instance columns are asked for (`select`) only for
@@ -11,7 +11,7 @@ import '@vscode-elements/elements/dist/vscode-tab-header/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
 import type { Chart } from 'chart.js';
-import type { CandidateColumns } from '../../src/core/dashboard/schema';
+import type { CandidateColumns, DuelPairs } from '../../src/core/dashboard/schema';
 import { DashboardHostMessage, type DashboardViewMessage } from '../../src/shared/dashboardProtocol';
 import { applyTheme } from './dashboard/charts';
 import { h } from './shared/dom';
@@ -21,12 +21,13 @@ import { restore, TABS, type Saved, type Tab, type UiState } from './dashboard/s
 import { InstanceTable } from './dashboard/table';
 import { renderTab, tableColumns, type TabContext } from './dashboard/tabs';
 import { onThemeChange, readPalette, type Palette } from './dashboard/theme';
+import { neededPairs } from './dashboard/verdicts';
 
 const vscode = vscodeApi<DashboardViewMessage>();
 const root = document.getElementById('root')!;
 
 // Short, so the tab strip fits a dashboard opened beside an editor; each tab's heading says more.
-const TAB_LABELS: Record<Tab, string> = { cycles: 'Cycles', cactus: 'Cactus', satunsat: 'SAT / UNSAT', instances: 'Instances', failures: 'Failures', cost: 'Cost', strategy: 'Strategy' };
+const TAB_LABELS: Record<Tab, string> = { cycles: 'Cycles', verdicts: 'Verdicts', cactus: 'Cactus', satunsat: 'SAT / UNSAT', instances: 'Instances', failures: 'Failures', cost: 'Cost', strategy: 'Strategy' };
 
 const saved: Saved = restore(vscode.getState());
 let ui: UiState = saved.ui;
@@ -37,6 +38,9 @@ let detailRestored = detail !== undefined;
 let none = false;
 let palette: Palette = readPalette();
 let requested = '';
+/** Duels' pairs by session, as the host answered (null: it has none); a kept duel never changes, so they outlive a rebuild. */
+const pairs = new Map<string, DuelPairs | null>();
+const pairsAsked = new Set<string>();
 let persistTimer: number | undefined;
 const charts: Chart[] = [];
 
@@ -60,6 +64,16 @@ function requestColumns(): void {
   if (!ids.length || key === requested) return;
   requested = key;
   vscode.postMessage({ type: 'select', ids });
+}
+
+/** A duel's pairs, asked for the first time they are needed. */
+function pairsOf(session: string): DuelPairs | null | undefined {
+  if (pairs.has(session)) return pairs.get(session);
+  if (!pairsAsked.has(session)) {
+    pairsAsked.add(session);
+    vscode.postMessage({ type: 'pairs', session });
+  }
+  return undefined;
 }
 
 // ---- layout ----------------------------------------------------------------------------------------
@@ -105,7 +119,7 @@ function setUi(patch: Partial<UiState>): void {
 }
 
 function context(cols = columns()): TabContext {
-  return { v: v!, ui, p: palette, columns: cols, table, post: (m) => vscode.postMessage(m), setUi };
+  return { v: v!, ui, p: palette, columns: cols, table, pairs: pairsOf, post: (m) => vscode.postMessage(m), setUi };
 }
 
 // ---- rendering -------------------------------------------------------------------------------------
@@ -161,7 +175,8 @@ function renderActive(): void {
 
 /** Tells tests and the benchmark harness that a render finished (no effect in VS Code). */
 function rendered(): void {
-  window.dispatchEvent(new CustomEvent('satlution:rendered', { detail: { tab: ui.tab, version: v?.data.version ?? 0, columns: columns() !== undefined } }));
+  const session = v && ui.tab === 'verdicts' ? neededPairs(v, ui) : undefined;
+  window.dispatchEvent(new CustomEvent('satlution:rendered', { detail: { tab: ui.tab, version: v?.data.version ?? 0, columns: columns() !== undefined, pairs: session === undefined || pairs.has(session) } }));
 }
 
 function renderAll(): void {
@@ -185,7 +200,16 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
     return;
   }
   none = false;
+  if (msg.type === 'pairs') {
+    pairs.set(msg.session, msg.pairs);
+    if (v && ui.tab === 'verdicts' && neededPairs(v, ui) === msg.session) renderActive();
+    return;
+  }
   if (msg.type === 'data') {
+    // A duel the last build did not have may be in this one: ask again.
+    for (const [k, x] of pairs) if (x === null) pairs.delete(k);
+    pairsAsked.clear();
+    for (const k of pairs.keys()) pairsAsked.add(k);
     v = view(msg.data);
     if (detailRestored) {
       detail = undefined;

@@ -28,6 +28,11 @@ function section(title: string, ...body: Child[]): HTMLElement {
   return h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...body);
 }
 
+/** A candidate's gates that passed with nothing checked, each a red line beside its status. */
+function warningLines(o: Extract<Overview, { state: 'workspace' }>, dir: string): HTMLElement[] {
+  return (o.warnings[dir] ?? []).map((w) => h('p', { class: 'warning', role: 'note' }, `⚠ Warning: ${w}`));
+}
+
 function render(o: Overview): void {
   root.replaceChildren();
   if (o.state === 'none') {
@@ -37,7 +42,8 @@ function render(o: Overview): void {
   const champion = o.champion
     ? h('div', { class: 'champion' },
         linkButton(`★ ${o.champion.dir}`, () => vscode.postMessage({ type: 'openCandidate', dir: o.champion!.dir }), { aria: `Champion ${o.champion.dir}: reveal its folder` }),
-        h('span', { class: 'muted' }, o.champion.seed ? `baseline from seed ${o.champion.seed}` : STATUS_LABEL[o.champion.status] ?? ''))
+        h('span', { class: 'muted' }, o.champion.seed ? `baseline from seed ${o.champion.seed}` : STATUS_LABEL[o.champion.status] ?? ''),
+        ...warningLines(o, o.champion.dir))
     : h('p', { class: 'muted' }, 'No champion yet.');
   const chips = h('p', { class: 'chips' },
     h('span', { class: 'chip total' }, `${o.total} candidate${o.total === 1 ? '' : 's'}`),
@@ -47,7 +53,8 @@ function render(o: Overview): void {
       linkButton(c.dir, () => vscode.postMessage({ type: 'openCandidate', dir: c.dir })),
       h('span', { class: `status s-${c.status}` }, c.missing ? 'directory missing' : STATUS_LABEL[c.status] ?? c.status),
       c.parent && h('span', { class: 'muted' }, `from ${c.parent}`),
-      h('span', { class: 'muted right' }, ago(c.updated)))));
+      h('span', { class: 'muted right' }, ago(c.updated)),
+      ...warningLines(o, c.dir))));
   const config = o.config.ok
     ? h('p', { class: 'ok' }, '✓ satlution.yaml is valid')
     : h('div', {}, h('p', { class: 'warn' }, `⚠ ${o.config.problems} problem${o.config.problems > 1 ? 's' : ''} in satlution.yaml`), o.config.first && h('p', { class: 'mono' }, o.config.first));
@@ -56,6 +63,8 @@ function render(o: Overview): void {
     ? h('p', { class: 'warn', title: 'Evolved builds and solvers run with your full authority: they can read the answers and write outside their directory. Results are marked "measured without isolation".' },
         `⚠ Measured without isolation (sandbox: off)${off.workspace ? '' : ` on ${off.runners.join(', ')}`}`)
     : h('p', { class: 'ok' }, '✓ Evolved code runs sandboxed');
+  // The promotion rule in force, short; the full sentence (where the band was measured) is its tooltip.
+  const rule = o.rule && h('p', { class: o.rule.calibrated ? 'rule' : 'rule warn', title: o.rule.full }, o.rule.short);
   const benches = h('ul', { class: 'benches' },
     ...o.benchmarks.map((b) => h('li', {},
       h('span', { class: 'name' }, b.name),
@@ -68,7 +77,7 @@ function render(o: Overview): void {
   root.append(
     section('Champion', champion),
     section('Candidates', chips, latest, o.total > 1 && h('p', { class: 'actions' }, button('Open Dashboard', act('openDashboard'), { class: 'secondary', 'aria-label': 'Open the dashboard: PAR-2 per cycle, cactus plots, per-instance results' }))),
-    section('Configuration', config, isolation, h('p', { class: 'actions' }, button('Open satlution.yaml', act('openConfig')), button('Rules', act('openRules'), { class: 'secondary', 'aria-label': 'Reveal the rulebase in the Explorer' }))),
+    section('Configuration', config, isolation, rule, h('p', { class: 'actions' }, button('Open satlution.yaml', act('openConfig')), button('Rules', act('openRules'), { class: 'secondary', 'aria-label': 'Reveal the rulebase in the Explorer' }))),
     section('Benchmarks', benches,
       o.benchmarks.some((b) => b.exists && b.instances === 0) && h('p', { class: 'muted hint' }, 'Add .cnf, .cnf.gz or .cnf.xz files to the empty sets, with a meta.csv (instance,family,expected) for known answers.'),
       h('p', { class: 'actions' }, button('Reveal benchmarks', act('revealBenchmarks'), { class: 'secondary' }))),

@@ -10,6 +10,7 @@ import { NEW_HELP, newCommand } from './commands/new';
 import { CYCLE_HELP, cycleCommand } from './commands/cycle';
 import { EVAL_HELP, evalCommand } from './commands/eval';
 import { COMPARE_HELP, compareCommand } from './commands/compare';
+import { CALIBRATE_HELP, calibrateCommand } from './commands/calibrate';
 import { GENERATE_HELP, generateCommand } from './commands/generate';
 import { RULES_HELP, rulesCommand } from './commands/rules';
 import { RUNNERS_HELP, runnersCommand } from './commands/runners';
@@ -25,6 +26,7 @@ Usage:
   ${CYCLE_HELP.split('\n')[0]}
   ${EVAL_HELP.split('\n').slice(0, 3).join('\n  ')}
   ${COMPARE_HELP.split('\n')[0]}
+  ${CALIBRATE_HELP.split('\n')[0]}
   ${RULES_HELP.split('\n')[0]}
   ${RUNNERS_HELP.split('\n')[0]}
   ${EXPORT_HELP.split('\n')[0]}
@@ -42,6 +44,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   cycle: { help: CYCLE_HELP, run: cycleCommand },
   eval: { help: EVAL_HELP, run: evalCommand },
   compare: { help: COMPARE_HELP, run: compareCommand },
+  calibrate: { help: CALIBRATE_HELP, run: calibrateCommand },
   generate: { help: GENERATE_HELP, run: generateCommand },
   rules: { help: RULES_HELP, run: rulesCommand },
   runners: { help: RUNNERS_HELP, run: runnersCommand },

@@ -28,3 +28,8 @@ export function terminalApprover(opts: { yes: boolean; defaultAnswer: boolean; h
     },
   };
 }
+
+/** Red on a terminal (for warnings shown with a verdict); plain on a pipe or a file, or when NO_COLOR is set. */
+export function red(text: string, stream: NodeJS.WriteStream = process.stdout): string {
+  return stream.isTTY && !process.env.NO_COLOR ? `\x1b[31m${text}\x1b[0m` : text;
+}

@@ -2,6 +2,8 @@
 // Refreshes when the workspace changes on disk (also when the CLI changes it from a terminal).
 import * as vscode from 'vscode';
 import { CONFIG_FILE } from '../core/layout';
+import { EvalStore } from '../core/eval/evalStore';
+import { readCalibration, type CalibrationDoc } from '../core/eval/calibration';
 import { isWorkspace, readSnapshot, type WorkspaceSnapshot } from '../core/workspace/snapshot';
 import type { Logger } from '../core/ports';
 import { Disposable } from './disposable';
@@ -10,6 +12,8 @@ export class WorkspaceModel extends Disposable {
   private readonly changed = this.register(new vscode.EventEmitter<WorkspaceSnapshot | undefined>());
   readonly onDidChange = this.changed.event;
   private current: WorkspaceSnapshot | undefined;
+  private vacuous: ReadonlyMap<string, string[]> = new Map();
+  private cal: CalibrationDoc | undefined;
   private root: string | undefined;
   private watcher: vscode.FileSystemWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -24,6 +28,16 @@ export class WorkspaceModel extends Disposable {
 
   get snapshot(): WorkspaceSnapshot | undefined {
     return this.current;
+  }
+
+  /** Per candidate directory: the gates of its latest evaluation that passed with nothing checked (vacuous_gates: warn). */
+  get warnings(): ReadonlyMap<string, string[]> {
+    return this.vacuous;
+  }
+
+  /** The kept noise calibration (`.satlution/calibration.json`), for the rule in force. */
+  get calibration(): CalibrationDoc | undefined {
+    return this.cal;
   }
 
   /** The folder holding satlution.yaml, or undefined when no folder is a SATLUTION workspace. */
@@ -55,9 +69,14 @@ export class WorkspaceModel extends Disposable {
     }
     try {
       this.current = root ? await readSnapshot(root) : undefined;
+      this.vacuous = root && this.current ? await new EvalStore(root).warnings(this.current.candidates.map((c) => c.dir)) : new Map();
+      // A torn calibration.json is no reason to lose the whole snapshot: the rule then reads "not calibrated".
+      this.cal = root && this.current ? await readCalibration(root).catch(() => undefined) : undefined;
     } catch (e) {
       this.log.error(`Reading the workspace failed: ${(e as Error).message}`);
       this.current = undefined;
+      this.vacuous = new Map();
+      this.cal = undefined;
     }
     if (this.current?.store.rebuilt) this.log.warn(`The candidate store was rebuilt from disk (${this.current.store.rebuilt}).`);
     await vscode.commands.executeCommand('setContext', 'satlution.workspaceInitialized', this.current !== undefined);
@@ -70,8 +89,8 @@ export class WorkspaceModel extends Disposable {
     this.watcher = undefined;
     const folder = this.root ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (!folder || !vscode.workspace.getConfiguration('satlution').get<boolean>('candidates.watch', true)) return;
-    // Candidate directories and their docs, the store's index, and the config itself.
-    const pattern = new vscode.RelativePattern(folder, `{${CONFIG_FILE},SATLUTION_*,SATLUTION_*/*.md,.satlution/candidates.json}`);
+    // Candidate directories and their docs, the store's index, the evaluation documents, the noise calibration, and the config itself.
+    const pattern = new vscode.RelativePattern(folder, `{${CONFIG_FILE},SATLUTION_*,SATLUTION_*/*.md,.satlution/candidates.json,.satlution/evals/*.json,.satlution/calibration.json}`);
     this.watcher = vscode.workspace.createFileSystemWatcher(pattern);
     const soon = () => {
       clearTimeout(this.timer);

@@ -1,9 +1,9 @@
 // The message contract between the extension and the Dashboard panel, validated with zod on both
 // sides. Imports neither `vscode` nor Node APIs: it is bundled into the extension and the webview.
 import { z } from 'zod';
-import { CandidateColumns, CandidateDir, DashboardData } from '../core/dashboard/schema';
+import { CandidateColumns, CandidateDir, DashboardData, DuelPairs, SessionId } from '../core/dashboard/schema';
 
-export { CandidateColumns, DashboardData } from '../core/dashboard/schema';
+export { CandidateColumns, DashboardData, DuelPairs } from '../core/dashboard/schema';
 
 /** At most this many candidates' per-instance columns are asked for at once. */
 export const MAX_DETAIL = 40;
@@ -14,6 +14,8 @@ export const DashboardHostMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('none') }),
   z.object({ type: z.literal('data'), data: DashboardData }),
   z.object({ type: z.literal('detail'), version: z.number().int().nonnegative(), columns: z.array(CandidateColumns).max(MAX_DETAIL) }),
+  /** Answers `pairs`: the duel's pairs, or null when this build has no such duel. */
+  z.object({ type: z.literal('pairs'), session: SessionId, pairs: DuelPairs.nullable() }),
 ]);
 export type DashboardHostMessage = z.infer<typeof DashboardHostMessage>;
 
@@ -30,6 +32,8 @@ export const DashboardViewMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   /** The candidates whose per-instance columns the webview needs (the selection and the baselines). */
   z.object({ type: z.literal('select'), ids: z.array(Id).max(MAX_DETAIL) }),
+  /** The pairs of the duel a selected decision was made on. */
+  z.object({ type: z.literal('pairs'), session: SessionId }),
   z.object({ type: z.literal('openLog'), candidate: CandidateDir, instance: InstanceName }),
   z.object({ type: z.literal('openResults'), candidate: CandidateDir }),
   z.object({ type: z.literal('compare'), candidate: CandidateDir }),

@@ -15,7 +15,11 @@ export const Overview = z.discriminatedUnion('state', [
     total: z.number().int().nonnegative(),
     counts: z.partialRecord(Status, z.number().int().nonnegative()),
     latest: z.array(z.object({ dir: CandidateDir, status: Status, parent: CandidateDir.nullable(), updated: z.string(), missing: z.boolean() })),
+    /** The champion's and the latest candidates' gates that passed with nothing checked (evaluation.vacuous_gates: warn); absent from states saved before. */
+    warnings: z.record(CandidateDir, z.array(z.string())).default({}),
     config: z.object({ ok: z.boolean(), problems: z.number().int().nonnegative(), first: z.string().nullable() }),
+    /** The promotion rule in force, short for the sidebar and in full for its tooltip; null while the config is invalid; absent from states saved before. */
+    rule: z.object({ short: z.string(), full: z.string(), calibrated: z.boolean() }).nullable().default(null),
     /** Where evolved code runs without the sandbox (`sandbox: off`): the workspace, and runners by name. */
     unisolated: z.object({ workspace: z.boolean(), runners: z.array(z.string()) }),
     seeds: z.array(z.object({ name: z.string(), files: z.number(), source: z.string() })),

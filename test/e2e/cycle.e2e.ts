@@ -20,6 +20,8 @@ export function prepareEvolvedWorkspace(root: string, ws: string): void {
     for (const [f, , , gen] of rows) fs.writeFileSync(path.join(dir, f), run('generate', ...gen));
   };
   set('smoke', [['planted-40-1.cnf', 'planted-3sat', 'SAT', ['planted', '40', '4.0', '1']], ['php-4-3.cnf', 'pigeonhole', 'UNSAT', ['pigeonhole', '4', '3']]]);
+  // An empty verify set fails the gates (evaluation.vacuous_gates: fail).
+  set('verify', [['planted-100-1.cnf', 'planted-3sat', 'SAT', ['planted', '100', '4.2', '1']], ['php-5-4.cnf', 'pigeonhole', 'UNSAT', ['pigeonhole', '5', '4']]]);
   set('perf', [
     ...[1, 2, 3, 4].map((s): [string, string, 'SAT', string[]] => [`planted-250-${s}.cnf`, 'planted-3sat', 'SAT', ['planted', '250', '4.26', String(100 + s)]]),
     ...[[6, 5], [7, 6], [8, 7]].map(([p, h]): [string, string, 'UNSAT', string[]] => [`php-${p}-${h}.cnf`, 'pigeonhole', 'UNSAT', ['pigeonhole', String(p), String(h)]]),

@@ -75,7 +75,8 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
   console.log(`    screenshot: ${await shot('4-tree')}`);
 
   // Evaluate from the tree's inline action, as a person would.
-  fs.copyFileSync(path.join(root, 'test', 'fixtures', 'cnf', 'sat-small.cnf'), path.join(workspace, 'benchmarks', 'smoke', 'sat-small.cnf'));
+  // Every stage runs: an empty set would fail its gate (evaluation.vacuous_gates: fail).
+  for (const set of ['smoke', 'verify', 'perf']) fs.copyFileSync(path.join(root, 'test', 'fixtures', 'cnf', 'sat-small.cnf'), path.join(workspace, 'benchmarks', set, 'sat-small.cnf'));
   const c0 = treeRow(page, 'SATLUTION_0');
   await c0.hover();
   await c0.getByRole('button', { name: 'Evaluate Candidate' }).click();

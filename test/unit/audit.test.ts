@@ -105,7 +105,7 @@ describe('perf audit: the sample', () => {
   });
 
   it('judges a re-run: a proof checked is ok, a lie is caught, running out of time is not audited', () => {
-    const base: InstanceResult = { instance: 'x.cnf', family: null, expected: null, expected_from: 'none', answer: 'UNSAT', status: 'solved', time_s: 1, mem_mb: null, exit_code: 20, signal: null, check: { kind: 'drat', ok: true, time_s: 0.1, detail: 's VERIFIED' }, detail: '' };
+    const base: InstanceResult = { instance: 'x.cnf', family: null, expected: null, expected_from: 'none', answer: 'UNSAT', status: 'solved', time_s: 1, cpu_s: null, mem_mb: null, exit_code: 20, signal: null, check: { kind: 'drat', ok: true, time_s: 0.1, detail: 's VERIFIED' }, detail: '' };
     assert.equal(judgeAudit(base).verdict, 'ok');
     assert.equal(judgeAudit({ ...base, status: 'invalid_proof', check: { ...base.check, ok: false }, detail: 'UNSAT claimed on x.cnf, drat-trim rejected the proof' }).failure, 'invalid_proof: UNSAT claimed on x.cnf, drat-trim rejected the proof (perf audit)');
     assert.match(judgeAudit({ ...base, answer: 'SAT', check: { kind: 'model', ok: true, time_s: 0, detail: '' } }).failure ?? '', /^wrong: UNSAT claimed on x\.cnf in perf, but the audit run answered SAT/);

@@ -21,7 +21,15 @@ describe('config: satlution.yaml', () => {
     const c = r.config;
     assert.deepEqual(c.stages.smoke, { set: 'smoke', timeout_s: 10, mem_mb: 2048, runner: 'local', check_proofs: true });
     assert.equal(c.stages.perf.check_proofs, false);
-    assert.deepEqual(c.evaluation, { proof_max_mb: 4096, build_timeout_s: 600, output_max_mb: 256 });
+    assert.deepEqual(c.evaluation, {
+      proof_max_mb: 4096,
+      build_timeout_s: 600,
+      output_max_mb: 256,
+      vacuous_gates: 'fail',
+      decide_on: 'cpu',
+      racing: { enabled: true, cap_factor: 3, cap_floor_s: 1, min_share: 0.4, min_instances: 5 },
+      calibration: { auto: true, max_age_days: 30 },
+    });
     assert.equal(c.stages.perf.timeout_s, 300);
     assert.deepEqual(c.runners, [{ name: 'local', kind: 'local' }]);
     assert.equal(c.approval, 'semi');

@@ -57,7 +57,7 @@ describe('evolution cycle (champion/challenger)', function () {
     const s = await runCycle({ ws, config: await loadConfig(ws), agent: speedUpAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent: (e) => e.type === 'step' && events.push(e.step) });
     assert.equal(s.step, 'done');
     assert.equal(s.champion_changed, true, s.outcome ?? '');
-    assert.match(s.outcome!, /SATLUTION_1 is the new champion \(PAR-2 \d+\.\d+ -> \d+\.\d+ s\)/);
+    assert.match(s.outcome!, /SATLUTION_1 is the new champion \(side by side on (CPU|wall) time: PAR-2 \d+\.\d+ -> \d+\.\d+ s, \d+\.\d% faster, p = [\d.e-]+, n = 8; over the \d+\.\d% margin/);
     for (const st of ['plan', 'approve', 'code', 'evaluate', 'analyze', 'decide', 'done']) assert.ok(events.includes(st), st);
     const { index } = await new CandidateStore(ws).load();
     assert.equal(index.champion, 1);
@@ -68,6 +68,13 @@ describe('evolution cycle (champion/challenger)', function () {
     assert.match(results, /Wilcoxon signed-rank: n = 8, p = .* Verdict: \*\*faster than the champion\*\*/);
     assert.match(fs.readFileSync(path.join(ws, 'SATLUTION_1', 'HYPOTHESIS.md'), 'utf8'), /remove the slow start/);
     assert.ok(fs.existsSync(path.join(ws, '.satlution', 'evals', 'SATLUTION_0.json')), 'the champion was measured too');
+    // The verdict came from a same-session duel, after the noise band was calibrated (the champion against itself).
+    assert.match(results, /## Against the champion, side by side \(8 instances, one session\)/);
+    assert.match(results, /Promotion needs a significant gain of at least \d+\.\d% \(min_improvement_pct 5%, measured noise band \d+\.\d%/);
+    const duels = fs.readdirSync(path.join(ws, '.satlution', 'duels')).map((f) => JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'duels', f), 'utf8')) as { purpose: string; pairs: { order: string }[] });
+    assert.deepEqual(duels.map((d) => d.purpose).sort(), ['calibration', 'decision']);
+    assert.deepEqual([...new Set(duels[0]!.pairs.map((p) => p.order))].sort(), ['AB', 'BA'], 'blocks alternate which solver goes first');
+    assert.ok(fs.existsSync(path.join(ws, '.satlution', 'calibration.json')));
   });
 
   it('resumes at the step it stopped in after a crash', async () => {
@@ -177,6 +184,8 @@ describe('the offline tuner', function () {
     const cfg = path.join(ws, 'satlution.yaml');
     fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', 'approval: auto').replace(/timeout_s: \d+/g, 'timeout_s: 20'));
     fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
+    // A verify set with a known answer: an empty one would fail its gate (evaluation.vacuous_gates).
+    fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'verify', 'sat-small.cnf'));
     for (let i = 0; i < 8; i++) write(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 70 + i));
     const config = await loadConfig(ws);
     const outcomes: string[] = [];

@@ -18,6 +18,10 @@ import { formatRunLog, runLogPath } from '../../src/core/run/runLog';
 import { UsageLedger } from '../../src/core/llm/usage';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { DashboardHostMessage, DashboardViewMessage } from '../../src/shared/dashboardProtocol';
+import type { CalibrationDoc } from '../../src/core/eval/calibration';
+import type { DuelDoc, DuelPair } from '../../src/core/eval/duel';
+import type { EvalDoc } from '../../src/core/eval/evalDoc';
+import type { RaceDoc } from '../../src/core/eval/race';
 import { tempDir, write } from './helpers';
 
 const T = 100;
@@ -28,7 +32,7 @@ type Run = [instance: string, family: string | null, expected: 'SAT' | 'UNSAT' |
 
 function result([instance, family, expected, status, time_s, answer]: Run): InstanceResult {
   return {
-    instance, family, expected, expected_from: expected ? 'meta' : 'none', answer, status, time_s, mem_mb: 12.5, exit_code: answer === 'SAT' ? 10 : answer === 'UNSAT' ? 20 : null, signal: null,
+    instance, family, expected, expected_from: expected ? 'meta' : 'none', answer, status, time_s, cpu_s: null, mem_mb: 12.5, exit_code: answer === 'SAT' ? 10 : answer === 'UNSAT' ? 20 : null, signal: null,
     check: { kind: answer === 'SAT' ? 'model' : 'none', ok: answer === 'SAT' ? true : null, time_s: 0.001, detail: '' },
     detail: status === 'solved' ? '' : `${status} on ${instance}`,
   };
@@ -249,6 +253,7 @@ describe('dashboard data', function () {
     write(path.join(ws, '.satlution', 'cycles.jsonl'), `${JSON.stringify(good)}\n{"cycle": 2, "st\n${JSON.stringify({ foo: 1 })}\n`);
     const usage = { at: 'x', run: 'r', cycle: 1, role: 'coder', model: 'm', usage: { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 }, usd: 0.5 };
     write(path.join(ws, '.satlution', 'usage.jsonl'), `${JSON.stringify(usage)}\nnot json at all\n${JSON.stringify({ ...usage, usd: -3 })}\n`);
+    write(path.join(ws, '.satlution', 'calibration.json'), '{"at": "2026-');
 
     const built = await buildDashboard(ws);
     const d = built.data;
@@ -265,6 +270,8 @@ describe('dashboard data', function () {
     note(/cycles\.jsonl: 1 torn line/);
     note(/cycles\.jsonl: 1 line that are not cycle states/);
     note(/usage\.jsonl: 2 lines skipped/);
+    note(/calibration\.json is not a calibration/);
+    assert.deepEqual([d.verdicts.noise, d.verdicts.calibration], [[], null]);
     const by = new Map(d.candidates.map((c) => [c.dir, c]));
     assert.ok(Math.abs(by.get('SATLUTION_0')!.perf!.par2 - par2(KISSAT)!) < 1e-9, 'the good instances still count');
     assert.ok(Math.abs(by.get('SATLUTION_3')!.perf!.par2 - par2(SLOW)!) < 1e-9, 'PAR-2 computed from the instances');
@@ -290,6 +297,134 @@ describe('dashboard data', function () {
   });
 });
 
+/** A kept duel as eval/duel.ts writes it: A the champion, B the challenger, each pair's times. */
+function duelDoc(ws: string, o: { session: string; purpose: DuelDoc['purpose']; cycle: number | null; a: string; b: string; pairs: DuelPair[]; comparison: DuelDoc['comparison']; at: string }): DuelDoc {
+  return {
+    session: o.session, purpose: o.purpose, cycle: o.cycle, a: { dir: path.join(ws, o.a), hash: HASH(1) }, b: { dir: path.join(ws, o.b), hash: HASH(2) },
+    set: path.join(ws, 'benchmarks', 'perf'), runner: 'local', timeout_s: T, on: 'cpu', started_at: o.at, ended_at: o.at, block: 1, together: true, pairs: o.pairs, comparison: o.comparison, fatal: null,
+  };
+}
+
+const pair = (instance: string, order: 'AB' | 'BA', a: [string, number, number | null], b: [string, number, number | null]): DuelPair => ({ instance, order, a: { status: a[0], time_s: a[1], cpu_s: a[2] }, b: { status: b[0], time_s: b[1], cpu_s: b[2] } });
+
+describe('dashboard verdicts', function () {
+  this.timeout(30000);
+
+  it('shows the rule in force, every decision with its duel, the pairs on request, and where racing stopped a challenger', async () => {
+    const ws = await workspace();
+    const state = path.join(ws, '.satlution');
+    write(path.join(ws, 'satlution.yaml'), 'version: 1\nseeds:\n  - { name: kissat, source: ./kissat }\nstrategy:\n  min_improvement_pct: 2\nevaluation:\n  decide_on: cpu\n');
+    const cal: CalibrationDoc = {
+      at: '2026-11-02T10:00:00.000Z', scope: { machine: 'box / Some CPU x8', runner: 'local', set: 'abcdef0123456789', timeout_s: T }, session: '20261102T100000-aaaa0000', solver: 'SATLUTION_0', n: 40,
+      wall: { band_pct: 4.2, diff_pct: -1.5, p: 0.4, spread_median_pct: 2.5, spread_p90_pct: 7.75, aa_significant: false },
+      cpu: { band_pct: 3.1, diff_pct: 0.5, p: 0.7, spread_median_pct: 1.25, spread_p90_pct: 4.5, aa_significant: false },
+      alpha: 0.05,
+    };
+    write(path.join(state, 'calibration.json'), JSON.stringify(cal));
+    // Cycle 2: SATLUTION_3 against SATLUTION_0, faster beyond the margin, promoted (and a held-out check).
+    const promoted = duelDoc(ws, {
+      session: '20261102T110000-bbbb0000', purpose: 'decision', cycle: 2, a: 'SATLUTION_0', b: 'SATLUTION_3', at: '2026-11-02T11:00:00.000Z',
+      pairs: [pair('a.cnf', 'AB', ['solved', 1.1, 1.0], ['solved', 0.6, 0.5]), pair('b.cnf', 'AB', ['solved', 2.2, 2.0], ['solved', 1.6, 1.5]), pair('d.cnf', 'BA', ['solved', 4.1, null], ['solved', 0.5, 0.45]), pair('sub/c.cnf', 'BA', ['timeout', T, T], ['solved', 51, 50])],
+      comparison: { par2A: 51.75, par2B: 13.125, diff: -38.625, ci95: [-74, -0.5], p: 0.03, n: 4, verdict: 'B faster', band_pct: 3.1, wall_par2A: 51.85, wall_par2B: 13.425 },
+    });
+    const heldOut = duelDoc(ws, { ...promoted, session: '20261102T120000-cccc0000', purpose: 'held-out', cycle: 2, a: 'SATLUTION_0', b: 'SATLUTION_3', at: '2026-11-02T12:00:00.000Z', pairs: promoted.pairs.slice(0, 2), comparison: { ...promoted.comparison, n: 2, par2A: 1.5, par2B: 1.0, verdict: 'no significant difference' } });
+    // Cycle 3: SATLUTION_4 against SATLUTION_3, slower side by side.
+    const slower = duelDoc(ws, {
+      session: '20261102T130000-dddd0000', purpose: 'decision', cycle: 3, a: 'SATLUTION_3', b: 'SATLUTION_4', at: '2026-11-02T13:00:00.000Z',
+      pairs: [pair('a.cnf', 'AB', ['solved', 0.5, 0.5], ['solved', 1.3, 1.25]), pair('b.cnf', 'BA', ['solved', 1.5, 1.5], ['timeout', T, T])],
+      comparison: { par2A: 1, par2B: 100.625, diff: 99.625, ci95: [0.75, 198.5], p: 0.04, n: 2, verdict: 'A faster', band_pct: 3.1, wall_par2A: 1, wall_par2B: 100.65 },
+    });
+    // Neither a calibration's A/A duel nor `satlution compare --measure` is a decision.
+    const aa = duelDoc(ws, { ...slower, session: cal.session, purpose: 'calibration', cycle: null, a: 'SATLUTION_0', b: 'SATLUTION_0', at: '2026-11-02T10:00:00.000Z' });
+    const compare = duelDoc(ws, { ...slower, session: '20261102T140000-eeee0000', purpose: 'compare', cycle: null, a: 'SATLUTION_0', b: 'SATLUTION_4', at: '2026-11-02T14:00:00.000Z' });
+    for (const d of [promoted, heldOut, slower, aa, compare]) write(path.join(state, 'duels', `${d.session}.json`), JSON.stringify(d));
+    write(path.join(state, 'duels', 'torn.json'), '{"session": "x", "pairs": [');
+    // Cycle 5: SATLUTION_7 raced against the champion and rejected after 2 of 4 instances.
+    await new CandidateStore(ws).create({ parent: 3, status: 'evaluated' });
+    await savePerf(ws, 'SATLUTION_7', SLOW.slice(1, 3), HASH(7));
+    const race: RaceDoc = { outcome: 'rejected early', on: 'cpu', ran: 2, of: 4, capped: 1, challenger_s: 103.5, champion_s: 51.5, champion_total_s: 52.5, threshold_s: 52.02, margin_pct: 3.1, band_pct: 3.1, estimated_par2: 26.4, spent_s: 104.25, reason: 'cannot win: its first 2 runs already take 103.50 s' };
+    const file = new EvalStore(ws).file('SATLUTION_7');
+    const raced: EvalDoc = { ...(JSON.parse(fs.readFileSync(file, 'utf8')) as EvalDoc), race };
+    write(file, JSON.stringify(raced));
+    await saveCycle(ws, { ...cycle(5, 'done', 3, 7), outcome: 'SATLUTION_3 stays champion (SATLUTION_7 rejected early by racing after 2 of 4 instances: cannot win)' });
+
+    const built = await buildDashboard(ws);
+    const d = built.data;
+    assert.ok(DashboardHostMessage.safeParse({ type: 'data', data: d }).success, 'the data satisfies the protocol');
+    assert.deepEqual(d.notes, ['duels: 1 file that is not a duel skipped']);
+
+    // The rule in force: CPU time, the calibrated CPU band over the configured 2% margin, alpha / 2.
+    const rule = d.verdicts.rule!;
+    assert.deepEqual([rule.on, rule.basis, rule.bandPct, rule.marginPct, rule.falsePromotionPct], ['cpu', 'cpu', 3.1, 3.1, 2.5]);
+    assert.deepEqual(rule.calibrated, { at: cal.at, n: 40, machine: 'box / Some CPU x8' });
+    assert.equal(rule.short, 'Decisions: CPU time, side by side · band 3.1% · margin 3.1% · ≤2.5% false promotions');
+    assert.match(rule.line, /noise band 3\.1% \(calibrated 2026-11-02, 40 instances\)/);
+    assert.deepEqual(d.verdicts.noise.map((n) => [n.basis, n.bandPct, n.diffPct, n.spreadMedianPct, n.spreadP90Pct, n.aaSignificant]), [['cpu', 3.1, 0.5, 1.25, 4.5, false], ['wall', 4.2, -1.5, 2.5, 7.75, false]]);
+    assert.deepEqual(d.verdicts.calibration, { at: cal.at, n: 40, machine: 'box / Some CPU x8', solver: 'SATLUTION_0', runner: 'local', timeoutS: T });
+
+    // One decision per cycle's challenger, each with how it ended.
+    const ds = d.verdicts.decisions;
+    assert.deepEqual(ds.map((x) => [x.cycle, x.candidate, x.outcome]), [[1, 2, 'failed'], [2, 3, 'promoted'], [3, 4, 'slower'], [4, 5, 'failed'], [5, 7, 'rejected early']]);
+    const won = ds[1]!;
+    assert.equal(won.champion, 0);
+    assert.deepEqual([won.duel!.session, won.duel!.on, won.duel!.n, won.duel!.par2A, won.duel!.par2B, won.duel!.p, won.duel!.bandPct, won.duel!.together], [promoted.session, 'cpu', 4, 51.75, 13.125, 0.03, 3.1, true]);
+    assert.ok(Math.abs(won.duel!.gainPct - (100 * (51.75 - 13.125)) / 51.75) < 1e-3, 'the gain, to a thousandth of a percent');
+    assert.deepEqual([won.heldOut!.session, won.heldOut!.verdict], [heldOut.session, 'no significant difference']);
+    assert.deepEqual([ds[2]!.champion, ds[2]!.duel!.verdict, ds[2]!.heldOut], [3, 'A faster', null]);
+    assert.equal(ds[0]!.duel, null);
+
+    // The pairs travel only when asked for, columnar, on the duel's basis (CPU where measured, 2T when unsolved) and wall.
+    const pairs = (await built.pairs(promoted.session))!;
+    assert.deepEqual(pairs.instance, ['a.cnf', 'b.cnf', 'd.cnf', 'sub/c.cnf']);
+    assert.deepEqual(pairs.order, ['AB', 'AB', 'BA', 'BA']);
+    assert.deepEqual(pairs.a.par2, [1.0, 2.0, 4.1, 2 * T], 'CPU time; wall where the run had no CPU accounting; 2T unsolved');
+    assert.deepEqual(pairs.b.par2, [0.5, 1.5, 0.45, 50]);
+    assert.deepEqual(pairs.a.wall, [1.1, 2.2, 4.1, T]);
+    assert.deepEqual(pairs.a.cpu, [1.0, 2.0, null, T]);
+    assert.deepEqual(pairs.a.status.map((c) => RUN_STATUSES[c]), ['solved', 'solved', 'solved', 'timeout']);
+    assert.ok(DashboardHostMessage.safeParse({ type: 'pairs', session: promoted.session, pairs }).success, 'the pairs satisfy the protocol');
+    assert.equal(await built.pairs(aa.session), undefined, 'a calibration duel is no decision');
+    assert.equal(await built.pairs('nope'), undefined);
+
+    // Rejected early by racing: the evidence, and its PAR-2 of 2 instances is no point of the progress line.
+    const r = ds[4]!;
+    assert.equal(r.duel, null);
+    assert.deepEqual(r.race, { on: 'cpu', ran: 2, of: 4, capped: 1, challengerS: 103.5, championS: 51.5, championTotalS: 52.5, thresholdS: 52.02, marginPct: 3.1, bandPct: 3.1, estimatedPar2: 26.4, spentS: 104.25, reason: race.reason });
+    const c7 = d.candidates.find((c) => c.id === 7)!;
+    assert.deepEqual([c7.verdict, c7.partial, c7.perf?.n], ['pass', 'rejected early', 2]);
+    assert.deepEqual(d.candidates.filter((c) => c.partial).map((c) => c.id), [7]);
+    const c5 = d.cycles.find((c) => c.cycle === 5)!;
+    assert.deepEqual([c5.candidate, c5.candidatePar2, c5.candidatePartial, c5.candidateEstimate], [7, null, 'rejected early', 26.4]);
+    assert.deepEqual(d.cycles.filter((c) => c.candidatePar2 !== null).map((c) => c.cycle), [2, 3], 'only candidates measured on the whole set are points');
+
+    // Without a readable config the rule is not shown; the noise and the decisions still are.
+    fs.rmSync(path.join(ws, 'satlution.yaml'));
+    const bare = (await buildDashboard(ws)).data.verdicts;
+    assert.equal(bare.rule, null);
+    assert.equal(bare.noise.length, 2);
+    assert.deepEqual(bare.decisions.map((x) => x.outcome), ['failed', 'promoted', 'slower', 'failed', 'rejected early']);
+  });
+
+  it('says how a decision ended: not significant, under the margin, faster but not promoted, still pending', async () => {
+    const ws = await workspace();
+    const state = path.join(ws, '.satlution');
+    const base = { pairs: [pair('a.cnf', 'AB', ['solved', 1, 1], ['solved', 0.9, 0.9])], a: 'SATLUTION_3', at: '2026-11-03T00:00:00.000Z' };
+    const cmp = (par2B: number, verdict: DuelDoc['comparison']['verdict']): DuelDoc['comparison'] => ({ par2A: 10, par2B, diff: par2B - 10, ci95: [-1, 1], p: verdict === 'no significant difference' ? 0.5 : 0.01, n: 1, verdict, band_pct: 3, wall_par2A: 10, wall_par2B: par2B });
+    const store = new CandidateStore(ws);
+    const rows: [cycle: number, verdict: DuelDoc['comparison']['verdict'], par2B: number, step: CycleState['step']][] = [[5, 'no significant difference', 9.9, 'done'], [6, 'B faster', 9.8, 'done'], [7, 'B faster', 8, 'done'], [8, 'B faster', 8, 'decide']];
+    for (const [n, verdict, par2B, step] of rows) {
+      const id = (await store.create({ parent: 3, status: 'evaluated' })).id;
+      await savePerf(ws, `SATLUTION_${id}`, FAST, HASH(id));
+      const doc = duelDoc(ws, { ...base, session: `2026110${n}T000000-ffff0000`, purpose: 'decision', cycle: n, b: `SATLUTION_${id}`, comparison: cmp(par2B, verdict) });
+      write(path.join(state, 'duels', `${doc.session}.json`), JSON.stringify(doc));
+      await saveCycle(ws, cycle(n, step, 3, id));
+    }
+    const d = (await buildDashboard(ws)).data;
+    // No config: the margin is the band the duel was judged with (3%): 2% under it, 20% over it.
+    assert.deepEqual(d.verdicts.decisions.filter((x) => x.cycle >= 5).map((x) => [x.cycle, x.outcome]), [[5, 'not significant'], [6, 'under the margin'], [7, 'vetoed'], [8, 'pending']]);
+  });
+});
+
 describe('dashboard protocol', () => {
   it('accepts the messages of the contract', () => {
     for (const m of [
@@ -299,6 +434,7 @@ describe('dashboard protocol', () => {
       { type: 'openLog', candidate: 'SATLUTION_3', instance: 'sub/dir/x.cnf.xz' },
       { type: 'openResults', candidate: 'SATLUTION_0' },
       { type: 'compare', candidate: 'SATLUTION_12' },
+      { type: 'pairs', session: '20261102T110000-bbbb0000' },
     ])
       assert.ok(DashboardViewMessage.safeParse(m).success, JSON.stringify(m));
   });
@@ -317,6 +453,8 @@ describe('dashboard protocol', () => {
       { type: 'openResults', candidate: 'SATLUTION_x' },
       { type: 'compare', candidate: 'satlution_1' },
       { type: 'runCommand', command: 'rm' },
+      { type: 'pairs', session: '../etc/passwd' },
+      { type: 'pairs' },
       'ready',
       null,
     ])

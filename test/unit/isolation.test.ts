@@ -20,6 +20,7 @@ import { DEFAULT_ISOLATION, isolationFor, type IsolationSettings, unisolated } f
 import { planted3Sat } from '../../src/core/instances/generators';
 import { buildSolver } from '../../src/core/run/build';
 import { runSolver } from '../../src/core/run/runSolver';
+import { sweepLeftovers } from '../../src/core/run/sweep';
 import { CLI, ROOT, tempDir, write } from './helpers';
 
 const hasBwrap = spawnSync('bwrap', ['--version']).status === 0;
@@ -244,6 +245,7 @@ describe('isolation: real sandboxes', function () {
     const dir = solver('setsid sleep 319 < /dev/null > /dev/null 2>&1 &\nexec sleep 318\n');
     const script = `require(${JSON.stringify(path.join(ROOT, 'out', 'src', 'core', 'run', 'runSolver.js'))}).runSolver({ solverDir: ${JSON.stringify(dir)}, cnf: ${JSON.stringify(cnf)}, timeoutS: 60 });`;
     const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    const exited = new Promise((r) => child.once('exit', r));
     const pg = () => spawnSync('pgrep', ['-f', 'sleep 31[89]'], { encoding: 'utf8' }).stdout.trim();
     for (let i = 0; i < 100 && pg().split('\n').filter(Boolean).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
     assert.equal(pg().split('\n').filter(Boolean).length, 2, 'the solver and its daemon started');
@@ -251,6 +253,9 @@ describe('isolation: real sandboxes', function () {
     for (let i = 0; i < 40 && pg(); i++) await new Promise((r) => setTimeout(r, 50));
     const left = pg();
     spawnSync('pkill', ['-f', 'sleep 31[89]']);
+    // The killed evaluator's run cgroups (memory, cpuacct) wait for the next evaluation's sweep: this is it.
+    await exited;
+    await sweepLeftovers({ scratchDirs: [] });
     assert.equal(left, '', 'nothing outlived the evaluator');
   });
 });

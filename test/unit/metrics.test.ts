@@ -4,7 +4,7 @@ import { computeMetrics, virtualBest } from '../../src/core/eval/metrics';
 import type { InstanceResult, RunStatus } from '../../src/core/run/result';
 
 function r(instance: string, status: RunStatus, time_s: number, answer: 'SAT' | 'UNSAT' | null, expected: 'SAT' | 'UNSAT' | null = null, mem_mb: number | null = 10): InstanceResult {
-  return { instance, family: null, expected, expected_from: expected ? 'meta' : 'none', answer, status, time_s, mem_mb, exit_code: null, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' };
+  return { instance, family: null, expected, expected_from: expected ? 'meta' : 'none', answer, status, time_s, cpu_s: null, mem_mb, exit_code: null, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' };
 }
 
 describe('metrics (paper Table 3)', () => {

@@ -37,7 +37,7 @@ const workerArgs = (solverDir: string, cnf: string, name: string, timeoutS = 30)
 
 /** What must match between a run on Slurm and the same run here (times and memory vary). */
 function comparable(r: InstanceResult) {
-  return { ...r, time_s: 0, mem_mb: null, check: { ...r.check, time_s: 0 } };
+  return { ...r, time_s: 0, cpu_s: null, mem_mb: null, check: { ...r.check, time_s: 0 } };
 }
 
 function runLocally(args: string[]): InstanceResult {

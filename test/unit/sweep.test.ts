@@ -1,12 +1,12 @@
 // The sweep of a killed evaluator's leftovers (src/core/run/sweep.ts), with real processes: a child
-// evaluator makes a memory cgroup through memoryJail, starts a solver-like `sleep 300` in it and a run
+// evaluator makes a run's cgroups (memory, and cpuacct with cgroup v1) through memoryJail, starts a solver-like `sleep 300` in it and a run
 // directory, and is SIGKILLed; the sweep must kill the sleep and remove both. What belongs to a live
 // evaluator (another child, this process) stays, also while two sweeps run at once.
 import * as assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { memoryJail, type MemoryJail } from '../../src/core/run/limits';
+import { memoryJail, ownCgroup, type MemoryJail } from '../../src/core/run/limits';
 import { ownerTag, procStart } from '../../src/core/run/owner';
 import { sweepLeftovers } from '../../src/core/run/sweep';
 import { tempDir, write } from './helpers';
@@ -34,7 +34,8 @@ interface Evaluator {
   child: ChildProcess;
   sleep: number;
   dir: string;
-  cgroup: string;
+  /** Every run cgroup the solver is in: memory, and with cgroup v1 its cpuacct twin. */
+  cgroups: string[];
 }
 
 /** Processes this file started, with their start times: killed at the end only if still the same. */
@@ -42,15 +43,18 @@ const started: { pid: number; start: string | undefined }[] = [];
 const track = (pid: number) => started.push({ pid, start: procStart(pid) });
 const alive = (pid: number) => procStart(pid) !== undefined;
 
-/** The run cgroup a process is in (its memory controller's), as a directory under /sys/fs/cgroup. */
-function cgroupOf(pid: number): string {
+/** The run cgroups a process is in (memory first, then cpuacct, or the unified one), as directories under /sys/fs/cgroup. */
+function cgroupsOf(pid: number): string[] {
+  const out: string[] = [];
   for (const line of fs.readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n')) {
     const [, ctrls, p] = line.split(':');
     if (p === undefined || !p.includes('/satlution-')) continue;
-    if (ctrls!.split(',').includes('memory')) return path.join('/sys/fs/cgroup/memory', p);
-    if (ctrls === '') return path.join('/sys/fs/cgroup', p);
+    if (ctrls!.split(',').includes('memory')) out.unshift(path.join('/sys/fs/cgroup/memory', p));
+    else if (ctrls!.split(',').includes('cpuacct')) out.push(path.join('/sys/fs/cgroup/cpuacct', p));
+    else if (ctrls === '') out.push(path.join('/sys/fs/cgroup', p));
   }
-  throw new Error(`process ${pid} is in no satlution cgroup`);
+  if (!out.length) throw new Error(`process ${pid} is in no satlution cgroup`);
+  return out;
 }
 
 async function startEvaluator(scratch: string, childFile: string): Promise<Evaluator> {
@@ -66,7 +70,7 @@ async function startEvaluator(scratch: string, childFile: string): Promise<Evalu
   });
   const { sleep, dir } = JSON.parse(line) as { sleep: number; dir: string };
   track(sleep);
-  return { child, sleep, dir, cgroup: cgroupOf(sleep) };
+  return { child, sleep, dir, cgroups: cgroupsOf(sleep) };
 }
 
 async function sigkill(e: Evaluator): Promise<void> {
@@ -104,20 +108,22 @@ describe('sweepLeftovers (real cgroups and processes)', function () {
 
   it('kills the solver a SIGKILLed evaluator left in its cgroup, and removes the cgroup and its run directory', async () => {
     const e = await startEvaluator(scratch, childFile);
-    assert.ok(fs.existsSync(e.cgroup) && fs.existsSync(e.dir));
+    assert.ok(e.cgroups.every((c) => fs.existsSync(c)) && fs.existsSync(e.dir));
+    // With cgroup v1 the run's CPU time is counted in a cpuacct cgroup beside the memory one; it is swept too.
+    if (ownCgroup().v1 && ownCgroup().cpuacct) assert.equal(e.cgroups.length, 2, e.cgroups.join(' '));
     await sigkill(e);
     await new Promise((r) => setTimeout(r, 300));
     // The problem: the evaluator is gone, its solver and files are not.
     assert.ok(alive(e.sleep), 'the solver outlived its evaluator');
-    assert.ok(fs.existsSync(e.cgroup) && fs.existsSync(e.dir));
+    assert.ok(e.cgroups.every((c) => fs.existsSync(c)) && fs.existsSync(e.dir));
 
     const r = await sweepLeftovers({ scratchDirs: [scratch] });
     assert.deepEqual(r.errors, []);
     await until('the solver is dead', () => !alive(e.sleep));
     assert.ok(r.killed.includes(e.sleep), JSON.stringify(r));
-    assert.ok(!fs.existsSync(e.cgroup), 'the cgroup was removed');
+    assert.ok(!e.cgroups.some((c) => fs.existsSync(c)), 'the cgroups were removed');
     assert.ok(!fs.existsSync(e.dir), 'the run directory was removed');
-    assert.deepEqual([r.cgroups, r.dirs], [[e.cgroup], [e.dir]]);
+    assert.deepEqual([r.cgroups, r.dirs], [e.cgroups, [e.dir]]);
   });
 
   it('leaves a live evaluator\'s cgroup, solver and run directory alone (another child, and this process)', async () => {
@@ -130,25 +136,25 @@ describe('sweepLeftovers (real cgroups and processes)', function () {
     try {
       await until('my sleep is in its cgroup', () => {
         try {
-          return fs.readFileSync(path.join(cgroupOf(s.pid!), 'cgroup.procs'), 'utf8').split('\n').includes(String(s.pid));
+          return cgroupsOf(s.pid!).every((c) => fs.readFileSync(path.join(c, 'cgroup.procs'), 'utf8').split('\n').includes(String(s.pid)));
         } catch {
           return false;
         }
       });
-      const myCgroup = cgroupOf(s.pid!);
+      const myCgroups = cgroupsOf(s.pid!);
       const r = await sweepLeftovers({ scratchDirs: [scratch] });
       assert.deepEqual([r.killed, r.cgroups, r.dirs, r.errors], [[], [], [], []]);
-      for (const [pid, cg, dir] of [[other.sleep, other.cgroup, other.dir], [s.pid!, myCgroup, myDir]] as const) {
+      for (const [pid, cgs, dir] of [[other.sleep, other.cgroups, other.dir], [s.pid!, myCgroups, myDir]] as const) {
         assert.ok(alive(pid), `solver ${pid} still runs`);
-        assert.ok(fs.existsSync(cg), `${cg} is still there`);
+        for (const cg of cgs) assert.ok(fs.existsSync(cg), `${cg} is still there`);
         assert.ok(fs.existsSync(dir), `${dir} is still there`);
       }
       // Once the other evaluator dies, its leftovers go; mine still stay.
       await sigkill(other);
       const r2 = await sweepLeftovers({ scratchDirs: [scratch] });
       await until('the other solver is dead', () => !alive(other.sleep));
-      assert.deepEqual([r2.cgroups, r2.dirs, r2.errors], [[other.cgroup], [other.dir], []]);
-      assert.ok(alive(s.pid!) && fs.existsSync(myCgroup) && fs.existsSync(myDir));
+      assert.deepEqual([r2.cgroups, r2.dirs, r2.errors], [other.cgroups, [other.dir], []]);
+      assert.ok(alive(s.pid!) && myCgroups.every((c) => fs.existsSync(c)) && fs.existsSync(myDir));
     } finally {
       s.kill('SIGKILL');
       await new Promise((r) => s.once('exit', r));
@@ -168,9 +174,9 @@ describe('sweepLeftovers (real cgroups and processes)', function () {
     assert.deepEqual([here.errors, there.errors], [[], []]);
     for (const e of es) {
       await until(`solver ${e.sleep} is dead`, () => !alive(e.sleep));
-      assert.ok(!fs.existsSync(e.cgroup) && !fs.existsSync(e.dir));
+      assert.ok(!e.cgroups.some((c) => fs.existsSync(c)) && !fs.existsSync(e.dir));
     }
-    assert.deepEqual([...here.cgroups, ...there.cgroups].sort(), es.map((e) => e.cgroup).sort());
+    assert.deepEqual([...here.cgroups, ...there.cgroups].sort(), es.flatMap((e) => e.cgroups).sort());
   });
 });
 

@@ -101,7 +101,7 @@ describe('tiers: cycles', function () {
     };
     const logs: string[] = [];
     const s = await runCycle({ ws, config, agent, approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent: (e) => e.type === 'log' && logs.push(e.message) });
-    assert.match(s.outcome ?? '', /^SATLUTION_0 stays champion \(SATLUTION_1 won on the perf set, but it is not faster on the held-out set held \(PAR-2 [\d.]+ -> [\d.]+ s, A faster\)\)$/, `${s.outcome}\n${logs.join('\n')}`);
+    assert.match(s.outcome ?? '', /^SATLUTION_0 stays champion \(SATLUTION_1 won on the perf set, but it is not faster on the held-out set held \(side by side: PAR-2 [\d.]+ -> [\d.]+ s, A faster\)\)$/, `${s.outcome}\n${logs.join('\n')}`);
     assert.equal((await new CandidateStore(ws).load()).index.champion, 0);
   });
 });

@@ -95,10 +95,21 @@ export interface Baseline {
   offScale?: boolean;
 }
 
+/** A candidate racing rejected early: drawn apart, at the race's lower estimate (clamped to `y` when that is above the axis). */
+export interface RejectedPoint {
+  cycle: number;
+  /** Where the marker is drawn. */
+  y: number;
+  /** The race's extrapolated lower estimate of its PAR-2. */
+  estimate: number;
+  dir: string;
+  title: string | null;
+}
+
 /** Paper Fig. 8: the champion's PAR-2 after each cycle, each cycle's candidate, the baselines. */
 export function cyclesChart(
   canvas: HTMLCanvasElement,
-  o: { champion: (Pt & { dir: string })[]; candidates: CyclePoint[]; baselines: Baseline[]; lastCycle: number },
+  o: { champion: (Pt & { dir: string })[]; candidates: CyclePoint[]; rejected: RejectedPoint[]; baselines: Baseline[]; lastCycle: number },
   p: Palette,
   onPick: (dir: string) => void,
 ): Chart {
@@ -113,10 +124,16 @@ export function cyclesChart(
     pointHoverRadius: 0,
     pointStyle: 'line',
   }));
-  // Datasets 1 and 2 are the cycles' candidates; a point's candidate is found by dataset and index.
+  // Datasets 1 and 2 are the cycles' candidates, 3 (when there are any) those rejected early; a point's candidate is found by dataset and index.
   const others = o.candidates.filter((c) => !c.newChampion);
   const crowned = o.candidates.filter((c) => c.newChampion);
-  const pick = (datasetIndex: number, index: number) => (datasetIndex === 1 ? others[index] : datasetIndex === 2 ? crowned[index] : undefined);
+  const rejected = o.rejected.length ? 3 : -1;
+  const pick = (datasetIndex: number, index: number): { dir: string; title: string | null } | undefined => (datasetIndex === 1 ? others[index] : datasetIndex === 2 ? crowned[index] : datasetIndex === rejected ? o.rejected[index] : undefined);
+  const isCandidate = (datasetIndex: number) => datasetIndex === 1 || datasetIndex === 2 || datasetIndex === rejected;
+  // Not a measurement of the set: an open triangle (read "at least"), never joined to the champion's line.
+  const rejectedSet: ChartDataset<'line', Pt[]>[] = o.rejected.length
+    ? [{ label: 'Rejected early by racing (estimate)', data: o.rejected.map((r) => ({ x: r.cycle, y: r.y })), showLine: false, borderColor: p.muted, backgroundColor: 'transparent', borderWidth: 1.5, pointStyle: 'triangle', pointRadius: 4, pointHoverRadius: 6, clip: 8 }]
+    : [];
   const config: ChartConfiguration<'line', Pt[]> = {
     type: 'line',
     data: {
@@ -156,6 +173,7 @@ export function cyclesChart(
           pointHoverRadius: 7,
           clip: 8,
         },
+        ...rejectedSet,
         ...baselineSets,
       ],
     },
@@ -172,16 +190,20 @@ export function cyclesChart(
         ...legendAndTooltip(p),
         tooltip: {
           ...legendAndTooltip(p).tooltip,
-          filter: (item) => item.datasetIndex < 3,
+          filter: (item) => item.datasetIndex === 0 || isCandidate(item.datasetIndex),
           callbacks: {
             title: (items) => (items[0] ? `Cycle ${items[0].parsed.x}` : ''),
             label: (item: TooltipItem<'line'>) => {
               if (item.datasetIndex === 0) return `Champion ${o.champion[item.dataIndex]?.dir ?? ''}: ${secs(item.parsed.y)} s`;
-              const c = pick(item.datasetIndex, item.dataIndex);
+              if (item.datasetIndex === rejected) {
+                const r = o.rejected[item.dataIndex];
+                return r ? `${r.dir}: rejected early by racing, PAR-2 estimated at least ${secs(r.estimate)} s (not measured on the whole set)` : '';
+              }
+              const c = item.datasetIndex === 1 ? others[item.dataIndex] : crowned[item.dataIndex];
               return c ? `${c.dir}: ${secs(c.par2)} s${c.newChampion ? ' (new champion)' : ''}` : '';
             },
             footer: (items) => {
-              const i = items.find((x) => x.datasetIndex === 1 || x.datasetIndex === 2);
+              const i = items.find((x) => isCandidate(x.datasetIndex));
               return (i && pick(i.datasetIndex, i.dataIndex)?.title) || '';
             },
           },
@@ -193,7 +215,7 @@ export function cyclesChart(
       },
       onHover: (e, elements) => {
         const t = e.native?.target;
-        if (t instanceof HTMLElement) t.style.cursor = elements.some((el) => el.datasetIndex === 1 || el.datasetIndex === 2) ? 'pointer' : 'default';
+        if (t instanceof HTMLElement) t.style.cursor = elements.some((el) => isCandidate(el.datasetIndex)) ? 'pointer' : 'default';
       },
     },
   };
@@ -386,6 +408,77 @@ export function judgeScatter(canvas: HTMLCanvasElement, points: JudgePointView[]
         ...legendAndTooltip(p),
         legend: { display: false },
         tooltip: { ...legendAndTooltip(p).tooltip, callbacks: { label: (item: TooltipItem<'scatter'>) => { const r = item.raw as Pt & { dir: string }; return `${r.dir}: score ${r.x}, ${r.y >= 0 ? 'faster' : 'slower'} by ${Math.abs(r.y).toFixed(1)}%`; } } },
+      },
+    },
+  };
+  return new Chart(canvas, config);
+}
+
+export interface PairPoint {
+  instance: string;
+  order: 'AB' | 'BA';
+  /** PAR-2 contributions on the duel's basis. */
+  a: number;
+  b: number;
+  aStatus: string;
+  bStatus: string;
+}
+
+/** A duel's pairs: the champion's time (x) against the challenger's (y), AB and BA blocks marked apart, with y = x. Below the line, the challenger was faster. */
+export function pairsScatter(canvas: HTMLCanvasElement, o: { points: PairPoint[]; champion: string; challenger: string; basis: string; timeoutS: number; log: boolean }, p: Palette): Chart {
+  const v = (x: number) => (o.log ? Math.max(x, 0.001) : x);
+  const ab = o.points.filter((x) => x.order === 'AB');
+  const ba = o.points.filter((x) => x.order === 'BA');
+  const all = o.points.flatMap((x) => [v(x.a), v(x.b)]);
+  const lo = all.length ? Math.min(...all) : 0.001;
+  const hi = all.length ? Math.max(...all) : 1;
+  const set = (label: string, pts: PairPoint[], color: string, style: 'circle' | 'rect'): ChartDataset<'scatter', Pt[]> => ({
+    label,
+    data: pts.map((x) => ({ x: v(x.a), y: v(x.b) })),
+    borderColor: color,
+    backgroundColor: withAlpha(color, isHc(p) ? 1 : 0.55),
+    pointStyle: style,
+    pointRadius: o.points.length > 400 ? 2.5 : 4,
+    pointHoverRadius: 6,
+  });
+  const pick = (datasetIndex: number, index: number) => (datasetIndex === 1 ? ab[index] : datasetIndex === 2 ? ba[index] : undefined);
+  // Plain numbers (1, 10, 100, not 1.00, 10.0, 100.0): decades, and their 2s and 5s when the range is short enough for them to fit.
+  const decadesOnly = Math.log10(hi / Math.max(lo, 1e-9)) > 3;
+  const tick = (t: number) => {
+    const m = t / 10 ** Math.floor(Math.log10(t));
+    if (logTick(t) === '' || (decadesOnly && Math.abs(m - 1) > 1e-6)) return '';
+    return t >= 1 ? Math.round(t).toLocaleString() : String(+t.toPrecision(1));
+  };
+  const scale = (title: string) => (o.log ? { type: 'logarithmic' as const, min: lo / 1.3, max: hi * 1.3, ...axis(p, title), ticks: { color: p.muted, autoSkip: false, maxRotation: 0, callback: (t: string | number) => tick(Number(t)) } } : { type: 'linear' as const, min: 0, max: hi * 1.05, ...axis(p, title), ticks: { color: p.muted, maxRotation: 0 } });
+  const config: ChartConfiguration<'scatter', Pt[]> = {
+    type: 'scatter',
+    data: {
+      datasets: [
+        // The diagonal first, so the points draw over it.
+        { label: 'Equal time (y = x)', data: [{ x: o.log ? lo / 1.3 : 0, y: o.log ? lo / 1.3 : 0 }, { x: hi * 1.3, y: hi * 1.3 }], showLine: true, borderColor: p.muted, backgroundColor: p.muted, borderDash: [5, 4], borderWidth: 1, pointRadius: 0, pointHoverRadius: 0, pointStyle: 'line' },
+        set('Champion ran first (AB)', ab, p.series[0]!, 'circle'),
+        set('Challenger ran first (BA)', ba, p.series[1]!, 'rect'),
+      ],
+    },
+    options: {
+      parsing: false,
+      layout: { padding: { top: 4, right: 12 } },
+      scales: { x: scale(`${o.champion} (champion), ${o.basis} s`), y: scale(`${o.challenger} (challenger), ${o.basis} s`) },
+      plugins: {
+        ...legendAndTooltip(p),
+        tooltip: {
+          ...legendAndTooltip(p).tooltip,
+          filter: (item) => item.datasetIndex > 0,
+          callbacks: {
+            title: (items) => (items[0] ? (pick(items[0].datasetIndex, items[0].dataIndex)?.instance ?? '') : ''),
+            label: (item: TooltipItem<'scatter'>) => {
+              const x = pick(item.datasetIndex, item.dataIndex);
+              if (!x) return '';
+              const t = (s: number, st: string) => (st === 'solved' ? `${secs(s)} s` : `${st} (counts ${secs(s)} s)`);
+              return [`champion ${t(x.a, x.aStatus)}`, `challenger ${t(x.b, x.bStatus)}`, `${x.order === 'AB' ? 'champion' : 'challenger'} ran first`];
+            },
+          },
+        },
       },
     },
   };

@@ -44,10 +44,12 @@ export function compareBar(v: View, selected: readonly number[], p: Palette, hos
     const name = c.seed !== null ? `${c.seed}` : c.dir;
     return h(
       'li',
-      { class: `chip${c.seed !== null ? ' baseline' : ''}`, title: c.seed !== null ? `${c.dir}: baseline (seed ${c.seed})` : c.failure ? `${c.dir}: failed ${c.failedGate}: ${c.failure}` : c.dir },
+      { class: `chip${c.seed !== null ? ' baseline' : ''}`, title: [c.seed !== null ? `${c.dir}: baseline (seed ${c.seed})` : c.failure ? `${c.dir}: failed ${c.failedGate}: ${c.failure}` : c.dir, ...c.warnings.map((w) => `Warning: ${w}`)].join('\n') },
       sw,
       h('span', { class: 'chip-name' }, name, c.champion ? h('span', { class: 'star', title: 'Champion', 'aria-label': '(champion)' }, ' ★') : null),
-      h('span', { class: 'muted' }, c.perf ? secsUnit(c.perf.par2) : c.failedGate ? `failed ${c.failedGate}` : 'not measured'),
+      h('span', { class: 'muted' }, c.partial && c.verdict === 'pass' ? c.partial : c.perf ? secsUnit(c.perf.par2) : c.failedGate ? `failed ${c.failedGate}` : 'not measured'),
+      // A gate that passed with nothing checked: said in red beside the verdict.
+      c.warnings.length ? h('span', { class: 'warning', role: 'note', 'aria-label': `Warning: ${c.warnings.join('; ')}` }, '⚠ checked nothing') : null,
       linkButton('Results', () => host.post({ type: 'openResults', candidate: c.dir }), { aria: `Open RESULTS.md of ${c.dir}`, title: 'Open RESULTS.md', cls: 'chip-action' }),
       ...(c.parent !== null ? [linkButton('Diff', () => host.post({ type: 'compare', candidate: c.dir }), { aria: `Compare ${c.dir} with its parent`, title: 'Compare with parent', cls: 'chip-action' })] : []),
       removable ? linkButton('✕', () => host.setSelected(selected.filter((x) => x !== id)), { aria: `Remove ${c.dir} from the comparison`, title: 'Remove from the comparison', cls: 'chip-remove' }) : null,
@@ -60,7 +62,7 @@ export function compareBar(v: View, selected: readonly number[], p: Palette, hos
   const choices = [...v.data.candidates].reverse().filter((c) => !selected.includes(c.id) && c.seed === null);
   add.append(
     h('vscode-option', { value: '', selected: '' }, selected.length >= MAX_SELECTED ? `At most ${MAX_SELECTED} candidates` : 'Add a candidate…'),
-    ...choices.map((c) => h('vscode-option', { value: String(c.id), description: c.perf ? `PAR-2 ${secsUnit(c.perf.par2)}${c.cycle ? ` · cycle ${c.cycle}` : ''}` : c.failedGate ? `failed at ${c.failedGate}` : c.status }, `${c.dir}${c.champion ? ' ★' : ''}`)),
+    ...choices.map((c) => h('vscode-option', { value: String(c.id), description: c.partial && c.verdict === 'pass' ? `${c.partial}${c.cycle ? ` · cycle ${c.cycle}` : ''}` : c.perf ? `PAR-2 ${secsUnit(c.perf.par2)}${c.cycle ? ` · cycle ${c.cycle}` : ''}` : c.failedGate ? `failed at ${c.failedGate}` : c.status }, `${c.dir}${c.champion ? ' ★' : ''}`)),
   );
   add.disabled = selected.length >= MAX_SELECTED || !choices.length;
   add.addEventListener('change', () => {

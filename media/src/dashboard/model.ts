@@ -20,11 +20,11 @@ export function view(data: DashboardData): View {
   return { data, byId, baselines: data.candidates.filter((c) => c.seed !== null), champion: data.champion === null ? undefined : byId.get(data.champion) };
 }
 
-/** The champion and the newest measured candidate that is not the champion. */
+/** The champion and the newest candidate measured on the whole set that is not the champion. */
 export function defaultSelection(v: View): number[] {
   const out: number[] = [];
   if (v.champion && v.champion.seed === null) out.push(v.champion.id);
-  const newest = [...v.data.candidates].reverse().find((c) => c.perf && c.seed === null && !out.includes(c.id));
+  const newest = [...v.data.candidates].reverse().find((c) => c.perf && !c.partial && c.seed === null && !out.includes(c.id));
   if (newest) out.push(newest.id);
   return out;
 }

@@ -3,8 +3,11 @@
 import { z } from 'zod';
 import { CandidateColumns, DashboardData, MAX_DETAIL } from '../../../src/shared/dashboardProtocol';
 
-export const TABS = ['cycles', 'cactus', 'satunsat', 'instances', 'failures', 'cost', 'strategy'] as const;
+export const TABS = ['cycles', 'verdicts', 'cactus', 'satunsat', 'instances', 'failures', 'cost', 'strategy'] as const;
 export type Tab = (typeof TABS)[number];
+
+/** What the pairs of a decision can be sorted by: instance, order, the champion's and the challenger's time, their ratio. */
+export const PAIR_KEYS = ['instance', 'order', 'a', 'b', 'ratio'] as const;
 
 /** Row filters by status over the compared candidates. */
 export const StatusFilter = z.string().max(40);
@@ -25,6 +28,12 @@ export const UiState = z.object({
   status: StatusFilter.catch('all'),
   query: z.string().max(200).catch(''),
   sort: z.object({ key: z.string().max(64), dir: z.enum(['asc', 'desc']) }).catch({ key: 'instance', dir: 'asc' }),
+  /** The decision shown in the Verdicts tab, `<cycle>:<candidate id>` ('' = the newest with evidence). */
+  decision: z.string().max(40).catch(''),
+  /** The pairs' scatter on logarithmic axes. */
+  pairsLog: z.boolean().catch(true),
+  /** The pairs' table order; by default where the challenger lost most first. */
+  pairSort: z.object({ key: z.enum(PAIR_KEYS), dir: z.enum(['asc', 'desc']) }).catch({ key: 'ratio', dir: 'desc' }),
 });
 export type UiState = z.infer<typeof UiState>;
 

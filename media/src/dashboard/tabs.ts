@@ -1,16 +1,17 @@
 // The content of each tab: a chart (with an aria-label and a visually hidden summary of its data), its
 // controls, and an empty state that says what would fill it.
-import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import type { Chart } from 'chart.js';
-import type { CandidateColumns } from '../../../src/core/dashboard/schema';
+import type { CandidateColumns, DashCandidate, DuelPairs } from '../../../src/core/dashboard/schema';
 import type { DashboardViewMessage } from '../../../src/shared/dashboardProtocol';
-import { cactusChart, costChart, cyclesChart, failureBars, judgeScatter, par2Bars, type BarRow, type CactusSeries, type CyclePoint } from './charts';
-import { h, linkButton, uid, type Child } from '../shared/dom';
+import { cactusChart, costChart, cyclesChart, failureBars, judgeScatter, par2Bars, type BarRow, type CactusSeries, type CyclePoint, type RejectedPoint } from './charts';
+import { h, linkButton } from '../shared/dom';
+import { chartBox, chartHeight, checkbox, empty, stat, toolbar } from './parts';
 import { change, count, secs, secsUnit, tokens, usd } from './format';
 import { solvedTimes, styleOf, type View } from './model';
 import type { Tab, UiState } from './state';
 import type { InstanceTable, TableColumn } from './table';
 import type { Palette } from './theme';
+import { verdicts } from './verdicts';
 
 export interface TabContext {
   v: View;
@@ -19,6 +20,8 @@ export interface TabContext {
   /** Per-instance columns by candidate id; undefined while they are on their way. */
   columns: Map<number, CandidateColumns> | undefined;
   table: InstanceTable;
+  /** A duel's pairs: undefined while on their way (asking for them), null when the host has none. */
+  pairs(session: string): DuelPairs | null | undefined;
   post(m: DashboardViewMessage): void;
   setUi(patch: Partial<UiState>): void;
 }
@@ -29,11 +32,12 @@ export function renderTab(tab: Tab, el: HTMLElement, ctx: TabContext, charts: Ch
   const keep = tab === 'instances' && ctx.table.el.parentElement === el ? ctx.table.el : undefined;
   for (const c of [...el.children]) if (c !== keep) c.remove();
   el.prepend(h('h2', { class: 'tab-title' }, TITLES[tab]));
-  ({ cycles, cactus, satunsat, instances, failures, cost, strategy } satisfies Record<Tab, unknown>)[tab](el, ctx, charts);
+  ({ cycles, verdicts, cactus, satunsat, instances, failures, cost, strategy } satisfies Record<Tab, unknown>)[tab](el, ctx, charts);
 }
 
 const TITLES: Record<Tab, string> = {
   cycles: 'PAR-2 per cycle: the champion, each cycle\u2019s candidate, the baselines',
+  verdicts: 'Verdicts: the rule in force, and how each challenger was judged against the champion',
   cactus: 'Cactus plot: instances solved within a time',
   satunsat: 'PAR-2 on all, SAT and UNSAT instances',
   instances: 'Per-instance results',
@@ -41,33 +45,6 @@ const TITLES: Record<Tab, string> = {
   cost: 'Tokens and cost per cycle',
   strategy: 'What the search strategy is doing',
 };
-
-function empty(text: string, hint?: string): HTMLElement {
-  return h('div', { class: 'empty-state' }, h('p', {}, text), hint && h('p', { class: 'muted' }, hint));
-}
-
-function chartBox(el: HTMLElement, aria: string, summary: Child[], height: number): HTMLCanvasElement {
-  const id = uid('summary');
-  const canvas = h('canvas', { role: 'img', 'aria-label': aria, 'aria-describedby': id });
-  const box = h('div', { class: 'chart-box' }, canvas);
-  box.style.height = `${height}px`;
-  el.append(box, h('div', { id, class: 'visually-hidden' }, ...summary));
-  return canvas;
-}
-
-const chartHeight = (min = 300) => Math.max(min, Math.min(560, Math.round(window.innerHeight * 0.56)));
-
-function toolbar(...children: Child[]): HTMLElement {
-  return h('div', { class: 'toolbar' }, ...children);
-}
-
-function checkbox(text: string, checked: boolean, onChange: (v: boolean) => void): HTMLElement {
-  const c = h('vscode-checkbox', {});
-  c.label = text;
-  c.checked = checked;
-  c.addEventListener('change', () => onChange(c.checked));
-  return c;
-}
 
 // ---- PAR-2 per cycle (paper Fig. 8) --------------------------------------------------------------
 
@@ -92,23 +69,29 @@ function cycles(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
   // A baseline far above the candidates would squash them: fit the axis unless asked otherwise.
   const top = Math.max(...champion.map((c) => c.y), ...points.map((c) => c.par2));
   const shown = baselines.map((b) => ({ ...b, offScale: ctx.ui.cyclesFit && Number.isFinite(top) && b.par2 > top * 1.3 }));
-  const unmeasured = cs.length - points.length;
+  // Rejected early by racing: no PAR-2 of the set, only the race's lower estimate; an estimate far above the axis sits at its top.
+  const cap = ctx.ui.cyclesFit && Number.isFinite(top) ? top * 1.15 : Infinity;
+  const rejected: RejectedPoint[] = cs
+    .filter((c) => c.candidatePartial === 'rejected early' && c.candidateEstimate !== null && c.candidate !== null)
+    .map((c) => ({ cycle: c.cycle, y: Math.min(c.candidateEstimate!, cap), estimate: c.candidateEstimate!, dir: dirOf(c.candidate), title: c.title }));
+  const early = cs.filter((c) => c.candidatePartial !== null).length;
+  const unmeasured = cs.length - points.length - early;
   const first = champion[0];
   const now = champion[champion.length - 1];
   const summary = [
     h('p', {}, first && now ? `The champion's PAR-2 went from ${secsUnit(first.y)} (${first.dir}, cycle ${first.x}) to ${secsUnit(now.y)} (${now.dir}, after cycle ${now.x}).` : 'No champion has a measured PAR-2 yet.'),
-    h('p', {}, `${count(points.length, 'cycle')} produced a measured candidate; ${unmeasured} did not (failed a gate or still running). ${count(cs.filter((c) => c.championChanged).length, 'cycle')} crowned a new champion.`),
+    h('p', {}, `${count(points.length, 'cycle')} produced a candidate measured on the whole set; ${early ? `${early} stopped early (racing or a perf tier: no PAR-2 of the set); ` : ''}${unmeasured} did not (failed a gate or still running). ${count(cs.filter((c) => c.championChanged).length, 'cycle')} crowned a new champion.`),
     baselines.length ? h('p', {}, `Baselines: ${baselines.map((b) => `${b.label} ${secsUnit(b.par2)}`).join(', ')}.`) : null,
   ];
   el.append(
     toolbar(
       checkbox('Fit the axis to the candidates', ctx.ui.cyclesFit, (on) => ctx.setUi({ cyclesFit: on })),
-      h('span', { class: 'muted' }, `${count(cs.length, 'cycle')} · ${count(points.length, 'measured candidate')}`),
+      h('span', { class: 'muted' }, `${count(cs.length, 'cycle')} · ${count(points.length, 'measured candidate')}${rejected.length ? ` · ${rejected.length} rejected early (\u25b3: racing's estimate, not a measurement)` : ''}`),
       h('span', { class: 'muted hint' }, 'Click a candidate to open its RESULTS.md'),
     ),
   );
   const canvas = chartBox(el, `Line chart: PAR-2 in seconds per cycle, for the champion and each cycle's candidate, with ${baselines.length} baseline reference line${baselines.length === 1 ? '' : 's'}`, summary, chartHeight(320));
-  charts.push(cyclesChart(canvas, { champion, candidates: points, baselines: shown, lastCycle: last.cycle }, p, (dir) => ctx.post({ type: 'openResults', candidate: dir })));
+  charts.push(cyclesChart(canvas, { champion, candidates: points, rejected, baselines: shown, lastCycle: last.cycle }, p, (dir) => ctx.post({ type: 'openResults', candidate: dir })));
 }
 
 // ---- cactus plot (paper Fig. 2) ----------------------------------------------------------------------
@@ -136,7 +119,7 @@ function cactus(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
     const c = v.byId.get(id)!;
     if (!col) return [];
     const st = styleOf(v, ui.selected, p, id);
-    return [{ label: c.seed ?? c.dir, color: st.color, baseline: c.seed !== null, ...(st.dash ? { dash: st.dash } : {}), times: solvedTimes(col) }];
+    return [{ label: `${c.seed ?? c.dir}${c.partial ? ` (${c.partial}: part of the set)` : ''}`, color: st.color, baseline: c.seed !== null, ...(st.dash ? { dash: st.dash } : {}), times: solvedTimes(col) }];
   });
   const summary = [h('p', {}, series.map((s) => `${s.label} solved ${s.times.length}${s.times.length ? `, the last within ${secsUnit(s.times[s.times.length - 1])}` : ''}`).join('; ') + '.')];
   const canvas = chartBox(el, `Cactus plot: instances solved (x) against the time needed (y) for ${series.map((s) => s.label).join(', ')}`, summary, chartHeight(340));
@@ -147,11 +130,19 @@ function cactus(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
 
 function satunsat(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
   const { v, ui, p } = ctx;
-  const measured = v.data.candidates.filter((c) => c.perf);
+  // A candidate stopped early (racing, a perf tier) has a PAR-2 of part of the set only: not comparable, so not a bar.
+  const measured = v.data.candidates.filter((c) => c.perf && !c.partial);
   const chosen = ui.barsAll
     ? measured
-    : [...v.baselines, ...(v.champion ? [v.champion] : []), ...ui.selected.map((id) => v.byId.get(id)!).filter(Boolean)].filter((c, i, all) => c.perf && all.findIndex((x) => x.id === c.id) === i);
-  el.append(toolbar(checkbox('All measured candidates', ui.barsAll, (on) => ctx.setUi({ barsAll: on })), h('span', { class: 'muted' }, ui.barsAll ? count(chosen.length, 'candidate') : 'Baselines, the champion and the compared candidates')));
+    : [...v.baselines, ...(v.champion ? [v.champion] : []), ...ui.selected.map((id) => v.byId.get(id)!).filter(Boolean)].filter((c, i, all) => c.perf && !c.partial && all.findIndex((x) => x.id === c.id) === i);
+  const early = (ui.barsAll ? v.data.candidates : ui.selected.map((id) => v.byId.get(id)!).filter(Boolean)).filter((c) => c.perf && c.partial);
+  el.append(
+    toolbar(
+      checkbox('All measured candidates', ui.barsAll, (on) => ctx.setUi({ barsAll: on })),
+      h('span', { class: 'muted' }, ui.barsAll ? count(chosen.length, 'candidate') : 'Baselines, the champion and the compared candidates'),
+      early.length ? h('span', { class: 'muted hint' }, `Left out, stopped early (part of the set only): ${early.slice(0, 5).map((c) => `${c.dir} (${c.partial})`).join(', ')}${early.length > 5 ? ` and ${early.length - 5} more` : ''}`) : null,
+    ),
+  );
   if (!chosen.length) {
     el.append(empty('No PAR-2 measured yet.', 'Candidates that pass the perf stage appear here.'));
     return;
@@ -202,8 +193,10 @@ export function tableColumns(ctx: Pick<TabContext, 'v' | 'ui' | 'p' | 'columns'>
 function failures(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
   const { v, p } = ctx;
   const total = v.data.failures.reduce((s, f) => s + f.count, 0);
+  const warned = v.data.candidates.filter((c) => c.warnings.length).reverse();
   if (!total) {
     el.append(empty('No failed evaluations.', 'A candidate that fails a gate (compliance, build, smoke, verify, perf) is counted here under the first gate it failed.'));
+    el.append(...warnedList(ctx, warned));
     return;
   }
   const summary = [h('p', {}, `${count(total, 'failed evaluation')}: ${v.data.failures.filter((f) => f.count).map((f) => `${f.count} at ${f.gate}`).join(', ')}.`)];
@@ -228,7 +221,30 @@ function failures(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
         ),
       ),
     ),
+    ...warnedList(ctx, warned),
   );
+}
+
+/** Candidates whose latest evaluation passed a gate that checked nothing (vacuous_gates: warn), each warning a red line. */
+function warnedList(ctx: Pick<TabContext, 'post'>, warned: readonly DashCandidate[]): HTMLElement[] {
+  if (!warned.length) return [];
+  return [
+    h('h2', {}, 'Passed with a warning'),
+    h(
+      'ul',
+      { class: 'failures warned' },
+      ...warned.slice(0, 200).map((c) =>
+        h(
+          'li',
+          {},
+          h('span', { class: 'name' }, c.dir),
+          h('span', { class: 'gate' }, 'warning'),
+          h('span', { class: 'detail warning', title: c.warnings.join('\n') }, c.warnings.join('; ')),
+          h('span', { class: 'actions' }, ...candidateActions(ctx, c.dir, c.parent !== null)),
+        ),
+      ),
+    ),
+  ];
 }
 
 function candidateActions(ctx: Pick<TabContext, 'post'>, dir: string, hasParent: boolean): HTMLElement[] {
@@ -420,8 +436,4 @@ function islandsView(el: HTMLElement, ctx: TabContext): void {
     );
   }
   el.append(grids);
-}
-
-function stat(name: string, value: string): HTMLElement {
-  return h('div', { class: 'stat' }, h('div', { class: 'stat-value' }, value), h('div', { class: 'stat-name muted' }, name));
 }

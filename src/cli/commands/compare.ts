@@ -1,15 +1,27 @@
 import * as fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { compareRuns } from '../../core/eval/compare';
+import * as path from 'node:path';
+import { compareRuns, type Comparison } from '../../core/eval/compare';
+import { bandFor, readCalibration } from '../../core/eval/calibration';
+import { measureSideBySide } from '../../core/eval/duel';
+import type { TimeBasis } from '../../core/eval/metrics';
+import { loadConfig } from '../../core/config/load';
+import { findWorkspace } from '../../core/workspace/snapshot';
+import { runnerEnv } from '../runnerEnv';
 import { EvalDoc } from '../../core/eval/evalDoc';
 import { UsageError } from '../errors';
 
-export const COMPARE_HELP = `satlution compare A.json B.json [--alpha 0.05] [--json]
+export const COMPARE_HELP = `satlution compare A.json B.json [--alpha 0.05] [--on cpu|wall] [--band PCT] [--json]
+       satlution compare --measure DIR_A DIR_B [--dir D] [--json]
 
 Paired comparison of two \`satlution eval --json\` results on the instances both ran: PAR-2 of each,
 the difference B - A with a 95% bootstrap confidence interval, and the Wilcoxon signed-rank test on
-per-instance PAR-2 times. "B faster" only when both say the difference is significant.`;
+per-instance PAR-2 times. "B faster" only when both say the difference is significant and it is larger
+than the noise band (--band, default: the workspace's calibration, else 0). --on picks the time compared
+(default: the workspace's evaluation.decide_on, else cpu; runs without CPU times use wall time).
+Two results measured at different moments carry the machine's drift between them; --measure runs the
+two solvers side by side in one session on the workspace's perf set (ABBA blocks) and compares that.`;
 
 /** What a comparison needs of an evaluation document (eval/evalDoc.ts): a measurement with its timeout. */
 const Measured = EvalDoc.pick({ solver: true, instances: true }).extend({ timeout_s: z.number().positive() });
@@ -30,27 +42,53 @@ async function readEval(file: string) {
 }
 
 export async function compareCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { alpha: { type: 'string', default: '0.05' }, json: { type: 'boolean', default: false } }, strict: true });
-  if (positionals.length !== 2) throw new UsageError(`compare needs two result files\n\n${COMPARE_HELP}`);
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { alpha: { type: 'string', default: '0.05' }, json: { type: 'boolean', default: false }, on: { type: 'string' }, band: { type: 'string' }, measure: { type: 'boolean', default: false }, dir: { type: 'string', default: '.' } },
+    strict: true,
+  });
+  if (positionals.length !== 2) throw new UsageError(`compare needs two ${values.measure ? 'solver directories' : 'result files'}\n\n${COMPARE_HELP}`);
   const alpha = Number(values.alpha);
   if (!(alpha > 0 && alpha < 1)) throw new UsageError(`--alpha must be between 0 and 1, got "${values.alpha}"`);
+  if (values.on !== undefined && values.on !== 'cpu' && values.on !== 'wall') throw new UsageError(`--on must be cpu or wall, got "${values.on}"`);
+  const band = values.band === undefined ? undefined : Number(values.band);
+  if (band !== undefined && !(band >= 0 && band < 100)) throw new UsageError(`--band must be a percentage between 0 and 100, got "${values.band}"`);
+  const ws = await findWorkspace(values.dir);
+  const config = ws ? await loadConfig(ws).catch(() => undefined) : undefined;
+  const on: TimeBasis = (values.on as TimeBasis | undefined) ?? config?.evaluation.decide_on ?? 'cpu';
+  const bandPct = band ?? (ws ? bandFor(await readCalibration(ws), on) : 0);
+  if (values.measure) {
+    if (!ws || !config) throw new UsageError(`--measure runs on a workspace's perf set: no satlution.yaml in ${values.dir} or above`);
+    const dirs = positionals.map((p) => path.resolve(ws, p));
+    const progress = process.stderr.isTTY ? (done: number, total: number) => process.stderr.write(`\rside by side: ${done}/${total} runs`) : undefined;
+    const d = await measureSideBySide({ ws, config, a: dirs[0]!, b: dirs[1]!, purpose: 'compare', on, bandPct, alpha, build: true, runnerEnv: runnerEnv(), ...(progress ? { onProgress: progress } : {}) });
+    if (progress) process.stderr.write('\n');
+    return report({ solver: dirs[0]! }, { solver: dirs[1]! }, d.doc.timeout_s, d.cmp, alpha, values.json === true, `side by side in one session (${d.doc.session}, ${d.doc.pairs.length} pairs, blocks of ${d.doc.block}, ABBA)`);
+  }
   const [a, b] = await Promise.all(positionals.map(readEval));
   if (a!.timeout_s !== b!.timeout_s) throw new UsageError(`the two evaluations used different timeouts (${a!.timeout_s} s and ${b!.timeout_s} s); PAR-2 is not comparable`);
-  const c = compareRuns(a!.instances, b!.instances, a!.timeout_s, { alpha });
-  if (values.json) {
-    process.stdout.write(JSON.stringify({ a: a!.solver, b: b!.solver, timeout_s: a!.timeout_s, ...c }, null, 2) + '\n');
+  const c = compareRuns(a!.instances, b!.instances, a!.timeout_s, { alpha, on, bandPct });
+  return report(a!, b!, a!.timeout_s, c, alpha, values.json === true, 'two separate measurements (drift between them is not cancelled; --measure compares side by side)');
+}
+
+/** Prints a comparison, as JSON or for a person. */
+function report(a: { solver: string }, b: { solver: string }, timeoutS: number, c: Comparison, alpha: number, json: boolean, how: string): number {
+  if (json) {
+    process.stdout.write(JSON.stringify({ a: a.solver, b: b.solver, timeout_s: timeoutS, how, ...c }, null, 2) + '\n');
     return 0;
   }
   const f = (x: number) => x.toFixed(2);
   process.stdout.write(
     [
-      `A ${a!.solver}`,
-      `B ${b!.solver}`,
+      `A ${a.solver}`,
+      `B ${b.solver}`,
+      `measured: ${how}`,
       `common instances ${c.common}${c.onlyA || c.onlyB ? ` (only in A: ${c.onlyA}, only in B: ${c.onlyB})` : ''}`,
-      `PAR-2  A ${f(c.par2A)} s   B ${f(c.par2B)} s   B - A ${f(c.diff)} s  (95% CI ${f(c.ci95[0])} .. ${f(c.ci95[1])})`,
+      `PAR-2 on ${c.on === 'cpu' ? 'CPU' : 'wall'} time  A ${f(c.par2A)} s   B ${f(c.par2B)} s   B - A ${f(c.diff)} s  (95% CI ${f(c.ci95[0])} .. ${f(c.ci95[1])})`,
       `solved only by A ${c.solvedOnlyA}, only by B ${c.solvedOnlyB}`,
       `Wilcoxon signed-rank: n=${c.wilcoxon.n}, W=${c.wilcoxon.w}, p=${c.wilcoxon.p.toPrecision(3)} (${c.wilcoxon.method})`,
-      `verdict: ${c.verdict} (alpha ${alpha})`,
+      `verdict: ${c.verdict} (alpha ${alpha}${c.band_pct ? `, noise band ${c.band_pct.toFixed(1)}%` : ''})`,
     ].join('\n') + '\n',
   );
   return 0;

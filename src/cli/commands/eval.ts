@@ -4,11 +4,13 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config/load';
 import { ConfigSchema, StageName, type Config } from '../../core/config/schema';
 import type { GateReport } from '../../core/eval/gates';
+import { vacuousWarnings } from '../../core/eval/evalDoc';
 import { type Evaluation, evaluateSolver, EvaluationSetupError } from '../../core/eval/service';
 import type { InstanceResult } from '../../core/run/result';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { EXIT, UsageError } from '../errors';
 import { runnerEnv } from '../runnerEnv';
+import { red } from '../terminal';
 
 export const EVAL_HELP = `satlution eval SOLVER_DIR [--bench DIR_OR_SET] [--stage smoke|verify|perf|all] [--timeout S]
                [--mem MB] [--jobs N] [--runner NAME] [--json FILE] [--no-build] [--no-proofs]
@@ -110,11 +112,11 @@ export async function evalCommand(argv: string[]): Promise<number> {
   progress.clear();
   for (const p of evaluation.recorded?.patches ?? []) process.stderr.write(`rule patch proposed: ${p.id} for ${p.rule_id} — ${p.rationale} (satlution rules pending --diff)\n`);
   if (values.json) await fs.writeFile(values.json, JSON.stringify(evaluation.doc, null, 2) + '\n');
-  process.stdout.write(render(evaluation.gates, evaluation.verdict));
+  process.stdout.write(render(evaluation.gates, evaluation.verdict, vacuousWarnings(evaluation.doc)));
   return evaluation.verdict === 'pass' ? EXIT.ok : EXIT.gateFailed;
 }
 
-function render(gates: GateReport[], verdict: string): string {
+function render(gates: GateReport[], verdict: string, warnings: readonly string[]): string {
   const out: string[] = [];
   for (const g of gates) {
     out.push(`${g.ok ? '✓' : '✗'} ${g.gate.padEnd(7)} ${g.detail}${g.reused ? ` (${g.reused} result${g.reused > 1 ? 's' : ''} reused)` : ''}`);
@@ -126,6 +128,8 @@ function render(gates: GateReport[], verdict: string): string {
     out.push(`  solved within ${Object.entries(m.solved_within).sort((x, y) => Number(x[0]) - Number(y[0])).map(([t, n]) => `${t} s: ${n}`).join(', ')}   memory avg ${m.mem_avg_mb ?? '-'} MB, max ${m.mem_max_mb ?? '-'} MB   wrong ${m.wrong}`);
   }
   out.push('', `verdict: ${verdict}`);
+  // A gate that passed with nothing checked (vacuous_gates: warn) is said with the verdict, in red.
+  for (const w of warnings) out.push(red(`warning: ${w}`));
   return out.join('\n') + '\n';
 }
 

@@ -5,7 +5,10 @@ import { candidateDirName } from '../../core/layout';
 import { findWorkspace, readSnapshot, type CandidateView, type WorkspaceSnapshot } from '../../core/workspace/snapshot';
 import { watchWorkspace } from '../../core/workspace/watch';
 import { judgeStats, type JudgeStats } from '../../core/strategy/judgeLog';
+import { EvalStore } from '../../core/eval/evalStore';
 import { UsageError } from '../errors';
+import { red } from '../terminal';
+import { noiseRule, readCalibration, type NoiseRule } from '../../core/eval/calibration';
 
 export const STATUS_HELP = `satlution status [--dir D] [--json] [--watch]
 
@@ -23,8 +26,10 @@ export async function statusCommand(argv: string[]): Promise<number> {
   if (!dir) throw new UsageError(`no satlution.yaml in ${values.dir} or above; create a workspace with \`satlution init\``);
   const show = async () => {
     const snap = await readSnapshot(dir);
-    if (values.json) process.stdout.write(JSON.stringify(toJson(snap), values.watch ? undefined : null, values.watch ? undefined : 2) + '\n');
-    else process.stdout.write((values.watch && process.stdout.isTTY ? '\x1b[2J\x1b[H' : '') + render(snap) + judgeLine(await judgeStats(dir)));
+    const rule = snap.config.ok ? noiseRule(snap.config.config, await readCalibration(dir)) : undefined;
+    const warnings = await new EvalStore(dir).warnings(snap.candidates.map((c) => c.dir));
+    if (values.json) process.stdout.write(JSON.stringify(toJson(snap, warnings, rule), values.watch ? undefined : null, values.watch ? undefined : 2) + '\n');
+    else process.stdout.write((values.watch && process.stdout.isTTY ? '\x1b[2J\x1b[H' : '') + render(snap, warnings, rule) + judgeLine(await judgeStats(dir)));
     return snap;
   };
   const snap = await show();
@@ -41,8 +46,9 @@ export async function statusCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-function toJson(s: WorkspaceSnapshot) {
+function toJson(s: WorkspaceSnapshot, warnings: ReadonlyMap<string, string[]>, rule: NoiseRule | undefined) {
   return {
+    verdicts: rule ? { on: rule.on, band_pct: rule.bandPct, margin_pct: rule.marginPct, false_promotion_pct: rule.falsePromotionPct, calibrated: rule.calibrated } : null,
     workspace: s.dir,
     config_ok: s.config.ok,
     config_issues: s.config.ok ? [] : s.config.issues,
@@ -64,6 +70,8 @@ function toJson(s: WorkspaceSnapshot) {
       docs: c.docs,
       missing: c.missing,
       checkpoint: c.checkpoint ?? null,
+      // Gates of its latest evaluation that passed with nothing checked (evaluation.vacuous_gates: warn).
+      warnings: warnings.get(c.dir) ?? [],
     })),
     store: s.store,
   };
@@ -76,7 +84,7 @@ function judgeLine(j: JudgeStats): string {
   return `\njudge: ${j.points.length} proposal${j.points.length > 1 ? 's' : ''} scored, ${j.n} evaluated ${j.spearman === null ? '(too few to correlate)' : `(score vs measured gain: Spearman ${r(j.spearman)}, Pearson ${r(j.pearson)})`}\n`;
 }
 
-function render(s: WorkspaceSnapshot): string {
+function render(s: WorkspaceSnapshot, warnings: ReadonlyMap<string, string[]>, rule: NoiseRule | undefined): string {
   const row = (label: string, value: string) => `${label.padEnd(11)}${value}`;
   const out: string[] = [row('Workspace', s.dir)];
   if (s.config.ok) out.push(row('Config', 'satlution.yaml is valid'));
@@ -87,6 +95,7 @@ function render(s: WorkspaceSnapshot): string {
       out.push(row('Sandbox', `WARNING: measured without isolation (sandbox: off${off.workspace ? '' : ` on ${off.runners.join(', ')}`}): evolved code runs with your full authority and can read the answers`));
     else out.push(row('Sandbox', 'on: builds and runs are isolated (bubblewrap)'));
   }
+  if (rule) out.push(row('Verdicts', rule.line));
   if (s.store.rebuilt) out.push(row('Store', `rebuilt from the log and the directories on disk (${s.store.rebuilt})`));
   if (s.store.adopted.length) out.push(row('Store', `recorded directories found without a record: ${s.store.adopted.map(candidateDirName).join(', ')}`));
   out.push(row('Champion', s.champion === null ? '(none)' : candidateDirName(s.champion)));
@@ -106,6 +115,7 @@ function render(s: WorkspaceSnapshot): string {
       const name = '  '.repeat(depth) + c.dir;
       const flags = [c.seed ? `seed ${c.seed}` : '', c.missing ? 'DIRECTORY MISSING' : '', c.detail ?? ''].filter(Boolean).join(' · ');
       out.push(`${c.champion ? '★' : ' '} ${name.padEnd(width)}  ${c.status.padEnd(10)}  ${c.updated_at.slice(0, 16).replace('T', ' ')}  ${flags}`);
+      for (const w of warnings.get(c.dir) ?? []) out.push(red(`${' '.repeat(2 + 2 * depth)}  warning: ${w}`));
       walk(c.id, depth + 1);
     }
   };

@@ -392,6 +392,29 @@ export const StrategySchema = z.preprocess(strategyKeys, StrategyUnion).prefault
 /** The parsed `strategy` block (one variant per name). */
 export type StrategyConfig = z.infer<typeof StrategySchema>;
 
+/** Racing with adaptive capping (eval/race.ts): a challenger's perf runs stop as soon as it cannot win. */
+export const RacingSchema = z
+  .object({
+    enabled: z.boolean().default(true).meta({ description: "Stop a challenger's perf runs as soon as it can no longer beat the champion by the margin; a possible winner is always measured in full and again side by side with the champion.", examples: [true] }),
+    cap_factor: z.number().min(1).default(3).meta({ description: "A challenger's run is stopped at this multiple of the champion's time on the instance (adaptive capping); a capped run only ever rejects, it never counts in a promotion.", examples: [3] }),
+    cap_floor_s: z.number().positive().default(1).meta({ description: 'No cap below this many seconds (very fast instances are not worth capping: process start-up dominates).', examples: [1] }),
+    min_share: z.number().gt(0).max(1).default(0.4).meta({ description: "A challenger is rejected for being no faster only after the instances it ran carry at least this share of the champion's total PAR-2 (longest first) and at least min_instances; a hopeless one is rejected at once.", examples: [0.4] }),
+    min_instances: z.number().int().positive().default(5).meta({ description: 'Instances a challenger runs before it can be rejected for being no faster.', examples: [5] }),
+  })
+  .strict()
+  .prefault({});
+export type RacingConfig = z.infer<typeof RacingSchema>;
+
+/** Noise calibration (eval/calibration.ts): the champion against itself, to size the promotion margin. */
+export const CalibrationSchema = z
+  .object({
+    auto: z.boolean().default(true).meta({ description: "Measure the noise band the first time a cycle needs a decision, and again when the machine, the runner or the perf set changes (`satlution calibrate` does it on demand). Off: the band is taken as 0 until calibrated.", examples: [true] }),
+    max_age_days: z.number().positive().default(30).meta({ description: 'A calibration older than this is measured again.', examples: [30] }),
+  })
+  .strict()
+  .prefault({});
+export type CalibrationConfig = z.infer<typeof CalibrationSchema>;
+
 export const EvaluationSchema = z
   .object({
     drat_trim: z.string().min(1).optional().meta({
@@ -415,6 +438,17 @@ export const EvaluationSchema = z
       description: 'Where proofs are written during a run (they can take GBs; default: the system temp directory).',
       examples: ['/scratch/me/tmp'],
     }),
+    vacuous_gates: z.enum(['fail', 'warn']).default('fail').meta({
+      description:
+        'fail: a smoke, verify or perf stage with no instances, or a verify stage where no answer could be checked, fails the evaluation and says what to add. warn: it passes with a warning shown with the verdict.',
+      examples: ['fail', 'warn'],
+    }),
+    decide_on: z.enum(['wall', 'cpu']).default('cpu').meta({
+      description: "The time a promotion is decided on. PAR-2 is always reported on wall time, as competitions define it; cpu (user + system of the solver's whole process tree, from its cgroup) is far less moved by other load on the machine, so an A/A test holds better with it (README, \"How a challenger wins\"). Runs without CPU accounting (no cgroup) fall back to wall time.",
+      examples: ['cpu'],
+    }),
+    racing: RacingSchema,
+    calibration: CalibrationSchema,
   })
   .strict()
   .prefault({});

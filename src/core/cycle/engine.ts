@@ -11,7 +11,6 @@ import type { ToolHost } from '../agents/tools';
 import { Sandbox } from '../agents/sandbox';
 import type { Config } from '../config/schema';
 import { buildSolver } from '../run/build';
-import { compareRuns } from '../eval/compare';
 import type { EvalDoc } from '../eval/evalDoc';
 import { EvalStore } from '../eval/evalStore';
 import { type EvaluationRequest, evaluateSolver } from '../eval/service';
@@ -26,10 +25,15 @@ import { writeResults } from '../workspace/resultsFile';
 import { type Judge } from '../strategy/judge';
 import { strategyFor } from '../strategy/registry';
 import type { Evaluated } from '../strategy/types';
+import type { DuelDoc } from '../eval/duel';
 import { ensureCpuBudget } from './budget';
 import type { AgentSink, CycleEvent } from './events';
 import type { PauseRequest } from './pause';
 import { readCycle, saveCycle, type CycleState } from '../store/cycleState';
+import { duelComparison, duelWithChampion, noiseBand, racePolicy, type VerdictContext } from './verdicts';
+import { measuredInFull } from '../eval/evalDoc';
+import { allowedFalsePromotion } from '../eval/calibration';
+import type { RacePolicy } from '../eval/race';
 
 export type { AgentEvent, AgentRole, AgentSink, CycleEvent } from './events';
 export type { EvolutionAgent } from '../agents/agent';
@@ -224,6 +228,9 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         const champion = (await store.load()).index.champion ?? s.parent;
         for (const ref of new Set([champion, s.parent])) if (!(await readEval(req, ref))) await evaluateCandidate(req, dirOf(ref), { reference: true });
         await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: s.parent, json: (await readEval(req, s.parent))! });
+        // The noise band first (measured once per machine, runner and set), then each challenger raced against the champion's times.
+        const { bandPct } = await noiseBand(verdictContext(req), dirOf(champion));
+        const race = racePolicy(req.config, await readEval(req, champion), bandPct);
         const failures: string[] = [];
         for (const id of selected) {
           // A resumed cycle skips what is already evaluated (and the results store makes re-runs cheap).
@@ -231,7 +238,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           if (!json) {
             if (s.candidate !== id) await step({ candidate: id, title: s.proposals.find((p) => p.candidate === id)?.title ?? s.title });
             await store.setStatus(id, 'evaluating');
-            json = await evaluateCandidate(req, dirOf(id));
+            json = await evaluateCandidate(req, dirOf(id), race ? { race } : {});
           }
           await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: id, json });
           if (json.verdict === 'fail') {
@@ -244,23 +251,25 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         break;
       }
       case 'analyze': {
-        for (const e of (await evaluatedAgainstChampion(req, s)).evaluated) {
+        // Every challenger measured in full meets the champion side by side (a duel); that comparison is the only one a decision uses.
+        const { evaluated, bandPct } = await evaluatedAgainstChampion(req, s);
+        for (const e of evaluated) {
           if (e.json?.verdict !== 'pass') continue;
-          await writeResults(dirOf(e.candidate), s.cycle, e.json, e.cmp);
+          await writeResults(dirOf(e.candidate), s.cycle, e.json, e.cmp, { bandPct, marginPct: req.config.strategy.min_improvement_pct, falsePromotionPct: 100 * allowedFalsePromotion(req.config.strategy.alpha), ...(e.duel ? { duel: e.duel } : {}) });
           if (e.cmp) await strategy.measured?.({ ws, cycle: s.cycle, candidate: e.candidate, cmp: e.cmp });
         }
         await step({ step: 'decide' });
         break;
       }
       case 'decide': {
-        const { reference, evaluated } = await evaluatedAgainstChampion(req, s);
-        const d = strategy.accept(evaluated, reference);
+        const { reference, evaluated, bandPct } = await evaluatedAgainstChampion(req, s);
+        const d = strategy.accept(evaluated, reference, bandPct);
         if (d.winner === null) {
           await step({ step: 'done', outcome: d.outcome });
           break;
         }
         const cmp = evaluated.find((e) => e.candidate === d.winner)!.cmp!;
-        const objection = await heldOutObjection(req, d.winner, reference);
+        const objection = await heldOutObjection(req, s.cycle, d.winner, reference, bandPct);
         if (objection) {
           await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${objection})` });
           break;
@@ -327,40 +336,64 @@ function evaluationBase(req: CycleRequest): Pick<EvaluationRequest, 'ws' | 'conf
  * stops where the candidate does not rank high enough; `reference` candidates (the champion, a parent)
  * always go the whole way, since everything else is compared with them.
  */
-async function evaluateCandidate(req: CycleRequest, dir: string, o: { reference?: boolean } = {}): Promise<EvalDoc> {
-  const r = await evaluateSolver({ ...evaluationBase(req), solverDir: dir, overrides: { stage: 'all', ...jobsOverride(req) }, tiers: { reference: !!o.reference } });
+async function evaluateCandidate(req: CycleRequest, dir: string, o: { reference?: boolean; race?: RacePolicy } = {}): Promise<EvalDoc> {
+  const r = await evaluateSolver({ ...evaluationBase(req), solverDir: dir, overrides: { stage: 'all', ...jobsOverride(req) }, tiers: { reference: !!o.reference }, ...(o.race ? { race: o.race } : {}) });
   return r.doc;
 }
 
 /**
  * The held-out check before a promotion (stages.perf.holdout): the winner must not be slower than the
- * champion on a set that took no part in selection. Returns why not, or undefined when it passes.
+ * champion, side by side in one session, on a set that took no part in selection. Returns why not, or
+ * undefined when it passes.
  */
-async function heldOutObjection(req: CycleRequest, winner: number, champion: number): Promise<string | undefined> {
+async function heldOutObjection(req: CycleRequest, cycle: number, winner: number, champion: number, bandPct: number): Promise<string | undefined> {
   const set = req.config.stages.perf.holdout;
   if (!set) return undefined;
-  const onHeldOut = (id: number) => evaluateSolver({ ...evaluationBase(req), solverDir: path.join(req.ws, candidateDirName(id)), overrides: { stage: 'perf', bench: set, ...jobsOverride(req) }, build: false, rules: false, record: false });
-  const [a, b] = [await onHeldOut(champion), await onHeldOut(winner)];
-  const ra = a.gates[a.gates.length - 1];
-  const rb = b.gates[b.gates.length - 1];
-  if (b.verdict !== 'pass' || !rb?.results) return `it failed on the held-out set ${set}: ${rb?.detail ?? 'no results'}`;
-  if (!ra?.results) return undefined; // the champion cannot be measured there: nothing to object with
-  const cmp = compareRuns(ra.results, rb.results, b.stages[0]!.timeoutS, { alpha: req.config.strategy.alpha });
-  req.onEvent?.({ type: 'log', message: `held-out set ${set}: ${candidateDirName(champion)} PAR-2 ${cmp.par2A.toFixed(2)} s, ${candidateDirName(winner)} ${cmp.par2B.toFixed(2)} s (${cmp.verdict})` });
-  return cmp.verdict === 'A faster' || cmp.par2B > cmp.par2A ? `it is not faster on the held-out set ${set} (PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s, ${cmp.verdict})` : undefined;
+  const d = await duelWithChampion(verdictContext(req), { cycle, purpose: 'held-out', championDir: path.join(req.ws, candidateDirName(champion)), challengerDir: path.join(req.ws, candidateDirName(winner)), bandPct, bench: set });
+  if (d.fatal?.side === 'B') return `it failed on the held-out set ${set}: ${d.fatal.detail}`;
+  const cmp = duelComparison(d, req.config.strategy.alpha);
+  req.onEvent?.({ type: 'log', message: `held-out set ${set}, side by side: ${candidateDirName(champion)} PAR-2 ${cmp.par2A.toFixed(2)} s, ${candidateDirName(winner)} ${cmp.par2B.toFixed(2)} s (${cmp.verdict})` });
+  return cmp.verdict === 'A faster' || cmp.par2B > cmp.par2A ? `it is not faster on the held-out set ${set} (side by side: PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s, ${cmp.verdict})` : undefined;
 }
 
-/** Each selected candidate's evaluation and its paired comparison with the champion's (same limits only). */
-async function evaluatedAgainstChampion(req: CycleRequest, s: CycleState): Promise<{ reference: number; evaluated: Evaluated[] }> {
+/** The cycle request as the verdict helpers (cycle/verdicts.ts) need it. */
+function verdictContext(req: CycleRequest): VerdictContext {
+  let quarter = 0;
+  return {
+    ws: req.ws,
+    config: req.config,
+    runnerEnv: req.runnerEnv ?? { workerFile: '' },
+    ...(req.signal ? { signal: req.signal } : {}),
+    log: (message) => req.onEvent?.({ type: 'log', message }),
+    // A side-by-side measurement is as long as an evaluation: a line at each quarter of it.
+    progress: (done, total) => {
+      const q = total > 0 ? Math.floor((4 * done) / total) : 0;
+      if (q > quarter) req.onEvent?.({ type: 'log', message: `side by side: ${done}/${total} runs` });
+      quarter = q >= 4 ? 0 : Math.max(quarter, q);
+    },
+  };
+}
+
+/**
+ * Each selected candidate's evaluation and, for one that passed and was measured in full, its duel with
+ * the champion (measured now, or the one kept from before a resume): earlier champion results are never
+ * paired with a new challenger's.
+ */
+async function evaluatedAgainstChampion(req: CycleRequest, s: CycleState): Promise<{ reference: number; evaluated: (Evaluated & { duel?: DuelDoc })[]; bandPct: number }> {
   const reference = (await new CandidateStore(req.ws).load()).index.champion ?? s.parent;
-  const parent = await readEval(req, reference);
-  const out: Evaluated[] = [];
+  const dir = (id: number) => path.join(req.ws, candidateDirName(id));
+  const { bandPct } = await noiseBand(verdictContext(req), dir(reference));
+  const out: (Evaluated & { duel?: DuelDoc })[] = [];
   for (const id of s.selected ?? (s.candidate === null ? [] : [s.candidate])) {
     const json = await readEval(req, id);
-    const cmp = json && parent && json.timeout_s === parent.timeout_s ? compareRuns(parent.instances, json.instances, json.timeout_s ?? 1, { alpha: req.config.strategy.alpha }) : undefined;
-    out.push({ candidate: id, json, cmp });
+    if (json?.verdict !== 'pass' || !measuredInFull(json) || id === reference) {
+      out.push({ candidate: id, json, cmp: undefined });
+      continue;
+    }
+    const duel = await duelWithChampion(verdictContext(req), { cycle: s.cycle, purpose: 'decision', championDir: dir(reference), challengerDir: dir(id), bandPct });
+    out.push({ candidate: id, json, cmp: duelComparison(duel, req.config.strategy.alpha), duel, ...(duel.fatal ? { fatal: `${duel.fatal.side === 'B' ? 'it' : 'the champion'} ${duel.fatal.detail}` } : {}) });
   }
-  return { reference, evaluated: out };
+  return { reference, evaluated: out, bandPct };
 }
 
 /** The rules a judge weighs a proposal against: those that apply when planning and coding. */

@@ -1,6 +1,7 @@
 // Builds the dashboard's data from a workspace's disk state: every candidate's latest evaluation, the
-// cycle log, champion changes and the usage ledger (paper Figs. 2-8). Parsed evaluations are cached
-// by file size and mtime, so a refresh after one new evaluation reads one file.
+// cycle log, champion changes, the usage ledger (paper Figs. 2-8), and the verdicts (the calibration and
+// the duels, verdicts.ts). Parsed evaluations and duels are cached by file size and mtime, so a refresh
+// after one new evaluation reads one file.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { CycleState } from '../store/cycleState';
@@ -10,12 +11,15 @@ import { PENALTIES, readIslandDb } from '../strategy/islandDb';
 import { judgeStats } from '../strategy/judgeLog';
 import { objectivesDir, scorePortfolio } from '../objectives/portfolio';
 import { readTiers, type TierRecord } from '../eval/tiers';
-import { DEFAULT_ISLANDS, DEFAULT_SMC, type IslandsConfig, type SmcConfig, type Tier } from '../config/schema';
+import { DEFAULT_ISLANDS, DEFAULT_SMC, type Config, type IslandsConfig, type SmcConfig, type Tier } from '../config/schema';
+import { parseConfig } from '../config/load';
+import { calibrationFile, readCalibration } from '../eval/calibration';
 import { forecast, readSmc } from '../strategy/smcState';
-import { parseCandidateDir, STATE_DIR } from '../layout';
+import { CONFIG_FILE, parseCandidateDir, STATE_DIR } from '../layout';
 import { EVALS_DIR, EvalStore } from '../eval/evalStore';
 import { readChampionEvents, readCycles, readEvalLeniently, readUsage, type ChampionEvent, type ParsedEval, type ReadResult } from './read';
-import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle, type ConsensusData, type IslandsData, type SmcData, type TiersData } from './schema';
+import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle, type ConsensusData, type DuelPairs, type IslandsData, type SmcData, type TiersData } from './schema';
+import { DuelFiles, verdictsData } from './verdicts';
 
 /** The candidates as the caller knows them (the extension passes its snapshot; else the store is read). */
 export interface DashboardInput {
@@ -28,6 +32,8 @@ export interface DashboardInput {
   smc?: SmcConfig;
   /** stages.perf.tiers, for the tiers' settings (else they are read off the records). */
   tiers?: readonly Tier[];
+  /** The valid satlution.yaml, for the promotion rule in force (absent: the rule is not shown). */
+  config?: Config;
 }
 
 async function tiersData(ws: string, cfg: readonly Tier[] | undefined): Promise<TiersData | null> {
@@ -85,6 +91,8 @@ export interface DashboardBuild {
   columns(ids: readonly number[]): CandidateColumns[];
   /** A candidate's latest evaluation, as read for this build. */
   evaluation(id: number): ParsedEval | undefined;
+  /** The pairs of a decision's duel, by session, read when asked for (undefined: no such duel in this build, or its file is gone). */
+  pairs(session: string): Promise<DuelPairs | undefined>;
 }
 
 const MAX_NOTES = 40;
@@ -96,6 +104,8 @@ export class DashboardSource {
   private readonly cache = new Map<string, { key: string; read: ReadResult<ParsedEval> }>();
 
   private consensusCache: { key: string; data: ConsensusData | null } | undefined;
+
+  private readonly duelFiles = new DuelFiles();
 
   private readonly evals: EvalStore;
 
@@ -181,10 +191,12 @@ export class DashboardSource {
         verdict: e?.verdict ?? null,
         failedGate: e ? e.failedGate : gate?.success ? gate.data : null,
         failure: e ? e.failure : fromDetail ? fromDetail[2]!.slice(0, 400) : null,
+        warnings: e?.warnings ?? [],
         evaluatedAt: e?.evaluatedAt ?? null,
         timeoutS: e?.perf ? e.timeoutS : null,
         perf: e?.perf ?? null,
         hasDetail: (e?.perfResults.length ?? 0) > 0,
+        partial: e?.race?.outcome === 'rejected early' ? 'rejected early' : e?.tier && e.tier.reached < e.tier.of ? 'stopped at a tier' : null,
         hasResults: c.docs?.includes('RESULTS.md') ?? false,
       };
     });
@@ -197,13 +209,20 @@ export class DashboardSource {
     const tiers = await tiersData(this.ws, given.tiers).catch(() => null);
     const consensus = await this.consensusData().catch(() => null);
     const events = await readChampionEvents(path.join(state, 'candidates.jsonl'), note);
+    const duels = await this.duelFiles.read(this.ws, note);
+    const cal = await readCalibration(this.ws).catch(() => undefined);
+    if (!cal && (await fs.stat(calibrationFile(this.ws)).then(() => true, () => false))) note('calibration.json is not a calibration; shown as not calibrated');
+    const verdicts = verdictsData({ config: given.config, cal, cycles, duels: duels.map((d) => d.head), candidates: byId, evals, note });
+    // Only the duels this build's decisions show can be asked for: another duel's pairs are nobody's business here.
+    const shown = new Set(verdicts.decisions.flatMap((x) => [x.duel?.session, x.heldOut?.session]));
+    const fileOf = new Map(duels.filter((d) => shown.has(d.head.session)).map((d) => [d.head.session, d.file]));
     const data: DashboardData = {
       version: ++builds,
       workspace: path.basename(this.ws),
       builtAt: new Date().toISOString(),
       champion: given.champion,
       candidates,
-      cycles: cycleRows(cycles, events, given.champion, byId),
+      cycles: cycleRows(cycles, events, given.champion, byId, (id) => evals.get(id)?.race?.estimated_par2 ?? null),
       instances: { name: names, family: famOf.map((f) => (f === null ? -1 : famIndex.get(f)!)), expected: expOf.map((x) => (x === 'SAT' ? 1 : x === 'UNSAT' ? 2 : 0)) },
       families,
       failures: failuresByGate(candidates),
@@ -214,6 +233,7 @@ export class DashboardSource {
       smc,
       tiers,
       consensus,
+      verdicts,
       notes,
     };
     return {
@@ -223,6 +243,10 @@ export class DashboardSource {
         return rs?.length ? [columnsOf(id, rs, index, names.length)] : [];
       }),
       evaluation: (id) => evals.get(id),
+      pairs: async (session) => {
+        const file = fileOf.get(session);
+        return file ? this.duelFiles.pairs(file) : undefined;
+      },
     };
   }
 
@@ -246,11 +270,21 @@ export class DashboardSource {
     try {
       const index = await new CandidateStore(this.ws).list();
       const docs = async (dir: string) => ((await fs.stat(path.join(this.ws, dir, 'RESULTS.md')).then((s) => s.size > 0, () => false)) ? ['RESULTS.md'] : []);
-      return { champion: index.champion, candidates: await Promise.all(index.candidates.map(async (c) => ({ ...c, docs: await docs(c.dir) }))) };
+      const config = await this.readConfig(note);
+      return { champion: index.champion, candidates: await Promise.all(index.candidates.map(async (c) => ({ ...c, docs: await docs(c.dir) }))), ...(config ? { config } : {}) };
     } catch (e) {
       note(`the candidate store could not be read: ${(e as Error).message}`);
       return { champion: null, candidates: [] };
     }
+  }
+
+  /** satlution.yaml when it is valid; a folder without one is no workspace, and is not worth a note. */
+  private async readConfig(note: (m: string) => void): Promise<Config | undefined> {
+    const text = await fs.readFile(path.join(this.ws, CONFIG_FILE), 'utf8').catch(() => undefined);
+    if (text === undefined) return undefined;
+    const r = parseConfig(text);
+    if (!r.ok) note(`${CONFIG_FILE} is not valid: the promotion rule in force is not shown`);
+    return r.ok ? r.config : undefined;
   }
 }
 
@@ -260,7 +294,7 @@ export async function buildDashboard(ws: string, input?: DashboardInput): Promis
 }
 
 /** The champion after each cycle: from the store's champion events when it has them, else replayed from the cycles. */
-function cycleRows(cycles: CycleState[], events: ChampionEvent[], current: number | null, byId: Map<number, DashCandidate>): DashCycle[] {
+function cycleRows(cycles: CycleState[], events: ChampionEvent[], current: number | null, byId: Map<number, DashCandidate>, estimate: (id: number) => number | null): DashCycle[] {
   let replay = cycles[0]?.parent ?? current;
   const par2 = (id: number | null) => (id === null ? null : (byId.get(id)?.perf?.par2 ?? null));
   return cycles.map((s) => {
@@ -284,8 +318,10 @@ function cycleRows(cycles: CycleState[], events: ChampionEvent[], current: numbe
       outcome: s.outcome,
       champion,
       championPar2: par2(champion),
-      // A failed candidate's PAR-2 is not a result (a wrong answer is never just a slow run).
-      candidatePar2: cand?.verdict === 'pass' ? (cand.perf?.par2 ?? null) : null,
+      // A failed candidate's PAR-2 is not a result (a wrong answer is never just a slow run), nor is one of part of the set.
+      candidatePar2: cand?.verdict === 'pass' && !cand.partial ? (cand.perf?.par2 ?? null) : null,
+      candidatePartial: cand?.partial ?? null,
+      candidateEstimate: cand?.verdict === 'pass' && cand.partial === 'rejected early' && s.candidate !== null ? estimate(s.candidate) : null,
       endedAt: s.updated_at,
     };
   });

@@ -1,6 +1,6 @@
 // What "open log" shows for one candidate on one instance: the run's log file when the evaluator kept
-// one, else a text built from the stored result (status, detail, time, check) that says the output was
-// not kept (the run was reused from the results store, or ran before logs were written).
+// one, else a text built from the stored result (status, detail, wall and CPU time, check) that says
+// the output was not kept (the run was reused from the results store, or ran before logs were written).
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { formatRunLog, LOGS_DIR, runLogPath } from '../run/runLog';

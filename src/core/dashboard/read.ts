@@ -5,7 +5,8 @@ import * as fs from 'node:fs/promises';
 import { z } from 'zod';
 import { Step, CycleState } from '../store/cycleState';
 import { computeMetrics } from '../eval/metrics';
-import { MetricsDoc } from '../eval/evalDoc';
+import { MetricsDoc, vacuousWarnings } from '../eval/evalDoc';
+import { RaceDoc } from '../eval/race';
 import type { EvalStore } from '../eval/evalStore';
 import { InstanceResult } from '../run/result';
 import { readJsonLines } from '../store/atomic';
@@ -23,7 +24,9 @@ const EvalFile = z.object({
   evaluated_at: z.string().nullable().optional().catch(null),
   instances: z.array(z.unknown()).catch([]),
   metrics: Metrics.nullable().catch(null),
-  gates: z.array(z.object({ gate: z.string(), ok: z.boolean(), detail: z.string().catch(''), metrics: Metrics.nullable().optional().catch(null) })),
+  tier: z.object({ reached: z.number().int().positive(), of: z.number().int().positive() }).nullable().optional().catch(null),
+  race: RaceDoc.nullable().optional().catch(null),
+  gates: z.array(z.object({ gate: z.string(), ok: z.boolean(), detail: z.string().catch(''), metrics: Metrics.nullable().optional().catch(null), warning: z.string().optional().catch(undefined) })),
 });
 
 export interface ParsedEval {
@@ -35,6 +38,8 @@ export interface ParsedEval {
   memMb: number | null;
   failedGate: DashGate | null;
   failure: string | null;
+  /** Gates that passed with nothing checked (evaluation.vacuous_gates: warn), shown with the verdict. */
+  warnings: string[];
   /** Null unless the perf stage ran (an evaluation that stopped at verify measured no PAR-2). */
   perf: PerfSummary | null;
   /** The perf stage's per-instance results (empty unless it ran). */
@@ -43,6 +48,10 @@ export interface ParsedEval {
   results: InstanceResult[];
   /** Instances that did not match the schema and were left out. */
   badInstances: number;
+  /** The perf tier the measurement is from, when perf ran in tiers. */
+  tier: { reached: number; of: number } | null;
+  /** How racing against the champion went, when perf was raced. */
+  race: RaceDoc | null;
 }
 
 export type ReadResult<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -85,10 +94,13 @@ export async function readEvalLeniently(evals: EvalStore, candidate: string): Pr
       memMb: e.mem_limit_mb ?? null,
       failedGate: gate?.success ? gate.data : null,
       failure: failed ? failed.detail.slice(0, 400) : null,
+      warnings: vacuousWarnings(e).map((w) => w.slice(0, 400)),
       perf: m && m.n > 0 ? { n: m.n, solved: m.solved, solvedSat: m.solved_sat, solvedUnsat: m.solved_unsat, par2: m.par2, par2Sat: m.par2_sat, par2Unsat: m.par2_unsat } : null,
       perfResults: perfGate ? results : [],
       results,
       badInstances,
+      tier: e.tier ?? null,
+      race: e.race ?? null,
     },
   };
 }

@@ -47,6 +47,8 @@ export const DashCandidate = z.object({
   verdict: z.enum(['pass', 'fail']).nullable(),
   failedGate: DashGate.nullable(),
   failure: z.string().nullable(),
+  /** Gates of its latest evaluation that passed with nothing checked (evaluation.vacuous_gates: warn). */
+  warnings: z.array(z.string()),
   evaluatedAt: z.string().nullable(),
   /** The perf stage's timeout (PAR-2 counts an unsolved instance as twice this). */
   timeoutS: Seconds.nullable(),
@@ -54,6 +56,8 @@ export const DashCandidate = z.object({
   perf: PerfSummary.nullable(),
   /** Per-instance perf results exist (the columns can be asked for). */
   hasDetail: z.boolean(),
+  /** Why `perf` covers part of the set only (racing stopped it, or it stopped at a cheaper perf tier): then it is no PAR-2 of the set. */
+  partial: z.enum(['rejected early', 'stopped at a tier']).nullable(),
   hasResults: z.boolean(),
 });
 export type DashCandidate = z.infer<typeof DashCandidate>;
@@ -71,7 +75,12 @@ export const DashCycle = z.object({
   /** The champion when the cycle ended (or now, for a cycle still running). */
   champion: Id.nullable(),
   championPar2: Seconds.nullable(),
+  /** Null unless the candidate passed and was measured on the whole set. */
   candidatePar2: Seconds.nullable(),
+  /** The candidate stopped before the whole set (then `candidatePar2` is null). */
+  candidatePartial: z.enum(['rejected early', 'stopped at a tier']).nullable(),
+  /** Rejected early by racing: the race's extrapolated lower estimate of its PAR-2 (not a measurement). */
+  candidateEstimate: Seconds.nullable(),
   endedAt: z.string(),
 });
 export type DashCycle = z.infer<typeof DashCycle>;
@@ -140,6 +149,119 @@ export const ConsensusData = z.object({
 });
 export type ConsensusData = z.infer<typeof ConsensusData>;
 
+/** Time basis of a decision: wall clock, or CPU time of the solver's process tree. */
+export const TimeBasis = z.enum(['wall', 'cpu']);
+
+/** The noise of one basis, from the calibration's A/A duel (eval/calibration.ts NoiseDoc). */
+export const NoiseRow = z.object({
+  basis: TimeBasis,
+  bandPct: z.number().nonnegative(),
+  /** The A/A PAR-2 difference (percent) and its paired test's p. */
+  diffPct: z.number(),
+  p: z.number().min(0).max(1),
+  spreadMedianPct: z.number().nonnegative().nullable(),
+  spreadP90Pct: z.number().nonnegative().nullable(),
+  /** The A/A duel alone would have been called significant (it should not be). */
+  aaSignificant: z.boolean(),
+});
+export type NoiseRow = z.infer<typeof NoiseRow>;
+
+/** The promotion rule in force now (eval/calibration.ts noiseRule), with a short form for narrow views. */
+export const DashRule = z.object({
+  /** What the config asks for, and what decisions use (CPU falls back to wall where it was not measured). */
+  on: TimeBasis,
+  basis: TimeBasis,
+  /** 0 when not calibrated. */
+  bandPct: z.number().nonnegative(),
+  marginPct: z.number().nonnegative(),
+  falsePromotionPct: z.number().nonnegative(),
+  calibrated: z.object({ at: z.string(), n: Count, machine: z.string() }).nullable(),
+  line: z.string(),
+  short: z.string(),
+});
+export type DashRule = z.infer<typeof DashRule>;
+
+/** A duel's session name (its file in `.satlution/duels/`), the key its pairs are asked for by. */
+export const SessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/);
+
+/** One same-session measurement of a decision (eval/duel.ts), without its pairs (asked for lazily). */
+export const DashDuel = z.object({
+  session: SessionId,
+  purpose: z.enum(['decision', 'held-out']),
+  on: TimeBasis,
+  /** Pairs (instances both sides ran). */
+  n: Count,
+  timeoutS: Seconds,
+  /** Both sides ran each block at the same moment; else one after the other. */
+  together: z.boolean(),
+  /** PAR-2 of the champion (A) and the challenger (B) on `on`, and on wall time as competitions report it. */
+  par2A: Seconds,
+  par2B: Seconds,
+  wallPar2A: Seconds,
+  wallPar2B: Seconds,
+  /** Percent of A's PAR-2 by which B is faster (negative: slower). */
+  gainPct: z.number(),
+  /** 95% interval of the per-instance mean difference B - A, seconds. */
+  ci95: z.tuple([z.number(), z.number()]),
+  p: z.number().min(0).max(1),
+  bandPct: z.number().nonnegative(),
+  verdict: z.enum(['B faster', 'A faster', 'no significant difference']),
+  /** A side that crashed or answered wrongly in the duel. */
+  fatal: z.string().nullable(),
+  at: z.string(),
+});
+export type DashDuel = z.infer<typeof DashDuel>;
+
+/** Why racing stopped a challenger (eval/race.ts RaceDoc): the evidence, in seconds summed on `on`. */
+export const DashRace = z.object({
+  on: TimeBasis,
+  ran: Count,
+  of: Count,
+  capped: Count,
+  challengerS: Seconds,
+  championS: Seconds,
+  championTotalS: Seconds,
+  thresholdS: Seconds,
+  marginPct: z.number().nonnegative(),
+  bandPct: z.number().nonnegative(),
+  estimatedPar2: Seconds.nullable(),
+  spentS: Seconds,
+  reason: z.string(),
+});
+export type DashRace = z.infer<typeof DashRace>;
+
+/** How a challenger's decision ended. `vetoed`: faster beyond the margin, yet not promoted (held-out set, a person, or another proposal of the cycle won). */
+export const DECISION_OUTCOMES = ['promoted', 'not significant', 'slower', 'under the margin', 'vetoed', 'rejected early', 'stopped at a tier', 'failed', 'not compared', 'pending'] as const;
+export const DecisionOutcome = z.enum(DECISION_OUTCOMES);
+export type DecisionOutcome = z.infer<typeof DecisionOutcome>;
+
+/** One challenger of one cycle, and how it was judged against the champion. */
+export const DashDecision = z.object({
+  cycle: z.number().int().positive(),
+  candidate: Id,
+  /** The champion it met (the duel's A), when known. */
+  champion: Id.nullable(),
+  outcome: DecisionOutcome,
+  /** The same-session duel the decision was made on, and the held-out check's, when they ran. */
+  duel: DashDuel.nullable(),
+  heldOut: DashDuel.nullable(),
+  race: DashRace.nullable(),
+  tier: z.object({ reached: z.number().int().positive(), of: z.number().int().positive() }).nullable(),
+});
+export type DashDecision = z.infer<typeof DashDecision>;
+
+/** The verdicts: the rule in force, the calibrated noise, and every cycle's decisions. */
+export const VerdictsData = z.object({
+  /** Null when satlution.yaml could not be read. */
+  rule: DashRule.nullable(),
+  /** The calibration's wall and CPU noise (empty: not calibrated). */
+  noise: z.array(NoiseRow),
+  /** Where and when the noise was measured: the solver measured against itself, on what, with which timeout. */
+  calibration: z.object({ at: z.string(), n: Count, machine: z.string(), solver: z.string(), runner: z.string(), timeoutS: Seconds }).nullable(),
+  decisions: z.array(DashDecision),
+});
+export type VerdictsData = z.infer<typeof VerdictsData>;
+
 export const DashboardData = z.object({
   /** Bumped on every rebuild; detail columns name the version they belong to. */
   version: z.number().int().nonnegative(),
@@ -166,6 +288,7 @@ export const DashboardData = z.object({
   smc: SmcData.nullable(),
   tiers: TiersData.nullable(),
   consensus: ConsensusData.nullable(),
+  verdicts: VerdictsData,
   /** Files skipped or partly read, for the person to see (never an error). */
   notes: z.array(z.string()),
 });
@@ -182,3 +305,27 @@ export const CandidateColumns = z.object({
   answer: z.array(z.number().int().min(0).max(ANSWERS.length - 1)),
 });
 export type CandidateColumns = z.infer<typeof CandidateColumns>;
+
+/** One side's column of a duel's pairs. */
+const PairSide = z.object({
+  /** Code into RUN_STATUSES, -1 = a status this version does not know. */
+  status: z.array(z.number().int().min(-1).max(RUN_STATUSES.length - 1)),
+  wall: z.array(Seconds),
+  /** null where the run had no CPU accounting. */
+  cpu: z.array(Seconds.nullable()),
+  /** The PAR-2 contribution on the duel's basis (2 x timeout when unsolved). */
+  par2: z.array(Seconds),
+});
+
+/** A duel's pairs, columnar (A: the champion, B: the challenger), sent when a decision is selected. */
+export const DuelPairs = z.object({
+  session: SessionId,
+  on: TimeBasis,
+  timeoutS: Seconds,
+  instance: z.array(z.string()),
+  /** Which side ran first in the pair's block. */
+  order: z.array(z.enum(['AB', 'BA'])),
+  a: PairSide,
+  b: PairSide,
+});
+export type DuelPairs = z.infer<typeof DuelPairs>;

@@ -2,10 +2,12 @@
 // signed-rank test on per-instance PAR-2 times and a bootstrap confidence interval of the PAR-2
 // difference. Solver timings are noisy by a few percent; a bare PAR-2 delta is not evidence.
 import { prng } from '../instances/generators';
-import { par2Of } from './metrics';
+import { par2Of, type TimeBasis } from './metrics';
 import type { InstanceResult } from '../run/result';
 
 export interface Comparison {
+  /** The time the comparison was made on (PAR-2 values below are on it too). */
+  on: TimeBasis;
   common: number;
   onlyA: number;
   onlyB: number;
@@ -20,25 +22,33 @@ export interface Comparison {
   solvedOnlyA: number;
   solvedOnlyB: number;
   verdict: 'B faster' | 'A faster' | 'no significant difference';
+  /** The noise band in force (percent of A's PAR-2): a difference inside it is never significant. */
+  band_pct: number;
 }
 
-export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: number, opts: { alpha?: number; resamples?: number; seed?: number } = {}): Comparison {
+/** The paired comparison of B with A on the instances both ran, on wall time unless `opts.on` says cpu. */
+export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: number, opts: { alpha?: number; resamples?: number; seed?: number; on?: TimeBasis; bandPct?: number } = {}): Comparison {
   const alpha = opts.alpha ?? 0.05;
+  const on = opts.on ?? 'wall';
   const byB = new Map(b.map((r) => [r.instance, r]));
   const pairs: [InstanceResult, InstanceResult][] = [];
   for (const ra of a) {
     const rb = byB.get(ra.instance);
     if (rb) pairs.push([ra, rb]);
   }
-  const ta = pairs.map(([x]) => par2Of(x, timeoutS));
-  const tb = pairs.map(([, y]) => par2Of(y, timeoutS));
+  const ta = pairs.map(([x]) => par2Of(x, timeoutS, on));
+  const tb = pairs.map(([, y]) => par2Of(y, timeoutS, on));
   const d = ta.map((x, i) => tb[i]! - x);
   const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
   const wil = wilcoxonSignedRank(d);
   const ci = bootstrapMeanCi(d, opts.resamples ?? 10000, opts.seed ?? 1);
   const diff = mean(d);
-  const significant = wil.p < alpha && (ci[1] < 0 || ci[0] > 0);
+  const band = opts.bandPct ?? 0;
+  // Both tests must agree, and the difference must be larger than what the machine's noise alone produces.
+  const beyondNoise = mean(ta) > 0 ? (100 * Math.abs(diff)) / mean(ta) > band : diff !== 0;
+  const significant = wil.p < alpha && (ci[1] < 0 || ci[0] > 0) && beyondNoise;
   return {
+    on,
     common: pairs.length,
     onlyA: a.length - pairs.length,
     onlyB: b.length - pairs.length,
@@ -50,6 +60,7 @@ export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: 
     solvedOnlyA: pairs.filter(([x, y]) => x.status === 'solved' && y.status !== 'solved').length,
     solvedOnlyB: pairs.filter(([x, y]) => y.status === 'solved' && x.status !== 'solved').length,
     verdict: !significant ? 'no significant difference' : diff < 0 ? 'B faster' : 'A faster',
+    band_pct: band,
   };
 }
 

@@ -3,6 +3,7 @@
 // reader validates the same thing; files written before the version field existed read as version 1.
 import { z } from 'zod';
 import { CheckResult, InstanceResult, RunStatus } from '../run/result';
+import { RaceDoc } from './race';
 
 /** The document's format version; a file with a higher one was written by a newer SATLUTION. */
 export const EVAL_DOC_VERSION = 1;
@@ -76,8 +77,15 @@ export const GateDoc = z.object({
   reused: z.number().int().nonnegative().optional(),
   /** perf only, when it was audited (absent in documents from before the audit: still version 1). */
   audit: AuditDoc.optional(),
+  /** The stage checked nothing yet passed (evaluation.vacuous_gates: warn): why and what to add. Absent: no warning (still version 1). */
+  warning: z.string().optional(),
 });
 export type GateDoc = z.infer<typeof GateDoc>;
+
+/** The warnings of the gates that passed without checking anything, each to be shown with the verdict. */
+export function vacuousWarnings(doc: { gates: readonly Pick<GateDoc, 'warning'>[] }): string[] {
+  return doc.gates.flatMap((g) => (g.warning ? [g.warning] : []));
+}
 
 /** The evaluation document, version 1. */
 export const EvalDoc = z.object({
@@ -95,6 +103,8 @@ export const EvalDoc = z.object({
   metrics: MetricsDoc.nullable(),
   /** Multi-fidelity: the perf tier the measurement is from, of how many (the last is the full set). */
   tier: z.object({ reached: z.number().int().positive(), of: z.number().int().positive() }).optional(),
+  /** perf raced against the champion (eval/race.ts); `rejected early`: only part of the set ran, so `metrics` is not the set's. */
+  race: RaceDoc.optional(),
   /** The sandbox the build and runs had: `off` when any of them ran without isolation. Absent: written before sandboxes, so none. */
   isolation: z.enum(['bwrap', 'off']).optional(),
   gates: z.array(GateDoc),
@@ -109,4 +119,14 @@ export function parseEvalDoc(raw: unknown): { ok: true; doc: EvalDoc } | { ok: f
   if (r.success) return { ok: true, doc: r.data };
   const first = r.error.issues[0]!;
   return { ok: false, reason: `${first.path.join('.') || 'the document'}: ${first.message}${r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more problem${r.error.issues.length > 2 ? 's' : ''})` : ''}` };
+}
+
+/** Whether the document measured the whole perf set: not a cheaper tier, not stopped by racing. */
+export const measuredInFull = (doc: EvalDoc): boolean => (!doc.tier || doc.tier.reached === doc.tier.of) && doc.race?.outcome !== 'rejected early';
+
+/** A passing candidate's PAR-2 for strategies that rank by it: the set's, or for one rejected by racing the race's extrapolated lower estimate; null when it failed. */
+export function rankingPar2(doc: EvalDoc | undefined): number | null {
+  if (doc?.verdict !== 'pass' || !doc.metrics) return null;
+  if (doc.race?.outcome === 'rejected early') return doc.race.estimated_par2 ?? doc.metrics.par2;
+  return doc.metrics.par2;
 }

@@ -5,7 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { candidateDirName, parseCandidateDir, STATE_DIR } from '../layout';
 import { writeJsonAtomic } from '../store/atomic';
-import { EvalDoc, parseEvalDoc } from './evalDoc';
+import { EvalDoc, parseEvalDoc, vacuousWarnings } from './evalDoc';
 
 /** The folder of the documents, relative to the workspace. */
 export const EVALS_DIR = path.join(STATE_DIR, 'evals');
@@ -63,6 +63,17 @@ export class EvalStore {
     await fs.mkdir(path.dirname(file), { recursive: true });
     await writeJsonAtomic(file, EvalDoc.parse(doc));
     return file;
+  }
+
+  /** The warnings of gates that passed with nothing checked (vacuousWarnings), by candidate, for those whose document has any. */
+  async warnings(candidates: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    for (const c of candidates) {
+      const doc = await this.get(c);
+      const w = doc ? vacuousWarnings(doc) : [];
+      if (w.length) out.set(c, w);
+    }
+    return out;
   }
 
   /** The candidates that have a document file (valid or not), by directory name. */

@@ -13,6 +13,8 @@ import type { Runner } from '../runners/runner';
 import type { AuditDoc, GateName } from './evalDoc';
 import { AUDIT_TIMEOUT_FACTOR, auditOn, auditPerf, auditSummary, type AuditOutcome, type AuditPolicy, type AuditRandom } from './audit';
 import { inSubset } from './subset';
+import type { RaceDoc, RacePolicy } from './race';
+import { runRace } from './raceRuns';
 
 export type { GateName } from './evalDoc';
 
@@ -20,6 +22,8 @@ export interface StagePlan {
   gate: Exclude<GateName, 'build' | 'comply'>;
   /** The set's directory. */
   dir: string;
+  /** The directory as satlution.yaml or the caller gave it (relative to the workspace), for messages; `dir` when absent. */
+  shownDir?: string;
   timeoutS: number;
   memMb: number;
   checkProofs: boolean;
@@ -35,6 +39,8 @@ export interface StagePlan {
   audit?: AuditPolicy;
   /** The sandbox of this stage's runs (its runner's, else the workspace's); default: bubblewrap. */
   isolation?: IsolationSettings;
+  /** perf of a challenger: race it against the champion's times and stop when it cannot win (race.ts). */
+  race?: RacePolicy;
 }
 
 export interface GateReport {
@@ -52,6 +58,10 @@ export interface GateReport {
   solverHash?: string;
   /** The perf audit, when the stage had one. */
   audit?: AuditDoc;
+  /** The stage checked nothing but passed (evaluation.vacuous_gates: warn): why, shown with the verdict. */
+  warning?: string;
+  /** The race, when the stage was raced against the champion. */
+  race?: RaceDoc;
 }
 
 export interface GateRequest {
@@ -83,11 +93,16 @@ export interface GateRequest {
   signal?: AbortSignal;
   /** The perf audit's draw; default: crypto randomness (tests inject a seeded one). */
   auditRandom?: AuditRandom;
+  /** evaluation.vacuous_gates: a stage that checks nothing fails (default) or passes with a warning. */
+  vacuousGates?: VacuousGates;
   onGateStart?: (gate: GateName, total: number) => void;
   onResult?: (gate: GateName, r: InstanceResult, done: number, total: number, reused: boolean) => void;
   /** A remote runner's word on what it is doing (syncing, jobs queued). */
   onStatus?: (gate: GateName, message: string) => void;
 }
+
+/** evaluation.vacuous_gates: what a stage that checks nothing does. */
+export type VacuousGates = 'fail' | 'warn';
 
 /** Smoke instances are trivial: a timeout or memout there is a hang or a leak, not slowness. */
 const FAILS: Record<StagePlan['gate'], (s: RunStatus) => boolean> = {
@@ -134,23 +149,39 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
     const instances = (await listSet(plan.dir)).filter((i) => plan.fraction === undefined || inSubset(i.name, plan.fraction));
     req.onGateStart?.(plan.gate, instances.length);
     if (instances.length === 0) {
-      gates.push({ gate: plan.gate, ok: true, detail: `no instances in ${plan.dir}: nothing to check`, failures: [], results: [], plan });
+      const share = plan.fraction === undefined ? '' : ` (tier ${plan.tier ?? 1}: ${Math.round(100 * plan.fraction)}% of it)`;
+      const none = `no instances in ${plan.shownDir ?? plan.dir}${share}: nothing to check`;
+      const empty = vacuous(req, plan, none, 'add instances (or run `satlution generate`)');
+      gates.push({ gate: plan.gate, ok: empty.ok, detail: empty.detail ?? none, failures: [], results: [], plan, ...(empty.warning ? { warning: empty.warning } : {}) });
+      if (!empty.ok) return { verdict: 'fail', gates };
       continue;
     }
-    const out = await runStage(req, plan, instances, {
-      onResult: (r, done, total, reused) => req.onResult?.(plan.gate, r, done, total, reused),
+    const progress = {
+      onResult: (r: InstanceResult, done: number, total: number, reused: boolean) => req.onResult?.(plan.gate, r, done, total, reused),
       ...(req.onStatus ? { onStatus: (m: string) => req.onStatus?.(plan.gate, m) } : {}),
-    });
+    };
+    const race = plan.race;
+    let raced: RaceDoc | undefined;
+    let out: RunSetOutcome;
+    if (race) {
+      const r = await runRace({ instances, timeoutS: plan.timeoutS, jobs: plan.jobs ?? req.jobs, policy: race, run: (some, caps) => runStage(req, plan, some, progress, caps), say: (m) => req.onStatus?.(plan.gate, m) });
+      out = r;
+      raced = r.race;
+    } else out = await runStage(req, plan, instances, progress);
     const failing = out.results.filter((r) => FAILS[plan.gate](r.status));
     const metrics = computeMetrics(out.results, plan.timeoutS, await baselineResults(req, out.solverHash, new Set(instances.map((i) => i.name))));
     // Only a stage that passed is audited: a failed one fails anyway.
     const audit = failing.length === 0 && !plan.checkProofs && auditOn(plan.audit) ? await auditStage(req, plan, plan.audit, out.results, instances) : undefined;
-    const ok = failing.length === 0 && !audit?.failures.length;
-    const measured = `${metrics.solved}/${metrics.n} solved, PAR-2 ${metrics.par2.toFixed(2)} s`;
+    // A verify stage that passed without checking a single answer proved nothing.
+    const why = failing.length === 0 && !audit?.failures.length ? uncheckedVerify(plan, out.results) : undefined;
+    const unchecked = why ? vacuous(req, plan, why, `add instances the solver solves within the verify timeout (${plan.timeoutS} s), or known answers in meta.csv`) : undefined;
+    const ok = failing.length === 0 && !audit?.failures.length && (unchecked?.ok ?? true);
+    // A challenger stopped by racing ran only part of the set: its PAR-2 there is not a measurement of the set.
+    const measured = raced?.outcome === 'rejected early' ? `rejected early after ${raced.ran} of ${raced.of} instances (${raced.capped} capped): ${raced.reason}` : `${metrics.solved}/${metrics.n} solved, PAR-2 ${metrics.par2.toFixed(2)} s`;
     gates.push({
       gate: plan.gate,
       ok,
-      detail: failing.length ? `${failing.length} of ${out.results.length} instances failed: ${failing[0]!.detail}` : audit ? `${measured}; ${auditSummary(audit.doc)}` : measured,
+      detail: failing.length ? `${failing.length} of ${out.results.length} instances failed: ${failing[0]!.detail}` : (unchecked?.detail ?? (audit ? `${measured}; ${auditSummary(audit.doc)}` : measured)),
       failures: [...failing.map((r) => `${r.status}: ${r.detail}`), ...(audit?.failures ?? [])].slice(0, 20),
       results: out.results,
       metrics,
@@ -158,15 +189,41 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
       reused: out.reused,
       solverHash: out.solverHash,
       ...(audit ? { audit: audit.doc } : {}),
+      ...(unchecked?.warning ? { warning: unchecked.warning } : {}),
+      ...(raced ? { race: raced } : {}),
     });
     if (!ok) return { verdict: 'fail', gates };
   }
   return { verdict: 'pass', gates };
 }
 
-/** One stage's runs through runSet, on the stage's runner with the request's checker and limits. */
-function runStage(req: GateRequest, plan: StagePlan, instances: InstanceSpec[], progress: Pick<RunSetRequest, 'onResult' | 'onStatus'>): Promise<RunSetOutcome> {
+/**
+ * A stage that checked nothing must not pass silently (a candidate that breaks everything would sail
+ * through it): with vacuous_gates fail (the default) it fails saying what to add; with warn it passes
+ * with a warning, keeping its own detail (undefined here).
+ */
+function vacuous(req: GateRequest, plan: StagePlan, why: string, fix: string): { ok: boolean; detail?: string; warning?: string } {
+  if ((req.vacuousGates ?? 'fail') === 'fail') return { ok: false, detail: `${why} — ${fix}, or set evaluation.vacuous_gates: warn` };
+  return { ok: true, warning: `${plan.gate} checked nothing: ${why} — ${fix}` };
+}
+
+/** An answer that was checked: its model or proof checked, or it agrees with a known answer from meta.csv. */
+const checkedAnswer = (r: InstanceResult): boolean => r.check.ok === true || (r.status === 'solved' && r.expected_from === 'meta' && r.answer === r.expected);
+
+/** Why a verify stage checked no answer (every run timed out, or nothing it said could be checked); undefined when it checked one, or is not verify. */
+function uncheckedVerify(plan: StagePlan, results: readonly InstanceResult[]): string | undefined {
+  if (plan.gate !== 'verify' || results.some(checkedAnswer)) return undefined;
+  const label: Partial<Record<RunStatus, string>> = { timeout: 'timed out', memout: 'ran out of memory', unknown: 'unknown', solved: 'answered with nothing to check it against' };
+  const counts = new Map<string, number>();
+  for (const r of results) counts.set(label[r.status] ?? r.status, (counts.get(label[r.status] ?? r.status) ?? 0) + 1);
+  return `none of the ${results.length} answer${results.length === 1 ? '' : 's'} could be checked (${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')})`;
+}
+
+/** One stage's runs through runSet, on the stage's runner with the request's checker and limits; racing's caps and a duel's session when given. */
+export function runStage(req: GateRequest, plan: StagePlan, instances: InstanceSpec[], progress: Pick<RunSetRequest, 'onResult' | 'onStatus'>, caps?: ReadonlyMap<string, number>, session?: string): Promise<RunSetOutcome> {
   return runSet({
+    ...(caps?.size ? { caps } : {}),
+    ...(session ? { session } : {}),
     solverDir: req.solverDir,
     instances,
     timeoutS: plan.timeoutS,

@@ -23,8 +23,14 @@ export interface Metrics {
 /** Fractions of the timeout at which solved counts are reported (300..4500 s at T = 5000 s). */
 export const THRESHOLDS = [0.06, 0.12, 0.2, 0.4, 0.6, 0.9];
 
-/** The PAR-2 contribution of one run: its time if solved correctly, else twice the timeout. */
-export const par2Of = (r: Pick<InstanceResult, 'status' | 'time_s'>, timeoutS: number): number => (r.status === 'solved' ? r.time_s : 2 * timeoutS);
+/** Which time a comparison is made on: wall clock (PAR-2 as competitions define it) or the process tree's CPU time. */
+export type TimeBasis = 'wall' | 'cpu';
+
+/** A run's time on a basis; CPU time falls back to wall time where it was not measured (no cgroup). */
+export const timeOn = (r: Pick<InstanceResult, 'time_s'> & { cpu_s?: number | null }, on: TimeBasis): number => (on === 'cpu' && r.cpu_s !== undefined && r.cpu_s !== null ? r.cpu_s : r.time_s);
+
+/** The PAR-2 contribution of one run: its time if solved correctly, else twice the timeout (on wall time unless `on` says cpu). */
+export const par2Of = (r: Pick<InstanceResult, 'status' | 'time_s'> & { cpu_s?: number | null }, timeoutS: number, on: TimeBasis = 'wall'): number => (r.status === 'solved' ? timeOn(r, on) : 2 * timeoutS);
 
 export function computeMetrics(results: InstanceResult[], timeoutS: number, baselines?: InstanceResult[][]): Metrics {
   const solved = results.filter((r) => r.status === 'solved');

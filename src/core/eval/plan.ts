@@ -51,6 +51,7 @@ export function planStages(config: Config, base: string, o: PlanOverrides = {}):
     return {
       gate: st,
       dir: resolveSet(o.bench ?? s.set),
+      shownDir: config.benchmarks[o.bench ?? s.set] ?? o.bench ?? s.set,
       timeoutS: o.timeoutS ?? s.timeout_s,
       memMb: o.memMb ?? s.mem_mb,
       checkProofs: s.check_proofs && !o.noProofs,
@@ -63,7 +64,7 @@ export function planStages(config: Config, base: string, o: PlanOverrides = {}):
 }
 
 /** The parts of a gate request that come from the config and the workspace. */
-export function gateContext(config: Config, workspaceDir: string | undefined, dratTrimFlag?: string): Pick<GateRequest, 'buildTimeoutS' | 'buildIsolation' | 'cache' | 'store' | 'maxProofMb' | 'maxOutputMb' | 'checkerTimeoutS' | 'scratchDir' | 'dratTrim' | 'baselineDirs' | 'logDir'> {
+export function gateContext(config: Config, workspaceDir: string | undefined, dratTrimFlag?: string): Pick<GateRequest, 'buildTimeoutS' | 'buildIsolation' | 'cache' | 'store' | 'maxProofMb' | 'maxOutputMb' | 'checkerTimeoutS' | 'scratchDir' | 'dratTrim' | 'baselineDirs' | 'logDir' | 'vacuousGates'> {
   const stateDir = workspaceDir ? path.join(workspaceDir, STATE_DIR) : path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'satlution');
   const dratTrim = findDratTrim(dratTrimFlag, config.evaluation.drat_trim);
   return {
@@ -75,6 +76,7 @@ export function gateContext(config: Config, workspaceDir: string | undefined, dr
     maxOutputMb: config.evaluation.output_max_mb,
     ...(config.evaluation.checker_timeout_s ? { checkerTimeoutS: config.evaluation.checker_timeout_s } : {}),
     ...(config.evaluation.scratch_dir ? { scratchDir: config.evaluation.scratch_dir } : {}),
+    vacuousGates: config.evaluation.vacuous_gates,
     ...(dratTrim ? { dratTrim } : {}),
     ...(workspaceDir ? { baselineDirs: config.seeds.map((s) => path.join(workspaceDir, SEEDS_DIR, s.name)) } : {}),
     // Solver output is kept per run only inside a workspace, where the dashboard opens it.
@@ -116,6 +118,7 @@ export function evalDoc(o: { solverDir: string; runner: string; verdict: 'pass' 
     instances: last?.results ?? [],
     metrics: last?.metrics ?? null,
     ...(o.tier ? { tier: o.tier } : {}),
+    ...(last?.race ? { race: last.race } : {}),
     isolation: ranUnconfined(o.gates, o.buildIsolation ?? 'bwrap') ? 'off' : 'bwrap',
     gates: o.gates.map((g) => ({
       gate: g.gate,
@@ -127,6 +130,7 @@ export function evalDoc(o: { solverDir: string; runner: string; verdict: 'pass' 
       ...(g.compliance ? { compliance: { score: g.compliance.score, errors: g.compliance.errors, warnings: g.compliance.warnings, violations: g.compliance.violations } } : {}),
       ...(g.reused !== undefined ? { reused: g.reused } : {}),
       ...(g.audit ? { audit: g.audit } : {}),
+      ...(g.warning ? { warning: g.warning } : {}),
     })),
   };
 }

@@ -19,6 +19,8 @@ export interface RunKeyParts {
   maxOutputMb?: number;
   /** The sandbox of the run; absent or `off` means none (every run stored before sandboxes existed). */
   isolation?: 'bwrap' | 'off';
+  /** A measurement session's id (duel.ts): its runs get keys of their own, so nothing stored earlier stands in for them. */
+  session?: string;
 }
 
 /** The output cap every run had before it was configurable: keys without a cap mean this one. */
@@ -33,7 +35,8 @@ export function runKey(p: RunKeyParts): string {
   const cap = p.maxOutputMb !== undefined && p.maxOutputMb !== DEFAULT_OUTPUT_MB ? [p.maxOutputMb] : [];
   // A sandboxed run never reuses an unconfined one: that result may have been read from the answers.
   const boxed = p.isolation === 'bwrap' ? ['bwrap'] : [];
-  return createHash('sha256').update(JSON.stringify(['v1', p.solverHash, p.instanceHash, p.timeoutS, p.memMb, p.checkProofs, ...cap, ...boxed])).digest('hex').slice(0, 32);
+  const session = p.session ? [`session:${p.session}`] : [];
+  return createHash('sha256').update(JSON.stringify(['v1', p.solverHash, p.instanceHash, p.timeoutS, p.memMb, p.checkProofs, ...cap, ...boxed, ...session])).digest('hex').slice(0, 32);
 }
 
 export class ResultsStore {

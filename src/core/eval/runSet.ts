@@ -24,6 +24,13 @@ export interface RunSetRequest extends RunSettings {
   onResult?: (r: InstanceResult, done: number, total: number, reused: boolean) => void;
   /** Passed to the runner (RunBatch.onStatus). */
   onStatus?: (message: string) => void;
+  /** Per-instance time limits below the stage's (racing's adaptive caps, race.ts); each is part of that run's key. */
+  caps?: ReadonlyMap<string, number>;
+  /**
+   * A measurement session (duel.ts): every instance is run again under keys of this session's own, so
+   * no result stored earlier (here or kept on a remote host) is reused; the new runs are still stored.
+   */
+  session?: string;
 }
 
 export interface RunSetOutcome {
@@ -46,7 +53,8 @@ export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
   const todo: (RunTask & { expectedTime: number })[] = [];
   for (const spec of req.instances) {
     const inst = prepared.get(spec.name)!;
-    const key = runKey({ solverHash, instanceHash: inst.hash, timeoutS: req.timeoutS, memMb: req.memMb, checkProofs: req.checkProofs, ...(req.maxOutputMb !== undefined ? { maxOutputMb: req.maxOutputMb } : {}), isolation: req.isolation?.mode ?? 'bwrap' });
+    const timeoutS = Math.min(req.timeoutS, req.caps?.get(spec.name) ?? Infinity);
+    const key = runKey({ solverHash, instanceHash: inst.hash, timeoutS, memMb: req.memMb, checkProofs: req.checkProofs, ...(req.maxOutputMb !== undefined ? { maxOutputMb: req.maxOutputMb } : {}), isolation: req.isolation?.mode ?? 'bwrap', ...(req.session ? { session: req.session } : {}) });
     const prev = stored.get(key);
     // A stored verdict is reused only if it was reached against the answer known now: a wrong answer
     // is always measured again (meta.csv may have been corrected), and so is any run whose expected
@@ -70,12 +78,13 @@ export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
       expected: known,
       expectedFrom: spec.expected ? 'meta' : known ? 'vbs' : 'none',
       ...(req.logDir ? { logFile: runLogPath(req.logDir, solverHash, spec.name) } : {}),
+      ...(timeoutS < req.timeoutS ? { timeoutS } : {}),
       expectedTime: (await req.store.expectedTime(inst.hash)) ?? Infinity,
     });
   }
   // Longest expected first keeps the slots busy to the end; never-seen instances go first.
   todo.sort((a, b) => b.expectedTime - a.expectedTime);
-  const { instances: _i, jobs: _j, cache: _c, store: _s, onResult: _o, onStatus, logDir: _l, runner, buildTimeoutS, ...settings } = req;
+  const { instances: _i, jobs: _j, cache: _c, store: _s, onResult: _o, onStatus, logDir: _l, runner, buildTimeoutS, caps: _caps, session: _session, ...settings } = req;
   await (runner ?? localRunner()).run({ settings, solverHash, tasks: todo, jobs: req.jobs, ...(buildTimeoutS ? { buildTimeoutS } : {}), ...(req.signal ? { signal: req.signal } : {}), ...(onStatus ? { onStatus } : {}) }, async (task, r) => {
     await req.store.add({ key: task.key, solver_hash: solverHash, instance_hash: task.instanceHash, at: new Date().toISOString(), result: r });
     results.set(task.name, r);

@@ -20,6 +20,7 @@ import { type GateName, type GateReport, runGates, type StagePlan } from './gate
 import { complianceGate, evalDoc, gateContext, MISSING_DRAT_TRIM, MISSING_DRAT_TRIM_AUDIT, type PlanOverrides, planStages } from './plan';
 import { recordEvaluation, type Recorded } from './record';
 import { recordTier, tierPlans } from './tiers';
+import type { RacePolicy } from './race';
 
 /** A problem with the request itself (unknown runner, missing set or checker): nothing ran. */
 export class EvaluationSetupError extends Error {
@@ -45,6 +46,8 @@ export interface EvaluationRequest {
    * rank high enough; a `reference` (the champion, a parent) always goes the whole way.
    */
   tiers?: { reference: boolean };
+  /** Race the perf stage (its last tier) against the champion's times and stop where it cannot win (race.ts). */
+  race?: RacePolicy;
   /** drat-trim given on the command line (else the config's, else one found on this machine). */
   dratTrim?: string;
   /** Where dist/worker.js is, for stages on ssh or slurm runners. */
@@ -92,7 +95,9 @@ export async function plannedStages(req: Pick<EvaluationRequest, 'ws' | 'config'
 /** Evaluates a solver through its stages with the config's runners and limits (the one evaluation path). */
 export async function evaluateSolver(req: EvaluationRequest): Promise<Evaluation> {
   const { config, ws, solverDir } = req;
-  const stages = await plannedStages(req);
+  const planned = await plannedStages(req);
+  // Only the full perf stage is raced: the correctness stages always run in full.
+  const stages = req.race ? planned.map((s, i) => (i === planned.length - 1 && s.gate === 'perf' ? { ...s, race: req.race! } : s)) : planned;
   // What an evaluator killed with SIGKILL left: its solvers, memory cgroups and run directories.
   await sweepLeftovers({ scratchDirs: [os.tmpdir(), ...(config.evaluation.scratch_dir ? [config.evaluation.scratch_dir] : [])] });
   let runners;
@@ -123,7 +128,10 @@ export async function evaluateSolver(req: EvaluationRequest): Promise<Evaluation
     const r = await runGates({ ...first, stages });
     outcome = { ...r, stages };
   } else {
-    const plans = tierPlans(perf, tiers);
+    // The cheaper tiers rank candidates among themselves; only the last (the full set) is raced.
+    const { race, ...unraced } = perf;
+    const plans = tierPlans(unraced, tiers);
+    if (race) plans[plans.length - 1] = { ...plans[plans.length - 1]!, race };
     const head = stages.slice(0, -1);
     const id = parseCandidateDir(path.basename(solverDir)) ?? 0;
     let r = await runGates({ ...first, stages: [...head, plans[0]!] });

@@ -36,13 +36,31 @@ export function planted(vars: number, ratio: number, seed: number): { header: st
   const m = Math.round(vars * ratio);
   const clauses: string[] = [];
   while (clauses.length < m) {
-    const x = 1 + Math.floor(rnd() * vars);
-    const y = 1 + Math.floor(rnd() * vars);
-    const z = 1 + Math.floor(rnd() * vars);
-    if (x === y || x === z || y === z) continue;
-    const lits = [x, y, z].map((u) => (rnd() < 0.5 ? u : -u));
+    const lits = randomClause(rnd, vars);
+    if (!lits) continue;
     const trueUnderHidden = lits.filter((l) => l * hidden[Math.abs(l)]! > 0).length;
     if (trueUnderHidden >= 1 && trueUnderHidden <= 2) clauses.push(`${lits.join(' ')} 0`);
   }
   return { header: `c 2-hidden planted random 3-SAT, ${vars} variables, ratio ${ratio}, seed ${seed} (SAT)\np cnf ${vars} ${m}\n`, clauses, hidden };
+}
+
+/** Uniform random 3-SAT (distinct variables per clause, random signs); near ratio 4.26 about half are UNSAT, answer unknown. */
+export function uniform3Sat(vars: number, ratio: number, seed: number): string {
+  const rnd = prng(seed);
+  const m = Math.round(vars * ratio);
+  const clauses: string[] = [];
+  while (clauses.length < m) {
+    const lits = randomClause(rnd, vars);
+    if (lits) clauses.push(`${lits.join(' ')} 0`);
+  }
+  return `c uniform random 3-SAT, ${vars} variables, ratio ${ratio}, seed ${seed}\np cnf ${vars} ${m}\n${clauses.join('\n')}\n`;
+}
+
+/** Three random literals over distinct variables, or undefined when a variable repeats (the caller draws again; the draws stay as they always were, so seeds give the same formulas). */
+function randomClause(rnd: () => number, vars: number): number[] | undefined {
+  const x = 1 + Math.floor(rnd() * vars);
+  const y = 1 + Math.floor(rnd() * vars);
+  const z = 1 + Math.floor(rnd() * vars);
+  if (x === y || x === z || y === z) return undefined;
+  return [x, y, z].map((u) => (rnd() < 0.5 ? u : -u));
 }

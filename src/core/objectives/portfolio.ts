@@ -8,7 +8,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { readCycle } from '../store/cycleState';
-import type { EvalDoc } from '../eval/evalDoc';
+import { measuredInFull, type EvalDoc } from '../eval/evalDoc';
 import { EvalStore } from '../eval/evalStore';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { CandidateStore } from '../store/candidates';
@@ -83,7 +83,7 @@ export async function objectiveInputs(ws: string): Promise<{ ids: number[]; inpu
   for (const c of index.candidates) {
     const j = await readEval(ws, c.dir);
     // Within one fidelity: the full perf set at the champion's limits, and correct (a gate, not an objective).
-    if (!j || j.verdict !== 'pass' || !j.metrics || (champ && j.timeout_s !== champ.timeout_s) || (j.tier && j.tier.reached < j.tier.of)) continue;
+    if (!j || j.verdict !== 'pass' || !j.metrics || (champ && j.timeout_s !== champ.timeout_s) || !measuredInFull(j)) continue;
     ids.push(c.id);
     inputs.push({ candidate: c.dir, timeout_s: j.timeout_s ?? 1, instances: rows(j), baseline: seed ? rows(seed) : [] });
   }

@@ -1,6 +1,7 @@
 // Memory limits for one solver run, and the measured peak: a cgroup (v1 or v2) where this process
 // may create one, else RLIMIT_AS through prlimit. A cgroup also lets us find and kill every process
-// of a run, including one that left the process group.
+// of a run, including one that left the process group, and measures the CPU time of the whole run:
+// rusage cannot, since the sandbox's pid namespace hides the solver's processes from our wait().
 import { existsSync, readFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -14,6 +15,11 @@ export interface MemoryJail {
   wrap(cmd: string, args: string[]): [string, string[]];
   /** Peak memory of the run in MiB, when known. */
   peakMb(pid: number | undefined): Promise<number | undefined>;
+  /**
+   * User + system CPU seconds of every process that ran in the jail (cgroups only; undefined
+   * without one). Final once the run's processes are gone: it waits a moment for the last to exit.
+   */
+  cpuS(): Promise<number | undefined>;
   /** True when the kernel's OOM killer ended a process of the run. */
   oomKilled(): Promise<boolean>;
   /** Every process of the run still alive (cgroups only). */
@@ -30,73 +36,114 @@ let seq = 0;
  */
 export const CGROUP_PREFIX = 'satlution-';
 
-/** This process's cgroup for each hierarchy: the run cgroups are made below it (and swept there). */
-export function ownCgroup(): { v1?: string; v2?: string } {
+/**
+ * This process's cgroup for each hierarchy: the run cgroups are made below it (and swept there).
+ * `v1` is the v1 memory hierarchy's, `cpuacct` the v1 CPU accounting hierarchy's, `v2` the unified one's.
+ */
+export function ownCgroup(): { v1?: string; cpuacct?: string; v2?: string } {
   const text = existsSync('/proc/self/cgroup') ? readFileSync('/proc/self/cgroup', 'utf8') : '';
-  const out: { v1?: string; v2?: string } = {};
+  const out: { v1?: string; cpuacct?: string; v2?: string } = {};
   for (const line of text.split('\n')) {
     const [, ctrls, p] = line.split(':');
     if (ctrls === undefined || p === undefined) continue;
     if (ctrls.split(',').includes('memory')) out.v1 = path.join('/sys/fs/cgroup/memory', p);
+    if (ctrls.split(',').includes('cpuacct')) out.cpuacct = path.join('/sys/fs/cgroup/cpuacct', p);
     if (ctrls === '' && existsSync('/sys/fs/cgroup/cgroup.controllers')) out.v2 = path.join('/sys/fs/cgroup', p);
   }
   return out;
 }
 
-// The child joins the cgroup before exec, so it never allocates outside it. The script is a fixed
-// string; the cgroup file and the command are passed as arguments, never interpolated.
-const JOIN = 'echo $$ > "$0" && exec "$@"';
+// The child joins its cgroups (v1: memory and cpuacct) before exec, so it never allocates or
+// computes outside them. The script is a fixed string; the cgroup files, then `--`, then the command
+// are passed as arguments, never interpolated. `for f` reads the arguments once, before any shift.
+const JOIN = 'for f; do shift; [ "$f" = -- ] && exec "$@"; echo $$ > "$f" || exit; done; exit 127';
 
 /** The files that differ between the two cgroup versions; everything else is shared. */
 interface CgroupFiles {
   method: 'cgroup-v1' | 'cgroup-v2';
   limit: string;
+  /** What `limit` takes for "no limit": a run without a memory limit still gets a cgroup, for its CPU time. */
+  unlimited: string;
   /** Keeps swap out of the way (best effort: not every kernel accounts it). */
   swap: [file: string, value: (limitBytes: number) => string];
   peak: string;
   oomKilled: (read: (f: string) => Promise<string>) => Promise<boolean>;
+  /** The file of CPU time, and its value in seconds (undefined when unreadable). */
+  cpu: [file: string, seconds: (text: string) => number | undefined];
 }
+
+/** A number read from a cgroup file, or undefined: an unreadable file reads as '', which Number() takes for 0. */
+const num = (text: string | undefined): number | undefined => (text !== undefined && /^\s*\d+\s*$/.test(text) ? Number(text) : undefined);
 
 const V1: CgroupFiles = {
   method: 'cgroup-v1',
   limit: 'memory.limit_in_bytes',
+  unlimited: '-1',
   swap: ['memory.memsw.limit_in_bytes', (b) => String(b)],
   peak: 'memory.max_usage_in_bytes',
   oomKilled: async (read) => {
     const oom = /oom_kill (\d+)/.exec(await read('memory.oom_control'));
     return oom ? Number(oom[1]) > 0 : Number(await read('memory.failcnt')) > 0;
   },
+  // Nanoseconds, user + system (cpuacct.stat splits them, but in coarse USER_HZ ticks).
+  cpu: ['cpuacct.usage', (t) => {
+    const ns = num(t);
+    return ns === undefined ? undefined : ns / 1e9;
+  }],
 };
 
 const V2: CgroupFiles = {
   method: 'cgroup-v2',
   limit: 'memory.max',
+  unlimited: 'max',
   swap: ['memory.swap.max', () => '0'],
   peak: 'memory.peak',
   oomKilled: async (read) => Number(/oom_kill (\d+)/.exec(await read('memory.events'))?.[1] ?? 0) > 0,
+  // cpu.stat is there whether or not the cpu controller is enabled; usage_usec is user + system.
+  cpu: ['cpu.stat', (t) => {
+    const us = num(/^usage_usec (\d+)$/m.exec(t)?.[1]);
+    return us === undefined ? undefined : us / 1e6;
+  }],
 };
 
-async function tryCgroup(base: string, limitBytes: number, v: CgroupFiles): Promise<MemoryJail | undefined> {
-  const dir = path.join(base, `${CGROUP_PREFIX}${ownerTag()}-${++seq}`);
+/**
+ * A run's cgroup in `base` with the given limit (none: `v.unlimited`, so that writing it still proves
+ * the controller usable). With v1, CPU is accounted in a second cgroup of the same name in `cpuBase`,
+ * unless the memory hierarchy carries cpuacct itself; without one, CPU time stays unknown.
+ */
+async function tryCgroup(v: CgroupFiles, base: string, limitBytes: number | undefined, cpuBase: string | undefined): Promise<MemoryJail | undefined> {
+  const name = `${CGROUP_PREFIX}${ownerTag()}-${++seq}`;
+  const dir = path.join(base, name);
   try {
     await fs.mkdir(dir);
-    await fs.writeFile(path.join(dir, v.limit), String(limitBytes));
+    await fs.writeFile(path.join(dir, v.limit), limitBytes === undefined ? v.unlimited : String(limitBytes));
   } catch {
     await fs.rmdir(dir).catch(() => undefined);
     return undefined;
   }
-  await fs.writeFile(path.join(dir, v.swap[0]), v.swap[1](limitBytes)).catch(() => undefined);
-  const read = (f: string) => fs.readFile(path.join(dir, f), 'utf8').catch(() => '');
+  if (limitBytes !== undefined) await fs.writeFile(path.join(dir, v.swap[0]), v.swap[1](limitBytes)).catch(() => undefined);
+  const cpuDir = existsSync(path.join(dir, v.cpu[0])) ? dir : cpuBase && (await fs.mkdir(path.join(cpuBase, name)).then(() => path.join(cpuBase, name), () => undefined));
+  const dirs = cpuDir && cpuDir !== dir ? [dir, cpuDir] : [dir];
+  const read = (f: string, d = dir) => fs.readFile(path.join(d, f), 'utf8').catch(() => '');
+  const procs = async (d: string) => (await read('cgroup.procs', d)).split('\n').filter(Boolean).map(Number);
   return {
     method: v.method,
-    wrap: (cmd, args) => ['/bin/sh', ['-c', JOIN, path.join(dir, 'cgroup.procs'), cmd, ...args]],
+    wrap: (cmd, args) => ['/bin/sh', ['-c', JOIN, 'satlution-join', ...dirs.map((d) => path.join(d, 'cgroup.procs')), '--', cmd, ...args]],
     peakMb: async () => {
       const b = Number(await read(v.peak));
       return b > 0 ? b / 2 ** 20 : undefined;
     },
+    cpuS: async () => {
+      if (!cpuDir) return undefined;
+      // A process SIGKILLed a moment ago may still be exiting, and still adding to the count.
+      for (let i = 0; i < 50 && (await procs(cpuDir)).length; i++) await new Promise((r) => setTimeout(r, 20));
+      return v.cpu[1](await read(v.cpu[0], cpuDir));
+    },
     oomKilled: () => v.oomKilled(read),
-    pids: async () => (await read('cgroup.procs')).split('\n').filter(Boolean).map(Number),
-    dispose: () => removeCgroup(dir),
+    pids: () => procs(dir),
+    dispose: async () => {
+      for (const d of dirs) await removeCgroup(d);
+    },
   };
 }
 
@@ -126,6 +173,8 @@ function rlimitJail(limitBytes: number): MemoryJail {
       }
       return peakKb > 0 ? peakKb / 1024 : undefined;
     },
+    // RLIMIT_AS knows nothing of CPU, and rusage does not cross the sandbox's pid namespace.
+    cpuS: async () => undefined,
     oomKilled: async () => false,
     pids: async () => [],
     dispose: async () => undefined,
@@ -134,21 +183,34 @@ function rlimitJail(limitBytes: number): MemoryJail {
 
 let preferred: 'cgroup-v1' | 'cgroup-v2' | 'rlimit' | undefined;
 
+/** The best cgroup jail here (or the one `method` names, which throws where it is not available); undefined when none. */
+async function cgroupJail(limitBytes: number | undefined, method: MemoryMethod | undefined): Promise<MemoryJail | undefined> {
+  if ((method ?? preferred) === 'rlimit') return undefined;
+  const own = ownCgroup();
+  if ((method === undefined || method === 'cgroup-v1') && own.v1 && preferred !== 'cgroup-v2') {
+    const j = await tryCgroup(V1, own.v1, limitBytes, own.cpuacct);
+    if (j) return (preferred = 'cgroup-v1'), j;
+  }
+  if ((method === undefined || method === 'cgroup-v2') && own.v2) {
+    const j = await tryCgroup(V2, own.v2, limitBytes, undefined);
+    if (j) return (preferred = 'cgroup-v2'), j;
+  }
+  if (method) throw new Error(`${method} memory limits are not available on this machine`);
+  preferred = 'rlimit';
+  return undefined;
+}
+
 /** A jail for one run; `method` forces one (tests), otherwise the best that works here. */
 export async function memoryJail(limitMb: number, method?: MemoryMethod): Promise<MemoryJail> {
   const bytes = Math.floor(limitMb * 2 ** 20);
-  const own = ownCgroup();
-  if ((method ?? preferred) !== 'rlimit') {
-    if ((method === undefined || method === 'cgroup-v1') && own.v1 && preferred !== 'cgroup-v2') {
-      const j = await tryCgroup(own.v1, bytes, V1);
-      if (j) return (preferred = 'cgroup-v1'), j;
-    }
-    if ((method === undefined || method === 'cgroup-v2') && own.v2) {
-      const j = await tryCgroup(own.v2, bytes, V2);
-      if (j) return (preferred = 'cgroup-v2'), j;
-    }
-    if (method && method !== 'rlimit') throw new Error(`${method} memory limits are not available on this machine`);
-  }
-  if (method === undefined) preferred = 'rlimit';
-  return rlimitJail(bytes);
+  return (await cgroupJail(bytes, method)) ?? rlimitJail(bytes);
+}
+
+/**
+ * A jail without a memory limit, for a run that has none: its cgroup still measures CPU time and
+ * peak memory, and finds every process of the run. Undefined where no cgroup can be made (or
+ * `method` is `rlimit`): there is nothing to measure with.
+ */
+export async function accountingJail(method?: MemoryMethod): Promise<MemoryJail | undefined> {
+  return cgroupJail(undefined, method);
 }

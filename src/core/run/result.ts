@@ -26,6 +26,11 @@ export const InstanceResult = z.object({
   answer: z.enum(['SAT', 'UNSAT', 'UNKNOWN']).nullable(),
   status: RunStatus,
   time_s: z.number(),
+  /**
+   * User + system CPU seconds of the run's whole process tree, read from its cgroup (run/limits.ts);
+   * null when unknown (no cgroup: rusage does not cross the sandbox), and in results stored before it was measured.
+   */
+  cpu_s: z.number().nonnegative().nullable().default(null),
   mem_mb: z.number().nullable(),
   exit_code: z.number().nullable(),
   signal: z.string().nullable(),

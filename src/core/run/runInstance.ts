@@ -125,6 +125,7 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string): 
     expected_from: r.expectedFrom,
     answer: out.answer,
     time_s: out.timeS,
+    cpu_s: out.cpuS === undefined ? null : Math.round(out.cpuS * 1000) / 1000,
     mem_mb: out.peakMb === undefined ? null : Math.round(out.peakMb * 10) / 10,
     exit_code: out.exitCode,
     signal: out.signal,

@@ -1,6 +1,6 @@
 // Runs a solver once by the StarExec convention (bin/starexec_run_default CNF PROOFDIR) in its
 // sandbox (isolation/), under a wall-clock limit (SIGTERM, then SIGKILL, to the whole process group
-// and to every process of its cgroup) and a memory limit, measuring peak memory. Output is parsed as
+// and to every process of its cgroup) and a memory limit, measuring peak memory and CPU time. Output is parsed as
 // a stream and capped. A run ends when its process exits, not when its output closes: a child that
 // keeps stdout open cannot stretch a finished run into a timeout.
 import { makeOwnedDir, RUN_DIR_PREFIX } from './owner';
@@ -12,7 +12,7 @@ import { confine, exitOfConfined } from '../isolation/confine';
 import { solverRunConfinement } from '../isolation/confinement';
 import { DEFAULT_ISOLATION, type IsolationMode, type IsolationSettings } from '../isolation/settings';
 import { RUN_SCRIPT } from '../layout';
-import { memoryJail, type MemoryMethod } from './limits';
+import { accountingJail, memoryJail, type MemoryMethod } from './limits';
 import { SolverOutputParser, type Answer } from './output';
 import type { ModelBuilder } from './model';
 
@@ -50,13 +50,20 @@ export interface RunOutcome {
   model: ModelBuilder;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
+  /** Wall-clock seconds from spawn to exit. */
   timeS: number;
+  /**
+   * User + system CPU seconds of the run's whole process tree, from its cgroup (limits.ts); undefined
+   * without one (RLIMIT_AS), as rusage does not cross the sandbox's pid namespace.
+   */
+  cpuS: number | undefined;
   timedOut: boolean;
   memout: boolean;
   /** Stopped for writing more than maxOutputMb. */
   outputOverflow: boolean;
   aborted: boolean;
   peakMb: number | undefined;
+  /** How the memory limit was enforced; `none` without one (the run may still have had a cgroup, for CPU time). */
   memoryMethod: MemoryMethod | 'none';
   isolation: IsolationMode;
   stdout: string;
@@ -84,7 +91,8 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
   const args = req.proofDir ? [given, req.proofDir] : [given];
   const confinement = solverRunConfinement({ solverDir: path.resolve(req.solverDir), instance: isolation.mode === 'off' ? given : path.resolve(req.cnf), given, runDir, proofDir: req.proofDir, readOnly: [] });
   const boxed = await confine(isolation, confinement, script, args);
-  const jail = req.memMb ? await memoryJail(req.memMb, req.memoryMethod) : undefined;
+  // Without a memory limit the run still gets a cgroup where one can be made: CPU time needs it.
+  const jail = req.memMb ? await memoryJail(req.memMb, req.memoryMethod) : await accountingJail(req.memoryMethod);
   const [cmd, argv] = jail ? jail.wrap(boxed.cmd, boxed.args) : [boxed.cmd, boxed.args];
   const maxOutput = (req.maxOutputMb ?? 256) * 2 ** 20;
   const out = new SolverOutputParser(8192, req.maxVar);
@@ -170,6 +178,8 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
           await reaped;
           out.end();
           err.end();
+          // After the kills above: the count is final only once every process of the run is gone.
+          const cpuS = await jail?.cpuS();
           const peakMb = await jail?.peakMb(undefined);
           const oom = (await jail?.oomKilled()) ?? false;
           const nearLimit = req.memMb !== undefined && peakMb !== undefined && peakMb >= 0.9 * req.memMb;
@@ -183,12 +193,13 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
             exitCode: code,
             signal: sig,
             timeS,
+            cpuS,
             timedOut,
             memout: !timedOut && (oom || (abnormal && (nearLimit || (jail?.method === 'rlimit' && allocFailed)))),
             outputOverflow,
             aborted,
             peakMb,
-            memoryMethod: jail?.method ?? 'none',
+            memoryMethod: req.memMb && jail ? jail.method : 'none',
             isolation: boxed.mode,
             stdout: out.excerpt(),
             stderr: err.excerpt(),

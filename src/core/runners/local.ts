@@ -14,6 +14,7 @@ export function localRunner(name = 'local'): Runner {
           const r = await runInstance({
             ...(t.logFile ? { logFile: t.logFile } : {}),
             ...batch.settings,
+            ...(t.timeoutS !== undefined ? { timeoutS: t.timeoutS } : {}),
             ...(batch.signal ? { signal: batch.signal } : {}),
             name: t.name,
             cnf: t.cnf,

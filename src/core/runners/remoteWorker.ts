@@ -14,7 +14,7 @@ export function workerArgs(settings: RunBatch['settings'], task: RunTask, at: { 
     `--cnf=${at.cnf}`,
     // `--name=VALUE` in one word: a name starting with '-' is still a value, never an option.
     `--name=${task.name}`,
-    `--timeout=${settings.timeoutS}`,
+    `--timeout=${task.timeoutS ?? settings.timeoutS}`,
     `--mem=${settings.memMb}`,
     ...(settings.maxOutputMb ? [`--max-output-mb=${settings.maxOutputMb}`] : []),
     ...(settings.checkProofs ? ['--proofs', `--drat-trim=${at.dratTrim}`, `--max-proof-mb=${settings.maxProofMb}`, `--checker-timeout=${settings.checkerTimeoutS}`] : []),

@@ -22,6 +22,8 @@ export interface RunTask {
   expectedFrom: 'meta' | 'vbs' | 'none';
   /** Where the run's log goes (runners that can write one locally). */
   logFile?: string;
+  /** This run's time limit when lower than the batch's (racing's adaptive cap). */
+  timeoutS?: number;
 }
 
 export interface RunBatch {

@@ -1,29 +1,46 @@
-// The promotion rule every strategy shares (the paper's): a correct candidate significantly faster
-// than the reference and at least a margin lower in PAR-2 becomes the champion.
+// The promotion rule every strategy shares (the paper's, made noise-proof): a correct candidate measured
+// in full, then side by side with the champion in the same session (eval/duel.ts), significantly faster
+// there and at least the margin lower in PAR-2, becomes the champion. The margin in force is the larger
+// of min_improvement_pct and the calibrated noise band (eval/calibration.ts).
 import type { Comparison } from '../eval/compare';
+import { measuredInFull } from '../eval/evalDoc';
+import { effectiveMargin } from '../eval/calibration';
 import { candidateDirName } from '../layout';
 import type { Decision, Evaluated } from './types';
 
-/** Of the evaluated candidates, the correct one significantly faster and at least marginPct lower in PAR-2 with the largest gain, else none (with why). */
-export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: number): Decision {
-  const gain = (c: Comparison | undefined) => (c && c.par2A > 0 ? (100 * (c.par2A - c.par2B)) / c.par2A : 0);
-  // A candidate that stopped at a cheaper perf tier was never measured on the full set: not promotable.
-  const passing = evaluated.filter((e) => e.json?.verdict === 'pass' && (!e.json.tier || e.json.tier.reached === e.json.tier.of));
+/** The gain of B over A in percent of A's PAR-2 (positive: B faster). */
+export const gainPct = (c: Comparison | undefined): number => (c && c.par2A > 0 ? (100 * (c.par2A - c.par2B)) / c.par2A : 0);
+
+/** Of the evaluated candidates, the correct one significantly faster side by side and at least the margin lower in PAR-2 with the largest gain, else none (with why). */
+export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: number, bandPct = 0): Decision {
+  const margin = effectiveMargin(marginPct, bandPct);
+  const why = bandPct > marginPct ? `the ${margin.toFixed(1)}% margin (the measured noise band)` : `the ${margin.toFixed(1)}% margin`;
+  // A candidate that stopped at a cheaper perf tier or was rejected by racing was never measured on the full set.
+  const passing = evaluated.filter((e) => e.json?.verdict === 'pass' && measuredInFull(e.json) && e.cmp && !e.fatal);
+  const raced = evaluated.filter((e) => e.json?.verdict === 'pass' && e.json.race?.outcome === 'rejected early');
   const stopped = evaluated.filter((e) => e.json?.tier && e.json.tier.reached < e.json.tier.of);
-  const winners = passing.filter((e) => e.cmp?.verdict === 'B faster' && gain(e.cmp) >= marginPct).sort((a, b) => gain(b.cmp) - gain(a.cmp));
+  const winners = passing.filter((e) => e.cmp!.verdict === 'B faster' && gainPct(e.cmp) >= margin).sort((a, b) => gainPct(b.cmp) - gainPct(a.cmp));
   const stays = candidateDirName(parent);
+  const side = (c: Comparison) => `side by side on ${c.on === 'cpu' ? 'CPU' : 'wall'} time: PAR-2 ${c.par2A.toFixed(2)} -> ${c.par2B.toFixed(2)} s, ${gainPct(c).toFixed(1)}% faster, p = ${c.wilcoxon.p.toPrecision(2)}, n = ${c.common}`;
   const best = winners[0];
-  if (best) return { winner: best.candidate, outcome: `${candidateDirName(best.candidate)} is the new champion (PAR-2 ${best.cmp!.par2A.toFixed(2)} -> ${best.cmp!.par2B.toFixed(2)} s)` };
+  if (best) return { winner: best.candidate, outcome: `${candidateDirName(best.candidate)} is the new champion (${side(best.cmp!)}; over ${why})` };
   const of = evaluated.length > 1 ? `best of ${evaluated.length} evaluated: ` : '';
-  const close = passing.filter((e) => e.cmp?.verdict === 'B faster').sort((a, b) => gain(b.cmp) - gain(a.cmp))[0];
-  if (close) return { winner: null, outcome: `${stays} stays champion (${of}${evaluated.length > 1 ? `${candidateDirName(close.candidate)} ` : ''}${gain(close.cmp).toFixed(1)}% faster: significant, but under the ${marginPct}% margin)` };
+  const name = (id: number) => (evaluated.length > 1 ? `${candidateDirName(id)} ` : '');
+  const close = passing.filter((e) => e.cmp!.verdict === 'B faster').sort((a, b) => gainPct(b.cmp) - gainPct(a.cmp))[0];
+  if (close) return { winner: null, outcome: `${stays} stays champion (${of}${name(close.candidate)}${gainPct(close.cmp).toFixed(1)}% faster side by side: significant, but under ${why})` };
+  const fatal = evaluated.find((e) => e.fatal);
+  if (!passing.length && fatal) return { winner: null, outcome: `${stays} stays champion (${name(fatal.candidate)}failed side by side with the champion: ${fatal.fatal})` };
+  if (!passing.length && raced.length) {
+    const r = raced[0]!.json!.race!;
+    return { winner: null, outcome: `${stays} stays champion (${raced.map((e) => candidateDirName(e.candidate)).join(', ')} rejected early by racing after ${r.ran} of ${r.of} instances: ${r.reason})` };
+  }
   if (!passing.length && stopped.length) {
     const t = stopped[0]!.json!.tier!;
     return { winner: null, outcome: `${stays} stays champion (${of}${stopped.map((e) => candidateDirName(e.candidate)).join(', ')} stopped at perf tier ${t.reached} of ${t.of}: not among the best there)` };
   }
-  const cmp = passing[0]?.cmp ?? evaluated[0]?.cmp;
-  return { winner: null, outcome: `${stays} stays champion (${of}${cmp ? cmp.verdict : 'no comparable measurement'})` };
+  const cmp = passing[0]?.cmp;
+  return { winner: null, outcome: `${stays} stays champion (${of}${cmp ? `${cmp.verdict} side by side (${gainPct(cmp).toFixed(1)}%, p = ${cmp.wilcoxon.p.toPrecision(2)}, n = ${cmp.common}${cmp.band_pct ? `, noise band ${cmp.band_pct.toFixed(1)}%` : ''})` : 'no comparable measurement'})` };
 }
 
-/** The strategy's `accept`: greedyAccept with the configured margin. */
-export const acceptWithMargin = (marginPct: number) => (evaluated: Evaluated[], reference: number): Decision => greedyAccept(evaluated, reference, marginPct);
+/** The strategy's `accept`: greedyAccept with the configured margin, raised to the noise band. */
+export const acceptWithMargin = (marginPct: number) => (evaluated: Evaluated[], reference: number, bandPct = 0): Decision => greedyAccept(evaluated, reference, marginPct, bandPct);

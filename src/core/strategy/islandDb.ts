@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { prng } from '../instances/generators';
 import type { IslandsConfig } from '../config/schema';
-import type { EvalDoc } from '../eval/evalDoc';
+import { rankingPar2, type EvalDoc } from '../eval/evalDoc';
 import { buildSolver } from '../run/build';
 import { hashSolver } from '../eval/resultsStore';
 import { appendJsonLine, readJsonLines } from '../store/atomic';
@@ -141,7 +141,7 @@ export async function recordMember(ws: string, o: { cycle: number; island: numbe
     cycle: o.cycle,
     candidate: o.candidate,
     island: o.island,
-    par2: pass ? m.par2 : null,
+    par2: pass ? rankingPar2(o.json) : null,
     sat_share: share,
     lines: facts.lines,
     penalty,

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { prng } from '../instances/generators';
 import type { SmcConfig } from '../config/schema';
-import type { EvalDoc } from '../eval/evalDoc';
+import { rankingPar2, type EvalDoc } from '../eval/evalDoc';
 import { writeJsonAtomic } from '../store/atomic';
 import { candidateDirName, STATE_DIR } from '../layout';
 import { acceptance, ess, nextLambda, reward, systematicResample, thompson, updateArms, weights } from './smcMath';
@@ -87,7 +87,7 @@ function freshRun(prev: SmcState | undefined, cfg: SmcConfig, champion: number, 
   };
 }
 
-const par2Of = (json: EvalDoc | undefined) => (json?.verdict === 'pass' && json.metrics ? json.metrics.par2 : null);
+const par2Of = (json: EvalDoc | undefined) => rankingPar2(json);
 
 /** Why the run is over, or undefined. */
 function endReason(s: SmcState, cfg: SmcConfig): string | undefined {

@@ -40,11 +40,14 @@ export interface Selection {
   discarded: { candidate: number; reason: string }[];
 }
 
-/** An evaluated candidate with its comparison against the reference (the champion). */
+/** An evaluated candidate with its side-by-side comparison against the reference (the champion). */
 export interface Evaluated {
   candidate: number;
   json: EvalDoc | undefined;
+  /** From the same-session duel with the champion (eval/duel.ts); undefined when there was none. */
   cmp: Comparison | undefined;
+  /** The duel found the candidate broken (a crash or a wrong answer there): it cannot win. */
+  fatal?: string;
 }
 
 /** The promotion decision of a cycle. */
@@ -92,6 +95,6 @@ export interface Strategy {
   record?(o: ProposalOutcome & { ws: string }): Promise<string | void>;
   /** Told each passing evaluated candidate's measurement against the champion (in the analyze step). */
   measured?(o: { ws: string; cycle: number; candidate: number; cmp: Comparison }): Promise<void>;
-  /** `reference`: the candidate the evaluated ones were compared with (the champion). */
-  accept(evaluated: Evaluated[], reference: number): Decision;
+  /** `reference`: the candidate the evaluated ones were compared with (the champion); `bandPct`: the calibrated noise band in force. */
+  accept(evaluated: Evaluated[], reference: number, bandPct?: number): Decision;
 }

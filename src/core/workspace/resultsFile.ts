@@ -13,7 +13,10 @@ export interface ResultsInput {
   verdict: 'pass' | 'fail';
   /** `off`: some of it ran without the sandbox, and the report says so. */
   isolation?: 'bwrap' | 'off' | undefined;
-  gates: readonly { gate: string; ok: boolean; detail: string; failures: readonly string[] }[];
+  /** `warning`: the gate passed without checking anything (evaluation.vacuous_gates: warn). */
+  gates: readonly { gate: string; ok: boolean; detail: string; failures: readonly string[]; warning?: string | undefined }[];
+  /** Racing against the champion (eval/race.ts): a challenger rejected early ran only part of the set. */
+  race?: { outcome: 'rejected early' | 'survived'; on: 'wall' | 'cpu'; ran: number; of: number; capped: number; challenger_s: number; champion_s: number; threshold_s: number; spent_s: number; reason: string } | undefined;
   metrics: { solved: number; n: number; solved_sat: number; solved_unsat: number; par2: number; par2_sat: number | null; par2_unsat: number | null; wrong: number; unique_solved: number | null } | null;
 }
 
@@ -26,31 +29,61 @@ export interface ResultsComparison {
   ci95: readonly [number, number];
   wilcoxon: { n: number; p: number; method: string };
   verdict: 'A faster' | 'B faster' | 'no significant difference';
+  /** The time compared (CPU or wall). */
+  on?: 'wall' | 'cpu';
+}
+
+/** How the comparison was made: the same-session duel it comes from and the rule in force. */
+export interface ResultsNotes {
+  /** The configured min_improvement_pct and the calibrated noise band (percent). */
+  marginPct: number;
+  bandPct: number;
+  /** The share of decisions between identical solvers the rule can promote (percent: the test's one-sided level). */
+  falsePromotionPct?: number;
+  duel?: { session: string; block: number; pairs: readonly unknown[]; started_at: string; ended_at: string };
 }
 
 /** The text of a candidate's RESULTS.md before any evaluation. */
 export const placeholderResults = (candidate: string): string => `# Results — ${candidate}\n\nNot evaluated yet.\n`;
 
 /** The report of an evaluation, as Markdown. */
-export function renderResults(candidate: string, cycle: number, doc: ResultsInput, cmp?: ResultsComparison): string {
+export function renderResults(candidate: string, cycle: number, doc: ResultsInput, cmp?: ResultsComparison, notes?: ResultsNotes): string {
   const m = doc.metrics;
   const unconfined = doc.isolation === 'off' ? ['> **Measured without isolation** (`sandbox: off`): this candidate\'s build and runs could read the answers and write outside their directory, so these figures are not evidence of a real improvement.', ''] : [];
-  const lines = [`# Results — ${candidate} (cycle ${cycle})`, '', ...unconfined, `Verdict: **${doc.verdict}**`, '', '| gate | result |', '|---|---|', ...doc.gates.map((g) => `| ${g.gate} | ${g.ok ? 'pass' : 'FAIL'}: ${g.detail.replace(/\|/g, '/')} |`)];
+  // The same warnings as eval/evalDoc.ts's vacuousWarnings (this lower folder cannot import it).
+  const vacuous = doc.gates.flatMap((g) => (g.warning ? [`> **Warning:** ${g.warning}`, ''] : []));
+  const lines = [`# Results — ${candidate} (cycle ${cycle})`, '', ...unconfined, ...vacuous, `Verdict: **${doc.verdict}**`, '', '| gate | result |', '|---|---|', ...doc.gates.map((g) => `| ${g.gate} | ${g.ok ? 'pass' : 'FAIL'}: ${g.detail.replace(/\|/g, '/')} |`)];
   const failed = doc.gates.find((g) => !g.ok);
   if (failed) lines.push('', '## Failures', ...failed.failures.map((f) => `- ${f}`));
   if (m) lines.push('', '## Metrics', '', '| metric | value |', '|---|---|', `| solved | ${m.solved}/${m.n} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat}) |`, `| PAR-2 | ${m.par2.toFixed(3)} s |`, `| PAR-2 SAT / UNSAT | ${m.par2_sat?.toFixed(3) ?? '-'} / ${m.par2_unsat?.toFixed(3) ?? '-'} s |`, `| wrong answers | ${m.wrong} |`, ...(m.unique_solved !== null ? [`| solved by no baseline | ${m.unique_solved} |`] : []));
-  if (cmp)
+  const r = doc.race;
+  if (r?.outcome === 'rejected early')
     lines.push(
       '',
-      `## Against the champion (${cmp.common} common instances)`,
+      `## Rejected early by racing (${r.ran} of ${r.of} instances)`,
       '',
+      `${r.reason[0]!.toUpperCase()}${r.reason.slice(1)}.`,
+      `Its runs were capped at a multiple of the champion's time (${r.capped} hit the cap); on ${r.on === 'cpu' ? 'CPU' : 'wall'} time it took at least ${r.challenger_s.toFixed(2)} s where the champion took ${r.champion_s.toFixed(2)} s (the race allowed ${r.threshold_s.toFixed(2)} s). The race cost ${r.spent_s.toFixed(1)} s; the metrics above cover only the instances it ran.`,
+    );
+  if (cmp) {
+    const margin = notes ? Math.max(notes.marginPct, notes.bandPct) : undefined;
+    const gain = cmp.par2A > 0 ? (100 * (cmp.par2A - cmp.par2B)) / cmp.par2A : 0;
+    lines.push(
+      '',
+      notes?.duel ? `## Against the champion, side by side (${cmp.common} instances, one session)` : `## Against the champion (${cmp.common} common instances)`,
+      '',
+      ...(notes?.duel ? [`Both ran in the same session (${notes.duel.session}, ${notes.duel.started_at.slice(0, 16).replace('T', ' ')} to ${notes.duel.ended_at.slice(11, 16)}), in blocks of ${notes.duel.block} alternating which went first (ABBA), so a drift of the machine moves both alike. Times compared: ${cmp.on === 'cpu' ? 'CPU (user + system of the process tree)' : 'wall'}.`, ''] : []),
       `PAR-2 champion ${cmp.par2A.toFixed(3)} s, this ${cmp.par2B.toFixed(3)} s; difference ${cmp.diff.toFixed(3)} s (95% CI ${cmp.ci95[0].toFixed(3)} .. ${cmp.ci95[1].toFixed(3)}).`,
       `Wilcoxon signed-rank: n = ${cmp.wilcoxon.n}, p = ${cmp.wilcoxon.p.toPrecision(3)} (${cmp.wilcoxon.method}). Verdict: **${cmp.verdict === 'B faster' ? 'faster than the champion' : cmp.verdict === 'A faster' ? 'slower than the champion' : 'no significant difference'}**.`,
+      ...(notes && margin !== undefined
+        ? [`Promotion needs a significant gain of at least ${margin.toFixed(1)}% (min_improvement_pct ${notes.marginPct}%, measured noise band ${notes.bandPct.toFixed(1)}%${notes.bandPct ? '' : ': not calibrated'}${notes.falsePromotionPct !== undefined ? `; two identical solvers pass this rule in at most ${notes.falsePromotionPct.toFixed(1)}% of decisions` : ''}); this one is ${gain.toFixed(1)}% ${gain >= 0 ? 'faster' : 'slower'}${cmp.verdict === 'B faster' && gain >= margin ? ': enough' : cmp.verdict === 'B faster' ? ': significant, but under the margin' : ''}.`]
+        : []),
     );
+  }
   return lines.join('\n') + '\n';
 }
 
 /** Writes the evaluation report into the candidate directory. */
-export async function writeResults(candidateDir: string, cycle: number, doc: ResultsInput, cmp?: ResultsComparison): Promise<void> {
-  await fs.writeFile(path.join(candidateDir, RESULTS_FILE), renderResults(path.basename(candidateDir), cycle, doc, cmp));
+export async function writeResults(candidateDir: string, cycle: number, doc: ResultsInput, cmp?: ResultsComparison, notes?: ResultsNotes): Promise<void> {
+  await fs.writeFile(path.join(candidateDir, RESULTS_FILE), renderResults(path.basename(candidateDir), cycle, doc, cmp, notes));
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { loadConfig } from '../../core/config/load';
 import { StageName } from '../../core/config/schema';
 import { evaluateSolver, plannedStages } from '../../core/eval/service';
+import { vacuousWarnings } from '../../core/eval/evalDoc';
 import { extensionRunnerEnv } from '../runnerEnv';
 import type { Logger } from '../../core/ports';
 import type { CyclesNode } from '../views/cyclesTree';
@@ -95,10 +96,12 @@ export async function evaluateCandidate(
     const file = recorded?.file;
     const failed = report.gates.find((g) => !g.ok);
     const brief = report.gates
-      .map((g) => (g.gate === 'comply' ? `rules ${(100 * (g.compliance?.score ?? 1)).toFixed(0)}%` : g.gate === 'build' ? 'built' : g.metrics ? `${g.gate} ${g.metrics.solved}/${g.metrics.n} solved (PAR-2 ${g.metrics.par2.toFixed(2)} s)` : `${g.gate}: no instances`))
+      .map((g) => (g.gate === 'comply' ? `rules ${(100 * (g.compliance?.score ?? 1)).toFixed(0)}%` : g.gate === 'build' ? 'built' : g.metrics ? `${g.gate} ${g.metrics.solved}/${g.metrics.n} solved (PAR-2 ${g.metrics.par2.toFixed(2)} s)` : `${g.gate}: nothing checked`))
       .join(', ');
-    const summary = failed ? `${candidate} failed the ${failed.gate} gate: ${failed.detail}` : `${candidate} passed every gate: ${brief}`;
+    const warnings = vacuousWarnings(report.doc);
+    const summary = failed ? `${candidate} failed the ${failed.gate} gate: ${failed.detail}` : `${candidate} passed every gate: ${brief}${warnings.length ? `. Warning: ${warnings.join('; ')}` : ''}`;
     for (const g of report.gates) ctx.log.info(`[${candidate}] ${g.ok ? 'PASS' : 'FAIL'} ${g.gate}: ${g.detail}${g.failures.length && !g.ok ? '\n  ' + g.failures.join('\n  ') : ''}`);
+    for (const w of warnings) ctx.log.warn(`[${candidate}] ${w}`);
     await ctx.model.refresh();
     for (const p of recorded?.patches ?? []) {
       const review = 'Review Patch';
@@ -107,7 +110,8 @@ export async function evaluateCandidate(
       });
     }
     const open = 'Show Details';
-    void (failed ? vscode.window.showErrorMessage(`SATLUTION: ${summary}`, open) : vscode.window.showInformationMessage(`SATLUTION: ${summary}`, open)).then((a) => {
+    const text = `SATLUTION: ${summary}`;
+    void (failed ? vscode.window.showErrorMessage(text, open) : warnings.length ? vscode.window.showWarningMessage(text, open) : vscode.window.showInformationMessage(text, open)).then((a) => {
       if (a === open) void vscode.commands.executeCommand('satlution.showOutput');
     });
     return { verdict: report.verdict, summary, file };

@@ -90,22 +90,25 @@ export class CyclesTreeProvider extends Disposable implements vscode.TreeDataPro
       return item;
     }
     const c = node.candidate;
+    const warnings = this.model.warnings.get(c.dir) ?? [];
     const item = new vscode.TreeItem(c.dir, c.docs.length ? (c.champion ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed) : vscode.TreeItemCollapsibleState.None);
     item.id = c.dir;
-    const [icon, color] = c.missing ? ['warning', 'problemsWarningIcon.foreground'] : c.champion ? ['star-full', 'charts.yellow'] : STATUS_ICON[c.status];
+    // A gate that passed with nothing checked is shown in red, over the champion's star: its verdict proves less than it says.
+    const [icon, color] = c.missing ? ['warning', 'problemsWarningIcon.foreground'] : warnings.length ? ['warning', 'errorForeground'] : c.champion ? ['star-full', 'charts.yellow'] : STATUS_ICON[c.status];
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
     // Short enough for a narrow sidebar; the tooltip has the whole story.
     const from = c.parent !== null ? `from ${candidateDirName(c.parent)}` : c.seed ? `seed ${c.seed}` : '';
     const state = c.missing ? 'directory missing' : c.status === 'seed' ? '' : c.champion ? '' : STATUS_SHORT[c.status];
-    item.description = [c.champion ? 'champion' : '', state, from].filter(Boolean).join(' · ');
+    item.description = [c.champion ? 'champion' : '', state, warnings.length ? 'a gate checked nothing' : '', from].filter(Boolean).join(' · ');
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${c.dir}**${c.champion ? ' $(star-full) champion' : ''}\n\n`);
     tip.appendMarkdown(`Status: ${STATUS_TEXT[c.status]}${c.missing ? ' — the directory is missing' : ''}\n\n`);
     tip.appendMarkdown(`Lineage: ${c.lineage.map(candidateDirName).join(' ← ')}${c.seed ? ` ← seed ${c.seed}` : ''}\n\n`);
     tip.appendMarkdown(`Created ${c.created_at.replace('T', ' ').slice(0, 19)} · updated ${c.updated_at.replace('T', ' ').slice(0, 19)}`);
     if (c.detail) tip.appendMarkdown(`\n\n${escapeMd(c.detail)}`);
+    for (const w of warnings) tip.appendMarkdown(`\n\n$(warning) **Warning:** ${escapeMd(w)}`);
     item.tooltip = tip;
-    item.accessibilityInformation = { label: `${c.dir}, ${[c.champion ? 'champion' : '', c.missing ? 'directory missing' : STATUS_TEXT[c.status], from].filter(Boolean).join(', ')}` };
+    item.accessibilityInformation = { label: `${c.dir}, ${[c.champion ? 'champion' : '', c.missing ? 'directory missing' : STATUS_TEXT[c.status], warnings.length ? 'warning: a gate checked nothing' : '', from].filter(Boolean).join(', ')}` };
     item.contextValue = c.champion ? 'candidate.champion' : c.seed ? 'candidate.seed' : 'candidate';
     return item;
   }

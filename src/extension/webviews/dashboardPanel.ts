@@ -1,5 +1,5 @@
-// The Dashboard panel: PAR-2 per cycle, cactus plot, SAT/UNSAT bars, per-instance results, failures
-// and cost (README, "In VS Code"). One panel at a time; it follows the workspace on disk, comes back after a
+// The Dashboard panel: PAR-2 per cycle, verdicts, cactus plot, SAT/UNSAT bars, per-instance results,
+// failures and cost (README, "In VS Code"). One panel at a time; it follows the workspace on disk, comes back after a
 // window reload (serializer), and opens run logs, RESULTS.md and the diff with the parent on request.
 import * as vscode from 'vscode';
 import { islandsConfig } from '../../core/strategy/islands';
@@ -105,21 +105,21 @@ class DashboardPanel extends Disposable {
     }
     if (this.source?.ws !== root) this.source = new DashboardSource(root);
     const snap = this.model.snapshot;
-    const input: DashboardInput | undefined = snap && snap.dir === root ? { champion: snap.champion, candidates: snap.candidates, ...(snap.config.ok ? { strategy: snap.config.config.strategy.name, islands: islandsConfig(snap.config.config), smc: smcConfig(snap.config.config), ...(snap.config.config.stages.perf.tiers ? { tiers: snap.config.config.stages.perf.tiers } : {}) } : {}) } : undefined;
+    const input: DashboardInput | undefined = snap && snap.dir === root ? { champion: snap.champion, candidates: snap.candidates, ...(snap.config.ok ? { strategy: snap.config.config.strategy.name, islands: islandsConfig(snap.config.config), smc: smcConfig(snap.config.config), ...(snap.config.config.stages.perf.tiers ? { tiers: snap.config.config.stages.perf.tiers } : {}), config: snap.config.config } : {}) } : undefined;
     const t0 = Date.now();
     this.build = await this.source.build(input);
     this.log.debug(`Dashboard: built in ${Date.now() - t0} ms (${this.build.data.candidates.length} candidates, ${this.build.data.instances.name.length} instances)`);
     this.post({ type: 'data', data: this.build.data });
   }
 
-  /** Evaluations, cycles and spending are not in the workspace model's watch: watch them while open. */
+  /** Evaluations, cycles, duels, the calibration and spending are not in the workspace model's watch: watch them while open. */
   private watch(root: string | undefined): void {
     if (root === this.watchedRoot) return;
     this.watcher?.dispose();
     this.watcher = undefined;
     this.watchedRoot = root;
     if (!root) return;
-    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(root, `${STATE_DIR}/{evals/*.json,cycle.json,cycles.jsonl,usage.jsonl}`));
+    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(root, `${STATE_DIR}/{evals/*.json,cycle.json,cycles.jsonl,usage.jsonl,duels/*.json,calibration.json}`));
     const soon = () => this.changed();
     this.watcher.onDidCreate(soon);
     this.watcher.onDidChange(soon);
@@ -137,6 +137,11 @@ class DashboardPanel extends Disposable {
       case 'select':
         if (this.build) this.post({ type: 'detail', version: this.build.data.version, columns: this.build.columns(m.ids) });
         return;
+      case 'pairs': {
+        if (!this.build) return;
+        this.post({ type: 'pairs', session: m.session, pairs: (await this.build.pairs(m.session)) ?? null });
+        return;
+      }
       case 'refresh':
         await this.model.refresh();
         this.changed(0);

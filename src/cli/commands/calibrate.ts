@@ -1,0 +1,46 @@
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../core/config/load';
+import { allowedFalsePromotion, calibrate, effectiveMargin, type CalibrationDoc, type NoiseDoc } from '../../core/eval/calibration';
+import { candidateDirName } from '../../core/layout';
+import { CandidateStore } from '../../core/store/candidates';
+import { findWorkspace } from '../../core/workspace/snapshot';
+import { UsageError } from '../errors';
+import { runnerEnv } from '../runnerEnv';
+
+export const CALIBRATE_HELP = `satlution calibrate [--dir D] [--solver SATLUTION_N] [--json]
+
+Measures the noise band: the champion (or --solver) against itself on the perf set, side by side in one
+session (ABBA blocks on the perf runner), and keeps it in .satlution/calibration.json. Prints the A/A PAR-2
+difference with its CI, the per-instance spread, and the margin a promotion needs from now on
+(max(min_improvement_pct, band)). Cycles calibrate by themselves the first time and when the machine,
+the runner or the perf set changes (evaluation.calibration).`;
+
+export async function calibrateCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { dir: { type: 'string', default: '.' }, solver: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
+  const ws = await findWorkspace(values.dir);
+  if (!ws) throw new UsageError(`no satlution.yaml in ${values.dir} or above; create a workspace with \`satlution init\``);
+  const config = await loadConfig(ws);
+  const champion = (await new CandidateStore(ws).load()).index.champion;
+  const solver = values.solver ?? (champion === null ? undefined : candidateDirName(champion));
+  if (!solver) throw new UsageError('there is no champion to calibrate with; pass --solver SATLUTION_N');
+  const progress = process.stderr.isTTY ? (done: number, total: number) => process.stderr.write(`\rcalibrating: ${done}/${total} runs`) : undefined;
+  const doc = await calibrate({ ws, config, solverDir: path.resolve(ws, solver), runnerEnv: runnerEnv(), build: true, ...(progress ? { onProgress: progress } : {}) });
+  if (progress) process.stderr.write('\n');
+  if (values.json) process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+  else process.stdout.write(renderCalibration(doc, config.evaluation.decide_on, config.strategy.min_improvement_pct));
+  return 0;
+}
+
+/** The calibration as a person reads it. */
+export function renderCalibration(doc: CalibrationDoc, on: 'wall' | 'cpu', minImprovementPct: number): string {
+  const line = (name: string, n: NoiseDoc) =>
+    `${name}: band ${n.band_pct.toFixed(1)}% of PAR-2 (A/A difference ${n.diff_pct.toFixed(1)}%, p = ${n.p.toPrecision(2)}${n.aa_significant ? ', significant without the band' : ''}); per-instance spread median ${n.spread_median_pct ?? '-'}%, 90th percentile ${n.spread_p90_pct ?? '-'}%`;
+  const used = on === 'cpu' && doc.cpu ? doc.cpu : doc.wall;
+  return [
+    `${doc.solver} against itself on ${doc.n} instances, side by side (${doc.scope.runner}, ${doc.scope.machine}, timeout ${doc.scope.timeout_s} s)`,
+    line('wall time', doc.wall),
+    doc.cpu ? line('CPU time ', doc.cpu) : 'CPU time: not measured on this machine (no cgroup); decisions use wall time',
+    `decisions on ${on === 'cpu' && doc.cpu ? 'CPU' : 'wall'} time: a challenger needs a PAR-2 gain of at least ${effectiveMargin(minImprovementPct, used.band_pct).toFixed(1)}% (max of min_improvement_pct ${minImprovementPct}% and the band), side by side, with p < ${doc.alpha}; two identical solvers pass that at most ${(100 * allowedFalsePromotion(doc.alpha)).toFixed(1)}% of the time`,
+  ].join('\n') + '\n';
+}

@@ -1,0 +1,129 @@
+// Verdicts that noise and drift cannot fool, attacked for real: a champion measured while the machine was
+// busy against challengers that behave exactly like it (the binaries differ, so nothing is reused), a
+// slower challenger that racing must stop early, and the calibrate / compare --measure commands.
+import * as assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runTool } from '../../src/core/agents/tools';
+import { tunerAgent } from '../../src/core/agents/tuner';
+import { loadConfig } from '../../src/core/config/load';
+import { runCycle, type EvolutionAgent } from '../../src/core/cycle/engine';
+import { readCalibration } from '../../src/core/eval/calibration';
+import { readDuels } from '../../src/core/eval/duel';
+import { EvalStore } from '../../src/core/eval/evalStore';
+import { evaluateSolver } from '../../src/core/eval/service';
+import { silentLogger } from '../../src/core/ports';
+import { CandidateStore } from '../../src/core/store/candidates';
+import { CLI, write } from './helpers';
+import { optsatWorkspace } from './optsatWorkspace';
+
+/** optsat (tinysat with a start-up busy loop, `delay`) with an option it never reads (`unused`). */
+const optsat = (o: { delay: number; perf: number; yaml?: (y: string) => string }) => optsatWorkspace({ perf: o.perf, perfSeed: 90, delay: o.delay, inert: ['unused'], ...(o.yaml ? { edit: o.yaml } : {}) });
+
+/** Busy loops on every core: the machine "while a build runs in another window". */
+function load(n = 2): { stop: () => void } {
+  const procs: ChildProcess[] = Array.from({ length: n }, () => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
+  return { stop: () => procs.forEach((p) => p.kill('SIGKILL')) };
+}
+
+/** An agent that multiplies the start-up delay: a challenger that is really slower. */
+function slowDownAgent(factor: number): EvolutionAgent {
+  return {
+    name: 'scripted',
+    async plan({ candidate }) {
+      return { title: 'a longer start-up loop', hypothesis: `# ${candidate}: a longer start-up loop\n\n## Change\nMultiply delay by ${factor}.\n\n## Rationale\nA slower challenger, for racing to stop.\n\n## Expected effect\nEvery instance slower.\n` };
+    },
+    async code({ host, candidateDir }) {
+      const h = fs.readFileSync(path.join(candidateDir, 'src', 'options.h'), 'utf8');
+      const now = /OPTION \(delay, (\d+),/.exec(h)![1]!;
+      const edit = await runTool('edit_file', JSON.stringify({ path: 'src/options.h', search: `OPTION (delay, ${now},`, replace: `OPTION (delay, ${Number(now) * factor},` }), host);
+      assert.equal(edit.isError, false, edit.content);
+      assert.equal((await host.build()).ok, true);
+      return { finished: true, detail: 'done' };
+    },
+  };
+}
+
+describe('verdicts that noise and drift cannot fool', function () {
+  this.timeout(900000);
+
+  it('a champion measured under load is not beaten by challengers that behave exactly like it (wall time, racing on)', async () => {
+    // decide on wall time: the basis a load moves most, so the duel (not CPU accounting) has to stop the attack.
+    const ws = await optsat({ delay: 150_000_000, perf: 12, yaml: (y) => y.replace('decide_on: cpu', 'decide_on: wall') });
+    const config = await loadConfig(ws);
+    assert.equal(config.evaluation.decide_on, 'wall');
+    // The trap: the champion's reference measurement is taken while two busy loops share the two cores.
+    const busy = load(2);
+    try {
+      const r = await evaluateSolver({ ws, config, solverDir: path.join(ws, 'SATLUTION_0'), overrides: { stage: 'all', jobs: 2 }, tiers: { reference: true }, runnerEnv: { workerFile: '' } });
+      assert.equal(r.verdict, 'pass', JSON.stringify(r.gates.map((g) => g.detail)));
+    } finally {
+      busy.stop();
+    }
+    const outcomes: string[] = [];
+    for (let c = 0; c < 3; c++) outcomes.push((await runCycle({ ws, config, agent: tunerAgent({ only: ['unused'] }), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 })).outcome ?? '');
+    const { index } = await new CandidateStore(ws).load();
+    assert.equal(index.champion, 0, `an identical challenger was promoted: ${outcomes.join(' | ')}`);
+    for (const o of outcomes) assert.match(o, /SATLUTION_0 stays champion/);
+    // The trap was real: the stored champion times were inflated by the load, as the calibration (quiet) shows.
+    const champion = (await new EvalStore(ws).get(0))!;
+    const cal = (await readCalibration(ws))!;
+    const calDuel = (await readDuels(ws)).find((d) => d.purpose === 'calibration')!;
+    assert.ok(champion.metrics!.par2 > 1.3 * calDuel.comparison.wall_par2A, `loaded ${champion.metrics!.par2} s vs quiet ${calDuel.comparison.wall_par2A} s`);
+    assert.ok(cal.wall.band_pct >= 0);
+    // Each challenger that survived racing met the champion side by side; none was called faster there.
+    for (const d of (await readDuels(ws)).filter((x) => x.purpose === 'decision')) assert.notEqual(d.comparison.verdict, 'B faster', JSON.stringify(d.comparison));
+  });
+
+  it('racing stops a slower challenger early, with capped runs, and says so in RESULTS.md and the outcome', async () => {
+    const ws = await optsat({ delay: 100_000_000, perf: 12 });
+    const config = await loadConfig(ws);
+    const s = await runCycle({ ws, config, agent: slowDownAgent(5), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
+    assert.match(s.outcome ?? '', /SATLUTION_0 stays champion \(SATLUTION_1 rejected early by racing after \d+ of 12 instances: (cannot win|not faster where it counts)/);
+    const doc = (await new EvalStore(ws).get(1))!;
+    assert.equal(doc.verdict, 'pass');
+    assert.equal(doc.race?.outcome, 'rejected early');
+    assert.ok(doc.race!.ran < 12, `ran ${doc.race!.ran}`);
+    assert.ok(doc.race!.capped > 0, 'the slower runs hit their cap');
+    const champion = (await new EvalStore(ws).get(0))!;
+    const championCost = champion.instances.reduce((t, r) => t + (r.cpu_s ?? r.time_s), 0);
+    // A full evaluation of a 5x slower solver costs about 5x the champion's; the race spent under half of that.
+    assert.ok(doc.race!.spent_s < 0.5 * 5 * championCost, `race spent ${doc.race!.spent_s} s, champion's full perf ${championCost} s`);
+    const results = fs.readFileSync(path.join(ws, 'SATLUTION_1', 'RESULTS.md'), 'utf8');
+    assert.match(results, /## Rejected early by racing \(\d+ of 12 instances\)/);
+    assert.equal((await readDuels(ws)).filter((d) => d.purpose === 'decision').length, 0, 'a rejected challenger is not measured side by side');
+  });
+
+  it('`satlution calibrate` measures the band and `compare --measure` runs two solvers side by side', async () => {
+    const ws = await optsat({ delay: 50_000_000, perf: 8 });
+    const cal = spawnSync(process.execPath, [CLI, 'calibrate', '--dir', ws], { encoding: 'utf8' });
+    assert.equal(cal.status, 0, cal.stderr);
+    assert.match(cal.stdout, /SATLUTION_0 against itself on 8 instances, side by side/);
+    assert.match(cal.stdout, /wall time: band \d+\.\d% of PAR-2/);
+    assert.match(cal.stdout, /a challenger needs a PAR-2 gain of at least \d+\.\d%/);
+    const doc = (await readCalibration(ws))!;
+    assert.equal(doc.n, 8);
+    // The champion was built for it (never evaluated before) and really ran: per-instance times differ.
+    const duel = (await readDuels(ws)).find((d) => d.purpose === 'calibration')!;
+    assert.ok(duel.pairs.every((p) => p.a.status === 'solved' && p.b.status === 'solved'));
+    assert.ok(duel.pairs.some((p) => p.a.time_s !== p.b.time_s));
+    // A solver that crashes cannot measure the machine's noise: calibrate refuses with the reason.
+    write(path.join(ws, 'broken', 'starexec_build'), '#!/bin/bash\nmkdir -p bin\nprintf \'#!/bin/sh\\nkill -SEGV $$\\n\' > bin/starexec_run_default\n');
+    write(path.join(ws, 'broken', 'bin', 'starexec_run_default'), '#!/bin/sh\nkill -SEGV $$\n');
+    fs.chmodSync(path.join(ws, 'broken', 'bin', 'starexec_run_default'), 0o755);
+    const bad = spawnSync(process.execPath, [CLI, 'calibrate', '--dir', ws, '--solver', 'broken'], { encoding: 'utf8' });
+    assert.notEqual(bad.status, 0);
+    assert.match(bad.stderr, /the calibration cannot use broken: it failed against itself \(p\d\.cnf: crash/);
+    assert.equal((await readCalibration(ws))!.at, doc.at, 'the good calibration is kept');
+    const st = spawnSync(process.execPath, [CLI, 'status', '--dir', ws], { encoding: 'utf8' });
+    assert.match(st.stdout, /noise band \d+\.\d%/);
+    const cmp = spawnSync(process.execPath, [CLI, 'compare', '--measure', '--dir', ws, 'SATLUTION_0', 'SATLUTION_0', '--json'], { encoding: 'utf8' });
+    assert.equal(cmp.status, 0, cmp.stderr);
+    const out = JSON.parse(cmp.stdout) as { how: string; verdict: string; common: number; band_pct: number };
+    assert.match(out.how, /side by side in one session/);
+    assert.equal(out.common, 8);
+    assert.equal(out.verdict, 'no significant difference');
+    assert.equal(out.band_pct, doc.cpu ? doc.cpu.band_pct : doc.wall.band_pct, 'the workspace band is in force');
+  });
+});
