@@ -230,7 +230,7 @@ function writeWorkspace(ws: string): void {
       // The "no faster where it counts" rule of eval/race.ts, once a fifth of the champion's time is covered.
       if (ran.length >= 40 && champ >= 0.2 * total && lb > champ) {
         const reason = `not faster where it counts: on the ${ran.length} instances carrying ${Math.round((100 * champ) / total)}% of the champion's time it took at least ${lb.toFixed(2)} s against the champion's ${champ.toFixed(2)} s (it needed at most ${champ.toFixed(2)} s to stay in the race)`;
-        return { ran, doc: { outcome: 'rejected early', on: 'cpu', ran: ran.length, of: rs.length, capped, challenger_s: lb, champion_s: champ, champion_total_s: total, threshold_s: champ, margin_pct: BAND, band_pct: BAND, estimated_par2: (refPar2 * lb) / champ, spent_s: spent, reason } };
+        return { ran, doc: { outcome: 'rejected early', on: 'cpu', ran: ran.length, of: rs.length, capped, champion_reruns: ran.length, challenger_s: lb, champion_s: champ, champion_total_s: total, threshold_s: champ, margin_pct: BAND, band_pct: BAND, estimated_par2: (refPar2 * lb) / champ, spent_s: spent, reason } };
       }
       if (ran.length > rs.length / 2) return undefined;
     }

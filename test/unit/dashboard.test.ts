@@ -342,7 +342,7 @@ describe('dashboard verdicts', function () {
     // Cycle 5: SATLUTION_7 raced against the champion and rejected after 2 of 4 instances.
     await new CandidateStore(ws).create({ parent: 3, status: 'evaluated' });
     await savePerf(ws, 'SATLUTION_7', SLOW.slice(1, 3), HASH(7));
-    const race: RaceDoc = { outcome: 'rejected early', on: 'cpu', ran: 2, of: 4, capped: 1, challenger_s: 103.5, champion_s: 51.5, champion_total_s: 52.5, threshold_s: 52.02, margin_pct: 3.1, band_pct: 3.1, estimated_par2: 26.4, spent_s: 104.25, reason: 'cannot win: its first 2 runs already take 103.50 s' };
+    const race: RaceDoc = { outcome: 'rejected early', on: 'cpu', ran: 2, of: 4, capped: 1, champion_reruns: 2, challenger_s: 103.5, champion_s: 51.5, champion_total_s: 52.5, threshold_s: 52.02, margin_pct: 3.1, band_pct: 3.1, estimated_par2: 26.4, spent_s: 104.25, reason: 'cannot win: its first 2 runs already take 103.50 s' };
     const file = new EvalStore(ws).file('SATLUTION_7');
     const raced: EvalDoc = { ...(JSON.parse(fs.readFileSync(file, 'utf8')) as EvalDoc), race };
     write(file, JSON.stringify(raced));
@@ -355,9 +355,9 @@ describe('dashboard verdicts', function () {
 
     // The rule in force: CPU time, the calibrated CPU band over the configured 2% margin, alpha / 2.
     const rule = d.verdicts.rule!;
-    assert.deepEqual([rule.on, rule.basis, rule.bandPct, rule.marginPct, rule.falsePromotionPct], ['cpu', 'cpu', 3.1, 3.1, 2.5]);
+    assert.deepEqual([rule.on, rule.basis, rule.bandPct, rule.marginPct, rule.falsePromotionPct], ['cpu', 'cpu', 3.1, 3.1, 0.5]);
     assert.deepEqual(rule.calibrated, { at: cal.at, n: 40, machine: 'box / Some CPU x8' });
-    assert.equal(rule.short, 'Decisions: CPU time, side by side · band 3.1% · margin 3.1% · ≤2.5% false promotions');
+    assert.equal(rule.short, 'Decisions: CPU time, side by side · band 3.1% · margin 3.1% · ≤0.5% false promotions');
     assert.match(rule.line, /noise band 3\.1% \(calibrated 2026-11-02, 40 instances\)/);
     assert.deepEqual(d.verdicts.noise.map((n) => [n.basis, n.bandPct, n.diffPct, n.spreadMedianPct, n.spreadP90Pct, n.aaSignificant]), [['cpu', 3.1, 0.5, 1.25, 4.5, false], ['wall', 4.2, -1.5, 2.5, 7.75, false]]);
     assert.deepEqual(d.verdicts.calibration, { at: cal.at, n: 40, machine: 'box / Some CPU x8', solver: 'SATLUTION_0', runner: 'local', timeoutS: T });

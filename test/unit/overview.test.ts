@@ -58,13 +58,13 @@ describe('webview protocol and the Overview model', () => {
     const cal: CalibrationDoc = { at: '2026-11-02T10:00:00.000Z', scope: { machine: 'box', runner: 'local', set: '0123456789abcdef', timeout_s: 60 }, session: 's', solver: 'SATLUTION_0', n: 30, wall: { ...noise, band_pct: 7.25 }, cpu: { ...noise, band_pct: 3.14 }, alpha: 0.05 };
     const o = toOverview(snap, 5, new Map(), cal);
     assert.ok(o.state === 'workspace');
-    assert.equal(o.rule!.short, 'Decisions: CPU time, side by side · band 3.1% · margin 5% · ≤2.5% false promotions');
+    assert.equal(o.rule!.short, 'Decisions: CPU time, side by side · band 3.1% · margin 5% · ≤0.5% false promotions');
     assert.ok(o.rule!.calibrated);
     assert.match(o.rule!.full, /calibrated 2026-11-02, 30 instances/);
     // A machine without CPU accounting: decisions fall back to wall time, and the wall band exceeds the margin.
     const wallOnly = toOverview(snap, 5, new Map(), { ...cal, cpu: null });
     assert.ok(wallOnly.state === 'workspace');
-    assert.equal(wallOnly.rule!.short, 'Decisions: wall time, side by side · band 7.3% · margin 7.3% · ≤2.5% false promotions');
+    assert.equal(wallOnly.rule!.short, 'Decisions: wall time, side by side · band 7.3% · margin 7.3% · ≤0.5% false promotions');
     assert.ok(HostMessage.safeParse({ type: 'overview', overview: o }).success);
     // A state saved before the rule existed still loads (as no rule); an invalid config has none.
     const { rule: _rule, ...before } = o;

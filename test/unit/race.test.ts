@@ -9,7 +9,7 @@ import { compareRuns } from '../../src/core/eval/compare';
 import type { InstanceResult } from '../../src/core/run/result';
 import { prng } from '../../src/core/instances/generators';
 
-const racing = { enabled: true, cap_factor: 3, cap_floor_s: 1, min_share: 0.4, min_instances: 5 };
+const racing = { enabled: true, cap_factor: 3, cap_floor_s: 1, min_share: 0.4, min_instances: 5 }; // min_share as set by a user
 const run = (instance: string, status: InstanceResult['status'], time: number, cpu: number | null = null): InstanceResult => ({ instance, family: null, expected: null, expected_from: 'none', answer: status === 'solved' ? 'SAT' : null, status, time_s: time, cpu_s: cpu, mem_mb: null, exit_code: 0, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' });
 
 describe('racing with adaptive capping (the rule)', () => {

@@ -21,9 +21,13 @@ import { optsatWorkspace } from './optsatWorkspace';
 /** optsat (tinysat with a start-up busy loop, `delay`) with an option it never reads (`unused`). */
 const optsat = (o: { delay: number; perf: number; yaml?: (y: string) => string }) => optsatWorkspace({ perf: o.perf, perfSeed: 90, delay: o.delay, inert: ['unused'], ...(o.yaml ? { edit: o.yaml } : {}) });
 
-/** Busy loops on every core: the machine "while a build runs in another window". */
+/**
+ * Busy loops on every core: the machine "while a build runs in another window". Each in a session of its
+ * own, as a separate program would be: Linux's autogroup scheduling shares the CPU between sessions, so
+ * loops in the test's own session would barely slow a solver run (which bwrap starts in a new session).
+ */
 function load(n = 2): { stop: () => void } {
-  const procs: ChildProcess[] = Array.from({ length: n }, () => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
+  const procs: ChildProcess[] = Array.from({ length: n }, () => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore', detached: true }));
   return { stop: () => procs.forEach((p) => p.kill('SIGKILL')) };
 }
 
@@ -77,8 +81,10 @@ describe('verdicts that noise and drift cannot fool', function () {
   });
 
   it('racing stops a slower challenger early, with capped runs, and says so in RESULTS.md and the outcome', async () => {
-    const ws = await optsat({ delay: 100_000_000, perf: 12 });
+    // Runs of a tenth of a second: caps below the default 1 s floor, so the slower runs meet theirs.
+    const ws = await optsat({ delay: 100_000_000, perf: 12, yaml: (y) => y.replace('decide_on: cpu', 'decide_on: cpu\n  racing: { cap_floor_s: 0.05 }') });
     const config = await loadConfig(ws);
+    assert.equal(config.evaluation.racing.cap_floor_s, 0.05);
     const s = await runCycle({ ws, config, agent: slowDownAgent(5), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
     assert.match(s.outcome ?? '', /SATLUTION_0 stays champion \(SATLUTION_1 rejected early by racing after \d+ of 12 instances: (cannot win|not faster where it counts)/);
     const doc = (await new EvalStore(ws).get(1))!;
@@ -86,6 +92,7 @@ describe('verdicts that noise and drift cannot fool', function () {
     assert.equal(doc.race?.outcome, 'rejected early');
     assert.ok(doc.race!.ran < 12, `ran ${doc.race!.ran}`);
     assert.ok(doc.race!.capped > 0, 'the slower runs hit their cap');
+    assert.ok(doc.race!.champion_reruns > 0, 'the decision window ran the champion again beside it');
     const champion = (await new EvalStore(ws).get(0))!;
     const championCost = champion.instances.reduce((t, r) => t + (r.cpu_s ?? r.time_s), 0);
     // A full evaluation of a 5x slower solver costs about 5x the champion's; the race spent under half of that.

@@ -337,7 +337,7 @@ export class InstanceTable {
       const cur = on && k === this.activeCol ? ' cur' : '';
       tr.append(
         cell(`td first c-status st-${status ?? 'none'}${cur}`, status ? (STATUS_LABEL[status] ?? status) : 'not run', { 'data-k': String(k), id: `${this.rowId}-${r}-${k}`, 'aria-label': `${c.dir}: ${status ?? 'not run'}` }),
-        cell(`td num${status === 'solved' ? '' : ' muted'}`, status ? secs(c.col.time[i]!) : '', { 'data-k': String(k) }),
+        cell(`td num${status === 'solved' ? '' : ' muted'}`, status ? secs(c.col.time[i]!) : '', { 'data-k': String(k), ...(status ? { title: `wall ${secs(c.col.time[i]!)}, CPU ${c.col.cpu[i] === null || c.col.cpu[i] === undefined ? 'not measured' : secs(c.col.cpu[i]!)}` } : {}) }),
         cell('td c-answer', ANSWERS[c.col.answer[i]!] ?? '', { 'data-k': String(k) }),
       );
     });

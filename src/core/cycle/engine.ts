@@ -230,7 +230,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: s.parent, json: (await readEval(req, s.parent))! });
         // The noise band first (measured once per machine, runner and set), then each challenger raced against the champion's times.
         const { bandPct } = await noiseBand(verdictContext(req), dirOf(champion));
-        const race = racePolicy(req.config, await readEval(req, champion), bandPct);
+        const race = racePolicy(req.config, await readEval(req, champion), bandPct, dirOf(champion));
         const failures: string[] = [];
         for (const id of selected) {
           // A resumed cycle skips what is already evaluated (and the results store makes re-runs cheap).
@@ -255,7 +255,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         const { evaluated, bandPct } = await evaluatedAgainstChampion(req, s);
         for (const e of evaluated) {
           if (e.json?.verdict !== 'pass') continue;
-          await writeResults(dirOf(e.candidate), s.cycle, e.json, e.cmp, { bandPct, marginPct: req.config.strategy.min_improvement_pct, falsePromotionPct: 100 * allowedFalsePromotion(req.config.strategy.alpha), ...(e.duel ? { duel: e.duel } : {}) });
+          await writeResults(dirOf(e.candidate), s.cycle, e.json, e.cmp, { bandPct, marginPct: req.config.strategy.min_improvement_pct, falsePromotionPct: 100 * allowedFalsePromotion(req.config.strategy.alpha, bandPct > 0), ...(e.duel ? { duel: e.duel } : {}) });
           if (e.cmp) await strategy.measured?.({ ws, cycle: s.cycle, candidate: e.candidate, cmp: e.cmp });
         }
         await step({ step: 'decide' });

@@ -39,7 +39,7 @@ export async function noiseBand(ctx: VerdictContext, championDir: string): Promi
 }
 
 /** The racing policy against the champion's latest full measurement, or undefined when racing is off or there is nothing to race against. */
-export function racePolicy(config: Config, champion: EvalDoc | undefined, bandPct: number): RacePolicy | undefined {
+export function racePolicy(config: Config, champion: EvalDoc | undefined, bandPct: number, championDir?: string): RacePolicy | undefined {
   if (!config.evaluation.racing.enabled || !champion || champion.verdict !== 'pass' || !measuredInFull(champion) || champion.timeout_s !== config.stages.perf.timeout_s) return undefined;
   const on = config.evaluation.decide_on;
   const T = champion.timeout_s;
@@ -49,6 +49,7 @@ export function racePolicy(config: Config, champion: EvalDoc | undefined, bandPc
     racing: config.evaluation.racing,
     marginPct: effectiveMargin(config.strategy.min_improvement_pct, bandPct),
     bandPct,
+    ...(championDir ? { championDir } : {}),
   };
 }
 

@@ -352,13 +352,15 @@ function costRows(lines: Awaited<ReturnType<typeof readUsage>>): CostRow[] {
 function columnsOf(id: number, results: InstanceResult[], index: Map<string, number>, n: number): CandidateColumns {
   const status = new Array<number>(n).fill(-1);
   const time = new Array<number>(n).fill(0);
+  const cpu = new Array<number | null>(n).fill(null);
   const answer = new Array<number>(n).fill(0);
   for (const r of results) {
     const i = index.get(r.instance);
     if (i === undefined) continue;
     status[i] = RUN_STATUSES.indexOf(r.status);
     time[i] = Number.isFinite(r.time_s) ? Math.max(0, Math.round(r.time_s * 1000) / 1000) : 0;
+    cpu[i] = r.cpu_s !== null && Number.isFinite(r.cpu_s) ? Math.max(0, Math.round(r.cpu_s * 1000) / 1000) : null;
     answer[i] = Math.max(0, ANSWERS.indexOf(r.answer));
   }
-  return { id, status, time, answer };
+  return { id, status, time, cpu, answer };
 }

@@ -301,6 +301,8 @@ export const CandidateColumns = z.object({
   status: z.array(z.number().int().min(-1).max(RUN_STATUSES.length - 1)),
   /** Seconds (ms precision); 0 where not run. */
   time: z.array(Seconds),
+  /** CPU seconds of the run's process tree (ms precision); null where not run or not measured (documents from before CPU accounting, or no cgroup). */
+  cpu: z.array(Seconds.nullable()).default([]),
   /** Code into ANSWERS. */
   answer: z.array(z.number().int().min(0).max(ANSWERS.length - 1)),
 });

@@ -14,14 +14,14 @@ import { STATE_DIR } from '../layout';
 import type { InstanceResult } from '../run/result';
 import type { RunnerEnv } from '../runners/select';
 import { writeJsonAtomic } from '../store/atomic';
-import { compareRuns } from './compare';
+import { bootstrapMeanCi, compareRuns } from './compare';
 import { measureSideBySide } from './duel';
-import { timeOn, type TimeBasis } from './metrics';
+import { par2Of, timeOn, type TimeBasis } from './metrics';
 import { planStages } from './plan';
 
 /** The noise of one time basis, from an A/A duel. */
 export const NoiseDoc = z.object({
-  /** The band: the larger end of the 95% CI of the A/A PAR-2 difference, in percent of PAR-2. */
+  /** The band: the larger end of the BAND_LEVEL (99%) CI of the A/A PAR-2 difference, in percent of PAR-2. */
   band_pct: z.number().nonnegative(),
   /** The A/A PAR-2 difference itself, percent, and its paired test's p. */
   diff_pct: z.number(),
@@ -98,6 +98,11 @@ export function noiseOf(a: InstanceResult[], b: InstanceResult[], timeoutS: numb
   const c = compareRuns(a, b, timeoutS, { alpha, on });
   const rel = (x: number) => (c.par2A > 0 ? (100 * x) / c.par2A : 0);
   const byB = new Map(b.map((r) => [r.instance, r]));
+  const diffs = a.flatMap((x) => {
+    const y = byB.get(x.instance);
+    return y ? [par2Of(y, timeoutS, on) - par2Of(x, timeoutS, on)] : [];
+  });
+  const ci = bootstrapMeanCi(diffs, 10000, 1, BAND_LEVEL);
   const spreads = a
     .flatMap((x) => {
       const y = byB.get(x.instance);
@@ -107,7 +112,7 @@ export function noiseOf(a: InstanceResult[], b: InstanceResult[], timeoutS: numb
     })
     .sort((p, q) => p - q);
   const q = (f: number) => (spreads.length ? round(spreads[Math.min(spreads.length - 1, Math.floor(f * spreads.length))]!) : null);
-  return { band_pct: round(Math.max(Math.abs(rel(c.ci95[0])), Math.abs(rel(c.ci95[1])))), diff_pct: round(rel(c.diff)), p: c.wilcoxon.p, spread_median_pct: q(0.5), spread_p90_pct: q(0.9), aa_significant: c.verdict !== 'no significant difference' };
+  return { band_pct: round(Math.max(Math.abs(rel(ci[0])), Math.abs(rel(ci[1])))), diff_pct: round(rel(c.diff)), p: c.wilcoxon.p, spread_median_pct: q(0.5), spread_p90_pct: q(0.9), aa_significant: c.verdict !== 'no significant difference' };
 }
 
 /** Measures the noise band: `solverDir` (the champion) against itself, side by side, and keeps it. */
@@ -143,8 +148,15 @@ export function bandFor(cal: CalibrationDoc | undefined, on: TimeBasis): number 
 /** The promotion rule's effective margin: the configured one, raised to the noise band. */
 export const effectiveMargin = (minImprovementPct: number, bandPct: number): number => Math.max(minImprovementPct, bandPct);
 
-/** The false-promotion rate the rule allows per decision between two identical solvers: the one-sided level of the paired test. */
-export const allowedFalsePromotion = (alpha: number): number => alpha / 2;
+/**
+ * The band's confidence: an A/A difference reaches the band's end in at most (1 - BAND_LEVEL) / 2 = 0.5%
+ * of duels, so the margin, more than the paired test's alpha / 2, is what keeps identical solvers from
+ * being promoted (at the default alpha of 0.05 the test alone would let 2.5% of such decisions through).
+ */
+export const BAND_LEVEL = 0.99;
+
+/** The false-promotion rate the rule allows per decision between two identical solvers: the test's one-sided level, or with a calibrated band the stricter of it and the band's. */
+export const allowedFalsePromotion = (alpha: number, calibrated: boolean): number => Math.round(1e9 * (calibrated ? Math.min(alpha / 2, (1 - BAND_LEVEL) / 2) : alpha / 2)) / 1e9;
 
 const round = (x: number) => Math.round(x * 100) / 100;
 
@@ -167,7 +179,7 @@ export function noiseRule(config: Config, cal: CalibrationDoc | undefined): Nois
   const on = config.evaluation.decide_on;
   const bandPct = bandFor(cal, on);
   const marginPct = effectiveMargin(config.strategy.min_improvement_pct, bandPct);
-  const falsePromotionPct = 100 * allowedFalsePromotion(config.strategy.alpha);
+  const falsePromotionPct = 100 * allowedFalsePromotion(config.strategy.alpha, cal !== undefined);
   const basis = on === 'cpu' && (!cal || cal.cpu) ? 'CPU' : 'wall';
   const band = cal ? `noise band ${bandPct.toFixed(1)}% (calibrated ${cal.at.slice(0, 10)}, ${cal.n} instances)` : 'noise band not calibrated yet (the next cycle measures it, or run `satlution calibrate`)';
   return {

@@ -105,8 +105,8 @@ export function wilcoxonSignedRank(diffs: number[]): Comparison['wilcoxon'] {
   return { n, w, z, p: Math.min(1, 2 * normalCdf(Math.min(z, 0))), method: 'normal' };
 }
 
-/** Percentile bootstrap 95% interval of the mean, from a seeded generator (reproducible). */
-export function bootstrapMeanCi(xs: number[], resamples: number, seed: number): [number, number] {
+/** Percentile bootstrap interval of the mean (95% unless `level` says otherwise), from a seeded generator (reproducible). */
+export function bootstrapMeanCi(xs: number[], resamples: number, seed: number, level = 0.95): [number, number] {
   if (xs.length === 0) return [0, 0];
   const rnd = prng(seed);
   const means = new Float64Array(resamples);
@@ -116,7 +116,8 @@ export function bootstrapMeanCi(xs: number[], resamples: number, seed: number): 
     means[b] = s / xs.length;
   }
   means.sort();
-  return [means[Math.floor(0.025 * (resamples - 1))]!, means[Math.ceil(0.975 * (resamples - 1))]!];
+  const tail = (1 - level) / 2;
+  return [means[Math.floor(tail * (resamples - 1))]!, means[Math.ceil((1 - tail) * (resamples - 1))]!];
 }
 
 /** Standard normal CDF (Abramowitz-Stegun 7.1.26 via erf; error < 1.5e-7). */

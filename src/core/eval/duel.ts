@@ -1,19 +1,20 @@
 // Same-session comparisons: two solvers measured side by side on one perf set, in the same time window,
 // on the same runner, so a drift of the machine (a build in another window, thermal throttling, a
-// neighbour's job) moves both alike and cancels in the paired differences. With two or more slots, A and
-// B run each block of instances at the same moment, half the slots each: every pair shares its
-// conditions, including the contention between parallel runs (on this project's 2-core machine that
-// contention alone moves a run's CPU time by up to 30%). Which side starts first alternates (ABBA).
-// With one slot, or on a remote runner (which syncs each solver first), the blocks run one after the
-// other, A then B, then B then A. Nothing stored earlier is reused: each side runs under a session
-// key of its own (runSet's `session`). The one way a promotion, the held-out check, `satlution compare
-// --measure` and the noise calibration measure a pair.
+// neighbour's job) moves both alike and cancels in the paired differences. On a local runner with n
+// slots, n lanes run at once; each lane takes every n-th instance and runs its pair back to back,
+// pinned to one core (taskset), the order alternating from one instance to the next (ABBA): the two runs
+// of a pair share a core and a moment (on this project's 2-core machine the two cores differ in speed
+// by up to 2x from one second to the next). With one slot, or on a remote runner (which syncs each
+// solver first), blocks of the slots run A then B, then B then A. Nothing stored earlier is reused:
+// each side runs under a session key of its own (runSet's `session`). The one way a promotion, the
+// held-out check, `satlution compare --measure` and the noise calibration measure a pair.
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../config/schema';
-import { listSet } from '../instances/instances';
+import * as os from 'node:os';
+import { listSet, type InstanceSpec } from '../instances/instances';
 import { STATE_DIR } from '../layout';
 import { isolationFor } from '../isolation/settings';
 import { buildSolver } from '../run/build';
@@ -21,7 +22,7 @@ import { FATAL, type InstanceResult } from '../run/result';
 import { stageRunners, type RunnerEnv } from '../runners/select';
 import { writeJsonAtomic } from '../store/atomic';
 import { compareRuns, type Comparison } from './compare';
-import { runStage } from './gates';
+import { runStage, type StagePlan } from './gates';
 import { par2Of, type TimeBasis } from './metrics';
 import { gateContext, type PlanOverrides } from './plan';
 import { solverIdentity } from './resultsStore';
@@ -53,9 +54,9 @@ export const DuelDoc = z.object({
   on: z.enum(['wall', 'cpu']),
   started_at: z.string(),
   ended_at: z.string(),
-  /** Instances per block; with two or more slots, A and B ran each block at the same moment, half the slots each. */
+  /** Instances per block: 1 in lanes, else the runner's slots. */
   block: z.number().int().positive(),
-  /** true: the two sides ran each block concurrently; false: one after the other. */
+  /** true: pairs ran back to back in parallel lanes (each pinned to a core where possible); false: in blocks. */
   together: z.boolean().default(false),
   pairs: z.array(DuelPair),
   /** The paired comparison of B with A on these pairs only (on `on`, with the band in force). */
@@ -136,30 +137,46 @@ export async function measureSideBySide(req: DuelRequest): Promise<Duel> {
   const order = [...instances].sort((x, y) => x.name.localeCompare(y.name));
   const slots = Math.max(1, perf.jobs ?? 1);
   // Remote runners sync each solver before its runs; two syncs into one remote workdir at once are not worth the risk.
-  const local = req.config.runners.find((r) => r.name === (perf.runner ?? 'local'))?.kind !== 'ssh' && req.config.runners.find((r) => r.name === (perf.runner ?? 'local'))?.kind !== 'slurm';
-  const together = slots >= 2 && local;
-  const block = together ? Math.floor(slots / 2) : local ? 1 : slots;
-  const half = { ...perf, jobs: block };
+  const kind = req.config.runners.find((r) => r.name === (perf.runner ?? 'local'))?.kind ?? 'local';
+  const lanes = kind === 'local' ? slots : 1;
+  // Pinned lanes: a pair's two runs meet the same core (cores of one machine can differ in speed by 2x).
+  const pin = kind === 'local' && slots >= 2 && slots <= os.availableParallelism();
+  const single = { ...perf, jobs: 1 };
   const started = new Date().toISOString();
   const a = new Map<string, InstanceResult>();
   const b = new Map<string, InstanceResult>();
   const orders = new Map<string, 'AB' | 'BA'>();
   let done = 0;
   const total = 2 * order.length;
-  for (let k = 0, at = 0; at < order.length; k++, at += block) {
-    const chunk = order.slice(at, at + block);
-    const sides: ['A' | 'B', string, Map<string, InstanceResult>][] = k % 2 === 0 ? [['A', req.a, a], ['B', req.b, b]] : [['B', req.b, b], ['A', req.a, a]];
-    const runSide = async ([side, dir, into]: (typeof sides)[number]) => {
-      // Each side its own session key: an A/A test of one directory must run twice, not reuse itself.
-      const out = await runStage({ ...ctx, solverDir: dir }, half, chunk, {}, undefined, `${session}:${side}`);
-      for (const r of out.results) into.set(r.instance, r);
-      done += out.results.length;
-      req.onProgress?.(done, total, `${side} ran ${chunk.length} instance${chunk.length > 1 ? 's' : ''} (block ${k + 1}, ${k % 2 === 0 ? 'AB' : 'BA'}${together ? ', both at once' : ''})`);
-    };
-    if (together) await Promise.all(sides.map(runSide));
-    else for (const side of sides) await runSide(side);
-    for (const i of chunk) orders.set(i.name, k % 2 === 0 ? 'AB' : 'BA');
+  const runSide = async (side: 'A' | 'B', chunk: InstanceSpec[], plan: StagePlan, cpu: number | undefined) => {
+    // Each side its own session key: an A/A test of one directory must run twice, not reuse itself.
+    const out = await runStage({ ...ctx, solverDir: side === 'A' ? req.a : req.b }, plan, chunk, {}, { session: `${session}:${side}`, ...(cpu !== undefined ? { cpu } : {}) });
+    for (const r of out.results) (side === 'A' ? a : b).set(r.instance, r);
+    done += out.results.length;
+    req.onProgress?.(done, total, `${side} ran ${chunk.map((i) => i.name).join(', ')}`);
+  };
+  if (lanes > 1) {
+    // Each lane takes every lanes-th instance and runs its pairs back to back, the order alternating (ABBA).
+    await Promise.all(
+      Array.from({ length: lanes }, async (_, lane) => {
+        for (let j = lane; j < order.length; j += lanes) {
+          const inst = order[j]!;
+          const ab = j % 2 === 0;
+          orders.set(inst.name, ab ? 'AB' : 'BA');
+          for (const side of ab ? (['A', 'B'] as const) : (['B', 'A'] as const)) await runSide(side, [inst], single, pin ? lane : undefined);
+        }
+      }),
+    );
+  } else {
+    // One slot, or a remote runner: blocks of its slots, A then B, then B then A.
+    for (let k = 0, at = 0; at < order.length; k++, at += slots) {
+      const chunk = order.slice(at, at + slots);
+      for (const side of k % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) await runSide(side, chunk, perf, undefined);
+      for (const i of chunk) orders.set(i.name, k % 2 === 0 ? 'AB' : 'BA');
+    }
   }
+  const block = lanes > 1 ? 1 : slots;
+  const together = lanes > 1;
   const ra = order.flatMap((i) => (a.has(i.name) ? [a.get(i.name)!] : []));
   const rb = order.flatMap((i) => (b.has(i.name) ? [b.get(i.name)!] : []));
   const cmp = compareRuns(ra, rb, perf.timeoutS, { alpha: req.alpha, on: req.on, bandPct: req.bandPct });

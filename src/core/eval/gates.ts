@@ -13,6 +13,7 @@ import type { Runner } from '../runners/runner';
 import type { AuditDoc, GateName } from './evalDoc';
 import { AUDIT_TIMEOUT_FACTOR, auditOn, auditPerf, auditSummary, type AuditOutcome, type AuditPolicy, type AuditRandom } from './audit';
 import { inSubset } from './subset';
+import { randomUUID } from 'node:crypto';
 import type { RaceDoc, RacePolicy } from './race';
 import { runRace } from './raceRuns';
 
@@ -164,7 +165,9 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
     let raced: RaceDoc | undefined;
     let out: RunSetOutcome;
     if (race) {
-      const r = await runRace({ instances, timeoutS: plan.timeoutS, jobs: plan.jobs ?? req.jobs, policy: race, run: (some, caps) => runStage(req, plan, some, progress, caps), say: (m) => req.onStatus?.(plan.gate, m) });
+      // The champion's re-runs in the race are a session of their own: nothing stored stands in for them.
+      const raceSession = `race-${randomUUID()}`;
+      const r = await runRace({ instances, timeoutS: plan.timeoutS, jobs: plan.jobs ?? req.jobs, policy: race, run: (some, caps) => runStage(req, plan, some, progress, { caps }), ...(race.championDir ? { runChampion: (some: InstanceSpec[]) => runStage({ ...req, solverDir: race.championDir! }, plan, some, {}, { session: raceSession }) } : {}), say: (m) => req.onStatus?.(plan.gate, m) });
       out = r;
       raced = r.race;
     } else out = await runStage(req, plan, instances, progress);
@@ -219,11 +222,13 @@ function uncheckedVerify(plan: StagePlan, results: readonly InstanceResult[]): s
   return `none of the ${results.length} answer${results.length === 1 ? '' : 's'} could be checked (${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')})`;
 }
 
-/** One stage's runs through runSet, on the stage's runner with the request's checker and limits; racing's caps and a duel's session when given. */
-export function runStage(req: GateRequest, plan: StagePlan, instances: InstanceSpec[], progress: Pick<RunSetRequest, 'onResult' | 'onStatus'>, caps?: ReadonlyMap<string, number>, session?: string): Promise<RunSetOutcome> {
+/** One stage's runs through runSet, on the stage's runner with the request's checker and limits; racing's caps, a duel's session and CPU when given. */
+export function runStage(req: GateRequest, plan: StagePlan, instances: InstanceSpec[], progress: Pick<RunSetRequest, 'onResult' | 'onStatus'>, extra: { caps?: ReadonlyMap<string, number>; session?: string; cpu?: number } = {}): Promise<RunSetOutcome> {
+  const { caps, session, cpu } = extra;
   return runSet({
     ...(caps?.size ? { caps } : {}),
     ...(session ? { session } : {}),
+    ...(cpu !== undefined ? { cpu } : {}),
     solverDir: req.solverDir,
     instances,
     timeoutS: plan.timeoutS,

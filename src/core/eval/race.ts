@@ -19,6 +19,8 @@ export interface RacePolicy {
   marginPct: number;
   /** The calibrated noise band (percent of PAR-2), 0 when not calibrated. */
   bandPct: number;
+  /** The champion's directory: the decision window's blocks run it again in the same session (raceRuns.ts). */
+  championDir?: string;
 }
 
 /** The race's outcome, kept in the evaluation document. */
@@ -31,6 +33,8 @@ export const RaceDoc = z.object({
   of: z.number().int().nonnegative(),
   /** Runs stopped at their cap (a multiple of the champion's time). */
   capped: z.number().int().nonnegative(),
+  /** The champion's runs in the race's decision window (same session, so drift cannot decide). */
+  champion_reruns: z.number().int().nonnegative().default(0),
   /** The challenger's lower bound on the instances it ran (capped runs count their cap), seconds summed. */
   challenger_s: z.number().nonnegative(),
   /** The champion's time on the same instances, and on the whole set (seconds summed, PAR-2 contributions). */
@@ -42,7 +46,7 @@ export const RaceDoc = z.object({
   band_pct: z.number().nonnegative(),
   /** A rejected challenger's PAR-2 extrapolated from the race (a lower bound ratio times the champion's PAR-2). */
   estimated_par2: z.number().nonnegative().nullable(),
-  /** CPU seconds (else wall) the challenger's runs took in the race. */
+  /** CPU seconds (else wall) the race's runs took, the champion's re-runs included. */
   spent_s: z.number().nonnegative(),
   reason: z.string(),
 });
@@ -94,7 +98,7 @@ export interface RaceCall {
  *   on those instances its lower bounds exceed (1 - m + b) times the champion's, i.e. it is not even
  *   m - b faster where most of the PAR-2 is decided.
  */
-export function raceCall(p: RaceProgress, policy: Pick<RacePolicy, 'racing' | 'marginPct' | 'bandPct'>): RaceCall {
+export function raceCall(p: RaceProgress, policy: Pick<RacePolicy, 'racing' | 'marginPct' | 'bandPct'>, o: { noFaster?: boolean } = {}): RaceCall {
   const m = policy.marginPct / 100;
   const b = policy.bandPct / 100;
   const challengerS = p.runs.reduce((s, r) => s + r.lb, 0);
@@ -104,7 +108,7 @@ export function raceCall(p: RaceProgress, policy: Pick<RacePolicy, 'racing' | 'm
     return { stop: true, reason: `cannot win: its first ${p.runs.length} runs already take ${challengerS.toFixed(2)} s, more than the ${hopeless.toFixed(2)} s the whole set allows (the champion's ${p.championTotal.toFixed(2)} s less the ${policy.marginPct.toFixed(1)}% margin)`, challengerS, championS, thresholdS: hopeless };
   const threshold = (1 - m + b) * championS;
   const covered = p.championTotal > 0 ? championS / p.championTotal : 0;
-  if (p.runs.length >= policy.racing.min_instances && covered >= policy.racing.min_share && challengerS > threshold)
+  if (o.noFaster !== false && p.runs.length >= policy.racing.min_instances && covered >= policy.racing.min_share && challengerS > threshold)
     return { stop: true, reason: `not faster where it counts: on the ${p.runs.length} instances carrying ${Math.round(100 * covered)}% of the champion's time it took at least ${challengerS.toFixed(2)} s against the champion's ${championS.toFixed(2)} s (it needed at most ${threshold.toFixed(2)} s to stay in the race)`, challengerS, championS, thresholdS: threshold };
   return { stop: false, reason: '', challengerS, championS, thresholdS: threshold };
 }

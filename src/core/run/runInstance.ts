@@ -48,6 +48,8 @@ export interface RunSettings {
   isolation?: IsolationSettings;
   /** Where proofs are written (they can be large); default: the system's temp directory. */
   scratchDir?: string;
+  /** Pin the solver to this CPU (a duel's lane); unpinned when absent. */
+  cpu?: number;
   signal?: AbortSignal;
 }
 
@@ -92,6 +94,7 @@ export async function runInstance(r: InstanceRunRequest): Promise<InstanceResult
       ...(r.maxOutputMb ? { maxOutputMb: r.maxOutputMb } : {}),
       proofDir,
       ...(r.memoryMethod ? { memoryMethod: r.memoryMethod } : {}),
+      ...(r.cpu !== undefined ? { cpu: r.cpu } : {}),
       ...(r.signal ? { signal: r.signal } : {}),
     });
     if (out.aborted) throw new EvaluationAborted('evaluation stopped');

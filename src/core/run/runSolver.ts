@@ -3,6 +3,7 @@
 // and to every process of its cgroup) and a memory limit, measuring peak memory and CPU time. Output is parsed as
 // a stream and capped. A run ends when its process exits, not when its output closes: a child that
 // keeps stdout open cannot stretch a finished run into a timeout.
+import { existsSync } from 'node:fs';
 import { makeOwnedDir, RUN_DIR_PREFIX } from './owner';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
@@ -38,6 +39,8 @@ export interface RunRequest {
   maxVar?: number;
   /** A run that writes more than this to stdout + stderr is stopped. */
   maxOutputMb?: number;
+  /** Pin the run to this CPU (taskset), so two runs meant to be compared meet the same core (duel.ts). */
+  cpu?: number;
   signal?: AbortSignal;
 }
 
@@ -71,6 +74,9 @@ export interface RunOutcome {
   outputBytes: number;
 }
 
+/** taskset (util-linux), for pinned runs; without it runs are not pinned. */
+const TASKSET = ['/usr/bin/taskset', '/bin/taskset'].find((f) => existsSync(f));
+
 /** The solver's view of its instance: a neutral name that says nothing of which benchmark it is. */
 export const GIVEN_INSTANCE = 'instance.cnf';
 
@@ -90,7 +96,9 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
   if (isolation.mode === 'off') await fs.copyFile(req.cnf, given);
   const args = req.proofDir ? [given, req.proofDir] : [given];
   const confinement = solverRunConfinement({ solverDir: path.resolve(req.solverDir), instance: isolation.mode === 'off' ? given : path.resolve(req.cnf), given, runDir, proofDir: req.proofDir, readOnly: [] });
-  const boxed = await confine(isolation, confinement, script, args);
+  const confined = await confine(isolation, confinement, script, args);
+  // The affinity is inherited by bwrap and everything it starts.
+  const boxed = req.cpu !== undefined && TASKSET ? { ...confined, cmd: TASKSET, args: ['-c', String(req.cpu), confined.cmd, ...confined.args] } : confined;
   // Without a memory limit the run still gets a cgroup where one can be made: CPU time needs it.
   const jail = req.memMb ? await memoryJail(req.memMb, req.memoryMethod) : await accountingJail(req.memoryMethod);
   const [cmd, argv] = jail ? jail.wrap(boxed.cmd, boxed.args) : [boxed.cmd, boxed.args];
