@@ -11,7 +11,8 @@
 //     and on kissat: CPU seconds per rejected challenger, and whether any full-evaluation winner was
 //     rejected early.
 // BENCH_AA_CYCLES (20), BENCH_GAIN_TRIALS (5), BENCH_COMPARE_PAIRS (20), BENCH_RACE_PROPOSALS (10),
-// BENCH_KISSAT_PROPOSALS (6; kissat's source from SATLUTION_KISSAT_SRC or scripts/fetch-solver-source.sh).
+// BENCH_KISSAT_PROPOSALS (6; kissat's source from SATLUTION_KISSAT_SRC or scripts/fetch-solver-source.sh),
+// BENCH_PARTS (1,2,3,4,5).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -170,7 +171,7 @@ async function measureOnce(ws: string, config: Config, dir: string, session: str
 }
 
 async function compareSameSolver(): Promise<void> {
-  console.log(`\n-- 3. compare on two measurements of the same solver: ${COMPARE_PAIRS} pairs, each measurement under load with probability 1/2`);
+  console.log(`\n-- 3. compare on the same solver twice: ${COMPARE_PAIRS} pairs of separate measurements and ${COMPARE_PAIRS} side-by-side ones, each under load with probability 1/2`);
   const ws = await optsatWorkspace('compare', 150_000_000);
   const config = await loadConfig(ws);
   const dir = path.join(ws, 'SATLUTION_0');
@@ -179,6 +180,7 @@ async function compareSameSolver(): Promise<void> {
   const rnd = prng(17);
   let oldSame = 0;
   let newSame = 0;
+  let sideSame = 0;
   for (let i = 0; i < COMPARE_PAIRS; i++) {
     const runs: InstanceResult[][] = [];
     let timeoutS = 20;
@@ -194,8 +196,17 @@ async function compareSameSolver(): Promise<void> {
     }
     if (compareRuns(runs[0]!, runs[1]!, timeoutS, { on: 'wall' }).verdict === 'no significant difference') oldSame++;
     if (compareRuns(runs[0]!, runs[1]!, timeoutS, { on: 'cpu', bandPct: band }).verdict === 'no significant difference') newSame++;
+    // `compare --measure`: the same solver twice, side by side in one session, under the same chance of load.
+    const stop = rnd() < 0.5 ? busy(1) : undefined;
+    try {
+      const d = await measureSideBySide({ ws, config, a: dir, b: dir, purpose: 'compare', on: 'cpu', bandPct: band, alpha: 0.05, runnerEnv: env });
+      if (d.cmp.verdict === 'no significant difference') sideSame++;
+    } finally {
+      stop?.();
+    }
   }
-  console.log(`no significant difference: ${oldSame} of ${COMPARE_PAIRS} on wall time without a band (the old compare); ${newSame} of ${COMPARE_PAIRS} on CPU time with the calibrated ${pct(band)} band (the default)`);
+  console.log(`no significant difference between two separate measurements: ${oldSame} of ${COMPARE_PAIRS} on wall time without a band (the old compare), ${newSame} of ${COMPARE_PAIRS} on CPU time with the calibrated ${pct(band)} band`);
+  console.log(`no significant difference side by side (compare --measure, CPU time, the band): ${sideSame} of ${COMPARE_PAIRS}`);
 }
 
 async function wallOrCpu(): Promise<void> {
@@ -286,10 +297,13 @@ function kissatSource(): string | undefined {
 
 async function main(): Promise<void> {
   console.log(`${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), 2 jobs`);
-  await aaCycles();
-  await realGain();
-  await compareSameSolver();
-  await wallOrCpu();
+  // BENCH_PARTS=3,5 runs some parts only.
+  const parts = new Set((process.env.BENCH_PARTS ?? '1,2,3,4,5').split(',').map(Number));
+  if (parts.has(1)) await aaCycles();
+  if (parts.has(2)) await realGain();
+  if (parts.has(3)) await compareSameSolver();
+  if (parts.has(4)) await wallOrCpu();
+  if (!parts.has(5)) return;
   console.log(`\n-- 5. racing, the same proposals evaluated in full and raced`);
   await racing('optsat (the strategies bench)', await optsatWorkspace('race', 100_000_000), RACE_PROPOSALS);
   const src = kissatSource();
