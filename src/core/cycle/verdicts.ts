@@ -31,7 +31,15 @@ export async function noiseBand(ctx: VerdictContext, championDir: string): Promi
   const stale = staleBecause(cal, await currentScope(ctx.ws, config), config.evaluation.calibration.max_age_days);
   if (stale && config.evaluation.calibration.auto) {
     ctx.log(`calibrating the noise band (${stale}): ${path.basename(championDir)} against itself, side by side`);
-    cal = await calibrate({ ws: ctx.ws, config, solverDir: championDir, runnerEnv: ctx.runnerEnv, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.progress ? { onProgress: ctx.progress } : {}) });
+    try {
+      cal = await calibrate({ ws: ctx.ws, config, solverDir: championDir, runnerEnv: ctx.runnerEnv, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.progress ? { onProgress: ctx.progress } : {}) });
+    } catch (e) {
+      // A set that cannot be measured on (empty, or the champion fails there) fails the challengers' gates
+      // with a clear message; the cycle must get that far rather than end in the calibration.
+      if (ctx.signal?.aborted) throw e;
+      ctx.log(`the noise band could not be measured (${(e as Error).message}); the margin alone decides until it can`);
+      return { cal, bandPct: cal && !staleBecause(cal, await currentScope(ctx.ws, config), Infinity) ? bandFor(cal, config.evaluation.decide_on) : 0 };
+    }
     const n = config.evaluation.decide_on === 'cpu' && cal.cpu ? cal.cpu : cal.wall;
     ctx.log(`noise band ${n.band_pct.toFixed(1)}% of PAR-2 on ${config.evaluation.decide_on === 'cpu' && cal.cpu ? 'CPU' : 'wall'} time (A/A difference ${n.diff_pct.toFixed(1)}%, n = ${cal.n}); the promotion margin is ${effectiveMargin(config.strategy.min_improvement_pct, n.band_pct).toFixed(1)}%`);
   } else if (stale) ctx.log(`the noise band is not calibrated (${stale}); calibration.auto is off, so the band is taken as 0 — run \`satlution calibrate\``);
