@@ -46,6 +46,9 @@ describe('racing with adaptive capping (the rule)', () => {
     assert.equal(slow.stop, true);
     assert.match(slow.reason, /not faster where it counts: on the 5 instances carrying 50% of the champion's time/);
     assert.equal(slow.thresholdS.toFixed(2), '48.50');
+    // A noise band over 100% (a tiny noisy set): thresholds stay at 0, never negative (the document's schema says so).
+    const wild = raceCall({ runs: [{ lb: 1, ref: 10 }], of: 10, championTotal: 100 }, { racing, marginPct: 150, bandPct: 150 });
+    assert.ok(wild.stop && wild.thresholdS === 0, JSON.stringify(wild));
     // 20% faster on the same instances: goes on.
     assert.equal(raceCall({ runs: Array.from({ length: 5 }, () => ({ lb: 8, ref: 10 })), of: 10, championTotal: 100 }, policy).stop, false);
   });

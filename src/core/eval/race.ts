@@ -103,10 +103,11 @@ export function raceCall(p: RaceProgress, policy: Pick<RacePolicy, 'racing' | 'm
   const b = policy.bandPct / 100;
   const challengerS = p.runs.reduce((s, r) => s + r.lb, 0);
   const championS = p.runs.reduce((s, r) => s + r.ref, 0);
-  const hopeless = (1 - m) * (1 + b) * p.championTotal;
+  // A band over 100% of PAR-2 (a tiny or wildly noisy set) would make these negative: nothing can win then.
+  const hopeless = Math.max(0, (1 - m) * (1 + b) * p.championTotal);
   if (p.championTotal > 0 && challengerS > hopeless)
     return { stop: true, reason: `cannot win: its first ${p.runs.length} runs already take ${challengerS.toFixed(2)} s, more than the ${hopeless.toFixed(2)} s the whole set allows (the champion's ${p.championTotal.toFixed(2)} s less the ${policy.marginPct.toFixed(1)}% margin)`, challengerS, championS, thresholdS: hopeless };
-  const threshold = (1 - m + b) * championS;
+  const threshold = Math.max(0, (1 - m + b) * championS);
   const covered = p.championTotal > 0 ? championS / p.championTotal : 0;
   if (o.noFaster !== false && p.runs.length >= policy.racing.min_instances && covered >= policy.racing.min_share && challengerS > threshold)
     return { stop: true, reason: `not faster where it counts: on the ${p.runs.length} instances carrying ${Math.round(100 * covered)}% of the champion's time it took at least ${challengerS.toFixed(2)} s against the champion's ${championS.toFixed(2)} s (it needed at most ${threshold.toFixed(2)} s to stay in the race)`, challengerS, championS, thresholdS: threshold };
