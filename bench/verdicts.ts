@@ -5,7 +5,8 @@
 //     and by the old rule (stored champion results against the challenger's, wall time, 5% margin).
 //  2. A real ~20% improvement (a shorter start-up loop): how often it is promoted.
 //  3. Two measurements of one solver, some under load: how often compare finds no difference, the old
-//     way (wall, no band) and the default (CPU time, calibrated band).
+//     way (wall, no band) and now (CPU time, calibrated band, no verdict across different load), and
+//     side by side (compare --measure).
 //  4. Wall or CPU: A/A duels while another process comes and goes; the noise each basis shows.
 //  5. Racing: the same proposals evaluated in full and raced, on optsat (the strategies bench's solver)
 //     and on kissat: CPU seconds per rejected challenger, and whether any full-evaluation winner was
@@ -25,7 +26,7 @@ import type { Config } from '../src/core/config/schema';
 import { runCycle } from '../src/core/cycle/engine';
 import { racePolicy } from '../src/core/cycle/verdicts';
 import { allowedFalsePromotion, bandFor, calibrate, effectiveMargin, noiseOf } from '../src/core/eval/calibration';
-import { compareRuns } from '../src/core/eval/compare';
+import { compareRuns, compareSeparate, cpuShare } from '../src/core/eval/compare';
 import { measureSideBySide, readDuels } from '../src/core/eval/duel';
 import { EvalStore } from '../src/core/eval/evalStore';
 import { planStages, gateContext } from '../src/core/eval/plan';
@@ -35,9 +36,9 @@ import { listSet } from '../src/core/instances/instances';
 import { pigeonhole, planted3Sat, prng, uniform3Sat } from '../src/core/instances/generators';
 import { silentLogger } from '../src/core/ports';
 import type { InstanceResult } from '../src/core/run/result';
-import { initWorkspace } from '../src/core/workspace/init';
 import { newCandidate } from '../src/core/workspace/newCandidate';
 import { optsatDelay, writeOptsat } from '../test/fixtures/optsat';
+import { seededWorkspace } from '../test/fixtures/seededWorkspace';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const FIX = path.join(ROOT, 'test', 'fixtures');
@@ -75,17 +76,9 @@ function intermittent(seed: number): () => void {
   };
 }
 
-/** A workspace around a seed directory: proofs off, 20 s timeouts, a tiny smoke and verify set, `perf` written by the caller. */
-async function workspace(name: string, seedName: string, seed: string, perf: (dir: string) => void, yaml: (y: string) => string = (y) => y): Promise<string> {
-  const ws = path.join(tmp, name);
-  await initWorkspace({ dir: ws, seeds: [{ name: seedName, source: seed }], defaultRulesDir: path.join(ROOT, 'rules'), approver: { confirm: async () => true }, log: silentLogger });
-  const cfg = path.join(ws, 'satlution.yaml');
-  fs.writeFileSync(cfg, yaml(fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', 'approval: auto').replace(/\btimeout_s: \d+/g, "timeout_s: 20")));
-  fs.copyFileSync(path.join(FIX, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
-  for (const f of ['sat-small.cnf', 'unsat-small.cnf']) fs.copyFileSync(path.join(FIX, 'cnf', f), path.join(ws, 'benchmarks', 'verify', f));
-  fs.writeFileSync(path.join(ws, 'benchmarks', 'verify', 'meta.csv'), 'instance,family,expected\nsat-small.cnf,tiny,SAT\nunsat-small.cnf,tiny,UNSAT\n');
-  perf(path.join(ws, 'benchmarks', 'perf'));
-  return ws;
+/** A workspace around a seed directory (fixtures/seededWorkspace.ts), `perf` written by the caller. */
+function workspace(name: string, seedName: string, seed: string, perf: (dir: string) => void, edit?: (y: string) => string): Promise<string> {
+  return seededWorkspace({ dir: path.join(tmp, name), seedName, seed, perf, ...(edit ? { edit } : {}) });
 }
 
 /** An optsat workspace: `delay` start-up iterations, four inert options, 48 planted 3-SAT perf instances (this machine's cores change speed by up to 2x from one second to the next: a set this size keeps the noise band near 10%). */
@@ -180,12 +173,15 @@ async function compareSameSolver(): Promise<void> {
   const rnd = prng(17);
   let oldSame = 0;
   let newSame = 0;
+  let offForLoad = 0;
   let sideSame = 0;
   for (let i = 0; i < COMPARE_PAIRS; i++) {
     const runs: InstanceResult[][] = [];
     let timeoutS = 20;
+    const loaded: boolean[] = [];
     for (let k = 0; k < 2; k++) {
       const stop = rnd() < 0.5 ? busy(1) : undefined;
+      loaded.push(stop !== undefined);
       try {
         const m = await measureOnce(ws, config, dir, `pair${i}-${k}`);
         runs.push(m.results);
@@ -194,8 +190,13 @@ async function compareSameSolver(): Promise<void> {
         stop?.();
       }
     }
-    if (compareRuns(runs[0]!, runs[1]!, timeoutS, { on: 'wall' }).verdict === 'no significant difference') oldSame++;
-    if (compareRuns(runs[0]!, runs[1]!, timeoutS, { on: 'cpu', bandPct: band }).verdict === 'no significant difference') newSame++;
+    const old = compareRuns(runs[0]!, runs[1]!, timeoutS, { on: 'wall' });
+    const now = compareSeparate(runs[0]!, runs[1]!, timeoutS, { on: 'cpu', bandPct: band });
+    const share = (rs: InstanceResult[]) => pct(100 * (cpuShare(rs) ?? NaN));
+    console.log(`pair ${i + 1}: ${loaded.map((l) => (l ? 'loaded' : 'quiet')).join(' / ')}, CPU share ${share(runs[0]!)} / ${share(runs[1]!)}: old ${old.verdict} (${pct(gain(old.par2A, old.par2B))}), now ${now.verdict} (CPU ${pct(gain(now.par2A, now.par2B))}${now.caveat ? ', different load' : ''})`);
+    if (old.verdict === 'no significant difference') oldSame++;
+    if (now.verdict === 'no significant difference') newSame++;
+    if (now.caveat) offForLoad++;
     // `compare --measure`: the same solver twice, side by side in one session, under the same chance of load.
     const stop = rnd() < 0.5 ? busy(1) : undefined;
     try {
@@ -205,7 +206,7 @@ async function compareSameSolver(): Promise<void> {
       stop?.();
     }
   }
-  console.log(`no significant difference between two separate measurements: ${oldSame} of ${COMPARE_PAIRS} on wall time without a band (the old compare), ${newSame} of ${COMPARE_PAIRS} on CPU time with the calibrated ${pct(band)} band`);
+  console.log(`no significant difference between two separate measurements: ${oldSame} of ${COMPARE_PAIRS} on wall time without a band (the old compare), ${newSame} of ${COMPARE_PAIRS} now (CPU time, the calibrated ${pct(band)} band, nothing called between measurements under different load: ${offForLoad} pairs)`);
   console.log(`no significant difference side by side (compare --measure, CPU time, the band): ${sideSame} of ${COMPARE_PAIRS}`);
 }
 
@@ -254,7 +255,8 @@ async function racing(label: string, ws: string, proposals: number, names?: read
   const cal = await calibrate({ ws, config, solverDir: path.join(ws, 'SATLUTION_0'), runnerEnv: env });
   const band = bandFor(cal, config.evaluation.decide_on);
   const margin = effectiveMargin(config.strategy.min_improvement_pct, band);
-  const policy = racePolicy(config, champ.doc, band)!;
+  // As a cycle races: the decision window runs the champion again beside the challenger (raceRuns.ts).
+  const policy = racePolicy(config, champ.doc, band, path.join(ws, 'SATLUTION_0'))!;
   const rnd = prng(7);
   const ratios: number[] = [];
   let winners = 0;
@@ -285,6 +287,17 @@ async function racing(label: string, ws: string, proposals: number, names?: read
   console.log(`${label}: ${rejected} of ${proposals} proposals rejected early, spending ${pct(100 * mean)} of a full evaluation's CPU on average (max ${pct(100 * Math.max(...ratios, 0))}); ${winners} won under full evaluation, ${winnersRejected} of them rejected early (margin ${pct(margin)}, band ${pct(band)})`);
 }
 
+/**
+ * kissat's perf set: 30 instances from 0.05 to ~3.5 s (about 35 s in all), as in the tuning notes: 2-hidden planted 3-SAT
+ * (SAT, where local search and rephasing matter), uniform random 3-SAT at the threshold (mostly UNSAT),
+ * and pigeonhole formulas (UNSAT, hard for resolution).
+ */
+function kissatPerfSet(dir: string): void {
+  for (let s = 1; s <= 16; s++) fs.writeFileSync(path.join(dir, `planted-${480 + 10 * (s % 6)}-${s}.cnf`), planted3Sat(480 + 10 * (s % 6), 4.24, s));
+  for (let s = 1; s <= 10; s++) fs.writeFileSync(path.join(dir, `uniform-${220 + 5 * (s % 5)}-${s}.cnf`), uniform3Sat(220 + 5 * (s % 5), 4.26, s));
+  for (const [p, h] of [[8, 7], [9, 8], [10, 9], [11, 10]] as const) fs.writeFileSync(path.join(dir, `php-${p}-${h}.cnf`), pigeonhole(p, h));
+}
+
 /** kissat's source directory, or undefined (the kissat part is skipped). */
 function kissatSource(): string | undefined {
   if (process.env.SATLUTION_KISSAT_SRC) return process.env.SATLUTION_KISSAT_SRC;
@@ -309,11 +322,7 @@ async function main(): Promise<void> {
   const src = kissatSource();
   if (!src || !fs.existsSync(path.join(src, 'configure'))) console.log('kissat: skipped (no source: set SATLUTION_KISSAT_SRC or run scripts/fetch-solver-source.sh kissat)');
   else {
-    const ws = await workspace('kissat', 'kissat', src, (dir) => {
-      for (let s = 1; s <= 6; s++) fs.writeFileSync(path.join(dir, `planted-450-${s}.cnf`), planted3Sat(450, 4.2, s));
-      for (let s = 1; s <= 4; s++) fs.writeFileSync(path.join(dir, `uniform-230-${s}.cnf`), uniform3Sat(230, 4.26, s));
-      fs.writeFileSync(path.join(dir, 'php-10-9.cnf'), pigeonhole(10, 9));
-    });
+    const ws = await workspace('kissat', 'kissat', src, (dir) => kissatPerfSet(dir));
     await racing('kissat', ws, KISSAT_PROPOSALS, ['walkeffort', 'stable', 'rephaseint', 'target', 'restartint', 'reduceint', 'tier2', 'chrono', 'phase']);
   }
 }

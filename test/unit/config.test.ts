@@ -27,7 +27,7 @@ describe('config: satlution.yaml', () => {
       output_max_mb: 256,
       vacuous_gates: 'fail',
       decide_on: 'cpu',
-      racing: { enabled: true, cap_factor: 3, cap_floor_s: 1, min_share: 0.25, min_instances: 5 },
+      racing: { enabled: true, cap_factor: 3, cap_floor_s: 1, min_share: 0.2, min_instances: 5 },
       calibration: { auto: true, max_age_days: 30 },
     });
     assert.equal(c.stages.perf.timeout_s, 300);

@@ -73,6 +73,15 @@ describe('the evaluation document and EvalStore', () => {
     const r = JSON.parse(ok.stdout) as { common: number; par2A: number; par2B: number };
     assert.equal(r.common, 6);
     assert.ok(r.par2B < r.par2A);
+    // The same solver measured quiet and beside another program (its runs got 60% of a core, and 15% more CPU):
+    // no verdict between measurements under different load, and the reason.
+    const timed = (k: number, share: number) => sampleEvalDoc({ instances: names.map((instance, i) => ({ ...inst, instance, status: 'solved' as const, cpu_s: k * (1 + i / 10), time_s: (k * (1 + i / 10)) / share })) });
+    const quiet = write(path.join(dir, 'quiet.json'), JSON.stringify(timed(1, 0.95)));
+    const loaded = write(path.join(dir, 'loaded.json'), JSON.stringify(timed(1.15, 0.6)));
+    const off = spawnSync(process.execPath, [CLI, 'compare', quiet, loaded, '--on', 'cpu'], { encoding: 'utf8' });
+    assert.equal(off.status, 0, off.stderr);
+    assert.match(off.stdout, /verdict: no significant difference/);
+    assert.match(off.stdout, /why: measured under different load: A's runs got 95% of a core, B's 60%/);
     const bad = write(path.join(dir, 'bad.json'), JSON.stringify({ ...at(1), timeout_s: null }));
     const no = spawnSync(process.execPath, [CLI, 'compare', a, bad], { encoding: 'utf8' });
     assert.equal(no.status, 2);

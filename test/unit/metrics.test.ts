@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { bootstrapMeanCi, compareRuns, normalCdf, wilcoxonSignedRank } from '../../src/core/eval/compare';
+import { bootstrapMeanCi, compareRuns, compareSeparate, cpuShare, normalCdf, wilcoxonSignedRank } from '../../src/core/eval/compare';
 import { computeMetrics, virtualBest } from '../../src/core/eval/metrics';
 import type { InstanceResult, RunStatus } from '../../src/core/run/result';
 
@@ -78,5 +78,28 @@ describe('paired comparison', () => {
     assert.equal(compareRuns(faster, A, T).verdict, 'A faster');
     const partial = compareRuns(A.slice(0, 20), faster, T);
     assert.deepEqual([partial.common, partial.onlyA, partial.onlyB], [20, 0, 10]);
+  });
+
+  it('calls nothing between two separate measurements whose runs got different shares of the CPU (other load)', () => {
+    const T = 100;
+    const inst = [...Array(30)].map((_, i) => `i${i}`);
+    // The same solver, measured once on a quiet machine (runs get 97% of a core) and once beside another
+    // program (70%), which also made its CPU time 8% longer: the paired test alone calls that.
+    const quiet = inst.map((n, i) => ({ ...r(n, 'solved', (10 + i) / 0.97, 'SAT'), cpu_s: 10 + i }));
+    const loaded = inst.map((n, i) => ({ ...r(n, 'solved', (1.08 * (10 + i)) / 0.7, 'SAT'), cpu_s: 1.08 * (10 + i) }));
+    assert.equal(cpuShare(quiet)!.toFixed(2), '0.97');
+    assert.equal(cpuShare(loaded)!.toFixed(2), '0.70');
+    assert.equal(compareRuns(quiet, loaded, T, { on: 'cpu' }).verdict, 'A faster');
+    const c = compareSeparate(quiet, loaded, T, { on: 'cpu' });
+    assert.equal(c.verdict, 'no significant difference');
+    assert.match(c.caveat ?? '', /measured under different load: A's runs got 97% of a core, B's 70%/);
+    // Same load on both: the test decides as before, both ways.
+    const loadedFaster = inst.map((n, i) => ({ ...r(n, 'solved', (0.6 * (10 + i)) / 0.7, 'SAT'), cpu_s: 0.6 * (10 + i) }));
+    const same = compareSeparate(loaded, loadedFaster, T, { on: 'cpu' });
+    assert.equal(same.verdict, 'B faster');
+    assert.equal(same.caveat, undefined);
+    // Without CPU times there is no load to compare: the test alone.
+    assert.equal(cpuShare(inst.map((n) => r(n, 'solved', 1, 'SAT'))), null);
+    assert.equal(compareSeparate(inst.map((n, i) => r(n, 'solved', 10 + i, 'SAT')), inst.map((n, i) => r(n, 'solved', 7 + i, 'SAT')), T).verdict, 'B faster');
   });
 });

@@ -18,6 +18,14 @@ describe('racing with adaptive capping (the rule)', () => {
     assert.deepEqual(raceOrder([{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'new' }], ref).map((i) => i.name), ['new', 'b', 'c', 'a']);
   });
 
+  it('with a decision window, runs a cross-section of the set first (every 1/min_share-th by the champion\'s times), then the rest longest first', () => {
+    const ref = new Map(Array.from({ length: 10 }, (_, i) => [`i${i}`, 10 - i] as const)); // i0 longest
+    const all = [...ref.keys(), 'new'].map((name) => ({ name }));
+    assert.deepEqual(raceOrder(all, ref, 0.2).map((i) => i.name), ['new', 'i0', 'i5', 'i1', 'i2', 'i3', 'i4', 'i6', 'i7', 'i8', 'i9']);
+    assert.deepEqual(raceOrder(all, ref, 0.25).slice(1, 4).map((i) => i.name), ['i0', 'i4', 'i8']);
+    assert.deepEqual(raceOrder(all, ref).map((i) => i.name), ['new', ...[...ref.keys()]], 'no window: longest first');
+  });
+
   it('caps at a multiple of the champion\'s time, never under the floor, never where the champion failed', () => {
     assert.equal(capFor(2, 100, racing), 6);
     assert.equal(capFor(0.05, 100, racing), 1, 'floor');
@@ -41,11 +49,19 @@ describe('racing with adaptive capping (the rule)', () => {
     // No faster, but too early to say (2 instances, 20% of the champion's time).
     const early = raceCall({ runs: [{ lb: 11, ref: 10 }, { lb: 11, ref: 10 }], of: 10, championTotal: 100 }, policy);
     assert.equal(early.stop, false);
-    // No faster on 5 instances carrying 50% of the champion's time: 52 > (1 - 0.05 + 0.02) * 50 = 48.5.
+    // No faster on 5 of 10 instances carrying 50% of the champion's time: the band widened for half the
+    // set is 2% * sqrt(2) = 2.83%, and 52 > (1 - 0.05 + 0.0283) * 50 = 48.91.
     const slow = raceCall({ runs: Array.from({ length: 5 }, () => ({ lb: 10.4, ref: 10 })), of: 10, championTotal: 100 }, policy);
     assert.equal(slow.stop, true);
-    assert.match(slow.reason, /not faster where it counts: on the 5 instances carrying 50% of the champion's time/);
-    assert.equal(slow.thresholdS.toFixed(2), '48.50');
+    assert.match(slow.reason, /not faster where it counts: on the 5 instances carrying 50% of the champion's time.*less the 2\.8% band for 5 of 10 instances/);
+    assert.equal(slow.thresholdS.toFixed(2), '48.91');
+    // The widening keeps a small window from rejecting on noise: 8% slower on 5 of 20 instances (54 s) with a
+    // 10% band and margin stays, under (1 - 0.1 + 0.1 * sqrt(4)) * 50 = 55; the unwidened threshold, 50, would stop it.
+    const small = { racing, marginPct: 10, bandPct: 10 };
+    const within = raceCall({ runs: Array.from({ length: 5 }, () => ({ lb: 10.8, ref: 10 })), of: 20, championTotal: 100 }, small);
+    assert.equal(within.stop, false, 'an 8% loss on a quarter of the set is inside the widened band (20%)');
+    assert.equal(within.thresholdS.toFixed(2), '55.00');
+    assert.equal(raceCall({ runs: Array.from({ length: 5 }, () => ({ lb: 11.2, ref: 10 })), of: 20, championTotal: 100 }, small).stop, true, 'a 12% loss is not');
     // A noise band over 100% (a tiny noisy set): thresholds stay at 0, never negative (the document's schema says so).
     const wild = raceCall({ runs: [{ lb: 1, ref: 10 }], of: 10, championTotal: 100 }, { racing, marginPct: 150, bandPct: 150 });
     assert.ok(wild.stop && wild.thresholdS === 0, JSON.stringify(wild));

@@ -4,6 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { runTool } from '../../src/core/agents/tools';
 import { tunerAgent } from '../../src/core/agents/tuner';
@@ -22,11 +23,11 @@ import { optsatWorkspace } from './optsatWorkspace';
 const optsat = (o: { delay: number; perf: number; yaml?: (y: string) => string }) => optsatWorkspace({ perf: o.perf, perfSeed: 90, delay: o.delay, inert: ['unused'], ...(o.yaml ? { edit: o.yaml } : {}) });
 
 /**
- * Busy loops on every core: the machine "while a build runs in another window". Each in a session of its
+ * Busy loops, two per core: the machine "while a build runs in another window". Each in a session of its
  * own, as a separate program would be: Linux's autogroup scheduling shares the CPU between sessions, so
  * loops in the test's own session would barely slow a solver run (which bwrap starts in a new session).
  */
-function load(n = 2): { stop: () => void } {
+function load(n = 2 * os.cpus().length): { stop: () => void } {
   const procs: ChildProcess[] = Array.from({ length: n }, () => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore', detached: true }));
   return { stop: () => procs.forEach((p) => p.kill('SIGKILL')) };
 }
@@ -58,7 +59,7 @@ describe('verdicts that noise and drift cannot fool', function () {
     const config = await loadConfig(ws);
     assert.equal(config.evaluation.decide_on, 'wall');
     // The trap: the champion's reference measurement is taken while two busy loops share the two cores.
-    const busy = load(2);
+    const busy = load();
     try {
       const r = await evaluateSolver({ ws, config, solverDir: path.join(ws, 'SATLUTION_0'), overrides: { stage: 'all', jobs: 2 }, tiers: { reference: true }, runnerEnv: { workerFile: '' } });
       assert.equal(r.verdict, 'pass', JSON.stringify(r.gates.map((g) => g.detail)));

@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import * as path from 'node:path';
-import { compareRuns, type Comparison } from '../../core/eval/compare';
+import { compareSeparate, type Comparison } from '../../core/eval/compare';
 import { bandFor, readCalibration } from '../../core/eval/calibration';
 import { measureSideBySide } from '../../core/eval/duel';
 import type { TimeBasis } from '../../core/eval/metrics';
@@ -20,8 +20,9 @@ the difference B - A with a 95% bootstrap confidence interval, and the Wilcoxon 
 per-instance PAR-2 times. "B faster" only when both say the difference is significant and it is larger
 than the noise band (--band, default: the workspace's calibration, else 0). --on picks the time compared
 (default: the workspace's evaluation.decide_on, else cpu; runs without CPU times use wall time).
-Two results measured at different moments carry the machine's drift between them; --measure runs the
-two solvers side by side in one session on the workspace's perf set (ABBA blocks) and compares that.`;
+Two results measured at different moments carry the machine's drift between them: when their runs got
+clearly different shares of the CPU (other load on the machine), no difference is called at all, and
+--measure runs the two solvers side by side in one session on the workspace's perf set (ABBA) instead.`;
 
 /** What a comparison needs of an evaluation document (eval/evalDoc.ts): a measurement with its timeout. */
 const Measured = EvalDoc.pick({ solver: true, instances: true }).extend({ timeout_s: z.number().positive() });
@@ -68,7 +69,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
   }
   const [a, b] = await Promise.all(positionals.map(readEval));
   if (a!.timeout_s !== b!.timeout_s) throw new UsageError(`the two evaluations used different timeouts (${a!.timeout_s} s and ${b!.timeout_s} s); PAR-2 is not comparable`);
-  const c = compareRuns(a!.instances, b!.instances, a!.timeout_s, { alpha, on, bandPct });
+  const c = compareSeparate(a!.instances, b!.instances, a!.timeout_s, { alpha, on, bandPct });
   return report(a!, b!, a!.timeout_s, c, alpha, values.json === true, 'two separate measurements (drift between them is not cancelled; --measure compares side by side)');
 }
 
@@ -89,6 +90,7 @@ function report(a: { solver: string }, b: { solver: string }, timeoutS: number, 
       `solved only by A ${c.solvedOnlyA}, only by B ${c.solvedOnlyB}`,
       `Wilcoxon signed-rank: n=${c.wilcoxon.n}, W=${c.wilcoxon.w}, p=${c.wilcoxon.p.toPrecision(3)} (${c.wilcoxon.method})`,
       `verdict: ${c.verdict} (alpha ${alpha}${c.band_pct ? `, noise band ${c.band_pct.toFixed(1)}%` : ''})`,
+      ...(c.caveat ? [`why: ${c.caveat}`] : []),
     ].join('\n') + '\n',
   );
   return 0;

@@ -49,7 +49,7 @@ evaluation:
   output_max_mb: 256        # more output than this stops the run (counted as a crash)
   vacuous_gates: fail       # a stage with no instances, or a verify stage that could check no answer, fails (warn: passes with a warning)
   decide_on: cpu            # promotions are decided on CPU time, which other load moves far less; PAR-2 is reported on wall time
-#  racing: { enabled: true, cap_factor: 3, min_share: 0.25 }  # stop a challenger's perf runs once it cannot win
+#  racing: { enabled: true, cap_factor: 3, min_share: 0.2 }  # stop a challenger's perf runs once it cannot win
 #  calibration: { auto: true, max_age_days: 30 }             # the noise band: the champion against itself, side by side
 #  drat_trim: /path/to/drat-trim      # default: scripts/setup-sat-tools.sh's build, or drat-trim on PATH
 #  checker_timeout_s: 900             # default: 3x the stage timeout

@@ -24,6 +24,35 @@ export interface Comparison {
   verdict: 'B faster' | 'A faster' | 'no significant difference';
   /** The noise band in force (percent of A's PAR-2): a difference inside it is never significant. */
   band_pct: number;
+  /** Why no verdict could be drawn from these measurements however large the difference (compareSeparate). */
+  caveat?: string;
+}
+
+/** Relative difference in CPU share beyond which two separate measurements were taken under different load. */
+export const LOAD_TOLERANCE = 0.1;
+
+/**
+ * The share of a core a measurement's runs got: their CPU seconds over their wall seconds (about 1 for a
+ * single-threaded solver on a quiet machine, less while other programs compete). Null without CPU times.
+ */
+export function cpuShare(rs: readonly InstanceResult[]): number | null {
+  const timed = rs.filter((r) => r.cpu_s !== null && r.cpu_s !== undefined && r.time_s > 0);
+  const wall = timed.reduce((s, r) => s + r.time_s, 0);
+  return timed.length && wall > 0 ? timed.reduce((s, r) => s + r.cpu_s!, 0) / wall : null;
+}
+
+/**
+ * Two separate measurements (taken at different moments, not side by side): the paired test, unless
+ * their runs got clearly different shares of the CPU. Other load on the machine then moved one of
+ * them, CPU time included (shared caches, the host's clock), and no test on these numbers can tell that
+ * from a real difference: the verdict is "no significant difference" with the reason as `caveat`.
+ */
+export function compareSeparate(a: InstanceResult[], b: InstanceResult[], timeoutS: number, opts: Parameters<typeof compareRuns>[3] = {}): Comparison {
+  const c = compareRuns(a, b, timeoutS, opts);
+  const [sa, sb] = [cpuShare(a), cpuShare(b)];
+  if (sa === null || sb === null || Math.abs(sa - sb) <= LOAD_TOLERANCE * Math.max(sa, sb)) return c;
+  const pct = (x: number) => `${Math.round(100 * x)}%`;
+  return { ...c, verdict: 'no significant difference', caveat: `measured under different load: A's runs got ${pct(sa)} of a core, B's ${pct(sb)}; a difference between these two measurements may be the load's, so none is called (compare --measure runs both side by side)` };
 }
 
 /** The paired comparison of B with A on the instances both ran, on wall time unless `opts.on` says cpu. */

@@ -1,6 +1,7 @@
 // Racing with adaptive capping (irace's racing; ParamILS's and SMAC's adaptive capping): a challenger's
-// perf runs go longest-first by the champion's times, each capped at a multiple of the champion's time
-// on that instance, and stop as soon as the challenger cannot beat the champion by the margin. The
+// perf runs go first through a sample spread over the champion's times (the decision window), then
+// longest first, each capped at a multiple of the champion's time on that instance, and stop as soon as
+// the challenger cannot beat the champion by the margin. The
 // rule is deliberately one-sided: racing may only reject. A challenger that survives is measured in
 // full and then again side by side with the champion (duel.ts) before any promotion, so a cap or an
 // early stop can never make a candidate win. Pure functions; gates.ts drives the runs.
@@ -52,10 +53,20 @@ export const RaceDoc = z.object({
 });
 export type RaceDoc = z.infer<typeof RaceDoc>;
 
-/** Run order: instances the champion has no time for first (they cannot be judged, only run), then the champion's longest first, so the instances that weigh most in PAR-2 decide early. */
-export function raceOrder<T extends { name: string }>(instances: readonly T[], reference: ReadonlyMap<string, number>): T[] {
+/**
+ * Run order: instances the champion has no time for first (they cannot be judged, only run); then the
+ * decision window's sample, every k-th instance by the champion's times with k = 1 / min_share, so the
+ * window is a cross-section of the set (easy and hard alike) that reaches min_share with little
+ * overshoot (the window runs the champion too: every instance past min_share costs twice); then the rest
+ * longest first, so the instances that weigh most in PAR-2 come early for the hopeless rule.
+ */
+export function raceOrder<T extends { name: string }>(instances: readonly T[], reference: ReadonlyMap<string, number>, minShare = 1): T[] {
   const w = (n: string) => reference.get(n) ?? Infinity;
-  return [...instances].sort((a, b) => w(b.name) - w(a.name) || a.name.localeCompare(b.name));
+  const sorted = [...instances].sort((a, b) => w(b.name) - w(a.name) || a.name.localeCompare(b.name));
+  const unknown = sorted.filter((i) => !reference.has(i.name));
+  const known = sorted.filter((i) => reference.has(i.name));
+  const k = Math.max(1, Math.round(1 / minShare));
+  return [...unknown, ...known.filter((_, j) => j % k === 0), ...known.filter((_, j) => j % k !== 0)];
 }
 
 /** The challenger's time limit on an instance: cap_factor times the champion's time, never under the floor nor over the timeout. */
@@ -91,12 +102,14 @@ export interface RaceCall {
 }
 
 /**
- * The racing rule. Winning needs a PAR-2 at least the margin m below the champion's; with noise band b:
+ * The racing rule. Winning needs a PAR-2 at least the margin m below the champion's; with noise band b
+ * (calibrated on the whole set of N instances):
  * - hopeless (checked after every block): the challenger's lower bounds already exceed (1 - m)(1 + b)
  *   times the champion's whole-set total: even solving every remaining instance in no time, it cannot win;
- * - no faster (once the instances run carry min_share of the champion's total and at least min_instances):
- *   on those instances its lower bounds exceed (1 - m + b) times the champion's, i.e. it is not even
- *   m - b faster where most of the PAR-2 is decided.
+ * - no faster (once the n instances run carry min_share of the champion's total and at least
+ *   min_instances): on those instances its lower bounds exceed (1 - m + b') times the champion's, where
+ *   b' = b * sqrt(N / n) is the band widened for the smaller sample (the noise of a sum of n runs, relative
+ *   to it, shrinks as 1 / sqrt(n)): it is not even m - b' faster on a cross-section of the set.
  */
 export function raceCall(p: RaceProgress, policy: Pick<RacePolicy, 'racing' | 'marginPct' | 'bandPct'>, o: { noFaster?: boolean } = {}): RaceCall {
   const m = policy.marginPct / 100;
@@ -107,9 +120,10 @@ export function raceCall(p: RaceProgress, policy: Pick<RacePolicy, 'racing' | 'm
   const hopeless = Math.max(0, (1 - m) * (1 + b) * p.championTotal);
   if (p.championTotal > 0 && challengerS > hopeless)
     return { stop: true, reason: `cannot win: its first ${p.runs.length} runs already take ${challengerS.toFixed(2)} s, more than the ${hopeless.toFixed(2)} s the whole set allows (the champion's ${p.championTotal.toFixed(2)} s less the ${policy.marginPct.toFixed(1)}% margin)`, challengerS, championS, thresholdS: hopeless };
-  const threshold = Math.max(0, (1 - m + b) * championS);
+  const widened = p.runs.length ? b * Math.sqrt(Math.max(1, p.of / p.runs.length)) : b;
+  const threshold = Math.max(0, (1 - m + widened) * championS);
   const covered = p.championTotal > 0 ? championS / p.championTotal : 0;
   if (o.noFaster !== false && p.runs.length >= policy.racing.min_instances && covered >= policy.racing.min_share && challengerS > threshold)
-    return { stop: true, reason: `not faster where it counts: on the ${p.runs.length} instances carrying ${Math.round(100 * covered)}% of the champion's time it took at least ${challengerS.toFixed(2)} s against the champion's ${championS.toFixed(2)} s (it needed at most ${threshold.toFixed(2)} s to stay in the race)`, challengerS, championS, thresholdS: threshold };
+    return { stop: true, reason: `not faster where it counts: on the ${p.runs.length} instances carrying ${Math.round(100 * covered)}% of the champion's time it took at least ${challengerS.toFixed(2)} s against the champion's ${championS.toFixed(2)} s (it needed at most ${threshold.toFixed(2)} s to stay in the race: the ${policy.marginPct.toFixed(1)}% margin, less the ${(100 * widened).toFixed(1)}% band for ${p.runs.length} of ${p.of} instances)`, challengerS, championS, thresholdS: threshold };
   return { stop: false, reason: '', challengerS, championS, thresholdS: threshold };
 }

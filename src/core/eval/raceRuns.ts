@@ -1,6 +1,7 @@
-// Drives a race (race.ts) over a perf stage's instances: blocks of runs, longest first by the champion's
-// times, each run capped, the racing rule checked after every block. A challenger that survives has its
-// capped runs repeated with the full timeout, so its recorded measurement is complete and never holds a cap.
+// Drives a race (race.ts) over a perf stage's instances: blocks of runs in race order (the decision
+// window's cross-section, then longest first), each run capped, the racing rule checked after every
+// block. A challenger that survives has its capped runs repeated with the full timeout, so its recorded
+// measurement is complete and never holds a cap.
 import type { InstanceSpec } from '../instances/instances';
 import type { InstanceResult } from '../run/result';
 import { par2Of, timeOn } from './metrics';
@@ -26,7 +27,7 @@ export interface RaceOutcome extends RunSetOutcome {
  */
 export async function runRace(o: { instances: InstanceSpec[]; timeoutS: number; jobs: number; policy: RacePolicy; run: RunSome; runChampion?: RunSome; say?: (m: string) => void }): Promise<RaceOutcome> {
   const { policy, timeoutS } = o;
-  const order = raceOrder(o.instances, policy.reference);
+  const order = raceOrder(o.instances, policy.reference, o.runChampion ? policy.racing.min_share : 1);
   const storedTotal = o.instances.reduce((s, i) => s + (policy.reference.get(i.name) ?? 0), 0);
   const results = new Map<string, InstanceResult>();
   const caps = new Map<string, number>();

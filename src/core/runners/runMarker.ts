@@ -66,10 +66,11 @@ export function remoteRunScript(r: RemoteRun): string {
     '  ws=$(satl_start "$w"); M="$w ${ws:-0} $BOOT $HOST"',
     '  echo "$M" > "$P.$$" && mv -f "$P.$$" "$P"',
     '  wait $w; st=$?',
+    // The result is in place before the marker goes: a call waiting on the marker then finds it.
+    '  if [ $st -eq 0 ]; then mv "$R.$$" "$R" || st=4; else rm -f "$R.$$"; fi',
     // Remove the marker only if it is still ours (a run started meanwhile keeps its own).
     '  [ "$(cat "$P" 2>/dev/null)" = "$M" ] && rm -f "$P"',
-    '  if [ $st -ne 0 ]; then rm -f "$R.$$"; exit $st; fi',
-    '  mv "$R.$$" "$R" || exit 4',
+    '  [ $st -eq 0 ] || exit $st',
     'fi',
     'cat "$R"',
   ].join('\n');
