@@ -4,14 +4,15 @@
 //     champion measured while the machine was busy, the cycles on a quiet one: promotions by the rule,
 //     and by the old rule (stored champion results against the challenger's, wall time, 5% margin).
 //  2. A real ~20% improvement (a shorter start-up loop): how often it is promoted.
-//  3. Two measurements of one solver, some under load: how often compare finds no difference, the old
-//     way (wall, no band) and now (CPU time, calibrated band, no verdict across different load), and
-//     side by side (compare --measure).
+//  3. Two measurements of one solver, some under load, in a workspace that has run a few cycles: how
+//     often compare finds no difference, the old way (wall, no band) and now (CPU time, the band raised
+//     to the drift the workspace recorded, no verdict across different load), and side by side (--measure).
 //  4. Wall or CPU: A/A duels while another process comes and goes; the noise each basis shows.
 //  5. Racing: the same proposals evaluated in full and raced, on optsat (the strategies bench's solver)
 //     and on kissat: CPU seconds per rejected challenger, and whether any full-evaluation winner was
 //     rejected early.
-// BENCH_AA_CYCLES (20), BENCH_GAIN_TRIALS (5), BENCH_COMPARE_PAIRS (20), BENCH_RACE_PROPOSALS (10),
+// BENCH_AA_CYCLES (20), BENCH_GAIN_TRIALS (5), BENCH_COMPARE_PAIRS (20), BENCH_HISTORY_CYCLES (5: cycles
+// before the compare pairs, which record the workspace's drift), BENCH_RACE_PROPOSALS (10),
 // BENCH_KISSAT_PROPOSALS (6; kissat's source from SATLUTION_KISSAT_SRC or scripts/fetch-solver-source.sh),
 // BENCH_PARTS (1,2,3,4,5).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -27,6 +28,7 @@ import { runCycle } from '../src/core/cycle/engine';
 import { racePolicy } from '../src/core/cycle/verdicts';
 import { allowedFalsePromotion, bandFor, calibrate, effectiveMargin, noiseOf } from '../src/core/eval/calibration';
 import { compareRuns, compareSeparate, cpuShare } from '../src/core/eval/compare';
+import { driftBand, readDrift } from '../src/core/eval/drift';
 import { measureSideBySide, readDuels } from '../src/core/eval/duel';
 import { EvalStore } from '../src/core/eval/evalStore';
 import { planStages, gateContext } from '../src/core/eval/plan';
@@ -45,6 +47,7 @@ const FIX = path.join(ROOT, 'test', 'fixtures');
 const AA_CYCLES = Number(process.env.BENCH_AA_CYCLES ?? 20);
 const GAIN_TRIALS = Number(process.env.BENCH_GAIN_TRIALS ?? 5);
 const COMPARE_PAIRS = Number(process.env.BENCH_COMPARE_PAIRS ?? 20);
+const HISTORY_CYCLES = Number(process.env.BENCH_HISTORY_CYCLES ?? 5);
 const RACE_PROPOSALS = Number(process.env.BENCH_RACE_PROPOSALS ?? 10);
 const KISSAT_PROPOSALS = Number(process.env.BENCH_KISSAT_PROPOSALS ?? 6);
 const INERT = ['lucky', 'mode', 'reserved', 'spare'];
@@ -165,11 +168,18 @@ async function measureOnce(ws: string, config: Config, dir: string, session: str
 
 async function compareSameSolver(): Promise<void> {
   console.log(`\n-- 3. compare on the same solver twice: ${COMPARE_PAIRS} pairs of separate measurements and ${COMPARE_PAIRS} side-by-side ones, each under load with probability 1/2`);
-  const ws = await optsatWorkspace('compare', 150_000_000);
+  // A workspace in use: its champion evaluated, calibrated, and a few cycles run (racing off, so each
+  // challenger meets the champion side by side). Each time the champion is measured again, the workspace
+  // records the drift between separate measurements of it (drift.ts): that is what compare then uses.
+  const ws = await optsatWorkspace('compare', 150_000_000, (y) => y.replace('vacuous_gates: fail', 'vacuous_gates: fail\n  racing: { enabled: false }'));
   const config = await loadConfig(ws);
   const dir = path.join(ws, 'SATLUTION_0');
-  const cal = await calibrate({ ws, config, solverDir: dir, runnerEnv: env, build: true });
+  await evaluateSolver({ ws, config, solverDir: dir, overrides: { stage: 'all', jobs: 2 }, tiers: { reference: true }, runnerEnv: env });
+  const cal = await calibrate({ ws, config, solverDir: dir, runnerEnv: env });
+  for (let c = 0; c < HISTORY_CYCLES; c++) await runCycle({ ws, config, agent: tunerAgent({ only: INERT }), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
   const band = bandFor(cal, 'cpu');
+  const drift = driftBand(await readDrift(ws), 'cpu') ?? 'unmeasured';
+  console.log(`the workspace: calibrated band ${pct(band)}; drift between separate measurements of the champion after ${HISTORY_CYCLES} cycles: ${drift === 'unmeasured' ? 'none recorded' : `up to ${pct(drift.pct)} (${drift.n} observations: ${(await readDrift(ws))!.observations.map((o) => pct(o.diff_pct)).join(', ')})`}`);
   const rnd = prng(17);
   let oldSame = 0;
   let newSame = 0;
@@ -191,9 +201,9 @@ async function compareSameSolver(): Promise<void> {
       }
     }
     const old = compareRuns(runs[0]!, runs[1]!, timeoutS, { on: 'wall' });
-    const now = compareSeparate(runs[0]!, runs[1]!, timeoutS, { on: 'cpu', bandPct: band });
+    const now = compareSeparate(runs[0]!, runs[1]!, timeoutS, { on: 'cpu', bandPct: band, drift });
     const share = (rs: InstanceResult[]) => pct(100 * (cpuShare(rs) ?? NaN));
-    console.log(`pair ${i + 1}: ${loaded.map((l) => (l ? 'loaded' : 'quiet')).join(' / ')}, CPU share ${share(runs[0]!)} / ${share(runs[1]!)}: old ${old.verdict} (${pct(gain(old.par2A, old.par2B))}), now ${now.verdict} (CPU ${pct(gain(now.par2A, now.par2B))}${now.caveat ? ', different load' : ''})`);
+    console.log(`pair ${i + 1}: ${loaded.map((l) => (l ? 'loaded' : 'quiet')).join(' / ')}, CPU share ${share(runs[0]!)} / ${share(runs[1]!)}: old ${old.verdict} (${pct(gain(old.par2A, old.par2B))}), now ${now.verdict} (CPU ${pct(gain(now.par2A, now.par2B))}${now.caveat ? `: ${now.caveat.slice(0, 40)}...` : ''})`);
     if (old.verdict === 'no significant difference') oldSame++;
     if (now.verdict === 'no significant difference') newSame++;
     if (now.caveat) offForLoad++;
@@ -206,7 +216,7 @@ async function compareSameSolver(): Promise<void> {
       stop?.();
     }
   }
-  console.log(`no significant difference between two separate measurements: ${oldSame} of ${COMPARE_PAIRS} on wall time without a band (the old compare), ${newSame} of ${COMPARE_PAIRS} now (CPU time, the calibrated ${pct(band)} band, nothing called between measurements under different load: ${offForLoad} pairs)`);
+  console.log(`no significant difference between two separate measurements: ${oldSame} of ${COMPARE_PAIRS} on wall time without a band (the old compare), ${newSame} of ${COMPARE_PAIRS} now (CPU time, the band raised to the recorded drift, no verdict for ${offForLoad} pairs measured under different load)`);
   console.log(`no significant difference side by side (compare --measure, CPU time, the band): ${sideSame} of ${COMPARE_PAIRS}`);
 }
 

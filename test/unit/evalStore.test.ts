@@ -70,9 +70,16 @@ describe('the evaluation document and EvalStore', () => {
     const b = write(path.join(dir, 'b.json'), JSON.stringify(at(1)));
     const ok = spawnSync(process.execPath, [CLI, 'compare', a, b, '--json'], { encoding: 'utf8' });
     assert.equal(ok.status, 0, ok.stderr);
-    const r = JSON.parse(ok.stdout) as { common: number; par2A: number; par2B: number };
+    const r = JSON.parse(ok.stdout) as { common: number; par2A: number; par2B: number; verdict: string; caveat?: string };
     assert.equal(r.common, 6);
     assert.ok(r.par2B < r.par2A);
+    // Outside a workspace no drift between sessions is recorded: two separate measurements get no verdict, and the reason.
+    assert.equal(r.verdict, 'no significant difference');
+    assert.match(r.caveat ?? '', /how far this machine drifts between sessions is not measured yet/);
+    // A band given by hand decides instead (B is 4x faster on every instance).
+    const byHand = spawnSync(process.execPath, [CLI, 'compare', a, b, '--band', '5'], { encoding: 'utf8' });
+    assert.match(byHand.stdout, /verdict: B faster \(alpha 0\.05, noise band 5\.0%\)/);
+    assert.doesNotMatch(byHand.stdout, /why:/);
     // The same solver measured quiet and beside another program (its runs got 60% of a core, and 15% more CPU):
     // no verdict between measurements under different load, and the reason.
     const timed = (k: number, share: number) => sampleEvalDoc({ instances: names.map((instance, i) => ({ ...inst, instance, status: 'solved' as const, cpu_s: k * (1 + i / 10), time_s: (k * (1 + i / 10)) / share })) });

@@ -93,11 +93,20 @@ describe('paired comparison', () => {
     const c = compareSeparate(quiet, loaded, T, { on: 'cpu' });
     assert.equal(c.verdict, 'no significant difference');
     assert.match(c.caveat ?? '', /measured under different load: A's runs got 97% of a core, B's 70%/);
-    // Same load on both: the test decides as before, both ways.
+    // Same load on both: the test decides, with the band raised to the recorded drift between sessions.
     const loadedFaster = inst.map((n, i) => ({ ...r(n, 'solved', (0.6 * (10 + i)) / 0.7, 'SAT'), cpu_s: 0.6 * (10 + i) }));
-    const same = compareSeparate(loaded, loadedFaster, T, { on: 'cpu' });
-    assert.equal(same.verdict, 'B faster');
+    const same = compareSeparate(loaded, loadedFaster, T, { on: 'cpu', bandPct: 3, drift: { pct: 20, n: 4 } });
+    assert.equal(same.verdict, 'B faster', '40% faster clears a 20% drift');
+    assert.equal(same.band_pct, 20);
     assert.equal(same.caveat, undefined);
+    // The same solver, 12% apart at equal load (the host's clock): inside the recorded drift, nothing is called.
+    const drifted = inst.map((n, i) => ({ ...r(n, 'solved', (1.21 * (10 + i)) / 0.7, 'SAT'), cpu_s: 1.21 * (10 + i) }));
+    assert.equal(compareSeparate(loaded, drifted, T, { on: 'cpu' }).verdict, 'A faster', 'the paired test alone calls it');
+    assert.equal(compareSeparate(loaded, drifted, T, { on: 'cpu', bandPct: 3, drift: { pct: 15, n: 4 } }).verdict, 'no significant difference');
+    // No drift recorded yet: nothing called between separate measurements, and why.
+    const unknown = compareSeparate(loaded, loadedFaster, T, { on: 'cpu', drift: 'unmeasured' });
+    assert.equal(unknown.verdict, 'no significant difference');
+    assert.match(unknown.caveat ?? '', /drifts between sessions is not measured yet/);
     // Without CPU times there is no load to compare: the test alone.
     assert.equal(cpuShare(inst.map((n) => r(n, 'solved', 1, 'SAT'))), null);
     assert.equal(compareSeparate(inst.map((n, i) => r(n, 'solved', 10 + i, 'SAT')), inst.map((n, i) => r(n, 'solved', 7 + i, 'SAT')), T).verdict, 'B faster');

@@ -11,6 +11,7 @@ import { tunerAgent } from '../../src/core/agents/tuner';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle, type EvolutionAgent } from '../../src/core/cycle/engine';
 import { readCalibration } from '../../src/core/eval/calibration';
+import { readDrift } from '../../src/core/eval/drift';
 import { readDuels } from '../../src/core/eval/duel';
 import { EvalStore } from '../../src/core/eval/evalStore';
 import { evaluateSolver } from '../../src/core/eval/service';
@@ -77,6 +78,8 @@ describe('verdicts that noise and drift cannot fool', function () {
     const calDuel = (await readDuels(ws)).find((d) => d.purpose === 'calibration')!;
     assert.ok(champion.metrics!.par2 > 1.3 * calDuel.comparison.wall_par2A, `loaded ${champion.metrics!.par2} s vs quiet ${calDuel.comparison.wall_par2A} s`);
     assert.ok(cal.wall.band_pct >= 0);
+    // The loaded reference is not taken for the machine's drift between sessions (drift.ts): other load is not drift.
+    assert.equal((await readDrift(ws))?.observations.length ?? 0, 0, JSON.stringify(await readDrift(ws)));
     // Each challenger that survived racing met the champion side by side; none was called faster there.
     for (const d of (await readDuels(ws)).filter((x) => x.purpose === 'decision')) assert.notEqual(d.comparison.verdict, 'B faster', JSON.stringify(d.comparison));
   });
@@ -101,6 +104,9 @@ describe('verdicts that noise and drift cannot fool', function () {
     const results = fs.readFileSync(path.join(ws, 'SATLUTION_1', 'RESULTS.md'), 'utf8');
     assert.match(results, /## Rejected early by racing \(\d+ of 12 instances\)/);
     assert.equal((await readDuels(ws)).filter((d) => d.purpose === 'decision').length, 0, 'a rejected challenger is not measured side by side');
+    // The cycle calibrated after measuring the champion: its stored evaluation and the calibration are two separate measurements of one binary.
+    const drift = (await readDrift(ws))!;
+    assert.deepEqual(drift.observations.map((o) => [o.solver, o.from, o.on, o.n]), [['SATLUTION_0', 'calibration', 'cpu', 12]]);
   });
 
   it('`satlution calibrate` measures the band and `compare --measure` runs two solvers side by side', async () => {

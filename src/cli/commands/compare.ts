@@ -4,6 +4,7 @@ import { z } from 'zod';
 import * as path from 'node:path';
 import { compareSeparate, type Comparison } from '../../core/eval/compare';
 import { bandFor, readCalibration } from '../../core/eval/calibration';
+import { driftBand, readDrift } from '../../core/eval/drift';
 import { measureSideBySide } from '../../core/eval/duel';
 import type { TimeBasis } from '../../core/eval/metrics';
 import { loadConfig } from '../../core/config/load';
@@ -20,9 +21,12 @@ the difference B - A with a 95% bootstrap confidence interval, and the Wilcoxon 
 per-instance PAR-2 times. "B faster" only when both say the difference is significant and it is larger
 than the noise band (--band, default: the workspace's calibration, else 0). --on picks the time compared
 (default: the workspace's evaluation.decide_on, else cpu; runs without CPU times use wall time).
-Two results measured at different moments carry the machine's drift between them: when their runs got
-clearly different shares of the CPU (other load on the machine), no difference is called at all, and
---measure runs the two solvers side by side in one session on the workspace's perf set (ABBA) instead.`;
+Two results measured at different moments carry the machine's drift between them: the band is raised
+to the largest drift the workspace has recorded between separate measurements of one binary (each time
+a cycle or calibrate measures the champion again); before any is recorded, or when their runs got
+clearly different shares of the CPU (other load on the machine), no difference is called at all (an
+explicit --band decides instead of the record). --measure runs the two solvers side by side in one
+session on the workspace's perf set (ABBA) and needs none of this.`;
 
 /** What a comparison needs of an evaluation document (eval/evalDoc.ts): a measurement with its timeout. */
 const Measured = EvalDoc.pick({ solver: true, instances: true }).extend({ timeout_s: z.number().positive() });
@@ -69,8 +73,11 @@ export async function compareCommand(argv: string[]): Promise<number> {
   }
   const [a, b] = await Promise.all(positionals.map(readEval));
   if (a!.timeout_s !== b!.timeout_s) throw new UsageError(`the two evaluations used different timeouts (${a!.timeout_s} s and ${b!.timeout_s} s); PAR-2 is not comparable`);
-  const c = compareSeparate(a!.instances, b!.instances, a!.timeout_s, { alpha, on, bandPct });
-  return report(a!, b!, a!.timeout_s, c, alpha, values.json === true, 'two separate measurements (drift between them is not cancelled; --measure compares side by side)');
+  // An explicit --band is the user's; otherwise separate measurements need the drift the workspace has recorded.
+  const drift = band !== undefined ? undefined : (driftBand(ws ? await readDrift(ws) : undefined, on) ?? 'unmeasured');
+  const c = compareSeparate(a!.instances, b!.instances, a!.timeout_s, { alpha, on, bandPct, ...(drift ? { drift } : {}) });
+  const driftNote = drift && drift !== 'unmeasured' ? `; band raised to the largest drift recorded between separate measurements here, ${drift.pct.toFixed(1)}% (${drift.n} observation${drift.n > 1 ? 's' : ''})` : '';
+  return report(a!, b!, a!.timeout_s, c, alpha, values.json === true, `two separate measurements (drift between them is not cancelled; --measure compares side by side)${driftNote}`);
 }
 
 /** Prints a comparison, as JSON or for a person. */

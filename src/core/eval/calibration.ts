@@ -15,7 +15,10 @@ import type { InstanceResult } from '../run/result';
 import type { RunnerEnv } from '../runners/select';
 import { writeJsonAtomic } from '../store/atomic';
 import { bootstrapMeanCi, compareRuns } from './compare';
+import { recordDrift } from './drift';
 import { measureSideBySide } from './duel';
+import { measuredInFull } from './evalDoc';
+import { EvalStore } from './evalStore';
 import { par2Of, timeOn, type TimeBasis } from './metrics';
 import { planStages } from './plan';
 
@@ -136,6 +139,11 @@ export async function calibrate(o: { ws: string; config: Config; solverDir: stri
     alpha,
   };
   await writeJsonAtomic(calibrationFile(o.ws), doc);
+  // A candidate of the workspace with a stored evaluation of this very binary: that and this are two separate measurements (drift.ts).
+  const name = path.basename(o.solverDir);
+  const stored = path.dirname(path.resolve(o.solverDir)) === path.resolve(o.ws) && /^SATLUTION_\d+$/.test(name) ? await new EvalStore(o.ws).get(name) : undefined;
+  if (stored && stored.solver_hash === duel.doc.a.hash && measuredInFull(stored) && stored.timeout_s === duel.doc.timeout_s)
+    await recordDrift(o.ws, { solver: name, from: 'calibration', stored: stored.instances, now: duel.a, timeoutS: duel.doc.timeout_s, on: o.config.evaluation.decide_on });
   return doc;
 }
 

@@ -42,17 +42,25 @@ export function cpuShare(rs: readonly InstanceResult[]): number | null {
 }
 
 /**
- * Two separate measurements (taken at different moments, not side by side): the paired test, unless
- * their runs got clearly different shares of the CPU. Other load on the machine then moved one of
- * them, CPU time included (shared caches, the host's clock), and no test on these numbers can tell that
- * from a real difference: the verdict is "no significant difference" with the reason as `caveat`.
+ * Two separate measurements (taken at different moments, not side by side). The machine's speed drifts
+ * between sessions as a whole, which the paired test takes for a difference, so:
+ * - runs that got clearly different shares of the CPU were measured under different load (other
+ *   programs moved one of them, CPU time included): nothing is called;
+ * - `drift` is the largest drift the workspace recorded between separate measurements of one binary
+ *   (drift.ts): the band is raised to it; 'unmeasured' when none is recorded yet: nothing is called.
+ *   Without `drift` (a band given explicitly) the test decides with the band alone.
+ * Whatever is not called says why in `caveat`.
  */
-export function compareSeparate(a: InstanceResult[], b: InstanceResult[], timeoutS: number, opts: Parameters<typeof compareRuns>[3] = {}): Comparison {
-  const c = compareRuns(a, b, timeoutS, opts);
+export function compareSeparate(a: InstanceResult[], b: InstanceResult[], timeoutS: number, opts: Parameters<typeof compareRuns>[3] & { drift?: { pct: number; n: number } | 'unmeasured' } = {}): Comparison {
+  const { drift, ...rest } = opts;
+  const c = compareRuns(a, b, timeoutS, drift && drift !== 'unmeasured' ? { ...rest, bandPct: Math.max(rest.bandPct ?? 0, drift.pct) } : rest);
   const [sa, sb] = [cpuShare(a), cpuShare(b)];
-  if (sa === null || sb === null || Math.abs(sa - sb) <= LOAD_TOLERANCE * Math.max(sa, sb)) return c;
   const pct = (x: number) => `${Math.round(100 * x)}%`;
-  return { ...c, verdict: 'no significant difference', caveat: `measured under different load: A's runs got ${pct(sa)} of a core, B's ${pct(sb)}; a difference between these two measurements may be the load's, so none is called (compare --measure runs both side by side)` };
+  if (sa !== null && sb !== null && Math.abs(sa - sb) > LOAD_TOLERANCE * Math.max(sa, sb))
+    return { ...c, verdict: 'no significant difference', caveat: `measured under different load: A's runs got ${pct(sa)} of a core, B's ${pct(sb)}; a difference between these two measurements may be the load's, so none is called (compare --measure runs both side by side)` };
+  if (drift === 'unmeasured')
+    return { ...c, verdict: 'no significant difference', caveat: 'two separate measurements, and how far this machine drifts between sessions is not measured yet (a cycle or satlution calibrate records it each time the champion is measured again; --band sets a band by hand), so none is called (compare --measure runs both side by side)' };
+  return c;
 }
 
 /** The paired comparison of B with A on the instances both ran, on wall time unless `opts.on` says cpu. */

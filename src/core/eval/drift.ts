@@ -1,0 +1,85 @@
+// Between-session drift: one binary measured at two moments differs by more than side-by-side noise,
+// because the machine's speed moves as a whole (on this project's 2-core VM, CPU PAR-2 by up to 20%
+// between sessions a minute apart at equal load). The calibration band cannot see it (both sides of
+// its duel share the moment), and two separate measurements alone cannot estimate it. So the workspace
+// records it each time it measures its champion again (a decision or held-out duel, a calibration):
+// the stored evaluation against the new measurement is a free A/A pair of separate measurements.
+// `satlution compare` on two separate results calls nothing within the largest drift recorded.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { STATE_DIR } from '../layout';
+import type { InstanceResult } from '../run/result';
+import { writeJsonAtomic } from '../store/atomic';
+import { bootstrapMeanCi, compareRuns, cpuShare, LOAD_TOLERANCE } from './compare';
+import { par2Of, type TimeBasis } from './metrics';
+
+/** One A/A pair of separate measurements: the champion's stored evaluation and a later measurement of the same binary. */
+export const DriftObservation = z.object({
+  at: z.string(),
+  /** The candidate measured (SATLUTION_<n>) and where the second measurement came from. */
+  solver: z.string(),
+  from: z.enum(['decision', 'held-out', 'calibration']),
+  on: z.enum(['wall', 'cpu']),
+  /** Instances both measurements ran. */
+  n: z.number().int().positive(),
+  /** The later measurement's PAR-2 minus the stored one's, percent of the stored one. */
+  diff_pct: z.number(),
+  /** The larger end of the 99% bootstrap CI of that difference, percent: what separate measurements of one binary can differ by. */
+  drift_pct: z.number().nonnegative(),
+});
+export type DriftObservation = z.infer<typeof DriftObservation>;
+
+/** `.satlution/drift.json`: the observations, oldest first, the last MAX_OBSERVATIONS kept. */
+export const DriftDoc = z.object({ version: z.literal(1), observations: z.array(DriftObservation) });
+export type DriftDoc = z.infer<typeof DriftDoc>;
+
+const MAX_OBSERVATIONS = 100;
+/** Fewer common instances than this say nothing about a whole session's speed. */
+const MIN_COMMON = 5;
+
+export const driftFile = (ws: string): string => path.join(ws, STATE_DIR, 'drift.json');
+
+/** The workspace's drift record; undefined when there is none or it is damaged (it is rebuilt as the champion is measured again). */
+export async function readDrift(ws: string): Promise<DriftDoc | undefined> {
+  const p = DriftDoc.safeParse(await fs.readFile(driftFile(ws), 'utf8').then((t) => JSON.parse(t) as unknown).catch(() => undefined));
+  return p.success ? p.data : undefined;
+}
+
+/**
+ * The drift between two separate measurements of one binary on `on`, or undefined when they cannot
+ * show it: too few common instances, nothing solved, or runs that got clearly different shares of the
+ * CPU (that is other programs' load, which compare refuses on its own; recording it would let one busy
+ * afternoon blind every later comparison).
+ */
+export function driftOf(stored: readonly InstanceResult[], now: readonly InstanceResult[], timeoutS: number, on: TimeBasis): Pick<DriftObservation, 'n' | 'diff_pct' | 'drift_pct'> | undefined {
+  const [sa, sb] = [cpuShare(stored), cpuShare(now)];
+  if (sa !== null && sb !== null && Math.abs(sa - sb) > LOAD_TOLERANCE * Math.max(sa, sb)) return undefined;
+  const c = compareRuns([...stored], [...now], timeoutS, { on });
+  if (c.common < MIN_COMMON || c.par2A <= 0 || !stored.some((r) => r.status === 'solved') || !now.some((r) => r.status === 'solved')) return undefined;
+  const byNow = new Map(now.map((r) => [r.instance, r]));
+  const d = stored.flatMap((r) => {
+    const y = byNow.get(r.instance);
+    return y ? [par2Of(y, timeoutS, on) - par2Of(r, timeoutS, on)] : [];
+  });
+  const ci = bootstrapMeanCi(d, 10000, 1, 0.99);
+  const pct = (x: number) => Math.round((10000 * x) / c.par2A) / 100;
+  return { n: c.common, diff_pct: pct(c.diff), drift_pct: Math.max(Math.abs(pct(ci[0])), Math.abs(pct(ci[1]))) };
+}
+
+/** Records one observation (if the two measurements can show drift); returns it. */
+export async function recordDrift(ws: string, o: { solver: string; from: DriftObservation['from']; stored: readonly InstanceResult[]; now: readonly InstanceResult[]; timeoutS: number; on: TimeBasis }): Promise<DriftObservation | undefined> {
+  const d = driftOf(o.stored, o.now, o.timeoutS, o.on);
+  if (!d) return undefined;
+  const obs: DriftObservation = { at: new Date().toISOString(), solver: o.solver, from: o.from, on: o.on, ...d };
+  const doc = (await readDrift(ws)) ?? { version: 1 as const, observations: [] };
+  await fs.mkdir(path.dirname(driftFile(ws)), { recursive: true });
+  await writeJsonAtomic(driftFile(ws), { version: 1, observations: [...doc.observations, obs].slice(-MAX_OBSERVATIONS) });
+  return obs;
+}
+
+/** The largest drift recorded on `on` (percent) and how many observations it rests on; undefined before the first. */
+export function driftBand(doc: DriftDoc | undefined, on: TimeBasis): { pct: number; n: number } | undefined {
+  const xs = (doc?.observations ?? []).filter((x) => x.on === on);
+  return xs.length ? { pct: Math.max(...xs.map((x) => x.drift_pct)), n: xs.length } : undefined;
+}
