@@ -178,12 +178,13 @@ async function compareSameSolver(): Promise<void> {
   const cal = await calibrate({ ws, config, solverDir: dir, runnerEnv: env });
   for (let c = 0; c < HISTORY_CYCLES; c++) await runCycle({ ws, config, agent: tunerAgent({ only: INERT }), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
   const band = bandFor(cal, 'cpu');
-  const drift = driftBand(await readDrift(ws), 'cpu') ?? 'unmeasured';
-  console.log(`the workspace: calibrated band ${pct(band)}; drift between separate measurements of the champion after ${HISTORY_CYCLES} cycles: ${drift === 'unmeasured' ? 'none recorded' : `up to ${pct(drift.pct)} (${drift.n} observations: ${(await readDrift(ws))!.observations.map((o) => pct(o.diff_pct)).join(', ')})`}`);
+  const record = await readDrift(ws);
+  const drift = driftBand(record, 'cpu') ?? 'unmeasured';
+  console.log(`the workspace: calibrated band ${pct(band)}; drift between separate measurements of the champion after ${HISTORY_CYCLES} cycles: ${drift === 'unmeasured' ? 'none recorded' : `up to ${pct(drift.pct)} (${drift.n} observations: ${record!.observations.map((o) => pct(o.diff_pct)).join(', ')})`}`);
   const rnd = prng(17);
   let oldSame = 0;
   let newSame = 0;
-  let offForLoad = 0;
+  let noVerdict = 0;
   let sideSame = 0;
   for (let i = 0; i < COMPARE_PAIRS; i++) {
     const runs: InstanceResult[][] = [];
@@ -206,7 +207,7 @@ async function compareSameSolver(): Promise<void> {
     console.log(`pair ${i + 1}: ${loaded.map((l) => (l ? 'loaded' : 'quiet')).join(' / ')}, CPU share ${share(runs[0]!)} / ${share(runs[1]!)}: old ${old.verdict} (${pct(gain(old.par2A, old.par2B))}), now ${now.verdict} (CPU ${pct(gain(now.par2A, now.par2B))}${now.caveat ? `: ${now.caveat.slice(0, 40)}...` : ''})`);
     if (old.verdict === 'no significant difference') oldSame++;
     if (now.verdict === 'no significant difference') newSame++;
-    if (now.caveat) offForLoad++;
+    if (now.caveat) noVerdict++;
     // `compare --measure`: the same solver twice, side by side in one session, under the same chance of load.
     const stop = rnd() < 0.5 ? busy(1) : undefined;
     try {
@@ -216,7 +217,7 @@ async function compareSameSolver(): Promise<void> {
       stop?.();
     }
   }
-  console.log(`no significant difference between two separate measurements: ${oldSame} of ${COMPARE_PAIRS} on wall time without a band (the old compare), ${newSame} of ${COMPARE_PAIRS} now (CPU time, the band raised to the recorded drift, no verdict for ${offForLoad} pairs measured under different load)`);
+  console.log(`no significant difference between two separate measurements: ${oldSame} of ${COMPARE_PAIRS} on wall time without a band (the old compare), ${newSame} of ${COMPARE_PAIRS} now (CPU time, the band raised to the recorded drift, no verdict for ${noVerdict} pairs measured under different load)`);
   console.log(`no significant difference side by side (compare --measure, CPU time, the band): ${sideSame} of ${COMPARE_PAIRS}`);
 }
 
@@ -298,9 +299,9 @@ async function racing(label: string, ws: string, proposals: number, names?: read
 }
 
 /**
- * kissat's perf set: 30 instances from 0.05 to ~3.5 s (about 35 s in all), as in the tuning notes: 2-hidden planted 3-SAT
- * (SAT, where local search and rephasing matter), uniform random 3-SAT at the threshold (mostly UNSAT),
- * and pigeonhole formulas (UNSAT, hard for resolution).
+ * kissat's perf set: 30 instances from 0.05 to ~3.5 s (about 35 s in all), as in the tuning notes:
+ * 2-hidden planted 3-SAT (SAT, where local search and rephasing matter), uniform random 3-SAT at the
+ * threshold (mostly UNSAT), and pigeonhole formulas (UNSAT, hard for resolution).
  */
 function kissatPerfSet(dir: string): void {
   for (let s = 1; s <= 16; s++) fs.writeFileSync(path.join(dir, `planted-${480 + 10 * (s % 6)}-${s}.cnf`), planted3Sat(480 + 10 * (s % 6), 4.24, s));

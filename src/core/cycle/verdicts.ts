@@ -6,9 +6,8 @@ import type { Config } from '../config/schema';
 import { bandFor, calibrate, currentScope, effectiveMargin, readCalibration, staleBecause, type CalibrationDoc } from '../eval/calibration';
 import { compareRuns, type Comparison } from '../eval/compare';
 import { measureSideBySide, readDuels, type DuelDoc, type DuelPurpose } from '../eval/duel';
-import { recordDrift } from '../eval/drift';
+import { recordChampionDrift } from '../eval/drift';
 import { measuredInFull, type EvalDoc } from '../eval/evalDoc';
-import { EvalStore } from '../eval/evalStore';
 import { par2Of } from '../eval/metrics';
 import type { RacePolicy } from '../eval/race';
 import { solverIdentity } from '../eval/resultsStore';
@@ -84,12 +83,8 @@ export async function duelWithChampion(ctx: VerdictContext, o: { cycle: number; 
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(ctx.progress ? { onProgress: ctx.progress } : {}),
   });
-  if (o.purpose === 'decision') {
-    // The champion measured again: against its stored evaluation, a pair of separate measurements of one binary (drift.ts).
-    const stored = await new EvalStore(ctx.ws).get(path.basename(o.championDir));
-    if (stored && stored.solver_hash === d.doc.a.hash && measuredInFull(stored) && stored.timeout_s === d.doc.timeout_s)
-      await recordDrift(ctx.ws, { solver: path.basename(o.championDir), from: 'decision', stored: stored.instances, now: d.a, timeoutS: d.doc.timeout_s, on: d.doc.on });
-  }
+  // The champion measured again on the perf set: against its stored evaluation, a pair of separate measurements (drift.ts).
+  if (o.purpose === 'decision') await recordChampionDrift(ctx.ws, { dir: o.championDir, hash: d.doc.a.hash, from: 'decision', now: d.a, timeoutS: d.doc.timeout_s, on: d.doc.on });
   return d.doc;
 }
 

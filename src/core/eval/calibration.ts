@@ -14,12 +14,10 @@ import { STATE_DIR } from '../layout';
 import type { InstanceResult } from '../run/result';
 import type { RunnerEnv } from '../runners/select';
 import { writeJsonAtomic } from '../store/atomic';
-import { bootstrapMeanCi, compareRuns } from './compare';
-import { recordDrift } from './drift';
+import { BAND_LEVEL, compareRuns, relativeInterval } from './compare';
+import { recordChampionDrift } from './drift';
 import { measureSideBySide } from './duel';
-import { measuredInFull } from './evalDoc';
-import { EvalStore } from './evalStore';
-import { par2Of, timeOn, type TimeBasis } from './metrics';
+import { timeOn, type TimeBasis } from './metrics';
 import { planStages } from './plan';
 
 /** The noise of one time basis, from an A/A duel. */
@@ -99,13 +97,8 @@ export function staleBecause(cal: CalibrationDoc | undefined, scope: Calibration
 /** The noise of one basis from the two sides of an A/A duel. */
 export function noiseOf(a: InstanceResult[], b: InstanceResult[], timeoutS: number, on: TimeBasis, alpha: number): NoiseDoc {
   const c = compareRuns(a, b, timeoutS, { alpha, on });
-  const rel = (x: number) => (c.par2A > 0 ? (100 * x) / c.par2A : 0);
+  const band = relativeInterval(a, b, timeoutS, on);
   const byB = new Map(b.map((r) => [r.instance, r]));
-  const diffs = a.flatMap((x) => {
-    const y = byB.get(x.instance);
-    return y ? [par2Of(y, timeoutS, on) - par2Of(x, timeoutS, on)] : [];
-  });
-  const ci = bootstrapMeanCi(diffs, 10000, 1, BAND_LEVEL);
   const spreads = a
     .flatMap((x) => {
       const y = byB.get(x.instance);
@@ -115,7 +108,7 @@ export function noiseOf(a: InstanceResult[], b: InstanceResult[], timeoutS: numb
     })
     .sort((p, q) => p - q);
   const q = (f: number) => (spreads.length ? round(spreads[Math.min(spreads.length - 1, Math.floor(f * spreads.length))]!) : null);
-  return { band_pct: round(Math.max(Math.abs(rel(ci[0])), Math.abs(rel(ci[1])))), diff_pct: round(rel(c.diff)), p: c.wilcoxon.p, spread_median_pct: q(0.5), spread_p90_pct: q(0.9), aa_significant: c.verdict !== 'no significant difference' };
+  return { band_pct: round(band.band_pct), diff_pct: round(band.diff_pct), p: c.wilcoxon.p, spread_median_pct: q(0.5), spread_p90_pct: q(0.9), aa_significant: c.verdict !== 'no significant difference' };
 }
 
 /** Measures the noise band: `solverDir` (the champion) against itself, side by side, and keeps it. */
@@ -139,11 +132,7 @@ export async function calibrate(o: { ws: string; config: Config; solverDir: stri
     alpha,
   };
   await writeJsonAtomic(calibrationFile(o.ws), doc);
-  // A candidate of the workspace with a stored evaluation of this very binary: that and this are two separate measurements (drift.ts).
-  const name = path.basename(o.solverDir);
-  const stored = path.dirname(path.resolve(o.solverDir)) === path.resolve(o.ws) && /^SATLUTION_\d+$/.test(name) ? await new EvalStore(o.ws).get(name) : undefined;
-  if (stored && stored.solver_hash === duel.doc.a.hash && measuredInFull(stored) && stored.timeout_s === duel.doc.timeout_s)
-    await recordDrift(o.ws, { solver: name, from: 'calibration', stored: stored.instances, now: duel.a, timeoutS: duel.doc.timeout_s, on: o.config.evaluation.decide_on });
+  await recordChampionDrift(o.ws, { dir: o.solverDir, hash: duel.doc.a.hash, from: 'calibration', now: duel.a, timeoutS: duel.doc.timeout_s, on: o.config.evaluation.decide_on });
   return doc;
 }
 
@@ -155,13 +144,6 @@ export function bandFor(cal: CalibrationDoc | undefined, on: TimeBasis): number 
 
 /** The promotion rule's effective margin: the configured one, raised to the noise band. */
 export const effectiveMargin = (minImprovementPct: number, bandPct: number): number => Math.max(minImprovementPct, bandPct);
-
-/**
- * The band's confidence: an A/A difference reaches the band's end in at most (1 - BAND_LEVEL) / 2 = 0.5%
- * of duels, so the margin, more than the paired test's alpha / 2, is what keeps identical solvers from
- * being promoted (at the default alpha of 0.05 the test alone would let 2.5% of such decisions through).
- */
-export const BAND_LEVEL = 0.99;
 
 /** The false-promotion rate the rule allows per decision between two identical solvers: the test's one-sided level, or with a calibrated band the stricter of it and the band's. */
 export const allowedFalsePromotion = (alpha: number, calibrated: boolean): number => Math.round(1e9 * (calibrated ? Math.min(alpha / 2, (1 - BAND_LEVEL) / 2) : alpha / 2)) / 1e9;

@@ -41,6 +41,12 @@ export function cpuShare(rs: readonly InstanceResult[]): number | null {
   return timed.length && wall > 0 ? timed.reduce((s, r) => s + r.cpu_s!, 0) / wall : null;
 }
 
+/** The two measurements' CPU shares when they differ by more than LOAD_TOLERANCE (other load moved one of them); undefined when they agree or one is unknown. */
+export function differentLoad(a: readonly InstanceResult[], b: readonly InstanceResult[]): { a: number; b: number } | undefined {
+  const [sa, sb] = [cpuShare(a), cpuShare(b)];
+  return sa !== null && sb !== null && Math.abs(sa - sb) > LOAD_TOLERANCE * Math.max(sa, sb) ? { a: sa, b: sb } : undefined;
+}
+
 /**
  * Two separate measurements (taken at different moments, not side by side). The machine's speed drifts
  * between sessions as a whole, which the paired test takes for a difference, so:
@@ -54,10 +60,10 @@ export function cpuShare(rs: readonly InstanceResult[]): number | null {
 export function compareSeparate(a: InstanceResult[], b: InstanceResult[], timeoutS: number, opts: Parameters<typeof compareRuns>[3] & { drift?: { pct: number; n: number } | 'unmeasured' } = {}): Comparison {
   const { drift, ...rest } = opts;
   const c = compareRuns(a, b, timeoutS, drift && drift !== 'unmeasured' ? { ...rest, bandPct: Math.max(rest.bandPct ?? 0, drift.pct) } : rest);
-  const [sa, sb] = [cpuShare(a), cpuShare(b)];
+  const load = differentLoad(a, b);
   const pct = (x: number) => `${Math.round(100 * x)}%`;
-  if (sa !== null && sb !== null && Math.abs(sa - sb) > LOAD_TOLERANCE * Math.max(sa, sb))
-    return { ...c, verdict: 'no significant difference', caveat: `measured under different load: A's runs got ${pct(sa)} of a core, B's ${pct(sb)}; a difference between these two measurements may be the load's, so none is called (compare --measure runs both side by side)` };
+  if (load)
+    return { ...c, verdict: 'no significant difference', caveat: `measured under different load: A's runs got ${pct(load.a)} of a core, B's ${pct(load.b)}; a difference between these two measurements may be the load's, so none is called (compare --measure runs both side by side)` };
   if (drift === 'unmeasured')
     return { ...c, verdict: 'no significant difference', caveat: 'two separate measurements, and how far this machine drifts between sessions is not measured yet (a cycle or satlution calibrate records it each time the champion is measured again; --band sets a band by hand), so none is called (compare --measure runs both side by side)' };
   return c;
@@ -67,16 +73,8 @@ export function compareSeparate(a: InstanceResult[], b: InstanceResult[], timeou
 export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: number, opts: { alpha?: number; resamples?: number; seed?: number; on?: TimeBasis; bandPct?: number } = {}): Comparison {
   const alpha = opts.alpha ?? 0.05;
   const on = opts.on ?? 'wall';
-  const byB = new Map(b.map((r) => [r.instance, r]));
-  const pairs: [InstanceResult, InstanceResult][] = [];
-  for (const ra of a) {
-    const rb = byB.get(ra.instance);
-    if (rb) pairs.push([ra, rb]);
-  }
-  const ta = pairs.map(([x]) => par2Of(x, timeoutS, on));
-  const tb = pairs.map(([, y]) => par2Of(y, timeoutS, on));
-  const d = ta.map((x, i) => tb[i]! - x);
-  const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
+  const pairs = pairUp(a, b);
+  const { ta, tb, d } = pairedPar2(pairs, timeoutS, on);
   const wil = wilcoxonSignedRank(d);
   const ci = bootstrapMeanCi(d, opts.resamples ?? 10000, opts.seed ?? 1);
   const diff = mean(d);
@@ -99,6 +97,44 @@ export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: 
     verdict: !significant ? 'no significant difference' : diff < 0 ? 'B faster' : 'A faster',
     band_pct: band,
   };
+}
+
+/** The runs of the instances both measurements ran, in A's order. */
+function pairUp(a: readonly InstanceResult[], b: readonly InstanceResult[]): [InstanceResult, InstanceResult][] {
+  const byB = new Map(b.map((r) => [r.instance, r]));
+  return a.flatMap((ra) => {
+    const rb = byB.get(ra.instance);
+    return rb ? [[ra, rb] as [InstanceResult, InstanceResult]] : [];
+  });
+}
+
+/** The pairs' PAR-2 contributions on `on` and their differences B - A. */
+function pairedPar2(pairs: readonly [InstanceResult, InstanceResult][], timeoutS: number, on: TimeBasis): { ta: number[]; tb: number[]; d: number[] } {
+  const ta = pairs.map(([x]) => par2Of(x, timeoutS, on));
+  const tb = pairs.map(([, y]) => par2Of(y, timeoutS, on));
+  return { ta, tb, d: ta.map((x, i) => tb[i]! - x) };
+}
+
+const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
+
+/**
+ * The confidence of bands (calibration.ts, drift.ts): an A/A difference reaches the band's end in at
+ * most (1 - BAND_LEVEL) / 2 = 0.5% of duels, so the margin, more than the paired test's alpha / 2, is what
+ * keeps identical solvers from being promoted (at the default alpha of 0.05 the test alone would let
+ * 2.5% of such decisions through).
+ */
+export const BAND_LEVEL = 0.99;
+
+/**
+ * B - A in percent of A's PAR-2 on the instances both ran, and the band it spans: the larger end of the
+ * BAND_LEVEL bootstrap interval of that difference. `n` instances; percentages 0 when A's PAR-2 is 0.
+ */
+export function relativeInterval(a: readonly InstanceResult[], b: readonly InstanceResult[], timeoutS: number, on: TimeBasis): { n: number; par2A: number; diff_pct: number; band_pct: number } {
+  const { ta, d } = pairedPar2(pairUp(a, b), timeoutS, on);
+  const par2A = mean(ta);
+  const rel = (x: number) => (par2A > 0 ? (100 * x) / par2A : 0);
+  const ci = bootstrapMeanCi(d, 10000, 1, BAND_LEVEL);
+  return { n: d.length, par2A, diff_pct: rel(mean(d)), band_pct: Math.max(Math.abs(rel(ci[0])), Math.abs(rel(ci[1]))) };
 }
 
 /** Two-sided Wilcoxon signed-rank test; zero differences dropped, ties given average ranks. */

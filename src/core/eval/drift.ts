@@ -1,8 +1,8 @@
 // Between-session drift: one binary measured at two moments differs by more than side-by-side noise,
-// because the machine's speed moves as a whole (on this project's 2-core VM, CPU PAR-2 by up to 20%
+// because the machine's speed moves as a whole (on a 2-core VM, CPU PAR-2 by up to 20%
 // between sessions a minute apart at equal load). The calibration band cannot see it (both sides of
 // its duel share the moment), and two separate measurements alone cannot estimate it. So the workspace
-// records it each time it measures its champion again (a decision or held-out duel, a calibration):
+// records it each time it measures its champion again on the perf set (a decision duel, a calibration):
 // the stored evaluation against the new measurement is a free A/A pair of separate measurements.
 // `satlution compare` on two separate results calls nothing within the largest drift recorded.
 import * as fs from 'node:fs/promises';
@@ -11,15 +11,17 @@ import { z } from 'zod';
 import { STATE_DIR } from '../layout';
 import type { InstanceResult } from '../run/result';
 import { writeJsonAtomic } from '../store/atomic';
-import { bootstrapMeanCi, compareRuns, cpuShare, LOAD_TOLERANCE } from './compare';
-import { par2Of, type TimeBasis } from './metrics';
+import { differentLoad, relativeInterval } from './compare';
+import { measuredInFull } from './evalDoc';
+import { EvalStore } from './evalStore';
+import type { TimeBasis } from './metrics';
 
 /** One A/A pair of separate measurements: the champion's stored evaluation and a later measurement of the same binary. */
 export const DriftObservation = z.object({
   at: z.string(),
   /** The candidate measured (SATLUTION_<n>) and where the second measurement came from. */
   solver: z.string(),
-  from: z.enum(['decision', 'held-out', 'calibration']),
+  from: z.enum(['decision', 'calibration']),
   on: z.enum(['wall', 'cpu']),
   /** Instances both measurements ran. */
   n: z.number().int().positive(),
@@ -53,18 +55,11 @@ export async function readDrift(ws: string): Promise<DriftDoc | undefined> {
  * afternoon blind every later comparison).
  */
 export function driftOf(stored: readonly InstanceResult[], now: readonly InstanceResult[], timeoutS: number, on: TimeBasis): Pick<DriftObservation, 'n' | 'diff_pct' | 'drift_pct'> | undefined {
-  const [sa, sb] = [cpuShare(stored), cpuShare(now)];
-  if (sa !== null && sb !== null && Math.abs(sa - sb) > LOAD_TOLERANCE * Math.max(sa, sb)) return undefined;
-  const c = compareRuns([...stored], [...now], timeoutS, { on });
-  if (c.common < MIN_COMMON || c.par2A <= 0 || !stored.some((r) => r.status === 'solved') || !now.some((r) => r.status === 'solved')) return undefined;
-  const byNow = new Map(now.map((r) => [r.instance, r]));
-  const d = stored.flatMap((r) => {
-    const y = byNow.get(r.instance);
-    return y ? [par2Of(y, timeoutS, on) - par2Of(r, timeoutS, on)] : [];
-  });
-  const ci = bootstrapMeanCi(d, 10000, 1, 0.99);
-  const pct = (x: number) => Math.round((10000 * x) / c.par2A) / 100;
-  return { n: c.common, diff_pct: pct(c.diff), drift_pct: Math.max(Math.abs(pct(ci[0])), Math.abs(pct(ci[1]))) };
+  if (differentLoad(stored, now) || !stored.some((r) => r.status === 'solved') || !now.some((r) => r.status === 'solved')) return undefined;
+  const r = relativeInterval(stored, now, timeoutS, on);
+  if (r.n < MIN_COMMON || r.par2A <= 0) return undefined;
+  const round = (x: number) => Math.round(100 * x) / 100;
+  return { n: r.n, diff_pct: round(r.diff_pct), drift_pct: round(r.band_pct) };
 }
 
 /** Records one observation (if the two measurements can show drift); returns it. */
@@ -76,6 +71,19 @@ export async function recordDrift(ws: string, o: { solver: string; from: DriftOb
   await fs.mkdir(path.dirname(driftFile(ws)), { recursive: true });
   await writeJsonAtomic(driftFile(ws), { version: 1, observations: [...doc.observations, obs].slice(-MAX_OBSERVATIONS) });
   return obs;
+}
+
+/**
+ * After the champion in `dir` (a SATLUTION_<n> of the workspace, binary `hash`) was measured again on
+ * the perf set: records the drift against its stored evaluation, if that is a full measurement of the
+ * same binary at the same timeout.
+ */
+export async function recordChampionDrift(ws: string, o: { dir: string; hash: string; from: DriftObservation['from']; now: readonly InstanceResult[]; timeoutS: number; on: TimeBasis }): Promise<DriftObservation | undefined> {
+  const name = path.basename(o.dir);
+  if (path.dirname(path.resolve(o.dir)) !== path.resolve(ws) || !/^SATLUTION_\d+$/.test(name)) return undefined;
+  const stored = await new EvalStore(ws).get(name);
+  if (!stored || stored.solver_hash !== o.hash || !measuredInFull(stored) || stored.timeout_s !== o.timeoutS) return undefined;
+  return recordDrift(ws, { solver: name, from: o.from, stored: stored.instances, now: o.now, timeoutS: o.timeoutS, on: o.on });
 }
 
 /** The largest drift recorded on `on` (percent) and how many observations it rests on; undefined before the first. */
