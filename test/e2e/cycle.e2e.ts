@@ -135,7 +135,8 @@ function enabled(view: FrameLocator, label: string) {
 
 export const DASHBOARD_TITLE = 'SATLUTION Dashboard';
 
-async function openDashboard(page: E2eContext['page']): Promise<void> {
+/** Opens the dashboard the way a person does: the Cycles view's title-bar button, else the palette. */
+export async function openDashboard(page: E2eContext['page']): Promise<void> {
   await openSidebar(page, 'SATLUTION');
   const button = page.locator('.pane-header', { hasText: 'Cycles' }).getByRole('button', { name: 'Open Dashboard' });
   if (await button.count()) await button.first().click();

@@ -63,7 +63,7 @@ describe('config: satlution.yaml', () => {
 
   it('checks the strategy settings against the strategy, and where a remote build can happen', () => {
     const keys = (text: string) => issues(MIN + text).map((i) => `${i.key}: ${i.message}`);
-    assert.deepEqual(keys('strategy: { name: champion-challenger, proposals: 3 }\n'), ['strategy.proposals: only used by strategy sift (champion-challenger makes and evaluates one proposal per cycle)']);
+    assert.deepEqual(keys('strategy: { name: champion-challenger, proposals: 3 }\n'), ['strategy.proposals: only used by strategy sift (champion-challenger evaluates every proposal it makes: `lambda` per cycle)']);
     assert.deepEqual(keys('strategy: { name: sift }\n'), ['strategy.name: sift needs a judge model: set models.judge (or models.planner, which then also judges)']);
     assert.deepEqual(keys('strategy: { name: islands, smc: { particles: 4 } }\n'), ['strategy.smc: only used by strategy smc']);
     assert.match(keys('runners: [{name: local, kind: local}, {name: c, kind: slurm, workdir: /s, build: remote}]\n').join('\n'), /runners\.1\.build: build: remote builds on the login node: set login_host/);
@@ -156,7 +156,7 @@ describe('config: the strategy block, one variant per strategy', () => {
 
   it('fills each default once, in the schema, and the strategies take them from the parsed config', () => {
     const none = parsed('');
-    assert.deepEqual(none.strategy, { name: 'champion-challenger', min_improvement_pct: 5, alpha: 0.05 });
+    assert.deepEqual(none.strategy, { name: 'champion-challenger', lambda: 1, min_improvement_pct: 5, alpha: 0.05 });
     assert.deepEqual(parsed('strategy: {}\n').strategy, none.strategy);
     const sift = parsed('strategy: { name: sift }\n');
     assert.deepEqual(sift.strategy, { name: 'sift', proposals: 4, evaluate_top: 1, min_improvement_pct: 5, alpha: 0.05 });
@@ -184,8 +184,8 @@ describe('config: the strategy block, one variant per strategy', () => {
 
   it('still refuses an old file with another strategy\'s keys, saying whose they are', () => {
     const keys = (text: string) => issues(MIN + JUDGE + text).map((i) => `${i.key}: ${i.message}`);
-    assert.deepEqual(keys('strategy: { name: champion-challenger, proposals: 3 }\n'), ['strategy.proposals: only used by strategy sift (champion-challenger makes and evaluates one proposal per cycle)']);
-    assert.deepEqual(keys('strategy: { evaluate_top: 1, judge_rubric: "Prefer small changes, please." }\n'), ['strategy.evaluate_top: only used by strategy sift (champion-challenger makes and evaluates one proposal per cycle)', 'strategy.judge_rubric: only used by strategy sift (champion-challenger makes and evaluates one proposal per cycle)']);
+    assert.deepEqual(keys('strategy: { name: champion-challenger, proposals: 3 }\n'), ['strategy.proposals: only used by strategy sift (champion-challenger evaluates every proposal it makes: `lambda` per cycle)']);
+    assert.deepEqual(keys('strategy: { evaluate_top: 1, judge_rubric: "Prefer small changes, please." }\n'), ['strategy.evaluate_top: only used by strategy sift (champion-challenger evaluates every proposal it makes: `lambda` per cycle)', 'strategy.judge_rubric: only used by strategy sift (champion-challenger evaluates every proposal it makes: `lambda` per cycle)']);
     assert.deepEqual(keys('strategy: { name: sift, islands: { count: 2 } }\n'), ['strategy.islands: only used by strategy islands']);
     assert.deepEqual(keys('strategy: { name: champion-challenger, smc: { particles: 4 } }\n'), ['strategy.smc: only used by strategy smc']);
     assert.deepEqual(keys('strategy: { name: sift, proposals: 2, evaluate_top: 3 }\n'), ['strategy.evaluate_top: cannot evaluate more than the 2 proposals made per cycle']);

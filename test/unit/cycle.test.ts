@@ -163,7 +163,10 @@ describe('the offline tuner', function () {
 
   it('parses kissat-style options and mutates within their ranges', () => {
     const opts = parseOptions('#define OPTIONS \\\n  OPTION (chrono, 1, 0, 1, "chrono") \\\n  OPTION (reduceint, 1e3, 2, 1e5, "base") \\\n  OPTION (stable, STABLE_DEFAULT, 0, 2, "macro") \\\n');
-    assert.deepEqual(opts.map((o) => [o.name, o.value, o.low, o.high]), [['chrono', 1, 0, 1], ['reduceint', 1000, 2, 100000]]);
+    assert.deepEqual(opts.map((o) => [o.name, o.value, o.low, o.high]), [['chrono', 1, 0, 1], ['reduceint', 1000, 2, 100000]], 'a macro without a #define is not tunable');
+    // kissat 4 names some defaults by macros: the unconditional #define counts (a plain build), not the #ifdef SAT/UNSAT ones.
+    const guarded = parseOptions('#ifndef _options_h\n#define _options_h\n#define OPTIONS \\\n  OPTION (stable, STABLE_DEFAULT, 0, 2, "macro") \\\n  OPTION (target, TARGET_DEFAULT, 0, 2, "macro")\n#define TARGET_SAT 2\n#define TARGET_DEFAULT 1\n#define STABLE_DEFAULT 1\n#ifdef SAT\n#undef TARGET_DEFAULT\n#define TARGET_DEFAULT TARGET_SAT\n#endif\n#ifdef UNSAT\n#define STABLE_DEFAULT 0\n#endif\n#endif\n');
+    assert.deepEqual(guarded.map((o) => [o.name, o.text, o.value]), [['stable', 'STABLE_DEFAULT', 1], ['target', 'TARGET_DEFAULT', 1]]);
     const rnd = prng(3);
     for (let i = 0; i < 50; i++) {
       assert.equal(mutate(opts[0]!, rnd), 0);

@@ -14,7 +14,7 @@ import { EvalDoc } from '../../core/eval/evalDoc';
 import { UsageError } from '../errors';
 
 export const COMPARE_HELP = `satlution compare A.json B.json [--alpha 0.05] [--on cpu|wall] [--band PCT] [--json]
-       satlution compare --measure DIR_A DIR_B [--dir D] [--json]
+       satlution compare --measure DIR_A DIR_B [--set NAME] [--dir D] [--json]
 
 Paired comparison of two \`satlution eval --json\` results on the instances both ran: PAR-2 of each,
 the difference B - A with a 95% bootstrap confidence interval, and the Wilcoxon signed-rank test on
@@ -26,7 +26,8 @@ to the largest drift the workspace has recorded between separate measurements of
 a cycle or calibrate measures the champion again); before any is recorded, or when their runs got
 clearly different shares of the CPU (other load on the machine), no difference is called at all (an
 explicit --band decides instead of the record). --measure runs the two solvers side by side in one
-session on the workspace's perf set (ABBA) and needs none of this.`;
+session on the workspace's perf set, or on the benchmark set --set names (ABBA), and needs none of this;
+its JSON adds the session, whose per-instance pairs are in .satlution/duels/SESSION.json.`;
 
 /** What a comparison needs of an evaluation document (eval/evalDoc.ts): a measurement with its timeout. */
 const Measured = EvalDoc.pick({ solver: true, instances: true }).extend({ timeout_s: z.number().positive() });
@@ -50,7 +51,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { alpha: { type: 'string', default: '0.05' }, json: { type: 'boolean', default: false }, on: { type: 'string' }, band: { type: 'string' }, measure: { type: 'boolean', default: false }, dir: { type: 'string', default: '.' } },
+    options: { alpha: { type: 'string', default: '0.05' }, json: { type: 'boolean', default: false }, on: { type: 'string' }, band: { type: 'string' }, measure: { type: 'boolean', default: false }, set: { type: 'string' }, dir: { type: 'string', default: '.' } },
     strict: true,
   });
   if (positionals.length !== 2) throw new UsageError(`compare needs two ${values.measure ? 'solver directories' : 'result files'}\n\n${COMPARE_HELP}`);
@@ -66,10 +67,11 @@ export async function compareCommand(argv: string[]): Promise<number> {
   if (values.measure) {
     if (!ws || !config) throw new UsageError(`--measure runs on a workspace's perf set: no satlution.yaml in ${values.dir} or above`);
     const dirs = positionals.map((p) => path.resolve(ws, p));
+    if (values.set !== undefined && !(values.set in config.benchmarks)) throw new UsageError(`--set ${values.set}: no such benchmark set in satlution.yaml (sets: ${Object.keys(config.benchmarks).join(', ')})`);
     const progress = process.stderr.isTTY ? (done: number, total: number) => process.stderr.write(`\rside by side: ${done}/${total} runs`) : undefined;
-    const d = await measureSideBySide({ ws, config, a: dirs[0]!, b: dirs[1]!, purpose: 'compare', on, bandPct, alpha, build: true, runnerEnv: runnerEnv(), ...(progress ? { onProgress: progress } : {}) });
+    const d = await measureSideBySide({ ws, config, a: dirs[0]!, b: dirs[1]!, purpose: 'compare', on, bandPct, alpha, build: true, runnerEnv: runnerEnv(), ...(values.set !== undefined ? { overrides: { bench: values.set } } : {}), ...(progress ? { onProgress: progress } : {}) });
     if (progress) process.stderr.write('\n');
-    return report({ solver: dirs[0]! }, { solver: dirs[1]! }, d.doc.timeout_s, d.cmp, alpha, values.json === true, `side by side in one session (${d.doc.session}, ${d.doc.pairs.length} pairs, blocks of ${d.doc.block}, ABBA)`);
+    return report({ solver: dirs[0]! }, { solver: dirs[1]! }, d.doc.timeout_s, d.cmp, alpha, values.json === true, `side by side in one session (${d.doc.session}, ${d.doc.pairs.length} pairs on ${d.doc.set}, blocks of ${d.doc.block}, ABBA)`, d.doc.session);
   }
   const [a, b] = await Promise.all(positionals.map(readEval));
   if (a!.timeout_s !== b!.timeout_s) throw new UsageError(`the two evaluations used different timeouts (${a!.timeout_s} s and ${b!.timeout_s} s); PAR-2 is not comparable`);
@@ -81,9 +83,9 @@ export async function compareCommand(argv: string[]): Promise<number> {
 }
 
 /** Prints a comparison, as JSON or for a person. */
-function report(a: { solver: string }, b: { solver: string }, timeoutS: number, c: Comparison, alpha: number, json: boolean, how: string): number {
+function report(a: { solver: string }, b: { solver: string }, timeoutS: number, c: Comparison, alpha: number, json: boolean, how: string, session?: string): number {
   if (json) {
-    process.stdout.write(JSON.stringify({ a: a.solver, b: b.solver, timeout_s: timeoutS, how, ...c }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ a: a.solver, b: b.solver, timeout_s: timeoutS, how, ...(session ? { session } : {}), ...c }, null, 2) + '\n');
     return 0;
   }
   const f = (x: number) => x.toFixed(2);

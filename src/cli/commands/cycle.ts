@@ -7,15 +7,22 @@ import { apiKeyFromEnv } from '../../core/llm/factory';
 import { LlmError } from '../../core/llm/types';
 import { BudgetExhausted } from '../../core/cycle/budget';
 import { findWorkspace } from '../../core/workspace/snapshot';
+import { EvalStore } from '../../core/eval/evalStore';
+import { candidateDirName } from '../../core/layout';
+import { CandidateStore } from '../../core/store/candidates';
 import { EXIT, UsageError } from '../errors';
 import { runnerEnv } from '../runnerEnv';
 import { cycleSession, type CycleSession, SessionError } from '../../core/cycle/session';
 import { terminalApprover, terminalLogger } from '../terminal';
 
-export const CYCLE_HELP = `satlution cycle [--agent llm|tuner] [--cycles N] [--strategy NAME] [--yes] [--dir D]
+export const CYCLE_HELP = `satlution cycle [--agent llm|tuner] [--cycles N] [--minutes M] [--strategy NAME] [--yes] [--dir D]
 
---agent tuner (the default when no models are configured) needs no LLM: a (1+1) evolution strategy
-over the option defaults in src/options.h (kissat's OPTION lines), one or two mutated per cycle.
+--agent tuner (the default when no models are configured) needs no LLM: a (1+lambda) evolution
+strategy over the option defaults in src/options.h (kissat's OPTION lines), one or two mutated per
+proposal (strategy.lambda proposals per cycle under champion-challenger).
+--minutes M: run cycles (up to --cycles, if given) while time is left: a new cycle starts only when a
+cycle of the average length so far would still end within M minutes. After each cycle a line gives the champion, its
+PAR-2 on the perf set and the time left.
 
 Runs evolution cycles (champion/challenger): the planner writes HYPOTHESIS.md, the coder implements it
 in a new SATLUTION_<n>/, the gates check it, RESULTS.md records the measurement against the champion,
@@ -27,11 +34,13 @@ models.<role>.api_key_env (default OPENAI_API_KEY / ANTHROPIC_API_KEY).
 proposals per cycle, scored by the judge model, only the best evaluated).`;
 
 export async function cycleCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { agent: { type: 'string' }, cycles: { type: 'string', default: '1' }, strategy: { type: 'string' }, yes: { type: 'boolean', default: false }, dir: { type: 'string', default: '.' } }, strict: true });
+  const { values } = parseArgs({ args: argv, options: { agent: { type: 'string' }, cycles: { type: 'string' }, minutes: { type: 'string' }, strategy: { type: 'string' }, yes: { type: 'boolean', default: false }, dir: { type: 'string', default: '.' } }, strict: true });
   const ws = await findWorkspace(values.dir);
   if (!ws) throw new UsageError(`no satlution.yaml in ${values.dir} or above`);
-  const n = Number(values.cycles);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--cycles must be a positive whole number, got "${values.cycles}"`);
+  const n = values.cycles === undefined ? (values.minutes === undefined ? 1 : Infinity) : Number(values.cycles);
+  if (values.cycles !== undefined && (!Number.isInteger(n) || n < 1)) throw new UsageError(`--cycles must be a positive whole number, got "${values.cycles}"`);
+  const minutes = values.minutes === undefined ? undefined : Number(values.minutes);
+  if (minutes !== undefined && !(minutes > 0)) throw new UsageError(`--minutes must be a positive number, got "${values.minutes}"`);
   let config = await loadConfig(ws);
   if (values.strategy !== undefined) {
     // Another strategy keeps only the keys every strategy has (the others' settings would not apply).
@@ -61,7 +70,15 @@ export async function cycleCommand(argv: string[]): Promise<number> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
+    const t0 = Date.now();
+    const took: number[] = [];
+    const typical = () => took.reduce((a, b) => a + b, 0) / Math.max(1, took.length);
     for (let i = 0; i < n; i++) {
+      const started = Date.now();
+      if (minutes !== undefined && i > 0 && started - t0 + typical() > minutes * 60000) {
+        process.stdout.write(`time budget: ${fmtMinutes(Math.max(0, minutes * 60000 - (started - t0)))} left of ${minutes} min, less than a cycle takes on average so far (${fmtMinutes(typical())}): no new cycle\n`);
+        break;
+      }
       const s = await runCycle({
         ws,
         config,
@@ -77,6 +94,8 @@ export async function cycleCommand(argv: string[]): Promise<number> {
         },
       });
       process.stdout.write(`cycle ${s.cycle}: ${s.outcome}\n`);
+      took.push(Date.now() - started);
+      if (minutes !== undefined) process.stdout.write(`${await championLine(ws)}; ${fmtMinutes(Math.max(0, minutes * 60000 - (Date.now() - t0)))} left\n`);
     }
     return EXIT.ok;
   } catch (e) {
@@ -99,4 +118,18 @@ export async function cycleCommand(argv: string[]): Promise<number> {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
   }
+}
+
+/** m:ss */
+const fmtMinutes = (ms: number): string => `${Math.floor(ms / 60000)}:${String(Math.floor((ms % 60000) / 1000)).padStart(2, '0')}`;
+
+/** "champion SATLUTION_3, PAR-2 4.21 s on the perf set (SATLUTION_0: 9.80 s)" from the stored evaluations. */
+async function championLine(ws: string): Promise<string> {
+  const index = (await new CandidateStore(ws).load()).index;
+  const champion = index.champion ?? 0;
+  const store = new EvalStore(ws);
+  const par2 = async (id: number) => (await store.get(id, () => {}))?.metrics?.par2;
+  const [c, seed] = [await par2(champion), await par2(0)];
+  const f = (x: number | undefined) => (x === undefined ? '-' : `${x.toFixed(2)} s`);
+  return `champion ${candidateDirName(champion)}, PAR-2 ${f(c)} on the perf set${champion !== 0 ? ` (${candidateDirName(0)}: ${f(seed)})` : ''}`;
 }

@@ -43,3 +43,59 @@ export async function writeApprovalMode(ws: string, mode: ApprovalMode): Promise
   await writeFileAtomic(file, next);
   return true;
 }
+
+/** A value to set in satlution.yaml: the path of keys, and a plain scalar. */
+export interface ConfigValue {
+  path: string[];
+  value: string | number | boolean;
+}
+
+/**
+ * The text with the values set, each spliced into the text where it goes (a flow mapping such as a
+ * stage line gets `, key: value` before its `}`; a block mapping a line of its own), so the rest of
+ * the person's file stays byte for byte; throws if the result is not a valid config.
+ */
+export function withValues(text: string, values: ConfigValue[]): string {
+  let out = text;
+  for (const v of values) out = withValue(out, v);
+  const r = parseConfig(out);
+  if (!r.ok) throw new Error(`${CONFIG_FILE} would not be valid: ${formatIssue(r.issues[0]!)}`);
+  return out;
+}
+
+function withValue(text: string, v: ConfigValue): string {
+  const doc = parseDocument(text, { uniqueKeys: true });
+  if (doc.errors.length) throw new Error(`${CONFIG_FILE} has a YAML error (${doc.errors[0]!.message.split('\n')[0]}); fix it first`);
+  const key = v.path[v.path.length - 1]!;
+  const parent = v.path.length > 1 ? doc.getIn(v.path.slice(0, -1), true) : doc.contents;
+  const scalar = JSON.stringify(v.value).replace(/^"([\w./-]+)"$/, '$1');
+  if (isMap(parent) && parent.range) {
+    const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === key);
+    if (pair && isScalar(pair.value) && pair.value.range) return text.slice(0, pair.value.range[0]) + scalar + text.slice(pair.value.range[1]);
+    if (!pair && parent.flow) {
+      const close = text.lastIndexOf('}', parent.range[1]);
+      const body = text.slice(0, close).replace(/\s*$/, '');
+      return `${body}${parent.items.length ? ',' : ''} ${key}: ${scalar} ${text.slice(close)}`;
+    }
+    const last = parent.items[parent.items.length - 1];
+    const firstKey = parent.items[0]?.key;
+    if (!pair && last && isScalar(firstKey) && firstKey.range) {
+      const indent = firstKey.range[0] - text.lastIndexOf('\n', firstKey.range[0]) - 1;
+      const endOfLast = (last.value as { range?: [number, number, number] } | null)?.range?.[1] ?? (last.key as { range?: [number, number, number] }).range![1];
+      const eol = text.indexOf('\n', endOfLast);
+      const at = eol < 0 ? text.length : eol;
+      return `${text.slice(0, at)}\n${' '.repeat(indent)}${key}: ${scalar}${text.slice(at)}`;
+    }
+  }
+  // An unusual shape: let the Document re-render it.
+  doc.setIn(v.path, v.value);
+  return doc.toString();
+}
+
+/** Sets values in the workspace's satlution.yaml (atomically). */
+export async function writeValues(ws: string, values: ConfigValue[]): Promise<void> {
+  const file = path.join(ws, CONFIG_FILE);
+  const text = await fs.readFile(file, 'utf8');
+  const next = withValues(text, values);
+  if (next !== text) await writeFileAtomic(file, next);
+}

@@ -322,12 +322,22 @@ export const DEFAULT_SMC: SmcConfig = SmcSchema.parse({});
 
 /** Each strategy's keys; `name` may be left out for champion-challenger. */
 const STRATEGY_VARIANTS = {
-  'champion-challenger': z.object({ name: strategyName('champion-challenger').default('champion-challenger'), ...sharedStrategyKeys }).strict(),
+  'champion-challenger': z
+    .object({
+      name: strategyName('champion-challenger').default('champion-challenger'),
+      lambda: z.number().int().min(1).max(16).default(1).meta({
+        description:
+          'champion-challenger: proposals per cycle from the champion, a (1+lambda) evolution strategy (default 1, the paper\'s loop). Each is raced against the champion; the fastest measured in full meets the champion side by side, and the promotion rule decides.',
+        examples: [1, 3],
+      }),
+      ...sharedStrategyKeys,
+    })
+    .strict(),
   sift: z
     .object({
       name: strategyName('sift'),
       proposals: z.number().int().min(1).max(16).default(4).meta({
-        description: 'sift: proposals (plan + code) per cycle (default 4). champion-challenger makes one.',
+        description: 'sift: proposals (plan + code) per cycle (default 4). champion-challenger makes `lambda` (default 1).',
         examples: [4],
       }),
       evaluate_top: z.number().int().min(1).max(16).default(1).meta({
@@ -380,7 +390,7 @@ function strategyKeys(v: z.input<typeof StrategyUnion>, ctx: z.core.$RefinementC
   for (const k of Object.keys(out)) {
     const owner = KEY_OWNER.get(k);
     if (!owner || owner === name) continue;
-    const why = name === 'champion-challenger' && owner === 'sift' ? ' (champion-challenger makes and evaluates one proposal per cycle)' : '';
+    const why = name === 'champion-challenger' && owner === 'sift' ? ' (champion-challenger evaluates every proposal it makes: `lambda` per cycle)' : '';
     ctx.addIssue({ code: 'custom', path: [k], message: `only used by strategy ${owner}${why}` });
     delete out[k];
   }

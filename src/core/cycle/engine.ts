@@ -255,7 +255,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         const { evaluated, bandPct } = await evaluatedAgainstChampion(req, s);
         for (const e of evaluated) {
           if (e.json?.verdict !== 'pass') continue;
-          await writeResults(dirOf(e.candidate), s.cycle, e.json, e.cmp, { bandPct, marginPct: req.config.strategy.min_improvement_pct, falsePromotionPct: 100 * allowedFalsePromotion(req.config.strategy.alpha, bandPct > 0), ...(e.duel ? { duel: e.duel } : {}) });
+          await writeResults(dirOf(e.candidate), s.cycle, e.json, e.cmp, { bandPct, marginPct: req.config.strategy.min_improvement_pct, falsePromotionPct: 100 * allowedFalsePromotion(req.config.strategy.alpha, bandPct > 0), ...(e.duel ? { duel: e.duel } : {}), ...(e.unmatched ? { unmatched: e.unmatched } : {}) });
           if (e.cmp) await strategy.measured?.({ ws, cycle: s.cycle, candidate: e.candidate, cmp: e.cmp });
         }
         await step({ step: 'decide' });
@@ -384,10 +384,17 @@ async function evaluatedAgainstChampion(req: CycleRequest, s: CycleState): Promi
   const dir = (id: number) => path.join(req.ws, candidateDirName(id));
   const { bandPct } = await noiseBand(verdictContext(req), dir(reference));
   const out: (Evaluated & { duel?: DuelDoc })[] = [];
-  for (const id of s.selected ?? (s.candidate === null ? [] : [s.candidate])) {
-    const json = await readEval(req, id);
-    if (json?.verdict !== 'pass' || !measuredInFull(json) || id === reference) {
-      out.push({ candidate: id, json, cmp: undefined });
+  const ids = s.selected ?? (s.candidate === null ? [] : [s.candidate]);
+  const docs = new Map<number, EvalDoc | undefined>();
+  for (const id of ids) docs.set(id, await readEval(req, id));
+  const full = ids.filter((id) => id !== reference && docs.get(id)?.verdict === 'pass' && measuredInFull(docs.get(id)!));
+  // Of several measured in full ((1+lambda)), the fastest by its own measurement meets the champion:
+  // the duel, measured afresh, decides; a duel per survivor would cost two evaluations each.
+  const best = [...full].sort((a, b) => (docs.get(a)!.metrics?.par2 ?? Infinity) - (docs.get(b)!.metrics?.par2 ?? Infinity) || a - b)[0];
+  for (const id of ids) {
+    const json = docs.get(id);
+    if (id !== best) {
+      out.push({ candidate: id, json, cmp: undefined, ...(full.includes(id) ? { unmatched: `${candidateDirName(best!)} measured faster, so it met the champion instead` } : {}) });
       continue;
     }
     const duel = await duelWithChampion(verdictContext(req), { cycle: s.cycle, purpose: 'decision', championDir: dir(reference), challengerDir: dir(id), bandPct });

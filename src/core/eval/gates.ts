@@ -173,8 +173,9 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
     } else out = await runStage(req, plan, instances, progress);
     const failing = out.results.filter((r) => FAILS[plan.gate](r.status));
     const metrics = computeMetrics(out.results, plan.timeoutS, await baselineResults(req, out.solverHash, new Set(instances.map((i) => i.name))));
-    // Only a stage that passed is audited: a failed one fails anyway.
-    const audit = failing.length === 0 && !plan.checkProofs && auditOn(plan.audit) ? await auditStage(req, plan, plan.audit, out.results, instances) : undefined;
+    // Only a stage that passed is audited: a failed one fails anyway, and one racing rejected early can
+    // never be promoted, so its answers decide nothing (a survivor is audited like any other).
+    const audit = failing.length === 0 && raced?.outcome !== 'rejected early' && !plan.checkProofs && auditOn(plan.audit) ? await auditStage(req, plan, plan.audit, out.results, instances) : undefined;
     // A verify stage that passed without checking a single answer proved nothing.
     const why = failing.length === 0 && !audit?.failures.length ? uncheckedVerify(plan, out.results) : undefined;
     const unchecked = why ? vacuous(req, plan, why, `add instances the solver solves within the verify timeout (${plan.timeoutS} s), or known answers in meta.csv`) : undefined;

@@ -64,3 +64,52 @@ function randomClause(rnd: () => number, vars: number): number[] | undefined {
   if (x === y || x === z || y === z) return undefined;
   return [x, y, z].map((u) => (rnd() < 0.5 ? u : -u));
 }
+
+/**
+ * The same formula up to isomorphism: variables renamed by a random permutation, polarities flipped at
+ * random, clauses and the literals inside each clause reordered. The answer is unchanged; what a solver
+ * does with it often is not (shuffled pigeonhole is several times slower for kissat), which makes
+ * shuffles honest extra instances. Comment lines are dropped; `seed` fixes the result.
+ */
+export function shuffleCnf(text: string, seed: number): string {
+  const rnd = prng(seed);
+  let vars = -1;
+  const clauses: number[][] = [];
+  let current: number[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line || line.startsWith('c') || line.startsWith('%')) continue;
+    if (line.startsWith('p')) {
+      const m = /^p\s+cnf\s+(\d+)\s+(\d+)$/.exec(line);
+      if (!m) throw new Error(`not a DIMACS CNF header: "${line}"`);
+      vars = Number(m[1]);
+      continue;
+    }
+    if (vars < 0) throw new Error('clauses before the "p cnf" header');
+    for (const tok of line.split(/\s+/)) {
+      const lit = Number(tok);
+      if (!Number.isInteger(lit) || Math.abs(lit) > vars) throw new Error(`"${tok}" is not a literal of a formula with ${vars} variables`);
+      if (lit === 0) {
+        clauses.push(current);
+        current = [];
+      } else current.push(lit);
+    }
+  }
+  if (vars < 0) throw new Error('no "p cnf" header');
+  if (current.length) clauses.push(current); // a last clause without its 0, as some files end
+  const perm = shuffled(Array.from({ length: vars }, (_, i) => i + 1), rnd);
+  const flip = Array.from({ length: vars + 1 }, () => (rnd() < 0.5 ? -1 : 1));
+  const mapped = clauses.map((c) => shuffled(c.map((l) => Math.sign(l) * flip[Math.abs(l)]! * perm[Math.abs(l) - 1]!), rnd));
+  const order = shuffled(mapped, rnd);
+  return `c isomorphic shuffle (seed ${seed}) of a ${vars}-variable formula\np cnf ${vars} ${order.length}\n${order.map((c) => `${c.join(' ')} 0`).join('\n')}\n`;
+}
+
+/** A Fisher-Yates shuffle of a copy. */
+function shuffled<T>(xs: T[], rnd: () => number): T[] {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a;
+}

@@ -19,3 +19,8 @@ export function findDratTrim(explicit?: string, configured?: string): string | u
   const candidates = [process.env.SATLUTION_DRAT_TRIM, path.join(cache, 'bin', 'drat-trim'), ...(process.env.PATH ?? '').split(':').filter(Boolean).map((d) => path.join(d, 'drat-trim'))];
   return candidates.find((p): p is string => !!p && executable(p));
 }
+
+/** A program on PATH by name, or undefined. */
+export function findOnPath(name: string): string | undefined {
+  return (process.env.PATH ?? '').split(':').filter(Boolean).map((d) => path.join(d, name)).find(executable);
+}

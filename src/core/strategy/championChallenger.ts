@@ -1,5 +1,7 @@
 // The champion-challenger strategy (the SATLUTION paper's loop): one proposal per cycle from the
-// champion, evaluated without a screen, promoted if significantly faster by the margin.
+// champion, evaluated without a screen, promoted if significantly faster by the margin. With `lambda`
+// above 1 it is a (1+lambda) evolution strategy: every proposal of the cycle is raced against the
+// champion, and the fastest measured in full meets it side by side.
 import type { StrategyConfig } from '../config/schema';
 import { acceptWithMargin } from './accept';
 import type { Strategy } from './types';
@@ -8,10 +10,10 @@ import type { Strategy } from './types';
 export function championChallenger(cfg: Extract<StrategyConfig, { name: 'champion-challenger' }>): Strategy {
   return {
     name: 'champion-challenger',
-    proposals: 1,
-    screens: false,
+    proposals: cfg.lambda,
+    screens: cfg.lambda > 1,
     needsJudge: false,
-    // Used only when a cycle saved at the screen step resumes under this strategy: every coded one goes on.
+    // No screen: every coded proposal is evaluated (also when a cycle saved at the screen step resumes).
     select: async (coded) => ({ evaluate: coded.filter((p) => p.coded).map((p) => p.candidate), discarded: [] }),
     accept: acceptWithMargin(cfg.min_improvement_pct),
   };

@@ -48,6 +48,8 @@ export interface Evaluated {
   cmp: Comparison | undefined;
   /** The duel found the candidate broken (a crash or a wrong answer there): it cannot win. */
   fatal?: string;
+  /** Measured in full, but another of the cycle's candidates measured faster and met the champion instead (why, for the record). */
+  unmatched?: string;
 }
 
 /** The promotion decision of a cycle. */

@@ -41,6 +41,8 @@ export interface ResultsNotes {
   /** The share of decisions between identical solvers the rule can promote (percent: the test's one-sided level). */
   falsePromotionPct?: number;
   duel?: { session: string; block: number; pairs: readonly unknown[]; started_at: string; ended_at: string };
+  /** Measured in full but not compared side by side with the champion, and why. */
+  unmatched?: string;
 }
 
 /** The text of a candidate's RESULTS.md before any evaluation. */
@@ -65,6 +67,7 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
       `${r.reason[0]!.toUpperCase()}${r.reason.slice(1)}.`,
       `Its runs were capped at a multiple of the champion's time (${r.capped} hit the cap); on ${r.on === 'cpu' ? 'CPU' : 'wall'} time it took at least ${r.challenger_s.toFixed(2)} s where the champion took ${r.champion_s.toFixed(2)} s (the race allowed ${r.threshold_s.toFixed(2)} s). The race cost ${r.spent_s.toFixed(1)} s; the metrics above cover only the instances it ran.`,
     );
+  if (!cmp && notes?.unmatched) lines.push('', '## Not compared side by side with the champion', '', `${notes.unmatched[0]!.toUpperCase()}${notes.unmatched.slice(1)}.`);
   if (cmp) {
     const margin = notes ? Math.max(notes.marginPct, notes.bandPct) : undefined;
     const gain = cmp.par2A > 0 ? (100 * (cmp.par2A - cmp.par2B)) / cmp.par2A : 0;
