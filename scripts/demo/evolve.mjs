@@ -121,12 +121,15 @@ export function evolveDemo(dir, seed, o) {
   const held = describe(dir, 'heldout', 'held-out set', compareSideBySide(dir, 'SATLUTION_0', champion, 'heldout'), timeoutS);
   const fresh = describe(dir, 'fresh', 'fresh set', compareSideBySide(dir, 'SATLUTION_0', champion, 'fresh'), timeoutS);
   const slower = [['held-out', held], ['fresh', fresh]].flatMap(([name, r]) => r.perFamily.filter((f) => f.gain < 0).map((f) => `${f.family} on the ${name} set by ${(-f.gain).toFixed(0)}%`));
-  const lineage = fs.readFileSync(path.join(dir, champion, 'CHANGELOG.md'), 'utf8').split('\n').filter((l) => l.startsWith('- src/options.h'));
+  // The champion's defaults against the seed's: what the whole lineage changed.
+  const defaults = (c) => new Map([...fs.readFileSync(path.join(dir, c, 'src', 'options.h'), 'utf8').matchAll(/OPTION\s*\(\s*(\w+)\s*,\s*([^,]+?)\s*,/g)].map((m) => [m[1], m[2]]));
+  const [before, after] = [defaults('SATLUTION_0'), defaults(champion)];
+  const lineage = [...after].filter(([name, v]) => before.get(name) !== v).map(([name, v]) => `${name}: ${before.get(name)} -> ${v}`);
   const report = [
     `# What the demo found (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${elapsed()})`,
     '',
-    `Champion ${champion}, from SATLUTION_0 (kissat's defaults) by ${lineage.length} option change(s):`,
-    ...lineage.map((l) => `  ${l.slice(2)}`),
+    `Champion ${champion}; its defaults in src/options.h against kissat's (SATLUTION_0):`,
+    ...lineage.map((l) => `  ${l}`),
     '',
     ...held.lines,
     '',

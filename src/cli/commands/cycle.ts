@@ -20,8 +20,8 @@ export const CYCLE_HELP = `satlution cycle [--agent llm|tuner] [--cycles N] [--m
 --agent tuner (the default when no models are configured) needs no LLM: a (1+lambda) evolution
 strategy over the option defaults in src/options.h (kissat's OPTION lines), one or two mutated per
 proposal (strategy.lambda proposals per cycle under champion-challenger).
---minutes M: run cycles (up to --cycles, if given) while time is left: a new cycle starts only when a
-cycle of the average length so far would still end within M minutes. After each cycle a line gives the champion, its
+--minutes M: run cycles (up to --cycles, if given) while time is left: a new cycle starts only while at
+least half of the average cycle so far is left (the cycle in progress always finishes). After each cycle a line gives the champion, its
 PAR-2 on the perf set and the time left.
 
 Runs evolution cycles (champion/challenger): the planner writes HYPOTHESIS.md, the coder implements it
@@ -75,8 +75,10 @@ export async function cycleCommand(argv: string[]): Promise<number> {
     const typical = () => took.reduce((a, b) => a + b, 0) / Math.max(1, took.length);
     for (let i = 0; i < n; i++) {
       const started = Date.now();
-      if (minutes !== undefined && i > 0 && started - t0 + typical() > minutes * 60000) {
-        process.stdout.write(`time budget: ${fmtMinutes(Math.max(0, minutes * 60000 - (started - t0)))} left of ${minutes} min, less than a cycle takes on average so far (${fmtMinutes(typical())}): no new cycle\n`);
+      // Half a typical cycle left is enough to start: the cycle in progress always finishes, so a budget
+      // overshoots by at most about half a cycle, and is not left half unused either.
+      if (minutes !== undefined && i > 0 && started - t0 + typical() / 2 > minutes * 60000) {
+        process.stdout.write(`time budget: ${fmtMinutes(Math.max(0, minutes * 60000 - (started - t0)))} left of ${minutes} min, less than half of what a cycle takes on average so far (${fmtMinutes(typical())}): no new cycle\n`);
         break;
       }
       const s = await runCycle({

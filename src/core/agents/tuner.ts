@@ -127,7 +127,9 @@ export function tunerAgent(opts: { only?: string[] } = {}): EvolutionAgent {
       // small enum, one of its other values): arms least tried first, ties in the order of PREFERRED
       // (measured importance), then chance; a value already tried from this parent is not proposed again.
       const tried = await triedFrom(ws, championDir);
-      for (const c of made) for (const m of c.split(', ')) tried.push(parseChange(m));
+      // This cycle's earlier proposals, when their HYPOTHESIS.md is not in the workspace yet (counted once).
+      for (const c of made)
+        for (const m of c.split(', ').map(parseChange)) if (m && !tried.some((t) => t?.name === m.name && t.value === m.value)) tried.push(m);
       const arms = pool.flatMap((o) => armsOf(o, rnd).map((side) => ({ o, side, uses: tried.filter((t) => t?.name === o.name && Math.sign(t.value - o.value) === Math.sign(side - o.value) && (o.high - o.low > 3 || t.value === side)).length })));
       const rank = (name: string) => Math.max(0, PREFERRED.indexOf(name));
       const order = arms.map((a) => ({ a, key: a.uses * 1000 + rank(a.o.name) + 0.5 * rnd() })).sort((x, y) => x.key - y.key).map((x) => x.a);
