@@ -14,7 +14,7 @@ if (!fs.existsSync(path.join(root, 'node_modules', '@vscode', 'vsce'))) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 const vsce = require.resolve('@vscode/vsce/vsce');
-const r = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--out', out], {
+const r = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', out], {
   cwd: root,
   stdio: ['ignore', 'inherit', 'inherit'],
 });

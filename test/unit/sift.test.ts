@@ -105,7 +105,8 @@ describe('SIFT: a cycle', function () {
       perf: 6,
       perfSeed: 90,
       delay: 200000000,
-      edit: (y) => withStrategy('{ name: sift, proposals: 3, evaluate_top: 1 }')(y).replace(/^models: \{\}$/m, `models:\n  judge: { provider: openai-compatible, model: judge-model, base_url: "${server.url}/v1", api_key_env: SIFT_TEST_KEY }`),
+      // Racing off: the judge's pick is measured in full (and side by side) whichever way its mutation goes.
+      edit: (y) => withStrategy('{ name: sift, proposals: 3, evaluate_top: 1 }')(y).replace(/^evaluation:\n/m, 'evaluation:\n  racing: { enabled: false }\n').replace(/^models: \{\}$/m, `models:\n  judge: { provider: openai-compatible, model: judge-model, base_url: "${server.url}/v1", api_key_env: SIFT_TEST_KEY }`),
     });
     const cfg = path.join(ws, 'satlution.yaml');
     const yaml = fs.readFileSync(cfg, 'utf8');
