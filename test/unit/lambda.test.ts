@@ -51,6 +51,8 @@ describe('(1+lambda): champion-challenger with lambda proposals per cycle', func
       for (const id of others) assert.match(fs.readFileSync(path.join(ws, `SATLUTION_${id}`, 'RESULTS.md'), 'utf8'), /## Not compared side by side with the champion\n\nSATLUTION_\d+ measured faster, so it met the champion instead\./);
     }
     assert.match(s.outcome ?? '', /stays champion|is the new champion/);
+    // The duelled candidate's RESULTS.md says why, in a sentence.
+    for (const d of decision) assert.match(fs.readFileSync(path.join(path.resolve(ws, d.b.dir), 'RESULTS.md'), 'utf8'), /\n\*\*Why:\*\* .+ \(PAR-2 [\d.]+ -> [\d.]+ s, 95% CI of the difference .+, p = .+, n = \d+\)/);
 
     // The next cycle from the same parent proposes no value again, and starts with an untried arm if any is left.
     if (index.champion === 0) {

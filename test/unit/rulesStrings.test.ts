@@ -170,3 +170,42 @@ describe('rules in strings: the default data-access checks', () => {
     assert.deepEqual(r.violations.map((v) => `${v.severity} ${v.check} ${v.file}:${v.line} ${v.match}`), []);
   });
 });
+
+describe('rules in strings: short instance names', function () {
+  this.timeout(120000);
+
+  it('flag a candidate that names a short instance in a string ("php-9-8"), as a whole token, not identifiers, comments or words', async () => {
+    const { parent, cand } = await candidate();
+    const src = path.join(cand, 'tinysat.c');
+    const text = fs.readFileSync(src, 'utf8');
+    const entry = 'int main(int argc, char **argv) {';
+    assert.ok(text.includes(entry));
+    fs.writeFileSync(
+      src,
+      text.replace(
+        entry,
+        `${entry}\n  int ph6 = 0; (void) ph6; /* "php-9-8" in a comment */\n  const char *words = "true sat php-9-80 xphp-9-8";\n  (void) words;\n  if (argc > 1 && strstr (argv[1], "benchmarks/php-9-8.cnf")) { printf ("s UNSATISFIABLE\\n"); return 20; }`,
+      ),
+    );
+    const rules = (await loadRules(RULES)).filter((r) => r.id === 'R02-critical-correctness');
+    const r = await checkCompliance({ dir: cand, parentDir: parent, rules, phase: 'pre-evaluation', instanceNames: ['php-9-8.cnf', 'ph6.cnf', 'true.cnf', 'sat.cnf'] });
+    const leaks = r.violations.filter((v) => v.check === 'instance_name_leak');
+    assert.deepEqual(leaks.map((v) => `${v.file}:${v.match}`), ['tinysat.c:php-9-8'], JSON.stringify(leaks));
+    assert.match(leaks[0]!.message, /benchmark instance "php-9-8" is named in the source/);
+  });
+
+  it('do not fire on kissat\'s solver sources with every one of its test formulas as instances', async function () {
+    const src = kissatSource();
+    if (!src) {
+      if (process.env.CI) throw new Error('kissat source unavailable');
+      return this.skip();
+    }
+    const names = fs.readdirSync(path.join(src, 'test', 'cnf')).filter((f) => f.endsWith('.cnf'));
+    const rules = (await loadRules(RULES)).filter((r) => r.id === 'R02-critical-correctness');
+    const r = await checkCompliance({ dir: src, rules, phase: 'pre-evaluation', keepSourceHits: true, instanceNames: names });
+    // kissat's own test harness (test/) names its test formulas; its solver (src/) names none.
+    const hits = r.violations.filter((v) => v.check === 'instance_name_leak');
+    assert.ok(hits.some((v) => v.match!.length < 8), 'short names are looked for');
+    assert.deepEqual(hits.filter((v) => !v.file!.startsWith('test/')).map((v) => `${v.file}:${v.line} ${v.match}`), []);
+  });
+});

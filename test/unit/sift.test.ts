@@ -47,6 +47,9 @@ describe('SIFT: statistics and acceptance', () => {
     assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9, 'B faster') }], 0, 5, 12).outcome, 'SATLUTION_0 stays champion (10.0% faster side by side: significant, but under the 12.0% margin (the measured noise band))');
     assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9, 'B faster') }], 0, 5, 4).winner, 3);
     assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9, 'no significant difference') }, { candidate: 4, json: pass, cmp: undefined }], 0, 5).outcome, 'SATLUTION_0 stays champion (best of 2 evaluated: no significant difference side by side (10.0%, p = 0.010, n = 8))');
+    // A perf set too small for the test ever to say yes is named as the reason.
+    const few = { ...cmp(10, 3, 'no significant difference'), common: 4, wilcoxon: { n: 4, w: 0, z: null, p: 0.125, method: 'exact' } } as Comparison;
+    assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: few }], 0, 5).outcome, 'SATLUTION_0 stays champion (no significant difference side by side (70.0%, p = 0.13, n = 4); with 4 instances that differ no result can be significant at alpha 0.05: the perf set needs at least 6)');
     // Racing: a rejected challenger was measured on part of the set only and can never win; a broken duel blocks a win.
     const raced = { verdict: 'pass', race: { outcome: 'rejected early', ran: 4, of: 10, reason: 'not faster where it counts' } } as never;
     assert.match(greedyAccept([{ candidate: 3, json: raced, cmp: cmp(10, 1, 'B faster') }], 0, 5).outcome, /SATLUTION_3 rejected early by racing after 4 of 10 instances: not faster where it counts/);

@@ -255,7 +255,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         const { evaluated, bandPct } = await evaluatedAgainstChampion(req, s);
         for (const e of evaluated) {
           if (e.json?.verdict !== 'pass') continue;
-          await writeResults(dirOf(e.candidate), s.cycle, e.json, e.cmp, { bandPct, marginPct: req.config.strategy.min_improvement_pct, falsePromotionPct: 100 * allowedFalsePromotion(req.config.strategy.alpha, bandPct > 0), ...(e.duel ? { duel: e.duel } : {}), ...(e.unmatched ? { unmatched: e.unmatched } : {}) });
+          await writeResults(dirOf(e.candidate), s.cycle, e.json, e.cmp, { bandPct, alpha: req.config.strategy.alpha, marginPct: req.config.strategy.min_improvement_pct, falsePromotionPct: 100 * allowedFalsePromotion(req.config.strategy.alpha, bandPct > 0), ...(e.duel ? { duel: e.duel } : {}), ...(e.unmatched ? { unmatched: e.unmatched } : {}) });
           if (e.cmp) await strategy.measured?.({ ws, cycle: s.cycle, candidate: e.candidate, cmp: e.cmp });
         }
         await step({ step: 'decide' });

@@ -210,15 +210,25 @@ async function runCheck(rule: Rule, check: Check, ctx: Ctx): Promise<Violation[]
       return out;
     }
     case 'instance_name_leak': {
-      const names = [...new Set((ctx.req.instanceNames ?? []).map((n) => path.basename(n).replace(/\.cnf(\.(gz|xz|bz2|lzma))?$/, '')).filter((n) => n.length >= check.min_length))];
+      const all = [...new Set((ctx.req.instanceNames ?? []).map((n) => path.basename(n).replace(/\.cnf(\.(gz|xz|bz2|lzma))?$/, '')))];
+      const names = all.filter((n) => n.length >= check.min_length);
+      // Short names would match identifiers and words everywhere: only distinctive ones (a digit, - or _), only in strings, only whole.
+      const short = all.filter((n) => n.length < check.min_length && n.length >= check.min_length_in_strings && /[0-9_-]/.test(n));
       const hashes = [...new Set((ctx.req.instanceHashes ?? []).map((h) => h.slice(0, 16)))];
-      if (names.length + hashes.length === 0) return [];
-      const re = new RegExp([...names.map(escape), ...hashes].join('|'), 'g');
+      if (names.length + short.length + hashes.length === 0) return [];
+      const re = names.length + hashes.length ? new RegExp([...names.map(escape), ...hashes].join('|'), 'g') : undefined;
+      const shortRe = short.length ? new RegExp(`(?<![A-Za-z0-9_-])(?:${short.map(escape).join('|')})(?![A-Za-z0-9_-])`, 'g') : undefined;
+      const say = (name: string) => `benchmark instance "${name}" is named in the source: instance-specific code is forbidden`;
       const out: Violation[] = [];
       for (const f of await ctx.sources(check.files)) {
         // Leaks usually hide in string literals: only comments are ignored here.
         const { code, starts } = ctx.codeOf(f, true);
-        for (const m of code.matchAll(re)) out.push({ ...v(f.rel, lineOf(starts, m.index), `benchmark instance "${m[0]}" is named in the source: instance-specific code is forbidden`), match: m[0] });
+        for (const m of re ? code.matchAll(re) : []) out.push({ ...v(f.rel, lineOf(starts, m.index), say(m[0])), match: m[0] });
+        if (!shortRe) continue;
+        // The string literals alone: where the code with strings differs from the code without them.
+        const bare = ctx.codeOf(f).code;
+        const strings = code.replace(/[^\n]/g, (ch, i: number) => (bare[i] === ch ? ' ' : ch));
+        for (const m of strings.matchAll(shortRe)) out.push({ ...v(f.rel, lineOf(starts, m.index), say(m[0])), match: m[0] });
       }
       return out;
     }

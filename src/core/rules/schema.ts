@@ -66,8 +66,13 @@ export const Check = z.discriminatedUnion('kind', [
   }).strict(),
   z.object({
     kind: z.literal('instance_name_leak'),
-    /** Shortest instance name (without extension) worth looking for; shorter ones collide with code. */
+    /** Shortest instance name (without extension) looked for anywhere in the code; shorter ones collide with identifiers. */
     min_length: z.number().int().positive().default(8),
+    /**
+     * Shorter names (down to this length) are looked for inside string literals, as whole tokens, when
+     * they hold a digit, `-` or `_` (so `"php-9-8"` is found, and `"true"` in an option parser is not).
+     */
+    min_length_in_strings: z.number().int().positive().default(3),
     files: z.array(z.string()).default(C_SOURCES),
     severity,
     phases,

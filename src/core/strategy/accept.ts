@@ -7,12 +7,13 @@ import { measuredInFull } from '../eval/evalDoc';
 import { effectiveMargin } from '../eval/calibration';
 import { candidateDirName } from '../layout';
 import type { Decision, Evaluated } from './types';
+import { minPairsForSignificance } from '../explain';
 
 /** The gain of B over A in percent of A's PAR-2 (positive: B faster). */
 export const gainPct = (c: Comparison | undefined): number => (c && c.par2A > 0 ? (100 * (c.par2A - c.par2B)) / c.par2A : 0);
 
 /** Of the evaluated candidates, the correct one significantly faster side by side and at least the margin lower in PAR-2 with the largest gain, else none (with why). */
-export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: number, bandPct = 0): Decision {
+export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: number, bandPct = 0, alpha = 0.05): Decision {
   const margin = effectiveMargin(marginPct, bandPct);
   const why = bandPct > marginPct ? `the ${margin.toFixed(1)}% margin (the measured noise band)` : `the ${margin.toFixed(1)}% margin`;
   // A candidate that stopped at a cheaper perf tier or was rejected by racing was never measured on the full set.
@@ -39,8 +40,11 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
     return { winner: null, outcome: `${stays} stays champion (${of}${stopped.map((e) => candidateDirName(e.candidate)).join(', ')} stopped at perf tier ${t.reached} of ${t.of}: not among the best there)` };
   }
   const cmp = passing[0]?.cmp;
-  return { winner: null, outcome: `${stays} stays champion (${of}${cmp ? `${cmp.verdict} side by side (${gainPct(cmp).toFixed(1)}%, p = ${cmp.wilcoxon.p.toPrecision(2)}, n = ${cmp.common}${cmp.band_pct ? `, noise band ${cmp.band_pct.toFixed(1)}%` : ''})` : 'no comparable measurement'})` };
+  // A perf set too small for the test to ever say yes is the one thing to fix first: say so.
+  const need = minPairsForSignificance(alpha);
+  const tooFew = cmp && cmp.wilcoxon.n < need ? `; with ${cmp.wilcoxon.n} instances that differ no result can be significant at alpha ${alpha}: the perf set needs at least ${need}` : '';
+  return { winner: null, outcome: `${stays} stays champion (${of}${cmp ? `${cmp.verdict} side by side (${gainPct(cmp).toFixed(1)}%, p = ${cmp.wilcoxon.p.toPrecision(2)}, n = ${cmp.common}${cmp.band_pct ? `, noise band ${cmp.band_pct.toFixed(1)}%` : ''})${tooFew}` : 'no comparable measurement'})` };
 }
 
-/** The strategy's `accept`: greedyAccept with the configured margin, raised to the noise band. */
-export const acceptWithMargin = (marginPct: number) => (evaluated: Evaluated[], reference: number, bandPct = 0): Decision => greedyAccept(evaluated, reference, marginPct, bandPct);
+/** The strategy's `accept`: greedyAccept with the configured margin, raised to the noise band, at the configured alpha. */
+export const acceptWithMargin = (marginPct: number, alpha: number) => (evaluated: Evaluated[], reference: number, bandPct = 0): Decision => greedyAccept(evaluated, reference, marginPct, bandPct, alpha);

@@ -43,6 +43,6 @@ export function islands(cfg: Extract<StrategyConfig, { name: 'islands' }>): Stra
       if (current.byCandidate.has(o.candidate) || (!o.json && !o.penalty)) return;
       await recordMember(o.ws, { cycle: o.cycle, island: o.island ?? 0, candidate: o.candidate, ...(o.json ? { json: o.json } : {}), ...(o.penalty ? { penalty: o.penalty } : {}), ...(o.detail ? { detail: o.detail } : {}) });
     },
-    accept: acceptWithMargin(cfg.min_improvement_pct),
+    accept: acceptWithMargin(cfg.min_improvement_pct, cfg.alpha),
   };
 }

@@ -20,7 +20,7 @@ export function sift(cfg: Extract<StrategyConfig, { name: 'sift' }>): Strategy {
     select: (coded, ctx) => judgeTopK(coded, ctx, cfg.evaluate_top, rubric),
     // The gain measured against the parent, beside the judge's score: does the judge predict it?
     measured: ({ ws, cycle, candidate, cmp }) => appendJudgeRecord(ws, { type: 'measured', cycle, candidate, par2: cmp.par2B, parent_par2: cmp.par2A, gain_pct: cmp.par2A > 0 ? (100 * (cmp.par2A - cmp.par2B)) / cmp.par2A : 0 }),
-    accept: acceptWithMargin(cfg.min_improvement_pct),
+    accept: acceptWithMargin(cfg.min_improvement_pct, cfg.alpha),
   };
 }
 

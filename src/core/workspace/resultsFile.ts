@@ -4,6 +4,7 @@
 // (eval/compare.ts) fit them without this lower folder importing the evaluator.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { explainComparison } from '../explain';
 
 /** The file's name inside a candidate directory. */
 export const RESULTS_FILE = 'RESULTS.md';
@@ -43,6 +44,8 @@ export interface ResultsNotes {
   duel?: { session: string; block: number; pairs: readonly unknown[]; started_at: string; ended_at: string };
   /** Measured in full but not compared side by side with the champion, and why. */
   unmatched?: string;
+  /** The paired test's level (strategy.alpha), for the plain-sentence "Why". */
+  alpha?: number;
 }
 
 /** The text of a candidate's RESULTS.md before any evaluation. */
@@ -78,6 +81,7 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
       ...(notes?.duel ? [`Both ran in the same session (${notes.duel.session}, ${notes.duel.started_at.slice(0, 16).replace('T', ' ')} to ${notes.duel.ended_at.slice(11, 16)}), in blocks of ${notes.duel.block} alternating which went first (ABBA), so a drift of the machine moves both alike. Times compared: ${cmp.on === 'cpu' ? 'CPU (user + system of the process tree)' : 'wall'}.`, ''] : []),
       `PAR-2 champion ${cmp.par2A.toFixed(3)} s, this ${cmp.par2B.toFixed(3)} s; difference ${cmp.diff.toFixed(3)} s (95% CI ${cmp.ci95[0].toFixed(3)} .. ${cmp.ci95[1].toFixed(3)}).`,
       `Wilcoxon signed-rank: n = ${cmp.wilcoxon.n}, p = ${cmp.wilcoxon.p.toPrecision(3)} (${cmp.wilcoxon.method}). Verdict: **${cmp.verdict === 'B faster' ? 'faster than the champion' : cmp.verdict === 'A faster' ? 'slower than the champion' : 'no significant difference'}**.`,
+      ...(notes?.alpha !== undefined && margin !== undefined ? ['', `**Why:** ${explainComparison(cmp, { alpha: notes.alpha, marginPct: margin })}`] : []),
       ...(notes && margin !== undefined
         ? [`Promotion needs a significant gain of at least ${margin.toFixed(1)}% (min_improvement_pct ${notes.marginPct}%, measured noise band ${notes.bandPct.toFixed(1)}%${notes.bandPct ? '' : ': not calibrated'}${notes.falsePromotionPct !== undefined ? `; two identical solvers pass this rule in at most ${notes.falsePromotionPct.toFixed(1)}% of decisions` : ''}); this one is ${gain.toFixed(1)}% ${gain >= 0 ? 'faster' : 'slower'}${cmp.verdict === 'B faster' && gain >= margin ? ': enough' : cmp.verdict === 'B faster' ? ': significant, but under the margin' : ''}.`]
         : []),

@@ -1,0 +1,36 @@
+// A comparison's verdict in plain sentences, for where a person looks (RESULTS.md, the outcome of a
+// cycle): what changed with its CI, n and p, the margin in force, and the common reasons a faster-
+// looking challenger stays a challenger (not significant; too few instances to ever be significant).
+
+/** What an explanation needs of a comparison (eval/compare.ts `Comparison`; RESULTS.md's copy of it). */
+export interface ExplainedComparison {
+  par2A: number;
+  par2B: number;
+  ci95: readonly [number, number];
+  wilcoxon: { n: number; p: number };
+  verdict: 'B faster' | 'A faster' | 'no significant difference';
+  caveat?: string;
+}
+
+/** The fewest pairs with which the two-sided Wilcoxon signed-rank test can reach p < alpha (all pairs one way: p = 2 / 2^n). */
+export function minPairsForSignificance(alpha: number): number {
+  let n = 1;
+  while (2 / 2 ** n >= alpha && n < 64) n++;
+  return n;
+}
+
+/** One or two sentences on why the comparison came out as it did; `marginPct` is the margin a promotion needs (already raised to the band). */
+export function explainComparison(c: ExplainedComparison, o: { alpha: number; marginPct: number }): string {
+  const gain = c.par2A > 0 ? (100 * (c.par2A - c.par2B)) / c.par2A : 0;
+  const way = `${Math.abs(gain).toFixed(1)}% ${gain >= 0 ? 'faster' : 'slower'}`;
+  const stats = `PAR-2 ${c.par2A.toFixed(2)} -> ${c.par2B.toFixed(2)} s, 95% CI of the difference ${c.ci95[0].toFixed(2)} .. ${c.ci95[1].toFixed(2)} s, p = ${c.wilcoxon.p.toPrecision(2)}, n = ${c.wilcoxon.n}`;
+  const need = minPairsForSignificance(o.alpha);
+  if (c.caveat) return `No verdict: ${c.caveat}.`;
+  if (c.wilcoxon.n < need)
+    return `${way} (${stats}), but with ${c.wilcoxon.n} instance${c.wilcoxon.n === 1 ? '' : 's'} that differ no result can be significant at alpha ${o.alpha}: even if every one went the same way, the Wilcoxon test needs at least ${need}. Add instances to the perf set.`;
+  if (c.verdict === 'B faster')
+    return gain >= o.marginPct ? `${way} (${stats}): significant, and over the ${o.marginPct.toFixed(1)}% margin.` : `${way} (${stats}): significant, but under the ${o.marginPct.toFixed(1)}% margin a promotion needs, which a difference this small may owe to the machine's noise.`;
+  if (c.verdict === 'A faster') return `${way} (${stats}): significantly slower.`;
+  const zero = c.ci95[0] <= 0 && c.ci95[1] >= 0;
+  return `${way} (${stats}), but not significant: ${c.wilcoxon.p >= o.alpha ? `p is not under ${o.alpha}` : 'the difference is inside the noise band'}${zero ? ', and the CI includes no difference at all' : ''}. The instances do not agree on a direction.`;
+}
