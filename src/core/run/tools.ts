@@ -16,8 +16,7 @@ const executable = (p: string) => {
 export function findDratTrim(explicit?: string, configured?: string): string | undefined {
   for (const p of [explicit, configured]) if (p) return p; // given: used as is, so a typo is reported, not skipped
   const cache = process.env.SATLUTION_DEV_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'satlution-dev');
-  const candidates = [process.env.SATLUTION_DRAT_TRIM, path.join(cache, 'bin', 'drat-trim'), ...(process.env.PATH ?? '').split(':').filter(Boolean).map((d) => path.join(d, 'drat-trim'))];
-  return candidates.find((p): p is string => !!p && executable(p));
+  return [process.env.SATLUTION_DRAT_TRIM, path.join(cache, 'bin', 'drat-trim')].find((p): p is string => !!p && executable(p)) ?? findOnPath('drat-trim');
 }
 
 /** A program on PATH by name, or undefined. */

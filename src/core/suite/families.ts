@@ -3,7 +3,6 @@
 // Every instance is deterministic in (suite seed, family, index); its answer is proved (prove.ts).
 import { pigeonhole, planted3Sat, prng, shuffleCnf, uniform3Sat } from '../instances/generators';
 import { multiplierMiter } from './miter';
-import type { Proved } from './prove';
 
 /** The families `satlution generate suite` makes. */
 export const FAMILIES = ['planted', 'uniform-unsat', 'pigeonhole', 'miter'] as const;
@@ -64,6 +63,3 @@ export async function draw(family: Family, seed: number, index: number, attempt:
     }
   }
 }
-
-/** Whether a proved draw is one the family keeps. */
-export const kept = (d: Draw, p: Proved): boolean => p.answer === d.keep;

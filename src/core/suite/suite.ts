@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { prng } from '../instances/generators';
 import { writeFileAtomic } from '../store/atomic';
-import { draw, type Draw, type Family, FAMILIES, type FamilyTools, kept } from './families';
+import { draw, type Draw, type Family, FAMILIES, type FamilyTools } from './families';
 import { proveAnswer, type Provers } from './prove';
 
 /** An instance with its proved answer. */
@@ -62,7 +62,7 @@ export async function generateSuite(req: SuiteRequest): Promise<ProvedInstance[]
         const tmp = path.join(scratch, d.name);
         await fs.writeFile(tmp, d.text);
         const p = await proveAnswer(tmp, req.provers, req.tools.signal).finally(() => fs.rm(tmp, { force: true }));
-        if (p.answer !== null && kept(d, p)) out[k] = { ...d, expected: p.answer, evidence: p.evidence, solveS: p.solveS };
+        if (p.answer !== null && p.answer === d.keep) out[k] = { ...d, expected: p.answer, evidence: p.evidence, solveS: p.solveS };
         else why.push(p.answer === null ? p.why : `proved ${p.answer}, the family keeps ${d.keep}`);
       }
       if (!out[k]) {
