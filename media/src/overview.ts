@@ -33,6 +33,9 @@ function warningLines(o: Extract<Overview, { state: 'workspace' }>, dir: string)
   return (o.warnings[dir] ?? []).map((w) => h('p', { class: 'warning', role: 'note' }, `⚠ Warning: ${w}`));
 }
 
+/** The green check before a passing line: a graphic (the words say it), so hidden from screen readers. */
+const okIcon = () => h('span', { class: 'icon', 'aria-hidden': 'true' }, '✓ ');
+
 function render(o: Overview): void {
   root.replaceChildren();
   if (o.state === 'none') {
@@ -52,17 +55,17 @@ function render(o: Overview): void {
     ...o.latest.map((c) => h('li', {},
       linkButton(c.dir, () => vscode.postMessage({ type: 'openCandidate', dir: c.dir })),
       h('span', { class: `status s-${c.status}` }, c.missing ? 'directory missing' : STATUS_LABEL[c.status] ?? c.status),
-      c.parent && h('span', { class: 'muted' }, `from ${c.parent}`),
-      h('span', { class: 'muted right' }, ago(c.updated)),
+      // Under the name: where it came from and when (one short line that fits a narrow sidebar).
+      h('span', { class: 'muted sub' }, `${c.parent ? `from ${c.parent} · ` : ''}${ago(c.updated)}`),
       ...warningLines(o, c.dir))));
   const config = o.config.ok
-    ? h('p', { class: 'ok' }, '✓ satlution.yaml is valid')
+    ? h('p', { class: 'ok' }, okIcon(), 'satlution.yaml is valid')
     : h('div', {}, h('p', { class: 'warn' }, `⚠ ${o.config.problems} problem${o.config.problems > 1 ? 's' : ''} in satlution.yaml`), o.config.first && h('p', { class: 'mono' }, o.config.first));
   const off = o.unisolated;
   const isolation = off.workspace || off.runners.length
     ? h('p', { class: 'warn', title: 'Evolved builds and solvers run with your full authority: they can read the answers and write outside their directory. Results are marked "measured without isolation".' },
         `⚠ Measured without isolation (sandbox: off)${off.workspace ? '' : ` on ${off.runners.join(', ')}`}`)
-    : h('p', { class: 'ok' }, '✓ Evolved code runs sandboxed');
+    : h('p', { class: 'ok' }, okIcon(), 'Evolved code runs sandboxed');
   // The promotion rule in force, short; the full sentence (where the band was measured) is its tooltip.
   const rule = o.rule && h('p', { class: o.rule.calibrated ? 'rule' : 'rule warn', title: o.rule.full }, o.rule.short);
   const benches = h('ul', { class: 'benches' },
@@ -79,8 +82,10 @@ function render(o: Overview): void {
     section('Candidates', chips, latest, o.total > 1 && h('p', { class: 'actions' }, button('Open Dashboard', act('openDashboard'), { class: 'secondary', 'aria-label': 'Open the dashboard: PAR-2 per cycle, cactus plots, per-instance results' }))),
     section('Configuration', config, isolation, rule, h('p', { class: 'actions' }, button('Open satlution.yaml', act('openConfig')), button('Rules', act('openRules'), { class: 'secondary', 'aria-label': 'Reveal the rulebase in the Explorer' }))),
     section('Benchmarks', benches,
-      o.benchmarks.some((b) => b.exists && b.instances === 0) && h('p', { class: 'muted hint' }, 'Add .cnf, .cnf.gz or .cnf.xz files to the empty sets, with a meta.csv (instance,family,expected) for known answers.'),
-      h('p', { class: 'actions' }, button('Reveal benchmarks', act('revealBenchmarks'), { class: 'secondary' }))),
+      o.benchmarks.some((b) => b.exists && b.instances === 0) && h('p', { class: 'muted hint' }, 'Add .cnf, .cnf.gz or .cnf.xz files to the empty sets, with a meta.csv (instance,family,expected) for known answers, or start with samples whose answers are known by construction.'),
+      h('p', { class: 'actions' },
+        o.benchmarks.some((b) => b.instances === 0) && button('Add Sample Benchmarks', act('addSamples'), { 'aria-label': 'Add small sample sets with known answers to the empty benchmark sets' }),
+        button('Reveal benchmarks', act('revealBenchmarks'), { class: 'secondary' }))),
     section('Seeds', seeds),
   );
 }

@@ -18,7 +18,11 @@ import {
   SteeringState,
   StreamEntry,
   type AgentRole,
+  type FixAction,
   type PendingPlan,
+  type Problem,
+  type ProgressView,
+  type RetryView,
   type SteeringViewMessage,
   type StreamItem,
 } from '../../src/shared/steeringProtocol';
@@ -95,7 +99,26 @@ const note = h('p', { class: 'note', role: 'status' });
 const go = button('Start', () => post({ type: 'control', action: state?.phase === 'paused' ? 'resume' : 'start' }));
 const pauseBtn = button('Pause', () => post({ type: 'control', action: 'pause' }), { secondary: true, title: 'Stop when the current step ends; Resume continues from there' });
 const stopBtn = button('Stop', () => post({ type: 'control', action: 'stop' }), { secondary: true, title: 'Interrupt the current step now; Resume runs it again' });
-const controlBar = h('div', { class: 'controls', role: 'toolbar', 'aria-label': 'Cycle controls' }, go, pauseBtn, stopBtn);
+const abandonBtn = button('Abandon', () => post({ type: 'control', action: 'abandon' }), { secondary: true, title: 'Give up the interrupted cycle (its candidate is discarded); Start then begins a new one' });
+const controlBar = h('div', { class: 'controls', role: 'toolbar', 'aria-label': 'Cycle controls' }, go, pauseBtn, stopBtn, abandonBtn);
+
+// What the cycle is doing right now: a bar for the evaluation under way, a model call being retried,
+// and why the last run stopped, with the actions that fix it.
+const whyLine = h('p', { class: 'why' });
+// Start with no models configured runs the offline tuner: said before it happens, with the fix.
+const agentHint = h('p', { class: 'muted small agent-hint' }, 'Start runs the offline tuner: no LLM models are configured. ', linkButton('Configure Models…', () => post({ type: 'fix', action: 'configureModels' })));
+const progressLabel = h('span', { class: 'progress-label' });
+const progressBar = h('progress', { max: '1', value: '0', 'aria-label': 'Evaluation progress' });
+const progressDetail = h('span', { class: 'muted small progress-detail' });
+const progressBox = h('div', { class: 'progress-box', role: 'group', 'aria-label': 'Evaluation under way' }, progressLabel, progressBar, progressDetail);
+const retryText = h('span', {});
+const retryBox = h('div', { class: 'card warn', role: 'alert' }, retryText, h('div', { class: 'row' }, button('Retry Now', () => post({ type: 'retryNow' }))));
+const problemText = h('p', { class: 'problem-text' });
+const problemActions = h('div', { class: 'row', role: 'group', 'aria-label': 'Fixes' });
+const problemBox = h('div', { class: 'card error', role: 'alert' }, h('strong', {}, 'The last run stopped: '), problemText, problemActions);
+const FIX_LABEL: Record<FixAction, string> = {
+  setApiKey: 'Set API Key…', configureModels: 'Configure Models…', openConfig: 'Open satlution.yaml', resume: 'Resume', showLog: 'Show Log', runTuner: 'Run the Tuner Instead',
+};
 
 const planSection = section('plan', 'Plan awaiting approval');
 planSection.classList.add('plan');
@@ -133,7 +156,7 @@ noticeEl.hidden = true;
 const noWorkspace = h('p', { class: 'muted' }, 'No SATLUTION workspace in this window.');
 
 const main = h('div', { class: 'main' },
-  h('header', { class: 'status' }, h('div', { class: 'status-row' }, phaseBadge, cycleLine), titleLine, stepper, stepLive, note, controlBar),
+  h('header', { class: 'status' }, h('div', { class: 'status-row' }, phaseBadge, cycleLine), titleLine, stepper, stepLive, note, whyLine, agentHint, progressBox, retryBox, problemBox, controlBar),
   noticeEl,
   planSection,
   section('stream', 'Agents', h('div', { class: 'log-wrap' }, logEl, jump), h('p', { class: 'log-links' }, transcriptLink)),
@@ -208,10 +231,18 @@ function renderState(s: SteeringState | undefined): void {
   note.textContent =
     s.pausing ? 'Pausing when the current step ends…'
     : s.phase === 'paused' ? `Stopped before ${s.step ? STEP_LABEL[s.step].toLowerCase() : 'the next step'}. Resume continues${s.step === 'approve' ? ' and asks for approval again' : ' there'}.`
-    : s.phase === 'idle' && s.outcome ? `Last cycle: ${s.outcome}`
+    // With a Why below, the outcome's own figures (in parentheses) would say it twice: they stay in the tooltip.
+    : s.phase === 'idle' && s.outcome ? `Last cycle: ${s.why ? s.outcome.split(' (')[0] : s.outcome}`
     : s.phase === 'idle' ? 'No cycle in progress.'
     : '';
   note.hidden = !note.textContent;
+  note.title = s.phase === 'idle' && s.outcome ? s.outcome : '';
+  whyLine.textContent = s.why ? `Why: ${s.why}` : '';
+  whyLine.hidden = !s.why;
+  agentHint.hidden = !(s.nextAgent === 'tuner' && (s.phase === 'idle' || s.phase === 'paused'));
+  renderProgress(s.progress);
+  renderRetry(s.retry);
+  renderProblem(s.problem);
   const active = s.phase === 'running' || s.phase === 'awaiting-approval';
   const resume = s.phase === 'paused';
   go.textContent = resume ? 'Resume' : 'Start';
@@ -220,12 +251,45 @@ function renderState(s: SteeringState | undefined): void {
   go.secondary = active; // the action of the moment is the primary button
   pauseBtn.disabled = !live || !active || s.pausing;
   stopBtn.disabled = !live || !active;
+  // Abandon is for an interrupted cycle only: a running one is stopped first.
+  abandonBtn.hidden = !resume;
+  abandonBtn.disabled = !live;
   renderPlan(s.pending);
   if (s.approval && approvalSelect.value !== s.approval) approvalSelect.value = s.approval;
   approvalSelect.disabled = !live || s.approval === null;
   approvalHelp.textContent = s.approval ? APPROVAL_HELP[s.approval] : 'satlution.yaml has problems: fix them to change this here.';
   transcriptLink.hidden = !s.transcripts;
   updateNotesStatus();
+}
+
+const clock = (sec: number) => `${Math.floor(sec / 60)}:${String(Math.round(sec % 60)).padStart(2, '0')}`;
+
+function renderProgress(p: ProgressView | null): void {
+  progressBox.hidden = !p;
+  if (!p) return;
+  progressLabel.textContent = `${p.what}${p.candidate ? ` · ${p.candidate}` : ''}: ${p.done} of ${p.total}`;
+  progressBar.value = p.total ? p.done / p.total : 0;
+  progressBar.setAttribute('aria-valuetext', `${p.done} of ${p.total}`);
+  progressDetail.textContent = [`${clock(p.elapsedS)} elapsed`, p.etaS !== null ? `about ${clock(p.etaS)} left` : '', p.last ? `last: ${p.last}` : ''].filter(Boolean).join(' · ');
+}
+
+function renderRetry(r: RetryView | null): void {
+  retryBox.hidden = !r;
+  if (r) retryText.textContent = `${r.role}: ${r.message}. Retrying in ${r.seconds} s.`;
+}
+
+let shownProblem = '';
+function renderProblem(p: Problem | null): void {
+  problemBox.hidden = !p;
+  const key = p ? `${p.text}\n${p.actions.join()}\n${live}` : '';
+  if (!p || key === shownProblem) return;
+  shownProblem = key;
+  problemText.textContent = p.text;
+  problemActions.replaceChildren(...p.actions.map((a, i) => {
+    const b = button(FIX_LABEL[a], () => post({ type: 'fix', action: a }), { secondary: i > 0 });
+    b.disabled = !live;
+    return b;
+  }));
 }
 
 let lastAnnounced = '';

@@ -16,6 +16,8 @@ import { RULES_HELP, rulesCommand } from './commands/rules';
 import { RUNNERS_HELP, runnersCommand } from './commands/runners';
 import { EXPORT_HELP, exportCommand } from './commands/export';
 import { OBJECTIVES_HELP, objectivesCommand } from './commands/objectives';
+import { ABANDON_HELP, abandonCommand } from './commands/abandon';
+import { RESTORE_CONFIG_HELP, restoreConfigCommand } from './commands/restoreConfig';
 
 const HELP = `satlution — evolve SAT solvers with LLM agents under correctness gates
 
@@ -24,6 +26,7 @@ Usage:
   ${STATUS_HELP.split('\n')[0]}
   ${NEW_HELP.split('\n')[0]}
   ${CYCLE_HELP.split('\n')[0]}
+  ${ABANDON_HELP.split('\n')[0]}
   ${EVAL_HELP.split('\n').slice(0, 3).join('\n  ')}
   ${COMPARE_HELP.split('\n')[0]}
   ${CALIBRATE_HELP.split('\n')[0]}
@@ -31,6 +34,7 @@ Usage:
   ${RUNNERS_HELP.split('\n')[0]}
   ${EXPORT_HELP.split('\n')[0]}
   ${OBJECTIVES_HELP.split('\n')[0]}
+  ${RESTORE_CONFIG_HELP.split('\n')[0]}
   ${GENERATE_HELP.split('\n').slice(0, 2).join('\n  ')}
   satlution schema               print the JSON Schema of satlution.yaml
   satlution help [COMMAND]
@@ -42,6 +46,8 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   status: { help: STATUS_HELP, run: statusCommand },
   new: { help: NEW_HELP, run: newCommand },
   cycle: { help: CYCLE_HELP, run: cycleCommand },
+  abandon: { help: ABANDON_HELP, run: abandonCommand },
+  'restore-config': { help: RESTORE_CONFIG_HELP, run: restoreConfigCommand },
   eval: { help: EVAL_HELP, run: evalCommand },
   compare: { help: COMPARE_HELP, run: compareCommand },
   calibrate: { help: CALIBRATE_HELP, run: calibrateCommand },

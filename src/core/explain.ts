@@ -34,3 +34,28 @@ export function explainComparison(c: ExplainedComparison, o: { alpha: number; ma
   const zero = c.ci95[0] <= 0 && c.ci95[1] >= 0;
   return `${way} (${stats}), but not significant: ${c.wilcoxon.p >= o.alpha ? `p is not under ${o.alpha}` : 'the difference is inside the noise band'}${zero ? ', and the CI includes no difference at all' : ''}. The instances do not agree on a direction.`;
 }
+
+/** PAR-2 on the SAT and the UNSAT instances of each side's own evaluation (null: none of that kind). */
+export interface AnswerSplit {
+  satA: number | null;
+  satB: number | null;
+  unsatA: number | null;
+  unsatB: number | null;
+}
+
+/** A change smaller than this share of the PAR-2 is no direction worth naming. */
+const SPLIT_MIN = 0.05;
+
+/**
+ * "Faster on UNSAT (3.00 -> 2.10 s) but slower on SAT (1.20 -> 1.50 s)" when the two kinds went
+ * opposite ways by more than 5% each, else undefined. From separate evaluations, and said so.
+ */
+export function explainSplit(s: AnswerSplit): string | undefined {
+  const way = (a: number | null, b: number | null) => (a === null || b === null || a <= 0 ? 0 : Math.abs(b - a) / a < SPLIT_MIN ? 0 : b < a ? 1 : -1);
+  const sat = way(s.satA, s.satB);
+  const unsat = way(s.unsatA, s.unsatB);
+  if (sat === 0 || unsat === 0 || sat === unsat) return undefined;
+  const fig = (a: number | null, b: number | null) => `${a!.toFixed(2)} -> ${b!.toFixed(2)} s`;
+  const [fast, slow] = sat > 0 ? [`SAT (${fig(s.satA, s.satB)})`, `UNSAT (${fig(s.unsatA, s.unsatB)})`] : [`UNSAT (${fig(s.unsatA, s.unsatB)})`, `SAT (${fig(s.satA, s.satB)})`];
+  return `Faster on ${fast} but slower on ${slow}, by each one's own evaluation.`;
+}

@@ -32,7 +32,7 @@ export type Overview = z.infer<typeof Overview>;
 export const HostMessage = z.discriminatedUnion('type', [z.object({ type: z.literal('overview'), overview: Overview })]);
 export type HostMessage = z.infer<typeof HostMessage>;
 
-export const OverviewAction = z.enum(['openConfig', 'openRules', 'revealBenchmarks', 'refresh', 'showOutput', 'openDashboard']);
+export const OverviewAction = z.enum(['openConfig', 'openRules', 'revealBenchmarks', 'refresh', 'showOutput', 'openDashboard', 'addSamples']);
 export type OverviewAction = z.infer<typeof OverviewAction>;
 
 /** Webview -> extension. `ready` is the handshake: nothing is posted to a view before it. */

@@ -56,6 +56,34 @@ export const PendingPlan = z
   .strict();
 export type PendingPlan = z.infer<typeof PendingPlan>;
 
+/** Where the running evaluation or measurement stands (core/cycle/events.ts ProgressEvent). */
+export const ProgressView = z
+  .object({
+    /** The gate (`perf`) or measurement (`side by side`). */
+    what: z.string().max(64),
+    candidate: CandidateDir.nullable(),
+    done: z.number().int().nonnegative(),
+    total: z.number().int().nonnegative(),
+    last: z.string().max(LIMITS.line).nullable(),
+    elapsedS: z.number().nonnegative(),
+    etaS: z.number().nonnegative().nullable(),
+  })
+  .strict();
+export type ProgressView = z.infer<typeof ProgressView>;
+
+/** The actions that fix a problem, each a button next to it. */
+export const FIX_ACTIONS = ['setApiKey', 'configureModels', 'openConfig', 'resume', 'showLog', 'runTuner'] as const;
+export const FixAction = z.enum(FIX_ACTIONS);
+export type FixAction = z.infer<typeof FixAction>;
+
+/** Why the last cycle stopped, and what fixes it. */
+export const Problem = z.object({ text: z.string().max(LIMITS.line * 2), actions: z.array(FixAction).max(FIX_ACTIONS.length) }).strict();
+export type Problem = z.infer<typeof Problem>;
+
+/** A model call that failed and is retried after a wait (rate limit, server error, network). */
+export const RetryView = z.object({ role: z.string().max(32), message: z.string().max(LIMITS.line), seconds: z.number().nonnegative() }).strict();
+export type RetryView = z.infer<typeof RetryView>;
+
 export const SteeringState = z
   .object({
     /** none: no workspace; idle: no cycle in progress; paused: a cycle stopped and can resume. */
@@ -78,6 +106,16 @@ export const SteeringState = z
     pending: PendingPlan.nullable(),
     /** Whether any agent transcript exists to open. */
     transcripts: z.boolean(),
+    /** The evaluation under way, while one is. */
+    progress: ProgressView.nullable(),
+    /** A model call waiting to be retried. */
+    retry: RetryView.nullable(),
+    /** Why the last cycle stopped with an error, until the next one starts. */
+    problem: Problem.nullable(),
+    /** The agent Start runs (the LLM agents once models are configured, else the offline tuner); null while the config is invalid. */
+    nextAgent: z.enum(['llm', 'tuner']).nullable(),
+    /** Why the last cycle's challenger was or was not promoted, in a sentence (core/explain.ts). */
+    why: z.string().max(LIMITS.line * 3).nullable(),
   })
   .strict();
 export type SteeringState = z.infer<typeof SteeringState>;
@@ -96,7 +134,8 @@ export const SteeringHostMessage = z.discriminatedUnion('type', [
 ]);
 export type SteeringHostMessage = z.infer<typeof SteeringHostMessage>;
 
-export const ControlAction = z.enum(['start', 'pause', 'stop', 'resume']);
+/** `abandon`: give up an interrupted cycle, so the next Start begins a new one. */
+export const ControlAction = z.enum(['start', 'pause', 'stop', 'resume', 'abandon']);
 export type ControlAction = z.infer<typeof ControlAction>;
 
 /** Webview -> extension. Answers name the candidate, so a stale button cannot answer another plan. */
@@ -109,5 +148,8 @@ export const SteeringViewMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('saveNotes'), text: Notes }).strict(),
   z.object({ type: z.literal('setApproval'), mode: ApprovalMode }).strict(),
   z.object({ type: z.literal('openTranscript'), cycle: Cycle.optional(), role: AgentRole.optional() }).strict(),
+  z.object({ type: z.literal('fix'), action: FixAction }).strict(),
+  /** Cut the wait of a retried model call short. */
+  z.object({ type: z.literal('retryNow') }).strict(),
 ]);
 export type SteeringViewMessage = z.infer<typeof SteeringViewMessage>;

@@ -59,6 +59,13 @@ export async function cycleFromTheSidebar({ page, workspace, shot }: E2eContext)
   // then Idle (which, once the new cycle is shown, can only be its end) with the outcome beside it.
   await approve.waitFor({ state: 'detached', timeout: 15000 });
   await steering.locator('.cycle-line', { hasText: new RegExp(`^Cycle ${next}\\b`) }).waitFor({ timeout: 30000 });
+  // While it evaluates, the status shows where the evaluation stands: gate, n of N, time, a bar.
+  const progress = steering.getByRole('group', { name: 'Evaluation under way' });
+  await progress.waitFor({ timeout: 60000 });
+  assert.match((await progress.locator('.progress-label').textContent()) ?? '', /^(smoke|verify|perf|side by side)( · SATLUTION_\d+)?: \d+ of \d+$/);
+  await steering.locator('.phase').scrollIntoViewIfNeeded(); // Approve was scrolled to, further down
+  await settled(page, steering);
+  console.log(`    screenshot: ${await shot('1b-evaluating')}`);
   await steering.locator('.phase', { hasText: /^Idle$/ }).waitFor({ timeout: 120000 });
   const note = steering.locator('p.note', { hasText: /^Last cycle: / });
   await note.waitFor({ timeout: 15000 });
@@ -69,7 +76,15 @@ export async function cycleFromTheSidebar({ page, workspace, shot }: E2eContext)
   const dir = `SATLUTION_${done.candidate}`;
   assert.equal(await steering.locator('.cycle-line').textContent(), `Cycle ${next} · ${dir}`);
   const outcome = ((await note.textContent()) ?? '').replace(/^Last cycle: /, '');
-  assert.ok(outcome === done.outcome || (outcome.endsWith('…') && done.outcome.startsWith(outcome.slice(0, -1))), `the view shows the outcome "${done.outcome}", not "${outcome}"`);
+  // With a Why line below, the outcome's figures in parentheses move to the tooltip (they would say it twice).
+  const why = steering.locator('p.why');
+  const explained = (await why.isVisible()) ? ((await why.textContent()) ?? '') : '';
+  const shown = explained ? done.outcome.split(' (')[0] : done.outcome;
+  assert.ok(outcome === shown || (outcome.endsWith('…') && shown.startsWith(outcome.slice(0, -1))), `the view shows the outcome "${shown}", not "${outcome}"`);
+  assert.equal(await note.getAttribute('title'), done.outcome, 'the whole outcome is in the tooltip');
+  const results = path.join(workspace, dir, 'RESULTS.md');
+  const resultsWhy = fs.existsSync(results) ? /^\*\*Why:\*\* (.+)$/m.exec(fs.readFileSync(results, 'utf8'))?.[1] : undefined;
+  assert.equal(explained, resultsWhy ? `Why: ${resultsWhy}` : '', 'Steering explains the verdict as RESULTS.md does');
   // Every step of the stepper is done, and the stream ends the cycle with its Done mark.
   const steps = steering.getByRole('list', { name: 'Cycle steps' }).locator('li.step:not([hidden])');
   assert.ok((await steps.count()) >= 6, 'the stepper shows the steps');

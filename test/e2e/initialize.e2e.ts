@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Page } from 'playwright-core';
 import type { E2eContext } from './index';
-import { openSidebar, pickQuickItem, runCommand, settled, treeRow, waitForWorkbench, webview } from './workbench';
+import { answerFileDialog, openSidebar, pickQuickItem, runCommand, settled, treeRow, waitForWorkbench, webview } from './workbench';
 
 export async function initializeFromPalette({ page, workspace, root, shot }: E2eContext): Promise<void> {
   const seed = path.join(root, 'test', 'fixtures', 'seeds', 'tinysat');
@@ -18,18 +19,8 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
   await runCommand(page, 'SATLUTION: Initialize Workspace');
   await pickQuickItem(page, 'Seed from a folder');
   // VS Code's own folder dialog: type the path, then accept it.
+  await answerFileDialog(page, seed + '/', 'Use as seed');
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  // The dialog writes its starting folder into the input after it opens; on a busy machine that can
-  // land after our text. Type until the path stays.
-  for (let i = 0; i < 20; i++) {
-    await input.fill(seed + '/');
-    await page.waitForTimeout(500);
-    if ((await input.inputValue()) === seed + '/') break;
-  }
-  assert.equal(await input.inputValue(), seed + '/', 'the folder dialog kept the typed path');
-  await shot('2-folder-dialog');
-  await page.locator('.quick-input-widget').getByRole('button', { name: 'Use as seed' }).click();
   // Seed name, prefilled from the folder name.
   await page.locator('.quick-input-widget .quick-input-title', { hasText: '(2/2)' }).waitFor();
   assert.equal(await input.inputValue(), 'tinysat');
@@ -68,9 +59,10 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
   const again = await webview(page, 'Overview');
   await again.getByRole('button', { name: /Champion SATLUTION_0/ }).waitFor({ timeout: 15000 });
 
+  // A document from the tree opens rendered, for reading.
   await treeRow(page, 'HYPOTHESIS.md').click();
   await page.locator('.tab.active', { hasText: 'HYPOTHESIS.md' }).waitFor({ timeout: 15000 });
-  await page.locator('.editor-group-container .monaco-editor .view-lines .view-line').first().waitFor({ timeout: 15000 });
+  await renderedHeading(page, 'SATLUTION_0 — baseline');
   await settled(page);
   console.log(`    screenshot: ${await shot('4-tree')}`);
 
@@ -96,4 +88,12 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
   await settled(page, light);
   console.log(`    screenshot: ${await shot('6-light')}`);
   assert.deepEqual(cspViolations, [], 'the webview broke its Content-Security-Policy');
+}
+
+/** Waits until a webview frame (the Markdown preview) shows a heading with this text: the document is rendered, not shown as text. */
+async function renderedHeading(page: Page, text: string): Promise<void> {
+  for (const end = Date.now() + 15000; ; await page.waitForTimeout(250)) {
+    for (const f of page.frames()) if (await f.locator('h1', { hasText: text }).count().catch(() => 0)) return;
+    if (Date.now() > end) throw new Error(`no rendered heading "${text}" in any webview`);
+  }
 }

@@ -25,6 +25,23 @@ export async function runCommand(page: Page, title: string, timeoutMs = 30000): 
   }
 }
 
+/**
+ * Answers VS Code's own file or folder dialog (the quick-input one code-server shows): types `file`
+ * until it stays (the dialog writes its starting folder into the input after it opens, which on a busy
+ * machine can land after our text), then presses the dialog's `button`.
+ */
+export async function answerFileDialog(page: Page, file: string, button: string): Promise<void> {
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  for (let i = 0; i < 20; i++) {
+    await input.fill(file);
+    await page.waitForTimeout(500);
+    if ((await input.inputValue()) === file) break;
+  }
+  if ((await input.inputValue()) !== file) throw new Error(`the file dialog did not keep the typed path ${file}`);
+  await page.locator('.quick-input-widget').getByRole('button', { name: button }).click();
+}
+
 /** Picks a quick-pick row whose label contains the text. */
 export async function pickQuickItem(page: Page, text: string): Promise<void> {
   const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: text });
@@ -65,4 +82,33 @@ export async function settled(page: Page, view?: FrameLocator): Promise<void> {
     });
   if (view) await view.locator('body').evaluate(twoFrames);
   await page.evaluate(twoFrames);
+}
+
+/**
+ * The toasts on screen whose text contains `text`. Only a workbench started without the smoke-test
+ * driver shows toasts; otherwise notifications go straight to the notification centre.
+ */
+export function toast(page: Page, text: string | RegExp) {
+  return page.locator('.notifications-toasts .notification-toast').filter({ hasText: text });
+}
+
+/** A toast once it has faded in: for screenshots, where one still sliding in is half transparent. */
+export function toastShown(page: Page, text: string | RegExp) {
+  return page.locator('.notifications-toasts .notification-toast.notification-fade-in-done').filter({ hasText: text });
+}
+
+/**
+ * What a toast says and offers, read the way a person would see it (also while it still changes);
+ * `progress` is its bar's percentage while the bar shows (0 when it has no steps).
+ */
+export async function readToast(t: ReturnType<typeof toast>): Promise<{ message: string; buttons: string[]; severity: 'info' | 'warning' | 'error' | undefined; progress: number | undefined }> {
+  const item = t.locator('.notification-list-item').first();
+  const bar = t.locator('.monaco-progress-container.active').first(); // beside the item, not in it
+  const icon = (await item.locator('.notification-list-item-icon').getAttribute('class', { timeout: 2000 }).catch(() => null)) ?? '';
+  return {
+    message: ((await item.locator('.notification-list-item-message').innerText({ timeout: 2000 }).catch(() => '')) ?? '').replace(/\s+/g, ' ').trim(),
+    buttons: (await item.locator('.notification-list-item-buttons-container .monaco-button').allInnerTexts()).map((b) => b.trim()),
+    severity: /codicon-error\b/.test(icon) ? 'error' : /codicon-warning\b/.test(icon) ? 'warning' : /codicon-info\b/.test(icon) ? 'info' : undefined,
+    progress: (await bar.isVisible().catch(() => false)) ? Number((await bar.getAttribute('aria-valuenow', { timeout: 2000 }).catch(() => null)) ?? 0) : undefined,
+  };
 }

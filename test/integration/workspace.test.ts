@@ -60,9 +60,13 @@ describe('SATLUTION in a real VS Code', () => {
     const docs = a.cyclesTree.getChildren(c0).map((n) => (n.kind === 'doc' ? n.doc : ''));
     assert.deepEqual(docs, ['HYPOTHESIS.md', 'CHANGELOG.md', 'RESULTS.md']);
     await vscode.commands.executeCommand('satlution.openHypothesis', c0);
-    const ed = await eventually(() => vscode.window.activeTextEditor, 'an editor');
-    assert.equal(ed.document.uri.fsPath, path.join(workspaceDir(), 'SATLUTION_0', 'HYPOTHESIS.md'));
-    assert.match(ed.document.getText(), /baseline/);
+    // Opened rendered: the built-in Markdown preview as its editor.
+    const file = path.join(workspaceDir(), 'SATLUTION_0', 'HYPOTHESIS.md');
+    await eventually(() => {
+      const t = vscode.window.tabGroups.activeTabGroup.activeTab;
+      return t?.input instanceof vscode.TabInputCustom && t.input.viewType === 'vscode.markdown.preview.editor' && t.input.uri.fsPath === file;
+    }, 'HYPOTHESIS.md rendered');
+    assert.match(fs.readFileSync(file, 'utf8'), /baseline/);
   });
 
   it('refreshes the tree when a candidate directory appears on disk', async () => {

@@ -11,6 +11,13 @@ import { readPortfolio } from '../../src/core/objectives/portfolio';
 import { proposePatches } from '../../src/core/rules/evolution';
 import { SignatureLog } from '../../src/core/rules/postmortem';
 import { CandidateStore } from '../../src/core/store/candidates';
+import { EvalStore } from '../../src/core/eval/evalStore';
+import { planted3Sat } from '../../src/core/instances/generators';
+import { InstanceCache } from '../../src/core/instances/instances';
+import { setVersion } from '../../src/core/instances/setVersion';
+import { readCycle, saveCycle } from '../../src/core/store/cycleState';
+import { toOverview } from '../../src/extension/webviews/overviewModel';
+import { sampleEvalDoc } from '../fixtures/evalDocs';
 import type { RulesNode } from '../../src/extension/views/rulesTree';
 import type { RunnersNode } from '../../src/extension/views/runnersTree';
 import { api, eventually, workspaceDir } from './helpers';
@@ -72,7 +79,12 @@ describe('Review', () => {
 
   it('puts CodeLens on HYPOTHESIS.md and RESULTS.md', async () => {
     const c = await tunerCandidate();
-    const titles = async (doc: string) => ((await vscode.commands.executeCommand('vscode.executeCodeLensProvider', vscode.Uri.file(path.join(workspaceDir(), c.dir, doc)))) as vscode.CodeLens[]).map((l) => l.command?.title ?? '');
+    // The command reads a loaded text model ("Illegal argument" otherwise): RESULTS.md now opens rendered, so load it here.
+    const titles = async (doc: string) => {
+      const uri = vscode.Uri.file(path.join(workspaceDir(), c.dir, doc));
+      await vscode.workspace.openTextDocument(uri);
+      return ((await vscode.commands.executeCommand('vscode.executeCodeLensProvider', uri)) as vscode.CodeLens[]).map((l) => l.command?.title ?? '');
+    };
     const h = await titles('HYPOTHESIS.md');
     assert.ok(h.some((t) => t.includes('Compare with parent')), h.join(', '));
     assert.ok(h.some((t) => t.includes('Open results')), h.join(', '));
@@ -256,5 +268,164 @@ describe('Objectives and trajectories from the palette', () => {
     const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
     assert.equal(lines.length, out.sessions);
     for (const l of lines) TrajectoryRecord.parse(JSON.parse(l));
+  });
+});
+
+describe('Fresh state: the editor never shows stale state', () => {
+  /** The Cycles tree's item of a candidate, as rendered now. */
+  const itemOf = async (dir: string) => {
+    const a = await api();
+    const node = a.cyclesTree.getChildren().find((n) => n.kind === 'candidate' && n.candidate.dir === dir);
+    return node ? a.cyclesTree.getTreeItem(node) : undefined;
+  };
+
+  it('follows instances added to and removed from benchmarks/, and marks figures measured on the older perf set', async function () {
+    this.timeout(120000);
+    const a = await api();
+    const ws = workspaceDir();
+    const snap = (await a.refresh())!;
+    assert.ok(snap.config.ok);
+    const perfName = snap.config.config.stages.perf.set;
+    const perfDir = path.resolve(ws, snap.config.config.benchmarks[perfName]!);
+    const count = () => a.snapshot?.benchmarks.find((b) => b.name === perfName)?.instances;
+    const before = count()!;
+    // A candidate measured on the perf set as it is now (its document written as the evaluator writes one).
+    const c = await tunerCandidate();
+    const evals = new EvalStore(ws);
+    const saved = fs.existsSync(evals.file(c.dir)) ? fs.readFileSync(evals.file(c.dir)) : undefined;
+    const now = (await setVersion(perfDir, new InstanceCache(path.join(ws, '.satlution', 'cache'))))!;
+    await evals.write(c.dir, sampleEvalDoc({ solver: path.join(ws, c.dir), perf_set: now }));
+    const added = path.join(perfDir, 'fresh-state-added.cnf');
+    try {
+      await eventually(async () => (await itemOf(c.dir)) && !a.stalePerf.has(c.dir), 'the candidate measured on the current set, unmarked');
+      assert.doesNotMatch(String((await itemOf(c.dir))!.description), /older perf set/);
+      fs.writeFileSync(added, planted3Sat(20, 4.0, 77));
+      // No refresh here: the watcher must notice the set changed.
+      await eventually(() => count() === before + 1, 'the Overview count to follow the added instance');
+      const overview = toOverview(a.snapshot);
+      assert.equal(overview.state === 'workspace' ? overview.benchmarks.find((b) => b.name === perfName)?.instances : undefined, before + 1);
+      const item = await eventually(async () => {
+        const i = await itemOf(c.dir);
+        return String(i?.description).includes('measured on an older perf set') ? i : undefined;
+      }, 'the stale mark in the Cycles tree');
+      assert.match((item.tooltip as vscode.MarkdownString).value, /Stale figures/);
+      fs.rmSync(added);
+      await eventually(() => count() === before, 'the count to follow the removed instance');
+      await eventually(async () => !String((await itemOf(c.dir))?.description).includes('older perf set'), 'the mark to go with the set restored');
+    } finally {
+      fs.rmSync(added, { force: true });
+      if (saved) fs.writeFileSync(evals.file(c.dir), saved);
+      else fs.rmSync(evals.file(c.dir), { force: true });
+    }
+  });
+
+  it('clears rule diagnostics when the file is fixed on disk or the candidate directory goes', async function () {
+    this.timeout(60000);
+    const a = await api();
+    const ws = workspaceDir();
+    const cand = path.join(ws, 'SATLUTION_5');
+    const file = path.join(cand, 'tinysat.c');
+    const src = vscode.Uri.file(file);
+    const good = fs.readFileSync(file, 'utf8');
+    const bad = `${good}\nstatic int helper (void) { return fork (); }\n`;
+    const shown = async () => {
+      await vscode.commands.executeCommand('satlution.checkRules', { candidate: 'SATLUTION_5' });
+      await eventually(() => a.ruleDiagnostics(src).length > 0, 'the violation in the Problems panel');
+    };
+    try {
+      fs.writeFileSync(file, bad); // changed outside the editor: no save event
+      await shown();
+      fs.writeFileSync(file, good);
+      await eventually(() => a.ruleDiagnostics(src).length === 0, 'the diagnostic to clear once the file is fixed on disk');
+      fs.writeFileSync(file, bad);
+      await shown();
+      fs.renameSync(cand, `${cand}.away`);
+      await eventually(() => a.ruleDiagnostics(src).length === 0, 'the diagnostic to go with the directory');
+    } finally {
+      if (fs.existsSync(`${cand}.away`)) fs.renameSync(`${cand}.away`, cand);
+      fs.writeFileSync(file, good);
+    }
+  });
+
+  it('offers nothing that needs the directory for a candidate whose directory is missing, and its commands refuse', async () => {
+    const a = await api();
+    const ws = workspaceDir();
+    await a.refresh();
+    const missing = a.snapshot?.candidates.find((c) => c.missing);
+    assert.ok(missing, 'workspace.test.ts leaves SATLUTION_1 missing');
+    const item = (await itemOf(missing.dir))!;
+    assert.equal(item.contextValue, 'candidate.missing');
+    const menus = (vscode.extensions.getExtension('satlution.satlution')!.packageJSON as { contributes: { menus: { 'view/item/context': { command: string; when: string }[] } } }).contributes.menus['view/item/context'];
+    const needDir = ['satlution.compareWithParent', 'satlution.evaluateCandidate', 'satlution.openHypothesis', 'satlution.openChangelog', 'satlution.openResults', 'satlution.revealCandidateFolder', 'satlution.checkRules', 'satlution.compareCandidates', 'satlution.promoteCandidate'];
+    // The menus' when-clauses, evaluated for this item: `viewItem =~ /re/`, `viewItem == v` and `viewItem != v` terms.
+    const shows = (when: string, viewItem: string) =>
+      when.split('&&').map((t) => t.trim()).every((t) => {
+        const re = /^viewItem =~ \/(.*)\/$/.exec(t);
+        if (re) return new RegExp(re[1]!).test(viewItem);
+        const eq = /^viewItem (==|!=) (\S+)$/.exec(t);
+        if (eq) return (eq[1] === '==') === (viewItem === eq[2]);
+        return true;
+      });
+    for (const m of menus.filter((x) => x.when.includes('view == satlution.cycles'))) {
+      if (needDir.includes(m.command)) assert.ok(!shows(m.when, 'candidate.missing'), `${m.command} is offered for a missing directory (${m.when})`);
+      if (needDir.includes(m.command) && m.command !== 'satlution.promoteCandidate') assert.ok(shows(m.when, 'candidate'), `${m.command} is no longer offered for a candidate (${m.when})`);
+    }
+    assert.ok(menus.some((m) => m.command === 'satlution.discardCandidate' && shows(m.when, 'candidate.missing')), 'a missing candidate can still be discarded');
+    const status = missing.status;
+    assert.equal(await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: missing.dir }), undefined);
+    assert.equal(await vscode.commands.executeCommand('satlution.compareWithParent', missing.dir), undefined);
+    assert.equal(await vscode.commands.executeCommand('satlution.promoteCandidate', missing.dir, { yes: true }), false);
+    assert.ok(!fs.existsSync(new EvalStore(ws).file(missing.dir)), 'no evaluation was attempted');
+    assert.equal((await new CandidateStore(ws).load()).index.candidates.find((c) => c.dir === missing.dir)?.status, status);
+  });
+
+  it('recognises a workspace whose satlution.yaml was deleted, offers Restore instead of Initialize, and restores it', async function () {
+    this.timeout(60000);
+    const a = await api();
+    const ws = workspaceDir();
+    const file = path.join(ws, 'satlution.yaml');
+    await a.refresh();
+    const original = fs.readFileSync(file, 'utf8');
+    assert.equal(fs.readFileSync(path.join(ws, '.satlution', 'config.last-good.yaml'), 'utf8'), original, 'the copy follows the config that loaded');
+    fs.renameSync(file, `${file}.away`);
+    try {
+      await eventually(() => a.snapshot?.configMissing?.restorable, 'the model to see the config missing');
+      assert.equal(a.workspaceRoot, ws, 'the workspace is not forgotten');
+      const [first] = a.cyclesTree.getChildren();
+      assert.equal(first?.kind, 'configMissing');
+      assert.equal(a.cyclesTree.getTreeItem(first!).command?.command, 'satlution.restoreConfig');
+      assert.ok(a.cyclesTree.getChildren().some((n) => n.kind === 'candidate' && n.candidate.champion), 'the history is still shown');
+      const init = await vscode.commands.executeCommand('satlution.initializeWorkspace', { dir: ws, seeds: [{ name: 'tinysat', source: path.join(ws, 'seeds', 'tinysat') }] });
+      assert.deepEqual(init, { restoreOffered: true });
+      assert.ok(!fs.existsSync(file), 'Initialize did not start a new history');
+      assert.equal(await vscode.commands.executeCommand('satlution.restoreConfig'), file);
+      assert.equal(fs.readFileSync(file, 'utf8'), original);
+      await eventually(() => a.snapshot && !a.snapshot.configMissing && a.snapshot.config.ok, 'the workspace whole again');
+    } finally {
+      if (!fs.existsSync(file)) fs.renameSync(`${file}.away`, file);
+      fs.rmSync(`${file}.away`, { force: true });
+      await a.refresh();
+    }
+  });
+
+  it('Abandon Interrupted Cycle ends a paused cycle and discards its candidate, so Start begins a new one', async () => {
+    const a = await api();
+    const ws = workspaceDir();
+    const store = new CandidateStore(ws);
+    const rec = await store.create({ parent: 0, status: 'coding' });
+    fs.cpSync(path.join(ws, 'SATLUTION_0'), path.join(ws, rec.dir), { recursive: true });
+    const prev = await readCycle(ws);
+    const cycle = (prev?.cycle ?? 0) + 1;
+    const at = new Date().toISOString();
+    await saveCycle(ws, { cycle, step: 'code', parent: 0, candidate: rec.id, title: 'paused mid-way', started_at: at, updated_at: at, outcome: null, champion_changed: false });
+    await a.refresh();
+    assert.equal(await vscode.commands.executeCommand('satlution.abandonCycle', { yes: true }).then((r) => JSON.stringify(r)), JSON.stringify({ cycle, discarded: [rec.id] }));
+    const s = await readCycle(ws);
+    assert.equal(s?.step, 'done');
+    assert.equal(s?.outcome, 'abandoned by the user');
+    const c = (await store.load()).index.candidates.find((x) => x.id === rec.id);
+    assert.deepEqual([c?.status, c?.detail], ['discarded', 'abandoned by the user']);
+    await eventually(async () => String((await itemOf(rec.dir))?.description).includes('discarded'), 'the Cycles tree to show it discarded');
+    assert.equal(await vscode.commands.executeCommand('satlution.abandonCycle', { yes: true }), undefined, 'nothing left to abandon');
   });
 });

@@ -17,6 +17,14 @@ export interface CodeServerOptions {
   /** A packaged extension to install first, as a user would. */
   installVsix?: string;
   verbose?: boolean;
+  /**
+   * Default true: VS Code's smoke-test driver, which the integration runner needs (a built workbench
+   * honours the payload's extensionDevelopmentPath only with it) but which also hides every toast,
+   * progress notifications included. false shows the workbench as a person sees it.
+   */
+  smokeTestDriver?: boolean;
+  /** Variables of this process that code-server and its extension host must not see (a first run without the tools found). */
+  unsetEnv?: readonly string[];
 }
 
 export interface CodeServer {
@@ -68,6 +76,7 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
     XDG_CACHE_HOME: path.join(tmp, 'xa'),
     TMPDIR: path.join(tmp, 't'),
   };
+  for (const k of o.unsetEnv ?? []) delete env[k];
   for (const k of ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'TMPDIR'] as const) fs.mkdirSync(env[k]!, { recursive: true });
   fs.mkdirSync(path.join(tmp, 'ud', 'User'), { recursive: true });
   fs.writeFileSync(path.join(tmp, 'ud', 'User', 'settings.json'), JSON.stringify({ ...BASE_SETTINGS, ...o.settings }, null, 2));
@@ -82,7 +91,7 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
     [
       '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
       '--disable-workspace-trust', '--disable-getting-started-override',
-      '--vscode-option', 'enable-smoke-test-driver',
+      ...(o.smokeTestDriver === false ? [] : ['--vscode-option', 'enable-smoke-test-driver']),
       ...common, '--config', path.join(tmp, 'config.yaml'),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env },

@@ -20,6 +20,7 @@ import { CandidateStore } from '../../src/core/store/candidates';
 import { DashboardHostMessage, DashboardViewMessage } from '../../src/shared/dashboardProtocol';
 import type { CalibrationDoc } from '../../src/core/eval/calibration';
 import type { DuelDoc, DuelPair } from '../../src/core/eval/duel';
+import { decisionWhy } from '../../src/core/dashboard/verdicts';
 import type { EvalDoc } from '../../src/core/eval/evalDoc';
 import type { RaceDoc } from '../../src/core/eval/race';
 import { tempDir, write } from './helpers';
@@ -422,6 +423,32 @@ describe('dashboard verdicts', function () {
     const d = (await buildDashboard(ws)).data;
     // No config: the margin is the band the duel was judged with (3%): 2% under it, 20% over it.
     assert.deepEqual(d.verdicts.decisions.filter((x) => x.cycle >= 5).map((x) => [x.cycle, x.outcome]), [[5, 'not significant'], [6, 'under the margin'], [7, 'vetoed'], [8, 'pending']]);
+    // Each says why in a sentence: one pair can never be significant; a faster one was vetoed; one is undecided.
+    const why = new Map(d.verdicts.decisions.map((x) => [x.cycle, x.why]));
+    assert.match(why.get(5)!, /^1\.0% faster \(PAR-2 10\.00 -> 9\.90 s.*n = 1\), but with 1 instance that differ no result can be significant at alpha 0\.05/);
+    assert.match(why.get(7)!, /20\.0% faster.*It was not promoted: a person or another proposal of the cycle decided otherwise\./);
+    assert.match(why.get(8)!, /^The decision is not made yet/);
+  });
+});
+
+describe('dashboard verdicts explained', () => {
+  const base = { cycle: 2, candidate: 2, champion: 0, duel: null, heldOut: null, race: null, tier: null } as const;
+  const o = { alpha: 0.05, minImprovementPct: 5, failure: null, challenger: undefined, champion: undefined };
+  it('says why for outcomes without a duel, and when the noise band leaves nothing provable', () => {
+    assert.equal(decisionWhy({ ...base, outcome: 'failed' }, { ...o, failure: 'failed the verify gate: UNSAT claimed on php.cnf, proof rejected' }), 'It failed a gate: failed the verify gate: UNSAT claimed on php.cnf, proof rejected. A candidate that fails a gate is never compared.');
+    assert.match(decisionWhy({ ...base, outcome: 'stopped at a tier', tier: { reached: 1, of: 3 } }, o), /^It stopped at perf tier 1 of 3/);
+    const race = { on: 'cpu' as const, ran: 1, of: 7, capped: 0, challengerS: 0.39, championS: 0.1, championTotalS: 2.74, thresholdS: 0, marginPct: 105.4, bandPct: 105.4, estimatedPar2: null, spentS: 0.4, reason: 'cannot win: its first 1 runs already take 0.39 s' };
+    const why = decisionWhy({ ...base, outcome: 'rejected early', race }, o);
+    assert.match(why, /^Racing stopped it after 1 of 7 instances: cannot win: its first 1 runs already take 0\.39 s\. The calibrated noise band is 105%: on instances this short/);
+    assert.doesNotMatch(decisionWhy({ ...base, outcome: 'rejected early', race: { ...race, bandPct: 4 } }, o), /noise band/);
+  });
+
+  it('names a SAT/UNSAT split from the two candidates\' own evaluations', () => {
+    const duel = { session: 's', purpose: 'decision' as const, on: 'cpu' as const, n: 20, timeoutS: 60, together: true, par2A: 2, par2B: 1.9, wallPar2A: 2, wallPar2B: 1.9, gainPct: 5, ci95: [-0.3, 0.1] as [number, number], p: 0.4, bandPct: 3, verdict: 'no significant difference' as const, fatal: null, at: '' };
+    const perf = (sat: number, unsat: number) => ({ n: 20, solved: 20, solvedSat: 10, solvedUnsat: 10, par2: (sat + unsat) / 2, par2Sat: sat, par2Unsat: unsat });
+    const cand = (id: number, p: ReturnType<typeof perf>) => ({ id, perf: p }) as unknown as Parameters<typeof decisionWhy>[1]['challenger'];
+    const why = decisionWhy({ ...base, outcome: 'not significant', duel }, { ...o, champion: cand(0, perf(1, 3)), challenger: cand(2, perf(1.5, 2.1)) });
+    assert.match(why, /^5\.0% faster \(PAR-2 2\.00 -> 1\.90 s.*but not significant.* Faster on UNSAT \(3\.00 -> 2\.10 s\) but slower on SAT \(1\.00 -> 1\.50 s\), by each one's own evaluation\.$/);
   });
 });
 

@@ -1,6 +1,6 @@
 // Verdicts in plain sentences: the common reasons a challenger that looks faster stays a challenger.
 import * as assert from 'node:assert/strict';
-import { explainComparison, minPairsForSignificance, type ExplainedComparison } from '../../src/core/explain';
+import { explainComparison, explainSplit, minPairsForSignificance, type ExplainedComparison } from '../../src/core/explain';
 
 const cmp = (o: Partial<ExplainedComparison> & { n?: number }): ExplainedComparison => ({ par2A: 1, par2B: 0.6, ci95: [-0.6, -0.2], wilcoxon: { n: o.n ?? 22, p: 0.01 }, verdict: 'B faster', ...o });
 
@@ -21,5 +21,15 @@ describe('verdicts explained', () => {
     assert.match(explainComparison(cmp({ par2B: 1.3, ci95: [0.1, 0.5], verdict: 'A faster' }), { alpha: 0.05, marginPct: 10 }), /^30\.0% slower \(.*\): significantly slower\.$/);
     assert.match(explainComparison(cmp({ par2B: 0.8, ci95: [-0.5, 0.1], wilcoxon: { n: 22, p: 0.3 }, verdict: 'no significant difference' }), { alpha: 0.05, marginPct: 10 }), /^20\.0% faster \(.*\), but not significant: p is not under 0\.05, and the CI includes no difference at all\. The instances do not agree on a direction\.$/);
     assert.match(explainComparison(cmp({ caveat: 'measured under different load', verdict: 'no significant difference' }), { alpha: 0.05, marginPct: 10 }), /^No verdict: measured under different load\.$/);
+  });
+});
+
+describe('explain: SAT against UNSAT', () => {
+  it('names opposite directions, and only those over 5%', () => {
+    assert.equal(explainSplit({ satA: 1.2, satB: 1.5, unsatA: 3, unsatB: 2.1 }), 'Faster on UNSAT (3.00 -> 2.10 s) but slower on SAT (1.20 -> 1.50 s), by each one\'s own evaluation.');
+    assert.match(explainSplit({ satA: 2, satB: 1, unsatA: 1, unsatB: 1.5 }) ?? '', /^Faster on SAT \(2\.00 -> 1\.00 s\) but slower on UNSAT/);
+    assert.equal(explainSplit({ satA: 1, satB: 0.5, unsatA: 1, unsatB: 0.5 }), undefined, 'same direction');
+    assert.equal(explainSplit({ satA: 1, satB: 1.04, unsatA: 1, unsatB: 0.5 }), undefined, 'under 5% is no direction');
+    assert.equal(explainSplit({ satA: null, satB: 1, unsatA: 1, unsatB: 0.5 }), undefined);
   });
 });

@@ -40,6 +40,8 @@ describe('shq (POSIX single quoting)', () => {
   });
   it('classifies ssh failures into sentences', () => {
     assert.match(sshError('h', { code: 255, stdout: '', stderr: 'ssh: connect to host 127.0.0.1 port 1: Connection refused\n' }, 'x').message, /cannot connect to h: connection refused/);
+    // Refused while the runs were under way: the host went away mid-evaluation, so it is a drop to resume from.
+    assert.match(sshError('h', { code: 255, stdout: '', stderr: 'ssh: connect to host 127.0.0.1 port 1: Connection refused\n' }, 'running a.cnf').message, /^the connection to h dropped \(running a\.cnf: sshd refused a new connection\): finished results are stored; run the evaluation again to resume$/);
     assert.match(sshError('h', { code: 255, stdout: '', stderr: 'Connection to 127.0.0.1 closed by remote host.\n' }, 'running a').message, /connection to h dropped \(running a\).*resume/);
     assert.match(sshError('h', { code: 1, stdout: '', stderr: 'cat: write error: No space left on device\n' }, 'uploading x').message, /remote disk is full on h/);
   });

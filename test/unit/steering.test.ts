@@ -15,12 +15,17 @@ import { initWorkspace } from '../../src/core/workspace/init';
 import { MAX_NOTES_CHARS, readNotes, writeNotes } from '../../src/core/workspace/notes';
 import { PlanApprovals, type PendingApproval } from '../../src/extension/planApprovals';
 import { MAX_RESULT_CHARS, transcriptMarkdown } from '../../src/extension/transcriptMarkdown';
-import { steeringState, SteeringStream, toStreamItem, type SteeringInputs } from '../../src/extension/webviews/steeringModel';
+import { progressText, steeringState, SteeringStream, toStreamItem, type SteeringInputs } from '../../src/extension/webviews/steeringModel';
 import { ApprovalMode, LIMITS, Step, SteeringHostMessage, SteeringState, SteeringViewMessage, type StreamEntry, type StreamItem } from '../../src/shared/steeringProtocol';
 import { appendStream, compactItems } from '../../src/shared/steeringStream';
+import { cycleProblem } from '../../src/extension/cycleProblem';
+import { SessionError } from '../../src/core/cycle/session';
+import { ConfigError } from '../../src/core/config/load';
+import { ProgressTracker } from '../../src/core/cycle/progress';
+import type { ProgressEvent } from '../../src/core/cycle/events';
 import { FIXTURES, RULES, tempDir, write } from './helpers';
 
-const idleState: SteeringState = { phase: 'idle', pausing: false, cycle: null, step: null, candidate: null, title: null, agent: null, approval: 'semi', strategy: 'champion-challenger', screens: false, outcome: null, pending: null, transcripts: false };
+const idleState: SteeringState = { phase: 'idle', pausing: false, cycle: null, step: null, candidate: null, title: null, agent: null, approval: 'semi', strategy: 'champion-challenger', screens: false, outcome: null, pending: null, transcripts: false, progress: null, retry: null, problem: null, why: null, nextAgent: 'tuner' };
 
 describe('steering protocol', () => {
   it('accepts the messages of the contract', () => {
@@ -30,7 +35,9 @@ describe('steering protocol', () => {
       { type: 'reject', candidate: 'SATLUTION_3' },
       { type: 'reject', candidate: 'SATLUTION_3', reason: 'too risky' },
       { type: 'editPlan', candidate: 'SATLUTION_12' },
-      ...['start', 'pause', 'stop', 'resume'].map((action) => ({ type: 'control', action })),
+      ...['start', 'pause', 'stop', 'resume', 'abandon'].map((action) => ({ type: 'control', action })),
+      { type: 'fix', action: 'setApiKey' },
+      { type: 'retryNow' },
       { type: 'saveNotes', text: '' },
       { type: 'setApproval', mode: 'auto' },
       { type: 'openTranscript' },
@@ -142,7 +149,7 @@ describe('steering stream', () => {
 
 describe('steering view state', () => {
   const saved = (over: Partial<CycleState>): CycleState => ({ cycle: 3, step: 'code', parent: 0, candidate: 3, title: 'try X', started_at: '', updated_at: '', outcome: null, champion_changed: false, proposals: [], hint: null, island: null, selected: null, ...over });
-  const input = (over: Partial<SteeringInputs>): SteeringInputs => ({ workspace: true, run: undefined, saved: undefined, approval: 'semi', strategy: 'champion-challenger', screens: false, pending: undefined, transcripts: false, ...over });
+  const input = (over: Partial<SteeringInputs>): SteeringInputs => ({ workspace: true, run: undefined, saved: undefined, approval: 'semi', strategy: 'champion-challenger', screens: false, pending: undefined, transcripts: false, problem: undefined, why: undefined, nextAgent: 'tuner', ...over });
   const valid = (s: SteeringState) => {
     assert.ok(SteeringState.safeParse(s).success, JSON.stringify(s));
     return s;
@@ -158,7 +165,7 @@ describe('steering view state', () => {
   });
 
   it('running, pausing, and a plan awaiting approval (clipped to the protocol)', () => {
-    const run = { agent: 'llm' as const, cycle: 3, step: 'code' as const, candidate: 'SATLUTION_3', title: 'try X', pausing: true };
+    const run = { agent: 'llm' as const, cycle: 3, step: 'code' as const, candidate: 'SATLUTION_3', title: 'try X', pausing: true, progress: null, retry: null };
     const r = valid(steeringState(input({ run, saved: saved({}) })));
     assert.deepEqual([r.phase, r.pausing, r.step, r.agent, r.pending], ['running', true, 'code', 'llm', null]);
     const pending: PendingApproval = { cycle: 3, candidate: 'SATLUTION_3', title: 't'.repeat(500), hypothesis: 'h'.repeat(LIMITS.hypothesis + 10), where: 'dialog' };
@@ -170,6 +177,56 @@ describe('steering view state', () => {
     // A new cycle has just started: no step of it yet, so the saved (previous) one is not shown as current.
     const fresh = valid(steeringState(input({ run: { ...run, cycle: null, step: null, candidate: null, title: null, pausing: false }, saved: saved({ step: 'done', outcome: 'done before' }) })));
     assert.deepEqual([fresh.phase, fresh.outcome], ['running', 'done before']);
+  });
+});
+
+describe('steering: progress, retries, problems and the why', () => {
+  const input = (over: Partial<SteeringInputs>): SteeringInputs => ({ workspace: true, run: undefined, saved: undefined, approval: 'semi', strategy: 'champion-challenger', screens: false, pending: undefined, transcripts: false, problem: undefined, why: undefined, nextAgent: 'tuner', ...over });
+  const run = { agent: 'llm' as const, cycle: 2, step: 'evaluate' as const, candidate: 'SATLUTION_2', title: 't', pausing: false, progress: null, retry: null };
+  const done: CycleState = { cycle: 2, step: 'done', parent: 0, candidate: 2, title: 't', started_at: '', updated_at: '', outcome: 'SATLUTION_2 not promoted', champion_changed: false, proposals: [], hint: null, island: null, selected: null };
+
+  it('a running evaluation shows its progress and a waiting retry; the last run\'s problem only when idle', () => {
+    const progress = { what: 'perf', candidate: 'SATLUTION_2', done: 3, total: 10, last: 'a.cnf (timeout)', elapsedS: 12, etaS: 28 };
+    const s = steeringState(input({ run: { ...run, progress, retry: { role: 'planner', message: 'anthropic rate limit (HTTP 429)', seconds: 20 } }, problem: { text: 'old', actions: ['showLog'] } }));
+    assert.ok(SteeringState.safeParse(s).success);
+    assert.deepEqual(s.progress, progress);
+    assert.equal(s.retry?.seconds, 20);
+    assert.equal(s.problem, null, 'a running cycle shows no stale problem');
+    const idle = steeringState(input({ saved: done, problem: { text: 'anthropic rejected the API key (HTTP 401)', actions: ['setApiKey'] }, why: '12.0% faster (PAR-2 ...), but not significant' }));
+    assert.ok(SteeringState.safeParse(idle).success);
+    assert.deepEqual(idle.problem?.actions, ['setApiKey']);
+    assert.match(idle.why ?? '', /not significant/);
+    assert.equal(steeringState(input({ saved: { ...done, step: 'code' }, why: 'x' })).why, null, 'an interrupted cycle has no verdict yet');
+  });
+
+  it('an error names the action that fixes it', () => {
+    const llm = (kind: string, message: string) => Object.assign(new Error(message), { name: 'LlmError', kind });
+    assert.deepEqual(cycleProblem(llm('auth', 'anthropic rejected the API key (HTTP 401); set it with ...'), true).actions, ['setApiKey', 'configureModels', 'resume']);
+    assert.deepEqual(cycleProblem(llm('model', 'openai does not know the model "x" (HTTP 404)'), false).actions, ['configureModels', 'openConfig']);
+    assert.deepEqual(cycleProblem(llm('server', 'openai server error (HTTP 500)'), true).actions, ['resume', 'showLog']);
+    assert.deepEqual(cycleProblem(new SessionError('no models configured: set models.planner'), false).actions, ['configureModels', 'runTuner']);
+    assert.deepEqual(cycleProblem(new Error('no API key for anthropic (m): set ANTHROPIC_API_KEY'), false).actions, ['setApiKey', 'configureModels']);
+    const cfg = cycleProblem(new ConfigError('satlution.yaml', [{ key: 'strategy', message: 'bad', range: { line: 3, column: 1, endLine: 3, endColumn: 2 } } as never]), false);
+    assert.deepEqual(cfg.actions, ['openConfig']);
+    assert.match(cfg.text, /satlution\.yaml is not valid: satlution\.yaml:3:1/);
+    assert.deepEqual(cycleProblem('a string', false), { text: 'a string', actions: ['showLog'] });
+  });
+
+  it('progress: elapsed and a linear ETA per stage; a measurement restarts when it counts from less', () => {
+    let t = 0;
+    const got: ProgressEvent[] = [];
+    const p = new ProgressTracker((e) => got.push(e), 'SATLUTION_4', () => t);
+    p.start('perf', 10);
+    t = 4000;
+    p.report(2, 10, 'x.cnf');
+    assert.deepEqual(got.map((e) => [e.what, e.done, e.elapsedS, e.etaS]), [['perf', 0, 0, null], ['perf', 2, 4, 16]]);
+    got.length = 0;
+    p.reportIn('side by side', 5, 20, null);
+    t = 6000;
+    p.reportIn('side by side', 10, 20, null);
+    p.reportIn('side by side', 2, 20, null);
+    assert.deepEqual(got.map((e) => [e.what, e.done, e.elapsedS]), [['side by side', 0, 0], ['side by side', 5, 0], ['side by side', 10, 2], ['side by side', 0, 0], ['side by side', 2, 0]]);
+    assert.equal(progressText({ what: 'perf', candidate: 'SATLUTION_4', done: 2, total: 10, last: 'x.cnf', elapsedS: 64, etaS: 256 }), 'perf: 2/10 · SATLUTION_4 · 1:04 elapsed, about 4:16 left · last: x.cnf');
   });
 });
 

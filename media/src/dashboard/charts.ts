@@ -84,6 +84,8 @@ export interface CyclePoint {
   title: string | null;
   outcome: string | null;
   newChampion: boolean;
+  /** Why it was or was not promoted (the decision's sentence), when a decision was made. */
+  why: string | null;
 }
 
 export interface Baseline {
@@ -112,6 +114,7 @@ export function cyclesChart(
   o: { champion: (Pt & { dir: string })[]; candidates: CyclePoint[]; rejected: RejectedPoint[]; baselines: Baseline[]; lastCycle: number },
   p: Palette,
   onPick: (dir: string) => void,
+  onPoint: (c: CyclePoint | undefined) => void = () => undefined,
 ): Chart {
   const baselineSets: ChartDataset<'line', Pt[]>[] = o.baselines.map((b) => ({
     label: `${b.label} (baseline${b.offScale ? `, ${secs(b.par2)} s, above the axis` : ''})`,
@@ -204,7 +207,9 @@ export function cyclesChart(
             },
             footer: (items) => {
               const i = items.find((x) => isCandidate(x.datasetIndex));
-              return (i && pick(i.datasetIndex, i.dataIndex)?.title) || '';
+              if (!i) return '';
+              const c = i.datasetIndex === 1 ? others[i.dataIndex] : i.datasetIndex === 2 ? crowned[i.dataIndex] : undefined;
+              return [pick(i.datasetIndex, i.dataIndex)?.title ?? '', ...wrap(c?.why ?? '', 64)].filter(Boolean);
             },
           },
         },
@@ -216,10 +221,25 @@ export function cyclesChart(
       onHover: (e, elements) => {
         const t = e.native?.target;
         if (t instanceof HTMLElement) t.style.cursor = elements.some((el) => isCandidate(el.datasetIndex)) ? 'pointer' : 'default';
+        const el = elements.find((x) => x.datasetIndex === 1 || x.datasetIndex === 2);
+        if (el) onPoint(el.datasetIndex === 1 ? others[el.index] : crowned[el.index]);
       },
     },
   };
   return new Chart(canvas, config);
+}
+
+/** A long sentence as tooltip lines of about `width` characters, broken at spaces. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const w of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + w.length > width) {
+      lines.push(line);
+      line = w;
+    } else line = line ? `${line} ${w}` : w;
+  }
+  return line ? [...lines, line] : lines;
 }
 
 export interface CactusSeries {

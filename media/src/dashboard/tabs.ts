@@ -64,7 +64,7 @@ function cycles(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
   ];
   const points: CyclePoint[] = cs
     .filter((c) => c.candidatePar2 !== null && c.candidate !== null)
-    .map((c) => ({ cycle: c.cycle, par2: c.candidatePar2!, dir: dirOf(c.candidate), title: c.title, outcome: c.outcome, newChampion: c.championChanged }));
+    .map((c) => ({ cycle: c.cycle, par2: c.candidatePar2!, dir: dirOf(c.candidate), title: c.title, outcome: c.outcome, newChampion: c.championChanged, why: v.data.verdicts.decisions.find((d) => d.cycle === c.cycle && d.candidate === c.candidate)?.why ?? null }));
   const last = cs[cs.length - 1]!;
   // A baseline far above the candidates would squash them: fit the axis unless asked otherwise.
   const top = Math.max(...champion.map((c) => c.y), ...points.map((c) => c.par2));
@@ -91,7 +91,15 @@ function cycles(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
     ),
   );
   const canvas = chartBox(el, `Line chart: PAR-2 in seconds per cycle, for the champion and each cycle's candidate, with ${baselines.length} baseline reference line${baselines.length === 1 ? '' : 's'}`, summary, chartHeight(320));
-  charts.push(cyclesChart(canvas, { champion, candidates: points, rejected, baselines: shown, lastCycle: last.cycle }, p, (dir) => ctx.post({ type: 'openResults', candidate: dir })));
+  // The point under the pointer, explained below the chart (the tooltip shows it too, but vanishes): the newest by default.
+  const explained = points.filter((c) => c.why);
+  const pointWhy = h('p', { class: 'point-why', 'aria-live': 'polite' });
+  const explain = (c: CyclePoint | undefined) => {
+    if (c?.why) pointWhy.replaceChildren(h('strong', {}, `Cycle ${c.cycle}, ${c.dir}: `), c.why);
+  };
+  explain(explained[explained.length - 1]);
+  el.append(pointWhy);
+  charts.push(cyclesChart(canvas, { champion, candidates: points, rejected, baselines: shown, lastCycle: last.cycle }, p, (dir) => ctx.post({ type: 'openResults', candidate: dir }), explain));
 }
 
 // ---- cactus plot (paper Fig. 2) ----------------------------------------------------------------------

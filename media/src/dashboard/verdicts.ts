@@ -33,32 +33,9 @@ const OUTCOME_LABEL: Record<DecisionOutcome, string> = {
 /** An outcome as a coloured pill (class oc-<outcome>), with why on hover. */
 const badge = (d: DashDecision) => h('span', { class: `outcome oc-${d.outcome.replace(/\W+/g, '-')}`, title: why(d) }, OUTCOME_LABEL[d.outcome]);
 
-/** Why a decision ended as it did, in one sentence. */
-function why(d: DashDecision): string {
-  const g = d.duel?.gainPct ?? 0;
-  switch (d.outcome) {
-    case 'promoted':
-      return 'Significantly faster side by side, by at least the margin: the new champion.';
-    case 'not significant':
-      return d.duel && Math.abs(g) <= d.duel.bandPct ? `The difference (${signedPct(g)}) is inside the ${pct(d.duel.bandPct)} noise band.` : 'The paired test cannot tell the two apart.';
-    case 'slower':
-      return 'Significantly slower than the champion side by side.';
-    case 'under the margin':
-      return 'Significantly faster side by side, but by less than the margin.';
-    case 'vetoed':
-      return 'Faster beyond the margin, yet not promoted: the held-out set, a person, or another proposal of the cycle (see the cycle\u2019s outcome).';
-    case 'rejected early':
-      return 'Racing stopped its perf runs: it could no longer win. It met the champion in no duel.';
-    case 'stopped at a tier':
-      return 'Not among the best at a cheaper perf tier: never measured on the whole set.';
-    case 'failed':
-      return 'Failed a gate, or crashed or answered wrongly side by side.';
-    case 'not compared':
-      return 'The cycle ended without a side-by-side comparison of this challenger.';
-    case 'pending':
-      return 'The cycle has not decided yet.';
-  }
-}
+/** Why a decision ended as it did, in plain sentences (the host's core/explain.ts: CI, n, p, the margin and the reason). */
+const why = (d: DashDecision): string => d.why;
+
 /** A time basis as a sentence says it. */
 const basisName = (on: 'wall' | 'cpu') => (on === 'cpu' ? 'CPU' : 'wall');
 /** A percentage. */

@@ -8,11 +8,13 @@ import { findDratTrim, findOnPath } from '../../core/run/tools';
 import { FAMILIES, FAMILY_HELP, type Family } from '../../core/suite/families';
 import { generateSuite, splitPerFamily, writeSuiteSet, type ProvedInstance } from '../../core/suite/suite';
 import { findWorkspace } from '../../core/workspace/snapshot';
+import { addSampleBenchmarks } from '../../core/workspace/samples';
 import { UsageError } from '../errors';
 
 export const GENERATE_HELP = `satlution generate pigeonhole PIGEONS HOLES [--out FILE]
 satlution generate planted VARS RATIO SEED [--out FILE]
 satlution generate shuffle SEED --in FILE [--out FILE]
+satlution generate samples [--dir D]
 satlution generate suite [--dir D] [--seed N] [--count FAMILY=N,...] [--heldout-share 0.5]
                          [--train-set perf] [--heldout-set heldout] [--out DIR] [--jobs N]
                          [--prover SOLVER] [--timeout S]
@@ -20,6 +22,8 @@ satlution generate suite [--dir D] [--seed N] [--count FAMILY=N,...] [--heldout-
 pigeonhole is UNSAT when PIGEONS > HOLES (hard for resolution: PHP(10,9) takes seconds); planted is
 "2-hidden" random 3-SAT, satisfiable by construction (ratio about 4.2 is hardest); shuffle renames
 variables, flips polarities and reorders clauses of any CNF (the same formula up to isomorphism).
+samples fills the workspace's smoke, verify and perf sets that hold no instance yet with small planted
+SAT and pigeonhole UNSAT formulas, answers known by construction: enough for a first evaluation.
 
 suite generates benchmark families with real signal for tuning, deterministic in --seed:
 ${FAMILIES.map((f) => `  ${f.padEnd(14)} ${FAMILY_HELP[f]}`).join('\n')}
@@ -58,6 +62,7 @@ export async function generateCommand(argv: string[]): Promise<number> {
   });
   const [kind, ...rest] = positionals;
   if (kind === 'suite') return suiteCommand(values);
+  if (kind === 'samples' && !rest.length) return samplesCommand(values.dir);
   const nums = rest.map(Number);
   const ints = (n: number) => nums.slice(0, n).every((x) => Number.isInteger(x) && x > 0);
   let text: string;
@@ -75,6 +80,15 @@ export async function generateCommand(argv: string[]): Promise<number> {
   } else throw new UsageError(`cannot generate "${positionals.join(' ')}"\n\n${GENERATE_HELP}`);
   if (values.out) await fs.writeFile(values.out, text);
   else process.stdout.write(text);
+  return 0;
+}
+
+/** `generate samples`: the first-run sets of core/workspace/samples.ts, into the workspace at or above `dir`. */
+async function samplesCommand(dir: string | undefined): Promise<number> {
+  const ws = await findWorkspace(dir ?? '.');
+  if (!ws) throw new UsageError(`no satlution.yaml in ${dir ?? '.'} or above: pass --dir WORKSPACE`);
+  for (const r of await addSampleBenchmarks(ws, await loadConfig(ws)))
+    process.stdout.write(r.written ? `${r.set}: ${r.written} sample instances written to ${r.dir}\n` : `${r.set}: kept (${r.kept} instances already there)\n`);
   return 0;
 }
 

@@ -1,4 +1,6 @@
+import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { workspaceState } from '../../core/config/lastGood';
 import { unisolated } from '../../core/isolation/settings';
 import { formatIssue } from '../../core/config/load';
 import { candidateDirName } from '../../core/layout';
@@ -23,6 +25,8 @@ export async function statusCommand(argv: string[]): Promise<number> {
     strict: true,
   });
   const dir = await findWorkspace(values.dir);
+  // A store without its config is a workspace to restore, not one to create: init there would orphan its history.
+  if (!dir && (await workspaceState(path.resolve(values.dir))) === 'configMissing') throw new UsageError(`${values.dir} is a SATLUTION workspace whose satlution.yaml is missing; put it back with \`satlution restore-config\``);
   if (!dir) throw new UsageError(`no satlution.yaml in ${values.dir} or above; create a workspace with \`satlution init\``);
   const show = async () => {
     const snap = await readSnapshot(dir);

@@ -99,3 +99,67 @@ export async function writeValues(ws: string, values: ConfigValue[]): Promise<vo
   const next = withValues(text, values);
   if (next !== text) await writeFileAtomic(file, next);
 }
+
+/** A model for some roles, as "Configure Models" writes it: one flow-map line per role. */
+export interface ModelChoice {
+  provider: 'openai' | 'anthropic' | 'openai-compatible';
+  model: string;
+  base_url?: string;
+}
+
+/** The flow map of a model choice, with plain scalars where YAML allows them. */
+const modelLine = (m: ModelChoice) => `{ ${[['provider', m.provider], ['model', m.model], ...(m.base_url ? [['base_url', m.base_url]] : [])].map(([k, v]) => `${k}: ${/^[\w./:-]+$/.test(v!) && !/^\d/.test(v!) ? v : JSON.stringify(v)}`).join(', ')} }`;
+
+/**
+ * The text with `models.<role>` set for each role, spliced so the rest of the file stays as it was:
+ * `models: {}` becomes a block with a line per role; in a block, a role's line is replaced or added.
+ * Throws if the result is not a valid config.
+ */
+export function withModels(text: string, roles: readonly ('planner' | 'coder' | 'judge')[], m: ModelChoice): string {
+  let out = text;
+  for (const role of roles) {
+    const doc = parseDocument(out, { uniqueKeys: true });
+    if (doc.errors.length) throw new Error(`${CONFIG_FILE} has a YAML error (${doc.errors[0]!.message.split('\n')[0]}); fix it first`);
+    const root = doc.contents;
+    const pair = isMap(root) ? root.items.find((p) => isScalar(p.key) && p.key.value === 'models') : undefined;
+    const models = pair?.value;
+    const line = `${role}: ${modelLine(m)}`;
+    if (!pair) out = `${out.replace(/\s*$/, '')}\nmodels:\n  ${line}\n`;
+    else if (isMap(models) && models.flow && !models.items.length && models.range) {
+      // `models: {}`: the block starts on the next line (the space before `{}` goes too).
+      const start = out.lastIndexOf(':', models.range[0]) + 1;
+      out = `${out.slice(0, start)}\n  ${line}${out.slice(models.range[1])}`;
+    } else if (isMap(models) && !models.flow) {
+      const own = models.items.find((p) => isScalar(p.key) && p.key.value === role);
+      const firstKey = models.items[0]!.key as { range: [number, number, number] };
+      const indent = firstKey.range[0] - out.lastIndexOf('\n', firstKey.range[0]) - 1;
+      if (own && (own.key as { range?: [number, number, number] }).range && (own.value as { range?: [number, number, number] } | null)?.range) {
+        const from = (own.key as { range: [number, number, number] }).range[0];
+        const to = (own.value as { range: [number, number, number] }).range[1];
+        out = `${out.slice(0, from)}${line}${out.slice(to)}`;
+      } else {
+        const last = models.items[models.items.length - 1]!;
+        const end = (last.value as { range?: [number, number, number] } | null)?.range?.[1] ?? (last.key as { range: [number, number, number] }).range[1];
+        const eol = out.indexOf('\n', end);
+        const at = eol < 0 ? out.length : eol;
+        out = `${out.slice(0, at)}\n${' '.repeat(indent)}${line}${out.slice(at)}`;
+      }
+    } else {
+      // An unusual shape (a non-empty flow map): let the Document re-render it.
+      doc.setIn(['models', role], { provider: m.provider, model: m.model, ...(m.base_url ? { base_url: m.base_url } : {}) });
+      out = doc.toString();
+    }
+  }
+  const r = parseConfig(out);
+  if (!r.ok) throw new Error(`${CONFIG_FILE} would not be valid: ${formatIssue(r.issues[0]!)}`);
+  for (const role of roles) if (r.config.models[role]?.model !== m.model) throw new Error(`models.${role} could not be set in ${CONFIG_FILE}`);
+  return out;
+}
+
+/** Sets the models of the roles in the workspace's satlution.yaml (atomically). */
+export async function writeModels(ws: string, roles: readonly ('planner' | 'coder' | 'judge')[], m: ModelChoice): Promise<void> {
+  const file = path.join(ws, CONFIG_FILE);
+  const text = await fs.readFile(file, 'utf8');
+  const next = withModels(text, roles, m);
+  if (next !== text) await writeFileAtomic(file, next);
+}

@@ -7,6 +7,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Doc
 import type { z } from 'zod';
 import { ConfigSchema, configJsonSchema, type Config } from './schema';
 import { CONFIG_FILE } from '../layout';
+import { LAST_GOOD_CONFIG, rememberConfig } from './lastGood';
 
 export interface SourceRange {
   line: number; // 1-based
@@ -79,14 +80,21 @@ export async function loadConfig(workspaceDir: string): Promise<Config> {
     throw new ConfigError(file, [
       {
         key: '(file)',
-        message: `cannot read it (${(e as NodeJS.ErrnoException).code ?? String(e)}); run \`satlution init\` to create a workspace`,
+        message: `cannot read it (${(e as NodeJS.ErrnoException).code ?? String(e)}); ${await missingConfigAdvice(workspaceDir)}`,
         range: { line: 1, column: 1, endLine: 1, endColumn: 1 },
       },
     ]);
   }
   const r = parseConfig(text);
   if (!r.ok) throw new ConfigError(file, r.issues);
+  await rememberConfig(workspaceDir, text);
   return r.config;
+}
+
+/** What to do about a missing config: restore it where the store remains (init there would orphan the history), else init. */
+async function missingConfigAdvice(workspaceDir: string): Promise<string> {
+  const kept = await fs.stat(path.join(workspaceDir, LAST_GOOD_CONFIG)).then(() => true, () => false);
+  return kept ? `restore the last good copy with \`satlution restore-config\` (it is ${LAST_GOOD_CONFIG})` : 'run `satlution init` to create a workspace';
 }
 
 type Path = (string | number)[];

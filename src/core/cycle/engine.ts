@@ -29,6 +29,7 @@ import type { DuelDoc } from '../eval/duel';
 import { ensureCpuBudget } from './budget';
 import type { AgentSink, CycleEvent } from './events';
 import type { PauseRequest } from './pause';
+import { ProgressTracker } from './progress';
 import { readCycle, saveCycle, type CycleState } from '../store/cycleState';
 import { duelComparison, duelWithChampion, noiseBand, racePolicy, type VerdictContext } from './verdicts';
 import { measuredInFull } from '../eval/evalDoc';
@@ -337,7 +338,16 @@ function evaluationBase(req: CycleRequest): Pick<EvaluationRequest, 'ws' | 'conf
  * always go the whole way, since everything else is compared with them.
  */
 async function evaluateCandidate(req: CycleRequest, dir: string, o: { reference?: boolean; race?: RacePolicy } = {}): Promise<EvalDoc> {
-  const r = await evaluateSolver({ ...evaluationBase(req), solverDir: dir, overrides: { stage: 'all', ...jobsOverride(req) }, tiers: { reference: !!o.reference }, ...(o.race ? { race: o.race } : {}) });
+  const progress = new ProgressTracker((e) => req.onEvent?.(e), path.basename(dir));
+  const r = await evaluateSolver({
+    ...evaluationBase(req),
+    solverDir: dir,
+    overrides: { stage: 'all', ...jobsOverride(req) },
+    tiers: { reference: !!o.reference },
+    ...(o.race ? { race: o.race } : {}),
+    onGateStart: (gate, total) => progress.start(gate, total),
+    onResult: (_g, run, done, total) => progress.report(done, total, run.status === 'solved' ? run.instance : `${run.instance} (${run.status})`),
+  });
   return r.doc;
 }
 
@@ -359,6 +369,7 @@ async function heldOutObjection(req: CycleRequest, cycle: number, winner: number
 /** The cycle request as the verdict helpers (cycle/verdicts.ts) need it. */
 function verdictContext(req: CycleRequest): VerdictContext {
   let quarter = 0;
+  const tracker = new ProgressTracker((e) => req.onEvent?.(e), null);
   return {
     ws: req.ws,
     config: req.config,
@@ -367,6 +378,7 @@ function verdictContext(req: CycleRequest): VerdictContext {
     log: (message) => req.onEvent?.({ type: 'log', message }),
     // A side-by-side measurement is as long as an evaluation: a line at each quarter of it.
     progress: (done, total) => {
+      tracker.reportIn('side by side', done, total, null);
       const q = total > 0 ? Math.floor((4 * done) / total) : 0;
       if (q > quarter) req.onEvent?.({ type: 'log', message: `side by side: ${done}/${total} runs` });
       quarter = q >= 4 ? 0 : Math.max(quarter, q);

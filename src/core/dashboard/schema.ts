@@ -247,6 +247,8 @@ export const DashDecision = z.object({
   heldOut: DashDuel.nullable(),
   race: DashRace.nullable(),
   tier: z.object({ reached: z.number().int().positive(), of: z.number().int().positive() }).nullable(),
+  /** The outcome in plain sentences (core/explain.ts): the change with its CI, n and p, the margin, and the reason. */
+  why: z.string().max(1200),
 });
 export type DashDecision = z.infer<typeof DashDecision>;
 

@@ -12,6 +12,7 @@ import { parseCandidateDir } from '../layout';
 import type { RunStatus } from '../run/result';
 import type { CycleState } from '../store/cycleState';
 import type { ParsedEval } from './read';
+import { explainComparison, explainSplit } from '../explain';
 import { RUN_STATUSES, SessionId, type DashCandidate, type DashDecision, type DashDuel, type DashRace, type DashRule, type DecisionOutcome, type DuelPairs, type NoiseRow, type VerdictsData } from './schema';
 
 /** A kept duel without its pairs: what the summary needs (the pairs are read again, in full, when asked for). */
@@ -112,6 +113,47 @@ function raceOf(e: ParsedEval | undefined): DashRace | null {
   return { on: r.on, ran: r.ran, of: r.of, capped: r.capped, challengerS: round3(r.challenger_s), championS: round3(r.champion_s), championTotalS: round3(r.champion_total_s), thresholdS: round3(r.threshold_s), marginPct: round3(r.margin_pct), bandPct: round3(r.band_pct), estimatedPar2: r.estimated_par2 === null ? null : round3(r.estimated_par2), spentS: round3(r.spent_s), reason: r.reason.slice(0, 600) };
 }
 
+/** A decision's outcome in plain sentences, from its duel (and the held-out check), racing or the tier it reached. */
+export function decisionWhy(d: Omit<DashDecision, 'why'>, o: { alpha: number; minImprovementPct: number; failure: string | null; challenger: DashCandidate | undefined; champion: DashCandidate | undefined }): string {
+  const duelWhy = (x: DashDuel) =>
+    explainComparison({ par2A: x.par2A, par2B: x.par2B, ci95: x.ci95, wilcoxon: { n: x.n, p: x.p }, verdict: x.verdict }, { alpha: o.alpha, marginPct: Math.max(o.minImprovementPct, x.bandPct) });
+  const a = o.champion?.perf;
+  const b = o.challenger?.perf;
+  const split = a && b ? explainSplit({ satA: a.par2Sat, satB: b.par2Sat, unsatA: a.par2Unsat, unsatB: b.par2Unsat }) : undefined;
+  const withSplit = (t: string) => (split ? `${t} ${split}` : t);
+  const why = decisionReason(d, o, duelWhy, withSplit);
+  // A band this wide leaves almost no gain provable: say what would help, not only what happened.
+  const band = Math.max(d.race?.bandPct ?? 0, d.duel?.bandPct ?? 0);
+  return band >= NOISY_BAND_PCT ? `${why} The calibrated noise band is ${band.toFixed(0)}%: on instances this short the machine's noise is larger than most gains; instances that take longer would make decisions possible.` : why;
+}
+
+/** A noise band from which on a decision is mostly noise (percent). */
+const NOISY_BAND_PCT = 50;
+
+/** The reason part of decisionWhy, per outcome. */
+function decisionReason(d: Omit<DashDecision, 'why'>, o: { failure: string | null }, duelWhy: (x: DashDuel) => string, withSplit: (t: string) => string): string {
+  switch (d.outcome) {
+    case 'failed':
+      return d.duel?.fatal ? `It failed in the side-by-side measurement: ${d.duel.fatal}.` : `It failed a gate${o.failure ? `: ${o.failure}` : ''}. A candidate that fails a gate is never compared.`;
+    case 'rejected early':
+      return d.race ? `Racing stopped it after ${d.race.ran} of ${d.race.of} instances: ${d.race.reason}.` : 'Racing stopped it early.';
+    case 'stopped at a tier':
+      return `It stopped at perf tier ${d.tier?.reached ?? '?'} of ${d.tier?.of ?? '?'}: it did not rank high enough on the cheaper tier to be measured on the whole set.`;
+    case 'pending':
+      return 'The decision is not made yet: the cycle is still running or was interrupted.';
+    case 'not compared':
+      return d.duel?.fatal ? `No verdict: ${d.duel.fatal}.` : 'It was not compared side by side with the champion (another proposal of the cycle measured faster, or the cycle ended before its duel).';
+    case 'vetoed': {
+      const held = d.heldOut ? ` On the held-out set, side by side: PAR-2 ${d.heldOut.par2A.toFixed(2)} -> ${d.heldOut.par2B.toFixed(2)} s (${d.heldOut.verdict}), so it was not promoted.` : ' It was not promoted: a person or another proposal of the cycle decided otherwise.';
+      return d.duel ? withSplit(`${duelWhy(d.duel)}${held}`) : held.trim();
+    }
+    case 'promoted':
+      return d.duel ? withSplit(`${duelWhy(d.duel)}${d.heldOut ? ` Not slower on the held-out set (PAR-2 ${d.heldOut.par2A.toFixed(2)} -> ${d.heldOut.par2B.toFixed(2)} s).` : ''} Promoted.`) : 'Promoted.';
+    default:
+      return d.duel ? withSplit(duelWhy(d.duel)) : 'No side-by-side measurement was kept for it.';
+  }
+}
+
 /** Everything the Verdicts view shows but the pairs. */
 export function verdictsData(o: {
   config: Config | undefined;
@@ -158,16 +200,19 @@ export function verdictsData(o: {
     const e = o.evals.get(id);
     const k = kept.get(key(cycle, id));
     const duel = k?.decision;
-    return {
+    const champion = (duel && candidateOf(duel.a.dir)) ?? s?.parent ?? null;
+    const d = {
       cycle,
       candidate: id,
-      champion: (duel && candidateOf(duel.a.dir)) ?? s?.parent ?? null,
+      champion,
       outcome: outcomeOf(id, s, o.candidates.get(id), e, duel, minImprovement),
       duel: duel ? dashDuel(duel, 'decision') : null,
       heldOut: k?.heldOut ? dashDuel(k.heldOut, 'held-out') : null,
       race: raceOf(e),
       tier: e?.tier && e.tier.reached < e.tier.of ? e.tier : null,
     };
+    const why = decisionWhy(d, { alpha: o.config?.strategy.alpha ?? 0.05, minImprovementPct: minImprovement, failure: e?.failure ?? o.candidates.get(id)?.failure ?? null, challenger: o.candidates.get(id), champion: champion === null ? undefined : o.candidates.get(champion) });
+    return { ...d, why: why.slice(0, 1200) };
   });
   return {
     rule: o.config ? ruleInForce(o.config, cal) : null,

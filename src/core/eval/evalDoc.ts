@@ -107,6 +107,8 @@ export const EvalDoc = z.object({
   race: RaceDoc.optional(),
   /** The sandbox the build and runs had: `off` when any of them ran without isolation. Absent: written before sandboxes, so none. */
   isolation: z.enum(['bwrap', 'off']).optional(),
+  /** The perf set the perf gate ran on (instances/setVersion.ts), so a reader can tell a measurement on an older set. Absent: perf did not run, or written before sets had versions. */
+  perf_set: z.object({ version: z.string(), instances: z.number().int().nonnegative() }).optional(),
   gates: z.array(GateDoc),
 });
 export type EvalDoc = z.infer<typeof EvalDoc>;

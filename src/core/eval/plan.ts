@@ -91,11 +91,11 @@ export async function complianceGate(config: Config, workspaceDir: string | unde
 }
 
 export const MISSING_DRAT_TRIM =
-  'proof checking needs drat-trim: run scripts/setup-sat-tools.sh, set evaluation.drat_trim in satlution.yaml, pass --drat-trim PATH, or turn proofs off';
+  'proof checking needs drat-trim: locate or build it (VS Code: "SATLUTION: Set Up drat-trim"; or git clone https://github.com/marijnheule/drat-trim && make -C drat-trim), then set evaluation.drat_trim in satlution.yaml or pass --drat-trim PATH; or turn proofs off';
 
 /** Starts like MISSING_DRAT_TRIM, so the CLI adds its --no-proofs hint (which turns the audit off too). */
 export const MISSING_DRAT_TRIM_AUDIT =
-  'proof checking needs drat-trim for the perf audit (stages.perf.audit re-checks a sample of UNSAT answers): build it with scripts/setup-sat-tools.sh, set evaluation.drat_trim in satlution.yaml or pass --drat-trim PATH, or turn the audit off with stages.perf.audit.min: 0 and share: 0';
+  'proof checking needs drat-trim for the perf audit (stages.perf.audit re-checks a sample of UNSAT answers): locate or build it ("SATLUTION: Set Up drat-trim"), set evaluation.drat_trim in satlution.yaml or pass --drat-trim PATH, or turn the audit off with stages.perf.audit.min: 0 and share: 0';
 
 /** Whether the build or a stage that ran had no sandbox (a stage that never started measured nothing). */
 function ranUnconfined(gates: readonly GateReport[], build: IsolationMode): boolean {

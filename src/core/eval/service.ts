@@ -13,6 +13,7 @@ import type { Config } from '../config/schema';
 import { parseCandidateDir } from '../layout';
 import type { InstanceResult } from '../run/result';
 import { findDratTrim } from '../run/tools';
+import { setVersion } from '../instances/setVersion';
 import { type RunnerEnv, stageRunners } from '../runners/select';
 import type { AuditRandom } from './audit';
 import type { EvalDoc } from './evalDoc';
@@ -152,6 +153,9 @@ export async function evaluateSolver(req: EvaluationRequest): Promise<Evaluation
     outcome = { verdict: r.verdict, gates, stages: [...head, plans[reached - 1]!], tier: { reached, of: plans.length } };
   }
   const doc = evalDoc({ solverDir, runner, verdict: outcome.verdict, gates: outcome.gates, stages: outcome.stages, buildIsolation: isolationFor(config).mode, ...(outcome.tier ? { tier: outcome.tier } : {}) });
+  // The whole perf set's version, also for a tier or a race that ran part of it: that is the set the figures belong to.
+  const perfSet = perf?.gate === 'perf' && outcome.gates.some((g) => g.gate === 'perf') ? await setVersion(perf.dir, common.cache) : undefined;
+  if (perfSet) doc.perf_set = perfSet;
   const recorded = ws && req.record !== false ? await recordEvaluation(ws, solverDir, doc) : undefined;
   return { verdict: outcome.verdict, gates: outcome.gates, doc, stages, ...(recorded ? { recorded } : {}) };
 }

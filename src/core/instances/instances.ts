@@ -155,6 +155,16 @@ export class InstanceCache {
     return { hash: e.hash, plain, vars: e.vars, clauses: e.clauses, bytes: e.bytes, emptyClause: e.emptyClause };
   }
 
+  /** The content hash of `file`: the cached one while the file is unchanged, else hashed now (the index is left as it is: readers must not race the evaluator's writes). */
+  async contentHash(file: string): Promise<string> {
+    const index = await this.load();
+    const st = await fs.stat(file);
+    const abs = path.resolve(file);
+    const e = index.get(abs);
+    if (e && e.size === st.size && e.mtimeMs === st.mtimeMs && e.ctimeMs === st.ctimeMs && e.ino === st.ino) return e.hash;
+    return hashFile(abs);
+  }
+
   async save(): Promise<void> {
     if (!this.dirty || !this.index) return;
     await writeJsonAtomic(path.join(this.dir, 'instances.json'), Object.fromEntries(this.index));

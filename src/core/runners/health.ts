@@ -34,7 +34,7 @@ export async function checkRunnerHealth(runner: RunnerConfig, config: Config, ws
   out.push(
     drat
       ? { check: 'drat-trim', level: 'ok', detail: drat }
-      : { check: 'drat-trim', level: proofs ? 'error' : 'warning', detail: `not found${proofs ? ' but stages check proofs' : ''}: run scripts/setup-sat-tools.sh or set evaluation.drat_trim` },
+      : { check: 'drat-trim', level: proofs ? 'error' : 'warning', detail: `not found${proofs ? ' but stages check proofs' : ''}: locate or build it (Runners view: click this line), or set evaluation.drat_trim in satlution.yaml` },
   );
   const isolation = isolationFor(config, runner.name);
   // With sandbox: off the finding is the warning, whatever this machine offers.

@@ -91,6 +91,8 @@ export function sshError(host: string, r: SshResult, during: string): Error {
   const last = e.trim().split('\n').pop()?.trim() ?? '';
   if (/No space left on device|Disk quota exceeded/i.test(e)) return new Error(`the remote disk is full on ${host} (${during}): free space in the runner's workdir there`);
   if (r.code === SSH_FAILED || r.code === null) {
+    // Refused in the middle of an evaluation: the host went away between two calls, which is a drop to resume from, not a setup error.
+    if (/Connection refused/i.test(e) && /^running /.test(during)) return new Error(`the connection to ${host} dropped (${during}: sshd refused a new connection): finished results are stored; run the evaluation again to resume`);
     if (/Connection refused/i.test(e)) return new Error(`cannot connect to ${host}: connection refused (is sshd running there, and are the host alias and port in your ssh config right?)`);
     if (/Could not resolve hostname/i.test(e)) return new Error(`cannot connect to ${host}: unknown host name (${last})`);
     if (/Permission denied|Host key verification failed/i.test(e)) return new Error(`cannot log in to ${host}: ${last} (ssh runs with BatchMode: use a key or agent, and accept the host key once with a plain ssh)`);

@@ -8,6 +8,7 @@ import { placeholderResults } from './resultsFile';
 import { z } from 'zod';
 import { renderConfig } from '../config/template';
 import { parseConfig } from '../config/load';
+import { hasLastGoodConfig, workspaceState } from '../config/lastGood';
 import type { Approver, Logger } from '../ports';
 import { CandidateStore } from '../store/candidates';
 import { writeFileAtomic } from '../store/atomic';
@@ -136,6 +137,9 @@ async function init(o: InitOptions, dir: string): Promise<InitResult> {
   if (!names.has(primary)) throw new Error(`primary seed "${primary}" is not among the seeds (${[...names].join(', ')})`);
   if (await exists(path.join(dir, CONFIG_FILE)))
     throw new Error(`${path.join(dir, CONFIG_FILE)} already exists: this workspace is initialized`);
+  // Its store remains: a new init would start a second history and orphan the first.
+  if ((await workspaceState(dir)) === 'configMissing')
+    throw new Error(`${dir} is a SATLUTION workspace whose ${CONFIG_FILE} is missing (its candidates are in ${STATE_DIR}/); ${(await hasLastGoodConfig(dir)) ? 'put it back with `satlution restore-config`' : `write ${CONFIG_FILE} again (\`satlution schema\` describes it)`} instead of initializing`);
   const candidateDir = path.join(dir, candidateDirName(0));
   if (await exists(candidateDir))
     throw new Error(`${candidateDirName(0)} already exists (left by an interrupted init?); move it away and run init again`);

@@ -94,3 +94,9 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
 export async function writeResults(candidateDir: string, cycle: number, doc: ResultsInput, cmp?: ResultsComparison, notes?: ResultsNotes): Promise<void> {
   await fs.writeFile(path.join(candidateDir, RESULTS_FILE), renderResults(path.basename(candidateDir), cycle, doc, cmp, notes));
 }
+
+/** The "**Why:**" sentence of a candidate's RESULTS.md, when its evaluation was compared with the champion. */
+export async function readWhy(candidateDir: string): Promise<string | undefined> {
+  const text = await fs.readFile(path.join(candidateDir, RESULTS_FILE), 'utf8').catch(() => '');
+  return /^\*\*Why:\*\* (.+)$/m.exec(text)?.[1]?.trim();
+}

@@ -4,6 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { summarizeSet, type BenchSetSummary } from '../instances/sets';
 import { parseConfig, type ConfigResult } from '../config/load';
+import { hasLastGoodConfig, rememberConfig } from '../config/lastGood';
 import { CandidateStore, type CandidateRecord, type LoadReport } from '../store/candidates';
 import { CANDIDATE_DOCS, CONFIG_FILE, type CandidateDoc } from '../layout';
 import { readSeedRecords, type SeedRecord } from './seedRecords';
@@ -26,6 +27,8 @@ export interface WorkspaceSnapshot {
   /** The configured benchmark sets (empty while the config is invalid). */
   benchmarks: BenchSetSummary[];
   store: LoadReport;
+  /** satlution.yaml is gone but the store remains; `restorable`: a last good copy can put it back. */
+  configMissing?: { restorable: boolean };
 }
 
 export async function isWorkspace(dir: string): Promise<boolean> {
@@ -46,6 +49,7 @@ export async function readSnapshot(dir: string): Promise<WorkspaceSnapshot> {
     text === undefined
       ? { ok: false, issues: [{ key: '(file)', message: `no ${CONFIG_FILE}`, range: { line: 1, column: 1, endLine: 1, endColumn: 1 } }] }
       : parseConfig(text);
+  if (text !== undefined && config.ok) await rememberConfig(dir, text);
   const { index, report } = await new CandidateStore(dir).load();
   const candidates: CandidateView[] = [];
   for (const c of index.candidates) {
@@ -57,5 +61,6 @@ export async function readSnapshot(dir: string): Promise<WorkspaceSnapshot> {
     candidates.push({ ...c, champion: index.champion === c.id, lineage: CandidateStore.lineage(index, c.id), docs, missing });
   }
   const benchmarks = config.ok ? await Promise.all(Object.entries(config.config.benchmarks).map(([name, d]) => summarizeSet(dir, name, d))) : [];
-  return { dir, config, champion: index.champion, candidates, seeds: await readSeedRecords(dir), benchmarks, store: report };
+  const configMissing = text === undefined ? { configMissing: { restorable: await hasLastGoodConfig(dir) } } : {};
+  return { dir, config, champion: index.champion, candidates, seeds: await readSeedRecords(dir), benchmarks, store: report, ...configMissing };
 }

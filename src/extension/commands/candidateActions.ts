@@ -3,12 +3,13 @@
 import * as vscode from 'vscode';
 import { CandidateStore } from '../../core/store/candidates';
 import { pickCandidate } from './pickCandidate';
+import { refuseMissing } from './missingCandidate';
 import type { WorkspaceModel } from '../workspaceModel';
 
 export async function promoteCandidate(arg: unknown, model: WorkspaceModel, o: { yes?: boolean } = {}): Promise<boolean> {
   const c = await pickCandidate(model, arg, { title: 'SATLUTION: Promote to Champion', filter: (x) => !x.champion });
   const root = model.workspaceRoot;
-  if (!c || !root) return false;
+  if (!c || !root || refuseMissing(c, 'promote')) return false;
   if (c.champion) {
     void vscode.window.showInformationMessage(`SATLUTION: ${c.dir} is already the champion.`);
     return false;

@@ -4,7 +4,10 @@
 // dialog. The Steering view observes the controller through its state and event emitters.
 import * as vscode from 'vscode';
 import { extensionRunnerEnv } from '../runnerEnv';
-import { cycleSession, SessionError } from '../../core/cycle/session';
+import { cycleSession, SessionError, type RetryWait } from '../../core/cycle/session';
+import type { Config } from '../../core/config/schema';
+import type { Problem } from '../../shared/steeringProtocol';
+import { cycleProblem } from '../cycleProblem';
 import { BudgetExhausted } from '../../core/cycle/budget';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -17,8 +20,9 @@ import { apiKeyFromEnv } from '../../core/llm/factory';
 import { approveAll, type Approver, type Logger, type PlanAnswer, type PlanApproval } from '../../core/ports';
 import { candidateDirName } from '../../core/layout';
 import { modalApprover } from '../approver';
+import { secretKey } from './apiKey';
 import { PlanApprovals } from '../planApprovals';
-import type { RunView } from '../webviews/steeringModel';
+import { progressText, type RunView } from '../webviews/steeringModel';
 import type { WorkspaceModel } from '../workspaceModel';
 
 const Args = z.object({ agent: z.enum(['llm', 'tuner']).optional(), yes: z.boolean().optional() }).strict();
@@ -30,7 +34,10 @@ export interface ApprovalSurface {
 }
 
 export class CycleController implements vscode.Disposable {
-  private running: { abort: AbortController; pause: PauseSignal; view: RunView } | undefined;
+  private running: { abort: AbortController; pause: PauseSignal; view: RunView; retryNow?: () => void } | undefined;
+  /** Why the last run ended with an error, until the next starts. */
+  private lastProblem: Problem | undefined;
+  private progressTimer: NodeJS.Timeout | undefined;
   /** Set from the first await of start() on, so two quick Starts cannot run two cycles. */
   private starting = false;
   private savedState: CycleState | undefined;
@@ -70,6 +77,19 @@ export class CycleController implements vscode.Disposable {
     return this.running && { ...this.running.view };
   }
 
+  /** Why the last run stopped with an error (Steering shows it with its fixes). */
+  get problem(): Problem | undefined {
+    return this.lastProblem;
+  }
+
+  /** Cuts the wait of a retried model call short; false when none is waiting. */
+  retryNow(): boolean {
+    const r = this.running;
+    if (!r?.retryNow) return false;
+    r.retryNow();
+    return true;
+  }
+
   /** .satlution/cycle.json as last read: an interrupted cycle when nothing runs and its step is not `done`. */
   get saved(): CycleState | undefined {
     return this.savedState;
@@ -91,6 +111,8 @@ export class CycleController implements vscode.Disposable {
       return undefined;
     }
     this.starting = true;
+    this.lastProblem = undefined;
+    this.stateChanged.fire();
     try {
       return await this.execute(ws, raw, resumeOnly);
     } finally {
@@ -105,7 +127,14 @@ export class CycleController implements vscode.Disposable {
       void vscode.window.showInformationMessage('SATLUTION: there is no interrupted cycle to resume.');
       return undefined;
     }
-    const config = await loadConfig(ws);
+    let config: Config;
+    try {
+      config = await loadConfig(ws);
+    } catch (e) {
+      this.fail(e, state !== undefined && state.step !== 'done');
+      void vscode.window.showErrorMessage(`SATLUTION: ${(e as Error).message.split('\n')[0]}`, 'Open satlution.yaml').then((a) => a && vscode.commands.executeCommand('satlution.openConfig'));
+      return undefined;
+    }
     const keys = new Map<string, string | undefined>();
     for (const m of [config.models.planner, config.models.coder, config.models.judge]) if (m) keys.set(m.provider, (await this.secrets.get(secretKey(m.provider))) ?? apiKeyFromEnv(m));
     const abort = new AbortController();
@@ -119,23 +148,21 @@ export class CycleController implements vscode.Disposable {
         host: {
           apiKey: (_r, m) => keys.get(m.provider),
           runnerEnv: extensionRunnerEnv(),
-          onRetryWait: (w) => {
-            this.log.warn(`${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s`);
-            const now = 'Retry Now';
-            void vscode.window.showWarningMessage(`SATLUTION ${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s.`, now).then((a) => a === now && w.retryNow());
-          },
+          // One place for a wait: the cycle's progress notification says it, Steering offers Retry Now.
+          onRetryWait: (w) => this.retryWait(w),
           onJudgeRetryWait: (w) => this.log.warn(`${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s`),
         },
       });
     } catch (e) {
       if (!(e instanceof SessionError)) throw e;
+      this.fail(e, false);
       void vscode.window.showErrorMessage(`SATLUTION: ${e.message}`);
       return undefined;
     }
     const { agentName, ...session } = built;
     const pause = new PauseSignal();
     const resuming = state !== undefined && state.step !== 'done';
-    const view: RunView = { agent: agentName, cycle: resuming ? state.cycle : null, step: null, candidate: null, title: null, pausing: false };
+    const view: RunView = { agent: agentName, cycle: resuming ? state.cycle : null, step: null, candidate: null, title: null, pausing: false, progress: null, retry: null };
     this.running = { abort, pause, view };
     await this.setContext(true, false);
     this.stateChanged.fire();
@@ -144,6 +171,7 @@ export class CycleController implements vscode.Disposable {
         { location: vscode.ProgressLocation.Notification, title: `SATLUTION: ${resuming ? `resuming cycle ${state.cycle}` : 'evolution cycle'} (${agentName})`, cancellable: true },
         async (progress, token) => {
           const sub = token.onCancellationRequested(() => abort.abort(new Error('stopped')));
+          this.report = (message) => progress.report({ message });
           try {
             return await runCycle({
               ws,
@@ -155,6 +183,7 @@ export class CycleController implements vscode.Disposable {
               pause,
               onEvent: (e) => {
                 this.onEvent(e, view);
+                if (e.type === 'progress') return this.reportSoon();
                 if (e.type !== 'step') return;
                 progress.report({ message: `cycle ${e.cycle}: ${e.step}${e.candidate ? ` ${e.candidate}` : ''}` });
                 void this.model.refresh();
@@ -162,6 +191,7 @@ export class CycleController implements vscode.Disposable {
             });
           } finally {
             sub.dispose();
+            this.report = undefined;
           }
         },
       );
@@ -171,6 +201,7 @@ export class CycleController implements vscode.Disposable {
         void vscode.window.showInformationMessage(`SATLUTION: cycle ${s.cycle} paused before "${s.step}" (SATLUTION: Resume Evolution Cycle continues it).`, resume).then((a) => a === resume && vscode.commands.executeCommand('satlution.resumeCycle'));
         return undefined;
       }
+      void vscode.commands.executeCommand('setContext', 'satlution.cycleCompleted', true);
       const open = 'Open RESULTS.md';
       void vscode.window.showInformationMessage(`SATLUTION: cycle ${s.cycle}: ${s.outcome}`, ...(s.candidate !== null ? [open] : [])).then(async (a) => {
         if (a === open && s.candidate !== null) await vscode.window.showTextDocument(vscode.Uri.file(path.join(ws, candidateDirName(s.candidate), 'RESULTS.md')));
@@ -190,10 +221,14 @@ export class CycleController implements vscode.Disposable {
       if (abort.signal.aborted) void vscode.window.showInformationMessage(`SATLUTION: cycle stopped${where}.`);
       else {
         this.log.error(`Cycle failed: ${(e as Error).message}`);
-        void vscode.window.showErrorMessage(`SATLUTION: ${(e as Error).message}${where}`);
+        this.fail(e, now !== undefined && now.step !== 'done');
+        const show = 'Show in Steering';
+        void vscode.window.showErrorMessage(`SATLUTION: ${(e as Error).message}${where}`, show).then((a) => a && vscode.commands.executeCommand('satlution.steering.focus'));
       }
       return undefined;
     } finally {
+      clearTimeout(this.progressTimer);
+      this.progressTimer = undefined;
       this.approvals.cancel(new Error('the cycle ended'));
       this.running = undefined;
       await this.readSaved(false);
@@ -280,7 +315,13 @@ export class CycleController implements vscode.Disposable {
   }
 
   private onEvent(e: CycleEvent, view: RunView): void {
-    if (e.type === 'step') {
+    if (e.type === 'progress') {
+      view.progress = { what: e.what.slice(0, 64), candidate: e.candidate && /^SATLUTION_\d{1,9}$/.test(e.candidate) ? e.candidate : null, done: e.done, total: e.total, last: e.last?.slice(0, 300) ?? null, elapsedS: Math.max(0, e.elapsedS), etaS: e.etaS === null ? null : Math.max(0, e.etaS) };
+      view.retry = null;
+    } else if (e.type === 'step') {
+      // A new step: what the last one measured is over.
+      view.progress = null;
+      view.retry = null;
       Object.assign(view, { cycle: e.cycle, step: e.step, candidate: e.candidate, title: e.title });
       this.log.info(`[cycle ${e.cycle}] ${e.step}${e.candidate ? ` ${e.candidate}` : ''}`);
       this.stateChanged.fire();
@@ -288,6 +329,42 @@ export class CycleController implements vscode.Disposable {
     else if (e.type === 'agent-tool') this.log.info(`${e.role}: ${e.name} ${e.ok ? 'ok' : 'failed'}${e.summary ? ` — ${e.summary}` : ''}`);
     else if (e.type === 'agent-log') this.log.info(`${e.role}: ${e.message}`);
     this.events.fire(e);
+  }
+
+  /** The running cycle's progress notification, while it is open. */
+  private report: ((message: string) => void) | undefined;
+
+  /** Progress arrives per finished run: the notification and the view follow at most four times a second. */
+  private reportSoon(): void {
+    this.progressTimer ??= setTimeout(() => {
+      this.progressTimer = undefined;
+      const p = this.running?.view.progress;
+      if (p) this.report?.(progressText(p));
+      this.stateChanged.fire();
+    }, 250);
+  }
+
+  /** A model call is waiting out its retry delay: said in the one progress notification and in Steering. */
+  private retryWait(w: RetryWait): void {
+    const seconds = Math.round(w.delayMs / 1000);
+    this.log.warn(`${w.role}: ${w.message}; retrying in ${seconds} s`);
+    const r = this.running;
+    if (!r) return;
+    r.view.retry = { role: w.role, message: w.message.slice(0, 300), seconds };
+    r.retryNow = () => {
+      r.retryNow = undefined;
+      r.view.retry = null;
+      w.retryNow();
+      this.stateChanged.fire();
+    };
+    this.report?.(`${w.role}: ${w.message}; retrying in ${seconds} s (Retry Now in the Steering view)`);
+    this.stateChanged.fire();
+  }
+
+  /** Records why the run failed, for Steering. */
+  private fail(e: unknown, resumable: boolean): void {
+    this.lastProblem = cycleProblem(e, resumable);
+    this.stateChanged.fire();
   }
 
   private async readSaved(fire = true): Promise<void> {
@@ -308,22 +385,4 @@ export class CycleController implements vscode.Disposable {
     this.stop();
     for (const s of this.subs) s.dispose();
   }
-}
-
-export const secretKey = (provider: string) => `satlution.apiKey.${provider}`;
-
-const SetKeyArgs = z.object({ provider: z.enum(['openai', 'anthropic', 'openai-compatible']), key: z.string().min(1) }).strict();
-
-/** "SATLUTION: Set API Key": stored in SecretStorage, never in settings, logs or webviews. */
-export async function setApiKey(raw: unknown, secrets: vscode.SecretStorage): Promise<boolean> {
-  const given = SetKeyArgs.safeParse(raw).data;
-  const provider =
-    given?.provider ??
-    (await vscode.window.showQuickPick(['anthropic', 'openai', 'openai-compatible'], { title: 'SATLUTION: Set API Key', placeHolder: 'For which provider?' }));
-  if (!provider) return false;
-  const key = given?.key ?? (await vscode.window.showInputBox({ title: `SATLUTION: API key for ${provider}`, password: true, ignoreFocusOut: true, prompt: 'Stored in VS Code\'s SecretStorage (the OS keychain where available).' }));
-  if (!key) return false;
-  await secrets.store(secretKey(provider), key.trim());
-  if (!given) void vscode.window.showInformationMessage(`SATLUTION: API key for ${provider} stored.`);
-  return true;
 }

@@ -8,6 +8,9 @@ import { StageName } from '../../core/config/schema';
 import { evaluateSolver, plannedStages } from '../../core/eval/service';
 import { vacuousWarnings } from '../../core/eval/evalDoc';
 import { extensionRunnerEnv } from '../runnerEnv';
+import { ProgressTracker } from '../../core/cycle/progress';
+import type { ProgressView } from '../../shared/steeringProtocol';
+import { progressText } from '../webviews/steeringModel';
 import type { Logger } from '../../core/ports';
 import type { CyclesNode } from '../views/cyclesTree';
 import type { RunnersNode } from '../views/runnersTree';
@@ -67,6 +70,9 @@ export async function evaluateCandidate(
         const abort = new AbortController();
         const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
         let gate = '';
+        // The same line a cycle's evaluation shows: n/N, elapsed, what is left, the last run not solved.
+        let latest: ProgressView | undefined;
+        const tracker = new ProgressTracker((e) => (latest = { ...e, candidate: null }), candidate);
         try {
           // Each stage on its runner: remote stages report syncing and queued jobs in the same progress.
           return await evaluateSolver({
@@ -78,10 +84,14 @@ export async function evaluateCandidate(
             signal: abort.signal,
             onGateStart: (g, total) => {
               gate = g;
+              tracker.start(g, total);
               say({ message: g === 'comply' ? 'checking the rules' : g === 'build' ? 'bash starexec_build' : `${g}: 0/${total}` }, g === 'comply' || g === 'build' ? undefined : runnerOf(g));
             },
             onStatus: (g, message) => say({ message: `${g}: ${message}` }),
-            onResult: (_g, r, done, total) => say({ message: `${gate}: ${done}/${total}${r.status === 'solved' ? '' : ` · ${r.status} on ${r.instance}`}`, increment: 100 / total / stages.length }),
+            onResult: (_g, r, done, total) => {
+              tracker.report(done, total, r.status === 'solved' ? null : `${r.status} on ${r.instance}`);
+              say({ message: latest ? progressText(latest) : `${gate}: ${done}/${total}`, increment: 100 / total / stages.length });
+            },
           });
         } finally {
           sub.dispose();
@@ -109,6 +119,8 @@ export async function evaluateCandidate(
         if (a === review) void vscode.commands.executeCommand('satlution.reviewRulePatches', p.id);
       });
     }
+    // The walkthrough's "Measure the seed" completes on a real measurement only: every gate passed and checked something.
+    if (!failed && !warnings.length && report.gates.some((g) => g.gate === 'perf' && g.metrics)) void vscode.commands.executeCommand('setContext', 'satlution.evaluationPassed', true);
     const open = 'Show Details';
     const text = `SATLUTION: ${summary}`;
     void (failed ? vscode.window.showErrorMessage(text, open) : warnings.length ? vscode.window.showWarningMessage(text, open) : vscode.window.showInformationMessage(text, open)).then((a) => {
@@ -122,7 +134,11 @@ export async function evaluateCandidate(
       return undefined;
     }
     ctx.log.error(`Evaluating ${candidate} failed: ${msg}`);
-    void vscode.window.showErrorMessage(`SATLUTION: could not evaluate ${candidate}: ${msg}`);
+    // A missing checker is fixed from here: locate it, or build it in a terminal the person watches.
+    const setUp = 'Set Up drat-trim…';
+    void vscode.window.showErrorMessage(`SATLUTION: could not evaluate ${candidate}: ${msg}`, ...(/needs drat-trim/.test(msg) ? [setUp] : [])).then((a) => {
+      if (a === setUp) void vscode.commands.executeCommand('satlution.setupDratTrim');
+    });
     return undefined;
   }
 }

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { initWorkspace, type InitResult } from '../../core/workspace/init';
 import { CONFIG_FILE } from '../../core/layout';
+import { hasLastGoodConfig, workspaceState } from '../../core/config/lastGood';
 import { isGitUrl, parseSeedArg, type SeedSpec } from '../../core/workspace/seeds';
 import type { Logger } from '../../core/ports';
 import { modalApprover } from '../approver';
@@ -23,7 +24,8 @@ export type InitializeArgs = z.infer<typeof InitializeArgs>;
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const CANCELLED = 'cancelled';
 
-export async function initializeWorkspace(raw: unknown, ctx: { rulesDir: string; log: Logger }): Promise<InitResult | undefined> {
+/** `restoreOffered`: the folder was a workspace whose satlution.yaml is gone; Restore was offered instead. */
+export async function initializeWorkspace(raw: unknown, ctx: { rulesDir: string; log: Logger }): Promise<InitResult | 'restoreOffered' | undefined> {
   const parsed = InitializeArgs.safeParse(raw ?? {});
   if (!parsed.success) {
     void vscode.window.showErrorMessage(`SATLUTION: invalid arguments for Initialize Workspace: ${parsed.error.issues[0]?.message}`);
@@ -32,6 +34,16 @@ export async function initializeWorkspace(raw: unknown, ctx: { rulesDir: string;
   const args = parsed.data;
   const dir = args.dir ?? (await pickFolder());
   if (!dir) return undefined;
+  // A fresh init beside the store would start a second history and orphan the first: restore instead.
+  if ((await workspaceState(dir)) === 'configMissing') {
+    const restore = 'Restore satlution.yaml';
+    const kept = await hasLastGoodConfig(dir);
+    const text = `${dir} is a SATLUTION workspace whose ${CONFIG_FILE} is missing: its candidates and history are in .satlution/. ${kept ? 'Restore the last good copy instead of initializing again.' : `Write ${CONFIG_FILE} again instead of initializing (no copy of it was kept).`}`;
+    void (kept ? vscode.window.showWarningMessage(`SATLUTION: ${text}`, restore) : vscode.window.showWarningMessage(`SATLUTION: ${text}`)).then((a) => {
+      if (a === restore) void vscode.commands.executeCommand('satlution.restoreConfig', { dir });
+    });
+    return 'restoreOffered';
+  }
   if (await exists(path.join(dir, CONFIG_FILE))) {
     const open = 'Open satlution.yaml';
     if ((await vscode.window.showInformationMessage(`${dir} is already a SATLUTION workspace.`, open)) === open)

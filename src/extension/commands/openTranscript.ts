@@ -1,5 +1,5 @@
 // "SATLUTION: Open Agent Transcript": a cycle's planner or coder conversation as a read-only Markdown
-// document (a virtual document over the .jsonl transcript), refreshed while the agent is still at work.
+// document (a virtual document over the .jsonl transcript), shown rendered and refreshed while the agent is still at work.
 import * as vscode from 'vscode';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { parseTranscriptName, transcriptFile, TRANSCRIPTS_DIR } from '../../core/llm/transcript';
 import { readJsonLines } from '../../core/store/atomic';
 import { transcriptMarkdown } from '../transcriptMarkdown';
+import { showMarkdown } from '../markdownPreview';
 import type { WorkspaceModel } from '../workspaceModel';
 import { Disposable } from '../disposable';
 
@@ -64,7 +65,8 @@ export async function listTranscripts(ws: string): Promise<{ cycle: number; role
   return found.filter((x) => x !== undefined).sort((a, b) => b.cycle - a.cycle || order(a.role) - order(b.role) || a.role.localeCompare(b.role));
 }
 
-export async function openTranscript(raw: unknown, model: WorkspaceModel): Promise<vscode.TextEditor | undefined> {
+/** Opens a cycle's transcript rendered as Markdown (a person reads it); returns the document's URI, or undefined when none was opened. */
+export async function openTranscript(raw: unknown, model: WorkspaceModel): Promise<vscode.Uri | undefined> {
   const ws = model.workspaceRoot;
   if (!ws) {
     void vscode.window.showWarningMessage('SATLUTION: initialize a workspace first.');
@@ -82,6 +84,7 @@ export async function openTranscript(raw: unknown, model: WorkspaceModel): Promi
     pick = (await vscode.window.showQuickPick(items, { title: 'SATLUTION: Open Agent Transcript', placeHolder: 'Which cycle and agent?', matchOnDescription: true }))?.t;
   }
   if (!pick) return undefined;
-  const doc = await vscode.workspace.openTextDocument(uriOf(pick.cycle, pick.role));
-  return vscode.window.showTextDocument(doc, { preview: true });
+  const uri = uriOf(pick.cycle, pick.role);
+  await showMarkdown(uri, { preview: true });
+  return uri;
 }

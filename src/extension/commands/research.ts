@@ -12,7 +12,7 @@ import { addObjective, DEFAULT_OBJECTIVES } from '../../core/objectives/portfoli
 import { proposeObjective } from '../../core/objectives/propose';
 import type { Logger } from '../../core/ports';
 import type { WorkspaceModel } from '../workspaceModel';
-import { secretKey } from './cycle';
+import { secretKey } from './apiKey';
 
 const ExportArgs = z.object({ file: z.string().min(1) }).strict();
 

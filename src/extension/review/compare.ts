@@ -6,6 +6,7 @@ import { diffCandidates, type FileChange } from '../../core/workspace/candidateD
 import { candidateDirName } from '../../core/layout';
 import type { CandidateView } from '../../core/workspace/snapshot';
 import { pickCandidate } from '../commands/pickCandidate';
+import { refuseMissing } from '../commands/missingCandidate';
 import type { ComplianceDiagnostics } from '../rules/complianceDiagnostics';
 import type { WorkspaceModel } from '../workspaceModel';
 
@@ -31,14 +32,16 @@ export async function compareWithParent(arg: unknown, deps: ReviewDeps): Promise
     void vscode.window.showInformationMessage(`SATLUTION: ${c.dir} is a seed baseline; it has no parent to compare with.`);
     return undefined;
   }
+  const parent = deps.model.snapshot?.candidates.find((x) => x.id === c.parent);
+  if (refuseMissing(c, 'compare') || refuseMissing(parent, `compare ${c.dir} with its parent`)) return undefined;
   return review(deps, candidateDirName(c.parent), c);
 }
 
 export async function compareCandidates(arg: unknown, deps: ReviewDeps): Promise<ReviewResult | undefined> {
   const to = await pickCandidate(deps.model, arg, { title: 'SATLUTION: Compare Candidates (1/2)', placeHolder: 'Which candidate to review?' });
-  if (!to) return undefined;
+  if (!to || refuseMissing(to, 'compare')) return undefined;
   const from = await pickCandidate(deps.model, undefined, { title: `SATLUTION: Compare ${to.dir} with…`, placeHolder: 'Compare with which candidate?', filter: (x) => x.dir !== to.dir });
-  if (!from) return undefined;
+  if (!from || refuseMissing(from, `compare ${to.dir} with`)) return undefined;
   return review(deps, from.dir, to);
 }
 

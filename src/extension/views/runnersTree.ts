@@ -83,6 +83,11 @@ export class RunnersTreeProvider extends Disposable implements vscode.TreeDataPr
     return [...this.jobs.all.filter((j) => j.runner === node.runner.name).map((job): RunnersNode => ({ kind: 'job', job })), ...findings];
   }
 
+  /** The local runner's name, when the config has one (drat-trim is set up here for this machine only). */
+  private localName(): string | undefined {
+    return this.model.snapshot?.config.ok ? this.model.snapshot.config.config.runners.find((r) => r.kind === 'local')?.name : undefined;
+  }
+
   getTreeItem(node: RunnersNode): vscode.TreeItem {
     if (node.kind === 'configError') {
       const item = new vscode.TreeItem('satlution.yaml has problems');
@@ -108,6 +113,12 @@ export class RunnersTreeProvider extends Disposable implements vscode.TreeDataPr
       const [icon, color] = LEVEL_ICON[f.level];
       item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
       item.accessibilityInformation = { label: `${f.check}: ${f.level}, ${f.detail}` };
+      // A missing proof checker is fixed from here (locate it, or build it in a terminal).
+      if (f.check === 'drat-trim' && f.level !== 'ok' && node.runner === this.localName()) {
+        item.command = { command: 'satlution.setupDratTrim', title: 'Set Up drat-trim' };
+        item.contextValue = 'finding.dratTrim';
+        item.tooltip = `${f.detail}\n\nClick to locate drat-trim or build it.`;
+      }
       return item;
     }
     const r = node.runner;

@@ -8,16 +8,55 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { DashboardSource, type DashboardBuild, type DashboardInput } from '../../core/dashboard/build';
 import { instanceLog } from '../../core/dashboard/instanceLog';
+import type { ParsedEval } from '../../core/dashboard/read';
 import { parseCandidateDir, STATE_DIR } from '../../core/layout';
 import { DashboardHostMessage, DashboardViewMessage } from '../../shared/dashboardProtocol';
 import type { WorkspaceModel } from '../workspaceModel';
 import { Disposable } from '../disposable';
 import { WebviewChannel } from './channel';
 import { webviewHtml, webviewRoots } from './html';
+import { showMarkdown } from '../markdownPreview';
 
 const VIEW_TYPE = 'satlution.dashboard';
 /** Run logs that exist only as a stored result are shown as read-only documents of this scheme. */
 const RUN_SCHEME = 'satlution-run';
+
+/**
+ * Where the dashboard shows what it opens (run logs, RESULTS.md): one preview editor beside the
+ * dashboard, the first time to its side and then in that same group, so clicking through instances
+ * replaces the log instead of opening a new column each time. Focus stays on the dashboard.
+ */
+export class BesideEditor {
+  private column: vscode.ViewColumn | undefined;
+
+  /** The group to use: the one used last while it is still open and is not the dashboard's own. */
+  private options(dashboard: vscode.ViewColumn | undefined): vscode.TextDocumentShowOptions {
+    const reuse = this.column !== undefined && this.column !== dashboard && vscode.window.tabGroups.all.some((g) => g.viewColumn === this.column);
+    return { preview: true, preserveFocus: true, viewColumn: reuse ? this.column! : vscode.ViewColumn.Beside };
+  }
+
+  async showText(doc: vscode.TextDocument, dashboard: vscode.ViewColumn | undefined): Promise<void> {
+    this.column = (await vscode.window.showTextDocument(doc, this.options(dashboard))).viewColumn;
+  }
+
+  async showMarkdown(uri: vscode.Uri, dashboard: vscode.ViewColumn | undefined): Promise<void> {
+    await showMarkdown(uri, this.options(dashboard));
+    this.column = vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.isPreview && tabUri(t)?.toString() === uri.toString()))?.viewColumn ?? this.column;
+  }
+
+  /** A run log as a `log` document, in the reused editor. */
+  async showRunLog(root: string, candidate: string, instance: string, evaluation: ParsedEval | undefined, dashboard: vscode.ViewColumn | undefined): Promise<vscode.Uri> {
+    const found = await instanceLog(root, candidate, instance, evaluation);
+    const uri = found.kind === 'file' ? vscode.Uri.file(found.file) : runUri(candidate, instance);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    if (doc.languageId === 'plaintext') await vscode.languages.setTextDocumentLanguage(doc, 'log').then(undefined, () => undefined);
+    await this.showText(doc, dashboard);
+    return uri;
+  }
+}
+
+/** The document a tab shows, for text and custom editors. */
+const tabUri = (t: vscode.Tab): vscode.Uri | undefined => (t.input instanceof vscode.TabInputText || t.input instanceof vscode.TabInputCustom ? t.input.uri : undefined);
 
 class DashboardPanel extends Disposable {
   private readonly channel: WebviewChannel<DashboardHostMessage, DashboardViewMessage>;
@@ -37,6 +76,7 @@ class DashboardPanel extends Disposable {
     extensionUri: vscode.Uri,
     private readonly model: WorkspaceModel,
     private readonly log: vscode.LogOutputChannel,
+    private readonly beside: BesideEditor,
     onDispose: () => void,
   ) {
     super();
@@ -152,18 +192,14 @@ class DashboardPanel extends Disposable {
       case 'openResults': {
         if (!root) return;
         const file = path.join(root, m.candidate, 'RESULTS.md');
-        if (await fs.stat(file).then((s) => s.isFile(), () => false)) await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true, viewColumn: vscode.ViewColumn.Beside });
+        if (await fs.stat(file).then((s) => s.isFile(), () => false)) await this.beside.showMarkdown(vscode.Uri.file(file), this.panel.viewColumn);
         else void vscode.window.showInformationMessage(`SATLUTION: ${m.candidate} has no RESULTS.md yet.`);
         return;
       }
       case 'openLog': {
         if (!root) return;
         const id = parseCandidateDir(m.candidate);
-        const found = await instanceLog(root, m.candidate, m.instance, id === undefined ? undefined : this.build?.evaluation(id));
-        const uri = found.kind === 'file' ? vscode.Uri.file(found.file) : runUri(m.candidate, m.instance);
-        const doc = await vscode.workspace.openTextDocument(uri);
-        if (doc.languageId === 'plaintext') await vscode.languages.setTextDocumentLanguage(doc, 'log').then(undefined, () => undefined);
-        await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+        await this.beside.showRunLog(root, m.candidate, m.instance, id === undefined ? undefined : this.build?.evaluation(id), this.panel.viewColumn);
         return;
       }
     }
@@ -193,9 +229,10 @@ class RunLogProvider implements vscode.TextDocumentContentProvider {
 
 export function registerDashboard(context: vscode.ExtensionContext, model: WorkspaceModel, log: vscode.LogOutputChannel): vscode.Disposable {
   let current: DashboardPanel | undefined;
+  const beside = new BesideEditor();
   const attach = (panel: vscode.WebviewPanel) => {
     current?.panel.dispose(); // one dashboard at a time
-    const p: DashboardPanel = new DashboardPanel(panel, context.extensionUri, model, log, () => {
+    const p: DashboardPanel = new DashboardPanel(panel, context.extensionUri, model, log, beside, () => {
       if (current === p) current = undefined;
     });
     current = p;
@@ -210,6 +247,14 @@ export function registerDashboard(context: vscode.ExtensionContext, model: Works
       deserializeWebviewPanel: async (panel: vscode.WebviewPanel) => attach(panel),
     }),
     vscode.workspace.registerTextDocumentContentProvider(RUN_SCHEME, new RunLogProvider(model)),
+    // What the dashboard's instance rows run, also for scripts and tests: { candidate, instance }.
+    vscode.commands.registerCommand('satlution.openRunLog', async (arg?: unknown) => {
+      // Validated as the webview's `openLog` message is.
+      const a = DashboardViewMessage.safeParse({ ...(typeof arg === 'object' && arg ? arg : {}), type: 'openLog' });
+      const root = model.workspaceRoot;
+      if (!a.success || a.data.type !== 'openLog' || !root) return undefined;
+      return beside.showRunLog(root, a.data.candidate, a.data.instance, undefined, current?.panel.viewColumn);
+    }),
     { dispose: () => current?.panel.dispose() },
   );
 }

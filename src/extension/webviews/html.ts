@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
 
-export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, o: { title: string; script: string; style: string; /** Announce every re-render (a small status page); views that redraw often announce their own parts. */ live?: boolean }): string {
+export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, o: { title: string; script: string; style: string; /** Announce every re-render (a small status page); views that redraw often announce their own parts. */ live?: boolean; /** Shown at once, before the script has run and the data has come (the stylesheet hides it beside rendered content). */ loading?: string }): string {
   const nonce = randomBytes(16).toString('base64');
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'media', o.script));
   const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', o.style));
@@ -24,7 +24,7 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, o
   <title>${o.title}</title>
 </head>
 <body>
-  <main id="root"${o.live === false ? '' : ' aria-live="polite"'}></main>
+  <main id="root"${o.live === false ? '' : ' aria-live="polite"'}>${o.loading ? `<p class="loading" role="status">${escapeHtml(o.loading)}</p>` : ''}</main>
   <script nonce="${nonce}" src="${script}"></script>
 </body>
 </html>`;
@@ -33,3 +33,6 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, o
 export function webviewRoots(extensionUri: vscode.Uri): vscode.Uri[] {
   return [vscode.Uri.joinPath(extensionUri, 'dist', 'media'), vscode.Uri.joinPath(extensionUri, 'media')];
 }
+
+/** The placeholder is the one text written into the HTML: escaped, though it is always our own. */
+const escapeHtml = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -25,7 +25,7 @@ export class OverviewViewProvider extends Disposable implements vscode.WebviewVi
 
   resolveWebviewView(view: vscode.WebviewView): void {
     view.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
-    view.webview.html = webviewHtml(view.webview, this.extensionUri, { title: 'Overview', script: 'overview.js', style: 'overview.css' });
+    view.webview.html = webviewHtml(view.webview, this.extensionUri, { title: 'Overview', script: 'overview.js', style: 'overview.css', loading: 'Loading…' });
     this.channel?.dispose();
     const channel = new WebviewChannel<HostMessage, ViewMessage>(view.webview, ViewMessage, (m) => void this.onMessage(m), (m) => this.log.warn(m));
     this.channel = channel;
@@ -54,6 +54,7 @@ export class OverviewViewProvider extends Disposable implements vscode.WebviewVi
       refresh: () => this.model.refresh(),
       showOutput: async () => this.log.show(),
       openDashboard: () => vscode.commands.executeCommand('satlution.openDashboard'),
+      addSamples: () => vscode.commands.executeCommand('satlution.addSampleBenchmarks'),
     };
     await actions[m.action]();
   }

@@ -3,7 +3,7 @@
 import type { CycleEvent } from '../../core/cycle/events';
 import type { CycleState } from '../../core/store/cycleState';
 import { candidateDirName } from '../../core/layout';
-import { LIMITS, type ApprovalMode, type SteeringState, type StreamEntry, type StreamItem } from '../../shared/steeringProtocol';
+import { LIMITS, type ApprovalMode, type Problem, type ProgressView, type RetryView, type SteeringState, type StreamEntry, type StreamItem } from '../../shared/steeringProtocol';
 import { appendStream, compactItems } from '../../shared/steeringStream';
 import type { PendingApproval } from '../planApprovals';
 
@@ -15,6 +15,10 @@ export interface RunView {
   candidate: string | null;
   title: string | null;
   pausing: boolean;
+  /** The evaluation or measurement under way. */
+  progress: ProgressView | null;
+  /** A model call waiting out its retry delay. */
+  retry: RetryView | null;
 }
 
 export interface SteeringInputs {
@@ -28,17 +32,24 @@ export interface SteeringInputs {
   screens: boolean;
   pending: PendingApproval | undefined;
   transcripts: boolean;
+  /** Why the last run stopped with an error (cleared when a cycle starts). */
+  problem: Problem | undefined;
+  /** The last cycle's verdict in a sentence (its candidate's RESULTS.md "Why:"). */
+  why: string | undefined;
+  /** The agent Start would run (session.ts defaultAgent), null while the config is invalid. */
+  nextAgent: 'llm' | 'tuner' | null;
 }
 
 const clip = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
 const clipNull = (s: string | null, max: number) => (s === null ? null : clip(s, max));
 
 export function steeringState(i: SteeringInputs): SteeringState {
-  const base = { pausing: false, agent: null, approval: i.approval, strategy: i.strategy, screens: i.screens, outcome: null, pending: null, transcripts: i.transcripts } as const;
-  if (!i.workspace) return { ...base, phase: 'none', cycle: null, step: null, candidate: null, title: null, approval: null, strategy: null, screens: false, transcripts: false };
+  const base = { pausing: false, agent: null, approval: i.approval, strategy: i.strategy, screens: i.screens, outcome: null, pending: null, transcripts: i.transcripts, progress: null, retry: null, problem: i.problem ? { text: clip(i.problem.text, LIMITS.line * 2), actions: i.problem.actions } : null, why: null, nextAgent: i.nextAgent } as const;
+  if (!i.workspace) return { ...base, phase: 'none', cycle: null, step: null, candidate: null, title: null, approval: null, strategy: null, screens: false, transcripts: false, problem: null, nextAgent: null };
   const saved = i.saved;
   const savedCandidate = saved && saved.candidate !== null ? candidateDirName(saved.candidate) : null;
   const outcome = saved?.step === 'done' ? clipNull(saved.outcome, LIMITS.line * 2) : null;
+  const why = saved?.step === 'done' && i.why ? clip(i.why, LIMITS.line * 3) : null;
   if (i.run) {
     const p = i.pending;
     return {
@@ -52,6 +63,10 @@ export function steeringState(i: SteeringInputs): SteeringState {
       title: clipNull(i.run.title ?? saved?.title ?? null, LIMITS.line),
       // Until the new cycle's first step arrives, the saved state is the previous cycle's.
       outcome: i.run.step === null ? outcome : null,
+      why: i.run.step === null ? why : null,
+      progress: i.run.progress,
+      retry: i.run.retry,
+      problem: null,
       pending: p
         ? {
             cycle: p.cycle,
@@ -65,7 +80,7 @@ export function steeringState(i: SteeringInputs): SteeringState {
   }
   if (saved && saved.step !== 'done')
     return { ...base, phase: 'paused', cycle: saved.cycle, step: saved.step, candidate: savedCandidate, title: clipNull(saved.title, LIMITS.line) };
-  return { ...base, phase: 'idle', cycle: saved?.cycle ?? null, step: saved ? 'done' : null, candidate: savedCandidate, title: clipNull(saved?.title ?? null, LIMITS.line), outcome };
+  return { ...base, phase: 'idle', cycle: saved?.cycle ?? null, step: saved ? 'done' : null, candidate: savedCandidate, title: clipNull(saved?.title ?? null, LIMITS.line), outcome, why };
 }
 
 /** A cycle event as a row of the stream (clipped to the protocol's bounds), or nothing. */
@@ -83,6 +98,8 @@ export function toStreamItem(e: CycleEvent): StreamItem | undefined {
       return { kind: 'step', cycle: e.cycle, step: e.step, candidate: e.candidate };
     case 'paused':
       return { kind: 'log', role: null, text: `Paused before ${e.step}; Resume continues here.` };
+    case 'progress':
+      return undefined; // a bar in the status, not a row of the log
   }
 }
 
@@ -118,4 +135,10 @@ export class SteeringStream {
     this.take();
     return { stream: this.entries.map((e) => ({ ...e })), seq: this.seq };
   }
+}
+
+/** "perf: 7/22 · SATLUTION_3 · 1:10 elapsed, about 0:40 left · last: x.cnf (timeout)". */
+export function progressText(p: ProgressView): string {
+  const mmss = (s: number) => `${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')}`;
+  return [`${p.what}: ${p.done}/${p.total}`, p.candidate ?? '', `${mmss(p.elapsedS)} elapsed${p.etaS !== null ? `, about ${mmss(p.etaS)} left` : ''}`, p.last ? `last: ${p.last}` : ''].filter(Boolean).join(' · ');
 }

@@ -5,10 +5,12 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { writeApprovalMode } from '../../core/config/edit';
-import { CONFIG_FILE } from '../../core/layout';
+import { candidateDirName, CONFIG_FILE } from '../../core/layout';
+import { readWhy } from '../../core/workspace/resultsFile';
 import { strategyFor } from '../../core/strategy/registry';
+import { defaultAgent } from '../../core/cycle/session';
 import { readNotes, writeNotes } from '../../core/workspace/notes';
-import { LIMITS, SteeringViewMessage, type SteeringHostMessage } from '../../shared/steeringProtocol';
+import { LIMITS, SteeringViewMessage, type FixAction, type SteeringHostMessage } from '../../shared/steeringProtocol';
 import type { CycleController } from '../commands/cycle';
 import { listTranscripts } from '../commands/openTranscript';
 import type { WorkspaceModel } from '../workspaceModel';
@@ -27,6 +29,8 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
   private readonly stream = new SteeringStream();
   private flushTimer: NodeJS.Timeout | undefined;
   private transcripts = false;
+  /** The last cycle's candidate and its RESULTS.md "Why:", read when either changes. */
+  private why: { dir: string; text: string | undefined } | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -42,14 +46,14 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
       },
       reveal: () => (this.view ? Promise.resolve(this.view.show(true)) : vscode.commands.executeCommand(`${SteeringViewProvider.viewId}.focus`)),
     });
-    this.register(cycles.onDidChangeState(() => this.pushState()));
+    this.register(cycles.onDidChangeState(() => void this.readWhy().then(() => this.pushState())));
     this.register(
       cycles.onDidEvent((e) => {
         if (this.stream.push(e)) this.flushSoon();
         if (e.type === 'step' && !this.transcripts) void this.checkTranscripts();
       }),
     );
-    this.register(model.onDidChange(() => void this.checkTranscripts().then(() => this.pushState())));
+    this.register(model.onDidChange(() => void Promise.all([this.checkTranscripts(), this.readWhy(true)]).then(() => this.pushState())));
     // An edit of the waiting plan, saved: the view shows the text the coder will get.
     this.register(
       vscode.workspace.onDidSaveTextDocument((d) => {
@@ -62,7 +66,7 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
 
   resolveWebviewView(view: vscode.WebviewView): void {
     view.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
-    view.webview.html = webviewHtml(view.webview, this.extensionUri, { title: 'Steering', script: 'steering.js', style: 'steering.css', live: false });
+    view.webview.html = webviewHtml(view.webview, this.extensionUri, { title: 'Steering', script: 'steering.js', style: 'steering.css', live: false, loading: 'Loading…' });
     this.channel?.dispose();
     const channel = new WebviewChannel<SteeringHostMessage, SteeringViewMessage>(view.webview, SteeringViewMessage, (m) => void this.onMessage(m), (m) => this.log.warn(m));
     this.channel = channel;
@@ -86,7 +90,23 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
       screens: snap?.config.ok ? strategyFor(snap.config.config).screens : false,
       pending: this.cycles.approvals.pending,
       transcripts: this.transcripts,
+      problem: this.cycles.problem,
+      why: this.why?.text,
+      nextAgent: snap?.config.ok ? defaultAgent(snap.config.config) : null,
     });
+  }
+
+  /** Reads the "Why:" of the last cycle's candidate when the candidate changed (or, `force`, its files may have). */
+  private async readWhy(force = false): Promise<void> {
+    const ws = this.model.workspaceRoot;
+    const saved = this.cycles.saved;
+    const dir = ws && saved?.step === 'done' && saved.candidate !== null ? path.join(ws, candidateDirName(saved.candidate)) : undefined;
+    if (!dir) {
+      this.why = undefined;
+      return;
+    }
+    if (!force && this.why?.dir === dir) return;
+    this.why = { dir, text: await readWhy(dir) };
   }
 
   private pushState(): void {
@@ -113,7 +133,7 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
   private async onMessage(m: SteeringViewMessage): Promise<void> {
     const ws = this.model.workspaceRoot;
     if (m.type === 'ready') {
-      await this.checkTranscripts();
+      await Promise.all([this.checkTranscripts(), this.readWhy(true)]);
       const notes = ws ? await readNotes(ws) : '';
       this.channel?.post({ type: 'snapshot', state: this.state(), ...this.stream.snapshot(), notes: notes.slice(0, LIMITS.notes) });
       return;
@@ -134,6 +154,7 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
           if (m.action === 'pause') {
             if (!this.cycles.pause()) this.notice('info', 'No cycle is running, or it is already pausing.');
           } else if (m.action === 'stop') this.cycles.stop();
+          else if (m.action === 'abandon') await vscode.commands.executeCommand('satlution.abandonCycle');
           else void this.cycles.start(undefined, m.action === 'resume').catch((e: Error) => this.notice('error', e.message));
           return;
         case 'saveNotes': {
@@ -154,6 +175,11 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
           this.notice('info', `approval: ${m.mode} written to ${CONFIG_FILE}${this.cycles.isRunning ? ' (from the next cycle on)' : ''}.`);
           return;
         }
+        case 'retryNow':
+          if (!this.cycles.retryNow()) this.notice('info', 'No model call is waiting to be retried.');
+          return;
+        case 'fix':
+          return await this.fix(m.action);
         case 'openTranscript':
           await vscode.commands.executeCommand('satlution.openTranscript', { ...(m.cycle ? { cycle: m.cycle } : {}), ...(m.role ? { role: m.role } : {}) });
           return;
@@ -163,6 +189,19 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
       this.notice('error', (e as Error).message);
       this.pushState();
     }
+  }
+
+  /** Runs the action a problem offers (cycleProblem.ts). */
+  private async fix(action: FixAction): Promise<void> {
+    const command: Record<FixAction, [string, ...unknown[]]> = {
+      setApiKey: ['satlution.setApiKey'],
+      configureModels: ['satlution.configureModels'],
+      openConfig: ['satlution.openConfig'],
+      resume: ['satlution.resumeCycle'],
+      showLog: ['satlution.showOutput'],
+      runTuner: ['satlution.startCycle', { agent: 'tuner' }],
+    };
+    await vscode.commands.executeCommand(...command[action]);
   }
 
   override dispose(): void {
