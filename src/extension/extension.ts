@@ -12,6 +12,7 @@ import { CycleController } from './commands/cycle';
 import { secretKey, setApiKey } from './commands/apiKey';
 import { configureModels } from './commands/configureModels';
 import { setupDratTrim } from './commands/dratTrim';
+import { installBubblewrap } from './commands/bubblewrap';
 import { addSamples } from './commands/sampleBenchmarks';
 import { PATCH_SCHEME, PatchContentProvider, reviewRulePatches } from './commands/reviewRulePatches';
 import { ComplianceDiagnostics } from './rules/complianceDiagnostics';
@@ -115,6 +116,7 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
     cmd('satlution.setApiKey', (arg?: unknown) => setApiKey(arg, context.secrets, model)),
     cmd('satlution.addSampleBenchmarks', () => addSamples(model)),
     cmd('satlution.setupDratTrim', (arg?: unknown) => setupDratTrim(arg, { model, afterwards: () => vscode.commands.executeCommand('satlution.checkRunner') })),
+    cmd('satlution.installBubblewrap', () => installBubblewrap(() => vscode.commands.executeCommand('satlution.checkRunner'))),
     cmd('satlution.configureModels', (arg?: unknown) => configureModels(arg, { model, secrets: context.secrets, secretKey })),
     cmd('satlution.exportTrajectories', (arg?: unknown) => exportTrajectoriesCommand(arg, model)),
     cmd('satlution.addDefaultObjectives', () => addDefaultObjectives(model)),

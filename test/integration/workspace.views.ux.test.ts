@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { parseConfig } from '../../src/core/config/load';
 import { readCycle } from '../../src/core/store/cycleState';
+import { findDratTrim } from '../../src/core/run/tools';
 import { LlmTestServer } from '../fixtures/llmServer';
 import { api, eventually, workspaceDir } from './helpers';
 
@@ -46,6 +47,32 @@ describe('Steering: a failing model call, explained where the person looks', fun
     } finally {
       fs.writeFileSync(file, before);
     }
+  });
+
+  it('Set Up drat-trim refuses a binary that is no checker, writes one that is, and types the build command for the person to run', async () => {
+    const found = findDratTrim();
+    assert.ok(found, 'the tests need a drat-trim');
+    const yaml = () => fs.readFileSync(configFile(), 'utf8');
+    assert.equal(await vscode.commands.executeCommand('satlution.setupDratTrim', { action: 'locate', path: '/bin/true' }), undefined);
+    assert.doesNotMatch(yaml(), /drat_trim: \/bin\/true/, 'a program that accepts every proof is not written');
+    assert.deepEqual(await vscode.commands.executeCommand('satlution.setupDratTrim', { action: 'locate', path: found }), { configured: found });
+    const r = parseConfig(yaml());
+    assert.ok(r.ok);
+    assert.equal(r.config.evaluation.drat_trim, found);
+    const built = (await vscode.commands.executeCommand('satlution.setupDratTrim', { action: 'build' })) as { terminal: string };
+    assert.match(built.terminal, /^rm -rf '[^']+drat-trim-git' && git clone --depth 1 https:\/\/github\.com\/marijnheule\/drat-trim /);
+    const term = vscode.window.terminals.find((t) => t.name === 'SATLUTION: build drat-trim');
+    assert.ok(term, 'the build command is typed into a terminal of its own');
+    term.dispose();
+    // The sandbox's package, the same way: typed for the package manager this machine has.
+    const typed = (await vscode.commands.executeCommand('satlution.installBubblewrap')) as string | undefined;
+    if (typed !== undefined) {
+      assert.match(typed, /^sudo (apt-get install -y|dnf install -y|pacman -S) bubblewrap$/);
+      const t = vscode.window.terminals.find((x) => x.name === 'SATLUTION: install bubblewrap');
+      assert.ok(t);
+      t.dispose();
+    }
+    fs.writeFileSync(configFile(), configText);
   });
 
   it('Configure Models writes the planner and coder and keeps the rest of satlution.yaml', async () => {

@@ -35,6 +35,13 @@ const OFF_HINT = 'To measure without isolation anyway (evolved code then runs wi
 /** The arguments of the smallest sandbox the real ones need (new user, pid and mount namespaces). */
 export const PROBE_ARGS = ['--unshare-all', '--die-with-parent', '--cap-drop', 'ALL', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', 'true'];
 
+/** The package managers bubblewrap is known under, and the command that installs it with each (typed for a person, never run unseen). */
+export const BWRAP_INSTALL: readonly { manager: string; command: string }[] = [
+  { manager: 'apt-get', command: 'sudo apt-get install -y bubblewrap' },
+  { manager: 'dnf', command: 'sudo dnf install -y bubblewrap' },
+  { manager: 'pacman', command: 'sudo pacman -S bubblewrap' },
+];
+
 /** bubblewrap is not on `where` (a host name): what is missing and the commands that install it. */
 export function bwrapMissing(where: string): { problem: string; fix: string } {
   return {

@@ -119,6 +119,10 @@ export class RunnersTreeProvider extends Disposable implements vscode.TreeDataPr
         item.contextValue = 'finding.dratTrim';
         item.tooltip = `${f.detail}\n\nClick to locate drat-trim or build it.`;
       }
+      if (f.check === 'sandbox' && f.level === 'error' && /bubblewrap \(bwrap\) is not installed/.test(f.detail) && node.runner === this.localName()) {
+        item.command = { command: 'satlution.installBubblewrap', title: 'Install bubblewrap' };
+        item.tooltip = `${f.detail}\n\nClick to have the install command typed into a terminal.`;
+      }
       return item;
     }
     const r = node.runner;
