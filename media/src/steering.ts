@@ -267,7 +267,9 @@ const clock = (sec: number) => `${Math.floor(sec / 60)}:${String(Math.round(sec 
 function renderProgress(p: ProgressView | null): void {
   progressBox.hidden = !p;
   if (!p) return;
-  progressLabel.textContent = `${p.what}${p.candidate ? ` · ${p.candidate}` : ''}: ${p.done} of ${p.total}`;
+  // A stage without instances (the rules check, the build) has no count and no bar.
+  progressLabel.textContent = `${p.what}${p.candidate ? ` · ${p.candidate}` : ''}${p.total ? `: ${p.done} of ${p.total}` : ''}`;
+  progressBar.hidden = !p.total;
   progressBar.value = p.total ? p.done / p.total : 0;
   progressBar.setAttribute('aria-valuetext', `${p.done} of ${p.total}`);
   progressDetail.textContent = [`${clock(p.elapsedS)} elapsed`, p.etaS !== null ? `about ${clock(p.etaS)} left` : '', p.last ? `last: ${p.last}` : ''].filter(Boolean).join(' · ');

@@ -60,9 +60,11 @@ export async function cycleFromTheSidebar({ page, workspace, shot }: E2eContext)
   await approve.waitFor({ state: 'detached', timeout: 15000 });
   await steering.locator('.cycle-line', { hasText: new RegExp(`^Cycle ${next}\\b`) }).waitFor({ timeout: 30000 });
   // While it evaluates, the status shows where the evaluation stands: gate, n of N, time, a bar.
+  // (The rules check and the build come first, named without a count.)
   const progress = steering.getByRole('group', { name: 'Evaluation under way' });
-  await progress.waitFor({ timeout: 60000 });
-  assert.match((await progress.locator('.progress-label').textContent()) ?? '', /^(smoke|verify|perf|side by side)( · SATLUTION_\d+)?: \d+ of \d+$/);
+  const counting = progress.locator('.progress-label', { hasText: / of \d+$/ });
+  await counting.waitFor({ timeout: 60000 });
+  assert.match((await counting.textContent()) ?? '', /^(smoke|verify|perf|side by side)( · SATLUTION_\d+)?: \d+ of \d+$/);
   await steering.locator('.phase').scrollIntoViewIfNeeded(); // Approve was scrolled to, further down
   await settled(page, steering);
   console.log(`    screenshot: ${await shot('1b-evaluating')}`);

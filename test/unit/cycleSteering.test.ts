@@ -86,6 +86,8 @@ describe('cycle steering: pause and resume', function () {
       assert.ok(mine.slice(1).every((e) => e.etaS !== null && e.elapsedS >= 0), 'an estimate once a run finished');
     }
     assert.ok(progress.some((e) => e.what === 'side by side' && e.done > 0), 'the duel reported its runs');
+    assert.ok(progress.some((e) => e.what === 'building' && e.total === 0), 'the build is named, without a count');
+    assert.ok(!progress.some((e) => e.what === 'comply' || e.what === 'build'), 'no gate name a person would not read as a step');
     assert.ok(fs.existsSync(path.join(ws, 'SATLUTION_1', 'RESULTS.md')));
   });
 

@@ -227,6 +227,7 @@ describe('steering: progress, retries, problems and the why', () => {
     p.reportIn('side by side', 2, 20, null);
     assert.deepEqual(got.map((e) => [e.what, e.done, e.elapsedS]), [['side by side', 0, 0], ['side by side', 5, 0], ['side by side', 10, 2], ['side by side', 0, 0], ['side by side', 2, 0]]);
     assert.equal(progressText({ what: 'perf', candidate: 'SATLUTION_4', done: 2, total: 10, last: 'x.cnf', elapsedS: 64, etaS: 256 }), 'perf: 2/10 · SATLUTION_4 · 1:04 elapsed, about 4:16 left · last: x.cnf');
+    assert.equal(progressText({ what: 'building', candidate: 'SATLUTION_4', done: 0, total: 0, last: null, elapsedS: 3, etaS: null }), 'building · SATLUTION_4', 'no count for a stage without instances');
   });
 });
 

@@ -345,7 +345,8 @@ async function evaluateCandidate(req: CycleRequest, dir: string, o: { reference?
     overrides: { stage: 'all', ...jobsOverride(req) },
     tiers: { reference: !!o.reference },
     ...(o.race ? { race: o.race } : {}),
-    onGateStart: (gate, total) => progress.start(gate, total),
+    // The rules check and the build run no instance: named for what they do, with no count.
+    onGateStart: (gate, total) => progress.start(gate === 'comply' ? 'checking the rules' : gate === 'build' ? 'building' : gate, total),
     onResult: (_g, run, done, total) => progress.report(done, total, run.status === 'solved' ? run.instance : `${run.instance} (${run.status})`),
   });
   return r.doc;

@@ -159,9 +159,12 @@ export async function measureSideBySide(req: DuelRequest): Promise<Duel> {
     // Each lane takes every lanes-th instance and runs its pairs back to back, the order alternating (ABBA).
     await Promise.all(
       Array.from({ length: lanes }, async (_, lane) => {
-        for (let j = lane; j < order.length; j += lanes) {
+        for (let j = lane, k = 0; j < order.length; j += lanes, k++) {
           const inst = order[j]!;
-          const ab = j % 2 === 0;
+          // Alternating within the lane (a core's second run of a pair is not always the same side), and
+          // opposite across lanes at each step (one A and one B run at any moment). By j alone, lane 0 of
+          // two would always run AB and lane 1 always BA.
+          const ab = (k + lane) % 2 === 0;
           orders.set(inst.name, ab ? 'AB' : 'BA');
           for (const side of ab ? (['A', 'B'] as const) : (['B', 'A'] as const)) await runSide(side, [inst], single, pin ? lane : undefined);
         }

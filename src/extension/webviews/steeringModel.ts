@@ -140,5 +140,6 @@ export class SteeringStream {
 /** "perf: 7/22 · SATLUTION_3 · 1:10 elapsed, about 0:40 left · last: x.cnf (timeout)". */
 export function progressText(p: ProgressView): string {
   const mmss = (s: number) => `${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')}`;
+  if (!p.total) return [p.what, p.candidate ?? ''].filter(Boolean).join(' · ');
   return [`${p.what}: ${p.done}/${p.total}`, p.candidate ?? '', `${mmss(p.elapsedS)} elapsed${p.etaS !== null ? `, about ${mmss(p.etaS)} left` : ''}`, p.last ? `last: ${p.last}` : ''].filter(Boolean).join(' · ');
 }
