@@ -6,7 +6,7 @@ import { isMap, isScalar, parseDocument } from 'yaml';
 import { writeFileAtomic } from '../store/atomic';
 import { CONFIG_FILE } from '../layout';
 import { formatIssue, parseConfig } from './load';
-import type { Config } from './schema';
+import type { Config, ModelConfig } from './schema';
 
 export type ApprovalMode = Config['approval'];
 
@@ -102,7 +102,7 @@ export async function writeValues(ws: string, values: ConfigValue[]): Promise<vo
 
 /** A model for some roles, as "Configure Models" writes it: one flow-map line per role. */
 export interface ModelChoice {
-  provider: 'openai' | 'anthropic' | 'openai-compatible';
+  provider: ModelConfig['provider'];
   model: string;
   base_url?: string;
 }

@@ -7,7 +7,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Doc
 import type { z } from 'zod';
 import { ConfigSchema, configJsonSchema, type Config } from './schema';
 import { CONFIG_FILE } from '../layout';
-import { LAST_GOOD_CONFIG, rememberConfig } from './lastGood';
+import { hasLastGoodConfig, LAST_GOOD_CONFIG, rememberConfig } from './lastGood';
 
 export interface SourceRange {
   line: number; // 1-based
@@ -93,8 +93,7 @@ export async function loadConfig(workspaceDir: string): Promise<Config> {
 
 /** What to do about a missing config: restore it where the store remains (init there would orphan the history), else init. */
 async function missingConfigAdvice(workspaceDir: string): Promise<string> {
-  const kept = await fs.stat(path.join(workspaceDir, LAST_GOOD_CONFIG)).then(() => true, () => false);
-  return kept ? `restore the last good copy with \`satlution restore-config\` (it is ${LAST_GOOD_CONFIG})` : 'run `satlution init` to create a workspace';
+  return (await hasLastGoodConfig(workspaceDir)) ? `restore the last good copy with \`satlution restore-config\` (it is ${LAST_GOOD_CONFIG})` : 'run `satlution init` to create a workspace';
 }
 
 type Path = (string | number)[];

@@ -1,5 +1,6 @@
 // The satlution.yaml schema. Every key carries a description and an example (zod `.meta`), which the
 // loader uses to explain validation errors and the build exports as JSON Schema for editors.
+import * as path from 'node:path';
 import { z } from 'zod';
 import { STRATEGY_NAMES, type StrategyName } from './strategyNames';
 
@@ -589,3 +590,6 @@ export function primarySeed(c: Config): SeedConfig {
 export function configJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(ConfigSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
 }
+
+/** Where a benchmark set's instances are: its directory in `benchmarks`, relative to `base` (the workspace), or the name taken as a path. */
+export const setDir = (config: Pick<Config, 'benchmarks'>, base: string, set: string): string => path.resolve(base, config.benchmarks[set] ?? set);

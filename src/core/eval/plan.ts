@@ -4,7 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { InstanceCache } from '../instances/instances';
-import type { Config, StageName } from '../config/schema';
+import { setDir, type Config, type StageName } from '../config/schema';
 import { checkCandidate } from '../rules/workspaceCheck';
 import { RULES_DIR, SEEDS_DIR, STATE_DIR } from '../layout';
 import { EVAL_DOC_VERSION, type EvalDoc } from './evalDoc';
@@ -42,7 +42,7 @@ export function stageJobs(config: Config, runner: string, override?: number): nu
 export function planStages(config: Config, base: string, o: PlanOverrides = {}): StagePlan[] {
   const stage = o.stage ?? (o.bench ? 'verify' : 'all');
   const names: StageName[] = stage === 'all' ? ['smoke', 'verify', 'perf'] : [stage];
-  const resolveSet = (set: string) => path.resolve(base, config.benchmarks[set] ?? set);
+  const resolveSet = (set: string) => setDir(config, base, set);
   return names.map((st) => {
     const s = config.stages[st];
     const runner = o.runner ?? s.runner;

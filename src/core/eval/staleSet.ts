@@ -1,18 +1,15 @@
 // Which candidates were last measured on another version of the perf set: their PAR-2 is not
 // comparable with one measured now (a champion timed on the old set makes every challenger look
 // slower, or faster), so views mark them instead of letting the figures mislead.
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Config } from '../config/schema';
+import { setDir, type Config } from '../config/schema';
 import { InstanceCache } from '../instances/instances';
-import { CNF_FILE } from '../instances/sets';
+import { cnfFiles } from '../instances/sets';
 import { setVersion } from '../instances/setVersion';
 import { STATE_DIR } from '../layout';
 import { measuredInFull, type EvalDoc } from './evalDoc';
 import { EvalStore } from './evalStore';
 
-/** The perf set's directory, as the perf stage resolves it. */
-export const perfSetDir = (ws: string, config: Config): string => path.resolve(ws, config.benchmarks[config.stages.perf.set] ?? config.stages.perf.set);
 
 /**
  * By candidate directory: why its latest evaluation's perf figures are from another version of the
@@ -25,7 +22,7 @@ export async function stalePerfMeasurements(ws: string, config: Config, dirs: re
   const store = new EvalStore(ws);
   const docs = (await Promise.all(dirs.map(async (d) => [d, await store.get(d)] as const))).filter((x): x is readonly [string, EvalDoc] => x[1] !== undefined && ranPerf(x[1]));
   if (!docs.length) return out;
-  const dir = perfSetDir(ws, config);
+  const dir = setDir(config, ws, config.stages.perf.set);
   const now = await setVersion(dir, new InstanceCache(path.join(ws, STATE_DIR, 'cache')));
   if (!now) return out;
   let names: Set<string> | undefined;
@@ -35,7 +32,7 @@ export async function stalePerfMeasurements(ws: string, config: Config, dirs: re
       continue;
     }
     if (!measuredInFull(doc)) continue;
-    names ??= await instanceNames(dir);
+    names ??= new Set(((await cnfFiles(dir)) ?? []).map((f) => f.name));
     const then = new Set(doc.instances.map((r) => r.instance));
     if (then.size !== names.size || [...then].some((n) => !names!.has(n))) out.set(d, `measured on an older perf set (${then.size} instances); it now has ${names.size}, not all the same`);
   }
@@ -44,9 +41,3 @@ export async function stalePerfMeasurements(ws: string, config: Config, dirs: re
 
 /** Whether the document's figures come from the perf gate (it ran, so `instances` holds perf's results). */
 const ranPerf = (doc: EvalDoc): boolean => doc.gates.some((g) => g.gate === 'perf');
-
-/** The set's instance names as results name them (relative, with forward slashes). */
-async function instanceNames(dir: string): Promise<Set<string>> {
-  const entries = await fs.readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
-  return new Set(entries.filter((e) => (e.isFile() || e.isSymbolicLink()) && CNF_FILE.test(e.name)).map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/')));
-}

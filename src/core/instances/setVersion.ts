@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { InstanceCache } from './instances';
-import { CNF_FILE } from './sets';
+import { cnfFiles } from './sets';
 
 /** A set's identity: its version and how many instances it had. */
 export interface SetVersion {
@@ -35,12 +35,11 @@ async function hashOf(file: string, cache: InstanceCache): Promise<string> {
  * but does not change what a solver is timed on. Undefined when the directory cannot be read.
  */
 export async function setVersion(dir: string, cache: InstanceCache): Promise<SetVersion | undefined> {
-  const entries = await fs.readdir(dir, { withFileTypes: true, recursive: true }).catch(() => undefined);
-  if (!entries) return undefined;
-  const files = entries.filter((e) => (e.isFile() || e.isSymbolicLink()) && CNF_FILE.test(e.name)).map((e) => path.join(e.parentPath, e.name));
+  const files = await cnfFiles(dir);
+  if (!files) return undefined;
   // One at a time: a cold cache hashes every file, and a set may hold thousands.
   const lines: string[] = [];
-  for (const f of files) lines.push(`${path.relative(dir, f).split(path.sep).join('/')}\0${await hashOf(f, cache)}\n`);
+  for (const f of files) lines.push(`${f.name}\0${await hashOf(f.file, cache)}\n`);
   const h = createHash('sha256');
   for (const l of lines.sort()) h.update(l);
   return { version: h.digest('hex').slice(0, 16), instances: files.length };

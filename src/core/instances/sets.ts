@@ -13,6 +13,15 @@ export interface BenchSetSummary {
   hasMeta: boolean;
 }
 
+/** A set's CNF files (subdirectories included): each file's path and its name in the set (relative, forward slashes); undefined when the directory cannot be read. */
+export async function cnfFiles(dir: string): Promise<{ file: string; name: string }[] | undefined> {
+  const entries = await fs.readdir(dir, { withFileTypes: true, recursive: true }).catch(() => undefined);
+  return entries
+    ?.filter((e) => (e.isFile() || e.isSymbolicLink()) && CNF_FILE.test(e.name))
+    .map((e) => path.join(e.parentPath, e.name))
+    .map((file) => ({ file, name: path.relative(dir, file).split(path.sep).join('/') }));
+}
+
 /** Counts the instances of a set (subdirectories included) without reading them. */
 export async function summarizeSet(workspaceDir: string, name: string, dir: string): Promise<BenchSetSummary> {
   const abs = path.resolve(workspaceDir, dir);

@@ -5,7 +5,7 @@
 // instances are left alone.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Config } from '../config/schema';
+import { setDir, type Config } from '../config/schema';
 import { pigeonhole, planted, shuffleCnf } from '../instances/generators';
 import { CNF_FILE } from '../instances/sets';
 import { writeFileAtomic } from '../store/atomic';
@@ -66,10 +66,9 @@ export async function addSampleBenchmarks(ws: string, config: Config): Promise<S
   const done = new Set<string>();
   for (const stage of ['smoke', 'verify', 'perf'] as const) {
     const set = config.stages[stage]?.set;
-    const rel = set ? config.benchmarks[set] : undefined;
-    if (!set || !rel || done.has(set)) continue;
+    if (!set || done.has(set)) continue;
     done.add(set);
-    const dir = path.resolve(ws, rel);
+    const dir = setDir(config, ws, set);
     const have = (await fs.readdir(dir).catch(() => [] as string[])).filter((n) => CNF_FILE.test(n)).length;
     if (have) {
       out.push({ set, dir, written: 0, kept: have });

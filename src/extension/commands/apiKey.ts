@@ -4,12 +4,12 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { loadConfig } from '../../core/config/load';
+import { Provider } from '../../core/config/schema';
 import type { WorkspaceModel } from '../workspaceModel';
 
 /** Where a provider's key is kept in SecretStorage. */
 export const secretKey = (provider: string) => `satlution.apiKey.${provider}`;
 
-const Provider = z.enum(['anthropic', 'openai', 'openai-compatible']);
 
 /** From scripts, Configure Models and the palette (every field asked for when absent). */
 const SetKeyArgs = z.object({ provider: Provider.optional(), key: z.string().min(1).optional(), offerModels: z.boolean().optional() }).strict();

@@ -6,16 +6,15 @@ import { z } from 'zod';
 import { loadConfig } from '../../core/config/load';
 import { writeModels, type ModelChoice } from '../../core/config/edit';
 import { strategyFor } from '../../core/strategy/registry';
+import { Provider, type ModelConfig } from '../../core/config/schema';
 import type { WorkspaceModel } from '../workspaceModel';
 
-const Provider = z.enum(['anthropic', 'openai', 'openai-compatible']);
-type Provider = z.infer<typeof Provider>;
 
 /** Arguments for scripts and the other commands (every field asked for when absent). */
 const Args = z.object({ provider: Provider.optional(), model: z.string().min(1).optional(), base_url: z.url().optional() }).strict();
 
 /** A model id to start from; the person edits it (ids change faster than this list). */
-const SUGGESTED: Record<Provider, string> = { anthropic: 'claude-sonnet-4-5', openai: 'gpt-5', 'openai-compatible': 'qwen2.5-coder:32b' };
+const SUGGESTED: Record<ModelConfig['provider'], string> = { anthropic: 'claude-sonnet-4-5', openai: 'gpt-5', 'openai-compatible': 'qwen2.5-coder:32b' };
 
 /** Asks for a provider, a model and (for a local server) its URL, and writes them; true when written. */
 export async function configureModels(raw: unknown, ctx: { model: WorkspaceModel; secrets: vscode.SecretStorage; secretKey: (p: string) => string }): Promise<boolean> {
