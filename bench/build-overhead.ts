@@ -19,7 +19,7 @@ function kissatSource(): string {
 /** A fresh copy of kissat with a StarExec build script, built once; its build time in seconds. */
 async function timeBuild(src: string, dir: string, isolation: IsolationSettings): Promise<number> {
   const c = path.join(dir, `kissat-${isolation.mode}-${Date.now()}`);
-  fs.cpSync(src, c, { recursive: true });
+  fs.cpSync(src, c, { recursive: true, verbatimSymlinks: true });
   fs.writeFileSync(path.join(c, 'starexec_build'), '#!/bin/bash\nset -e\n./configure --quiet >/dev/null\nmake -s -C build -j2 kissat\nmkdir -p bin\ncp build/kissat bin/\nprintf \'#!/bin/sh\\nexec "$(dirname "$0")/kissat" -q "$1" "$2/proof.out"\\n\' > bin/starexec_run_default\nchmod +x bin/starexec_run_default\n');
   const b = await buildSolver(c, 900, undefined, isolation);
   if (!b.ok) throw new Error(`${isolation.mode}: ${b.detail}\n${b.log.slice(-2000)}`);

@@ -39,7 +39,7 @@ Usage:
   satlution schema               print the JSON Schema of satlution.yaml
   satlution help [COMMAND]
 
-Exit codes: 0 success, 1 a candidate failed a gate, 2 bad usage, config or input.`;
+Exit codes: 0 success, 1 a candidate failed a gate, 2 bad usage, config or input, 130 interrupted.`;
 
 const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
   init: { help: INIT_HELP, run: (a) => initCommand(a, defaultRulesDir()) },

@@ -3,18 +3,19 @@
 // SSH host, or on a Slurm node: it needs only Node, the solver directory, and drat-trim for proofs.
 import { WORKER_EXIT } from '../core/runners/remoteWorker';
 import { sweepLeftovers } from '../core/run/sweep';
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readDimacs } from '../core/instances/dimacs';
 import { IsolationUnavailable, requireIsolation } from '../core/isolation/probe';
 import type { IsolationSettings } from '../core/isolation/settings';
+import { DEFAULT_DISK_MAX_MB, DEFAULT_PROCESSES_MAX } from '../core/config/schema';
 import { buildSolver } from '../core/run/build';
 import { EvaluationAborted, runInstance } from '../core/run/runInstance';
+import { writeCandidateDoc } from '../core/workspace/candidateFs';
 
 const USAGE =
-  'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--proofs --drat-trim PATH [--max-proof-mb MB] [--checker-timeout S]] [--max-output-mb MB] [--expected SAT|UNSAT] [--name NAME] [--sandbox on|off]\n' +
-  '       worker --build SOLVER_DIR [--timeout S] [--sandbox on|off] [--build-network]';
+  'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--proofs --drat-trim PATH [--max-proof-mb MB] [--checker-timeout S]] [--max-output-mb MB] [--expected SAT|UNSAT] [--name NAME] [--sandbox on|off] [--disk-mb MB] [--processes N]\n' +
+  '       worker --build SOLVER_DIR [--timeout S] [--sandbox on|off] [--build-network] [--disk-mb MB] [--processes N]';
 
 export async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -34,6 +35,9 @@ export async function main(argv: string[]): Promise<number> {
       sandbox: { type: 'string', default: 'on' },
       build: { type: 'string' },
       'build-network': { type: 'boolean', default: false },
+      // evaluation.disk_max_mb and evaluation.processes_max, from the runner's command line.
+      'disk-mb': { type: 'string', default: String(DEFAULT_DISK_MAX_MB) },
+      processes: { type: 'string', default: String(DEFAULT_PROCESSES_MAX) },
     },
     strict: true,
   });
@@ -41,7 +45,16 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`worker: --sandbox must be on or off, got "${values.sandbox}"\n`);
     return 2;
   }
-  const isolation: IsolationSettings = { mode: values.sandbox === 'on' ? 'bwrap' : 'off', buildNetwork: values['build-network'], readOnly: [] };
+  const limits = { diskMaxMb: Number(values['disk-mb']), processesMax: Number(values.processes) };
+  const badLimits = [
+    !(limits.diskMaxMb > 0) ? `--disk-mb must be a positive number of MB, got "${values['disk-mb']}"` : '',
+    !(Number.isInteger(limits.processesMax) && limits.processesMax > 0) ? `--processes must be a positive whole number, got "${values.processes}"` : '',
+  ].filter(Boolean);
+  if (badLimits.length) {
+    process.stderr.write(`worker: ${badLimits.join('\nworker: ')}\n`);
+    return 2;
+  }
+  const isolation: IsolationSettings = { mode: values.sandbox === 'on' ? 'bwrap' : 'off', buildNetwork: values['build-network'], readOnly: [], limits };
   try {
     await requireIsolation(isolation);
   } catch (e) {
@@ -127,7 +140,8 @@ async function build(dir: string, timeoutS: number, isolation: IsolationSettings
     return 2;
   }
   const b = await buildSolver(dir, timeoutS, undefined, isolation);
-  await fs.writeFile(path.join(dir, '.satlution-build.log'), b.log).catch(() => undefined);
+  // Replaces whatever the build left under the name (a link to ~/.ssh/authorized_keys, say), never writes through it.
+  await writeCandidateDoc(dir, '.satlution-build.log', b.log).catch(() => undefined);
   if (b.ok) return 0;
   process.stderr.write(`${b.log.trim().split('\n').slice(-25).join('\n')}\n${b.detail}\n`);
   return /did not finish within/.test(b.detail) ? WORKER_EXIT.buildTimeout : WORKER_EXIT.buildFailed;

@@ -151,7 +151,7 @@ describe('Rules and Runners views', () => {
     assert.ok(local && local.kind === 'runner' && local.runner.kind === 'local');
     const found = (await vscode.commands.executeCommand('satlution.checkRunner', local)) as Record<string, { check: string; level: string }[]>;
     const checks = found[local.runner.name]!;
-    assert.deepEqual(checks.map((f) => f.check), ['node', 'cores', 'drat-trim', 'sandbox', 'memory limit', 'disk']);
+    assert.deepEqual(checks.map((f) => f.check), ['node', 'cores', 'drat-trim', 'sandbox', 'memory limit', 'processes limit', 'disk limit', 'disk']);
     assert.equal(checks[0]!.level, 'ok');
     const shown = await a.runnersTree.getChildren(local);
     assert.equal(shown.filter((n) => n.kind === 'finding').length, 6);

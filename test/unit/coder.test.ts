@@ -153,7 +153,7 @@ describe('coder tools: confinement and exact edits', () => {
     assert.equal(fs.readFileSync(path.join(dir, 'crlf.c'), 'utf8'), 'int a;\r\nint c;\r\nint a2;\r\n');
     write(path.join(dir, 'big.txt'), 'x'.repeat(50_000));
     const big = await runTool('read_file', '{"path": "big.txt"}', host);
-    assert.match(big.content, /\[\.\.\. truncated: \d+ more characters; ask for a narrower range\]$/);
+    assert.match(big.content, /\[\.\.\. truncated: \d+ more characters; ask for a narrower range: the file has 1 lines, read them in parts with start_line and end_line\]$/);
     assert.ok(big.content.length < 21_000);
   });
 });

@@ -25,6 +25,8 @@ describe('config: satlution.yaml', () => {
       proof_max_mb: 4096,
       build_timeout_s: 600,
       output_max_mb: 256,
+      disk_max_mb: 1024,
+      processes_max: 256,
       vacuous_gates: 'fail',
       decide_on: 'cpu',
       racing: { enabled: true, cap_factor: 3, cap_floor_s: 1, min_share: 0.2, min_instances: 5 },

@@ -89,8 +89,19 @@ describe('planner', () => {
   });
 });
 
+describe('planner context without the answers', () => {
+  it('says a wrong answer was wrong, not what the answer is', async () => {
+    const ws = tempDir();
+    const detail = '1 of 2 instances failed: SAT claimed on a.cnf, but it is UNSAT (meta.csv)';
+    write(path.join(ws, '.satlution', 'evals', 'SATLUTION_1.json'), JSON.stringify(sampleEvalDoc({ verdict: 'fail', gates: [{ gate: 'verify', ok: false, detail, failures: [], reused: 0 }] })));
+    const h = await metricsHistory(ws, 1, 10);
+    assert.match(h, /SATLUTION_1: fail \(failed verify: 1 of 2 instances failed: SAT claimed on a\.cnf, which is wrong \(meta\.csv\)\)/);
+    assert.doesNotMatch(h, /it is UNSAT/);
+  });
+});
+
 describe('planner diagnosis', () => {
-  it('reads a failed candidate\'s results and the evaluations in the workspace, and writes nothing', async () => {
+  it('reads a failed candidate\'s results in the workspace, and writes nothing', async () => {
     const ws = tempDir();
     fs.cpSync(path.join(FIXTURES, 'seeds', 'tinysat'), path.join(ws, 'SATLUTION_0'), { recursive: true });
     write(path.join(ws, 'SATLUTION_2', 'RESULTS.md'), '# Results\nVerdict: **fail**\n- crash: segfault (SIGSEGV) on uf50-01.cnf after 0.02 s\n');
@@ -106,12 +117,12 @@ describe('planner diagnosis', () => {
     await runPlanner({
       client: model,
       championDir: path.join(ws, 'SATLUTION_0'),
-      readRoot: ws,
+      workspace: ws,
       candidate: 'SATLUTION_3',
       context: { rules: '', codeMap: '', metrics: '', failures: 'SATLUTION_2: failed the smoke gate', notes: '', directive: 'd' },
       transcriptFile: path.join(tempDir(), 'p.jsonl'),
     });
-    assert.match((model.seen[0]!.messages[0] as { content: string }).content, /the champion is SATLUTION_0\/; failed candidates keep RESULTS\.md/);
+    assert.match((model.seen[0]!.messages[0] as { content: string }).content, /the champion is SATLUTION_0\/; the other candidates, failed ones too, are SATLUTION_<n>\/ with their sources, HYPOTHESIS\.md \(the plan\), CHANGELOG\.md \(what was done\) and RESULTS\.md/);
     assert.ok(fs.readFileSync(path.join(ws, 'SATLUTION_0', 'tinysat.c'), 'utf8').length > 100, 'the planner cannot write');
   });
 });

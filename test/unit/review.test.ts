@@ -1,9 +1,10 @@
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseConfig } from '../../src/core/config/load';
 import { checkRunnerHealth } from '../../src/core/runners/health';
-import { diffCandidates } from '../../src/core/workspace/candidateDiff';
+import { diffCandidates, unifiedDiff } from '../../src/core/workspace/candidateDiff';
 import { statusText } from '../../src/extension/statusText';
 import { tempDir, write } from './helpers';
 
@@ -54,13 +55,25 @@ describe('candidate diff', () => {
     assert.deepEqual(await diffCandidates(path.join(d, 'A'), path.join(d, 'B')), [{ path: 'big.cnf', kind: 'modified', added: null, removed: null }]);
   });
 
-  it('treats a dangling link as a missing file instead of failing the review', async () => {
+  it('shows a link as its target and a special file as its kind, never reading through either', async () => {
     const d = tempDir();
     write(path.join(d, 'A/x.c'), 'x\n');
-    fs.mkdirSync(path.join(d, 'B'));
-    fs.symlinkSync(path.join(d, 'nowhere'), path.join(d, 'B', 'x.c'));
-    // A dangling link is not a regular file: x.c counts as deleted rather than crashing the review.
-    assert.deepEqual((await diffCandidates(path.join(d, 'A'), path.join(d, 'B'))).map((c) => [c.path, c.kind]), [['x.c', 'deleted']]);
+    write(path.join(d, 'A/.hidden/y.c'), 'y\n');
+    write(path.join(d, 'secret'), 'do not show\n');
+    fs.mkdirSync(path.join(d, 'B/.hidden'), { recursive: true });
+    write(path.join(d, 'B/.hidden/y.c'), 'y changed\n');
+    fs.symlinkSync(path.join(d, 'secret'), path.join(d, 'B', 'x.c'));
+    fs.symlinkSync('x.c', path.join(d, 'B', 'inside'));
+    spawnSync('mkfifo', [path.join(d, 'B', 'pipe')]);
+    const changes = await diffCandidates(path.join(d, 'A'), path.join(d, 'B'));
+    assert.deepEqual(changes.map((c) => [c.path, c.kind]), [['.hidden/y.c', 'modified'], ['inside', 'added'], ['pipe', 'added'], ['x.c', 'modified']]);
+    assert.deepEqual(changes.find((c) => c.path === 'x.c')!.after, { link: path.join(d, 'secret'), outside: true });
+    assert.deepEqual(changes.find((c) => c.path === 'inside')!.after, { link: 'x.c', outside: true });
+    assert.deepEqual(changes.find((c) => c.path === 'pipe')!.after, { special: 'a FIFO (named pipe)' });
+    const text = await unifiedDiff(path.join(d, 'A'), path.join(d, 'B'));
+    assert.match(text, /\+symbolic link -> .*secret \(leads outside the candidate\)/);
+    assert.match(text, /\+a FIFO \(named pipe\)/);
+    assert.doesNotMatch(text, /do not show/);
   });
 });
 
@@ -72,10 +85,12 @@ describe('runner health', () => {
   };
   const base = 'seeds:\n  - { name: s, source: ./s }\n';
 
-  it('checks node, cores, drat-trim, the memory limit and disk space of a local runner', async () => {
+  it('checks node, cores, drat-trim, the memory, processes and disk limits and disk space of a local runner', async () => {
     const c = config(base + 'runners: [{name: local, kind: local, jobs: 1}]\n');
     const f = await checkRunnerHealth(c.runners[0]!, c, tempDir());
-    assert.deepEqual(f.map((x) => x.check), ['node', 'cores', 'drat-trim', 'sandbox', 'memory limit', 'disk']);
+    assert.deepEqual(f.map((x) => x.check), ['node', 'cores', 'drat-trim', 'sandbox', 'memory limit', 'processes limit', 'disk limit', 'disk']);
+    assert.match(f.find((x) => x.check === 'processes limit')!.detail, /^256 per build or run, (enforced with cgroup-v[12] pids\.max|but no cgroup can hold it here)/);
+    assert.match(f.find((x) => x.check === 'disk limit')!.detail, /^1024 MB for a build's directory/);
     assert.equal(f.find((x) => x.check === 'node')!.level, 'ok');
     assert.match(f.find((x) => x.check === 'cores')!.detail, /^1 parallel run on \d+ cores$/);
     assert.match(f.find((x) => x.check === 'disk')!.detail, /GB free/);

@@ -1,6 +1,6 @@
 // Stored results are reused only for the same solver, and "the same" covers everything a run can
 // execute: a liar whose bin/ matches an honest solver's (a link, or a script that starts code outside
-// bin/) gets no results of the honest one. Documents and state folders do not count.
+// bin/) gets no results of the honest one. Only the candidate's documents do not count.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -59,12 +59,14 @@ describe('the solver identity of stored results', function () {
     });
   }
 
-  it('ignores the candidate documents and state folders, not the sources or the exec bit', async () => {
+  it('ignores the candidate documents, not hidden folders, the sources or the exec bit', async () => {
     const a = viaImpl(LIAR, 'script');
     const base = await solverIdentity(a);
     write(path.join(a, 'RESULTS.md'), '# anything\n');
-    write(path.join(a, '.git', 'HEAD'), 'ref: x\n');
     assert.equal(await solverIdentity(a), base);
+    // A run script can start code from any folder, a hidden one too.
+    write(path.join(a, '.git', 'HEAD'), 'ref: x\n');
+    assert.notEqual(await solverIdentity(a), base);
     write(path.join(a, 'src', 'x.c'), 'int x;\n');
     const withSource = await solverIdentity(a);
     assert.notEqual(withSource, base);

@@ -14,6 +14,7 @@ import { EXIT, UsageError } from '../errors';
 import { runnerEnv } from '../runnerEnv';
 import { cycleSession, type CycleSession, SessionError } from '../../core/cycle/session';
 import { terminalApprover, terminalLogger } from '../terminal';
+import { cancelOnSignals, EXIT_INTERRUPTED } from '../interrupt';
 
 export const CYCLE_HELP = `satlution cycle [--agent llm|tuner] [--cycles N] [--minutes M] [--strategy NAME] [--yes] [--dir D]
 
@@ -27,7 +28,8 @@ PAR-2 on the perf set and the time left.
 Runs evolution cycles (champion/challenger): the planner writes HYPOTHESIS.md, the coder implements it
 in a new SATLUTION_<n>/, the gates check it, RESULTS.md records the measurement against the champion,
 and a significantly faster correct challenger becomes the champion. Every step is saved: after a crash
-or Ctrl-C, run the command again and the cycle resumes where it stopped. With approval semi or manual,
+or Ctrl-C (or SIGTERM), run the command again and the cycle resumes where it stopped. A stop ends the
+step in progress within seconds (exit code 130); a second Ctrl-C ends the process at once. With approval semi or manual,
 each plan is shown for approval (--yes approves). API keys come from the variable named by
 models.<role>.api_key_env (default OPENAI_API_KEY / ANTHROPIC_API_KEY).
 --strategy champion-challenger|sift overrides strategy.name of satlution.yaml for this run (sift: several
@@ -66,14 +68,15 @@ export async function cycleCommand(argv: string[]): Promise<number> {
     throw e;
   }
   const { agentName: _agentName, ...parts } = session;
-  const stop = () => abort.abort(new Error('interrupted'));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // Every step hears the stop (the agents' model calls and tools, builds, runs); what does not answer within seconds is cut short.
+  const stopListening = cancelOnSignals(abort, { command: 'cycle' });
   try {
     const t0 = Date.now();
     const took: number[] = [];
     const typical = () => took.reduce((a, b) => a + b, 0) / Math.max(1, took.length);
     for (let i = 0; i < n; i++) {
+      // A stop between cycles starts no new one.
+      abort.signal.throwIfAborted();
       const started = Date.now();
       // Half a typical cycle left is enough to start: the cycle in progress always finishes, so a budget
       // overshoots by at most about half a cycle, and is not left half unused either.
@@ -104,7 +107,7 @@ export async function cycleCommand(argv: string[]): Promise<number> {
     if (abort.signal.aborted) {
       const s = await readCycle(ws);
       process.stderr.write(`satlution cycle: interrupted at step "${s?.step}" of cycle ${s?.cycle}; run it again to resume\n`);
-      return 130;
+      return EXIT_INTERRUPTED;
     }
     if (e instanceof BudgetExhausted) {
       process.stderr.write(`satlution cycle: stopped: ${e.message}\n`);
@@ -117,8 +120,7 @@ export async function cycleCommand(argv: string[]): Promise<number> {
     }
     throw e;
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    stopListening();
   }
 }
 

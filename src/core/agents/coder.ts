@@ -1,12 +1,11 @@
 // The coder: a tool loop that edits a candidate, builds it, reads the compiler errors, fixes them, and
 // finishes with a CHANGELOG entry. The model only ever acts through the tools (confined to the
 // candidate); every turn is in the transcript; an iteration cap ends a loop that goes nowhere.
-import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
 import { toolSummary } from './events';
 import type { ChatMessage, LlmClient } from '../llm/types';
-import { runTool, toolSpecs, type ToolHost } from './tools';
+import { keptCall, runTool, toolSpecs, type ToolHost } from './tools';
 import { Transcript } from '../llm/transcript';
+import { appendCandidateDoc } from '../workspace/candidateFs';
 
 export interface CoderRequest {
   client: LlmClient;
@@ -50,7 +49,8 @@ export async function runCoder(req: CoderRequest): Promise<CoderOutcome> {
   for (let i = 1; i <= max; i++) {
     req.signal?.throwIfAborted();
     const res = await req.client.chat({ system, messages, tools: toolSpecs(), ...(req.signal ? { signal: req.signal } : {}), onText: (delta) => req.onEvent?.({ type: 'text', delta }) });
-    const assistant: ChatMessage = { role: 'assistant', content: res.text, ...(res.toolCalls.length ? { toolCalls: res.toolCalls } : {}) };
+    // An oversized call is refused, and kept in the conversation as a note only.
+    const assistant: ChatMessage = { role: 'assistant', content: res.text, ...(res.toolCalls.length ? { toolCalls: res.toolCalls.map(keptCall) } : {}) };
     messages.push(assistant);
     await transcript.add({ type: 'message', message: assistant, usage: res.usage });
     if (!res.toolCalls.length) {
@@ -66,7 +66,7 @@ export async function runCoder(req: CoderRequest): Promise<CoderOutcome> {
     }
     idle = 0;
     for (const call of res.toolCalls) {
-      const out = await runTool(call.name, call.arguments, req.host);
+      const out = await runTool(call.name, call.arguments, req.host, req.signal);
       const result: ChatMessage = { role: 'tool', toolCallId: call.id, name: call.name, content: out.content, ...(out.isError ? { isError: true } : {}) };
       messages.push(result);
       await transcript.add({ type: 'message', message: result });
@@ -82,8 +82,7 @@ export async function runCoder(req: CoderRequest): Promise<CoderOutcome> {
   return { finished: false, reason: 'iteration_cap', iterations: max };
 }
 
+/** Adds the entry to CHANGELOG.md, replacing whatever stands there that is not a regular file (a link is never written through). */
 async function appendChangelog(dir: string, entry: string): Promise<void> {
-  const file = path.join(dir, 'CHANGELOG.md');
-  const before = await fs.readFile(file, 'utf8').catch(() => '# Changelog\n');
-  await fs.writeFile(file, `${before.trimEnd()}\n${entry.trim()}\n`);
+  await appendCandidateDoc(dir, 'CHANGELOG.md', `${entry.trim()}\n`, '# Changelog\n');
 }

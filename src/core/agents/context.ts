@@ -1,33 +1,46 @@
 // What the planner is told: a compact map of the champion's code, the metrics history (PAR-2 withheld
-// until the configured cycle), recent failures, and a directive drawn from weighted meta-directions.
-import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
+// until the configured cycle), recent failures (said without the expected answers), and a directive
+// drawn from weighted meta-directions.
+import { RE2JS } from 're2js';
 import { readPortfolio, scorePortfolio } from '../objectives/portfolio';
 import { prng } from '../instances/generators';
 import { clusters, SignatureLog } from '../rules/postmortem';
 import { CandidateStore } from '../store/candidates';
 import { EvalStore } from '../eval/evalStore';
 import { candidateDirName, parseCandidateDir } from '../layout';
+import { readCandidateText, UnsafeCandidateFile, walkCandidate } from '../workspace/candidateFs';
 
 const SOURCE = /\.(c|h|cc|cpp|cxx|hpp|hh)$/;
-const FUNCTION = /^(?:static\s+|inline\s+|extern\s+)*[A-Za-z_][\w\s*]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\{/gm;
+/** A function definition's name; RE2 (linear time), since the champion's code is a model's. */
+const FUNCTION = RE2JS.compile('^(?:static\\s+|inline\\s+|extern\\s+)*[A-Za-z_][\\w\\s*]*?\\b([A-Za-z_]\\w*)\\s*\\([^;{}]*\\)\\s*\\{', RE2JS.MULTILINE);
+/** Folders the map leaves out: history, build output, tests. */
+const SKIPPED = new Set(['.git', 'build', 'test', 'bin']);
+/** Source files larger than this are named in the map without their functions. */
+const MAP_FILE_MAX_BYTES = 1 << 20;
+/** A tree with more entries than this gets no map (a walk of millions of files is an attack on the walker). */
+const MAP_MAX_ENTRIES = 100_000;
 
-/** Source files with sizes and the functions they define, within a size budget. */
+/** Source files with sizes and the functions they define, within a size budget (links and special files left out). */
 export async function codeMap(dir: string, budget = 6000): Promise<string> {
   const lines: string[] = [];
-  const walk = async (d: string) => {
-    for (const e of (await fs.readdir(d, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (['.git', 'build', 'test', 'bin'].includes(e.name)) continue;
-      const full = path.join(d, e.name);
-      if (e.isDirectory()) await walk(full);
-      else if (SOURCE.test(e.name)) {
-        const text = await fs.readFile(full, 'utf8');
-        const fns = [...text.matchAll(FUNCTION)].map((m) => m[1]!).filter((n) => !['if', 'for', 'while', 'switch', 'return'].includes(n));
-        lines.push(`${path.relative(dir, full)} (${text.split('\n').length} lines)${fns.length ? `: ${fns.slice(0, 12).join(', ')}${fns.length > 12 ? `, +${fns.length - 12}` : ''}` : ''}`);
-      }
+  let entries;
+  try {
+    entries = await walkCandidate(dir, { maxEntries: MAP_MAX_ENTRIES });
+  } catch (e) {
+    if (e instanceof UnsafeCandidateFile) return `(no map: ${e.message})\n`;
+    throw e;
+  }
+  for (const e of entries) {
+    if (e.kind !== 'file' || !SOURCE.test(e.rel) || e.rel.split('/').some((part) => SKIPPED.has(part))) continue;
+    if (e.size > MAP_FILE_MAX_BYTES) {
+      lines.push(`${e.rel} (${e.size} bytes)`);
+      continue;
     }
-  };
-  await walk(dir);
+    const text = await readCandidateText(dir, e.rel, { maxBytes: MAP_FILE_MAX_BYTES, follow: false }).catch(() => undefined);
+    if (text === undefined) continue; // changed or went away since the walk
+    const fns = [...FUNCTION.matchAll(text)].map((m) => m[1]!).filter((n) => !['if', 'for', 'while', 'switch', 'return'].includes(n));
+    lines.push(`${e.rel} (${text.split('\n').length} lines)${fns.length ? `: ${fns.slice(0, 12).join(', ')}${fns.length > 12 ? `, +${fns.length - 12}` : ''}` : ''}`);
+  }
   let out = '';
   for (const l of lines) {
     if (out.length + l.length > budget) {
@@ -37,6 +50,16 @@ export async function codeMap(dir: string, budget = 6000): Promise<string> {
     out += l + '\n';
   }
   return out;
+}
+
+/**
+ * A failure as the agents see it: a wrong answer is named wrong, without the answer it should have been
+ * (run/runInstance.ts writes "SAT claimed on x.cnf, but it is UNSAT (meta.csv)").
+ */
+export function withoutAnswers(text: string): string {
+  return text
+    .replace(/, but it is (?:SAT|UNSAT) \((meta\.csv|the baselines say so)\)/g, ', which is wrong ($1)')
+    .replace(/although (meta\.csv says|an earlier run said) (?:SAT|UNSAT)/g, 'although $1 otherwise');
 }
 
 export interface Direction {
@@ -82,7 +105,7 @@ export async function metricsHistory(ws: string, cycle: number, par2From: number
     }
   }
   if (!showPar2 && out.length) out.push(`(PAR-2 figures are withheld until cycle ${par2From}; judge by solved counts and correctness)`);
-  return out.join('\n') || '(no evaluations yet)';
+  return withoutAnswers(out.join('\n')) || '(no evaluations yet)';
 }
 
 /** Failed candidates and the failure patterns that repeat. */
@@ -95,7 +118,7 @@ export async function recentFailures(ws: string, limit = 8): Promise<string> {
     .filter((c) => c.candidates.length > 1)
     .slice(0, 5)
     .map((c) => `${c.key} (in ${c.candidates.join(', ')})`);
-  return [...failed, ...(declined.length ? ['Plans or candidates a person turned down:', ...declined] : []), ...(repeated.length ? ['Repeated failure patterns:', ...repeated] : [])].join('\n') || '(no failures yet)';
+  return withoutAnswers([...failed, ...(declined.length ? ['Plans or candidates a person turned down:', ...declined] : []), ...(repeated.length ? ['Repeated failure patterns:', ...repeated] : [])].join('\n')) || '(no failures yet)';
 }
 
 /** The objective portfolio's view, when there is one: which candidates the consensus ranks best and by which objectives. */

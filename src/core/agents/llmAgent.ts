@@ -1,6 +1,5 @@
 // The LLM evolution agent: the planner and the coder, each with its configured model, metered
 // (tokens, USD, budget) and with their transcripts kept under .satlution/transcripts/.
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Config, ModelConfig } from '../config/schema';
 import type { EvolutionAgent } from './agent';
@@ -16,6 +15,14 @@ import { codeMap, consensusSummary, DEFAULT_DIRECTIONS, drawDirection, metricsHi
 import { runCoder, type AgentLoopEvent } from './coder';
 import { runPlanner } from './planner';
 import { transcriptFile } from '../llm/transcript';
+import { walkCandidate } from '../workspace/candidateFs';
+
+/** The most of HYPOTHESIS.md the coder's task carries (a plan is far shorter; a person's edit may not be): the rest it can read. */
+const TASK_PLAN_MAX_CHARS = 32_000;
+
+/** The plan as the coder's task carries it: cut at TASK_PLAN_MAX_CHARS, saying so. */
+const taskPlan = (hypothesis: string) =>
+  hypothesis.length <= TASK_PLAN_MAX_CHARS ? hypothesis : `${hypothesis.slice(0, TASK_PLAN_MAX_CHARS)}\n[... the plan is cut here: ${hypothesis.length - TASK_PLAN_MAX_CHARS} more characters are in HYPOTHESIS.md]`;
 
 export interface LlmAgentOptions {
   ws: string;
@@ -62,7 +69,8 @@ export function llmAgent(o: LlmAgentOptions): EvolutionAgent {
       const r = await runPlanner({
         client: client('planner', cycle),
         championDir,
-        readRoot: ws,
+        // The candidate directories, never the benchmark sets or .satlution/ (agents never see the answers).
+        workspace: ws,
         candidate,
         context: {
           rules: await rulesText('planning'),
@@ -81,11 +89,11 @@ export function llmAgent(o: LlmAgentOptions): EvolutionAgent {
     },
     async code({ cycle, candidateDir, hypothesis, host, emit }) {
       // The auto-scoped rules that apply to the candidate's sources (e.g. R04 for C files).
-      const sources = (await fs.readdir(candidateDir, { recursive: true })).map(String).filter((f) => /\.(c|h|cc|cpp|hpp)$/.test(f));
+      const sources = (await walkCandidate(candidateDir, { maxEntries: 100_000 }).catch(() => [])).filter((e) => e.kind === 'file' && /\.(c|h|cc|cpp|hpp)$/.test(e.rel)).map((e) => e.rel);
       const out = await runCoder({
         client: client('coder', cycle),
         host,
-        task: `Implement this plan in the candidate directory.\n\n${hypothesis}`,
+        task: `Implement this plan in the candidate directory.\n\n${taskPlan(hypothesis)}`,
         rules: await rulesText('coding', sources),
         transcriptFile: transcript(cycle, 'coder'),
         candidate: path.basename(candidateDir),

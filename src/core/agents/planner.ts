@@ -1,23 +1,32 @@
-// The planner: reads the champion with read-only tools (diagnosis without pasting whole logs), then
-// submits a plan that is validated (zod) and written as HYPOTHESIS.md with a task list for the coder.
-import * as fs from 'node:fs/promises';
+// The planner: reads the champion and the other candidates with read-only tools (diagnosis without
+// pasting whole logs; never the benchmark sets or the stored results, which hold the answers), then
+// submits a plan that is validated (zod, with length caps) and written as HYPOTHESIS.md with a task
+// list for the coder.
 import * as path from 'node:path';
 import { z } from 'zod';
 import { toolSummary } from './events';
 import type { ChatMessage, LlmClient, ToolSpec } from '../llm/types';
 import type { AgentLoopEvent } from './coder';
+import { withoutAnswers } from './context';
 import { Sandbox } from './sandbox';
-import { runTool, toolSpecs, type ToolHost } from './tools';
+import { argumentLimit, keptCall, runTool, toolSpecs, type ToolHost } from './tools';
 import { Transcript } from '../llm/transcript';
+import { writeCandidateDoc } from '../workspace/candidateFs';
 
+/** The longest a plan's prose parts may be, in characters: the plan goes with every coder request. */
+const LONG = 3000;
+/** The longest an expected effect, or one task, may be. */
+const SHORT = 400;
+
+/** A plan, at most some 17,000 characters in all (3 x 3,000, 3 x 400, 12 tasks of 400 and a title). */
 export const Plan = z
   .object({
     title: z.string().min(5).max(120),
-    change: z.string().min(20).describe('what to change, concretely (files, functions)'),
-    rationale: z.string().min(20).describe('the mechanism: why it should help'),
-    expected_effect: z.object({ sat: z.string().min(3), unsat: z.string().min(3), par2: z.string().min(3) }).strict(),
-    risks: z.string().min(5),
-    tasks: z.array(z.string().min(5)).min(1).max(12).describe('ordered steps for the coder'),
+    change: z.string().min(20).max(LONG).describe('what to change, concretely (files, functions)'),
+    rationale: z.string().min(20).max(LONG).describe('the mechanism: why it should help'),
+    expected_effect: z.object({ sat: z.string().min(3).max(SHORT), unsat: z.string().min(3).max(SHORT), par2: z.string().min(3).max(SHORT) }).strict(),
+    risks: z.string().min(5).max(LONG),
+    tasks: z.array(z.string().min(5).max(SHORT)).min(1).max(12).describe('ordered steps for the coder'),
   })
   .strict();
 export type Plan = z.infer<typeof Plan>;
@@ -36,10 +45,11 @@ export interface PlannerRequest {
   /** The champion's directory (read-only to the planner). */
   championDir: string;
   /**
-   * What the planner may read (default: the champion). Given the workspace, it can also open failed
-   * candidates' RESULTS.md and the evaluations in .satlution/evals/ — diagnosis by reading, not pasting.
+   * The workspace, when the planner may read all of its candidate directories (read-only), failed ones
+   * too: their sources and RESULTS.md — diagnosis by reading, not pasting. Nothing else of it: not the
+   * benchmark sets with their answers, not the stored evaluations. Without it, only the champion.
    */
-  readRoot?: string;
+  workspace?: string;
   candidate: string;
   context: PlannerContext;
   transcriptFile: string;
@@ -87,14 +97,15 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
     `# Metrics so far\n${c.metrics}`,
     `# Recent failures\n${c.failures}`,
     c.notes ? `# Notes from the person steering\n${c.notes}` : '',
-    req.readRoot
-      ? `# Reading\nPaths are relative to the workspace: the champion is ${path.relative(req.readRoot, req.championDir)}/; failed candidates keep RESULTS.md and their sources in SATLUTION_<n>/; evaluations (per-instance results, failures) are in .satlution/evals/SATLUTION_<n>.json. Search and read what you need rather than everything.`
+    req.workspace
+      ? `# Reading\nPaths start at the workspace's candidate directories: the champion is ${path.basename(req.championDir)}/; the other candidates, failed ones too, are SATLUTION_<n>/ with their sources, HYPOTHESIS.md (the plan), CHANGELOG.md (what was done) and RESULTS.md (gates, failures, metrics). The benchmark sets, their expected answers and the stored evaluations are not readable: the metrics and failures above are what they say. Search and read what you need rather than everything.`
       : '',
   ].filter(Boolean).join('\n\n');
   const submit: ToolSpec = { name: 'submit_plan', description: 'Submit the plan (it becomes HYPOTHESIS.md and the coder\'s task list).', parameters: stripSchema(z.toJSONSchema(Plan, { io: 'input' }) as Record<string, unknown>) };
   const tools = [...toolSpecs().filter((t) => READ_ONLY.includes(t.name)), submit];
   const host: ToolHost = {
-    sandbox: new Sandbox(req.readRoot ?? req.championDir, ['**']), // everything is read-only to the planner
+    // Everything is read-only to the planner.
+    sandbox: req.workspace ? Sandbox.workspaceView(req.workspace) : new Sandbox(req.championDir, ['**']),
     build: async () => ({ ok: false, text: 'not available to the planner' }),
     smoke: async () => ({ ok: false, text: 'not available to the planner' }),
   };
@@ -106,7 +117,8 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
   for (let i = 0; i < max; i++) {
     req.signal?.throwIfAborted();
     const res = await req.client.chat({ system, messages, tools, ...(req.signal ? { signal: req.signal } : {}), onText: (delta) => req.onEvent?.({ type: 'text', delta }) });
-    const assistant: ChatMessage = { role: 'assistant', content: res.text, ...(res.toolCalls.length ? { toolCalls: res.toolCalls } : {}) };
+    // An oversized call is refused, and kept in the conversation as a note only.
+    const assistant: ChatMessage = { role: 'assistant', content: res.text, ...(res.toolCalls.length ? { toolCalls: res.toolCalls.map(keptCall) } : {}) };
     messages.push(assistant);
     await transcript.add({ type: 'message', message: assistant, usage: res.usage });
     if (!res.toolCalls.length) {
@@ -120,13 +132,18 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
       let isError = false;
       if (call.name === 'submit_plan') {
         let json: unknown;
-        try {
-          json = JSON.parse(call.arguments);
-        } catch (e) {
+        if (call.arguments.length > argumentLimit(call.name)) {
           json = undefined;
-          content = `the plan is not valid JSON (${(e as Error).message})`;
+          content = `the plan is ${call.arguments.length} characters; a plan is at most some 17,000 (change, rationale and risks ${LONG} each, each task and expected effect ${SHORT}): keep it to the point`;
           isError = true;
-        }
+        } else
+          try {
+            json = JSON.parse(call.arguments);
+          } catch (e) {
+            json = undefined;
+            content = `the plan is not valid JSON (${(e as Error).message})`;
+            isError = true;
+          }
         const p = json === undefined ? undefined : Plan.safeParse(json);
         if (p?.success) {
           const hypothesis = renderHypothesis(req.candidate, p.data);
@@ -137,12 +154,16 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
           return { plan: p.data, hypothesis };
         }
         if (p) {
-          content = `the plan is incomplete: ${p.error.issues.map((x) => `${x.path.join('.') || '(plan)'}: ${x.message}`).join('; ')}`;
+          const issue = (x: z.core.$ZodIssue) => `${x.path.join('.') || '(plan)'}: ${x.message}`;
+          const long = p.error.issues.filter((x) => x.code === 'too_big');
+          const other = p.error.issues.filter((x) => x.code !== 'too_big');
+          content = [other.length ? `the plan is incomplete: ${other.map(issue).join('; ')}` : '', long.length ? `the plan is too long: ${long.map(issue).join('; ')}; keep it to the point` : ''].filter(Boolean).join('; ');
           isError = true;
         }
       } else if (READ_ONLY.includes(call.name)) {
-        const out = await runTool(call.name, call.arguments, host);
-        content = out.content;
+        const out = await runTool(call.name, call.arguments, host, req.signal);
+        // A failed candidate's RESULTS.md names the answers it got wrong: said as "wrong", not as the answer.
+        content = withoutAnswers(out.content);
         isError = out.isError;
       } else {
         content = `the planner cannot use ${call.name}; it can read (list_files, read_file, search) and submit_plan`;
@@ -158,9 +179,9 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
   throw new Error(`the planner submitted no valid plan in ${max} turns (transcript: ${req.transcriptFile})`);
 }
 
-/** Writes the plan into the candidate's HYPOTHESIS.md. */
+/** Writes the plan into the candidate's HYPOTHESIS.md (replacing whatever stands there, never through a link). */
 export async function writeHypothesis(candidateDir: string, hypothesis: string): Promise<void> {
-  await fs.writeFile(path.join(candidateDir, 'HYPOTHESIS.md'), hypothesis);
+  await writeCandidateDoc(candidateDir, 'HYPOTHESIS.md', hypothesis);
 }
 
 function stripSchema(s: Record<string, unknown>): Record<string, unknown> {

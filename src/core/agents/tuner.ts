@@ -8,7 +8,6 @@
 // The coder applies the changes that HYPOTHESIS.md names, so a person can edit the values before approving.
 //
 // Options are found in kissat-style `src/options.h` lines `OPTION (name, default, low, high, "help")`.
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { prng } from '../instances/generators';
 import { parseCandidateDir } from '../layout';
@@ -16,6 +15,7 @@ import { CandidateStore } from '../store/candidates';
 import type { EvolutionAgent } from './agent';
 import { toolSummary } from './events';
 import { runTool } from './tools';
+import { appendCandidateDoc, readCandidateDoc, readCandidateText } from '../workspace/candidateFs';
 
 export interface TunableOption {
   name: string;
@@ -29,6 +29,8 @@ export interface TunableOption {
 
 const OPTION = /OPTION\s*\(\s*(\w+)\s*,\s*([^,]+?)\s*,\s*([^,]+?)\s*,\s*([^,]+?)\s*,\s*"([^"]*)"\s*\)/g;
 const OPTIONS_FILE = path.join('src', 'options.h');
+/** kissat's options.h is some 20 KB; a larger one is not an options file. */
+const OPTIONS_MAX_BYTES = 1 << 20;
 
 /**
  * Options worth tuning first (measured on kissat: these move PAR-2 beyond the noise, either way). Not a
@@ -109,7 +111,7 @@ export function tunerAgent(opts: { only?: string[] } = {}): EvolutionAgent {
     name: 'tuner',
     async plan({ ws, cycle, proposal, hint, championDir, candidate, emit }) {
       const say = (message: string) => emit?.({ type: 'agent-log', role: 'tuner', message });
-      const text = await fs.readFile(path.join(championDir, OPTIONS_FILE), 'utf8').catch(() => undefined);
+      const text = await readCandidateText(championDir, OPTIONS_FILE, { maxBytes: OPTIONS_MAX_BYTES }).catch(() => undefined);
       if (text === undefined) throw new Error(`the tuner needs ${OPTIONS_FILE} with OPTION (name, default, low, high, "help") lines (kissat's layout); this solver has none`);
       const all = parseOptions(text);
       // Kissat's options that matter first; a solver without any of them: all of its options.
@@ -170,7 +172,7 @@ Option values inside their declared ranges keep the solver sound; the gates chec
     async code({ candidateDir, hypothesis, host, emit }) {
       const say = (message: string) => emit?.({ type: 'agent-log', role: 'tuner', message });
       const tool = (name: string, ok: boolean, content: string) => emit?.({ type: 'agent-tool', role: 'tuner', name, ok, summary: toolSummary(content) });
-      const text = await fs.readFile(path.join(candidateDir, OPTIONS_FILE), 'utf8');
+      const text = await readCandidateText(candidateDir, OPTIONS_FILE, { maxBytes: OPTIONS_MAX_BYTES });
       const opts = parseOptions(text);
       // HYPOTHESIS.md is the plan as approved (perhaps edited; or after a restart, the only record).
       const named = [...hypothesis.matchAll(/`(\w+)` from \S+ to (-?\d+)/g)].flatMap((m) => {
@@ -193,8 +195,7 @@ Option values inside their declared ranges keep the solver sound; the gates chec
       const b = await host.build();
       tool('build', b.ok, b.text);
       if (!b.ok) return { finished: false, detail: b.text.split('\n')[0] ?? 'build failed' };
-      const changelog = path.join(candidateDir, 'CHANGELOG.md');
-      await fs.appendFile(changelog, pending.map((p) => `- ${OPTIONS_FILE}: default of ${p.option.name} ${p.option.text} -> ${p.value}\n`).join(''));
+      await appendCandidateDoc(candidateDir, 'CHANGELOG.md', pending.map((p) => `- ${OPTIONS_FILE}: default of ${p.option.name} ${p.option.text} -> ${p.value}\n`).join(''), '# Changelog\n');
       pending = [];
       return { finished: true, detail: 'options changed' };
     },
@@ -214,7 +215,7 @@ async function triedFrom(ws: string, parentDir: string): Promise<({ name: string
   const index = await new CandidateStore(ws).load().then((s) => s.index).catch(() => undefined);
   const out: ({ name: string; value: number } | undefined)[] = [];
   for (const c of index?.candidates.filter((x) => x.parent === parent) ?? []) {
-    const text = await fs.readFile(path.join(ws, c.dir, 'HYPOTHESIS.md'), 'utf8').catch(() => '');
+    const text = (await readCandidateDoc(path.join(ws, c.dir), 'HYPOTHESIS.md').catch(() => undefined)) ?? '';
     for (const m of text.matchAll(/`(\w+)` from \S+ to (-?\d+)/g)) out.push({ name: m[1]!, value: Number(m[2]) });
   }
   return out;

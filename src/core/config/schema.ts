@@ -426,6 +426,12 @@ export const CalibrationSchema = z
   .prefault({});
 export type CalibrationConfig = z.infer<typeof CalibrationSchema>;
 
+/** evaluation.disk_max_mb's default: what a build may leave in its candidate, and a run may write to its scratch. */
+export const DEFAULT_DISK_MAX_MB = 1024;
+
+/** evaluation.processes_max's default: processes and threads alive at once in one build or one run. */
+export const DEFAULT_PROCESSES_MAX = 256;
+
 export const EvaluationSchema = z
   .object({
     drat_trim: z.string().min(1).optional().meta({
@@ -443,6 +449,16 @@ export const EvaluationSchema = z
     build_timeout_s: z.number().positive().default(600).meta({ description: 'Time limit of `bash starexec_build`.', examples: [600] }),
     output_max_mb: z.number().positive().default(256).meta({
       description: 'A run that writes more output than this is stopped and counted as a crash.',
+      examples: [256],
+    }),
+    disk_max_mb: z.number().positive().default(DEFAULT_DISK_MAX_MB).meta({
+      description:
+        "MB that candidate code may fill. A build: its candidate directory may hold this much (watched while it runs, checked after it), no single file it writes may grow past it (RLIMIT_FSIZE), and its scratch (HOME, TMPDIR, /tmp) may hold this much. A solver run: its scratch (HOME, TMPDIR, /tmp, /var/tmp) may hold this much together; in the sandbox /tmp and /var/tmp are tmpfs mounts of this size. Sizes are apparent sizes (a sparse file counts whole). A build or run that goes over is stopped and fails with the reason. Proofs are bounded by proof_max_mb instead.",
+      examples: [1024],
+    }),
+    processes_max: z.number().int().positive().default(DEFAULT_PROCESSES_MAX).meta({
+      description:
+        "Processes and threads alive at once in one build or one solver run (pids.max of its cgroup; the sandbox's own two processes count too). Reaching it stops the build or run, which fails with the reason. Where no cgroup can be made, the process tree is counted a few times a second instead (the runner's health check says which).",
       examples: [256],
     }),
     scratch_dir: z.string().min(1).optional().meta({

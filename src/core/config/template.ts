@@ -47,6 +47,8 @@ evaluation:
   proof_max_mb: 4096        # larger DRAT proofs are rejected unchecked
   build_timeout_s: 600
   output_max_mb: 256        # more output than this stops the run (counted as a crash)
+  disk_max_mb: 1024         # a build's candidate directory, any file it writes, a run's scratch (HOME, TMPDIR, /tmp); more fails it
+  processes_max: 256        # processes and threads at once in one build or one run; reaching it fails the build or run
   vacuous_gates: fail       # a stage with no instances, or a verify stage that could check no answer, fails (warn: passes with a warning)
   decide_on: cpu            # promotions are decided on CPU time, which other load moves far less; PAR-2 is reported on wall time
 #  racing: { enabled: true, cap_factor: 3, min_share: 0.2 }  # stop a challenger's perf runs once it cannot win

@@ -4,7 +4,6 @@
 // request ends the run cleanly at the next step boundary. Failed candidates are kept with their
 // failure; they feed the next plan.
 import { isolationFor } from '../isolation/settings';
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { EvolutionAgent } from '../agents/agent';
 import type { ToolHost } from '../agents/tools';
@@ -22,6 +21,8 @@ import { tryHoldLock } from '../store/lock';
 import { candidateDirName, RULES_DIR, STATE_DIR } from '../layout';
 import { newCandidate } from '../workspace/newCandidate';
 import { writeResults } from '../workspace/resultsFile';
+import { readCandidateDoc, UnsafeCandidateFile, writeCandidateDoc } from '../workspace/candidateFs';
+import { inspectCandidate, treeProblem } from '../workspace/candidateCheck';
 import { type Judge } from '../strategy/judge';
 import { strategyFor } from '../strategy/registry';
 import type { Evaluated } from '../strategy/types';
@@ -32,6 +33,7 @@ import type { PauseRequest } from './pause';
 import { ProgressTracker } from './progress';
 import { readCycle, saveCycle, type CycleState } from '../store/cycleState';
 import { duelComparison, duelWithChampion, noiseBand, racePolicy, type VerdictContext } from './verdicts';
+import { auditBeforePromotion } from './promotionAudit';
 import { measuredInFull } from '../eval/evalDoc';
 import { allowedFalsePromotion } from '../eval/calibration';
 import type { RacePolicy } from '../eval/race';
@@ -144,16 +146,15 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         if (s.candidate === null) await step({ candidate: (await newCandidate(ws, { parent: s.parent })).id });
         await store.setStatus(s.candidate!, 'planning');
         const p = await req.agent.plan({ ws, cycle: s.cycle, proposal: s.proposals.length, ...(s.hint ? { hint: s.hint } : {}), championDir: dirOf(s.parent), candidate: candidateDirName(s.candidate!), emit });
-        await fs.writeFile(path.join(dirOf(s.candidate!), 'HYPOTHESIS.md'), p.hypothesis);
+        await writeCandidateDoc(dirOf(s.candidate!), 'HYPOTHESIS.md', p.hypothesis);
         await step({ step: 'approve', title: p.title });
         break;
       }
       case 'approve': {
         let title = s.title;
         if (req.config.approval !== 'auto') {
-          const file = path.join(dirOf(s.candidate!), 'HYPOTHESIS.md');
           const candidate = candidateDirName(s.candidate!);
-          const hypothesis = await fs.readFile(file, 'utf8');
+          const hypothesis = await hypothesisOf(dirOf(s.candidate!));
           let answer: PlanAnswer;
           try {
             answer = req.approver.plan
@@ -172,7 +173,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
             break;
           }
           // The person may have edited the plan before approving: its heading is the title now.
-          title = hypothesisTitle(await fs.readFile(file, 'utf8'), candidate) ?? s.title;
+          title = hypothesisTitle(await hypothesisOf(dirOf(s.candidate!)), candidate) ?? s.title;
         }
         await step({ step: 'code', title });
         break;
@@ -181,12 +182,14 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         await store.setStatus(s.candidate!, 'coding');
         const dir = dirOf(s.candidate!);
         const host = await toolHost(req, dir);
-        const hypothesis = await fs.readFile(path.join(dir, 'HYPOTHESIS.md'), 'utf8');
-        const out = await req.agent.code({ ws, cycle: s.cycle, candidateDir: dir, hypothesis, host, emit });
-        if (!out.finished) {
-          await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: s.candidate!, penalty: 'no patch', detail: out.detail });
-          if (strategy.proposals === 1) return end(`coding did not finish: ${out.detail}`, true);
-          await store.setStatus(s.candidate!, 'failed', `coding did not finish: ${out.detail}`);
+        // What the coder left (or a build it ran) is checked before anything else reads the candidate.
+        const coded = await codeCandidate(req, { ws, cycle: s.cycle, candidateDir: dir, host, emit });
+        if (!coded.finished) {
+          await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: s.candidate!, penalty: 'no patch', detail: coded.detail });
+          if (coded.refused) await writeRefusal(dir, s.cycle, coded.refused);
+          const why = coded.refused ? coded.refused.detail : `coding did not finish: ${coded.detail}`;
+          if (strategy.proposals === 1) return end(why, true);
+          await store.setStatus(s.candidate!, 'failed', why);
           await nextProposal(false);
           break;
         }
@@ -207,7 +210,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           buildIsolation: isolationFor(req.config),
           ...(req.judge ? { judge: req.judge } : {}),
           rules: () => rulesForJudge(ws),
-          hypothesis: (id) => fs.readFile(path.join(dirOf(id), 'HYPOTHESIS.md'), 'utf8').catch(() => ''),
+          hypothesis: (id) => hypothesisOf(dirOf(id)).catch(() => ''),
           ...(req.signal ? { signal: req.signal } : {}),
           say: (message) => req.onEvent?.({ type: 'log', message }),
         });
@@ -270,6 +273,14 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           break;
         }
         const cmp = evaluated.find((e) => e.candidate === d.winner)!.cmp!;
+        // The UNSAT answers the gain rests on, proof-checked before anything else (cycle/promotionAudit.ts): a lie caught has failed the winner.
+        const lie = await auditBeforePromotion(verdictContext(req), { cycle: s.cycle, champion: reference, challenger: d.winner, duel: evaluated.find((e) => e.candidate === d.winner)!.duel, ...jobsOverride(req) });
+        if (lie) {
+          // Strategies with a database hear it again, now failed (islands keeps the last word per candidate).
+          await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: d.winner, json: await readEval(req, d.winner) });
+          await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${lie})` });
+          break;
+        }
         const objection = await heldOutObjection(req, s.cycle, d.winner, reference, bandPct);
         if (objection) {
           await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${objection})` });
@@ -286,6 +297,44 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
     }
   }
   return s;
+}
+
+/** A candidate's HYPOTHESIS.md as the harness wrote it (a regular file, never a link), '' when absent. */
+async function hypothesisOf(dir: string): Promise<string> {
+  return (await readCandidateDoc(dir, 'HYPOTHESIS.md')) ?? '';
+}
+
+/** Why the harness refused a candidate outside its gates (what its coding step left), for RESULTS.md and the store. */
+interface Refusal {
+  gate: string;
+  detail: string;
+  failures: string[];
+}
+
+/**
+ * The code step: the agent codes the plan, then the candidate's tree is checked (links out, special
+ * files, the disk limit). A plan the harness cannot read back, or a tree it refuses, ends the proposal
+ * as `refused`, with the reason.
+ */
+async function codeCandidate(req: CycleRequest, o: { ws: string; cycle: number; candidateDir: string; host: ToolHost; emit: AgentSink }): Promise<{ finished: boolean; detail: string; refused?: Refusal }> {
+  let hypothesis: string;
+  try {
+    hypothesis = await hypothesisOf(o.candidateDir);
+  } catch (e) {
+    if (!(e instanceof UnsafeCandidateFile)) throw e;
+    const detail = `its HYPOTHESIS.md cannot be read back: ${e.message}`;
+    return { finished: false, detail, refused: { gate: 'files', detail, failures: [e.message] } };
+  }
+  const out = await req.agent.code({ ws: o.ws, cycle: o.cycle, candidateDir: o.candidateDir, hypothesis, host: o.host, emit: o.emit });
+  const tree = await inspectCandidate(o.candidateDir, { maxBytes: req.config.evaluation.disk_max_mb * 2 ** 20 });
+  const problem = treeProblem('the coding step', tree);
+  if (problem) return { finished: false, detail: problem, refused: { gate: 'files', detail: problem, failures: tree.problems } };
+  return out;
+}
+
+/** RESULTS.md for a candidate the harness refused before any gate ran. */
+async function writeRefusal(dir: string, cycle: number, r: Refusal): Promise<void> {
+  await writeResults(dir, cycle, { verdict: 'fail', gates: [{ gate: r.gate, ok: false, detail: r.detail, failures: r.failures }], metrics: null });
 }
 
 /** The title in a HYPOTHESIS.md heading (`# SATLUTION_3: title` or `# title`), if it has one. */

@@ -4,6 +4,7 @@
 // after one new evaluation reads one file.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { hasCandidateDoc } from '../workspace/candidateFs';
 import type { CycleState } from '../store/cycleState';
 import type { InstanceResult } from '../run/result';
 import { CandidateStore, type CandidateRecord } from '../store/candidates';
@@ -269,7 +270,7 @@ export class DashboardSource {
   private async readStore(note: (m: string) => void): Promise<DashboardInput> {
     try {
       const index = await new CandidateStore(this.ws).list();
-      const docs = async (dir: string) => ((await fs.stat(path.join(this.ws, dir, 'RESULTS.md')).then((s) => s.size > 0, () => false)) ? ['RESULTS.md'] : []);
+      const docs = async (dir: string) => ((await hasCandidateDoc(path.join(this.ws, dir), 'RESULTS.md')) ? ['RESULTS.md'] : []);
       const config = await this.readConfig(note);
       return { champion: index.champion, candidates: await Promise.all(index.candidates.map(async (c) => ({ ...c, docs: await docs(c.dir) }))), ...(config ? { config } : {}) };
     } catch (e) {

@@ -49,10 +49,10 @@ export function chooseAudited(names: readonly string[], k: number, random: Audit
   return pool.slice(0, n).sort();
 }
 
-/** What a re-run with a proof says about perf's UNSAT answer, with the failure line for a lie. */
-export function judgeAudit(audit: InstanceResult): AuditedDoc & { failure?: string } {
+/** What a re-run with a proof says about perf's UNSAT answer, with the failure line for a lie (`by`: which audit, for that line). */
+export function judgeAudit(audit: InstanceResult, by = 'perf audit'): AuditedDoc & { failure?: string } {
   const base = { instance: audit.instance, status: audit.status, answer: audit.answer, time_s: audit.time_s, check: audit.check };
-  const caught = (status: string, detail: string) => ({ ...base, verdict: 'caught' as const, detail, failure: `${status}: ${detail} (perf audit)` });
+  const caught = (status: string, detail: string) => ({ ...base, verdict: 'caught' as const, detail, failure: `${status}: ${detail} (${by})` });
   if (FATAL.has(audit.status)) return caught(audit.status, audit.detail);
   if (audit.status === 'solved' && audit.answer === 'UNSAT') return { ...base, verdict: 'ok', detail: audit.check.detail || 'proof verified' };
   if (audit.status === 'solved') return caught('wrong', `UNSAT claimed on ${audit.instance} in perf, but the audit run answered ${audit.answer} with a checked model`);
@@ -87,7 +87,7 @@ export async function auditPerf(req: AuditRequest): Promise<AuditOutcome> {
   const chosen = new Set(chooseAudited(pool, auditSize(req.policy, pool.length), req.random));
   const specs = req.instances.filter((i) => chosen.has(i.name));
   const out = specs.length ? await req.rerun(specs) : { results: [], reused: 0 };
-  const judged = out.results.map(judgeAudit);
+  const judged = out.results.map((r) => judgeAudit(r));
   const failures = judged.flatMap((j) => (j.failure ? [j.failure] : []));
   const instances = judged.map(({ failure: _f, ...j }) => j);
   return {

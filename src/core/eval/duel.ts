@@ -32,12 +32,15 @@ import { EvaluationSetupError, plannedStages } from './service';
 export const DuelPurpose = z.enum(['decision', 'held-out', 'calibration', 'compare']);
 export type DuelPurpose = z.infer<typeof DuelPurpose>;
 
+/** One side's run of a pair; `answer` is absent in duels kept before it was recorded. */
+const DuelRun = z.object({ status: z.string(), time_s: z.number(), cpu_s: z.number().nullable(), answer: z.enum(['SAT', 'UNSAT', 'UNKNOWN']).nullable().optional() });
+
 /** One instance measured by both, with the order the two ran in. */
 export const DuelPair = z.object({
   instance: z.string(),
   order: z.enum(['AB', 'BA']),
-  a: z.object({ status: z.string(), time_s: z.number(), cpu_s: z.number().nullable() }),
-  b: z.object({ status: z.string(), time_s: z.number(), cpu_s: z.number().nullable() }),
+  a: DuelRun,
+  b: DuelRun,
 });
 export type DuelPair = z.infer<typeof DuelPair>;
 
@@ -227,4 +230,5 @@ export async function readDuels(ws: string): Promise<DuelDoc[]> {
 /** The per-instance PAR-2 of a pair on a basis (for plots and tables). */
 export const pairTimes = (p: DuelPair, timeoutS: number, on: TimeBasis): [number, number] => [par2Of({ status: p.a.status === 'solved' ? 'solved' : 'timeout', time_s: p.a.time_s, cpu_s: p.a.cpu_s }, timeoutS, on), par2Of({ status: p.b.status === 'solved' ? 'solved' : 'timeout', time_s: p.b.time_s, cpu_s: p.b.cpu_s }, timeoutS, on)];
 
-const brief = (r: InstanceResult) => ({ status: r.status, time_s: r.time_s, cpu_s: r.cpu_s ?? null });
+/** A run as a pair keeps it, with its answer: the promotion audit (cycle/promotionAudit.ts) proof-checks the UNSAT answers a gain rests on. */
+const brief = (r: InstanceResult) => ({ status: r.status, time_s: r.time_s, cpu_s: r.cpu_s ?? null, answer: r.answer });

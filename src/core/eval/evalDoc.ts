@@ -63,6 +63,43 @@ export const AuditDoc = z.object({
 });
 export type AuditDoc = z.infer<typeof AuditDoc>;
 
+/** One answer the promotion audit re-ran: the re-run's verdict, and the times that made it worth checking. */
+export const PromotionAuditedDoc = AuditedDoc.extend({
+  /** Where the gain showed: the decision duel's pairs, or the two perf evaluation documents. */
+  from: z.enum(['duel', 'evaluation']),
+  /** The champion's and the challenger's PAR-2 time there, on `on` (the champion's 2x the timeout when it did not solve it). */
+  champion_s: z.number(),
+  challenger_s: z.number(),
+  champion_status: z.string(),
+});
+export type PromotionAuditedDoc = z.infer<typeof PromotionAuditedDoc>;
+
+/**
+ * The promotion audit (cycle/promotionAudit.ts): before a promotion, every UNSAT answer the challenger
+ * gave much faster than the champion, re-run with a proof. Kept on the perf gate of the challenger's
+ * document; absent in documents from before it (still version 1), and on candidates never about to be promoted.
+ */
+export const PromotionAuditDoc = z.object({
+  at: z.string(),
+  /** The champion the gain was measured against, and the challenger's identity when audited: either changed, it is audited again. */
+  champion: z.object({ solver: z.string(), hash: z.string() }),
+  solver_hash: z.string(),
+  /** The decision duel's session, or null when there was none. */
+  duel: z.string().nullable(),
+  on: z.enum(['wall', 'cpu']),
+  /** What "much faster" meant, in words. */
+  rule: z.string(),
+  /** The re-runs' time limit (perf's times AUDIT_TIMEOUT_FACTOR, as the perf audit). */
+  timeout_s: z.number().positive(),
+  /** Answers that qualified but the perf audit's random sample had already proof-checked: not re-run. */
+  already_checked: z.array(z.string()),
+  checked: z.number().int().nonnegative(),
+  caught: z.number().int().nonnegative(),
+  reused: z.number().int().nonnegative(),
+  instances: z.array(PromotionAuditedDoc),
+});
+export type PromotionAuditDoc = z.infer<typeof PromotionAuditDoc>;
+
 /** One gate's outcome. */
 export const GateDoc = z.object({
   gate: GateName,
@@ -77,6 +114,8 @@ export const GateDoc = z.object({
   reused: z.number().int().nonnegative().optional(),
   /** perf only, when it was audited (absent in documents from before the audit: still version 1). */
   audit: AuditDoc.optional(),
+  /** perf only, once its candidate was about to be promoted (cycle/promotionAudit.ts). */
+  promotion_audit: PromotionAuditDoc.optional(),
   /** The stage checked nothing yet passed (evaluation.vacuous_gates: warn): why and what to add. Absent: no warning (still version 1). */
   warning: z.string().optional(),
 });

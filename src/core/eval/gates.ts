@@ -2,7 +2,7 @@
 // fails a gate is not measured further; the failure says what went wrong where.
 import { listSet, type InstanceCache, type InstanceSpec } from '../instances/instances';
 import type { ComplianceReport } from '../rules/check';
-import { buildSolver, type Diagnostic } from '../run/build';
+import { type BuildResult, buildSolver, type Diagnostic } from '../run/build';
 import { runSet, type RunSetOutcome, type RunSetRequest } from './runSet';
 import type { MemoryMethod } from '../run/limits';
 import type { IsolationSettings } from '../isolation/settings';
@@ -14,6 +14,7 @@ import type { AuditDoc, GateName } from './evalDoc';
 import { AUDIT_TIMEOUT_FACTOR, auditOn, auditPerf, auditSummary, type AuditOutcome, type AuditPolicy, type AuditRandom } from './audit';
 import { inSubset } from './subset';
 import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
 import type { RaceDoc, RacePolicy } from './race';
 import { runRace } from './raceRuns';
 
@@ -69,6 +70,8 @@ export interface GateRequest {
   solverDir: string;
   /** Rule compliance, checked before anything is built or run (absent outside a workspace). */
   comply?: () => Promise<ComplianceReport>;
+  /** The protected paths that differ from the parent's, asked again after the build (absent outside a workspace). */
+  protectedAfterBuild?: () => Promise<string[]>;
   build: boolean;
   buildTimeoutS: number;
   /** The build's sandbox (the workspace's `sandbox`); default: bubblewrap. */
@@ -100,6 +103,19 @@ export interface GateRequest {
   onResult?: (gate: GateName, r: InstanceResult, done: number, total: number, reused: boolean) => void;
   /** A remote runner's word on what it is doing (syncing, jobs queued). */
   onStatus?: (gate: GateName, message: string) => void;
+  /** Solver identities, each computed once after the build (runGates sets it): a solver's files do not change between its stages. */
+  identityOf?: (dir: string) => Promise<string>;
+}
+
+/** solverIdentity, once per directory. */
+function memoIdentities(): (dir: string) => Promise<string> {
+  const known = new Map<string, Promise<string>>();
+  return (dir) => {
+    const key = path.resolve(dir);
+    let h = known.get(key);
+    if (!h) known.set(key, (h = solverIdentity(key)));
+    return h;
+  };
 }
 
 /** evaluation.vacuous_gates: what a stage that checks nothing does. */
@@ -116,7 +132,7 @@ const FAILS: Record<StagePlan['gate'], (s: RunStatus) => boolean> = {
 async function baselineResults(req: GateRequest, self: string, names: Set<string>): Promise<InstanceResult[][] | undefined> {
   const lists: InstanceResult[][] = [];
   for (const dir of req.baselineDirs ?? []) {
-    const hash = await solverIdentity(dir).catch(() => undefined); // no such directory: no results
+    const hash = await (req.identityOf ?? solverIdentity)(dir).catch(() => undefined); // no such directory: no results
     if (!hash || hash === self) continue;
     const rs = (await req.store.resultsOf(hash)).filter((r) => names.has(r.instance));
     if (rs.length) lists.push(rs);
@@ -143,9 +159,15 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
   if (req.build) {
     req.onGateStart?.('build', 0);
     const b = await buildSolver(req.solverDir, req.buildTimeoutS, req.signal, req.buildIsolation);
-    gates.push({ gate: 'build', ok: b.ok, detail: b.ok ? `built in ${b.timeS.toFixed(1)} s` : b.detail, failures: b.diagnostics.filter((d) => d.severity === 'error').slice(0, 20).map((d) => `${d.file ? `${d.file}:${d.line}: ` : ''}${d.message}`), diagnostics: b.diagnostics });
-    if (!b.ok) return { verdict: 'fail', gates };
+    // What the build may not change: the protected paths, checked again now that its code has run.
+    const changed = b.ok && req.protectedAfterBuild ? await req.protectedAfterBuild() : [];
+    const ok = b.ok && changed.length === 0;
+    const detail = !b.ok ? b.detail : changed.length ? `the build changed protected files: ${changed.join('; ')}` : `built in ${b.timeS.toFixed(1)} s`;
+    gates.push({ gate: 'build', ok, detail, failures: b.ok ? changed : buildFailures(b), diagnostics: b.diagnostics });
+    if (!ok) return { verdict: 'fail', gates };
   }
+  // From here on nothing changes the solvers' files: each identity is computed once.
+  req = { ...req, identityOf: req.identityOf ?? memoIdentities() };
   for (const plan of req.stages) {
     const instances = (await listSet(plan.dir)).filter((i) => plan.fraction === undefined || inSubset(i.name, plan.fraction));
     req.onGateStart?.(plan.gate, instances.length);
@@ -201,6 +223,17 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
   return { verdict: 'pass', gates };
 }
 
+/** Lines shown for a failed build: its compiler errors, else the end of its log (a build can fail with no error a compiler printed). */
+export function buildFailures(b: Pick<BuildResult, 'diagnostics' | 'log'>): string[] {
+  const errors = b.diagnostics.filter((d) => d.severity === 'error').slice(0, 20).map((d) => `${d.file ? `${d.file}:${d.line}: ` : ''}${d.message}`);
+  if (errors.length) return errors;
+  const tail = b.log.trimEnd().split('\n').filter((l) => l.trim()).slice(-BUILD_LOG_LINES);
+  return tail.length ? [`the end of the build's output:`, ...tail.map((l) => l.slice(0, 300))] : ['the build printed nothing'];
+}
+
+/** How much of a failed build's output its gate shows when no compiler error names the cause. */
+const BUILD_LOG_LINES = 15;
+
 /**
  * A stage that checked nothing must not pass silently (a candidate that breaks everything would sail
  * through it): with vacuous_gates fail (the default) it fails saying what to add; with warn it passes
@@ -226,7 +259,9 @@ function uncheckedVerify(plan: StagePlan, results: readonly InstanceResult[]): s
 /** One stage's runs through runSet, on the stage's runner with the request's checker and limits; racing's caps, a duel's session and CPU when given. */
 export function runStage(req: GateRequest, plan: StagePlan, instances: InstanceSpec[], progress: Pick<RunSetRequest, 'onResult' | 'onStatus'>, extra: { caps?: ReadonlyMap<string, number>; session?: string; cpu?: number } = {}): Promise<RunSetOutcome> {
   const { caps, session, cpu } = extra;
+  const { identityOf } = req;
   return runSet({
+    ...(identityOf ? { identity: () => identityOf(req.solverDir) } : {}),
     ...(caps?.size ? { caps } : {}),
     ...(session ? { session } : {}),
     ...(cpu !== undefined ? { cpu } : {}),

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { InstanceCache } from '../instances/instances';
 import { setDir, type Config, type StageName } from '../config/schema';
-import { checkCandidate } from '../rules/workspaceCheck';
+import { checkCandidate, protectedAfterBuild } from '../rules/workspaceCheck';
 import { RULES_DIR, SEEDS_DIR, STATE_DIR } from '../layout';
 import { EVAL_DOC_VERSION, type EvalDoc } from './evalDoc';
 import type { GateReport, GateRequest, StagePlan } from './gates';
@@ -84,10 +84,10 @@ export function gateContext(config: Config, workspaceDir: string | undefined, dr
   };
 }
 
-/** The compliance gate for a solver directory inside a workspace with a rulebase (else none). */
-export async function complianceGate(config: Config, workspaceDir: string | undefined, solverDir: string): Promise<GateRequest['comply']> {
-  if (!workspaceDir || !(await fs.stat(path.join(workspaceDir, RULES_DIR)).then((s) => s.isDirectory(), () => false))) return undefined;
-  return () => checkCandidate(workspaceDir, config, solverDir);
+/** The compliance gate for a solver directory inside a workspace with a rulebase, and its protected paths asked again after the build (else neither). */
+export async function complianceGate(config: Config, workspaceDir: string | undefined, solverDir: string): Promise<Pick<GateRequest, 'comply' | 'protectedAfterBuild'>> {
+  if (!workspaceDir || !(await fs.stat(path.join(workspaceDir, RULES_DIR)).then((s) => s.isDirectory(), () => false))) return {};
+  return { comply: () => checkCandidate(workspaceDir, config, solverDir), protectedAfterBuild: () => protectedAfterBuild(workspaceDir, config, solverDir) };
 }
 
 export const MISSING_DRAT_TRIM =

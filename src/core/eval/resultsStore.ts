@@ -7,6 +7,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { appendJsonLine, readJsonLines } from '../store/atomic';
 import { CANDIDATE_DOCS } from '../layout';
+import { readWalkedFile, streamCandidateFile, walkCandidate } from '../workspace/candidateFs';
 import { StoredRun, type InstanceResult } from '../run/result';
 
 export interface RunKeyParts {
@@ -21,6 +22,8 @@ export interface RunKeyParts {
   isolation?: 'bwrap' | 'off';
   /** A measurement session's id (duel.ts): its runs get keys of their own, so nothing stored earlier stands in for them. */
   session?: string;
+  /** The processes and disk limits of the run (evaluation.processes_max, disk_max_mb): a run stopped at one may pass under another. */
+  limits?: { processesMax: number; diskMaxMb: number };
 }
 
 /** The output cap every run had before it was configurable: keys without a cap mean this one. */
@@ -29,14 +32,16 @@ const DEFAULT_OUTPUT_MB = 256;
 /**
  * The key of a stored run: every limit that can change its outcome. The output cap joins the key only
  * when it is not the old fixed 256 MB, so results stored before it was configurable stay valid; the
- * sandbox joins it when there is one.
+ * sandbox joins it when there is one; the processes and disk limits always.
  */
 export function runKey(p: RunKeyParts): string {
   const cap = p.maxOutputMb !== undefined && p.maxOutputMb !== DEFAULT_OUTPUT_MB ? [p.maxOutputMb] : [];
   // A sandboxed run never reuses an unconfined one: that result may have been read from the answers.
   const boxed = p.isolation === 'bwrap' ? ['bwrap'] : [];
   const session = p.session ? [`session:${p.session}`] : [];
-  return createHash('sha256').update(JSON.stringify(['v1', p.solverHash, p.instanceHash, p.timeoutS, p.memMb, p.checkProofs, ...cap, ...boxed, ...session])).digest('hex').slice(0, 32);
+  // Solver identities of v2 (hidden folders, links by target) share no key with earlier ones, so the limits join every key.
+  const limits = p.limits ? [`limits:${p.limits.processesMax}:${p.limits.diskMaxMb}`] : [];
+  return createHash('sha256').update(JSON.stringify(['v1', p.solverHash, p.instanceHash, p.timeoutS, p.memMb, p.checkProofs, ...cap, ...boxed, ...session, ...limits])).digest('hex').slice(0, 32);
 }
 
 export class ResultsStore {
@@ -103,45 +108,50 @@ export class ResultsStore {
   }
 }
 
-/** Folders that are not part of what a run executes. */
-const NOT_RUN = new Set(['.git', 'node_modules', '.satlution']);
-
 /**
  * A solver's identity for stored results: everything its run can execute, which is the whole
- * directory (a run script may start code outside bin/), links included as their target and, when the
- * target is a file, its content. Left out: version control and state folders, and the candidate's
- * documents (HYPOTHESIS.md, CHANGELOG.md, RESULTS.md), which change without changing the solver.
- * Two candidates share results only when all of this is identical.
+ * directory, hidden folders included (a run script may start code anywhere in it): each regular file
+ * by name, mode and content (streamed: a file of any size is hashed without being held), each link by
+ * its target as written, each special file by its kind, each directory by name. Left out: the
+ * candidate's documents (HYPOTHESIS.md, CHANGELOG.md, RESULTS.md) when they are regular files, which
+ * change without changing the solver. Two candidates share results only when all of this is identical.
  */
 export async function solverIdentity(solverDir: string): Promise<string> {
   const h = createHash('sha256');
-  const entries = (await fs.readdir(solverDir, { withFileTypes: true, recursive: true }))
-    .map((e) => ({ e, rel: path.relative(solverDir, path.join(e.parentPath, e.name)) }))
-    .filter(({ rel }) => !rel.split(path.sep).some((part) => NOT_RUN.has(part)) && !CANDIDATE_DOCS.includes(rel as (typeof CANDIDATE_DOCS)[number]))
-    .sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-  for (const { e, rel } of entries) {
-    const file = path.join(solverDir, rel);
-    if (e.isSymbolicLink()) {
-      h.update(`L ${rel}\0${await fs.readlink(file)}\0`);
-      const target = await fs.stat(file).catch(() => undefined);
-      if (target?.isFile()) h.update(await fs.readFile(file));
-    } else if (e.isFile()) {
-      // Whether it may be executed changes what a run can do.
-      h.update(`F ${rel}\0${(await fs.stat(file)).mode & 0o111 ? 'x' : '-'}\0`);
-      h.update(await fs.readFile(file));
+  h.update('identity v2\0');
+  const entries = (await walkCandidate(solverDir)).filter((e) => !(e.kind === 'file' && CANDIDATE_DOCS.includes(e.rel as (typeof CANDIDATE_DOCS)[number])));
+  for (let i = 0; i < entries.length; i += READ_WINDOW) {
+    const slice = entries.slice(i, i + READ_WINDOW);
+    // Small files are read a window at a time (the thread pool reads them at once), then hashed in order; large ones are streamed.
+    const bodies = await Promise.all(slice.map((e) => (e.kind === 'file' && e.size <= SMALL_FILE ? readWalkedFile(solverDir, e.rel, SMALL_FILE).catch(() => undefined) : undefined)));
+    for (const [j, e] of slice.entries()) {
+      if (e.kind === 'dir') h.update(`D ${e.rel}\0`);
+      else if (e.kind === 'link') h.update(`L ${e.rel}\0${e.target}\0`);
+      else if (e.kind === 'special') h.update(`S ${e.rel}\0${e.special}\0`);
+      else {
+        // Whether it may be executed changes what a run can do.
+        h.update(`F ${e.rel}\0${e.executable ? 'x' : '-'}\0`);
+        const body = bodies[j];
+        if (body) h.update(body);
+        else await streamCandidateFile(solverDir, e.rel, (chunk) => h.update(chunk));
+      }
     }
   }
   return h.digest('hex');
 }
 
-/** The hash of a solver's binaries: every file under bin/ (names and contents), for duplicate checks. */
+/** Files up to this size are read whole for the identity; larger ones are streamed. */
+const SMALL_FILE = 1 << 20;
+/** How many files the identity reads at once. */
+const READ_WINDOW = 16;
+
+/** The hash of a solver's binaries: every regular file under bin/ (names and contents, streamed), for duplicate checks. */
 export async function hashSolver(solverDir: string): Promise<string> {
-  const bin = path.join(solverDir, 'bin');
   const h = createHash('sha256');
-  const entries = (await fs.readdir(bin, { withFileTypes: true, recursive: true })).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name)).sort();
-  for (const f of entries) {
-    h.update(path.relative(bin, f) + '\0');
-    h.update(await fs.readFile(f));
+  for (const e of await walkCandidate(path.join(solverDir, 'bin'))) {
+    if (e.kind !== 'file') continue;
+    h.update(e.rel + '\0');
+    await streamCandidateFile(path.join(solverDir, 'bin'), e.rel, (chunk) => h.update(chunk));
   }
   return h.digest('hex');
 }

@@ -9,6 +9,7 @@ import type { InstanceResult } from '../run/result';
 import { ResultsStore, runKey, solverIdentity } from './resultsStore';
 import type { RunSettings } from '../run/runInstance';
 import { runLogPath } from '../run/runLog';
+import { limitsOf } from '../isolation/settings';
 
 export interface RunSetRequest extends RunSettings {
   instances: InstanceSpec[];
@@ -31,6 +32,8 @@ export interface RunSetRequest extends RunSettings {
    * no result stored earlier (here or kept on a remote host) is reused; the new runs are still stored.
    */
   session?: string;
+  /** The solver's identity when the caller already has it (computed once per evaluation: runs do not change the solver). */
+  identity?: () => Promise<string>;
 }
 
 export interface RunSetOutcome {
@@ -41,7 +44,7 @@ export interface RunSetOutcome {
 }
 
 export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
-  const solverHash = await solverIdentity(req.solverDir);
+  const solverHash = req.identity ? await req.identity() : await solverIdentity(req.solverDir);
   const prepared = new Map<string, PreparedInstance>();
   await runPool(req.instances, req.jobs, async (spec) => void prepared.set(spec.name, await req.cache.prepare(spec.file)), req.signal);
   await req.cache.save();
@@ -54,7 +57,7 @@ export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
   for (const spec of req.instances) {
     const inst = prepared.get(spec.name)!;
     const timeoutS = Math.min(req.timeoutS, req.caps?.get(spec.name) ?? Infinity);
-    const key = runKey({ solverHash, instanceHash: inst.hash, timeoutS, memMb: req.memMb, checkProofs: req.checkProofs, ...(req.maxOutputMb !== undefined ? { maxOutputMb: req.maxOutputMb } : {}), isolation: req.isolation?.mode ?? 'bwrap', ...(req.session ? { session: req.session } : {}) });
+    const key = runKey({ solverHash, instanceHash: inst.hash, timeoutS, memMb: req.memMb, checkProofs: req.checkProofs, ...(req.maxOutputMb !== undefined ? { maxOutputMb: req.maxOutputMb } : {}), isolation: req.isolation?.mode ?? 'bwrap', ...(req.session ? { session: req.session } : {}), limits: limitsOf(req.isolation ?? {}) });
     const prev = stored.get(key);
     // A stored verdict is reused only if it was reached against the answer known now: a wrong answer
     // is always measured again (meta.csv may have been corrected), and so is any run whose expected
@@ -84,7 +87,7 @@ export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
   }
   // Longest expected first keeps the slots busy to the end; never-seen instances go first.
   todo.sort((a, b) => b.expectedTime - a.expectedTime);
-  const { instances: _i, jobs: _j, cache: _c, store: _s, onResult: _o, onStatus, logDir: _l, runner, buildTimeoutS, caps: _caps, session: _session, ...settings } = req;
+  const { instances: _i, jobs: _j, cache: _c, store: _s, onResult: _o, onStatus, logDir: _l, runner, buildTimeoutS, caps: _caps, session: _session, identity: _id, ...settings } = req;
   await (runner ?? localRunner()).run({ settings, solverHash, tasks: todo, jobs: req.jobs, ...(buildTimeoutS ? { buildTimeoutS } : {}), ...(req.signal ? { signal: req.signal } : {}), ...(onStatus ? { onStatus } : {}) }, async (task, r) => {
     await req.store.add({ key: task.key, solver_hash: solverHash, instance_hash: task.instanceHash, at: new Date().toISOString(), result: r });
     results.set(task.name, r);

@@ -107,7 +107,7 @@ export async function evaluateSolver(req: EvaluationRequest): Promise<Evaluation
   } catch (e) {
     throw new EvaluationSetupError((e as Error).message);
   }
-  const comply = req.rules === false ? undefined : await complianceGate(config, ws, solverDir);
+  const rules = req.rules === false ? {} : await complianceGate(config, ws, solverDir);
   const common = {
     ...gateContext(config, ws, req.dratTrim),
     solverDir,
@@ -120,7 +120,7 @@ export async function evaluateSolver(req: EvaluationRequest): Promise<Evaluation
     ...(req.onResult ? { onResult: req.onResult } : {}),
     ...(req.onStatus ? { onStatus: req.onStatus } : {}),
   };
-  const first = { ...common, ...(comply ? { comply } : {}), build: req.build !== false };
+  const first = { ...common, ...rules, build: req.build !== false };
   const runner = [...new Set(stages.map((p) => p.runner ?? 'local'))].join(',');
   const tiers = config.stages.perf.tiers ?? [];
   const perf = stages[stages.length - 1];

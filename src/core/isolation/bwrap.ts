@@ -32,7 +32,8 @@ export function bwrapArgs(c: Confinement): string[] {
   for (const f of ETC_FILES) a.push('--ro-bind-try', `/etc/${f}`, `/etc/${f}`);
   // Single-threaded get_nprocs() reads this; nothing else of /sys (no cgroup files to escape through).
   a.push('--ro-bind-try', '/sys/devices/system/cpu', '/sys/devices/system/cpu');
-  a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp');
+  const size = c.tmpBytes === undefined ? [] : ['--size', String(c.tmpBytes)];
+  a.push('--proc', '/proc', '--dev', '/dev', ...size, '--tmpfs', '/tmp', ...size, '--tmpfs', '/var/tmp');
   // Parents before children, so a writable run directory under a read-only tree still binds.
   const mounts: [string, string, string][] = [
     ...c.readOnly.filter((p) => !SYSTEM_DIRS.some((d) => isWithin(p, d))).map((p): [string, string, string] => ['--ro-bind', p, p]),

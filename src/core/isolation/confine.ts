@@ -6,7 +6,7 @@ import * as fs from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { bwrapArgs } from './bwrap';
 import { type Confinement, isWithin } from './confinement';
-import { requireIsolation } from './probe';
+import { bwrapSizesTmpfs, requireIsolation } from './probe';
 import type { IsolationMode, IsolationSettings } from './settings';
 
 /** A command ready to spawn: the program, its arguments, its environment and working directory. */
@@ -16,6 +16,8 @@ export interface Confined {
   env: Record<string, string>;
   cwd: string;
   mode: IsolationMode;
+  /** The size the sandbox's /tmp and /var/tmp got (each); absent: unbounded by size, or no sandbox. */
+  tmpBytes?: number;
 }
 
 /**
@@ -27,9 +29,12 @@ export async function confine(settings: IsolationSettings, c: Confinement, cmd: 
   for (const d of [c.env.HOME, c.env.TMPDIR]) if (d && c.writable.some((w) => isWithin(d, w))) await fs.mkdir(d, { recursive: true });
   if (settings.mode === 'off') return { cmd, args, env: c.env, cwd: c.cwd, mode: 'off' };
   const bwrap = await requireIsolation(settings);
-  const full: Confinement = { ...c, readOnly: [...c.readOnly, ...settings.readOnly] };
+  // A bwrap older than 0.8.0 cannot bound a tmpfs: /tmp then takes what memory allows.
+  const { tmpBytes, ...rest } = c;
+  const sized = tmpBytes !== undefined && (await bwrapSizesTmpfs(bwrap)) ? { tmpBytes } : {};
+  const full: Confinement = { ...rest, ...sized, readOnly: [...c.readOnly, ...settings.readOnly] };
   // bwrap itself needs no environment; the sandbox's is set by --setenv after --clearenv.
-  return { cmd: bwrap, args: [...bwrapArgs(full), '--', cmd, ...args], env: { PATH: c.env.PATH ?? '/usr/bin:/bin' }, cwd: '/', mode: 'bwrap' };
+  return { cmd: bwrap, args: [...bwrapArgs(full), '--', cmd, ...args], env: { PATH: c.env.PATH ?? '/usr/bin:/bin' }, cwd: '/', mode: 'bwrap', ...sized };
 }
 
 /**

@@ -20,6 +20,8 @@ export interface Confinement {
   cwd: string;
   env: Record<string, string>;
   network: boolean;
+  /** The size of the sandbox's /tmp and /var/tmp (tmpfs mounts, each); absent: the kernel's default. */
+  tmpBytes?: number;
 }
 
 /**

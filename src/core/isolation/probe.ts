@@ -107,6 +107,26 @@ function tryBwrap(bwrap: string): Promise<IsolationProbe> {
   });
 }
 
+const sizes = new Map<string, Promise<boolean>>();
+
+/** Whether `bwrap` takes `--size` (0.8.0 and later), so its tmpfs mounts can be bounded; cached per path. */
+export function bwrapSizesTmpfs(bwrap: string): Promise<boolean> {
+  let p = sizes.get(bwrap);
+  if (!p)
+    sizes.set(
+      bwrap,
+      (p = new Promise((resolve) => {
+        const child = spawn(bwrap, ['--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+        child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+        child.on('error', () => resolve(false));
+        child.on('close', () => resolve(/^\s*--size\b/m.test(out)));
+      })),
+    );
+  return p;
+}
+
 /** Throws IsolationUnavailable unless `settings` can be honoured; returns the bwrap to use ('' when off). */
 export async function requireIsolation(settings: Pick<IsolationSettings, 'mode' | 'bwrap'>): Promise<string> {
   const p = await probeIsolation(settings);

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
-import { listFiles } from '../workspace/files';
+import { type CandidateEntry, leadsInside, listFiles, readWalkedFile, streamCandidateFile, UnsafeCandidateFile, walkCandidate } from '../workspace/candidateFs';
 import { blankComments, blankNonCode, commentStyleOf, lineOf, lineStarts } from './lexer';
 import type { Check, Phase, Rule } from './schema';
 
@@ -60,10 +60,16 @@ interface SourceFile {
 export async function checkCompliance(req: ComplianceRequest): Promise<ComplianceReport> {
   const files = await listFiles(req.dir);
   const texts = new Map<string, string | null>();
+  // Regular files only, never through a link (listFiles lists no links); a NUL byte does not hide a
+  // source (compilers skip NULs), and one too large to scan is reported rather than passed over.
+  const tooLarge: string[] = [];
   const read = async (rel: string): Promise<string | null> => {
     if (!texts.has(rel)) {
-      const buf = await fs.readFile(path.join(req.dir, rel)).catch(() => undefined);
-      texts.set(rel, !buf || buf.length > MAX_FILE || buf.includes(0) ? null : buf.toString('utf8'));
+      const buf = await readWalkedFile(req.dir, rel, MAX_FILE).catch((e: Error) => {
+        if (e instanceof UnsafeCandidateFile && /bytes, more than/.test(e.message)) tooLarge.push(rel);
+        return undefined;
+      });
+      texts.set(rel, buf ? buf.toString('utf8') : null);
     }
     return texts.get(rel)!;
   };
@@ -97,6 +103,8 @@ export async function checkCompliance(req: ComplianceRequest): Promise<Complianc
       if (check.kind === 'protected_path' && !req.parentDir) continue; // a seed has no parent
       perCheck.push(await runCheck(rule, check, { req, files, read, sources, codeOf, dataOf }));
     }
+  // A source the checks could not read whole: a check of its own, inherited like a source hit when the parent has it too.
+  if (tooLarge.length) perCheck.push([...new Set(tooLarge)].sort().map((rel) => ({ rule: 'harness', check: 'unreadable_source', severity: 'error' as const, file: rel, line: null, message: `${rel} is larger than ${MAX_FILE >> 20} MB, too large for the rules to check; a source this size must be generated, so generate it in the build instead`, match: 'too large' })));
   // Rules judge what a candidate changes: source hits the parent has too (the seed's own code) are not
   // the candidate's doing and do not count. A seed itself is the trusted baseline: none of its count.
   let inherited = 0;
@@ -165,7 +173,10 @@ async function runCheck(rule: Rule, check: Check, ctx: Ctx): Promise<Violation[]
     }
     case 'required_file': {
       const file = path.join(ctx.req.dir, check.path);
-      const st = await fs.stat(file).catch(() => undefined);
+      // A link counts only when it leads to a file inside the candidate.
+      const inside = await leadsInside(ctx.req.dir, check.path).catch(() => false);
+      const st = inside ? await fs.stat(file).catch(() => undefined) : undefined;
+      if (!inside && (await fs.lstat(file).then(() => true, () => false))) return [v(check.path, null, `${check.path} leads outside the candidate`)];
       if (!st?.isFile()) return [v(check.path, null, `${check.path} is missing`)];
       if (check.non_empty && st.size === 0) return [v(check.path, null, `${check.path} is empty`)];
       if (check.executable && !(st.mode & 0o111)) return [v(check.path, null, `${check.path} is not executable (chmod +x)`)];
@@ -179,16 +190,8 @@ async function runCheck(rule: Rule, check: Check, ctx: Ctx): Promise<Violation[]
       return has ? [] : [v(check.file, null, `${check.file} has no "${check.heading}" section (a markdown heading)`)];
     }
     case 'protected_path': {
-      const match = picomatch(check.paths, { dot: true });
       const parent = ctx.req.parentDir!;
-      const mine = ctx.files.filter((f) => match(f));
-      const theirs = (await listFiles(parent)).filter((f) => match(f));
-      const out: Violation[] = [];
-      for (const rel of [...new Set([...mine, ...theirs])].sort()) {
-        const [a, b] = await Promise.all([hashOf(path.join(ctx.req.dir, rel)), hashOf(path.join(parent, rel))]);
-        if (a !== b) out.push(v(rel, null, `${rel} is protected and must stay as in the parent (${a === undefined ? 'deleted' : b === undefined ? 'added' : 'changed'})`));
-      }
-      return out;
+      return (await protectedChanges(ctx.req.dir, parent, check.paths)).map((c) => v(c.rel, null, c.message));
     }
     case 'banned_include': {
       const re = new RegExp(`^\\s*#\\s*include\\s*[<"](${check.headers.map(escape).join('|')})[>"]`, 'gm');
@@ -237,7 +240,35 @@ async function runCheck(rule: Rule, check: Check, ctx: Ctx): Promise<Violation[]
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-async function hashOf(file: string): Promise<string | undefined> {
-  const buf = await fs.readFile(file).catch(() => undefined);
-  return buf ? createHash('sha256').update(buf).digest('hex') : undefined;
+/** A protected path that differs from the parent's, and how. */
+export interface ProtectedChange {
+  rel: string;
+  message: string;
+}
+
+/**
+ * The paths matching `globs` (links and special files included: a link is its target, never what it
+ * leads to) that differ between `dir` and `parentDir`: added, deleted or changed. The compliance gate
+ * asks before the build, and the gates again after it, so a build cannot rewrite them either.
+ */
+export async function protectedChanges(dir: string, parentDir: string, globs: readonly string[]): Promise<ProtectedChange[]> {
+  const match = picomatch([...globs], { dot: true });
+  const entries = async (root: string) => new Map((await walkCandidate(root).catch(() => [])).filter((e) => e.kind !== 'dir' && match(e.rel)).map((e) => [e.rel, e]));
+  const [mine, theirs] = await Promise.all([entries(dir), entries(parentDir)]);
+  const out: ProtectedChange[] = [];
+  for (const rel of [...new Set([...mine.keys(), ...theirs.keys()])].sort()) {
+    const [a, b] = await Promise.all([fingerprint(dir, mine.get(rel)), fingerprint(parentDir, theirs.get(rel))]);
+    if (a !== b) out.push({ rel, message: `${rel} is protected and must stay as in the parent (${a === undefined ? 'deleted' : b === undefined ? 'added' : 'changed'})` });
+  }
+  return out;
+}
+
+/** What an entry is, as a string: a file by its mode and content hash (streamed), a link by its target, a special file by its kind. */
+async function fingerprint(root: string, e: CandidateEntry | undefined): Promise<string | undefined> {
+  if (!e) return undefined;
+  if (e.kind === 'link') return `link ${e.target}`;
+  if (e.kind === 'special') return `special ${e.special}`;
+  const h = createHash('sha256');
+  await streamCandidateFile(root, e.rel, (chunk) => h.update(chunk));
+  return `file ${e.executable ? 'x' : '-'} ${h.digest('hex')}`;
 }

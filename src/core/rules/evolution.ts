@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { hasCandidateDoc } from '../workspace/candidateFs';
 import { createTwoFilesPatch } from 'diff';
 import { z } from 'zod';
 import { appendJsonLine, readJsonLines, writeFileAtomic, writeJsonAtomic } from '../store/atomic';
@@ -202,7 +203,7 @@ export async function postmortem(ws: string, candidate: string, evaluation: unkn
   const record = id === undefined ? undefined : (await new CandidateStore(ws).load()).index.candidates.find((c) => c.id === id);
   if (record && record.parent !== null)
     for (const d of ['HYPOTHESIS.md', 'CHANGELOG.md'])
-      if (!(await fs.stat(path.join(ws, candidate, d)).then((s) => s.size > 0, () => false))) docsMissing.push(d);
+      if (!(await hasCandidateDoc(path.join(ws, candidate), d))) docsMissing.push(d);
   const log = new SignatureLog(ws);
   await log.record(signaturesOf(candidate, parsed.data, docsMissing, now));
   const comply = parsed.data.gates.find((g) => g.gate === 'comply');

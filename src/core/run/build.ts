@@ -1,5 +1,7 @@
-// Stage 1's build: `bash starexec_build` in its sandbox (isolation/) under a time limit, with compiler
-// and linker diagnostics parsed into file / line / message so an agent (or a person) can act on them.
+// Stage 1's build: `bash starexec_build` in its sandbox (isolation/) under a time limit and the limits
+// of candidate code (processes, disk: resourceGuard.ts), with compiler and linker diagnostics parsed
+// into file / line / message so an agent (or a person) can act on them; what the build left in the
+// candidate's directory is checked before it counts as built.
 import { BUILD_DIR_PREFIX, makeOwnedDir } from './owner';
 import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
@@ -7,9 +9,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { confine } from '../isolation/confine';
 import { buildConfinement } from '../isolation/confinement';
-import { DEFAULT_ISOLATION, type IsolationSettings } from '../isolation/settings';
+import { SYSTEM_PATH } from '../isolation/environment';
+import { findExecutable } from '../isolation/probe';
+import { DEFAULT_ISOLATION, type IsolationSettings, limitsOf } from '../isolation/settings';
 import { BUILD_SCRIPT, RUN_SCRIPT } from '../layout';
-import { runCaptured } from './captured';
+import { inspectCandidate, treeProblem } from '../workspace/candidateCheck';
+import { relinkInside } from '../workspace/candidateCopy';
+import { type Captured, runCaptured } from './captured';
+import { accountingJail } from './limits';
+import { startGuard } from './resourceGuard';
 
 export interface Diagnostic {
   file: string | null;
@@ -29,6 +37,8 @@ export interface BuildResult {
 }
 
 const COMPILER = /^(.+?):(\d+):(?:(\d+):)?\s+(fatal error|error|warning):\s+(.*)$/;
+/** The longest output line parsed as a diagnostic. */
+const MAX_DIAGNOSTIC_LINE = 4096;
 const LINKER = /(undefined reference to .*|multiple definition of .*|cannot find -l\S+|ld returned \d+ exit status)/;
 
 /**
@@ -44,6 +54,8 @@ function relativeToRoot(file: string, root: string): string {
 export function parseDiagnostics(log: string, root?: string): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const line of log.split('\n')) {
+    // A compiler's line is short; a build can print anything (the regex is not worth running on a megabyte).
+    if (line.length > MAX_DIAGNOSTIC_LINE) continue;
     const m = COMPILER.exec(line.trim());
     if (m) {
       const file = root ? relativeToRoot(m[1]!, root) : m[1]!;
@@ -56,37 +68,86 @@ export function parseDiagnostics(log: string, root?: string): Diagnostic[] {
   return out;
 }
 
+let prlimit: string | null | undefined;
+
+/** prlimit (util-linux), for the build's file size limit; without it only the watch bounds a file. */
+export function prlimitHere(): string | undefined {
+  prlimit ??= findExecutable('prlimit', `${process.env.PATH ?? ''}:${SYSTEM_PATH}`) ?? null;
+  return prlimit ?? undefined;
+}
+
+/**
+ * `cmd args` with no file it writes allowed past `maxMb` MB and a MiB (RLIMIT_FSIZE: the write that
+ * would go further fails and its process gets SIGXFSZ). The MiB beyond lets the tree check after the
+ * build see a file that was cut there as over the limit.
+ */
+function fileSizeLimited(cmd: string, args: string[], maxMb: number): [string, string[]] {
+  const p = prlimitHere();
+  return p ? [p, [`--fsize=${Math.floor((maxMb + 1) * 2 ** 20)}`, '--', cmd, ...args]] : [cmd, args];
+}
+
+/** What bash and make print for a process killed by SIGXFSZ. */
+const FILE_TOO_LARGE = /File size limit exceeded/;
+
 /**
  * `bash starexec_build` in `solverDir`, confined by `isolation` (default: the sandbox): it can write
  * its own directory and a private scratch directory, and sees nothing else of the workspace or $HOME.
- * Throws IsolationUnavailable when the sandbox the settings ask for cannot be made here.
+ * Its processes and disk are bounded by `isolation.limits`: a build that goes over is stopped (its
+ * whole process group and cgroup) and fails with the reason, as does one whose directory holds what
+ * the harness refuses afterwards (candidateCheck.ts). Throws IsolationUnavailable when the sandbox
+ * the settings ask for cannot be made here.
  */
 export async function buildSolver(solverDir: string, timeoutS = 600, signal?: AbortSignal, isolation: IsolationSettings = DEFAULT_ISOLATION): Promise<BuildResult> {
   const script = path.join(solverDir, BUILD_SCRIPT);
   if (!(await fs.stat(script).then((s) => s.isFile(), () => false)))
     return { ok: false, timeS: 0, detail: `no ${BUILD_SCRIPT} in ${solverDir}`, diagnostics: [], log: '' };
+  const limits = limitsOf(isolation);
   const scratch = await makeOwnedDir(os.tmpdir(), BUILD_DIR_PREFIX);
   const dir = path.resolve(solverDir);
-  let run: Awaited<ReturnType<typeof runCaptured>>;
+  // Links an earlier build made into this tree from another place (a moved workspace) point home again.
+  await relinkInside(dir).catch(() => 0);
+  // The build's cgroup caps its processes (and finds every one of them to kill); none where none can be made.
+  const jail = await accountingJail(undefined, limits.processesMax);
+  let run: Captured;
+  let overLimit: string | undefined;
   try {
-    const boxed = await confine(isolation, buildConfinement({ dir, scratch, network: isolation.buildNetwork, readOnly: [] }), '/bin/bash', [BUILD_SCRIPT]);
-    run = await runCaptured(boxed.cmd, boxed.args, { cwd: boxed.cwd, env: boxed.env, timeoutS, keepBytes: 1 << 20, ...(signal ? { signal } : {}) });
+    const confinement = { ...buildConfinement({ dir, scratch, network: isolation.buildNetwork, readOnly: [] }), tmpBytes: Math.floor(limits.diskMaxMb * 2 ** 20) };
+    const boxed = await confine(isolation, confinement, '/bin/bash', [BUILD_SCRIPT]);
+    const [cmd, args] = fileSizeLimited(boxed.cmd, boxed.args, limits.diskMaxMb);
+    const [jailed, jailedArgs] = jail ? jail.wrap(cmd, args) : [cmd, args];
+    const guard = startGuard({ what: 'the build', limits, jail, tree: dir, scratch: { dirs: [scratch], skip: [] }, ...(boxed.tmpBytes ? { tmpfs: { mounts: ['/tmp', '/var/tmp'], bytes: boxed.tmpBytes } } : {}) });
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) stop.abort();
+    try {
+      run = await runCaptured(jailed, jailedArgs, { cwd: boxed.cwd, env: boxed.env, timeoutS, keepBytes: 1 << 20, signal: stop.signal, ...(jail ? { jailPids: () => jail.pids() } : {}), started: (pid) => guard.start(pid, () => stop.abort()) });
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      overLimit = await guard.end();
+    }
   } finally {
+    await jail?.dispose();
     await fs.rm(scratch, { recursive: true, force: true });
   }
+  // Absolute links into its own tree (kissat's configure makes one) are made relative, so they survive a move.
+  await relinkInside(dir).catch(() => 0);
+  const tree = treeProblem('the build', await inspectCandidate(dir, { maxBytes: limits.diskMaxMb * 2 ** 20 }));
   const diagnostics = parseDiagnostics(run.output, solverDir);
   const errors = diagnostics.filter((d) => d.severity === 'error');
   const first = errors[0] ? ` — ${errors[0].file ? `${errors[0].file}:${errors[0].line}: ` : ''}${errors[0].message}` : '';
   const runnable = await fs.access(path.join(solverDir, RUN_SCRIPT), fs.constants.X_OK).then(() => true, () => false);
-  const ok = !run.timedOut && run.code === 0 && runnable;
+  const fileTooLarge = FILE_TOO_LARGE.test(run.output) ? `a file the build wrote reached its limit of ${limits.diskMaxMb} MB (evaluation.disk_max_mb)` : undefined;
+  const ok = !run.timedOut && !overLimit && !tree && !fileTooLarge && run.code === 0 && runnable;
   const detail = run.spawnError
     ? `cannot run bash: ${run.spawnError}`
     : run.timedOut
       ? `the build did not finish within ${timeoutS} s`
-      : run.code !== 0
-        ? `build failed (exit ${run.code}, ${errors.length} error${errors.length === 1 ? '' : 's'})${first}`
-        : !runnable
-          ? `the build succeeded but ${RUN_SCRIPT} is missing or not executable`
-          : '';
+      : (overLimit ?? tree ?? fileTooLarge ??
+        (run.code !== 0
+          ? `build failed (exit ${run.code}, ${errors.length} error${errors.length === 1 ? '' : 's'})${first}`
+          : !runnable
+            ? `the build succeeded but ${RUN_SCRIPT} is missing or not executable`
+            : ''));
   return { ok, timeS: run.timeS, detail, diagnostics, log: run.output.slice(-16000) };
 }

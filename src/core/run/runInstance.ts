@@ -109,6 +109,7 @@ export async function runInstance(r: InstanceRunRequest): Promise<InstanceResult
           memMb: r.memMb,
           memoryMethod: out.memoryMethod,
           isolation: out.isolation,
+          ...(out.limits ? { limits: out.limits } : {}),
           output: { stdout: out.stdout, stderr: out.stderr, bytes: out.outputBytes },
           at: new Date().toISOString(),
         }),
@@ -179,6 +180,7 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string): 
 /** Classifies a run that ended without an answer worth checking; undefined when it must be checked. */
 export function classifyRun(r: Pick<InstanceRunRequest, 'name' | 'timeoutS' | 'memMb' | 'maxOutputMb'>, out: RunOutcome): { status: RunStatus; detail: string } | undefined {
   const on = `on ${r.name} after ${secs(out.timeS)}`;
+  if (out.overLimit) return { status: 'crash', detail: `${out.overLimit} ${on}` };
   if (out.timedOut) return { status: 'timeout', detail: `no answer within ${r.timeoutS} s on ${r.name}` };
   if (out.memout) return { status: 'memout', detail: `exceeded ${r.memMb} MB ${on}${out.peakMb ? ` (peak ${out.peakMb.toFixed(0)} MB)` : ''}` };
   if (out.outputOverflow) return { status: 'crash', detail: `wrote more than ${r.maxOutputMb ?? 256} MB of output ${on}` };

@@ -30,6 +30,8 @@ export interface RunLogInput {
   memoryMethod?: string;
   /** The sandbox the run had (`bwrap`, or `off`: measured without isolation). */
   isolation?: string;
+  /** How its processes and scratch space were bounded, and what was not. */
+  limits?: string;
   /** Output excerpts as the runner kept them; absent when the run was not observed (reused). */
   output?: { stdout: string; stderr: string; bytes: number };
   at: string;
@@ -49,6 +51,7 @@ export function formatRunLog(o: RunLogInput): string {
     ...(o.command ? [`command:   ${o.command.join(' ')}`] : []),
     `limits:    ${o.timeoutS ?? '?'} s wall clock, ${o.memMb ?? '?'} MB${o.memoryMethod ? ` (${o.memoryMethod})` : ''}`,
     ...(o.isolation ? [`sandbox:   ${o.isolation === 'off' ? 'none (measured without isolation)' : o.isolation}`] : []),
+    ...(o.limits ? [`bounds:    ${o.limits}`] : []),
     `status:    ${r.status}${r.detail ? ` - ${r.detail}` : ''}`,
     `answer:    ${r.answer ?? '(none)'}${r.expected ? ` (expected ${r.expected}, from ${r.expected_from === 'meta' ? 'meta.csv' : r.expected_from === 'vbs' ? 'the baselines' : 'nowhere'})` : ''}`,
     `time:      ${secs(r.time_s)} wall clock, ${r.cpu_s === null ? 'CPU not measured' : `${secs(r.cpu_s)} CPU`}${r.mem_mb === null ? '' : `, peak ${r.mem_mb} MB`}`,

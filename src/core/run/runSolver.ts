@@ -1,6 +1,7 @@
 // Runs a solver once by the StarExec convention (bin/starexec_run_default CNF PROOFDIR) in its
 // sandbox (isolation/), under a wall-clock limit (SIGTERM, then SIGKILL, to the whole process group
-// and to every process of its cgroup) and a memory limit, measuring peak memory and CPU time. Output is parsed as
+// and to every process of its cgroup), a memory limit and the limits of candidate code (processes,
+// scratch space: resourceGuard.ts), measuring peak memory and CPU time. Output is parsed as
 // a stream and capped. A run ends when its process exits, not when its output closes: a child that
 // keeps stdout open cannot stretch a finished run into a timeout.
 import { existsSync } from 'node:fs';
@@ -11,9 +12,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { confine, exitOfConfined } from '../isolation/confine';
 import { solverRunConfinement } from '../isolation/confinement';
-import { DEFAULT_ISOLATION, type IsolationMode, type IsolationSettings } from '../isolation/settings';
+import { DEFAULT_ISOLATION, type IsolationMode, type IsolationSettings, limitsOf } from '../isolation/settings';
 import { RUN_SCRIPT } from '../layout';
 import { accountingJail, memoryJail, type MemoryMethod } from './limits';
+import { boundsInWords, processTree, startGuard } from './resourceGuard';
+import { KILL_ROUNDS, killTree } from './killTree';
 import { SolverOutputParser, type Answer } from './output';
 import type { ModelBuilder } from './model';
 
@@ -64,6 +67,10 @@ export interface RunOutcome {
   memout: boolean;
   /** Stopped for writing more than maxOutputMb. */
   outputOverflow: boolean;
+  /** The limit of candidate code the run went over (processes, scratch space), in words; absent when none. */
+  overLimit?: string;
+  /** How its processes and scratch were bounded, in words for the run log. */
+  limits?: string;
   aborted: boolean;
   peakMb: number | undefined;
   /** How the memory limit was enforced; `none` without one (the run may still have had a cgroup, for CPU time). */
@@ -95,13 +102,17 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
   const given = path.join(runDir, GIVEN_INSTANCE);
   if (isolation.mode === 'off') await fs.copyFile(req.cnf, given);
   const args = req.proofDir ? [given, req.proofDir] : [given];
+  const limits = limitsOf(isolation);
   const confinement = solverRunConfinement({ solverDir: path.resolve(req.solverDir), instance: isolation.mode === 'off' ? given : path.resolve(req.cnf), given, runDir, proofDir: req.proofDir, readOnly: [] });
-  const confined = await confine(isolation, confinement, script, args);
+  const confined = await confine(isolation, { ...confinement, tmpBytes: Math.floor(limits.diskMaxMb * 2 ** 20) }, script, args);
   // The affinity is inherited by bwrap and everything it starts.
   const boxed = req.cpu !== undefined && TASKSET ? { ...confined, cmd: TASKSET, args: ['-c', String(req.cpu), confined.cmd, ...confined.args] } : confined;
   // Without a memory limit the run still gets a cgroup where one can be made: CPU time needs it.
-  const jail = req.memMb ? await memoryJail(req.memMb, req.memoryMethod) : await accountingJail(req.memoryMethod);
+  const jail = req.memMb ? await memoryJail(req.memMb, req.memoryMethod, limits.processesMax) : await accountingJail(req.memoryMethod, limits.processesMax);
   const [cmd, argv] = jail ? jail.wrap(boxed.cmd, boxed.args) : [boxed.cmd, boxed.args];
+  // Everything it writes counts but the proof (proof_max_mb bounds that) and the instance (a copy without the sandbox).
+  const scratch = { dirs: [runDir], skip: [given, ...(req.proofDir ? [path.resolve(req.proofDir)] : [])] };
+  const limitGuard = startGuard({ what: 'the run', limits, jail, scratch, ...(confined.tmpBytes ? { tmpfs: { mounts: ['/tmp', '/var/tmp'], bytes: confined.tmpBytes } } : {}) });
   const maxOutput = (req.maxOutputMb ?? 256) * 2 ** 20;
   const out = new SolverOutputParser(8192, req.maxVar);
   const err = new SolverOutputParser(4096, 0);
@@ -111,23 +122,12 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
       const child = spawn(cmd, argv, { cwd: boxed.cwd, env: boxed.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       let timedOut = false;
       let outputOverflow = false;
+      let overLimit: string | undefined;
       let aborted = false;
       let killTimer: NodeJS.Timeout | undefined;
       let stopping = false;
-      const killAll = async (sig: NodeJS.Signals) => {
-        try {
-          process.kill(-child.pid!, sig);
-        } catch {
-          /* the group is gone */
-        }
-        // Processes that left the group (setsid) are still in the cgroup.
-        for (const pid of (await jail?.pids()) ?? [])
-          try {
-            process.kill(pid, sig);
-          } catch {
-            /* gone */
-          }
-      };
+      // SIGKILL goes on while the cgroup refills; SIGTERM once.
+      const killAll = (sig: NodeJS.Signals) => killTree(child.pid, jail ? () => jail.pids() : undefined, sig, sig === 'SIGKILL' ? KILL_ROUNDS : 1);
       const stop = () => {
         if (stopping) return;
         stopping = true;
@@ -138,6 +138,11 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
         timedOut = true;
         stop();
       }, req.timeoutS * 1000);
+      if (child.pid !== undefined)
+        limitGuard.start(child.pid, (reason) => {
+          overLimit = reason;
+          stop();
+        });
       // With RLIMIT_AS the peak is sampled from /proc while the solver runs, over its whole process
       // tree (the sandbox and the run script are parents of the solver proper).
       const sample = async () => {
@@ -184,6 +189,7 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
         if (timeS > req.timeoutS) timedOut = true;
         void (async () => {
           await reaped;
+          overLimit ??= await limitGuard.end();
           out.end();
           err.end();
           // After the kills above: the count is final only once every process of the run is gone.
@@ -205,6 +211,8 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
             timedOut,
             memout: !timedOut && (oom || (abnormal && (nearLimit || (jail?.method === 'rlimit' && allocFailed)))),
             outputOverflow,
+            ...(overLimit ? { overLimit } : {}),
+            limits: boundsInWords(limits, jail, boxed),
             aborted,
             peakMb,
             memoryMethod: req.memMb && jail ? jail.method : 'none',
@@ -237,20 +245,7 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
       child.on('close', finish);
     });
   } finally {
+    await limitGuard.end();
     await jail?.dispose();
   }
-}
-
-/** `root` and its descendants, from /proc (empty when the tree is gone). */
-async function processTree(root: number | undefined): Promise<number[]> {
-  if (root === undefined) return [];
-  const out: number[] = [];
-  const todo = [root];
-  while (todo.length && out.length < 4096) {
-    const pid = todo.pop()!;
-    out.push(pid);
-    const kids = await fs.readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
-    for (const k of kids.split(' ')) if (k.trim()) todo.push(Number(k));
-  }
-  return out;
 }

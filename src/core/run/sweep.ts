@@ -1,5 +1,5 @@
 // What an evaluator killed with SIGKILL leaves behind, removed by the next one: the cgroups of its
-// runs (limits.ts: memory, and with cgroup v1 cpuacct too) with the solvers still running in them, and its run and build directories
+// runs and builds (limits.ts: memory, and with cgroup v1 cpuacct and pids too) with the solvers still running in them, and its run and build directories
 // (runInstance.ts, build.ts). Every leftover names its owner (owner.ts), so only a dead owner's are
 // touched: another evaluator running at the same time keeps everything. Two sweeps may run at once:
 // each step tolerates the other having done it already.
@@ -12,7 +12,7 @@ import { ownerAlive, OWNED_DIR_PREFIXES } from './owner';
 export interface SweepOptions {
   /** Where run directories are made: evaluation.scratch_dir and the system temp dir (the default). */
   scratchDirs?: readonly string[];
-  /** Cgroups to look below; default: this process's own (memory, cpuacct, unified), where limits.ts makes a run's cgroups. */
+  /** Cgroups to look below; default: this process's own (memory, cpuacct, pids, unified), where limits.ts makes a run's cgroups. */
   cgroupBases?: readonly string[];
   /** A run directory named without its owner (older versions) goes once nothing in it changed this long. */
   legacyMaxAgeMs?: number;
@@ -55,8 +55,8 @@ function ownerOf(rest: string, re: RegExp): Owner | undefined {
 export async function sweepLeftovers(o: SweepOptions = {}): Promise<SweepReport> {
   const report: SweepReport = { killed: [], cgroups: [], dirs: [], errors: [] };
   const own = ownCgroup();
-  // Memory before cpuacct: killing a run's solvers there empties its cpuacct twin as well.
-  const bases = o.cgroupBases ?? [own.v1, own.cpuacct, own.v2].filter((b): b is string => !!b);
+  // Memory before cpuacct and pids: killing a run's solvers there empties its twins as well.
+  const bases = o.cgroupBases ?? [own.v1, own.cpuacct, own.pids, own.v2].filter((b): b is string => !!b);
   // Cgroups first: their solvers may still be writing into the run directories.
   for (const base of new Set(bases)) await sweepCgroups(base, report);
   for (const dir of new Set(o.scratchDirs ?? [os.tmpdir()])) await sweepDirs(dir, o.legacyMaxAgeMs ?? DAY_MS, report);

@@ -3,14 +3,15 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import type { Config, RunnerConfig } from '../config/schema';
-import { memoryJail } from '../run/limits';
+import { prlimitHere } from '../run/build';
+import { accountingJail, memoryJail } from '../run/limits';
 import { findDratTrim } from '../run/tools';
 import { checkSlurmHealth } from './slurm/health';
 import type { HealthFinding } from './healthFinding';
 import { checkSshHealth } from './sshHealth';
 import { sandboxFinding } from './sandboxCheck';
-import { isolationFor } from '../isolation/settings';
-import { probeIsolation } from '../isolation/probe';
+import { isolationFor, type IsolationSettings, limitsOf } from '../isolation/settings';
+import { bwrapSizesTmpfs, probeIsolation } from '../isolation/probe';
 
 export type { HealthFinding } from './healthFinding';
 
@@ -46,6 +47,7 @@ export async function checkRunnerHealth(runner: RunnerConfig, config: Config, ws
   } catch (e) {
     out.push({ check: 'memory limit', level: 'error', detail: (e as Error).message });
   }
+  out.push(...(await limitFindings(isolation)));
   try {
     const st = await fs.statfs(ws);
     const freeGb = (st.bavail * st.bsize) / 2 ** 30;
@@ -54,4 +56,31 @@ export async function checkRunnerHealth(runner: RunnerConfig, config: Config, ws
     out.push({ check: 'disk', level: 'warning', detail: `free space unknown: ${(e as Error).message}` });
   }
   return out;
+}
+
+/** How this machine bounds the processes and disk of builds and runs (evaluation.processes_max, disk_max_mb), and what it cannot. */
+async function limitFindings(isolation: IsolationSettings): Promise<HealthFinding[]> {
+  const { processesMax, diskMaxMb } = limitsOf(isolation);
+  const jail = await accountingJail(undefined, processesMax).catch(() => undefined);
+  await jail?.dispose();
+  const pids = jail?.processesMax !== undefined;
+  const sized = isolation.mode === 'bwrap' && (await probeIsolation(isolation).then((p) => p.ok && bwrapSizesTmpfs(p.bwrap)));
+  const gaps = [
+    prlimitHere() ? '' : 'no prlimit here, so a single file of a build is bounded only by the watch',
+    isolation.mode === 'off' ? "without the sandbox /tmp is the host's, unbounded" : sized ? '' : 'this bwrap has no --size (before 0.8.0), so the sandbox\'s /tmp is bounded only by memory',
+  ].filter(Boolean);
+  return [
+    {
+      check: 'processes limit',
+      level: pids ? 'ok' : 'warning',
+      detail: pids
+        ? `${processesMax} per build or run, enforced with ${jail!.method} pids.max`
+        : `${processesMax} per build or run, but no cgroup can hold it here: the process tree is counted a few times a second instead (a quick burst can outrun it)`,
+    },
+    {
+      check: 'disk limit',
+      level: gaps.length ? 'warning' : 'ok',
+      detail: `${diskMaxMb} MB for a build's directory, each file it writes and its scratch, and for a run's scratch; watched while they run${gaps.length ? `, but ${gaps.join('; ')}` : ''}`,
+    },
+  ];
 }

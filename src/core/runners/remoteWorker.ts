@@ -1,6 +1,7 @@
 // What the runners that start dist/worker.js elsewhere (SSH host, Slurm node) share: the worker's
 // command line, so a remote run gets exactly the limits and checks of a local one, and the naming
 // of what it returns.
+import { type IsolationSettings, limitsOf } from '../isolation/settings';
 import type { InstanceResult } from '../run/result';
 import type { RunBatch, RunTask } from './runner';
 
@@ -21,7 +22,14 @@ export function workerArgs(settings: RunBatch['settings'], task: RunTask, at: { 
     ...(task.expected ? [`--expected=${task.expected}`] : []),
     // The worker sandboxes by default; only an explicit `sandbox: off` turns that off there.
     ...(settings.isolation?.mode === 'off' ? ['--sandbox=off'] : []),
+    ...limitArgs(settings.isolation),
   ];
+}
+
+/** The worker's flags for the processes and disk limits (evaluation.processes_max, disk_max_mb): its runs and builds there get the limits of ours. */
+export function limitArgs(isolation: IsolationSettings | undefined): string[] {
+  const l = limitsOf(isolation ?? {});
+  return [`--disk-mb=${l.diskMaxMb}`, `--processes=${l.processesMax}`];
 }
 
 /** The worker knows only what it was told; names and where the expected answer came from are ours. */

@@ -4,7 +4,7 @@
 //   instances/<hash>.cnf  each plain DIMACS instance
 // User-chosen names never become remote paths. Each upload lands in a temporary name and is renamed,
 // so a dropped connection leaves no half-written file that would later pass for a complete one.
-import { WORKER_EXIT } from './remoteWorker';
+import { limitArgs, WORKER_EXIT } from './remoteWorker';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { remoteDir, sshError, sshExec, type SshTarget } from './ssh';
 import { shq } from './shellQuote';
-import { listFiles } from '../workspace/files';
+import { listFiles } from '../workspace/candidateFs';
 import type { IsolationSettings } from '../isolation/settings';
 
 export interface SyncRequest {
@@ -61,7 +61,7 @@ export async function syncToRemote(t: SshTarget, req: SyncRequest): Promise<Sync
     const list = req.build ? await sourceFiles(req.solverDir) : undefined;
     const tar = list
       ? spawn('tar', ['-c', '-f', '-', '-C', req.solverDir, '--null', '-T', '-'], { stdio: ['pipe', 'pipe', 'inherit'] })
-      : spawn('tar', ['-c', '-f', '-', '--exclude=.git', '-C', req.solverDir, '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      : spawn('tar', ['-c', '-f', '-', '-C', req.solverDir, '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
     if (list) tar.stdin!.end(list.map((f) => `${f}\0`).join(''));
     const tarDone = new Promise<number | null>((res) => tar.on('close', res));
     await upload(solver, tar.stdout!, true, 'the candidate');
@@ -113,13 +113,14 @@ export async function sourceFiles(dir: string): Promise<string[]> {
  * sandboxed there as it is here: a marker file records success.
  */
 async function buildRemotely(t: SshTarget, wd: string, solver: string, worker: string, b: NonNullable<SyncRequest['build']>, signal?: AbortSignal): Promise<void> {
-  const rest = [`--timeout=${Math.ceil(b.timeoutS)}`, ...(b.isolation?.mode === 'off' ? ['--sandbox=off'] : []), ...(b.isolation?.buildNetwork ? ['--build-network'] : [])];
+  const rest = [`--timeout=${Math.ceil(b.timeoutS)}`, ...(b.isolation?.mode === 'off' ? ['--sandbox=off'] : []), ...(b.isolation?.buildNetwork ? ['--build-network'] : []), ...limitArgs(b.isolation)];
   const script = [
     `cd ${wd} || exit 3`,
     'W=$PWD',
     `cd ${shq(solver)} || exit 3`,
-    '[ -f .satlution-built ] && exit 0',
-    `${shq(b.node)} "$W"/${shq(worker)} --build="$PWD" ${rest.map(shq).join(' ')} && touch .satlution-built`,
+    // The marker lies beside the copy, out of the build's reach: a build cannot forge "built" (nor touch through a link).
+    `[ -f "$W"/${shq(`${solver}.built`)} ] && exit 0`,
+    `${shq(b.node)} "$W"/${shq(worker)} --build="$PWD" ${rest.map(shq).join(' ')} && touch "$W"/${shq(`${solver}.built`)}`,
   ].join('\n');
   const r = await sshExec(t, script, signal ? { signal } : {});
   if (r.code === 0) return;

@@ -2,9 +2,10 @@
 // comments and whitespace removed (a reformatted or re-commented copy is the same program), and how
 // many source lines it has (the islands' code-size feature).
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
-import { listFiles } from '../workspace/files';
+import { listFiles, readCandidateText } from '../workspace/candidateFs';
+
+/** A larger source file is generated, not written: it is not read whole for the duplicate hash. */
+const SOURCE_MAX_BYTES = 8 << 20;
 
 const SOURCE = /\.(c|cc|cpp|cxx|h|hh|hpp|hxx|inc)$/;
 const BUILD = /(^|\/)(Makefile|makefile|CMakeLists\.txt|configure|starexec_build|[^/]*\.mk)$/;
@@ -27,7 +28,8 @@ export async function sourceFacts(dir: string): Promise<SourceFacts> {
   for (const f of await listFiles(dir)) {
     const src = SOURCE.test(f);
     if (!src && !BUILD.test(f)) continue;
-    const text = await fs.readFile(path.join(dir, f), 'utf8').catch(() => '');
+    // Sources over the cap are not code a person wrote; they count as empty here (the rules see them whole).
+    const text = await readCandidateText(dir, f, { maxBytes: SOURCE_MAX_BYTES, follow: false }).catch(() => '');
     if (src) lines += text.split('\n').length;
     h.update(f + '\0' + (src ? normalizeSource(text) : text.replace(/\s+/g, ' ').trim()) + '\0');
   }

@@ -1,9 +1,13 @@
 // What changed between two candidate trees (a candidate and its parent, or any two): source files
 // added, deleted or modified, without build products and binaries, with line counts for a summary.
-import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
+// Hidden folders count like any other; a link is shown as its target and a special file as its kind,
+// never read through (candidateFs.ts).
+import { createHash } from 'node:crypto';
 import { createTwoFilesPatch, diffLines } from 'diff';
-import { listFiles } from './files';
+import { type CandidateEntry, leadsInside, readWalkedFile, streamCandidateFile, walkCandidate } from './candidateFs';
+
+/** What stands at a path when it is not a regular file: a link (its target as written) or a special file. */
+export type OddEntry = { link: string; outside: boolean } | { special: string };
 
 export interface FileChange {
   /** '/'-separated path relative to the candidate directory. */
@@ -12,6 +16,9 @@ export interface FileChange {
   /** Lines added and removed; null for files too large or not text. */
   added: number | null;
   removed: number | null;
+  /** The side that is a link or a special file, described instead of read. */
+  before?: OddEntry;
+  after?: OddEntry;
 }
 
 /** Object files, libraries and the binaries a build leaves in bin/ (the run script stays). */
@@ -20,18 +27,44 @@ const BUILD_OUTPUT = /(\.(o|a|so|obj|lo|la|dylib|gcda|gcno|gcov)$)|(^|\/)bin\/(?
 const BESIDE = new Set(['HYPOTHESIS.md', 'RESULTS.md']);
 const MAX_TEXT = 2 << 20;
 
+/** A link or special file in words, as a review shows it. */
+export function describeEntry(e: OddEntry): string {
+  return 'link' in e ? `symbolic link -> ${e.link}${e.outside ? ' (leads outside the candidate)' : ''}\n` : `${e.special}\n`;
+}
+
+/** The entries of a tree a review compares: regular files, links and special files, by path. */
+async function reviewable(root: string): Promise<Map<string, CandidateEntry>> {
+  const entries = await walkCandidate(root).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return [];
+    throw e;
+  });
+  return new Map(entries.filter((e) => e.kind !== 'dir' && !(e.kind === 'file' && (BUILD_OUTPUT.test(e.rel) || BESIDE.has(e.rel)))).map((e) => [e.rel, e]));
+}
+
+/** A link's or special file's description; undefined for a regular file. */
+async function odd(root: string, e: CandidateEntry): Promise<OddEntry | undefined> {
+  if (e.kind === 'link') return { link: e.target!, outside: !(await leadsInside(root, e.rel).catch(() => false)) };
+  if (e.kind === 'special') return { special: e.special! };
+  return undefined;
+}
+
 export async function diffCandidates(fromDir: string, toDir: string): Promise<FileChange[]> {
-  const keep = (f: string) => !BUILD_OUTPUT.test(f) && !BESIDE.has(f);
-  const [a, b] = await Promise.all([listFiles(fromDir), listFiles(toDir)]);
-  const inA = new Set(a.filter(keep));
-  const inB = new Set(b.filter(keep));
+  const [inA, inB] = await Promise.all([reviewable(fromDir), reviewable(toDir)]);
   const out: FileChange[] = [];
-  for (const f of [...new Set([...inA, ...inB])].sort()) {
-    const [x, y] = await Promise.all([inA.has(f) ? readText(path.join(fromDir, f)) : null, inB.has(f) ? readText(path.join(toDir, f)) : null]);
+  for (const f of [...new Set([...inA.keys(), ...inB.keys()])].sort()) {
+    const ea = inA.get(f);
+    const eb = inB.get(f);
+    const [oa, ob] = await Promise.all([ea ? odd(fromDir, ea) : undefined, eb ? odd(toDir, eb) : undefined]);
+    const kind = !ea ? 'added' : !eb ? 'deleted' : 'modified';
+    if (oa || ob) {
+      if (oa && ob && describeEntry(oa) === describeEntry(ob)) continue;
+      out.push({ path: f, kind, added: null, removed: null, ...(oa ? { before: oa } : {}), ...(ob ? { after: ob } : {}) });
+      continue;
+    }
+    const [x, y] = await Promise.all([ea ? readText(fromDir, f) : null, eb ? readText(toDir, f) : null]);
     if (x === 'binary' || y === 'binary') continue; // an executable or data blob: not reviewable as text
     if (x !== null && y !== null && x !== 'large' && y !== 'large' && x === y) continue;
-    if (x !== null && y !== null && (x === 'large' || y === 'large') && (await sameBytes(path.join(fromDir, f), path.join(toDir, f)))) continue;
-    const kind = x === null ? 'added' : y === null ? 'deleted' : 'modified';
+    if (x !== null && y !== null && (x === 'large' || y === 'large') && (await sameBytes(fromDir, toDir, f))) continue;
     out.push({ path: f, kind, ...countLines(x, y) });
   }
   return out;
@@ -43,7 +76,8 @@ export async function unifiedDiff(fromDir: string, toDir: string, maxChars = 600
   let size = 0;
   const changes = await diffCandidates(fromDir, toDir);
   for (const [i, c] of changes.entries()) {
-    const [x, y] = await Promise.all([c.kind === 'added' ? '' : readText(path.join(fromDir, c.path)), c.kind === 'deleted' ? '' : readText(path.join(toDir, c.path))]);
+    const side = async (dir: string, missing: boolean, entry: OddEntry | undefined) => (missing ? '' : entry ? describeEntry(entry) : readText(dir, c.path));
+    const [x, y] = await Promise.all([side(fromDir, c.kind === 'added', c.before), side(toDir, c.kind === 'deleted', c.after)]);
     const patch = x === 'large' || y === 'large' || x === 'binary' || y === 'binary' ? `--- a/${c.path}\n+++ b/${c.path}\n(${c.kind}; too large to show)\n` : createTwoFilesPatch(`a/${c.path}`, `b/${c.path}`, x, y, '', '', { context: 3 });
     if (size + patch.length > maxChars) {
       parts.push(`(... ${changes.length - i} more changed file${changes.length - i > 1 ? 's' : ''} not shown: ${changes.slice(i).map((r) => r.path).join(', ')})\n`);
@@ -55,17 +89,25 @@ export async function unifiedDiff(fromDir: string, toDir: string, maxChars = 600
   return parts.join('');
 }
 
-/** The text of a file, or 'binary' (NUL bytes, ELF/Mach-O) or 'large' (not loaded whole). */
-async function readText(file: string): Promise<string | 'binary' | 'large'> {
-  const st = await fs.stat(file);
-  if (st.size > MAX_TEXT) return 'large';
-  const buf = await fs.readFile(file);
+/** The text of a regular file, or 'binary' (NUL bytes, ELF/Mach-O) or 'large' (not loaded whole). */
+async function readText(root: string, rel: string): Promise<string | 'binary' | 'large'> {
+  const buf = await readWalkedFile(root, rel, MAX_TEXT).catch((e: Error) => {
+    if (/bytes, more than/.test(e.message)) return 'large' as const;
+    throw e;
+  });
+  if (buf === 'large') return buf;
   return buf.includes(0) ? 'binary' : buf.toString('utf8');
 }
 
-async function sameBytes(a: string, b: string): Promise<boolean> {
-  const [x, y] = await Promise.all([fs.readFile(a), fs.readFile(b)]);
-  return x.equals(y);
+/** Two large regular files compared chunk by chunk, never held whole. */
+async function sameBytes(a: string, b: string, rel: string): Promise<boolean> {
+  const digest = async (root: string) => {
+    const h = createHash('sha256');
+    await streamCandidateFile(root, rel, (chunk) => h.update(chunk));
+    return h.digest('hex');
+  };
+  const [x, y] = await Promise.all([digest(a), digest(b)]);
+  return x === y;
 }
 
 function countLines(x: string | 'large' | null, y: string | 'large' | null): { added: number | null; removed: number | null } {

@@ -89,9 +89,16 @@ async function needsIdentity(git: SimpleGit): Promise<string[]> {
   return ['-c', 'user.name=SATLUTION', '-c', 'user.email=satlution@localhost'];
 }
 
-/** ELF / Mach-O executables and very large files are build products, not source. */
+/**
+ * ELF / Mach-O executables and very large files are build products, not source. Only regular files
+ * are opened (a link git records as a link; opening a FIFO would block); anything else is left out.
+ */
 async function isBinaryArtifact(file: string): Promise<boolean> {
-  const fh = await fs.open(file, 'r').catch(() => undefined);
+  const st = await fs.lstat(file).catch(() => undefined);
+  if (!st) return true; // vanished: nothing to version
+  if (st.isSymbolicLink()) return false;
+  if (!st.isFile()) return true;
+  const fh = await fs.open(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW).catch(() => undefined);
   if (!fh) return true; // vanished or unreadable: nothing to version
   try {
     const st = await fh.stat();

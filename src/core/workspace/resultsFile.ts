@@ -2,8 +2,8 @@
 // report of its evaluation (gates, metrics, and the paired comparison with the champion). Its inputs
 // are described here by shape, so the evaluation document (eval/evalDoc.ts) and the comparison
 // (eval/compare.ts) fit them without this lower folder importing the evaluator.
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { readCandidateDoc, writeCandidateDoc } from './candidateFs';
 import { explainComparison } from '../explain';
 
 /** The file's name inside a candidate directory. */
@@ -14,11 +14,36 @@ export interface ResultsInput {
   verdict: 'pass' | 'fail';
   /** `off`: some of it ran without the sandbox, and the report says so. */
   isolation?: 'bwrap' | 'off' | undefined;
-  /** `warning`: the gate passed without checking anything (evaluation.vacuous_gates: warn). */
-  gates: readonly { gate: string; ok: boolean; detail: string; failures: readonly string[]; warning?: string | undefined }[];
+  /** `warning`: the gate passed without checking anything (evaluation.vacuous_gates: warn); `promotion_audit`: perf's, before a promotion. */
+  gates: readonly { gate: string; ok: boolean; detail: string; failures: readonly string[]; warning?: string | undefined; promotion_audit?: PromotionAuditInput | undefined }[];
   /** Racing against the champion (eval/race.ts): a challenger rejected early ran only part of the set. */
   race?: { outcome: 'rejected early' | 'survived'; on: 'wall' | 'cpu'; ran: number; of: number; capped: number; challenger_s: number; champion_s: number; threshold_s: number; spent_s: number; reason: string } | undefined;
   metrics: { solved: number; n: number; solved_sat: number; solved_unsat: number; par2: number; par2_sat: number | null; par2_unsat: number | null; wrong: number; unique_solved: number | null } | null;
+}
+
+/** What a report needs of the promotion audit (the evaluation document's PromotionAuditDoc). */
+export interface PromotionAuditInput {
+  champion: { solver: string };
+  duel: string | null;
+  on: 'wall' | 'cpu';
+  rule: string;
+  timeout_s: number;
+  already_checked: readonly string[];
+  instances: readonly { instance: string; verdict: 'ok' | 'caught' | 'not_audited'; from: 'duel' | 'evaluation'; champion_s: number; challenger_s: number; champion_status: string; detail: string }[];
+}
+
+/** The heading of the promotion audit's section: always the report's last, so it can be replaced in place. */
+const PROMOTION_HEADING = '## Proof-checked before promotion';
+
+/** The promotion audit's section of a report. */
+function promotionAuditSection(a: PromotionAuditInput): string[] {
+  const where = a.duel ? `side by side (session ${a.duel})` : 'in the perf evaluations';
+  const head = [PROMOTION_HEADING, '', `Before this candidate could replace ${a.champion.solver}, every UNSAT answer it gave much faster (${a.rule}; ${a.on === 'cpu' ? 'CPU' : 'wall'} time, ${where}) was run again with a DRAT proof (limit ${a.timeout_s} s) and checked by drat-trim.`];
+  const before = a.already_checked.length ? [`${a.already_checked.length} more had been proof-checked by the perf audit already: ${a.already_checked.join(', ')}.`] : [];
+  if (!a.instances.length) return [...head, '', `None was left to check.${before.length ? ` ${before[0]}` : ''}`];
+  const champion = (i: PromotionAuditInput['instances'][number]) => (i.champion_status === 'solved' ? `${i.champion_s.toFixed(3)} s` : `${i.champion_status} (${i.champion_s.toFixed(0)} s)`);
+  const verdict = (i: PromotionAuditInput['instances'][number]) => (i.verdict === 'ok' ? 'verified' : i.verdict === 'caught' ? `**caught**: ${i.detail}` : i.detail);
+  return [...head, ...(before.length ? ['', ...before] : []), '', '| instance | champion | this | re-run with a proof |', '|---|---|---|---|', ...a.instances.map((i) => `| ${i.instance} | ${champion(i)} | ${i.challenger_s.toFixed(3)} s | ${verdict(i).replace(/\|/g, '/')} |`)];
 }
 
 /** What a report needs of the paired comparison with the champion (A: the champion, B: this candidate). */
@@ -87,16 +112,25 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
         : []),
     );
   }
+  const audit = doc.gates.find((g) => g.promotion_audit)?.promotion_audit;
+  if (audit) lines.push('', ...promotionAuditSection(audit));
   return lines.join('\n') + '\n';
 }
 
-/** Writes the evaluation report into the candidate directory. */
+/** Puts the promotion audit's section at the end of a candidate's RESULTS.md, replacing an earlier one (the rest of the report stands). */
+export async function writePromotionAudit(candidateDir: string, audit: PromotionAuditInput): Promise<void> {
+  const text = (await readCandidateDoc(candidateDir, RESULTS_FILE).catch(() => undefined)) ?? placeholderResults(path.basename(candidateDir));
+  const at = text.indexOf(`\n${PROMOTION_HEADING}\n`);
+  await writeCandidateDoc(candidateDir, RESULTS_FILE, `${(at < 0 ? text : text.slice(0, at)).trimEnd()}\n\n${promotionAuditSection(audit).join('\n')}\n`);
+}
+
+/** Writes the evaluation report into the candidate directory (replacing whatever stands under the name). */
 export async function writeResults(candidateDir: string, cycle: number, doc: ResultsInput, cmp?: ResultsComparison, notes?: ResultsNotes): Promise<void> {
-  await fs.writeFile(path.join(candidateDir, RESULTS_FILE), renderResults(path.basename(candidateDir), cycle, doc, cmp, notes));
+  await writeCandidateDoc(candidateDir, RESULTS_FILE, renderResults(path.basename(candidateDir), cycle, doc, cmp, notes));
 }
 
 /** The "**Why:**" sentence of a candidate's RESULTS.md, when its evaluation was compared with the champion. */
 export async function readWhy(candidateDir: string): Promise<string | undefined> {
-  const text = await fs.readFile(path.join(candidateDir, RESULTS_FILE), 'utf8').catch(() => '');
+  const text = (await readCandidateDoc(candidateDir, RESULTS_FILE).catch(() => undefined)) ?? '';
   return /^\*\*Why:\*\* (.+)$/m.exec(text)?.[1]?.trim();
 }

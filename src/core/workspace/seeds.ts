@@ -5,6 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { simpleGit } from 'simple-git';
 import { SEEDS_DIR } from '../layout';
+import { copyCandidate } from './candidateCopy';
 
 export interface SeedSpec {
   name: string;
@@ -81,19 +82,15 @@ async function copyDirInto(src: string, dest: string, workspaceDir: string): Pro
   const rel = path.relative(src, path.resolve(workspaceDir));
   if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel)))
     throw new Error(`seed directory ${src} contains the workspace itself; import the solver from its own directory`);
-  await fs.cp(src, dest, {
-    recursive: true,
-    verbatimSymlinks: true,
-    preserveTimestamps: true,
-    filter: (p) => path.basename(p) !== '.git',
-  });
+  // Links into the seed's own tree (a configure run there) are made relative; links elsewhere are refused.
+  await copyCandidate(src, dest, { skip: (rel) => path.posix.basename(rel) === '.git' });
 }
 
 /** Copies a seed into a fresh candidate directory (writable, unlike the seed). */
 export async function copySeedTo(seedDir: string, dest: string): Promise<void> {
   const staging = `${path.dirname(dest)}/.${path.basename(dest)}.partial`;
   await fs.rm(staging, { recursive: true, force: true });
-  await fs.cp(seedDir, staging, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+  await copyCandidate(seedDir, staging);
   await setWritable(staging, true);
   await fs.rename(staging, dest);
 }

@@ -8,6 +8,7 @@ import { hasLastGoodConfig, rememberConfig } from '../config/lastGood';
 import { CandidateStore, type CandidateRecord, type LoadReport } from '../store/candidates';
 import { CANDIDATE_DOCS, CONFIG_FILE, type CandidateDoc } from '../layout';
 import { readSeedRecords, type SeedRecord } from './seedRecords';
+import { hasCandidateDoc } from './candidateFs';
 
 export interface CandidateView extends CandidateRecord {
   champion: boolean;
@@ -57,7 +58,7 @@ export async function readSnapshot(dir: string): Promise<WorkspaceSnapshot> {
     const missing = !(await fs.stat(cdir).then((s) => s.isDirectory(), () => false));
     const docs: CandidateDoc[] = [];
     if (!missing)
-      for (const d of CANDIDATE_DOCS) if (await fs.stat(path.join(cdir, d)).then((s) => s.size > 0, () => false)) docs.push(d);
+      for (const d of CANDIDATE_DOCS) if (await hasCandidateDoc(cdir, d)) docs.push(d);
     candidates.push({ ...c, champion: index.champion === c.id, lineage: CandidateStore.lineage(index, c.id), docs, missing });
   }
   const benchmarks = config.ok ? await Promise.all(Object.entries(config.config.benchmarks).map(([name, d]) => summarizeSet(dir, name, d))) : [];

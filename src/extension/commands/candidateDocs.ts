@@ -6,6 +6,7 @@ import type { CyclesNode } from '../views/cyclesTree';
 import type { WorkspaceModel } from '../workspaceModel';
 import { showMarkdown } from '../markdownPreview';
 import { refuseMissing } from './missingCandidate';
+import { candidateDocProblem } from '../../core/workspace/candidateFs';
 
 /**
  * Opens one of a candidate's documents rendered (they are read here, not edited; the preview's
@@ -17,7 +18,14 @@ export async function openCandidateDoc(model: WorkspaceModel, node: CyclesNode |
   if (!root || (node?.kind !== 'candidate' && node?.kind !== 'doc')) return;
   const name = node.kind === 'doc' ? node.doc : doc;
   if (!name || path.basename(name) !== name || refuseMissing(node.candidate, `open ${name} of`)) return;
-  const uri = vscode.Uri.file(path.join(root, node.candidate.dir, name));
+  const dir = path.join(root, node.candidate.dir);
+  const uri = vscode.Uri.file(path.join(dir, name));
+  // A candidate may leave a link (to anything) or a FIFO under a document's name: never opened.
+  const problem = await candidateDocProblem(dir, name);
+  if (problem) {
+    void vscode.window.showWarningMessage(`SATLUTION: ${problem}.`);
+    return;
+  }
   try {
     await vscode.workspace.fs.stat(uri);
   } catch {

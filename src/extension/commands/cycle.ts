@@ -9,7 +9,6 @@ import type { Config } from '../../core/config/schema';
 import type { Problem } from '../../shared/steeringProtocol';
 import { cycleProblem } from '../cycleProblem';
 import { BudgetExhausted } from '../../core/cycle/budget';
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { loadConfig } from '../../core/config/load';
@@ -19,11 +18,15 @@ import { readCycle, type CycleState } from '../../core/store/cycleState';
 import { apiKeyFromEnv } from '../../core/llm/factory';
 import { approveAll, type Approver, type Logger, type PlanAnswer, type PlanApproval } from '../../core/ports';
 import { candidateDirName } from '../../core/layout';
+import { candidateDocProblem, readCandidateDoc } from '../../core/workspace/candidateFs';
 import { modalApprover } from '../approver';
 import { secretKey } from './apiKey';
 import { PlanApprovals } from '../planApprovals';
 import { progressText, type RunView } from '../webviews/steeringModel';
 import type { WorkspaceModel } from '../workspaceModel';
+
+/** How long after Stop a cycle that has not ended is reported. */
+const STOP_NOTICE_MS = 10_000;
 
 const Args = z.object({ agent: z.enum(['llm', 'tuner']).optional(), yes: z.boolean().optional() }).strict();
 
@@ -170,7 +173,7 @@ export class CycleController implements vscode.Disposable {
       const s = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `SATLUTION: ${resuming ? `resuming cycle ${state.cycle}` : 'evolution cycle'} (${agentName})`, cancellable: true },
         async (progress, token) => {
-          const sub = token.onCancellationRequested(() => abort.abort(new Error('stopped')));
+          const sub = token.onCancellationRequested(() => this.stop());
           this.report = (message) => progress.report({ message });
           try {
             return await runCycle({
@@ -204,7 +207,12 @@ export class CycleController implements vscode.Disposable {
       void vscode.commands.executeCommand('setContext', 'satlution.cycleCompleted', true);
       const open = 'Open RESULTS.md';
       void vscode.window.showInformationMessage(`SATLUTION: cycle ${s.cycle}: ${s.outcome}`, ...(s.candidate !== null ? [open] : [])).then(async (a) => {
-        if (a === open && s.candidate !== null) await vscode.window.showTextDocument(vscode.Uri.file(path.join(ws, candidateDirName(s.candidate), 'RESULTS.md')));
+        if (a !== open || s.candidate === null) return;
+        const dir = path.join(ws, candidateDirName(s.candidate));
+        // A candidate may leave a link (to anything) under its RESULTS.md: never opened.
+        const problem = await candidateDocProblem(dir, 'RESULTS.md');
+        if (problem) void vscode.window.showWarningMessage(`SATLUTION: ${problem}.`);
+        else await vscode.window.showTextDocument(vscode.Uri.file(path.join(dir, 'RESULTS.md')));
       });
       return s.outcome ?? undefined;
     } catch (e) {
@@ -252,7 +260,15 @@ export class CycleController implements vscode.Disposable {
   }
 
   stop(): void {
-    this.running?.abort.abort(new Error('stopped'));
+    const r = this.running;
+    if (!r || r.abort.signal.aborted) return;
+    r.abort.abort(new Error('stopped'));
+    // Every step hears the stop within seconds (agents' tools included); one that does not is said, not waited out in silence.
+    setTimeout(() => {
+      if (this.running !== r) return;
+      this.log.warn(`The cycle has not stopped ${STOP_NOTICE_MS / 1000} s after Stop; it ends when the step in progress answers.`);
+      void vscode.window.showWarningMessage(`SATLUTION: the cycle has not stopped after ${STOP_NOTICE_MS / 1000} s; it ends when the step in progress answers (Developer: Reload Window ends it now, and Resume continues from the saved step).`);
+    }, STOP_NOTICE_MS).unref();
   }
 
   /** Answers the waiting plan; an open, edited HYPOTHESIS.md is saved first (the coder reads the file). */
@@ -284,7 +300,7 @@ export class CycleController implements vscode.Disposable {
     const p = this.approvals.pending;
     const ws = this.model.workspaceRoot;
     if (!p || !ws) return;
-    const text = await fs.readFile(path.join(ws, p.candidate, 'HYPOTHESIS.md'), 'utf8').catch(() => undefined);
+    const text = await readCandidateDoc(path.join(ws, p.candidate), 'HYPOTHESIS.md').catch(() => undefined);
     if (text !== undefined && text !== p.hypothesis) this.approvals.revise(p.candidate, { hypothesis: text, title: hypothesisTitle(text, p.candidate) ?? p.title });
   }
 

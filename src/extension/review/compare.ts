@@ -2,7 +2,7 @@
 // HYPOTHESIS.md and RESULTS.md beside it, and the rules' findings as diagnostics in the diffed sources.
 import * as vscode from 'vscode';
 import * as path from 'node:path';
-import { diffCandidates, type FileChange } from '../../core/workspace/candidateDiff';
+import { describeEntry, diffCandidates, type FileChange, type OddEntry } from '../../core/workspace/candidateDiff';
 import { candidateDirName } from '../../core/layout';
 import type { CandidateView } from '../../core/workspace/snapshot';
 import { pickCandidate } from '../commands/pickCandidate';
@@ -10,9 +10,12 @@ import { refuseMissing } from '../commands/missingCandidate';
 import type { ComplianceDiagnostics } from '../rules/complianceDiagnostics';
 import type { WorkspaceModel } from '../workspaceModel';
 
-/** An empty document: the missing side of an added or deleted file. */
+/**
+ * A side of a diff that is not a file to open: empty (the missing side of an added or deleted file), or
+ * the description of a link or special file (in the URI's query), which is never read through.
+ */
 export const EMPTY_SCHEME = 'satlution-empty';
-export const emptyProvider: vscode.TextDocumentContentProvider = { provideTextDocumentContent: () => '' };
+export const emptyProvider: vscode.TextDocumentContentProvider = { provideTextDocumentContent: (uri) => uri.query };
 
 export interface ReviewDeps {
   model: WorkspaceModel;
@@ -61,10 +64,10 @@ async function review(deps: ReviewDeps, fromDir: string, to: CandidateView): Pro
   await deps.compliance.check(to.dir);
   if (!changes.length) void vscode.window.showInformationMessage(`SATLUTION: ${to.dir} has the same sources as ${fromDir}.`);
   else {
-    const empty = (f: string) => vscode.Uri.from({ scheme: EMPTY_SCHEME, path: `/${f}` });
+    const virtual = (f: string, side: string, entry?: OddEntry) => vscode.Uri.from({ scheme: EMPTY_SCHEME, path: `/${side}/${f}`, query: entry ? describeEntry(entry) : '' });
     const resources = changes.map((ch) => {
-      const left = ch.kind === 'added' ? empty(ch.path) : vscode.Uri.file(path.join(a, ch.path));
-      const right = ch.kind === 'deleted' ? empty(ch.path) : vscode.Uri.file(path.join(b, ch.path));
+      const left = ch.kind === 'added' || ch.before ? virtual(ch.path, 'a', ch.before) : vscode.Uri.file(path.join(a, ch.path));
+      const right = ch.kind === 'deleted' || ch.after ? virtual(ch.path, 'b', ch.after) : vscode.Uri.file(path.join(b, ch.path));
       return [vscode.Uri.file(path.join(b, ch.path)), left, right];
     });
     await vscode.commands.executeCommand('vscode.changes', `${to.dir} ↔ ${fromDir}`, resources); // VS Code adds the file count

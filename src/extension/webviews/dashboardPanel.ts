@@ -6,6 +6,7 @@ import { islandsConfig } from '../../core/strategy/islands';
 import { smcConfig } from '../../core/strategy/smc';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { candidateDocProblem, hasCandidateDoc } from '../../core/workspace/candidateFs';
 import { DashboardSource, type DashboardBuild, type DashboardInput } from '../../core/dashboard/build';
 import { instanceLog } from '../../core/dashboard/instanceLog';
 import type { ParsedEval } from '../../core/dashboard/read';
@@ -191,8 +192,10 @@ class DashboardPanel extends Disposable {
         return;
       case 'openResults': {
         if (!root) return;
-        const file = path.join(root, m.candidate, 'RESULTS.md');
-        if (await fs.stat(file).then((s) => s.isFile(), () => false)) await this.beside.showMarkdown(vscode.Uri.file(file), this.panel.viewColumn);
+        const dir = path.join(root, m.candidate);
+        const problem = await candidateDocProblem(dir, 'RESULTS.md');
+        if (problem) void vscode.window.showWarningMessage(`SATLUTION: ${problem}.`);
+        else if (await hasCandidateDoc(dir, 'RESULTS.md')) await this.beside.showMarkdown(vscode.Uri.file(path.join(dir, 'RESULTS.md')), this.panel.viewColumn);
         else void vscode.window.showInformationMessage(`SATLUTION: ${m.candidate} has no RESULTS.md yet.`);
         return;
       }

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { SyncRequest, Synced } from '../sshSync';
+import { copyCandidate } from '../../workspace/candidateCopy';
 
 export async function syncToLocalDir(root: string, req: Omit<SyncRequest, 'workdir'>): Promise<Synced> {
   const workerHash = createHash('sha256').update(await fs.readFile(req.workerFile)).digest('hex').slice(0, 16);
@@ -26,7 +27,8 @@ export async function syncToLocalDir(root: string, req: Omit<SyncRequest, 'workd
     uploaded++;
   };
   await place(worker, (tmp) => fs.copyFile(req.workerFile, tmp));
-  await place(solver, (tmp) => fs.cp(req.solverDir, tmp, { recursive: true, filter: (src) => path.basename(src) !== '.git', verbatimSymlinks: true }));
+  // The safe copy: links kept only inside (absolute ones made relative, so the copy never reads the workspace), nothing written through.
+  await place(solver, async (tmp) => void (await copyCandidate(req.solverDir, tmp)));
   for (const i of req.instances) {
     req.signal?.throwIfAborted();
     await place(instance(i.hash), (tmp) => fs.copyFile(i.file, tmp));
