@@ -4,7 +4,7 @@
 // through the real gates. SIFT's judge is a seeded stochastic model of a reviewer that reads each
 // diff (it sees which option moved and how far, and scores with noise): a stand-in for an LLM judge,
 // so the run needs no vendor. Printed per strategy: cycles, proposals coded, evaluations used, the
-// champion's PAR-2 at the end and the 95% bootstrap CI of its difference to the seed.
+// champion's PAR-2 at the end and the 95% CI of its difference to the seed.
 // BENCH_BUDGET evaluations (default 6), BENCH_SEEDS repetitions (default 2).
 import * as fs from 'node:fs';
 import * as os from 'node:os';

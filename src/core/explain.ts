@@ -10,6 +10,8 @@ export interface ExplainedComparison {
   wilcoxon: { n: number; p: number };
   verdict: 'B faster' | 'A faster' | 'no significant difference';
   caveat?: string;
+  /** The rank test's direction is not the PAR-2 difference's. */
+  ranks_disagree?: true;
 }
 
 /** The fewest pairs with which the two-sided Wilcoxon signed-rank test can reach p < alpha (all pairs one way: p = 2 / 2^n). */
@@ -32,6 +34,7 @@ export function explainComparison(c: ExplainedComparison, o: { alpha: number; ma
     return gain >= o.marginPct ? `${way} (${stats}): significant, and over the ${o.marginPct.toFixed(1)}% margin.` : `${way} (${stats}): significant, but under the ${o.marginPct.toFixed(1)}% margin a promotion needs, which a difference this small may owe to the machine's noise.`;
   if (c.verdict === 'A faster') return `${way} (${stats}): significantly slower.`;
   const zero = c.ci95[0] <= 0 && c.ci95[1] >= 0;
+  if (c.ranks_disagree) return `${way} (${stats}), but the instances disagree: most differ the other way, and a few large differences carry the PAR-2 total, so no direction is called.`;
   return `${way} (${stats}), but not significant: ${c.wilcoxon.p >= o.alpha ? `p is not under ${o.alpha}` : 'the difference is inside the noise band'}${zero ? ', and the CI includes no difference at all' : ''}. The instances do not agree on a direction.`;
 }
 

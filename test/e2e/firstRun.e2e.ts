@@ -74,7 +74,10 @@ export async function firstRunFromEmptyFolder({ page, workspace, root, shot }: E
   // 5. Models configured, but no key: the cycle stops, and Steering shows why with the fix.
   await runCommand(page, 'SATLUTION: Configure Models');
   await pickQuickItem(page, 'anthropic');
-  await page.locator('.quick-input-widget input').waitFor();
+  // The pick's widget is reused for the input box: wait for the box itself, and its suggested value, or Enter goes to the pick.
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'anthropic model id' }).waitFor({ timeout: 15000 });
+  const modelId = page.locator('.quick-input-widget input');
+  for (let i = 0; i < 50 && !(await modelId.inputValue()); i++) await page.waitForTimeout(100);
   await page.keyboard.press('Enter'); // the suggested model id
   const models = toast(page, /planner, coder now use anthropic/);
   await models.waitFor({ timeout: 30000 });

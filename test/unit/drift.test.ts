@@ -15,7 +15,7 @@ describe('drift between separate measurements', () => {
     const d = driftOf(session(1), session(1.15), 100, 'cpu')!;
     assert.equal(d.n, 20);
     assert.equal(d.diff_pct, 15);
-    assert.ok(d.drift_pct >= 15 && d.drift_pct < 20, JSON.stringify(d));
+    assert.ok(d.drift_pct >= 15 && d.drift_pct < 22, JSON.stringify(d));
   });
 
   it('records nothing from measurements under different load, with too few instances, or with nothing solved', () => {
@@ -25,7 +25,7 @@ describe('drift between separate measurements', () => {
     assert.equal(driftOf(none(1), none(1), 100, 'wall'), undefined, 'timeouts at 2T show no speed');
   });
 
-  it('keeps the observations in .satlution/drift.json, and the band is the largest on the basis asked', async () => {
+  it('keeps the observations in .satlution/drift.json, and the band is their upper median on the basis asked, which more observations do not widen', async () => {
     const ws = tempDir();
     assert.equal(driftBand(await readDrift(ws), 'cpu'), undefined);
     await recordDrift(ws, { solver: 'SATLUTION_0', from: 'calibration', stored: session(1), now: session(1.04), timeoutS: 100, on: 'cpu' });
@@ -38,6 +38,10 @@ describe('drift between separate measurements', () => {
     assert.equal(band.pct, Math.max(...doc.observations.map((o) => o.drift_pct)));
     assert.ok(band.pct >= 12);
     assert.equal(driftBand(doc, 'wall'), undefined, 'drift on CPU time says nothing about wall time');
+    // Many observations of a steady machine and one outlier: the band is a typical one, not the outlier.
+    const many = { version: 1 as const, observations: [...Array(21)].map((_, i) => ({ ...doc.observations[0]!, drift_pct: i === 20 ? 60 : 5 + i / 10 })) };
+    assert.equal(driftBand(many, 'cpu')!.pct, 6);
+    assert.equal(driftBand(many, 'cpu')!.n, 21);
     // A damaged record is ignored (and rebuilt by the next observation), never a crash.
     fs.writeFileSync(driftFile(ws), '{"version": 1, "observations": [{"at": 3}]}');
     assert.equal(await readDrift(ws), undefined);

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
-import { bootstrapMeanCi, compareRuns, compareSeparate, cpuShare, normalCdf, wilcoxonSignedRank } from '../../src/core/eval/compare';
+import { subsetMeanCi, compareRuns, compareSeparate, cpuShare, normalCdf, wilcoxonSignedRank } from '../../src/core/eval/compare';
 import { computeMetrics, virtualBest } from '../../src/core/eval/metrics';
+import { prng } from '../../src/core/instances/generators';
+import { explainComparison } from '../../src/core/explain';
 import type { InstanceResult, RunStatus } from '../../src/core/run/result';
 
 function r(instance: string, status: RunStatus, time_s: number, answer: 'SAT' | 'UNSAT' | null, expected: 'SAT' | 'UNSAT' | null = null, mem_mb: number | null = 10): InstanceResult {
@@ -57,12 +59,39 @@ describe('paired comparison', () => {
     assert.ok(Math.abs(normalCdf(-1.959964) - 0.025) < 1e-6);
   });
 
-  it('bootstraps a reproducible interval that contains the mean', () => {
+  it('gives a reproducible interval of the mean from subsets of the pairs, exact up to 16 of them', () => {
     const xs = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
-    const a = bootstrapMeanCi(xs, 5000, 42);
-    assert.deepEqual(a, bootstrapMeanCi(xs, 5000, 42));
+    const a = subsetMeanCi(xs, 5000, 42);
+    assert.deepEqual(a, subsetMeanCi(xs, 5000, 42));
     assert.ok(a[0] < 5.5 && a[1] > 5.5 && a[0] > 3 && a[1] < 8);
-    assert.deepEqual(bootstrapMeanCi([2, 2, 2], 100, 1), [2, 2]);
+    assert.deepEqual(subsetMeanCi([2, 2, 2], 100, 1), [2, 2]);
+    // Three values: the seven subset means 1, 1.5, 2, 2, 2, 2.5, 3 cut the line into eight parts of 1/8 each.
+    assert.deepEqual(subsetMeanCi([1, 2, 3], 100, 1, 0.99), [1, 3]);
+    assert.deepEqual(subsetMeanCi([1, 2, 3], 100, 1, 0.5), [1.5, 2.5]);
+    const big = [...Array(40)].map((_, i) => i);
+    assert.notDeepEqual(subsetMeanCi(big, 2000, 1), subsetMeanCi(big, 2000, 2), 'past 16 pairs the subsets are drawn');
+  });
+
+  it('its 95% interval leaves out 0 in about 5% of A/A comparisons, heavy-tailed PAR-2 differences included', function () {
+    this.timeout(60000);
+    // Times log-uniform over 0.05-30 s, each run with 2-15% noise: the shape of a perf set (a bootstrap
+    // interval left out 0 in 11-16% of these).
+    const rnd = prng(7);
+    const normal = () => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
+    for (const n of [12, 22, 44]) {
+      let out = 0;
+      const trials = 400;
+      for (let t = 0; t < trials; t++) {
+        const d = [...Array(n)].map(() => {
+          const time = Math.exp(Math.log(0.05) + (Math.log(30) - Math.log(0.05)) * rnd());
+          const s = 0.02 + 0.13 * rnd();
+          return time * Math.exp(s * normal()) - time * Math.exp(s * normal());
+        });
+        const ci = subsetMeanCi(d, 1000, t + 1);
+        if (ci[0] > 0 || ci[1] < 0) out++;
+      }
+      assert.ok(out / trials <= 0.085, `${n} pairs: 0 left out in ${(100 * out) / trials}% of A/A comparisons`);
+    }
   });
 
   it('calls B faster only when it is significantly faster', () => {
@@ -78,6 +107,24 @@ describe('paired comparison', () => {
     assert.equal(compareRuns(faster, A, T).verdict, 'A faster');
     const partial = compareRuns(A.slice(0, 20), faster, T);
     assert.deepEqual([partial.common, partial.onlyA, partial.onlyB], [20, 0, 10]);
+  });
+
+  it('calls no direction when the signed ranks and the PAR-2 difference disagree', () => {
+    // 39 instances 5% slower and 5 large ones 40% faster: PAR-2 says B is faster, the ranks say slower.
+    const T = 1000;
+    const small = [...Array(39)].map((_, i) => [`s${i}`, 2 + i / 10] as const);
+    const large = [...Array(5)].map((_, i) => [`l${i}`, 40 + i] as const);
+    const A = [...small, ...large].map(([n, t]) => r(n, 'solved', t, 'SAT'));
+    const B = [...small.map(([n, t]) => r(n, 'solved', t * 1.05, 'SAT')), ...large.map(([n, t]) => r(n, 'solved', t * 0.6, 'SAT'))];
+    const c = compareRuns(A, B, T);
+    assert.ok(c.diff < 0, 'B has the lower PAR-2');
+    assert.ok(c.wilcoxon.p < 0.05, `the rank test is significant (p = ${c.wilcoxon.p})`);
+    assert.ok(c.wilcoxon.w_plus > (44 * 45) / 4, 'the ranks favour A');
+    assert.equal(c.verdict, 'no significant difference');
+    assert.equal(c.ranks_disagree, true);
+    assert.match(explainComparison(c, { alpha: 0.05, marginPct: 5 }), /the instances disagree: most differ the other way/);
+    // Where they agree nothing changes.
+    assert.equal(compareRuns(A, A.map((x) => ({ ...x, time_s: x.time_s * 0.7 })), T).ranks_disagree, undefined);
   });
 
   it('calls nothing between two separate measurements whose runs got different shares of the CPU (other load)', () => {

@@ -17,17 +17,17 @@ export const COMPARE_HELP = `satlution compare A.json B.json [--alpha 0.05] [--o
        satlution compare --measure DIR_A DIR_B [--set NAME] [--dir D] [--json]
 
 Paired comparison of two \`satlution eval --json\` results on the instances both ran: PAR-2 of each,
-the difference B - A with a 95% bootstrap confidence interval, and the Wilcoxon signed-rank test on
+the difference B - A with a 95% confidence interval (random-subset means), and the Wilcoxon signed-rank test on
 per-instance PAR-2 times. "B faster" only when both say the difference is significant and it is larger
 than the noise band (--band, default: the workspace's calibration, else 0). --on picks the time compared
 (default: the workspace's evaluation.decide_on, else cpu; runs without CPU times use wall time).
 Two results measured at different moments carry the machine's drift between them: the band is raised
-to the largest drift the workspace has recorded between separate measurements of one binary (each time
-a cycle or calibrate measures the champion again); before any is recorded, or when their runs got
-clearly different shares of the CPU (other load on the machine), no difference is called at all (an
-explicit --band decides instead of the record). --measure runs the two solvers side by side in one
-session on the workspace's perf set, or on the benchmark set --set names (ABBA), and needs none of this;
-its JSON adds the session, whose per-instance pairs are in .satlution/duels/SESSION.json.`;
+to the drift the workspace has recorded between separate measurements of one binary (the median
+observation; one is recorded each time a cycle or calibrate measures the champion again); before any
+is recorded, or when their runs got clearly different shares of the CPU (other load on the machine),
+no difference is called at all (an explicit --band decides instead of the record). --measure runs the
+two solvers side by side in one session on the workspace's perf set, or on the benchmark set --set
+names (ABBA), and needs none of this; its JSON adds the session, whose per-instance pairs are in .satlution/duels/SESSION.json.`;
 
 /** What a comparison needs of an evaluation document (eval/evalDoc.ts): a measurement with its timeout. */
 const Measured = EvalDoc.pick({ solver: true, instances: true }).extend({ timeout_s: z.number().positive() });
@@ -78,7 +78,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
   // An explicit --band is the user's; otherwise separate measurements need the drift the workspace has recorded.
   const drift = band !== undefined ? undefined : (driftBand(ws ? await readDrift(ws) : undefined, on) ?? 'unmeasured');
   const c = compareSeparate(a!.instances, b!.instances, a!.timeout_s, { alpha, on, bandPct, ...(drift ? { drift } : {}) });
-  const driftNote = drift && drift !== 'unmeasured' ? `; band raised to the largest drift recorded between separate measurements here, ${drift.pct.toFixed(1)}% (${drift.n} observation${drift.n > 1 ? 's' : ''})` : '';
+  const driftNote = drift && drift !== 'unmeasured' ? `; band raised to the drift recorded between separate measurements here (median observation), ${drift.pct.toFixed(1)}% (${drift.n} observation${drift.n > 1 ? 's' : ''})` : '';
   return report(a!, b!, a!.timeout_s, c, alpha, values.json === true, `two separate measurements (drift between them is not cancelled; --measure compares side by side)${driftNote}`);
 }
 

@@ -4,7 +4,8 @@
 // its duel share the moment), and two separate measurements alone cannot estimate it. So the workspace
 // records it each time it measures its champion again on the perf set (a decision duel, a calibration):
 // the stored evaluation against the new measurement is a free A/A pair of separate measurements.
-// `satlution compare` on two separate results calls nothing within the largest drift recorded.
+// `satlution compare` on two separate results calls nothing within the drift recorded (the upper median
+// of the observations: the largest would grow with every observation, a tail of tails).
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
@@ -27,7 +28,7 @@ export const DriftObservation = z.object({
   n: z.number().int().positive(),
   /** The later measurement's PAR-2 minus the stored one's, percent of the stored one. */
   diff_pct: z.number(),
-  /** The larger end of the 99% bootstrap CI of that difference, percent: what separate measurements of one binary can differ by. */
+  /** The larger end of the 99% CI of that difference, percent: what separate measurements of one binary can differ by. */
   drift_pct: z.number().nonnegative(),
 });
 export type DriftObservation = z.infer<typeof DriftObservation>;
@@ -86,8 +87,12 @@ export async function recordChampionDrift(ws: string, o: { dir: string; hash: st
   return recordDrift(ws, { solver: name, from: o.from, stored: stored.instances, now: o.now, timeoutS: o.timeoutS, on: o.on });
 }
 
-/** The largest drift recorded on `on` (percent) and how many observations it rests on; undefined before the first. */
+/**
+ * The drift band on `on` (percent): the upper median of the observations' drift_pct, each already the end
+ * of one pair's 99% interval, so a stable estimate of that end which, unlike the maximum, does not widen
+ * as observations accumulate. With how many it rests on; undefined before the first.
+ */
 export function driftBand(doc: DriftDoc | undefined, on: TimeBasis): { pct: number; n: number } | undefined {
-  const xs = (doc?.observations ?? []).filter((x) => x.on === on);
-  return xs.length ? { pct: Math.max(...xs.map((x) => x.drift_pct)), n: xs.length } : undefined;
+  const xs = (doc?.observations ?? []).filter((x) => x.on === on).map((x) => x.drift_pct).sort((a, b) => a - b);
+  return xs.length ? { pct: xs[Math.floor(xs.length / 2)]!, n: xs.length } : undefined;
 }
