@@ -5,7 +5,8 @@
 // rule (strategy/accept.ts greedyAccept), as a cycle chains them. Printed for 12, 22 and 44 instances:
 // false promotions per decision (mean and 90th percentile over workspaces, each with its own
 // calibration) and per 20 cycles, power at 5/10/20% true gain, CPU per decision in evaluations of the
-// champion's perf set, and winners lost by early rejection.
+// champion's perf set, and winners lost by early rejection; and, with true gains of 0, 10 and 20% in one
+// cycle, how often the best survivor is the one that meets the champion (cycle/verdicts.ts meetsChampion).
 // BENCH_WORKSPACES (40), BENCH_CYCLES (50 per workspace), BENCH_LAMBDA (3), BENCH_SIZES (12,22,44),
 // BENCH_NOISE (mixed: each instance's noise drawn from 2-15%; or one number, percent), BENCH_DRIFT
 // (5-10: session drift, percent), BENCH_UNSOLVABLE (0: a share of instances neither solves; they dilute a gain in PAR-2), BENCH_SEED (1).
@@ -18,6 +19,7 @@ import { RacingSchema } from '../src/core/config/schema';
 import { prng } from '../src/core/instances/generators';
 import type { InstanceSpec } from '../src/core/instances/instances';
 import type { InstanceResult } from '../src/core/run/result';
+import { meetsChampion } from '../src/core/cycle/verdicts';
 import { greedyAccept } from '../src/core/strategy/accept';
 import type { Evaluated } from '../src/core/strategy/types';
 
@@ -77,7 +79,7 @@ function run(w: World, i: number, speed: number, f: number, cap: number): Instan
 /** A whole set run in one session. */
 const measure = (w: World, speed: number, f = session(w)) => w.times.map((_, i) => run(w, i, speed, f, TIMEOUT_S));
 const cost = (rs: readonly InstanceResult[]) => rs.reduce((s, r) => s + (r.cpu_s ?? r.time_s), 0);
-const par2 = (rs: readonly InstanceResult[]) => rs.reduce((s, r) => s + par2Of(r, TIMEOUT_S, ON), 0) / Math.max(1, rs.length);
+const par2 = (rs: readonly InstanceResult[]): number => rs.reduce((s, r) => s + par2Of(r, TIMEOUT_S, ON), 0) / Math.max(1, rs.length);
 
 /** What one simulated cycle decided and spent. */
 interface CycleOutcome {
@@ -87,6 +89,9 @@ interface CycleOutcome {
   /** CPU seconds: each challenger's race, and the decision duel. */
   raceCost: number[];
   duelCost: number;
+  /** Challengers that survived racing, and the index of the one that met the champion (undefined: none). */
+  survivors: number;
+  met?: number;
   /** The decision duel's 95% interval of the PAR-2 difference left out 0 (undefined: no duel). */
   ciExcludesZero?: boolean;
 }
@@ -98,7 +103,7 @@ async function cycle(w: World, stored: InstanceResult[], bandPct: number, speeds
   const evaluated: Evaluated[] = [];
   const raceCost: number[] = [];
   const rejectedEarly: boolean[] = [];
-  const full: { k: number; results: InstanceResult[] }[] = [];
+  const full: { id: number; doc: EvalDoc }[] = [];
   for (const [k, speed] of speeds.entries()) {
     const f = session(w);
     const runner = (s: number): RunSome => async (some, caps) => ({ solverHash: `s${s}`, reused: 0, results: some.map((x) => run(w, index(x.name), s, f, caps.get(x.name) ?? TIMEOUT_S)) });
@@ -107,11 +112,12 @@ async function cycle(w: World, stored: InstanceResult[], bandPct: number, speeds
     rejectedEarly.push(out.race.outcome === 'rejected early');
     const json = { verdict: 'pass', race: out.race, metrics: { par2: par2(out.results) } } as Partial<EvalDoc> as EvalDoc;
     evaluated.push({ candidate: k + 1, json, cmp: undefined });
-    if (out.race.outcome === 'survived') full.push({ k, results: out.results });
+    if (out.race.outcome === 'survived') full.push({ id: k + 1, doc: json });
   }
   let duelCost = 0;
   let ciExcludesZero: boolean | undefined;
-  const best = full.sort((a, b) => par2(a.results) - par2(b.results))[0];
+  const met = meetsChampion(full);
+  const best = met === undefined ? undefined : { k: met - 1 };
   if (best) {
     const f = session(w);
     const a = measure(w, 1, f);
@@ -122,7 +128,7 @@ async function cycle(w: World, stored: InstanceResult[], bandPct: number, speeds
     ciExcludesZero = cmp.ci95[0] > 0 || cmp.ci95[1] < 0;
   }
   const d = greedyAccept(evaluated, 0, MIN_IMPROVEMENT_PCT, bandPct, ALPHA);
-  return { winner: d.winner === null ? null : d.winner - 1, rejectedEarly, raceCost, duelCost, ...(ciExcludesZero === undefined ? {} : { ciExcludesZero }) };
+  return { winner: d.winner === null ? null : d.winner - 1, rejectedEarly, raceCost, duelCost, survivors: full.length, ...(best ? { met: best.k } : {}), ...(ciExcludesZero === undefined ? {} : { ciExcludesZero }) };
 }
 
 /** One workspace: calibrated once (an A/A duel), its stored champion measurement, then `CYCLES` cycles of the same challengers. */
@@ -173,6 +179,11 @@ async function main(): Promise<void> {
       const winnerCpu = ws.flatMap((x) => units(x, (o) => (o.winner === 0 ? [o.raceCost[0]! + o.duelCost] : [])));
       console.log(`${pct(g, 0).padStart(3)} gain: promoted ${pct(power)} (another challenger ${pct(wrong)}); the real gain rejected early ${pct(lost)}; CPU per cycle ${meanOf(cpu).toFixed(2)}, per winner ${meanOf(winnerCpu).toFixed(2)} champion evaluations`);
     }
+    // Mixed: true gains of 0, 10% and 20% (the last the best): which survivor meets the champion.
+    const mixed = await Promise.all(Array.from({ length: WORKSPACES }, (_, k) => workspace(n, SEED * 300007 + n * 1019 + k, [1, 0.9, 0.8, ...Array(Math.max(0, LAMBDA - 3)).fill(1)])));
+    const several = mixed.flatMap((x) => x.outcomes).filter((o) => o.survivors >= 2 && !o.rejectedEarly[2]);
+    const mouts = mixed.flatMap((x) => x.outcomes);
+    console.log(`gains 0/10/20%: where the 20% one and another survived racing (${several.length} cycles), the 20% one met the champion in ${pct(several.filter((o) => o.met === 2).length / Math.max(1, several.length))}; promoted: the 20% one ${pct(mouts.filter((o) => o.winner === 2).length / mouts.length)}, the 10% one ${pct(mouts.filter((o) => o.winner === 1).length / mouts.length)}`);
   }
 }
 

@@ -1,6 +1,6 @@
 // champion-challenger with lambda > 1: a (1+lambda) evolution strategy. Every proposal of a cycle is
-// raced against the champion; only the fastest measured in full meets it side by side (one duel per
-// cycle, not one per survivor). The tuner draws options least-tried first and never repeats a value it
+// raced against the champion; only the fastest measured in full (against the champion in its own
+// session) meets it side by side (one duel per cycle, not one per survivor). The tuner draws options least-tried first and never repeats a value it
 // already tried from the same parent. `satlution cycle --minutes` runs cycles within a time budget.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -9,6 +9,8 @@ import * as path from 'node:path';
 import { tunerAgent } from '../../src/core/agents/tuner';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
+import { meetsChampion } from '../../src/core/cycle/verdicts';
+import type { EvalDoc } from '../../src/core/eval/evalDoc';
 import { silentLogger } from '../../src/core/ports';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { withValues } from '../../src/core/config/edit';
@@ -88,5 +90,23 @@ describe('(1+lambda): champion-challenger with lambda proposals per cycle', func
     assert.notEqual(expected, text);
     assert.equal(out, expected);
     assert.throws(() => withValues(text, [{ path: ['stages', 'perf', 'holdout'], value: 'perf' }]), /the held-out set must not be the perf set itself/);
+  });
+});
+
+describe('(1+lambda): which survivor meets the champion', () => {
+  /** An evaluation measured in full: its own PAR-2, and its race's totals against the champion in its session. */
+  const doc = (par2: number, race?: { challenger_s: number; champion_s: number }) => ({ verdict: 'pass', metrics: { par2 }, ...(race ? { race: { outcome: 'survived', ...race } } : {}) }) as unknown as EvalDoc;
+
+  it('the fastest against the champion in its own session, not the one measured in the fastest session', () => {
+    // SATLUTION_1 ran in a slow session (its PAR-2 is higher) but is 20% faster than the champion there;
+    // SATLUTION_2 ran in a fast session and is only 5% faster than the champion there.
+    const slowSession = { id: 1, doc: doc(10, { challenger_s: 80, champion_s: 100 }) };
+    const fastSession = { id: 2, doc: doc(9, { challenger_s: 76, champion_s: 80 }) };
+    assert.equal(meetsChampion([fastSession, slowSession]), 1);
+    // Without a race for each (racing off), their own PAR-2 is all there is.
+    assert.equal(meetsChampion([{ id: 1, doc: doc(10) }, fastSession]), 2);
+    // Ties go to the lower id; nothing measured, no one.
+    assert.equal(meetsChampion([{ id: 4, doc: doc(5) }, { id: 3, doc: doc(5) }]), 3);
+    assert.equal(meetsChampion([]), undefined);
   });
 });

@@ -32,7 +32,7 @@ import type { AgentSink, CycleEvent } from './events';
 import type { PauseRequest } from './pause';
 import { ProgressTracker } from './progress';
 import { readCycle, saveCycle, type CycleState } from '../store/cycleState';
-import { duelComparison, duelWithChampion, noiseBand, racePolicy, type VerdictContext } from './verdicts';
+import { duelComparison, duelWithChampion, meetsChampion, noiseBand, racePolicy, type VerdictContext } from './verdicts';
 import { auditBeforePromotion } from './promotionAudit';
 import { measuredInFull } from '../eval/evalDoc';
 import { allowedFalsePromotion } from '../eval/calibration';
@@ -450,9 +450,9 @@ async function evaluatedAgainstChampion(req: CycleRequest, s: CycleState): Promi
   const docs = new Map<number, EvalDoc | undefined>();
   for (const id of ids) docs.set(id, await readEval(req, id));
   const full = ids.filter((id) => id !== reference && docs.get(id)?.verdict === 'pass' && measuredInFull(docs.get(id)!));
-  // Of several measured in full ((1+lambda)), the fastest by its own measurement meets the champion:
-  // the duel, measured afresh, decides; a duel per survivor would cost two evaluations each.
-  const best = [...full].sort((a, b) => (docs.get(a)!.metrics?.par2 ?? Infinity) - (docs.get(b)!.metrics?.par2 ?? Infinity) || a - b)[0];
+  // Of several measured in full ((1+lambda)), the fastest against the champion in its own session meets
+  // it: the duel, measured afresh, decides; a duel per survivor would cost two evaluations each.
+  const best = meetsChampion(full.map((id) => ({ id, doc: docs.get(id)! })));
   for (const id of ids) {
     const json = docs.get(id);
     if (id !== best) {

@@ -1,6 +1,7 @@
 // What a cycle needs to reach a verdict noise cannot fool: the noise band (calibrated when missing or
-// stale), the racing policy against the champion's latest times, and the same-session duel of each
-// surviving challenger with the champion (found again on resume instead of measured twice).
+// stale), the racing policy against the champion's latest times, which survivor meets the champion, and
+// the same-session duel of that challenger with the champion (found again on resume instead of measured
+// twice).
 import * as path from 'node:path';
 import type { Config } from '../config/schema';
 import { bandFor, calibrate, currentScope, effectiveMargin, readCalibration, staleBecause, type CalibrationDoc } from '../eval/calibration';
@@ -60,6 +61,22 @@ export function racePolicy(config: Config, champion: EvalDoc | undefined, bandPc
     bandPct,
     ...(championDir ? { championDir } : {}),
   };
+}
+
+/**
+ * Of several candidates measured in full ((1+lambda)), the one that meets the champion in the duel: the
+ * fastest relative to the champion in its own session. Each was measured in a session of its own, and
+ * the machine's speed drifts between sessions (5-10% on a VM), so their own PAR-2s rank the sessions as
+ * much as the candidates; a race's totals are against the champion's times in that session (re-run in
+ * the decision window, the rest scaled by the speed the window measured), which drift moves alike. With
+ * 10% drift the simulator (bench/decisions.ts) sends the truly best of three to the duel more often this
+ * way. Without a race for every one (racing off), by their own PAR-2; ties by the lower id.
+ */
+export function meetsChampion(measured: readonly { id: number; doc: EvalDoc }[]): number | undefined {
+  const relative = (d: EvalDoc) => (d.race && d.race.champion_s > 0 ? d.race.challenger_s / d.race.champion_s : undefined);
+  const byRace = measured.every((m) => relative(m.doc) !== undefined);
+  const key = (d: EvalDoc) => (byRace ? relative(d)! : (d.metrics?.par2 ?? Infinity));
+  return [...measured].sort((a, b) => key(a.doc) - key(b.doc) || a.id - b.id)[0]?.id;
 }
 
 /** The challenger side by side with the champion for this cycle: the duel kept from a resumed run, else a new one. */
