@@ -1,10 +1,9 @@
 // The compliance checker: runs every check of the rules that apply to a phase against a candidate
 // directory and reports each violation with its rule id and file:line, plus a compliance score.
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
-import { type CandidateEntry, leadsInside, listFiles, readWalkedFile, streamCandidateFile, UnsafeCandidateFile, walkCandidate } from '../workspace/candidateFs';
+import { type CandidateEntry, hashWalkedFile, leadsInside, listFiles, readWalkedFile, UnsafeCandidateFile, walkCandidate } from '../workspace/candidateFs';
 import { blankComments, blankNonCode, commentStyleOf, lineOf, lineStarts } from './lexer';
 import type { Check, Phase, Rule } from './schema';
 
@@ -268,7 +267,5 @@ async function fingerprint(root: string, e: CandidateEntry | undefined): Promise
   if (!e) return undefined;
   if (e.kind === 'link') return `link ${e.target}`;
   if (e.kind === 'special') return `special ${e.special}`;
-  const h = createHash('sha256');
-  await streamCandidateFile(root, e.rel, (chunk) => h.update(chunk));
-  return `file ${e.executable ? 'x' : '-'} ${h.digest('hex')}`;
+  return `file ${e.executable ? 'x' : '-'} ${await hashWalkedFile(root, e.rel)}`;
 }

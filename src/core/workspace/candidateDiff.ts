@@ -2,9 +2,8 @@
 // added, deleted or modified, without build products and binaries, with line counts for a summary.
 // Hidden folders count like any other; a link is shown as its target and a special file as its kind,
 // never read through (candidateFs.ts).
-import { createHash } from 'node:crypto';
 import { createTwoFilesPatch, diffLines } from 'diff';
-import { type CandidateEntry, leadsInside, readWalkedFile, streamCandidateFile, walkCandidate } from './candidateFs';
+import { type CandidateEntry, hashWalkedFile, leadsInside, readWalkedFile, walkCandidate } from './candidateFs';
 
 /** What stands at a path when it is not a regular file: a link (its target as written) or a special file. */
 export type OddEntry = { link: string; outside: boolean } | { special: string };
@@ -101,12 +100,7 @@ async function readText(root: string, rel: string): Promise<string | 'binary' | 
 
 /** Two large regular files compared chunk by chunk, never held whole. */
 async function sameBytes(a: string, b: string, rel: string): Promise<boolean> {
-  const digest = async (root: string) => {
-    const h = createHash('sha256');
-    await streamCandidateFile(root, rel, (chunk) => h.update(chunk));
-    return h.digest('hex');
-  };
-  const [x, y] = await Promise.all([digest(a), digest(b)]);
+  const [x, y] = await Promise.all([hashWalkedFile(a, rel), hashWalkedFile(b, rel)]);
   return x === y;
 }
 

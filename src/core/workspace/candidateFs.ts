@@ -4,7 +4,7 @@
 // a reader forever, devices, and files of any size. So: reads take regular files only, inside the
 // candidate, under a size cap; documents the harness writes replace their name (temporary file and
 // rename) and never write through what stands there; listings never follow links.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -119,15 +119,20 @@ async function openRegular(root: string, rel: string, follow: boolean): Promise<
   }
 }
 
-/** The bytes of a regular file inside the candidate (links followed only inside), refused above `maxBytes`. */
-export async function readCandidateFile(root: string, rel: string, o: { maxBytes: number; follow?: boolean }): Promise<Buffer> {
-  const { fh, st } = await openRegular(root, rel, o.follow ?? true);
+/** Reads an opened regular file whole, refused when it is larger than `maxBytes`; closes it either way. */
+async function readCapped(fh: fs.FileHandle, size: number, rel: string, maxBytes: number): Promise<Buffer> {
   try {
-    if (st.size > o.maxBytes) throw new UnsafeCandidateFile(`${rel} has ${st.size} bytes, more than the ${o.maxBytes} read here`);
+    if (size > maxBytes) throw new UnsafeCandidateFile(`${rel} has ${size} bytes, more than the ${maxBytes} read here`);
     return await fh.readFile();
   } finally {
     await fh.close();
   }
+}
+
+/** The bytes of a regular file inside the candidate (links followed only inside), refused above `maxBytes`. */
+export async function readCandidateFile(root: string, rel: string, o: { maxBytes: number; follow?: boolean }): Promise<Buffer> {
+  const { fh, st } = await openRegular(root, rel, o.follow ?? true);
+  return readCapped(fh, st.size, rel, o.maxBytes);
 }
 
 /** A regular file inside the candidate as UTF-8 text (see readCandidateFile). */
@@ -183,15 +188,17 @@ export async function streamCandidateFile(root: string, rel: string, sink: (chun
   }
 }
 
+/** The SHA-256 (hex) of a regular file a walk found (see openWalked), streamed: never held whole. */
+export async function hashWalkedFile(root: string, rel: string): Promise<string> {
+  const h = createHash('sha256');
+  await streamCandidateFile(root, rel, (chunk) => h.update(chunk));
+  return h.digest('hex');
+}
+
 /** The bytes of a regular file a walk found (see openWalked), refused above `maxBytes`. */
 export async function readWalkedFile(root: string, rel: string, maxBytes: number): Promise<Buffer> {
   const { fh, size } = await openWalked(root, rel);
-  try {
-    if (size > maxBytes) throw new UnsafeCandidateFile(`${rel} has ${size} bytes, more than the ${maxBytes} read here`);
-    return await fh.readFile();
-  } finally {
-    await fh.close();
-  }
+  return readCapped(fh, size, rel, maxBytes);
 }
 
 /** `root` must be a real directory (not a link standing in its place) before anything is written into it. */
