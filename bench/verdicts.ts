@@ -8,13 +8,14 @@
 //     often compare finds no difference, the old way (wall, no band) and now (CPU time, the band raised
 //     to the drift the workspace recorded, no verdict across different load), and side by side (--measure).
 //  4. Wall or CPU: A/A duels while another process comes and goes; the noise each basis shows.
+//  6. A/A on kissat: challengers identical in behaviour (a comment), raced beside the champion.
 //  5. Racing: the same proposals evaluated in full and raced, on optsat (the strategies bench's solver)
 //     and on kissat: CPU seconds per rejected challenger, and whether any full-evaluation winner was
 //     rejected early.
 // BENCH_AA_CYCLES (20), BENCH_GAIN_TRIALS (5), BENCH_COMPARE_PAIRS (20), BENCH_HISTORY_CYCLES (5: cycles
 // before the compare pairs, which record the workspace's drift), BENCH_RACE_PROPOSALS (10),
 // BENCH_KISSAT_PROPOSALS (6; kissat's source from SATLUTION_KISSAT_SRC or scripts/fetch-solver-source.sh),
-// BENCH_PARTS (1,2,3,4,5).
+// BENCH_KISSAT_AA_CYCLES (20) and BENCH_KISSAT_LAMBDA (3) for part 6, BENCH_PARTS (1,2,3,4,5,6).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -26,8 +27,9 @@ import { loadConfig } from '../src/core/config/load';
 import type { Config } from '../src/core/config/schema';
 import { runCycle } from '../src/core/cycle/engine';
 import { racePolicy } from '../src/core/cycle/verdicts';
-import { allowedFalsePromotion, bandFor, calibrate, effectiveMargin, noiseOf } from '../src/core/eval/calibration';
+import { allowedFalsePromotion, bandFor, calibrate, noiseOf } from '../src/core/eval/calibration';
 import { compareRuns, compareSeparate, cpuShare } from '../src/core/eval/compare';
+import { measureTogether } from '../src/core/eval/duel';
 import { driftBand, readDrift } from '../src/core/eval/drift';
 import { measureSideBySide, readDuels } from '../src/core/eval/duel';
 import { EvalStore } from '../src/core/eval/evalStore';
@@ -50,6 +52,7 @@ const COMPARE_PAIRS = Number(process.env.BENCH_COMPARE_PAIRS ?? 20);
 const HISTORY_CYCLES = Number(process.env.BENCH_HISTORY_CYCLES ?? 5);
 const RACE_PROPOSALS = Number(process.env.BENCH_RACE_PROPOSALS ?? 10);
 const KISSAT_PROPOSALS = Number(process.env.BENCH_KISSAT_PROPOSALS ?? 6);
+const KISSAT_AA_CYCLES = Number(process.env.BENCH_KISSAT_AA_CYCLES ?? 20);
 const INERT = ['lucky', 'mode', 'reserved', 'spare'];
 const env = { workerFile: '' };
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-bench-verdicts-'));
@@ -115,7 +118,7 @@ const cpuOf = (rs: readonly InstanceResult[]) => rs.reduce((s, r) => s + (r.cpu_
 const pct = (x: number) => `${x.toFixed(1)}%`;
 
 async function aaCycles(): Promise<void> {
-  console.log(`\n-- 1. A/A: ${AA_CYCLES} challengers that behave exactly like the champion (racing off, so each is measured in full and duelled)`);
+  console.log(`\n-- 1. A/A: ${AA_CYCLES} challengers that behave exactly like the champion (racing off, so each runs the whole set in its race)`);
   const ws = await optsatWorkspace('aa', 150_000_000, (y) => y.replace('vacuous_gates: fail', 'vacuous_gates: fail\n  racing: { enabled: false }'));
   const config = await loadConfig(ws);
   const stop = busy(2);
@@ -137,9 +140,8 @@ async function aaCycles(): Promise<void> {
       if (old.verdict === 'B faster' && gain(old.par2A, old.par2B) >= 5) oldRule++;
     }
   }
-  const cal = JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'calibration.json'), 'utf8')) as { cpu: { band_pct: number } | null; wall: { band_pct: number } };
-  console.log(`champion measured under load: wall PAR-2 ${champion.metrics!.par2.toFixed(3)} s; noise band (quiet A/A, CPU) ${(cal.cpu ?? cal.wall).band_pct.toFixed(1)}%`);
-  console.log(`A/A promotions: ${promoted} of ${AA_CYCLES} cycles (the rule allows at most ${pct(100 * allowedFalsePromotion(config.strategy.alpha, true))} per decision); the old rule (stored champion vs challenger, wall time, 5% margin) would have promoted ${oldRule} of ${AA_CYCLES}; ${((Date.now() - t0) / 1000 / AA_CYCLES).toFixed(1)} s per cycle`);
+  console.log(`champion measured under load: wall PAR-2 ${champion.metrics!.par2.toFixed(3)} s`);
+  console.log(`A/A promotions: ${promoted} of ${AA_CYCLES} cycles (the rule allows at most ${pct(100 * allowedFalsePromotion(config.strategy.alpha))} per decision); the old rule (stored champion vs challenger, wall time, 5% margin) would have promoted ${oldRule} of ${AA_CYCLES}; ${((Date.now() - t0) / 1000 / AA_CYCLES).toFixed(1)} s per cycle`);
 }
 
 async function realGain(): Promise<void> {
@@ -263,11 +265,10 @@ async function propose(ws: string, rnd: () => number, names?: readonly string[])
 async function racing(label: string, ws: string, proposals: number, names?: readonly string[]): Promise<void> {
   const config = await loadConfig(ws);
   const champ = await evaluateSolver({ ws, config, solverDir: path.join(ws, 'SATLUTION_0'), overrides: { stage: 'all', jobs: 2 }, tiers: { reference: true }, runnerEnv: env });
-  const cal = await calibrate({ ws, config, solverDir: path.join(ws, 'SATLUTION_0'), runnerEnv: env });
-  const band = bandFor(cal, config.evaluation.decide_on);
-  const margin = effectiveMargin(config.strategy.min_improvement_pct, band);
-  // As a cycle races: the decision window runs the champion again beside the challenger (raceRuns.ts).
-  const policy = racePolicy(config, champ.doc, band, path.join(ws, 'SATLUTION_0'))!;
+  const band = 0;
+  const margin = config.strategy.min_improvement_pct;
+  // As a cycle races: the champion beside the challenger in one session, dropped by the futility rule (race.ts).
+  const policy = racePolicy(config, champ.doc);
   const rnd = prng(7);
   const ratios: number[] = [];
   let winners = 0;
@@ -281,8 +282,8 @@ async function racing(label: string, ws: string, proposals: number, names?: read
       continue;
     }
     const perfFull = full.gates[full.gates.length - 1]!.results!;
-    const raced = await evaluateSolver({ ws, config, solverDir: p.dir, overrides: { stage: 'perf', jobs: 2 }, build: false, rules: false, record: false, race: policy, runnerEnv: env });
-    const race = raced.doc.race!;
+    const raced = await measureTogether({ ws, config, a: path.join(ws, 'SATLUTION_0'), challengers: [p.dir], purpose: 'compare', race: policy, on: config.evaluation.decide_on, bandPct: 0, alpha: config.strategy.alpha, runnerEnv: env });
+    const race = raced.duels[0]!.race!;
     const cmp = compareRuns(champ.doc.instances, perfFull, champ.doc.timeout_s ?? 20, { on: config.evaluation.decide_on, bandPct: band });
     const wins = cmp.verdict === 'B faster' && gain(cmp.par2A, cmp.par2B) >= margin;
     const fullCpu = cpuOf(perfFull);
@@ -309,6 +310,56 @@ function kissatPerfSet(dir: string): void {
   for (const [p, h] of [[8, 7], [9, 8], [10, 9], [11, 10]] as const) fs.writeFileSync(path.join(dir, `php-${p}-${h}.cnf`), pigeonhole(p, h));
 }
 
+/** An agent whose challengers behave exactly like their parent: a comment in kissat's options.h (a new binary identity, the same code). */
+function commentAgent(): EvolutionAgent {
+  return {
+    name: 'scripted',
+    async plan({ candidate }) {
+      return { title: 'a comment', hypothesis: `# ${candidate}: a comment\n\n## Change\nA comment in src/options.h.\n\n## Rationale\nNone: an A/A test.\n\n## Expected effect\nNone.\n` };
+    },
+    async code({ candidateDir }) {
+      fs.appendFileSync(path.join(candidateDir, 'src', 'options.h'), `\n/* A/A ${path.basename(candidateDir)} */\n`);
+      return { finished: true, detail: 'a comment' };
+    },
+  };
+}
+
+/**
+ * 6. A/A on kissat: cycles of lambda challengers identical in behaviour to the champion (a comment in
+ * the source), each raced beside the champion: promotions (the rule allows at most 0.5% per decision),
+ * how many were dropped early, and the CPU of each race in evaluations of the champion's perf set.
+ */
+async function kissatAA(): Promise<void> {
+  const src = kissatSource();
+  if (!src || !fs.existsSync(path.join(src, 'configure'))) return console.log('\n-- 6. kissat A/A: skipped (no source: set SATLUTION_KISSAT_SRC or run scripts/fetch-solver-source.sh kissat)');
+  const lambda = Number(process.env.BENCH_KISSAT_LAMBDA ?? 3);
+  console.log(`\n-- 6. kissat A/A: ${KISSAT_AA_CYCLES} cycles of ${lambda} challengers identical in behaviour to the champion (a comment in the source), raced beside it`);
+  const ws = await workspace('kissat-aa', 'kissat', src, (dir) => kissatPerfSet(dir), (y) => y.replace('strategy: { name: champion-challenger,', `strategy: { name: champion-challenger, lambda: ${lambda},`));
+  const config = await loadConfig(ws);
+  await evaluateSolver({ ws, config, solverDir: path.join(ws, 'SATLUTION_0'), overrides: { stage: 'all', jobs: 2 }, tiers: { reference: true }, runnerEnv: env });
+  const champion = (await new EvalStore(ws).get(0))!;
+  const unit = cpuOf(champion.instances);
+  let promoted = 0;
+  let dropped = 0;
+  let raced = 0;
+  const perCycle: number[] = [];
+  const t0 = Date.now();
+  for (let c = 1; c <= KISSAT_AA_CYCLES; c++) {
+    const s = await runCycle({ ws, config, agent: commentAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
+    if (s.champion_changed) promoted++;
+    const duels = (await readDuels(ws)).filter((d) => d.purpose === 'decision' && d.cycle === s.cycle);
+    raced += duels.length;
+    dropped += duels.filter((d) => d.race?.outcome === 'rejected early').length;
+    // The champion's runs are shared: the longest duel's A side, plus every challenger's own runs.
+    const championRuns = Math.max(0, ...duels.map((d) => d.pairs.reduce((t, p) => t + (p.a.cpu_s ?? p.a.time_s), 0)));
+    const challengers = duels.reduce((t, d) => t + d.pairs.reduce((u, p) => u + (p.b.cpu_s ?? p.b.time_s), 0), 0);
+    perCycle.push((championRuns + challengers) / unit);
+    console.log(`cycle ${c}: ${s.outcome} (race ${perCycle[perCycle.length - 1]!.toFixed(2)} champion evaluations)`);
+  }
+  const mean = perCycle.reduce((t, x) => t + x, 0) / Math.max(1, perCycle.length);
+  console.log(`kissat A/A: ${promoted} promoted in ${KISSAT_AA_CYCLES} cycles; ${dropped} of ${raced} challengers dropped early; a race cost ${mean.toFixed(2)} evaluations of the champion's perf set on average (${((Date.now() - t0) / 1000 / KISSAT_AA_CYCLES).toFixed(0)} s per cycle, builds and gates included)`);
+}
+
 /** kissat's source directory, or undefined (the kissat part is skipped). */
 function kissatSource(): string | undefined {
   if (process.env.SATLUTION_KISSAT_SRC) return process.env.SATLUTION_KISSAT_SRC;
@@ -322,11 +373,12 @@ function kissatSource(): string | undefined {
 async function main(): Promise<void> {
   console.log(`${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), 2 jobs`);
   // BENCH_PARTS=3,5 runs some parts only.
-  const parts = new Set((process.env.BENCH_PARTS ?? '1,2,3,4,5').split(',').map(Number));
+  const parts = new Set((process.env.BENCH_PARTS ?? '1,2,3,4,5,6').split(',').map(Number));
   if (parts.has(1)) await aaCycles();
   if (parts.has(2)) await realGain();
   if (parts.has(3)) await compareSameSolver();
   if (parts.has(4)) await wallOrCpu();
+  if (parts.has(6)) await kissatAA();
   if (!parts.has(5)) return;
   console.log(`\n-- 5. racing, the same proposals evaluated in full and raced`);
   await racing('optsat (the strategies bench)', await optsatWorkspace('race', 100_000_000), RACE_PROPOSALS);

@@ -67,7 +67,7 @@ function render(o: Overview): void {
         `⚠ Measured without isolation (sandbox: off)${off.workspace ? '' : ` on ${off.runners.join(', ')}`}`)
     : h('p', { class: 'ok' }, okIcon(), 'Evolved code runs sandboxed');
   // The promotion rule in force, short; the full sentence (where the band was measured) is its tooltip.
-  const rule = o.rule && h('p', { class: o.rule.calibrated ? 'rule' : 'rule warn', title: o.rule.full }, o.rule.short);
+  const rule = o.rule && h('p', { class: 'rule', title: o.rule.full }, o.rule.short);
   const benches = h('ul', { class: 'benches' },
     ...o.benchmarks.map((b) => h('li', {},
       h('span', { class: 'name' }, b.name),

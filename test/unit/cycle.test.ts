@@ -68,13 +68,14 @@ describe('evolution cycle (champion/challenger)', function () {
     assert.match(results, /Wilcoxon signed-rank: n = 8, p = .* Verdict: \*\*faster than the champion\*\*/);
     assert.match(fs.readFileSync(path.join(ws, 'SATLUTION_1', 'HYPOTHESIS.md'), 'utf8'), /remove the slow start/);
     assert.ok(fs.existsSync(path.join(ws, '.satlution', 'evals', 'SATLUTION_0.json')), 'the champion was measured too');
-    // The verdict came from a same-session duel, after the noise band was calibrated (the champion against itself).
+    // The verdict came from the race: the challenger beside the champion in one session, no noise band needed.
     assert.match(results, /## Against the champion, side by side \(8 instances, one session\)/);
-    assert.match(results, /Promotion needs a significant gain of at least \d+\.\d% \(min_improvement_pct 5%, measured noise band \d+\.\d%/);
-    const duels = fs.readdirSync(path.join(ws, '.satlution', 'duels')).map((f) => JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'duels', f), 'utf8')) as { purpose: string; pairs: { order: string }[] });
-    assert.deepEqual(duels.map((d) => d.purpose).sort(), ['calibration', 'decision']);
-    assert.deepEqual([...new Set(duels[0]!.pairs.map((p) => p.order))].sort(), ['AB', 'BA'], 'blocks alternate which solver goes first');
-    assert.ok(fs.existsSync(path.join(ws, '.satlution', 'calibration.json')));
+    assert.match(results, /Instance by instance: \d+\.\d% faster as a geometric mean of the time ratios; sign-flip test p = [\d.e-]+ \(one-sided, exact\), the promotion level 0\.0050\./);
+    assert.match(results, /Promotion needs a significant gain of at least 5\.0% in PAR-2 \(min_improvement_pct 5%; two identical solvers pass this rule in at most 0\.5% of decisions\)/);
+    const duels = fs.readdirSync(path.join(ws, '.satlution', 'duels')).map((f) => JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'duels', f), 'utf8')) as { purpose: string; pairs: { order: string }[]; race?: { outcome: string } });
+    assert.deepEqual(duels.map((d) => [d.purpose, d.race?.outcome]), [['decision', 'survived']]);
+    assert.deepEqual([...new Set(duels[0]!.pairs.map((p) => p.order))].sort(), ['AB', 'BA'], 'the order alternates which solver goes first');
+    assert.ok(!fs.existsSync(path.join(ws, '.satlution', 'calibration.json')), 'no calibration');
   });
 
   it('resumes at the step it stopped in after a crash', async () => {

@@ -42,7 +42,7 @@ describe('webview protocol and the Overview model', () => {
     assert.deepEqual(toOverview(undefined), { state: 'none' });
   });
 
-  it('says the promotion rule in force in one short line, "not calibrated" until the noise band is measured', async () => {
+  it('says the promotion rule in force in one short line; a noise band, once measured, is shown for information', async () => {
     const dir = tempDir();
     await initWorkspace({ dir, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
     const snap = await readSnapshot(dir);
@@ -52,19 +52,19 @@ describe('webview protocol and the Overview model', () => {
     assert.deepEqual([on, margin, alpha], ['cpu', 5, 0.05], 'the template\'s defaults');
     const none = toOverview(snap);
     assert.ok(none.state === 'workspace');
-    assert.deepEqual(none.rule, { short: 'Decisions: CPU time, side by side · not calibrated · margin 5% · ≤2.5% false promotions', full: none.rule!.full, calibrated: false });
-    assert.match(none.rule!.full, /not calibrated yet/);
+    assert.deepEqual(none.rule, { short: 'Decisions: CPU time, raced side by side · exact ratio test · margin 5% · ≤0.5% false promotions', full: none.rule!.full, calibrated: false });
+    assert.match(none.rule!.full, /exact ratio test, no noise band needed/);
     const noise = { diff_pct: 0.4, p: 0.6, spread_median_pct: 1, spread_p90_pct: 3, aa_significant: false };
     const cal: CalibrationDoc = { at: '2026-11-02T10:00:00.000Z', scope: { machine: 'box', runner: 'local', set: '0123456789abcdef', timeout_s: 60 }, session: 's', solver: 'SATLUTION_0', n: 30, wall: { ...noise, band_pct: 7.25 }, cpu: { ...noise, band_pct: 3.14 }, alpha: 0.05 };
     const o = toOverview(snap, 5, new Map(), cal);
     assert.ok(o.state === 'workspace');
-    assert.equal(o.rule!.short, 'Decisions: CPU time, side by side · band 3.1% · margin 5% · ≤0.5% false promotions');
+    assert.equal(o.rule!.short, 'Decisions: CPU time, raced side by side · exact ratio test · margin 5% · ≤0.5% false promotions');
     assert.ok(o.rule!.calibrated);
-    assert.match(o.rule!.full, /calibrated 2026-11-02, 30 instances/);
-    // A machine without CPU accounting: decisions fall back to wall time, and the wall band exceeds the margin.
+    assert.match(o.rule!.full, /noise band 3\.1% \(calibrated 2026-11-02, 30 instances; for information\)/);
+    // A machine without CPU accounting: decisions fall back to wall time; the band is no margin.
     const wallOnly = toOverview(snap, 5, new Map(), { ...cal, cpu: null });
     assert.ok(wallOnly.state === 'workspace');
-    assert.equal(wallOnly.rule!.short, 'Decisions: wall time, side by side · band 7.3% · margin 7.3% · ≤0.5% false promotions');
+    assert.equal(wallOnly.rule!.short, 'Decisions: wall time, raced side by side · exact ratio test · margin 5% · ≤0.5% false promotions');
     assert.ok(HostMessage.safeParse({ type: 'overview', overview: o }).success);
     // A state saved before the rule existed still loads (as no rule); an invalid config has none.
     const { rule: _rule, ...before } = o;

@@ -1,29 +1,33 @@
 import * as assert from 'node:assert/strict';
-import { capFor, lowerBound, raceCall, raceOrder } from '../../src/core/eval/race';
+import { capFor, futility, heldOutCall, lowerBound, raceOrder, tQuantile } from '../../src/core/eval/race';
+import { runSession } from '../../src/core/eval/raceRuns';
+import type { InstanceSpec } from '../../src/core/instances/instances';
 import { calibrationFile, noiseOf, readCalibration, staleBecause, type CalibrationDoc } from '../../src/core/eval/calibration';
 import { duelsDir, readDuels } from '../../src/core/eval/duel';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tempDir } from './helpers';
-import { compareRuns } from '../../src/core/eval/compare';
+import { compareRuns, logRatios, ratioTest } from '../../src/core/eval/compare';
 import type { InstanceResult } from '../../src/core/run/result';
 import { prng } from '../../src/core/instances/generators';
 
-const racing = { enabled: true, cap_factor: 3, cap_floor_s: 1, min_share: 0.4, min_instances: 5 }; // min_share as set by a user
+const racing = { enabled: true, detect_gain_pct: 10, cap_factor: 3, cap_floor_s: 1, min_instances: 5 };
 const run = (instance: string, status: InstanceResult['status'], time: number, cpu: number | null = null): InstanceResult => ({ instance, family: null, expected: null, expected_from: 'none', answer: status === 'solved' ? 'SAT' : null, status, time_s: time, cpu_s: cpu, mem_mb: null, exit_code: 0, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' });
+const spec = (name: string): InstanceSpec => ({ name, file: name, family: null, expected: null });
 
-describe('racing with adaptive capping (the rule)', () => {
-  it('runs the champion\'s longest instances first, instances it has no time for before them', () => {
-    const ref = new Map([['a', 1], ['b', 50], ['c', 7]]);
-    assert.deepEqual(raceOrder([{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'new' }], ref).map((i) => i.name), ['new', 'b', 'c', 'a']);
-  });
-
-  it('with a decision window, runs a cross-section of the set first (every 1/min_share-th by the champion\'s times), then the rest longest first', () => {
-    const ref = new Map(Array.from({ length: 10 }, (_, i) => [`i${i}`, 10 - i] as const)); // i0 longest
-    const all = [...ref.keys(), 'new'].map((name) => ({ name }));
-    assert.deepEqual(raceOrder(all, ref, 0.2).map((i) => i.name), ['new', 'i0', 'i5', 'i1', 'i2', 'i3', 'i4', 'i6', 'i7', 'i8', 'i9']);
-    assert.deepEqual(raceOrder(all, ref, 0.25).slice(1, 4).map((i) => i.name), ['i0', 'i4', 'i8']);
-    assert.deepEqual(raceOrder(all, ref).map((i) => i.name), ['new', ...[...ref.keys()]], 'no window: longest first');
+describe('the race (the rules)', () => {
+  it('runs instances the champion has no time for first, then a cross-section of the set: every prefix spreads over easy and hard', () => {
+    const ref = new Map(Array.from({ length: 16 }, (_, i) => [`i${String(i).padStart(2, '0')}`, 16 - i] as const)); // i00 longest
+    const order = raceOrder([...[...ref.keys()].map((name) => ({ name })), { name: 'new' }], ref).map((i) => i.name);
+    assert.equal(order[0], 'new');
+    assert.deepEqual(order.slice(1, 5), ['i00', 'i08', 'i04', 'i12'], 'halves, then quarters of the ranks');
+    assert.equal(new Set(order).size, 17, 'every instance once');
+    // Any prefix of 4 known instances has two from each half of the difficulty range.
+    const rank = (n: string) => Number(n.slice(1));
+    for (const k of [2, 4, 8]) assert.equal(order.slice(1, 1 + k).filter((n) => rank(n) < 8).length, k / 2, `prefix ${k}`);
+    // An odd-sized set is covered too.
+    const five = new Map([['a', 5], ['b', 4], ['c', 3], ['d', 2], ['e', 1]]);
+    assert.deepEqual(raceOrder([...five.keys()].map((name) => ({ name })), five).map((i) => i.name).sort(), ['a', 'b', 'c', 'd', 'e']);
   });
 
   it('caps at a multiple of the champion\'s time, never under the floor, never where the champion failed', () => {
@@ -42,65 +46,104 @@ describe('racing with adaptive capping (the rule)', () => {
     assert.equal(lowerBound(run('x', 'solved', 3, null), 6, 100, 'cpu'), 3, 'no CPU time measured: wall');
   });
 
-  it('stops a hopeless challenger at once and one no faster where it counts after min_share, never a real winner', () => {
-    const policy = { racing, marginPct: 5, bandPct: 2 };
-    // Hopeless: two instances already exceed what the whole set allows (champion total 100).
-    assert.equal(raceCall({ runs: [{ lb: 60, ref: 10 }, { lb: 50, ref: 10 }], of: 10, championTotal: 100 }, policy).stop, true);
-    // No faster, but too early to say (2 instances, 20% of the champion's time).
-    const early = raceCall({ runs: [{ lb: 11, ref: 10 }, { lb: 11, ref: 10 }], of: 10, championTotal: 100 }, policy);
-    assert.equal(early.stop, false);
-    // No faster on 5 of 10 instances carrying 50% of the champion's time: the band widened for half the
-    // set is 2% * sqrt(2) = 2.83%, and 52 > (1 - 0.05 + 0.0283) * 50 = 48.91.
-    const slow = raceCall({ runs: Array.from({ length: 5 }, () => ({ lb: 10.4, ref: 10 })), of: 10, championTotal: 100 }, policy);
-    assert.equal(slow.stop, true);
-    assert.match(slow.reason, /not faster where it counts: on the 5 instances carrying 50% of the champion's time.*less the 2\.8% band for 5 of 10 instances/);
-    assert.equal(slow.thresholdS.toFixed(2), '48.91');
-    // The widening keeps a small window from rejecting on noise: 8% slower on 5 of 20 instances (54 s) with a
-    // 10% band and margin stays, under (1 - 0.1 + 0.1 * sqrt(4)) * 50 = 55; the unwidened threshold, 50, would stop it.
-    const small = { racing, marginPct: 10, bandPct: 10 };
-    const within = raceCall({ runs: Array.from({ length: 5 }, () => ({ lb: 10.8, ref: 10 })), of: 20, championTotal: 100 }, small);
-    assert.equal(within.stop, false, 'an 8% loss on a quarter of the set is inside the widened band (20%)');
-    assert.equal(within.thresholdS.toFixed(2), '55.00');
-    assert.equal(raceCall({ runs: Array.from({ length: 5 }, () => ({ lb: 11.2, ref: 10 })), of: 20, championTotal: 100 }, small).stop, true, 'a 12% loss is not');
-    // A noise band over 100% (a tiny noisy set): thresholds stay at 0, never negative (the document's schema says so).
-    const wild = raceCall({ runs: [{ lb: 1, ref: 10 }], of: 10, championTotal: 100 }, { racing, marginPct: 150, bandPct: 150 });
-    assert.ok(wild.stop && wild.thresholdS === 0, JSON.stringify(wild));
-    // 20% faster on the same instances: goes on.
-    assert.equal(raceCall({ runs: Array.from({ length: 5 }, () => ({ lb: 8, ref: 10 })), of: 10, championTotal: 100 }, policy).stop, false);
+  it('drops a challenger once its pairs say it is not the gain the race is for, never before min_instances, and keeps a clear winner', () => {
+    const pairs = (ratio: number, n: number, jitter = 0.02) => Array.from({ length: n }, (_, i) => ({ champion: 2 + i, challenger: (2 + i) * ratio * (1 + (i % 2 ? jitter : -jitter)) }));
+    assert.equal(futility(pairs(1, 4), 20, racing).drop, false, 'four pairs: too early');
+    const same = futility(pairs(1, 8), 20, racing);
+    assert.equal(same.drop, true, JSON.stringify(same));
+    assert.match(same.reason, /not the 10% gain the race is for: after 8 of 20 instances it is 0\.\d% (faster|slower) than the champion .*at most \d+\.\d% faster at 99\.5% confidence/);
+    assert.ok(same.upperPct! < 10 && same.upperPct! > 0, String(same.upperPct));
+    assert.equal(futility(pairs(0.8, 8), 20, racing).drop, false, '20% faster stays');
+    assert.equal(futility(pairs(0.9, 20, 0.001), 20, racing).drop, false, 'exactly the gain raced for stays');
+    // Wild noise: the t quantile of few pairs keeps a noisy but real winner in.
+    assert.equal(futility(pairs(0.85, 6, 0.3), 20, racing).drop, false);
+    // Student's t: the expansion is close to the tables.
+    assert.ok(Math.abs(tQuantile(0.995, 4) - 4.604) < 0.05, String(tQuantile(0.995, 4)));
+    assert.ok(Math.abs(tQuantile(0.995, 20) - 2.845) < 0.01, String(tQuantile(0.995, 20)));
   });
 
-  it('over random sets, never rejects a challenger that wins under full evaluation (the rule only rejects)', () => {
-    // Simulated sets: a challenger with a true speed-up s and per-instance noise; whenever the full set shows a
-    // win by the margin, no block of the race may have rejected it.
+  it('the session runs every side on each instance in rotating order, drops by the look, stops the champion when no one is left, and re-runs a survivor\'s capped runs in full', async () => {
+    const order = Array.from({ length: 10 }, (_, i) => spec(`i${i}`));
+    const calls: string[] = [];
+    const out = await runSession({
+      order,
+      challengers: ['fast', 'slow'],
+      lanes: 1,
+      block: 1,
+      timeoutS: 100,
+      run: async (side, chunk, o) => {
+        calls.push(`${side}:${chunk.map((i) => i.name).join(',')}${o.caps.size ? ':capped' : ''}`);
+        // fast: 30% faster, but over its cap (3 s) on i1; slow: 2x slower.
+        return chunk.map((i) => {
+          const t = side === 'A' ? 2 : side === 'fast' ? (i.name === 'i1' && o.caps.size ? 3 : 1.4) : 4;
+          return run(i.name, side === 'fast' && i.name === 'i1' && o.caps.size ? 'timeout' : 'solved', t, t);
+        });
+      },
+      cap: (name) => (name === 'i1' ? 3 : undefined),
+      look: (_side, pairs) => {
+        const call = futility(pairs.map((p) => ({ champion: p.a.cpu_s!, challenger: lowerBound(p.b, p.capS, 100, 'cpu') })), 10, racing);
+        return call.drop ? call.reason : undefined;
+      },
+    });
+    assert.equal(out.b.get('slow')!.dropped?.after, 5, 'dropped at the first look it may be');
+    assert.equal(out.b.get('slow')!.results.size, 5);
+    assert.equal(out.b.get('fast')!.dropped, undefined);
+    assert.equal(out.a.size, 10, 'the champion runs on while a challenger is in');
+    assert.deepEqual(calls.slice(0, 3), ['A:i0', 'fast:i0', 'slow:i0']);
+    assert.deepEqual(calls.slice(3, 6), ['fast:i1:capped', 'slow:i1:capped', 'A:i1'], 'the order rotates; every challenger is capped alike');
+    assert.equal(out.b.get('fast')!.capped, 1);
+    assert.equal(calls[calls.length - 1], 'fast:i1', 'the capped run again, uncapped');
+    assert.equal(out.b.get('fast')!.results.get('i1')!.status, 'solved');
+    // No challenger left: the champion stops too.
+    const gone = await runSession({ order, challengers: ['slow'], lanes: 2, block: 1, timeoutS: 100, run: async (side, chunk) => chunk.map((i) => run(i.name, 'solved', side === 'A' ? 1 : 3, side === 'A' ? 1 : 3)), look: (_s, pairs) => (pairs.length >= 5 ? 'slow' : undefined) });
+    assert.ok(gone.a.size <= 7, `the champion ran ${gone.a.size} of 10`);
+    assert.equal(gone.b.get('slow')!.dropped?.after, 5);
+  });
+
+  it('the held-out check stops as soon as the pairs tell faster or slower there, and runs on while they cannot', () => {
+    const pairs = (ratio: number, n: number, jitter = 0.02) => Array.from({ length: n }, (_, i) => ({ champion: 2 + i, challenger: (2 + i) * ratio * (1 + (i % 2 ? jitter : -jitter)) }));
+    assert.equal(heldOutCall(pairs(3, 4), 10, 5).stop, false, 'before min_instances');
+    const slow = heldOutCall(pairs(3, 5), 10, 5);
+    assert.deepEqual([slow.stop, slow.slower], [true, true]);
+    assert.match(slow.reason, /^after 5 of 10 instances (19|20)\d\.\d% slower \(geometric mean\), at least \d+\.\d% at 99\.5% confidence$/);
+    assert.deepEqual([heldOutCall(pairs(0.7, 5), 10, 5).stop, heldOutCall(pairs(0.7, 5), 10, 5).slower], [true, false]);
+    const unsure = heldOutCall(pairs(0.97, 8, 0.1), 10, 5);
+    assert.deepEqual([unsure.stop, unsure.slower], [false, undefined], 'a 3% difference in 10% noise: not yet');
+  });
+
+  it('the ratio test: exact up to 16 pairs, sampled beyond, p = 2^-n for n pairs all one way', () => {
+    const faster = Array.from({ length: 10 }, (_, i) => Math.log(0.9 - i / 1000));
+    const t = ratioTest(faster, 1000, 1);
+    assert.equal(t.method, 'exact');
+    assert.equal(t.pFaster, 1 / 1024);
+    assert.ok(t.speedupPct > 9.9 && t.speedupPct < 10.5, String(t.speedupPct));
+    assert.equal(t.pSlower, 1);
+    const many = ratioTest(Array.from({ length: 30 }, (_, i) => (i % 2 ? 0.1 : -0.1) + i / 1e4), 5000, 1);
+    assert.equal(many.method, 'sampled');
+    assert.ok(many.pFaster > 0.2 && many.pSlower > 0.2, JSON.stringify(many));
+    // Times under the floor count as the floor: 0.01 s against 0.04 s is no difference.
+    assert.deepEqual(logRatios([0.04, 2], [0.01, 1]), [0, Math.log(0.5)]);
+  });
+
+  it('over A/A sets, a promotion-level test almost never calls a difference; over 20% gains it almost always does', () => {
     const rnd = prng(11);
-    let wins = 0;
-    let rejectedWinners = 0;
-    let savedOnLosers = 0;
-    let losers = 0;
-    for (let trial = 0; trial < 400; trial++) {
-      const n = 24;
-      const champ = Array.from({ length: n }, () => 0.5 + 30 * rnd() ** 3);
-      const speed = [0.7, 0.8, 1, 1, 1.1, 1.5][trial % 6]!;
-      const chal = champ.map((t) => t * speed * (0.9 + 0.2 * rnd()));
-      const order = champ.map((_, i) => i).sort((a, b) => champ[b]! - champ[a]!);
-      const total = champ.reduce((s, t) => s + t, 0);
-      const fullWin = chal.reduce((s, t) => s + t, 0) <= 0.8 * total; // a clear (20%) winner
-      let stoppedAt: number | null = null;
-      for (let k = 2; k <= n && stoppedAt === null; k += 2) {
-        const runs = order.slice(0, k).map((i) => ({ lb: chal[i]!, ref: champ[i]! }));
-        if (raceCall({ runs, of: n, championTotal: total }, { racing, marginPct: 5, bandPct: 2 }).stop && k < n) stoppedAt = k;
-      }
-      if (fullWin) {
-        wins++;
-        if (stoppedAt !== null) rejectedWinners++;
-      } else if (speed >= 1) {
-        losers++;
-        if (stoppedAt !== null) savedOnLosers += 1 - stoppedAt / n;
-      }
+    const noise = () => Math.exp(0.1 * Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd()));
+    let falseCalls = 0;
+    let found = 0;
+    const trials = 300;
+    for (let k = 0; k < trials; k++) {
+      const base = Array.from({ length: 22 }, () => Math.exp(Math.log(0.1) + Math.log(300) * rnd()));
+      const a = base.map((t, i) => run(`i${i}`, 'solved', t * noise(), t * noise()));
+      const same = base.map((t, i) => run(`i${i}`, 'solved', t * noise(), t * noise()));
+      const gain = base.map((t, i) => run(`i${i}`, 'solved', 0.8 * t * noise(), 0.8 * t * noise()));
+      if (compareRuns(a, same, 100, { alpha: 0.01, on: 'cpu' }).verdict !== 'no significant difference') falseCalls++;
+      const c = compareRuns(a, gain, 100, { alpha: 0.01, on: 'cpu' });
+      if (c.verdict === 'B faster') found++;
+      assert.ok(c.ratio.speedup_pct > 0 || c.verdict !== 'B faster');
     }
-    assert.ok(wins > 50, `${wins} clear winners simulated`);
-    assert.equal(rejectedWinners, 0, `${rejectedWinners} of ${wins} clear winners were rejected early`);
-    assert.ok(savedOnLosers / losers > 0.3, `racing saved only ${(100 * savedOnLosers / losers).toFixed(0)}% of the runs of no-better challengers`);
+    // 1% expected (3 of 300); 9 or more happens by chance in 0.4% of seeds, and a test twice as loose would reach it.
+    assert.ok(falseCalls <= 8, `${falseCalls} of ${trials} A/A comparisons called a difference at alpha 0.01`);
+    assert.ok(found >= 0.9 * trials, `a 20% gain found in ${found} of ${trials}`);
   });
 });
 

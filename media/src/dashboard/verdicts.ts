@@ -85,8 +85,8 @@ function ruleBlock(ctx: TabContext): HTMLElement {
       h('p', { class: 'rule-line', title: rule.line }, rule.short),
       h('p', { class: 'muted' },
         calibration
-          ? `Noise band measured ${calibration.at.slice(0, 10)} on ${calibration.machine}, runner ${calibration.runner}: ${calibration.solver} against itself side by side on ${count(calibration.n, 'instance')} (timeout ${secsUnit(calibration.timeoutS)}). A promotion needs a significant paired test (at most ${pct(rule.falsePromotionPct)} of decisions between identical solvers promote) and a PAR-2 gain of at least the margin: max(min_improvement_pct, band).`
-          : 'The noise band is not calibrated: the next cycle measures it (the champion against itself, side by side), or run `satlution calibrate`. Until then the margin is min_improvement_pct alone.'),
+          ? `Noise band measured ${calibration.at.slice(0, 10)} on ${calibration.machine}, runner ${calibration.runner}: ${calibration.solver} against itself side by side on ${count(calibration.n, 'instance')} (timeout ${secsUnit(calibration.timeoutS)}), for information. A promotion needs its race with the champion to pass the exact ratio test (at most ${pct(rule.falsePromotionPct)} of decisions between identical solvers promote, whatever the noise) and a PAR-2 gain of at least min_improvement_pct (${pct(rule.marginPct)}).`
+          : `A promotion needs its race with the champion to pass the exact ratio test (at most ${pct(rule.falsePromotionPct)} of decisions between identical solvers promote, whatever the noise) and a PAR-2 gain of at least min_improvement_pct (${pct(rule.marginPct)}). No noise band is needed; \`satlution calibrate\` measures one for information.`),
     );
   } else box.append(h('p', { class: 'muted' }, 'satlution.yaml could not be read: the rule in force is not shown.'));
   if (noise.length)
@@ -165,9 +165,10 @@ function decisionDetail(ctx: TabContext, d: DashDecision, charts: Chart[]): HTML
   return box;
 }
 
-/** Why racing stopped a challenger, in words, with its lower bound, the champion's time and the threshold side by side. */
+/** Why racing stopped a challenger, in words, with its lower bound, the champion's time and (an older race) the threshold side by side. */
 function raceEvidence(r: NonNullable<DashDecision['race']>, dir: string): HTMLElement {
   const basis = `${basisName(r.on)} time`;
+  if (r.detectGainPct !== undefined) return sessionRaceEvidence(r, dir, basis);
   const most = Math.max(r.challengerS, r.championS, r.thresholdS, 1e-9);
   const bar = (label: string, x: number, cls: string) => {
     const fill = h('span', { class: `bar-fill ${cls}` });
@@ -182,6 +183,24 @@ function raceEvidence(r: NonNullable<DashDecision['race']>, dir: string): HTMLEl
       bar('Threshold', r.thresholdS, 'threshold')),
     h('p', {}, `On the instances it ran, its ${basis} (capped runs count their cap, unsolved ones twice the timeout) was at least ${secsUnit(r.challengerS)}${r.thresholdS > 0 ? `, ${pct((100 * (r.challengerS - r.thresholdS)) / r.thresholdS)} over the threshold` : ''}, against the champion\u2019s ${secsUnit(r.championS)}; it needed at most ${secsUnit(r.thresholdS)} to stay in the race. The champion\u2019s whole set takes ${secsUnit(r.championTotalS)}.`),
     h('p', { class: 'muted' }, `${r.estimatedPar2 !== null ? `Its PAR-2 extrapolated from the race: at least ${secsUnit(r.estimatedPar2)} (an estimate, not a measurement of the set). ` : ''}The race spent ${secsUnit(r.spentS)} of ${basis}. The rule\u2019s words: ${r.reason}`),
+  );
+}
+
+/** A one-session race's drop: its speed-up so far against the gain the race was for, and both sides' times. */
+function sessionRaceEvidence(r: NonNullable<DashDecision['race']>, dir: string, basis: string): HTMLElement {
+  const most = Math.max(r.challengerS, r.championS, 1e-9);
+  const bar = (label: string, x: number, cls: string) => {
+    const fill = h('span', { class: `bar-fill ${cls}` });
+    fill.style.width = `${Math.max(0.5, (100 * x) / most).toFixed(2)}%`;
+    return h('div', { class: 'bar-row' }, h('span', { class: 'bar-label' }, label), h('span', { class: 'bar-track' }, fill), h('span', { class: 'bar-value num' }, secsUnit(x)));
+  };
+  const speed = r.speedupPct ?? 0;
+  return h('div', { class: 'race' },
+    h('p', {}, `Dropped by the race after ${r.ran} of ${count(r.of, 'instance')}${r.capped ? ` (${count(r.capped, 'run')} stopped at its cap, a multiple of the champion\u2019s time)` : ''}: it ran beside the champion in one session, and its pairs say ${dir} is not the ${pct(r.detectGainPct ?? 0)} gain the race was for (${pct(Math.abs(speed))} ${speed >= 0 ? 'faster' : 'slower'} as a geometric mean${r.upperPct !== null && r.upperPct !== undefined ? `, at most ${pct(r.upperPct)} faster at 99.5% confidence` : ''}). Racing may only drop: a promotion is decided on the whole set.`),
+    h('div', { class: 'bars', role: 'img', 'aria-label': `On the instances run: the challenger ${secsUnit(r.challengerS)}, the champion ${secsUnit(r.championS)}` },
+      bar('Challenger', r.challengerS, 'challenger'),
+      bar('Champion', r.championS, 'champion')),
+    h('p', { class: 'muted' }, `On ${basis}, capped runs counting their cap and unsolved ones twice the timeout. ${r.estimatedPar2 !== null ? `Its PAR-2 extrapolated from the race: about ${secsUnit(r.estimatedPar2)} (an estimate, not a measurement of the set). ` : ''}Its runs took ${secsUnit(r.spentS)}.`),
   );
 }
 

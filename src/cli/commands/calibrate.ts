@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config/load';
-import { allowedFalsePromotion, calibrate, effectiveMargin, type CalibrationDoc, type NoiseDoc } from '../../core/eval/calibration';
+import { allowedFalsePromotion, calibrate, type CalibrationDoc, type NoiseDoc } from '../../core/eval/calibration';
 import { candidateDirName } from '../../core/layout';
 import { CandidateStore } from '../../core/store/candidates';
 import { findWorkspace } from '../../core/workspace/snapshot';
@@ -41,6 +41,6 @@ export function renderCalibration(doc: CalibrationDoc, on: 'wall' | 'cpu', minIm
     `${doc.solver} against itself on ${doc.n} instances, side by side (${doc.scope.runner}, ${doc.scope.machine}, timeout ${doc.scope.timeout_s} s)`,
     line('wall time', doc.wall),
     doc.cpu ? line('CPU time ', doc.cpu) : 'CPU time: not measured on this machine (no cgroup); decisions use wall time',
-    `decisions on ${on === 'cpu' && doc.cpu ? 'CPU' : 'wall'} time: a challenger needs a PAR-2 gain of at least ${effectiveMargin(minImprovementPct, used.band_pct).toFixed(1)}% (max of min_improvement_pct ${minImprovementPct}% and the band), side by side, with p < ${doc.alpha}; two identical solvers pass that at most ${(100 * allowedFalsePromotion(doc.alpha, true)).toFixed(1)}% of the time`,
+    `decisions on ${on === 'cpu' && doc.cpu ? 'CPU' : 'wall'} time: a challenger needs a PAR-2 gain of at least ${minImprovementPct}% (min_improvement_pct) in its race with the champion, and the exact ratio test at one-sided ${allowedFalsePromotion(doc.alpha)} (shared among the race's challengers), so two identical solvers pass at most ${(100 * allowedFalsePromotion(doc.alpha)).toFixed(1)}% of the time whatever the band; this band (${used.band_pct.toFixed(1)}%) is for information`,
   ].join('\n') + '\n';
 }

@@ -403,23 +403,24 @@ export const StrategySchema = z.preprocess(strategyKeys, StrategyUnion).prefault
 /** The parsed `strategy` block (one variant per name). */
 export type StrategyConfig = z.infer<typeof StrategySchema>;
 
-/** Racing with adaptive capping (eval/race.ts): a challenger's perf runs stop as soon as it cannot win. */
+/** The race (eval/race.ts): a cycle's challengers and the champion side by side in one session; a challenger is dropped as soon as it cannot be the gain the race is for. */
 export const RacingSchema = z
   .object({
-    enabled: z.boolean().default(true).meta({ description: "Stop a challenger's perf runs as soon as it can no longer beat the champion by the margin; a possible winner is always measured in full and again side by side with the champion.", examples: [true] }),
-    cap_factor: z.number().min(1).default(3).meta({ description: "A challenger's run is stopped at this multiple of the champion's time on the instance (adaptive capping); a capped run only ever rejects, it never counts in a promotion.", examples: [3] }),
+    enabled: z.boolean().default(true).meta({ description: "Drop a challenger as soon as its same-session pairs with the champion say it is less than detect_gain_pct faster, and cap its runs at cap_factor times the champion's time; the champion stops when no challenger is left. Off: every challenger runs the whole set, uncapped. Either way a promotion is decided on the full set's pairs.", examples: [true] }),
+    detect_gain_pct: z.number().gt(0).lt(100).default(10).meta({ description: "The gain the race is for, percent: a challenger this much faster (geometric mean of its time ratios to the champion) is dropped by mistake in about 1-2% of races; challengers no faster are dropped after a third to a half of the set. Smaller: fewer small gains lost, more of each rejected challenger measured.", examples: [10] }),
+    cap_factor: z.number().min(1).default(3).meta({ description: "A challenger's run is stopped at this multiple of the champion's time on the instance (adaptive capping); a capped run counts its cap while racing, and a survivor's capped runs run again in full before its pairs decide.", examples: [3] }),
     cap_floor_s: z.number().positive().default(1).meta({ description: 'No cap below this many seconds (very fast instances are not worth capping: process start-up dominates).', examples: [1] }),
-    min_share: z.number().gt(0).max(1).default(0.2).meta({ description: "The decision window: until the instances run carry this share of the champion's total PAR-2 (at least min_instances of them, a cross-section of the set: every (1 / min_share)-th by the champion's times), the champion runs them again beside the challenger in the same session, and at the window's end a challenger no faster there (by the margin, less the noise band widened for the smaller sample) is rejected. Afterwards only a hopeless one is (it already exceeds what the whole set allows). The window costs the champion's runs too: 0.2 keeps a rejected challenger under half a full evaluation.", examples: [0.2] }),
-    min_instances: z.number().int().positive().default(5).meta({ description: 'Instances a challenger runs before it can be rejected for being no faster.', examples: [5] }),
+    min_instances: z.number().int().positive().default(5).meta({ description: 'Instances a challenger runs before it can be dropped.', examples: [5] }),
+    min_share: z.number().gt(0).max(1).optional().meta({ description: 'No longer used: the champion runs beside the challengers from the first instance on. Accepted so older files load.' }),
   })
   .strict()
   .prefault({});
 export type RacingConfig = z.infer<typeof RacingSchema>;
 
-/** Noise calibration (eval/calibration.ts): the champion against itself, to size the promotion margin. */
+/** Noise calibration (eval/calibration.ts): the champion against itself; the band is information, not a margin. */
 export const CalibrationSchema = z
   .object({
-    auto: z.boolean().default(true).meta({ description: "Measure the noise band the first time a cycle needs a decision, and again when the machine, the runner or the perf set changes (`satlution calibrate` does it on demand). Off: the band is taken as 0 until calibrated.", examples: [true] }),
+    auto: z.boolean().default(true).meta({ description: "No longer used by cycles: decisions need no noise band (the exact ratio test holds its level whatever the noise). `satlution calibrate` measures the band on demand, for information. Accepted so older files load.", examples: [true] }),
     max_age_days: z.number().positive().default(30).meta({ description: 'A calibration older than this is measured again.', examples: [30] }),
   })
   .strict()

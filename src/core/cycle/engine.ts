@@ -32,11 +32,13 @@ import type { AgentSink, CycleEvent } from './events';
 import type { PauseRequest } from './pause';
 import { ProgressTracker } from './progress';
 import { readCycle, saveCycle, type CycleState } from '../store/cycleState';
-import { duelComparison, duelWithChampion, meetsChampion, noiseBand, racePolicy, type VerdictContext } from './verdicts';
+import { duelComparison, duelWithChampion, promotionLevel, raceChallengers, raceDuel, type VerdictContext } from './verdicts';
+import { newSessionName, pairTimes } from '../eval/duel';
+import { heldOutCall, heldOutLook } from '../eval/race';
+import { listSet } from '../instances/instances';
+import { planStages } from '../eval/plan';
 import { auditBeforePromotion } from './promotionAudit';
 import { measuredInFull } from '../eval/evalDoc';
-import { allowedFalsePromotion } from '../eval/calibration';
-import type { RacePolicy } from '../eval/race';
 
 export type { AgentEvent, AgentRole, AgentSink, CycleEvent } from './events';
 export type { EvolutionAgent } from '../agents/agent';
@@ -95,7 +97,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
     // The strategy picks where the cycle starts (islands: from its database); by default the champion.
     const pick = strategy.parent ? await strategy.parent({ ws, cycle, champion: index.champion, championJson: await readEval(req, index.champion) }) : { parent: index.champion, island: null, how: '' };
     if (pick.how) req.onEvent?.({ type: 'log', message: `cycle ${cycle} starts from ${candidateDirName(pick.parent)}: ${pick.how}` });
-    s = { cycle, step: 'plan', parent: pick.parent, candidate: null, title: null, started_at: now, updated_at: now, outcome: null, champion_changed: false, proposals: [], hint: pick.hint ?? null, island: pick.island, selected: null };
+    s = { cycle, step: 'plan', parent: pick.parent, candidate: null, title: null, started_at: now, updated_at: now, outcome: null, champion_changed: false, proposals: [], hint: pick.hint ?? null, island: pick.island, selected: null, race_session: null };
     await saveCycle(ws, s);
   } else req.log.info(`Resuming cycle ${s.cycle} at step "${s.step}"`);
   const strategy = strategyFor(req.config);
@@ -232,18 +234,32 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
         const champion = (await store.load()).index.champion ?? s.parent;
         for (const ref of new Set([champion, s.parent])) if (!(await readEval(req, ref))) await evaluateCandidate(req, dirOf(ref), { reference: true });
         await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: s.parent, json: (await readEval(req, s.parent))! });
-        // The noise band first (measured once per machine, runner and set), then each challenger raced against the champion's times.
-        const { bandPct } = await noiseBand(verdictContext(req), dirOf(champion));
-        const race = racePolicy(req.config, await readEval(req, champion), bandPct, dirOf(champion));
         const failures: string[] = [];
+        const docs = new Map<number, EvalDoc>();
         for (const id of selected) {
           // A resumed cycle skips what is already evaluated (and the results store makes re-runs cheap).
           let json = await readEval(req, id);
           if (!json) {
             if (s.candidate !== id) await step({ candidate: id, title: s.proposals.find((p) => p.candidate === id)?.title ?? s.title });
             await store.setStatus(id, 'evaluating');
-            json = await evaluateCandidate(req, dirOf(id), race ? { race } : {});
+            json = await evaluateCandidate(req, dirOf(id), { raceLater: true });
           }
+          docs.set(id, json);
+        }
+        // The challengers whose gates passed run the perf set in one race with the champion; one measured
+        // in full outside a race (`satlution eval`) races too: only the race's pairs decide.
+        const pending = selected.filter((id) => {
+          const d = docs.get(id)!;
+          return d.verdict === 'pass' && (d.race_pending || (measuredInFull(d) && !d.race?.session));
+        });
+        if (pending.length) {
+          const session: string = s.race_session ?? newSessionName();
+          // Kept before the first run, so a resumed race reuses its stored runs (not a step: nothing to announce).
+          if (s.race_session !== session) await saveCycle(ws, (s = { ...s, race_session: session }));
+          await raceChallengers(verdictContext(req), { cycle: s.cycle, session, championDir: dirOf(champion), champion: await readEval(req, champion), challengers: pending.map((id) => ({ id, dir: dirOf(id), doc: docs.get(id)! })) });
+        }
+        for (const id of selected) {
+          const json = (await readEval(req, id)) ?? docs.get(id)!;
           await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: id, json });
           if (json.verdict === 'fail') {
             await writeResults(dirOf(id), s.cycle, json);
@@ -256,18 +272,19 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
       }
       case 'analyze': {
         // Every challenger measured in full meets the champion side by side (a duel); that comparison is the only one a decision uses.
-        const { evaluated, bandPct } = await evaluatedAgainstChampion(req, s);
+        const { evaluated } = await evaluatedAgainstChampion(req, s);
         for (const e of evaluated) {
           if (e.json?.verdict !== 'pass') continue;
-          await writeResults(dirOf(e.candidate), s.cycle, e.json, e.cmp, { bandPct, alpha: req.config.strategy.alpha, marginPct: req.config.strategy.min_improvement_pct, falsePromotionPct: 100 * allowedFalsePromotion(req.config.strategy.alpha, bandPct > 0), ...(e.duel ? { duel: e.duel } : {}), ...(e.unmatched ? { unmatched: e.unmatched } : {}) });
+          const entrants = e.json.race?.entrants ?? 1;
+          await writeResults(dirOf(e.candidate), s.cycle, e.json, e.cmp, { bandPct: 0, alpha: 2 * promotionLevel(req.config.strategy.alpha, entrants), marginPct: req.config.strategy.min_improvement_pct, falsePromotionPct: 100 * promotionLevel(req.config.strategy.alpha, 1), entrants, ...(e.duel ? { duel: e.duel } : {}) });
           if (e.cmp) await strategy.measured?.({ ws, cycle: s.cycle, candidate: e.candidate, cmp: e.cmp });
         }
         await step({ step: 'decide' });
         break;
       }
       case 'decide': {
-        const { reference, evaluated, bandPct } = await evaluatedAgainstChampion(req, s);
-        const d = strategy.accept(evaluated, reference, bandPct);
+        const { reference, evaluated } = await evaluatedAgainstChampion(req, s);
+        const d = strategy.accept(evaluated, reference);
         if (d.winner === null) {
           await step({ step: 'done', outcome: d.outcome });
           break;
@@ -281,7 +298,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${lie})` });
           break;
         }
-        const objection = await heldOutObjection(req, s.cycle, d.winner, reference, bandPct);
+        const objection = await heldOutObjection(req, s.cycle, d.winner, reference);
         if (objection) {
           await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${objection})` });
           break;
@@ -386,14 +403,14 @@ function evaluationBase(req: CycleRequest): Pick<EvaluationRequest, 'ws' | 'conf
  * stops where the candidate does not rank high enough; `reference` candidates (the champion, a parent)
  * always go the whole way, since everything else is compared with them.
  */
-async function evaluateCandidate(req: CycleRequest, dir: string, o: { reference?: boolean; race?: RacePolicy } = {}): Promise<EvalDoc> {
+async function evaluateCandidate(req: CycleRequest, dir: string, o: { reference?: boolean; raceLater?: boolean } = {}): Promise<EvalDoc> {
   const progress = new ProgressTracker((e) => req.onEvent?.(e), path.basename(dir));
   const r = await evaluateSolver({
     ...evaluationBase(req),
     solverDir: dir,
     overrides: { stage: 'all', ...jobsOverride(req) },
     tiers: { reference: !!o.reference },
-    ...(o.race ? { race: o.race } : {}),
+    ...(o.raceLater ? { raceLater: true } : {}),
     // The rules check and the build run no instance: named for what they do, with no count.
     onGateStart: (gate, total) => progress.start(gate === 'comply' ? 'checking the rules' : gate === 'build' ? 'building' : gate, total),
     onResult: (_g, run, done, total) => progress.report(done, total, run.status === 'solved' ? run.instance : `${run.instance} (${run.status})`),
@@ -406,12 +423,22 @@ async function evaluateCandidate(req: CycleRequest, dir: string, o: { reference?
  * champion, side by side in one session, on a set that took no part in selection. Returns why not, or
  * undefined when it passes.
  */
-async function heldOutObjection(req: CycleRequest, cycle: number, winner: number, champion: number, bandPct: number): Promise<string | undefined> {
+async function heldOutObjection(req: CycleRequest, cycle: number, winner: number, champion: number): Promise<string | undefined> {
   const set = req.config.stages.perf.holdout;
   if (!set) return undefined;
-  const d = await duelWithChampion(verdictContext(req), { cycle, purpose: 'held-out', championDir: path.join(req.ws, candidateDirName(champion)), challengerDir: path.join(req.ws, candidateDirName(winner)), bandPct, bench: set });
+  const on = req.config.evaluation.decide_on;
+  const plan = planStages(req.config, req.ws, { stage: 'perf', bench: set })[0]!;
+  const of = (await listSet(plan.dir)).length;
+  // Sequential: stopped as soon as the pairs say faster or slower there (race.ts heldOutCall), else the whole set.
+  const d = await duelWithChampion(verdictContext(req), { cycle, purpose: 'held-out', championDir: path.join(req.ws, candidateDirName(champion)), challengerDir: path.join(req.ws, candidateDirName(winner)), bench: set, stopWhen: heldOutLook(of, plan.timeoutS, on, req.config.evaluation.racing.min_instances) });
   if (d.fatal?.side === 'B') return `it failed on the held-out set ${set}: ${d.fatal.detail}`;
   const cmp = duelComparison(d, req.config.strategy.alpha);
+  if (d.stopped) {
+    const call = heldOutCall(d.pairs.map((p) => { const [a, b] = pairTimes(p, d.timeout_s, d.on); return { champion: a, challenger: b }; }), d.stopped.of, req.config.evaluation.racing.min_instances);
+    const way = call.slower ? 'slower' : 'faster';
+    req.onEvent?.({ type: 'log', message: `held-out set ${set}, side by side: ${candidateDirName(winner)} is ${way} there, ${d.stopped.reason}` });
+    return call.slower === true ? `it is slower on the held-out set ${set} (side by side, stopped as soon as it could tell: ${d.stopped.reason})` : undefined;
+  }
   req.onEvent?.({ type: 'log', message: `held-out set ${set}, side by side: ${candidateDirName(champion)} PAR-2 ${cmp.par2A.toFixed(2)} s, ${candidateDirName(winner)} ${cmp.par2B.toFixed(2)} s (${cmp.verdict})` });
   return cmp.verdict === 'A faster' || cmp.par2B > cmp.par2A ? `it is not faster on the held-out set ${set} (side by side: PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s, ${cmp.verdict})` : undefined;
 }
@@ -437,32 +464,25 @@ function verdictContext(req: CycleRequest): VerdictContext {
 }
 
 /**
- * Each selected candidate's evaluation and, for one that passed and was measured in full, its duel with
- * the champion (measured now, or the one kept from before a resume): earlier champion results are never
- * paired with a new challenger's.
+ * Each selected candidate's evaluation and, for one that passed and ran the whole set in the cycle's
+ * race, its pairs with the champion there (the decision duel), compared at the level its race shared
+ * among its challengers (promotionLevel): earlier champion results are never paired with a challenger's.
  */
-async function evaluatedAgainstChampion(req: CycleRequest, s: CycleState): Promise<{ reference: number; evaluated: (Evaluated & { duel?: DuelDoc })[]; bandPct: number }> {
+async function evaluatedAgainstChampion(req: CycleRequest, s: CycleState): Promise<{ reference: number; evaluated: (Evaluated & { duel?: DuelDoc })[] }> {
   const reference = (await new CandidateStore(req.ws).load()).index.champion ?? s.parent;
   const dir = (id: number) => path.join(req.ws, candidateDirName(id));
-  const { bandPct } = await noiseBand(verdictContext(req), dir(reference));
   const out: (Evaluated & { duel?: DuelDoc })[] = [];
-  const ids = s.selected ?? (s.candidate === null ? [] : [s.candidate]);
-  const docs = new Map<number, EvalDoc | undefined>();
-  for (const id of ids) docs.set(id, await readEval(req, id));
-  const full = ids.filter((id) => id !== reference && docs.get(id)?.verdict === 'pass' && measuredInFull(docs.get(id)!));
-  // Of several measured in full ((1+lambda)), the fastest against the champion in its own session meets
-  // it: the duel, measured afresh, decides; a duel per survivor would cost two evaluations each.
-  const best = meetsChampion(full.map((id) => ({ id, doc: docs.get(id)! })));
-  for (const id of ids) {
-    const json = docs.get(id);
-    if (id !== best) {
-      out.push({ candidate: id, json, cmp: undefined, ...(full.includes(id) ? { unmatched: `${candidateDirName(best!)} measured faster, so it met the champion instead` } : {}) });
+  for (const id of s.selected ?? (s.candidate === null ? [] : [s.candidate])) {
+    const json = await readEval(req, id);
+    const duel = id !== reference && json?.verdict === 'pass' && measuredInFull(json) ? await raceDuel(req.ws, { cycle: s.cycle, championDir: dir(reference), challengerDir: dir(id) }) : undefined;
+    if (!duel) {
+      out.push({ candidate: id, json, cmp: undefined });
       continue;
     }
-    const duel = await duelWithChampion(verdictContext(req), { cycle: s.cycle, purpose: 'decision', championDir: dir(reference), challengerDir: dir(id), bandPct });
-    out.push({ candidate: id, json, cmp: duelComparison(duel, req.config.strategy.alpha), duel, ...(duel.fatal ? { fatal: `${duel.fatal.side === 'B' ? 'it' : 'the champion'} ${duel.fatal.detail}` } : {}) });
+    const cmp = duelComparison(duel, 2 * promotionLevel(req.config.strategy.alpha, json?.race?.entrants ?? 1));
+    out.push({ candidate: id, json, cmp, duel, ...(duel.fatal ? { fatal: `${duel.fatal.side === 'B' ? 'it' : 'the champion'} ${duel.fatal.detail}` } : {}) });
   }
-  return { reference, evaluated: out, bandPct };
+  return { reference, evaluated: out };
 }
 
 /** The rules a judge weighs a proposal against: those that apply when planning and coding. */

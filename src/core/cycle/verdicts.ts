@@ -1,16 +1,17 @@
-// What a cycle needs to reach a verdict noise cannot fool: the noise band (calibrated when missing or
-// stale), the racing policy against the champion's latest times, which survivor meets the champion, and
-// the same-session duel of that challenger with the champion (found again on resume instead of measured
-// twice).
+// What a cycle needs to reach a verdict noise cannot fool: the race (the champion and the cycle's
+// challengers side by side in one session, each dropped as soon as it cannot be the gain the race is
+// for), the test level a promotion needs, and the same-session duels (found again on resume instead of
+// measured twice).
 import * as path from 'node:path';
 import type { Config } from '../config/schema';
-import { bandFor, calibrate, currentScope, effectiveMargin, readCalibration, staleBecause, type CalibrationDoc } from '../eval/calibration';
 import { compareRuns, type Comparison } from '../eval/compare';
-import { measureSideBySide, readDuels, type DuelDoc, type DuelPurpose } from '../eval/duel';
+import { measureTogether, readDuels, type DuelDoc, type DuelPurpose, type TogetherRequest } from '../eval/duel';
 import { recordChampionDrift } from '../eval/drift';
 import { measuredInFull, type EvalDoc } from '../eval/evalDoc';
 import { par2Of } from '../eval/metrics';
 import type { RacePolicy } from '../eval/race';
+import { withRace } from '../eval/raceRecord';
+import { recordEvaluation } from '../eval/record';
 import { solverIdentity } from '../eval/resultsStore';
 import type { InstanceResult } from '../run/result';
 import type { RunnerEnv } from '../runners/select';
@@ -22,90 +23,103 @@ export interface VerdictContext {
   runnerEnv: RunnerEnv;
   signal?: AbortSignal;
   log: (message: string) => void;
-  /** A progress line for the duel's runs (done of total). */
+  /** A progress line for the side-by-side runs (done of total). */
   progress?: (done: number, total: number, message: string) => void;
 }
 
-/** The kept calibration, measured first (the champion against itself) when calibration.auto says so and it is missing or stale. */
-export async function noiseBand(ctx: VerdictContext, championDir: string): Promise<{ cal: CalibrationDoc | undefined; bandPct: number }> {
-  const { config } = ctx;
-  let cal = await readCalibration(ctx.ws);
-  const stale = staleBecause(cal, await currentScope(ctx.ws, config), config.evaluation.calibration.max_age_days);
-  if (stale && config.evaluation.calibration.auto) {
-    ctx.log(`calibrating the noise band (${stale}): ${path.basename(championDir)} against itself, side by side`);
-    try {
-      cal = await calibrate({ ws: ctx.ws, config, solverDir: championDir, runnerEnv: ctx.runnerEnv, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.progress ? { onProgress: ctx.progress } : {}) });
-    } catch (e) {
-      // A set that cannot be measured on (empty, or the champion fails there) fails the challengers' gates
-      // with a clear message; the cycle must get that far rather than end in the calibration.
-      if (ctx.signal?.aborted) throw e;
-      ctx.log(`the noise band could not be measured (${(e as Error).message}); the margin alone decides until it can`);
-      return { cal, bandPct: cal && !staleBecause(cal, await currentScope(ctx.ws, config), Infinity) ? bandFor(cal, config.evaluation.decide_on) : 0 };
-    }
-    const n = config.evaluation.decide_on === 'cpu' && cal.cpu ? cal.cpu : cal.wall;
-    ctx.log(`noise band ${n.band_pct.toFixed(1)}% of PAR-2 on ${config.evaluation.decide_on === 'cpu' && cal.cpu ? 'CPU' : 'wall'} time (A/A difference ${n.diff_pct.toFixed(1)}%, n = ${cal.n}); the promotion margin is ${effectiveMargin(config.strategy.min_improvement_pct, n.band_pct).toFixed(1)}%`);
-  } else if (stale) ctx.log(`the noise band is not calibrated (${stale}); calibration.auto is off, so the band is taken as 0 — run \`satlution calibrate\``);
-  return { cal, bandPct: stale && !config.evaluation.calibration.auto ? 0 : bandFor(cal, config.evaluation.decide_on) };
+/**
+ * The most false promotions a decision may make, whatever alpha says: two identical solvers are
+ * promoted in at most this share of decisions (one-sided).
+ */
+export const MAX_FALSE_PROMOTION = 0.005;
+
+/**
+ * The one-sided level a challenger's ratio test must reach to be promoted: alpha / 2, at most
+ * MAX_FALSE_PROMOTION, shared among the challengers of the cycle's race (Bonferroni: with three
+ * challengers that are all no faster, the chance that any one is promoted stays under the level).
+ */
+export function promotionLevel(alpha: number, entrants: number): number {
+  return Math.min(alpha / 2, MAX_FALSE_PROMOTION) / Math.max(1, entrants);
 }
 
-/** The racing policy against the champion's latest full measurement, or undefined when racing is off or there is nothing to race against. */
-export function racePolicy(config: Config, champion: EvalDoc | undefined, bandPct: number, championDir?: string): RacePolicy | undefined {
-  if (!config.evaluation.racing.enabled || !champion || champion.verdict !== 'pass' || !measuredInFull(champion) || champion.timeout_s !== config.stages.perf.timeout_s) return undefined;
+/** The race's order and caps: the champion's latest full measurement at the perf set's limits, or none to order by. */
+export function racePolicy(config: Config, champion: EvalDoc | undefined): RacePolicy {
+  const usable = champion && champion.verdict === 'pass' && measuredInFull(champion) && champion.timeout_s === config.stages.perf.timeout_s;
   const on = config.evaluation.decide_on;
-  const T = champion.timeout_s;
-  return {
-    reference: new Map(champion.instances.map((r) => [r.instance, par2Of(r, T, on)])),
-    on,
-    racing: config.evaluation.racing,
-    marginPct: effectiveMargin(config.strategy.min_improvement_pct, bandPct),
-    bandPct,
-    ...(championDir ? { championDir } : {}),
-  };
+  return { racing: config.evaluation.racing, on, reference: new Map(usable ? champion.instances.map((r) => [r.instance, par2Of(r, champion.timeout_s!, on)]) : []) };
 }
 
 /**
- * Of several candidates measured in full ((1+lambda)), the one that meets the champion in the duel: the
- * fastest relative to the champion in its own session. Each was measured in a session of its own, and
- * the machine's speed drifts between sessions (5-10% on a VM), so their own PAR-2s rank the sessions as
- * much as the candidates; a race's totals are against the champion's times in that session (re-run in
- * the decision window, the rest scaled by the speed the window measured), which drift moves alike. With
- * 10% drift the simulator (bench/decisions.ts) sends the truly best of three to the duel more often this
- * way. Without a race for every one (racing off), by their own PAR-2; ties by the lower id.
+ * The cycle's race: the champion and the challengers on the perf set side by side in one session
+ * (`session`, kept in the cycle's state so a resumed race reuses its stored runs). Each challenger's
+ * perf measurement, its race and (a survivor's) perf audit go into its evaluation document, recorded.
  */
-export function meetsChampion(measured: readonly { id: number; doc: EvalDoc }[]): number | undefined {
-  const relative = (d: EvalDoc) => (d.race && d.race.champion_s > 0 ? d.race.challenger_s / d.race.champion_s : undefined);
-  const byRace = measured.every((m) => relative(m.doc) !== undefined);
-  const key = (d: EvalDoc) => (byRace ? relative(d)! : (d.metrics?.par2 ?? Infinity));
-  return [...measured].sort((a, b) => key(a.doc) - key(b.doc) || a.id - b.id)[0]?.id;
-}
-
-/** The challenger side by side with the champion for this cycle: the duel kept from a resumed run, else a new one. */
-export async function duelWithChampion(ctx: VerdictContext, o: { cycle: number; purpose: DuelPurpose; championDir: string; challengerDir: string; bandPct: number; bench?: string }): Promise<DuelDoc> {
-  const [ha, hb] = [await solverIdentity(o.championDir), await solverIdentity(o.challengerDir)];
-  const kept = (await readDuels(ctx.ws)).filter((d) => d.cycle === o.cycle && d.purpose === o.purpose && d.a.hash === ha && d.b.hash === hb).pop();
-  if (kept) return kept;
-  ctx.log(`${path.basename(o.challengerDir)} side by side with ${path.basename(o.championDir)}${o.bench ? ` on ${o.bench}` : ''} (same session, ABBA blocks)`);
-  const d = await measureSideBySide({
+export async function raceChallengers(ctx: VerdictContext, o: { cycle: number; session: string; championDir: string; champion: EvalDoc | undefined; challengers: readonly { id: number; dir: string; doc: EvalDoc }[] }): Promise<void> {
+  const names = o.challengers.map((c) => path.basename(c.dir)).join(', ');
+  ctx.log(`race: ${names} side by side with ${path.basename(o.championDir)} on the perf set (one session; ${ctx.config.evaluation.racing.enabled ? `a challenger is dropped once it cannot be ${ctx.config.evaluation.racing.detect_gain_pct}% faster` : 'racing off: every one runs the whole set'})`);
+  const raced = await measureTogether({
     ws: ctx.ws,
     config: ctx.config,
     a: o.championDir,
-    b: o.challengerDir,
+    challengers: o.challengers.map((c) => c.dir),
+    audit: (dir) => o.challengers.some((c) => c.dir === dir && c.doc.race_pending),
+    purpose: 'decision',
+    cycle: o.cycle,
+    session: o.session,
+    race: racePolicy(ctx.config, o.champion),
+    on: ctx.config.evaluation.decide_on,
+    bandPct: 0,
+    alpha: 2 * promotionLevel(ctx.config.strategy.alpha, o.challengers.length),
+    runnerEnv: ctx.runnerEnv,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    ...(ctx.progress ? { onProgress: ctx.progress } : {}),
+  });
+  for (const [k, d] of raced.duels.entries()) {
+    const c = o.challengers[k]!;
+    const speed = d.race!.speedup_pct ?? 0;
+    ctx.log(`race: ${path.basename(c.dir)} ${d.race!.outcome} after ${d.race!.ran} of ${d.race!.of} instances${d.race!.outcome === 'rejected early' ? `: ${d.race!.reason}` : ` (${Math.abs(speed).toFixed(1)}% ${speed >= 0 ? 'faster' : 'slower'} as a geometric mean)`}`);
+    await recordEvaluation(ctx.ws, c.dir, withRace(c.doc, { results: d.b, race: d.race!, plan: d.plan!, ...(d.audit ? { audit: d.audit } : {}) }));
+  }
+  // The champion measured again on the perf set (as far as the race went): against its stored evaluation, a pair of separate measurements (drift.ts).
+  const first = raced.duels[0];
+  if (first) await recordChampionDrift(ctx.ws, { dir: o.championDir, hash: first.doc.a.hash, from: 'decision', now: longestA(raced.duels), timeoutS: first.doc.timeout_s, on: first.doc.on });
+}
+
+/** The champion's runs of a race: the duel that paired the most of them (the last challenger dropped). */
+const longestA = (duels: readonly { a: InstanceResult[] }[]): InstanceResult[] => duels.reduce((m, d) => (d.a.length > m.length ? d.a : m), [] as InstanceResult[]);
+
+/** The decision duel of a challenger in this cycle's race, if it ran. */
+export async function raceDuel(ws: string, o: { cycle: number; championDir: string; challengerDir: string }): Promise<DuelDoc | undefined> {
+  const [ha, hb] = [await solverIdentity(o.championDir), await solverIdentity(o.challengerDir)];
+  return (await readDuels(ws)).filter((d) => d.cycle === o.cycle && d.purpose === 'decision' && d.a.hash === ha && d.b.hash === hb).pop();
+}
+
+/** The challenger side by side with the champion for this cycle outside a race (the held-out check): the duel kept from a resumed run, else a new one. */
+export async function duelWithChampion(ctx: VerdictContext, o: { cycle: number; purpose: DuelPurpose; championDir: string; challengerDir: string; bench?: string; stopWhen?: TogetherRequest['stopWhen'] }): Promise<DuelDoc> {
+  const [ha, hb] = [await solverIdentity(o.championDir), await solverIdentity(o.challengerDir)];
+  const kept = (await readDuels(ctx.ws)).filter((d) => d.cycle === o.cycle && d.purpose === o.purpose && d.a.hash === ha && d.b.hash === hb).pop();
+  if (kept) return kept;
+  ctx.log(`${path.basename(o.challengerDir)} side by side with ${path.basename(o.championDir)}${o.bench ? ` on ${o.bench}` : ''} (same session, ABBA${o.stopWhen ? ', stopped as soon as it can tell' : ''})`);
+  const { duels } = await measureTogether({
+    ws: ctx.ws,
+    config: ctx.config,
+    a: o.championDir,
+    challengers: [o.challengerDir],
+    ...(o.stopWhen ? { stopWhen: o.stopWhen } : {}),
     purpose: o.purpose,
     cycle: o.cycle,
     ...(o.bench ? { overrides: { bench: o.bench } } : {}),
     on: ctx.config.evaluation.decide_on,
-    bandPct: o.bandPct,
+    bandPct: 0,
     alpha: ctx.config.strategy.alpha,
     runnerEnv: ctx.runnerEnv,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(ctx.progress ? { onProgress: ctx.progress } : {}),
   });
-  // The champion measured again on the perf set: against its stored evaluation, a pair of separate measurements (drift.ts).
-  if (o.purpose === 'decision') await recordChampionDrift(ctx.ws, { dir: o.championDir, hash: d.doc.a.hash, from: 'decision', now: d.a, timeoutS: d.doc.timeout_s, on: d.doc.on });
-  return d.doc;
+  return duels[0]!.doc;
 }
 
-/** The paired comparison of a kept duel, recomputed from its pairs (the same rule, on the same basis and band). */
+/** The paired comparison of a kept duel, recomputed from its pairs at a two-sided `alpha` (the same rule, on the same basis). */
 export function duelComparison(d: DuelDoc, alpha: number): Comparison {
   const as = (side: 'a' | 'b') => d.pairs.map((p): InstanceResult => ({ instance: p.instance, family: null, expected: null, expected_from: 'none', answer: null, status: p[side].status === 'solved' ? 'solved' : 'timeout', time_s: p[side].time_s, cpu_s: p[side].cpu_s, mem_mb: null, exit_code: null, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' }));
   return compareRuns(as('a'), as('b'), d.timeout_s, { alpha, on: d.on, bandPct: d.comparison.band_pct });

@@ -145,17 +145,21 @@ export function bandFor(cal: CalibrationDoc | undefined, on: TimeBasis): number 
 /** The promotion rule's effective margin: the configured one, raised to the noise band. */
 export const effectiveMargin = (minImprovementPct: number, bandPct: number): number => Math.max(minImprovementPct, bandPct);
 
-/** The false-promotion rate the rule allows per decision between two identical solvers: the test's one-sided level, or with a calibrated band the stricter of it and the band's. */
-export const allowedFalsePromotion = (alpha: number, calibrated: boolean): number => Math.round(1e9 * (calibrated ? Math.min(alpha / 2, (1 - BAND_LEVEL) / 2) : alpha / 2)) / 1e9;
+/**
+ * The false-promotion rate the rule allows per decision between two identical solvers: the promotion
+ * test's one-sided level, alpha / 2 and at most 0.5% (cycle/verdicts.ts promotionLevel, before it is
+ * shared among a race's challengers). The exact ratio test holds it whatever the noise, so no band is needed.
+ */
+export const allowedFalsePromotion = (alpha: number): number => Math.round(1e9 * Math.min(alpha / 2, (1 - BAND_LEVEL) / 2)) / 1e9;
 
 const round = (x: number) => Math.round(x * 100) / 100;
 
 /** The promotion rule in force, for status lines and views. */
 export interface NoiseRule {
   on: TimeBasis;
-  /** 0 when not calibrated. */
+  /** The measured noise band, for information (decisions do not use it); 0 when not calibrated. */
   bandPct: number;
-  /** max(min_improvement_pct, band). */
+  /** min_improvement_pct: the PAR-2 gain a promotion needs. */
   marginPct: number;
   /** At most this share of decisions between identical solvers promotes (percent). */
   falsePromotionPct: number;
@@ -168,16 +172,16 @@ export interface NoiseRule {
 export function noiseRule(config: Config, cal: CalibrationDoc | undefined): NoiseRule {
   const on = config.evaluation.decide_on;
   const bandPct = bandFor(cal, on);
-  const marginPct = effectiveMargin(config.strategy.min_improvement_pct, bandPct);
-  const falsePromotionPct = 100 * allowedFalsePromotion(config.strategy.alpha, cal !== undefined);
+  const marginPct = config.strategy.min_improvement_pct;
+  const falsePromotionPct = 100 * allowedFalsePromotion(config.strategy.alpha);
   const basis = on === 'cpu' && (!cal || cal.cpu) ? 'CPU' : 'wall';
-  const band = cal ? `noise band ${bandPct.toFixed(1)}% (calibrated ${cal.at.slice(0, 10)}, ${cal.n} instances)` : 'noise band not calibrated yet (the next cycle measures it, or run `satlution calibrate`)';
+  const band = cal ? `noise band ${bandPct.toFixed(1)}% (calibrated ${cal.at.slice(0, 10)}, ${cal.n} instances; for information)` : 'exact ratio test, no noise band needed';
   return {
     on,
     bandPct,
     marginPct,
     falsePromotionPct,
     calibrated: cal ? { at: cal.at, n: cal.n, machine: cal.scope.machine } : null,
-    line: `side by side on ${basis} time; ${band}; margin ${marginPct.toFixed(1)}%; identical solvers promoted at most ${falsePromotionPct.toFixed(1)}% of decisions`,
+    line: `raced side by side on ${basis} time; ${band}; margin ${marginPct.toFixed(1)}%; identical solvers promoted at most ${falsePromotionPct.toFixed(1)}% of decisions`,
   };
 }

@@ -1,6 +1,7 @@
-// Is candidate B really faster than A? A paired comparison on the instances both ran: the Wilcoxon
-// signed-rank test on per-instance PAR-2 times and a confidence interval of the PAR-2 difference (from
-// random subsets of the pairs). Solver timings are noisy by a few percent; a bare PAR-2 delta is not evidence.
+// Is candidate B really faster than A? A paired comparison on the instances both ran: an exact sign-flip
+// test on the per-instance log time ratios (the verdict), the Wilcoxon signed-rank test on per-instance
+// PAR-2 times (its direction must agree), and a confidence interval of the PAR-2 difference (from random
+// subsets of the pairs). Solver timings are noisy by a few percent; a bare PAR-2 delta is not evidence.
 import { prng } from '../instances/generators';
 import { par2Of, type TimeBasis } from './metrics';
 import type { InstanceResult } from '../run/result';
@@ -17,6 +18,12 @@ export interface Comparison {
   diff: number;
   /** 95% interval of `diff` (random-subset means, subsetMeanCi). */
   ci95: [number, number];
+  /**
+   * The verdict's test: the exact sign-flip (paired permutation) test on the per-instance log ratios of
+   * B's time to A's (ratioTest). `speedup_pct`: B's geometric-mean speed-up over A in percent (positive:
+   * B faster); `p`: one-sided, in the direction of the PAR-2 difference.
+   */
+  ratio: { speedup_pct: number; p: number; method: 'exact' | 'sampled' };
   /** `w` is the smaller rank sum; `w_plus` the sum of the ranks of pairs where B took longer. */
   wilcoxon: { n: number; w: number; w_plus: number; z: number | null; p: number; method: 'exact' | 'normal' };
   /** The signed ranks point the other way than the PAR-2 difference (many small differences one way, a few large ones the other): no verdict. */
@@ -72,7 +79,12 @@ export function compareSeparate(a: InstanceResult[], b: InstanceResult[], timeou
   return c;
 }
 
-/** The paired comparison of B with A on the instances both ran, on wall time unless `opts.on` says cpu. */
+/**
+ * The paired comparison of B with A on the instances both ran, on wall time unless `opts.on` says cpu.
+ * `alpha` is two-sided: a direction is called when the ratio test's one-sided p in the direction of the
+ * PAR-2 difference is under alpha / 2, the signed ranks point the same way, and the difference is beyond
+ * the band (a band is given only for separate measurements, compareSeparate).
+ */
 export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: number, opts: { alpha?: number; resamples?: number; seed?: number; on?: TimeBasis; bandPct?: number } = {}): Comparison {
   const alpha = opts.alpha ?? 0.05;
   const on = opts.on ?? 'wall';
@@ -82,12 +94,15 @@ export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: 
   const ci = subsetMeanCi(d, opts.resamples ?? 10000, opts.seed ?? 1);
   const diff = mean(d);
   const band = opts.bandPct ?? 0;
-  // Both tests must agree, in direction too (the rank test is two-sided), and the difference must be
-  // larger than what the machine's noise alone produces.
+  const ratio = ratioTest(logRatios(ta, tb), opts.resamples ?? 20000, opts.seed ?? 1);
+  const p = diff < 0 ? ratio.pFaster : diff > 0 ? ratio.pSlower : 1;
   const beyondNoise = mean(ta) > 0 ? (100 * Math.abs(diff)) / mean(ta) > band : diff !== 0;
   const rankMean = (wil.n * (wil.n + 1)) / 4;
   const ranksDisagree = wil.n > 0 && diff !== 0 && (diff < 0 ? wil.w_plus > rankMean : wil.w_plus < rankMean);
-  const significant = wil.p < alpha && !ranksDisagree && (ci[1] < 0 || ci[0] > 0) && beyondNoise;
+  // The ratios say B is faster (or slower) instance by instance, the PAR-2 total moves the same way, and
+  // so do the signed ranks of the PAR-2 differences.
+  const ratioAgrees = diff < 0 ? ratio.speedupPct > 0 : ratio.speedupPct < 0;
+  const significant = p < alpha / 2 && ratioAgrees && !ranksDisagree && beyondNoise;
   return {
     on,
     common: pairs.length,
@@ -97,12 +112,13 @@ export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: 
     par2B: mean(tb),
     diff,
     ci95: ci,
+    ratio: { speedup_pct: ratio.speedupPct, p, method: ratio.method },
     wilcoxon: wil,
     solvedOnlyA: pairs.filter(([x, y]) => x.status === 'solved' && y.status !== 'solved').length,
     solvedOnlyB: pairs.filter(([x, y]) => y.status === 'solved' && x.status !== 'solved').length,
     verdict: !significant ? 'no significant difference' : diff < 0 ? 'B faster' : 'A faster',
     band_pct: band,
-    ...(ranksDisagree && wil.p < alpha ? { ranks_disagree: true as const } : {}),
+    ...(ranksDisagree && (p < alpha / 2 || wil.p < alpha) ? { ranks_disagree: true as const } : {}),
   };
 }
 
@@ -144,6 +160,57 @@ export function relativeInterval(a: readonly InstanceResult[], b: readonly Insta
   const rel = (x: number) => (par2A > 0 ? (100 * x) / par2A : 0);
   const ci = percentileBootstrapCi(d, 10000, 1, BAND_LEVEL);
   return { n: d.length, par2A, diff_pct: rel(mean(d)), band_pct: Math.max(Math.abs(rel(ci[0])), Math.abs(rel(ci[1]))) };
+}
+
+/**
+ * Times under this count as this in a ratio (seconds): below it a process's start-up and the clock's
+ * grain are most of the time, so a 0.01 s run is not "5x faster" than a 0.05 s one.
+ */
+export const RATIO_FLOOR_S = 0.05;
+
+/**
+ * The per-instance log ratios of B's PAR-2 time to A's (negative: B faster), times floored at
+ * RATIO_FLOOR_S. Each instance counts alike, however long it runs: a PAR-2 difference is carried by the
+ * few longest instances, and its noise with it, so a test on ratios sees a real speed-up with far fewer
+ * instances (bench/decisions.ts); the PAR-2 margin keeps the promotion about PAR-2.
+ */
+export function logRatios(ta: readonly number[], tb: readonly number[]): number[] {
+  return ta.map((x, i) => Math.log(Math.max(RATIO_FLOOR_S, tb[i]!) / Math.max(RATIO_FLOOR_S, x)));
+}
+
+/**
+ * The exact sign-flip test (Fisher's paired permutation test) of the mean of `xs` (log ratios B / A):
+ * one-sided p for "B faster" (mean below 0) and for "B slower". Under "no difference" the two runs of a
+ * side-by-side pair are exchangeable (their order alternates), so each ratio's sign is a coin flip and
+ * the p is exact, whatever the distribution: heavy tails, timeouts (ratio 0 when both time out), mixed
+ * noise. All 2^n sign patterns up to 16 pairs, else `resamples` seeded ones (p = (k + 1) / (B + 1)).
+ */
+export function ratioTest(xs: readonly number[], resamples: number, seed: number): { speedupPct: number; pFaster: number; pSlower: number; method: 'exact' | 'sampled' } {
+  const n = xs.length;
+  if (n === 0) return { speedupPct: 0, pFaster: 1, pSlower: 1, method: 'exact' };
+  const obs = xs.reduce((s, x) => s + x, 0);
+  const speedupPct = 100 * (1 - Math.exp(obs / n));
+  // Sums within a rounding error of the observed one count as reaching it (ties favour no verdict).
+  const eps = 1e-9 * (1 + xs.reduce((s, x) => s + Math.abs(x), 0));
+  let below = 0;
+  let above = 0;
+  if (n <= 16) {
+    for (let m = 0; m < 2 ** n; m++) {
+      let s = 0;
+      for (let i = 0; i < n; i++) s += m & (1 << i) ? -xs[i]! : xs[i]!;
+      if (s <= obs + eps) below++;
+      if (s >= obs - eps) above++;
+    }
+    return { speedupPct, pFaster: below / 2 ** n, pSlower: above / 2 ** n, method: 'exact' };
+  }
+  const rnd = prng(seed);
+  for (let b = 0; b < resamples; b++) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s += rnd() < 0.5 ? -xs[i]! : xs[i]!;
+    if (s <= obs + eps) below++;
+    if (s >= obs - eps) above++;
+  }
+  return { speedupPct, pFaster: (below + 1) / (resamples + 1), pSlower: (above + 1) / (resamples + 1), method: 'sampled' };
 }
 
 /** Two-sided Wilcoxon signed-rank test; zero differences dropped, ties given average ranks. */

@@ -6,15 +6,17 @@
 // of a pair share a core and a moment (on this project's 2-core machine the two cores differ in speed
 // by up to 2x from one second to the next). With one slot, or on a remote runner (which syncs each
 // solver first), blocks of the slots run A then B, then B then A. Nothing stored earlier is reused:
-// each side runs under a session key of its own (runSet's `session`). The one way a promotion, the
-// held-out check, `satlution compare --measure` and the noise calibration measure a pair.
+// each side runs under a session key of its own (runSet's `session`). A cycle's race is the same with
+// several B sides sharing A's runs (measureTogether; the scheduler is raceRuns.ts, the rules race.ts),
+// each B's pairs a duel of its own. The one way a race, the held-out check, `satlution compare
+// --measure` and the noise calibration measure pairs.
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../config/schema';
 import * as os from 'node:os';
-import { listSet, type InstanceSpec } from '../instances/instances';
+import { listSet } from '../instances/instances';
 import { STATE_DIR } from '../layout';
 import { isolationFor } from '../isolation/settings';
 import { buildSolver } from '../run/build';
@@ -22,8 +24,11 @@ import { FATAL, type InstanceResult } from '../run/result';
 import { stageRunners, type RunnerEnv } from '../runners/select';
 import { writeJsonAtomic } from '../store/atomic';
 import { compareRuns, type Comparison } from './compare';
-import { runStage, type StagePlan } from './gates';
-import { par2Of, type TimeBasis } from './metrics';
+import { auditStage, runStage, type StagePlan } from './gates';
+import { auditOn, type AuditOutcome } from './audit';
+import { par2Of, timeOn, type TimeBasis } from './metrics';
+import { capFor, futility, lowerBound, raceLook, raceOrder, RaceDoc, type RacePolicy } from './race';
+import { runSession, type SessionSide, type Side } from './raceRuns';
 import { gateContext, type PlanOverrides } from './plan';
 import { solverIdentity } from './resultsStore';
 import { EvaluationSetupError, plannedStages } from './service';
@@ -62,7 +67,7 @@ export const DuelDoc = z.object({
   /** true: pairs ran back to back in parallel lanes (each pinned to a core where possible); false: in blocks. */
   together: z.boolean().default(false),
   pairs: z.array(DuelPair),
-  /** The paired comparison of B with A on these pairs only (on `on`, with the band in force). */
+  /** The paired comparison of B with A on these pairs only (on `on`); `p`: the ratio test's one-sided p (compare.ts), or the Wilcoxon p in duels kept before it. */
   comparison: z.object({
     par2A: z.number(),
     par2B: z.number(),
@@ -78,6 +83,10 @@ export const DuelDoc = z.object({
   }),
   /** A side that crashed or answered wrongly in the duel (it cannot win). */
   fatal: z.object({ side: z.enum(['A', 'B']), detail: z.string() }).nullable(),
+  /** B's race, when the duel was a cycle's race (several challengers share A's runs): why it stopped, or that it ran the set. */
+  race: RaceDoc.optional(),
+  /** A sequential duel (the held-out check) that stopped before the set's end: after how many instances, and why. */
+  stopped: z.object({ after: z.number().int().nonnegative(), of: z.number().int().nonnegative(), reason: z.string() }).optional(),
 });
 export type DuelDoc = z.infer<typeof DuelDoc>;
 
@@ -114,13 +123,33 @@ export interface Duel {
 
 export const duelsDir = (ws: string) => path.join(ws, STATE_DIR, 'duels');
 
-/** Measures A and B side by side on the perf stage's set, interleaved block by block (ABBA). */
+/** Measures A and B side by side on the perf stage's set, interleaved instance by instance (ABBA). */
 export async function measureSideBySide(req: DuelRequest): Promise<Duel> {
+  const { duels } = await measureTogether({ ...req, challengers: [req.b] });
+  return duels[0]!;
+}
+
+/** Several challengers against one reference in one session (a cycle's race): each gets its own duel, all paired with the same runs of A. */
+export interface TogetherRequest extends Omit<DuelRequest, 'b'> {
+  /** The challengers' directories (B sides), in the order they rotate in. */
+  challengers: readonly string[];
+  /** Race them (race.ts): cross-section order, caps, futility drops. Without, every side runs the whole set, by name. */
+  race?: RacePolicy;
+  /** The session's name, kept by a caller that may resume it (its stored runs are reused then); else a new one. */
+  session?: string;
+  /** Which surviving challengers (by directory) get the perf audit; default all (a cycle skips those whose document was audited already). */
+  audit?: (dir: string) => boolean;
+  /** Without a race: stop the session once this says so, given the challenger's pairs (the held-out check, race.ts heldOutLook). */
+  stopWhen?: (pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined;
+}
+
+/** Measures the challengers side by side with A in one session; each duel is kept in the workspace. */
+export async function measureTogether(req: TogetherRequest): Promise<{ session: string; duels: RacedDuel[] }> {
   const stages = await plannedStages({ ws: req.ws, config: req.config, overrides: { stage: 'perf', ...req.overrides } });
   const plan = stages[stages.length - 1];
   if (!plan) throw new EvaluationSetupError('no perf stage to measure on');
   // Proofs are a correctness matter, settled by the gates: a duel measures speed, so it runs as perf does.
-  const perf = { ...plan, audit: undefined, race: undefined };
+  const perf = { ...plan, audit: undefined };
   const instances = await listSet(perf.dir);
   if (!instances.length) throw new EvaluationSetupError(`benchmark set ${perf.dir} has no instances to measure on`);
   let runners;
@@ -130,91 +159,143 @@ export async function measureSideBySide(req: DuelRequest): Promise<Duel> {
     throw new EvaluationSetupError((e as Error).message);
   }
   const ctx = { ...gateContext(req.config, req.ws), runners, jobs: perf.jobs ?? 1, build: false, stages: [perf], ...(req.signal ? { signal: req.signal } : {}) };
-  // In a cycle both sides were built by their evaluations; `calibrate` and `compare --measure` build first, confined.
-  for (const dir of req.build ? new Set([req.a, req.b]) : []) {
+  // In a cycle every side was built by its evaluation; `calibrate` and `compare --measure` build first, confined.
+  for (const dir of req.build ? new Set([req.a, ...req.challengers]) : []) {
     const built = await buildSolver(dir, req.config.evaluation.build_timeout_s, req.signal, isolationFor(req.config));
     if (!built.ok) throw new EvaluationSetupError(`${path.basename(dir)} does not build: ${built.detail}`);
   }
-  const session = `${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomUUID().slice(0, 8)}`;
-  // A fixed order (by name): ABBA blocks cancel a drift whatever the order, and a resumed or repeated duel runs the same blocks.
-  const order = [...instances].sort((x, y) => x.name.localeCompare(y.name));
+  const session = req.session ?? newSessionName();
+  // A race: a cross-section by the champion's times (race.ts); else by name. Either way fixed, so a
+  // resumed or repeated session runs the same instances in the same lanes.
+  const order = req.race ? raceOrder(instances, req.race.reference) : [...instances].sort((x, y) => x.name.localeCompare(y.name));
   const slots = Math.max(1, perf.jobs ?? 1);
   // Remote runners sync each solver before its runs; two syncs into one remote workdir at once are not worth the risk.
   const kind = req.config.runners.find((r) => r.name === (perf.runner ?? 'local'))?.kind ?? 'local';
   const lanes = kind === 'local' ? slots : 1;
-  // Pinned lanes: a pair's two runs meet the same core (cores of one machine can differ in speed by 2x).
+  // Pinned lanes: a pair's runs meet the same core (cores of one machine can differ in speed by 2x).
   const pin = kind === 'local' && slots >= 2 && slots <= os.availableParallelism();
   const single = { ...perf, jobs: 1 };
   const started = new Date().toISOString();
-  const a = new Map<string, InstanceResult>();
-  const b = new Map<string, InstanceResult>();
-  const orders = new Map<string, 'AB' | 'BA'>();
+  const keys = req.challengers.map((_, k) => (req.challengers.length === 1 ? 'B' : `B${k + 1}`));
+  const dirOf = (side: Side) => (side === 'A' ? req.a : req.challengers[keys.indexOf(side)]!);
   let done = 0;
-  const total = 2 * order.length;
-  const runSide = async (side: 'A' | 'B', chunk: InstanceSpec[], plan: StagePlan, cpu: number | undefined) => {
-    // Each side its own session key: an A/A test of one directory must run twice, not reuse itself.
-    const out = await runStage({ ...ctx, solverDir: side === 'A' ? req.a : req.b }, plan, chunk, {}, { session: `${session}:${side}`, ...(cpu !== undefined ? { cpu } : {}) });
-    for (const r of out.results) (side === 'A' ? a : b).set(r.instance, r);
-    done += out.results.length;
-    req.onProgress?.(done, total, `${side} ran ${chunk.map((i) => i.name).join(', ')}`);
-  };
-  if (lanes > 1) {
-    // Each lane takes every lanes-th instance and runs its pairs back to back, the order alternating (ABBA).
-    await Promise.all(
-      Array.from({ length: lanes }, async (_, lane) => {
-        for (let j = lane, k = 0; j < order.length; j += lanes, k++) {
-          const inst = order[j]!;
-          // Alternating within the lane (a core's second run of a pair is not always the same side), and
-          // opposite across lanes at each step (one A and one B run at any moment). By j alone, lane 0 of
-          // two would always run AB and lane 1 always BA.
-          const ab = (k + lane) % 2 === 0;
-          orders.set(inst.name, ab ? 'AB' : 'BA');
-          for (const side of ab ? (['A', 'B'] as const) : (['B', 'A'] as const)) await runSide(side, [inst], single, pin ? lane : undefined);
+  const total = (1 + req.challengers.length) * order.length;
+  const policy = req.race;
+  const out = await runSession({
+    order,
+    challengers: keys,
+    lanes,
+    block: slots,
+    timeoutS: perf.timeoutS,
+    run: async (side, chunk, o) => {
+      // Each side its own session key: an A/A test of one directory must run twice, not reuse itself.
+      const r = await runStage({ ...ctx, solverDir: dirOf(side) }, lanes > 1 ? single : perf, chunk, {}, { session: `${session}:${side}`, caps: o.caps, ...(pin && o.lane !== undefined ? { cpu: o.lane } : {}) });
+      done += r.results.length;
+      req.onProgress?.(done, total, `${side === 'A' ? 'A' : path.basename(dirOf(side))} ran ${chunk.map((i) => i.name).join(', ')}`);
+      return r.results;
+    },
+    ...(policy?.racing.enabled
+      ? {
+          cap: (name: string) => capFor(policy.reference.get(name), perf.timeoutS, policy.racing),
+          look: raceLook(policy, order.length, perf.timeoutS),
         }
-      }),
-    );
-  } else {
-    // One slot, or a remote runner: blocks of its slots, A then B, then B then A.
-    for (let k = 0, at = 0; at < order.length; k++, at += slots) {
-      const chunk = order.slice(at, at + slots);
-      for (const side of k % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) await runSide(side, chunk, perf, undefined);
-      for (const i of chunk) orders.set(i.name, k % 2 === 0 ? 'AB' : 'BA');
-    }
+      : req.stopWhen
+        ? { look: (_side: Side, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => req.stopWhen!(pairs) }
+        : {}),
+  });
+  const ended = new Date().toISOString();
+  const ra = order.flatMap((i) => (out.a.has(i.name) ? [out.a.get(i.name)!] : []));
+  const hashA = await solverIdentity(req.a);
+  const duels: RacedDuel[] = [];
+  for (const [k, side] of keys.entries()) {
+    const s = out.b.get(side)!;
+    const rb = order.flatMap((i) => (s.results.has(i.name) ? [s.results.get(i.name)!] : []));
+    const paired = ra.filter((x) => s.results.has(x.instance));
+    const cmp = compareRuns(paired, rb, perf.timeoutS, { alpha: req.alpha, on: req.on, bandPct: req.bandPct });
+    const wall = compareRuns(paired, rb, perf.timeoutS, { alpha: req.alpha, on: 'wall' });
+    const race = policy ? raceDoc({ s, paired, rb, of: order.length, timeoutS: perf.timeoutS, on: req.on, policy, entrants: keys.length, session: sessionOf(session, k, keys.length) }) : undefined;
+    const doc: DuelDoc = {
+      session: sessionOf(session, k, keys.length),
+      purpose: req.purpose,
+      cycle: req.cycle ?? null,
+      a: { dir: req.a, hash: hashA },
+      b: { dir: req.challengers[k]!, hash: await solverIdentity(req.challengers[k]!) },
+      set: perf.dir,
+      runner: perf.runner ?? 'local',
+      timeout_s: perf.timeoutS,
+      on: req.on,
+      started_at: started,
+      ended_at: ended,
+      block: lanes > 1 ? 1 : slots,
+      together: lanes > 1,
+      pairs: paired.map((x) => ({ instance: x.instance, order: orderOf(out.orders.get(x.instance), side), a: brief(x), b: brief(s.results.get(x.instance)!) })),
+      comparison: { par2A: cmp.par2A, par2B: cmp.par2B, diff: cmp.diff, ci95: cmp.ci95, p: cmp.ratio.p, n: cmp.common, verdict: cmp.verdict, band_pct: cmp.band_pct, wall_par2A: wall.par2A, wall_par2B: wall.par2B },
+      fatal: fatalOf('B', rb) ?? fatalOf('A', paired),
+      ...(race ? { race } : {}),
+      ...(!race && s.dropped ? { stopped: { after: s.dropped.after, of: order.length, reason: s.dropped.reason } } : {}),
+    };
+    if (req.ws) await writeJsonAtomic(path.join(duelsDir(req.ws), `${doc.session}.json`), doc);
+    // A race's survivor is audited as a perf stage is (a sample of its UNSAT answers with proofs): its
+    // results become its perf measurement. One dropped can never be promoted; its answers decide nothing.
+    const audit = race?.outcome === 'survived' && !doc.fatal && plan.audit && auditOn(plan.audit) && (req.audit?.(req.challengers[k]!) ?? true) ? await auditStage({ ...ctx, solverDir: req.challengers[k]! }, perf, plan.audit, rb, instances) : undefined;
+    duels.push({ doc, cmp, a: paired, b: rb, ...(race ? { race, plan: perf } : {}), ...(audit ? { audit } : {}) });
   }
-  const block = lanes > 1 ? 1 : slots;
-  const together = lanes > 1;
-  const ra = order.flatMap((i) => (a.has(i.name) ? [a.get(i.name)!] : []));
-  const rb = order.flatMap((i) => (b.has(i.name) ? [b.get(i.name)!] : []));
-  const cmp = compareRuns(ra, rb, perf.timeoutS, { alpha: req.alpha, on: req.on, bandPct: req.bandPct });
-  const wall = compareRuns(ra, rb, perf.timeoutS, { alpha: req.alpha, on: 'wall' });
-  const fatalOf = (side: 'A' | 'B', rs: InstanceResult[]) => {
-    const f = rs.find((r) => FATAL.has(r.status));
-    return f ? { side, detail: `${f.instance}: ${f.status}: ${f.detail}` } : null;
-  };
-  const doc: DuelDoc = {
-    session,
-    purpose: req.purpose,
-    cycle: req.cycle ?? null,
-    a: { dir: req.a, hash: await solverIdentity(req.a) },
-    b: { dir: req.b, hash: await solverIdentity(req.b) },
-    set: perf.dir,
-    runner: perf.runner ?? 'local',
-    timeout_s: perf.timeoutS,
-    on: req.on,
-    started_at: started,
-    ended_at: new Date().toISOString(),
-    block,
-    together,
-    pairs: ra.flatMap((x) => {
-      const y = b.get(x.instance);
-      return y ? [{ instance: x.instance, order: orders.get(x.instance) ?? 'AB', a: brief(x), b: brief(y) }] : [];
-    }),
-    comparison: { par2A: cmp.par2A, par2B: cmp.par2B, diff: cmp.diff, ci95: cmp.ci95, p: cmp.wilcoxon.p, n: cmp.common, verdict: cmp.verdict, band_pct: cmp.band_pct, wall_par2A: wall.par2A, wall_par2B: wall.par2B },
-    fatal: fatalOf('B', rb) ?? fatalOf('A', ra),
-  };
-  if (req.ws) await writeJsonAtomic(path.join(duelsDir(req.ws), `${session}.json`), doc);
-  return { doc, cmp, a: ra, b: rb };
+  return { session, duels };
 }
+
+/** A duel of a race: B's race, the stage it ran as, and a survivor's perf audit. */
+export interface RacedDuel extends Duel {
+  race?: RaceDoc;
+  plan?: StagePlan;
+  audit?: AuditOutcome;
+}
+
+/** A new session's name: its start (so names sort by time) and a random part. */
+export const newSessionName = (): string => `${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomUUID().slice(0, 8)}`;
+
+/** The k-th challenger's duel in a session of `n`: the session itself for one, else with its number. */
+const sessionOf = (session: string, k: number, n: number) => (n === 1 ? session : `${session}.${k + 1}`);
+
+/** AB when A ran the instance before this side, else BA. */
+const orderOf = (sequence: readonly Side[] | undefined, side: Side): 'AB' | 'BA' => (!sequence || sequence.indexOf('A') < sequence.indexOf(side) ? 'AB' : 'BA');
+
+/** A side that crashed or answered wrongly in the duel. */
+const fatalOf = (side: 'A' | 'B', rs: readonly InstanceResult[]) => {
+  const f = rs.find((r) => FATAL.has(r.status));
+  return f ? { side, detail: `${f.instance}: ${f.status}: ${f.detail}` } : null;
+};
+
+/** A challenger's race as its documents keep it. */
+function raceDoc(o: { s: SessionSide; paired: InstanceResult[]; rb: InstanceResult[]; of: number; timeoutS: number; on: TimeBasis; policy: RacePolicy; entrants: number; session: string }): RaceDoc {
+  const { s, timeoutS, on } = o;
+  const byB = new Map(o.rb.map((r) => [r.instance, r]));
+  const pairs = o.paired.map((x) => ({ champion: par2Of(x, timeoutS, on), challenger: lowerBound(byB.get(x.instance)!, s.caps.get(x.instance) ?? timeoutS, timeoutS, on) }));
+  const call = futility(pairs, o.of, o.policy.racing);
+  const championS = pairs.reduce((t, p) => t + p.champion, 0);
+  const challengerS = pairs.reduce((t, p) => t + p.challenger, 0);
+  const stored = [...o.policy.reference.values()];
+  const storedPar2 = stored.length ? stored.reduce((t, x) => t + x, 0) / stored.length : 0;
+  return {
+    outcome: s.dropped ? 'rejected early' : 'survived',
+    on,
+    ran: s.results.size,
+    of: o.of,
+    capped: s.capped,
+    session: o.session,
+    entrants: o.entrants,
+    speedup_pct: round(call.speedupPct),
+    upper_pct: call.upperPct === null ? null : round(call.upperPct),
+    detect_gain_pct: o.policy.racing.detect_gain_pct,
+    champion_reruns: 0,
+    challenger_s: round(challengerS),
+    champion_s: round(championS),
+    estimated_par2: s.dropped && championS > 0 ? round((challengerS / championS) * storedPar2) : null,
+    spent_s: round(o.rb.reduce((t, r) => t + timeOn(r, on), 0)),
+    reason: s.dropped ? s.dropped.reason : `ran all ${o.of} instances${s.capped ? ` (${s.capped} capped run${s.capped > 1 ? 's' : ''} again in full)` : ''}: its pairs with the champion decide`,
+  };
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
 
 /** Reads every kept duel of a workspace, oldest first; damaged files are skipped. */
 export async function readDuels(ws: string): Promise<DuelDoc[]> {

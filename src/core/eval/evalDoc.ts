@@ -142,8 +142,10 @@ export const EvalDoc = z.object({
   metrics: MetricsDoc.nullable(),
   /** Multi-fidelity: the perf tier the measurement is from, of how many (the last is the full set). */
   tier: z.object({ reached: z.number().int().positive(), of: z.number().int().positive() }).optional(),
-  /** perf raced against the champion (eval/race.ts); `rejected early`: only part of the set ran, so `metrics` is not the set's. */
+  /** perf measured in a cycle's race (eval/race.ts); `rejected early`: only part of the set ran, so `metrics` is not the set's. */
   race: RaceDoc.optional(),
+  /** A cycle's challenger whose gates passed up to the full perf set, which its cycle's race is still to measure (cycle/race.ts). */
+  race_pending: z.literal(true).optional(),
   /** The sandbox the build and runs had: `off` when any of them ran without isolation. Absent: written before sandboxes, so none. */
   isolation: z.enum(['bwrap', 'off']).optional(),
   /** The perf set the perf gate ran on (instances/setVersion.ts), so a reader can tell a measurement on an older set. Absent: perf did not run, or written before sets had versions. */
@@ -162,8 +164,8 @@ export function parseEvalDoc(raw: unknown): { ok: true; doc: EvalDoc } | { ok: f
   return { ok: false, reason: `${first.path.join('.') || 'the document'}: ${first.message}${r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more problem${r.error.issues.length > 2 ? 's' : ''})` : ''}` };
 }
 
-/** Whether the document measured the whole perf set: not a cheaper tier, not stopped by racing. */
-export const measuredInFull = (doc: EvalDoc): boolean => (!doc.tier || doc.tier.reached === doc.tier.of) && doc.race?.outcome !== 'rejected early';
+/** Whether the document measured the whole perf set: not a cheaper tier, not stopped by racing, not waiting for its race. */
+export const measuredInFull = (doc: EvalDoc): boolean => !doc.race_pending && (!doc.tier || doc.tier.reached === doc.tier.of) && doc.race?.outcome !== 'rejected early';
 
 /** A passing candidate's PAR-2 for strategies that rank by it: the set's, or for one rejected by racing the race's extrapolated lower estimate; null when it failed. */
 export function rankingPar2(doc: EvalDoc | undefined): number | null {

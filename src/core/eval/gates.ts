@@ -13,10 +13,8 @@ import type { Runner } from '../runners/runner';
 import type { AuditDoc, GateName } from './evalDoc';
 import { AUDIT_TIMEOUT_FACTOR, auditOn, auditPerf, auditSummary, type AuditOutcome, type AuditPolicy, type AuditRandom } from './audit';
 import { inSubset } from './subset';
-import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import type { RaceDoc, RacePolicy } from './race';
-import { runRace } from './raceRuns';
+import type { RaceDoc } from './race';
 
 export type { GateName } from './evalDoc';
 
@@ -41,8 +39,6 @@ export interface StagePlan {
   audit?: AuditPolicy;
   /** The sandbox of this stage's runs (its runner's, else the workspace's); default: bubblewrap. */
   isolation?: IsolationSettings;
-  /** perf of a challenger: race it against the champion's times and stop when it cannot win (race.ts). */
-  race?: RacePolicy;
 }
 
 export interface GateReport {
@@ -62,7 +58,7 @@ export interface GateReport {
   audit?: AuditDoc;
   /** The stage checked nothing but passed (evaluation.vacuous_gates: warn): why, shown with the verdict. */
   warning?: string;
-  /** The race, when the stage was raced against the champion. */
+  /** A cycle's race, when perf was measured in one (eval/raceRecord.ts). */
   race?: RaceDoc;
 }
 
@@ -183,27 +179,16 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
       onResult: (r: InstanceResult, done: number, total: number, reused: boolean) => req.onResult?.(plan.gate, r, done, total, reused),
       ...(req.onStatus ? { onStatus: (m: string) => req.onStatus?.(plan.gate, m) } : {}),
     };
-    const race = plan.race;
-    let raced: RaceDoc | undefined;
-    let out: RunSetOutcome;
-    if (race) {
-      // The champion's re-runs in the race are a session of their own: nothing stored stands in for them.
-      const raceSession = `race-${randomUUID()}`;
-      const r = await runRace({ instances, timeoutS: plan.timeoutS, jobs: plan.jobs ?? req.jobs, policy: race, run: (some, caps) => runStage(req, plan, some, progress, { caps }), ...(race.championDir ? { runChampion: (some: InstanceSpec[]) => runStage({ ...req, solverDir: race.championDir! }, plan, some, {}, { session: raceSession }) } : {}), say: (m) => req.onStatus?.(plan.gate, m) });
-      out = r;
-      raced = r.race;
-    } else out = await runStage(req, plan, instances, progress);
+    const out = await runStage(req, plan, instances, progress);
     const failing = out.results.filter((r) => FAILS[plan.gate](r.status));
     const metrics = computeMetrics(out.results, plan.timeoutS, await baselineResults(req, out.solverHash, new Set(instances.map((i) => i.name))));
-    // Only a stage that passed is audited: a failed one fails anyway, and one racing rejected early can
-    // never be promoted, so its answers decide nothing (a survivor is audited like any other).
-    const audit = failing.length === 0 && raced?.outcome !== 'rejected early' && !plan.checkProofs && auditOn(plan.audit) ? await auditStage(req, plan, plan.audit, out.results, instances) : undefined;
+    // Only a stage that passed is audited: a failed one fails anyway.
+    const audit = failing.length === 0 && !plan.checkProofs && auditOn(plan.audit) ? await auditStage(req, plan, plan.audit, out.results, instances) : undefined;
     // A verify stage that passed without checking a single answer proved nothing.
     const why = failing.length === 0 && !audit?.failures.length ? uncheckedVerify(plan, out.results) : undefined;
     const unchecked = why ? vacuous(req, plan, why, `add instances the solver solves within the verify timeout (${plan.timeoutS} s), or known answers in meta.csv`) : undefined;
     const ok = failing.length === 0 && !audit?.failures.length && (unchecked?.ok ?? true);
-    // A challenger stopped by racing ran only part of the set: its PAR-2 there is not a measurement of the set.
-    const measured = raced?.outcome === 'rejected early' ? `rejected early after ${raced.ran} of ${raced.of} instances (${raced.capped} capped): ${raced.reason}` : `${metrics.solved}/${metrics.n} solved, PAR-2 ${metrics.par2.toFixed(2)} s`;
+    const measured = `${metrics.solved}/${metrics.n} solved, PAR-2 ${metrics.par2.toFixed(2)} s`;
     gates.push({
       gate: plan.gate,
       ok,
@@ -216,7 +201,6 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
       solverHash: out.solverHash,
       ...(audit ? { audit: audit.doc } : {}),
       ...(unchecked?.warning ? { warning: unchecked.warning } : {}),
-      ...(raced ? { race: raced } : {}),
     });
     if (!ok) return { verdict: 'fail', gates };
   }
@@ -293,7 +277,7 @@ export function runStage(req: GateRequest, plan: StagePlan, instances: InstanceS
  * and drat-trim) with more time for writing the proof. Its key differs from perf's (limits, proofs),
  * so perf's unchecked results are never taken for it. Progress goes out as status lines, not results.
  */
-function auditStage(req: GateRequest, plan: StagePlan, policy: AuditPolicy, results: InstanceResult[], instances: InstanceSpec[]): Promise<AuditOutcome> {
+export function auditStage(req: GateRequest, plan: StagePlan, policy: AuditPolicy, results: InstanceResult[], instances: InstanceSpec[]): Promise<AuditOutcome> {
   const audited: StagePlan = { ...plan, timeoutS: plan.timeoutS * AUDIT_TIMEOUT_FACTOR, checkProofs: true };
   const say = (m: string) => req.onStatus?.(plan.gate, `audit: ${m}`);
   return auditPerf({

@@ -1,72 +1,86 @@
-// Racing with adaptive capping (irace's racing; ParamILS's and SMAC's adaptive capping): a challenger's
-// perf runs go first through a sample spread over the champion's times (the decision window), then
-// longest first, each capped at a multiple of the champion's time on that instance, and stop as soon as
-// the challenger cannot beat the champion by the margin. The
-// rule is deliberately one-sided: racing may only reject. A challenger that survives is measured in
-// full and then again side by side with the champion (duel.ts) before any promotion, so a cap or an
-// early stop can never make a candidate win. Pure functions; gates.ts drives the runs.
+// The race's rules (ARCHITECTURE.md, "The path of a cycle", evaluate). A cycle's challengers and the
+// champion run the perf set side by side in one session, instance by instance (duel.ts measureTogether),
+// so every challenger is paired with the same champion run and a session's drift cancels in every pair.
+// This file holds the pure parts: the order (a cross-section of the set by the champion's times, so any
+// prefix is a sample of easy and hard alike), the caps (a multiple of the champion's time: adaptive
+// capping), and the futility rule that drops a challenger once its pairs say it is not the gain the race
+// is for. Racing only ever drops: a promotion is decided on the full set's pairs, by the paired test
+// (compare.ts), after the last instance, so dropping cannot make a challenger win (futility stopping
+// leaves the false-promotion rate as it is) and no alpha is spent on looks.
 import { z } from 'zod';
 import type { RacingConfig } from '../config/schema';
 import type { InstanceResult } from '../run/result';
+import { logRatios, normalQuantile } from './compare';
 import { par2Of, type TimeBasis } from './metrics';
 
-/** What a race compares with, and how strictly. */
+/** What a race orders and caps by. */
 export interface RacePolicy {
+  racing: RacingConfig;
+  on: TimeBasis;
   /** The champion's PAR-2 contribution per instance (on `on`), from its latest measurement at the same limits. */
   reference: ReadonlyMap<string, number>;
-  on: TimeBasis;
-  racing: RacingConfig;
-  /** The promotion margin in force (percent): max(min_improvement_pct, noise band). */
-  marginPct: number;
-  /** The calibrated noise band (percent of PAR-2), 0 when not calibrated. */
-  bandPct: number;
-  /** The champion's directory: the decision window's blocks run it again in the same session (raceRuns.ts). */
-  championDir?: string;
 }
 
-/** The race's outcome, kept in the evaluation document. */
+/** A challenger's race, kept in its evaluation document and its duel. Fields marked "older" are read from documents of before the one-session race. */
 export const RaceDoc = z.object({
-  /** rejected early: the runs stopped here; survived: every instance ran and capped ones ran again in full. */
+  /** rejected early: dropped before the set's end; survived: every instance ran (capped ones again in full). */
   outcome: z.enum(['rejected early', 'survived']),
   on: z.enum(['wall', 'cpu']),
-  /** Instances run before the decision, of the perf set's. */
+  /** Instances it ran, of the perf set's. */
   ran: z.number().int().nonnegative(),
   of: z.number().int().nonnegative(),
   /** Runs stopped at their cap (a multiple of the champion's time). */
   capped: z.number().int().nonnegative(),
-  /** The champion's runs in the race's decision window (same session, so drift cannot decide). */
+  /** The race's session (its duel is `.satlution/duels/<session>.json`); absent in older documents. */
+  session: z.string().optional(),
+  /** Challengers in the race (the champion not counted); absent in older documents. */
+  entrants: z.number().int().positive().optional(),
+  /** The challenger's geometric-mean speed-up over the champion on the pairs it has, percent (positive: faster). */
+  speedup_pct: z.number().optional(),
+  /** The most it could be faster at the futility rule's confidence when it was dropped, percent. */
+  upper_pct: z.number().nullable().optional(),
+  /** The gain the race is for (racing.detect_gain_pct). */
+  detect_gain_pct: z.number().optional(),
+  /** The champion's re-runs (older documents). */
   champion_reruns: z.number().int().nonnegative().default(0),
-  /** The challenger's lower bound on the instances it ran (capped runs count their cap), seconds summed. */
+  /** Sums over the instances both ran, seconds (the challenger's capped runs count their cap). */
   challenger_s: z.number().nonnegative(),
-  /** The champion's time on the same instances, and on the whole set (seconds summed, PAR-2 contributions). */
   champion_s: z.number().nonnegative(),
-  champion_total_s: z.number().nonnegative(),
-  /** What the challenger had to stay under on those instances to stay in the race. */
-  threshold_s: z.number().nonnegative(),
-  margin_pct: z.number().nonnegative(),
-  band_pct: z.number().nonnegative(),
-  /** A rejected challenger's PAR-2 extrapolated from the race (a lower bound ratio times the champion's PAR-2). */
+  /** Older documents: the champion's whole-set total, the threshold, margin and band of the old rule. */
+  champion_total_s: z.number().nonnegative().optional(),
+  threshold_s: z.number().nonnegative().optional(),
+  margin_pct: z.number().nonnegative().optional(),
+  band_pct: z.number().nonnegative().optional(),
+  /** A rejected challenger's PAR-2 extrapolated from its pairs (its time ratio to the champion there, times the champion's stored PAR-2). */
   estimated_par2: z.number().nonnegative().nullable(),
-  /** CPU seconds (else wall) the race's runs took, the champion's re-runs included. */
+  /** CPU seconds (else wall) the challenger's runs took. */
   spent_s: z.number().nonnegative(),
   reason: z.string(),
 });
 export type RaceDoc = z.infer<typeof RaceDoc>;
 
 /**
- * Run order: instances the champion has no time for first (they cannot be judged, only run); then the
- * decision window's sample, every k-th instance by the champion's times with k = 1 / min_share, so the
- * window is a cross-section of the set (easy and hard alike) that reaches min_share with little
- * overshoot (the window runs the champion too: every instance past min_share costs twice); then the rest
- * longest first, so the instances that weigh most in PAR-2 come early for the hopeless rule.
+ * Run order: instances the champion has no time for first (they cannot be judged by their time, only
+ * run), then the rest as a cross-section refined step by step: the champion's times sorted, longest
+ * first, taken in bit-reversed rank order (van der Corput), so the first 2, 4, 8, ... instances spread
+ * evenly over the range of difficulty. A challenger dropped after k instances was judged on easy and
+ * hard alike, and what it cost is about k / N of an evaluation.
  */
-export function raceOrder<T extends { name: string }>(instances: readonly T[], reference: ReadonlyMap<string, number>, minShare = 1): T[] {
+export function raceOrder<T extends { name: string }>(instances: readonly T[], reference: ReadonlyMap<string, number>): T[] {
   const w = (n: string) => reference.get(n) ?? Infinity;
   const sorted = [...instances].sort((a, b) => w(b.name) - w(a.name) || a.name.localeCompare(b.name));
   const unknown = sorted.filter((i) => !reference.has(i.name));
   const known = sorted.filter((i) => reference.has(i.name));
-  const k = Math.max(1, Math.round(1 / minShare));
-  return [...unknown, ...known.filter((_, j) => j % k === 0), ...known.filter((_, j) => j % k !== 0)];
+  // Visit rank floor(x * n) for x = 0, 1/2, 1/4, 3/4, 1/8, ... (the radical inverse of k in base 2), skipping ranks seen.
+  const seen = new Set<number>();
+  const ranks: T[] = [];
+  for (let k = 0; ranks.length < known.length; k++) {
+    let x = 0;
+    for (let f = 0.5, j = k; j > 0; j >>= 1, f /= 2) if (j & 1) x += f;
+    const at = Math.floor(x * known.length);
+    if (!seen.has(at)) (seen.add(at), ranks.push(known[at]!));
+  }
+  return [...unknown, ...ranks];
 }
 
 /** The challenger's time limit on an instance: cap_factor times the champion's time, never under the floor nor over the timeout. */
@@ -83,47 +97,98 @@ export function lowerBound(r: InstanceResult, capS: number, timeoutS: number, on
   return par2Of(r, timeoutS, on);
 }
 
-/** The race so far: each judged instance's challenger lower bound and champion time. */
-export interface RaceProgress {
-  runs: { lb: number; ref: number }[];
-  /** Instances in the set (judged or not). */
-  of: number;
-  /** The champion's total over every instance it has a time for. */
-  championTotal: number;
-}
+/**
+ * The futility rule's error per look: a challenger truly `detect_gain_pct` faster is dropped at one look
+ * with at most this probability (the looks are nested, so over a whole race the simulator measures
+ * 1-2%, bench/decisions.ts).
+ */
+export const FUTILITY_LEVEL = 0.005;
 
-/** Stop or go on, with the numbers behind it. */
-export interface RaceCall {
-  stop: boolean;
+/** The judgement of one challenger at one look. */
+export interface FutilityCall {
+  drop: boolean;
+  /** Its geometric-mean speed-up so far and the most it can be at the rule's confidence, percent. */
+  speedupPct: number;
+  upperPct: number | null;
   reason: string;
-  challengerS: number;
-  championS: number;
-  thresholdS: number;
 }
 
 /**
- * The racing rule. Winning needs a PAR-2 at least the margin m below the champion's; with noise band b
- * (calibrated on the whole set of N instances):
- * - hopeless (checked after every block): the challenger's lower bounds already exceed (1 - m)(1 + b)
- *   times the champion's whole-set total: even solving every remaining instance in no time, it cannot win;
- * - no faster (once the n instances run carry min_share of the champion's total and at least
- *   min_instances): on those instances its lower bounds exceed (1 - m + b') times the champion's, where
- *   b' = b * sqrt(N / n) is the band widened for the smaller sample (the noise of a sum of n runs, relative
- *   to it, shrinks as 1 / sqrt(n)): it is not even m - b' faster on a cross-section of the set.
+ * Drop a challenger when its pairs so far say, at confidence 1 - FUTILITY_LEVEL, that it is less than
+ * `detect_gain_pct` faster: a one-sided t-test of the mean log time ratio against log(1 - gain), from
+ * min_instances pairs on. The pairs are lower bounds where its runs were capped (they can only make it
+ * look faster than it is, so the drop stays safe). A smaller true gain may be dropped too: the race is
+ * for gains the set can show, and its cost is what an evaluation of the champion costs.
  */
-export function raceCall(p: RaceProgress, policy: Pick<RacePolicy, 'racing' | 'marginPct' | 'bandPct'>, o: { noFaster?: boolean } = {}): RaceCall {
-  const m = policy.marginPct / 100;
-  const b = policy.bandPct / 100;
-  const challengerS = p.runs.reduce((s, r) => s + r.lb, 0);
-  const championS = p.runs.reduce((s, r) => s + r.ref, 0);
-  // A band over 100% of PAR-2 (a tiny or wildly noisy set) would make these negative: nothing can win then.
-  const hopeless = Math.max(0, (1 - m) * (1 + b) * p.championTotal);
-  if (p.championTotal > 0 && challengerS > hopeless)
-    return { stop: true, reason: `cannot win: its first ${p.runs.length} runs already take ${challengerS.toFixed(2)} s, more than the ${hopeless.toFixed(2)} s the whole set allows (the champion's ${p.championTotal.toFixed(2)} s less the ${policy.marginPct.toFixed(1)}% margin)`, challengerS, championS, thresholdS: hopeless };
-  const widened = p.runs.length ? b * Math.sqrt(Math.max(1, p.of / p.runs.length)) : b;
-  const threshold = Math.max(0, (1 - m + widened) * championS);
-  const covered = p.championTotal > 0 ? championS / p.championTotal : 0;
-  if (o.noFaster !== false && p.runs.length >= policy.racing.min_instances && covered >= policy.racing.min_share && challengerS > threshold)
-    return { stop: true, reason: `not faster where it counts: on the ${p.runs.length} instances carrying ${Math.round(100 * covered)}% of the champion's time it took at least ${challengerS.toFixed(2)} s against the champion's ${championS.toFixed(2)} s (it needed at most ${threshold.toFixed(2)} s to stay in the race: the ${policy.marginPct.toFixed(1)}% margin, less the ${(100 * widened).toFixed(1)}% band for ${p.runs.length} of ${p.of} instances)`, challengerS, championS, thresholdS: threshold };
-  return { stop: false, reason: '', challengerS, championS, thresholdS: threshold };
+export function futility(pairs: readonly { champion: number; challenger: number }[], of: number, racing: Pick<RacingConfig, 'min_instances' | 'detect_gain_pct'>): FutilityCall {
+  const n = pairs.length;
+  const r = logRatios(pairs.map((p) => p.champion), pairs.map((p) => p.challenger));
+  const mean = n ? r.reduce((s, x) => s + x, 0) / n : 0;
+  const speedupPct = 100 * (1 - Math.exp(mean));
+  if (n < Math.max(2, racing.min_instances)) return { drop: false, speedupPct, upperPct: null, reason: '' };
+  const sd = Math.sqrt(r.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1));
+  const se = Math.max(sd / Math.sqrt(n), 1e-12);
+  const crit = tQuantile(1 - FUTILITY_LEVEL, n - 1);
+  const upperPct = 100 * (1 - Math.exp(mean - crit * se));
+  const target = racing.detect_gain_pct;
+  const drop = upperPct < target;
+  const way = speedupPct >= 0 ? `${speedupPct.toFixed(1)}% faster` : `${(-speedupPct).toFixed(1)}% slower`;
+  return { drop, speedupPct, upperPct, reason: drop ? `not the ${target}% gain the race is for: after ${n} of ${of} instances it is ${way} than the champion (geometric mean of the time ratios, same session), and at most ${upperPct.toFixed(1)}% faster at ${(100 * (1 - FUTILITY_LEVEL)).toFixed(1)}% confidence` : '' };
+}
+
+/** Student's t quantile with `df` degrees of freedom (Cornish-Fisher expansion around the normal one; within 1% from 3 df on). */
+export function tQuantile(p: number, df: number): number {
+  const z = normalQuantile(p);
+  if (!Number.isFinite(df) || df > 1e6) return z;
+  const z3 = z ** 3;
+  const z5 = z ** 5;
+  const z7 = z ** 7;
+  const z9 = z ** 9;
+  return z + (z3 + z) / (4 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96 * df ** 2) + (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * df ** 3) + (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / (92160 * df ** 4);
+}
+
+/** The session's look (raceRuns.ts) for a race: drop a challenger when futility says so, judged on its pairs' PAR-2 times (capped runs at their cap). */
+export function raceLook(policy: RacePolicy, of: number, timeoutS: number): (side: string, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined {
+  return (_side, pairs) => {
+    const call = futility(pairs.map((p) => ({ champion: par2Of(p.a, timeoutS, policy.on), challenger: lowerBound(p.b, p.capS, timeoutS, policy.on) })), of, policy.racing);
+    return call.drop ? call.reason : undefined;
+  };
+}
+
+/** The held-out check's judgement on the pairs so far: faster there, slower there, or not yet known. */
+export interface HeldOutCall {
+  stop: boolean;
+  /** true: slower on the held-out set (a veto); false: faster there; undefined: not known yet. */
+  slower: boolean | undefined;
+  speedupPct: number;
+  reason: string;
+}
+
+/**
+ * The held-out check, sequential (cycle/engine.ts): the winner and the champion side by side on the
+ * held-out set, stopped as soon as a t-interval of the mean log time ratio at 1 - FUTILITY_LEVEL lies
+ * wholly on one side of 0, from `minInstances` pairs on. A winner clearly faster there needs no more
+ * runs; one clearly slower is vetoed at once; one in between runs the whole set.
+ */
+export function heldOutCall(pairs: readonly { champion: number; challenger: number }[], of: number, minInstances: number): HeldOutCall {
+  const n = pairs.length;
+  const r = logRatios(pairs.map((p) => p.champion), pairs.map((p) => p.challenger));
+  const mean = n ? r.reduce((s, x) => s + x, 0) / n : 0;
+  const speedupPct = 100 * (1 - Math.exp(mean));
+  if (n < Math.max(2, minInstances)) return { stop: false, slower: undefined, speedupPct, reason: '' };
+  const sd = Math.sqrt(r.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1));
+  const half = tQuantile(1 - FUTILITY_LEVEL, n - 1) * Math.max(sd / Math.sqrt(n), 1e-12);
+  const [lo, hi] = [100 * (1 - Math.exp(mean + half)), 100 * (1 - Math.exp(mean - half))];
+  const conf = `${(100 * (1 - FUTILITY_LEVEL)).toFixed(1)}%`;
+  if (lo > 0) return { stop: true, slower: false, speedupPct, reason: `after ${n} of ${of} instances ${speedupPct.toFixed(1)}% faster (geometric mean), at least ${lo.toFixed(1)}% at ${conf} confidence` };
+  if (hi < 0) return { stop: true, slower: true, speedupPct, reason: `after ${n} of ${of} instances ${(-speedupPct).toFixed(1)}% slower (geometric mean), at least ${(-hi).toFixed(1)}% at ${conf} confidence` };
+  return { stop: false, slower: undefined, speedupPct, reason: '' };
+}
+
+/** The held-out check as a duel's stop rule (duel.ts stopWhen): stop the session once heldOutCall can tell. */
+export function heldOutLook(of: number, timeoutS: number, on: TimeBasis, minInstances: number): (pairs: readonly { a: InstanceResult; b: InstanceResult }[]) => string | undefined {
+  return (pairs) => {
+    const call = heldOutCall(pairs.map((p) => ({ champion: par2Of(p.a, timeoutS, on), challenger: par2Of(p.b, timeoutS, on) })), of, minInstances);
+    return call.stop ? call.reason : undefined;
+  };
 }

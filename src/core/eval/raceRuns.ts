@@ -1,123 +1,143 @@
-// Drives a race (race.ts) over a perf stage's instances: blocks of runs in race order (the decision
-// window's cross-section, then longest first), each run capped, the racing rule checked after every
-// block. A challenger that survives has its capped runs repeated with the full timeout, so its recorded
-// measurement is complete and never holds a cap.
+// The scheduler of a side-by-side session (duel.ts measureTogether): side A (the champion, or the
+// reference of a duel) and one or more sides B run a set in a fixed order, instance by instance, so each
+// B is paired with the same A run, in the same moment. With several lanes (a local runner's slots) each
+// lane takes every lanes-th instance and runs its entrants back to back on one core, their order
+// rotating from one instance to the next (with two sides: ABBA), so no side always runs first; with one
+// lane (a remote runner, one slot) blocks of `block` instances. After each instance a race's rule may
+// drop a B (`look`, on the pairs of the longest finished prefix of the order, so a resumed session
+// judges alike); A stops when no B is left. A surviving B's capped runs run again in full, so its pairs
+// hold complete runs. Pure scheduling: the runs themselves are the caller's (`run`).
 import type { InstanceSpec } from '../instances/instances';
 import type { InstanceResult } from '../run/result';
-import { par2Of, timeOn } from './metrics';
-import { capFor, lowerBound, raceCall, raceOrder, type RaceDoc, type RacePolicy } from './race';
-import type { RunSetOutcome } from './runSet';
 
-/** Runs some instances of the stage, with per-instance caps (the stage's own runner, limits and store). */
-export type RunSome = (instances: InstanceSpec[], caps: ReadonlyMap<string, number>) => Promise<RunSetOutcome>;
+/** A side's key: 'A' for the reference, the caller's keys for the others. */
+export type Side = string;
 
-/** The stage's results (in the set's order) and the race's record. */
-export interface RaceOutcome extends RunSetOutcome {
-  race: RaceDoc;
+/** Runs `instances` for a side; `lane` pins to a core (lanes > 1); `caps` are per-instance time limits under the timeout. */
+export type RunBlock = (side: Side, instances: InstanceSpec[], o: { lane?: number; caps: ReadonlyMap<string, number> }) => Promise<InstanceResult[]>;
+
+/** What to schedule. */
+export interface SessionRequest {
+  order: readonly InstanceSpec[];
+  challengers: readonly Side[];
+  lanes: number;
+  /** Instances per block when lanes is 1. */
+  block: number;
+  timeoutS: number;
+  run: RunBlock;
+  /** A B's cap on an instance (seconds, under the timeout), or undefined for none. */
+  cap?: (instance: string) => number | undefined;
+  /** Whether to drop a B now, given its pairs over the finished prefix (A's and its runs, with its caps): a reason, or undefined. */
+  look?: (side: Side, pairs: readonly { instance: string; a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined;
 }
 
-/**
- * Races a challenger's perf runs in blocks of the stage's slots. While the instances run carry less than
- * min_share of the champion's time (the decision window), each block is run by the champion too, in the
- * same session and in alternating order, so "no faster where it counts" is judged on same-session pairs:
- * the machine's speed drifts (on this project's 2-core machine by 25% between two runs of one binary a
- * minute apart), and a challenger judged against stored champion times would be rejected for the drift.
- * After the window only the hopeless rule applies, against the champion's stored times scaled by the speed
- * ratio the window measured. Without `runChampion` every judgement uses the stored times.
- */
-export async function runRace(o: { instances: InstanceSpec[]; timeoutS: number; jobs: number; policy: RacePolicy; run: RunSome; runChampion?: RunSome; say?: (m: string) => void }): Promise<RaceOutcome> {
-  const { policy, timeoutS } = o;
-  const order = raceOrder(o.instances, policy.reference, o.runChampion ? policy.racing.min_share : 1);
-  const storedTotal = o.instances.reduce((s, i) => s + (policy.reference.get(i.name) ?? 0), 0);
-  const results = new Map<string, InstanceResult>();
-  const caps = new Map<string, number>();
-  const judged: { lb: number; ref: number }[] = [];
-  let solverHash = '';
-  let reused = 0;
-  let spent = 0;
-  let reruns = 0;
-  // The champion's speed now over its stored speed, from the window's same-session runs.
-  let storedInWindow = 0;
-  let nowInWindow = 0;
-  const ratio = () => (storedInWindow > 0 && nowInWindow > 0 ? nowInWindow / storedInWindow : 1);
-  let window = o.runChampion !== undefined;
-  const block = Math.max(1, o.jobs);
-  let stopped: ReturnType<typeof raceCall> | undefined;
-  let last = raceCall({ runs: [], of: order.length, championTotal: storedTotal }, policy);
-  for (let k = 0, at = 0; at < order.length && !stopped; k++, at += block) {
-    const chunk = order.slice(at, at + block);
-    for (const i of chunk) caps.set(i.name, capFor(scaled(policy.reference.get(i.name), ratio()), timeoutS, policy.racing));
-    const challenger = () => o.run(chunk, new Map(chunk.flatMap((i) => (caps.get(i.name)! < timeoutS ? [[i.name, caps.get(i.name)!] as const] : []))));
-    let now: Map<string, number> | undefined;
-    const champion = async () => {
-      const c = await o.runChampion!(chunk, new Map());
-      now = new Map(c.results.map((r) => [r.instance, par2Of(r, timeoutS, policy.on)]));
-      reruns += c.results.length;
-      for (const r of c.results) spent += timeOn(r, policy.on);
-    };
-    let out: RunSetOutcome;
-    if (window && k % 2 === 1) {
-      await champion();
-      out = await challenger();
-    } else {
-      out = await challenger();
-      if (window) await champion();
+/** One B side after the session. */
+export interface SessionSide {
+  results: Map<string, InstanceResult>;
+  /** The caps its runs had (the instances run again in full are no longer here). */
+  caps: Map<string, number>;
+  /** Capped runs it had before they ran again in full. */
+  capped: number;
+  /** Set when the rule dropped it: after how many instances of the order, and why. */
+  dropped?: { after: number; reason: string };
+}
+
+/** The session: A's runs, each B's, and the order the sides ran each instance in. */
+export interface SessionOutcome {
+  a: Map<string, InstanceResult>;
+  b: Map<Side, SessionSide>;
+  orders: Map<string, Side[]>;
+}
+
+/** Runs the session to its end (every instance, or no B left). */
+export async function runSession(req: SessionRequest): Promise<SessionOutcome> {
+  const { order, timeoutS } = req;
+  const a = new Map<string, InstanceResult>();
+  const b = new Map<Side, SessionSide>(req.challengers.map((s) => [s, { results: new Map(), caps: new Map(), capped: 0 }]));
+  const orders = new Map<string, Side[]>();
+  const alive = () => req.challengers.filter((s) => !b.get(s)!.dropped);
+  const finished = new Set<number>();
+  let prefix = 0;
+  // Lanes wait for the judged prefix when they run ahead: a challenger's runs past the instance it is
+  // dropped at are spent for nothing, and a lane held up by one long instance would let the other run on.
+  const ahead = 2 * Math.max(1, req.lanes);
+  let waiters: (() => void)[] = [];
+  const caughtUp = (j: number): Promise<void> => (j < prefix + ahead || !req.look || !alive().length ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve)).then(() => caughtUp(j)));
+  const capsOf = (side: Side, chunk: readonly InstanceSpec[]) => {
+    const caps = new Map<string, number>();
+    if (side === 'A') return caps;
+    for (const i of chunk) {
+      const c = req.cap?.(i.name);
+      if (c !== undefined && c < timeoutS) caps.set(i.name, c);
     }
-    solverHash = out.solverHash;
-    reused += out.reused;
-    for (const r of out.results) {
-      results.set(r.instance, r);
-      spent += timeOn(r, policy.on);
-      const stored = policy.reference.get(r.instance);
-      const ref = now?.get(r.instance) ?? scaled(stored, ratio());
-      if (now && stored !== undefined && now.has(r.instance)) {
-        storedInWindow += stored;
-        nowInWindow += now.get(r.instance)!;
-      }
-      if (ref !== undefined) judged.push({ lb: lowerBound(r, caps.get(r.instance) ?? timeoutS, timeoutS, policy.on), ref });
-    }
-    // A broken run fails the gate anyway: nothing to race for.
-    if (out.results.some((r) => r.status !== 'solved' && r.status !== 'timeout' && r.status !== 'memout' && r.status !== 'unknown')) break;
-    const inWindow = window;
-    if (window && judged.length >= policy.racing.min_instances && storedInWindow >= policy.racing.min_share * storedTotal) window = false;
-    // Judged on same-session pairs at the window's end; afterwards only "hopeless" (the pairs' verdict stands).
-    last = raceCall({ runs: judged, of: order.length, championTotal: storedTotal * ratio() }, policy, { noFaster: inWindow || o.runChampion === undefined });
-    if (last.stop && at + block < order.length) stopped = last;
-  }
-  const capped = [...results.values()].filter((r) => r.status === 'timeout' && (caps.get(r.instance) ?? timeoutS) < timeoutS);
-  if (!stopped && capped.length && results.size === order.length) {
-    // A possible winner: its capped runs again, in full, so what is recorded is a complete measurement.
-    o.say?.(`racing: survived; ${capped.length} capped run${capped.length > 1 ? 's' : ''} again with the full ${timeoutS} s`);
-    const again = await o.run(o.instances.filter((i) => capped.some((r) => r.instance === i.name)), new Map());
-    for (const r of again.results) {
-      results.set(r.instance, r);
-      spent += timeOn(r, policy.on);
-    }
-  }
-  const r = last.championS > 0 ? last.challengerS / last.championS : null;
-  const total = storedTotal * ratio();
-  const race: RaceDoc = {
-    outcome: stopped ? 'rejected early' : 'survived',
-    on: policy.on,
-    ran: results.size,
-    of: order.length,
-    capped: capped.length,
-    champion_reruns: reruns,
-    challenger_s: round(last.challengerS),
-    champion_s: round(last.championS),
-    champion_total_s: round(total),
-    threshold_s: round(last.thresholdS),
-    margin_pct: policy.marginPct,
-    band_pct: policy.bandPct,
-    estimated_par2: stopped && r !== null && order.length ? round((r * total) / order.length) : null,
-    spent_s: round(spent),
-    reason: stopped ? stopped.reason : `ran all ${order.length} instances: it may beat the champion`,
+    for (const [k, v] of caps) b.get(side)!.caps.set(k, v);
+    return caps;
   };
-  o.say?.(`racing: ${race.outcome} after ${race.ran} of ${race.of}${stopped ? `: ${stopped.reason}` : ''}`);
-  return { solverHash, reused, results: o.instances.flatMap((i) => (results.has(i.name) ? [results.get(i.name)!] : [])), race };
+  /** The finished prefix grows: judge every B still in at each new length, in order. */
+  const advance = () => {
+    const before = prefix;
+    while (finished.has(prefix)) {
+      prefix++;
+      if (!req.look) continue;
+      for (const side of alive()) {
+        const s = b.get(side)!;
+        const pairs = order.slice(0, prefix).flatMap((i) => {
+          const [x, y] = [a.get(i.name), s.results.get(i.name)];
+          return x && y ? [{ instance: i.name, a: x, b: y, capS: s.caps.get(i.name) ?? timeoutS }] : [];
+        });
+        const why = req.look(side, pairs);
+        if (why) s.dropped = { after: prefix, reason: why };
+      }
+    }
+    if (prefix > before) {
+      const wake = waiters;
+      waiters = [];
+      for (const w of wake) w();
+    }
+  };
+  /** One chunk of the order, every side still in, in rotated order (position `k` of its lane). */
+  const runChunk = async (at: number[], k: number, lane: number | undefined) => {
+    const chunk = at.map((j) => order[j]!);
+    const entrants: Side[] = ['A', ...alive()];
+    const rot = k % entrants.length;
+    const sequence = [...entrants.slice(rot), ...entrants.slice(0, rot)];
+    for (const i of chunk) orders.set(i.name, sequence);
+    for (const side of sequence) {
+      // A side dropped while this chunk ran (by another lane's look) is not run further.
+      if (side !== 'A' && b.get(side)!.dropped) continue;
+      const rs = await req.run(side, chunk, { ...(lane !== undefined ? { lane } : {}), caps: capsOf(side, chunk) });
+      for (const r of rs) (side === 'A' ? a : b.get(side)!.results).set(r.instance, r);
+    }
+    for (const j of at) finished.add(j);
+    advance();
+  };
+  if (req.lanes > 1) {
+    await Promise.all(
+      Array.from({ length: req.lanes }, async (_, lane) => {
+        for (let j = lane, k = 0; j < order.length; j += req.lanes, k++) {
+          await caughtUp(j);
+          if (req.challengers.length && !alive().length) return;
+          // Opposite across lanes at each step (k + lane): with two sides, one A and one B run at any moment.
+          await runChunk([j], k + lane, lane);
+        }
+      }),
+    );
+  } else {
+    const block = Math.max(1, req.block);
+    for (let k = 0, at = 0; at < order.length; k++, at += block) {
+      if (req.challengers.length && !alive().length) break;
+      await runChunk(Array.from({ length: Math.min(block, order.length - at) }, (_, d) => at + d), k, undefined);
+    }
+  }
+  // A survivor's capped runs, again with the whole timeout: its pairs must hold complete runs.
+  for (const side of alive()) {
+    const s = b.get(side)!;
+    const capped = order.filter((i) => s.results.get(i.name)?.status === 'timeout' && s.caps.has(i.name));
+    s.capped = capped.length;
+    if (!capped.length) continue;
+    for (const i of capped) s.caps.delete(i.name);
+    for (const r of await req.run(side, capped, { caps: new Map() })) s.results.set(r.instance, r);
+  }
+  for (const s of b.values()) if (s.dropped) s.capped = [...s.results.values()].filter((r) => r.status === 'timeout' && s.caps.has(r.instance)).length;
+  return { a, b, orders };
 }
-
-/** A stored champion time at today's speed. */
-const scaled = (stored: number | undefined, ratio: number): number | undefined => (stored === undefined ? undefined : stored * ratio);
-
-const round = (x: number) => Math.round(x * 1000) / 1000;

@@ -21,7 +21,6 @@ import { type GateName, type GateReport, runGates, type StagePlan } from './gate
 import { complianceGate, evalDoc, gateContext, MISSING_DRAT_TRIM, MISSING_DRAT_TRIM_AUDIT, type PlanOverrides, planStages } from './plan';
 import { recordEvaluation, type Recorded } from './record';
 import { recordTier, tierPlans } from './tiers';
-import type { RacePolicy } from './race';
 
 /** A problem with the request itself (unknown runner, missing set or checker): nothing ran. */
 export class EvaluationSetupError extends Error {
@@ -47,8 +46,11 @@ export interface EvaluationRequest {
    * rank high enough; a `reference` (the champion, a parent) always goes the whole way.
    */
   tiers?: { reference: boolean };
-  /** Race the perf stage (its last tier) against the champion's times and stop where it cannot win (race.ts). */
-  race?: RacePolicy;
+  /**
+   * A cycle's challenger: every gate but the full perf set (the last tier), which the cycle's race
+   * measures side by side with the champion (cycle/race.ts) and then records into the document.
+   */
+  raceLater?: boolean;
   /** drat-trim given on the command line (else the config's, else one found on this machine). */
   dratTrim?: string;
   /** Where dist/worker.js is, for stages on ssh or slurm runners. */
@@ -97,8 +99,11 @@ export async function plannedStages(req: Pick<EvaluationRequest, 'ws' | 'config'
 export async function evaluateSolver(req: EvaluationRequest): Promise<Evaluation> {
   const { config, ws, solverDir } = req;
   const planned = await plannedStages(req);
-  // Only the full perf stage is raced: the correctness stages always run in full.
-  const stages = req.race ? planned.map((s, i) => (i === planned.length - 1 && s.gate === 'perf' ? { ...s, race: req.race! } : s)) : planned;
+  // The correctness stages always run in full; the full perf set of a challenger runs in its cycle's race.
+  const last = planned[planned.length - 1];
+  const tiered = !!req.tiers && !!config.stages.perf.tiers?.length && !!ws && last?.gate === 'perf';
+  const raceLater = !!req.raceLater && last?.gate === 'perf';
+  const stages = raceLater && !tiered ? planned.slice(0, -1) : planned;
   // What an evaluator killed with SIGKILL left: its solvers, memory cgroups and run directories.
   await sweepLeftovers({ scratchDirs: [os.tmpdir(), ...(config.evaluation.scratch_dir ? [config.evaluation.scratch_dir] : [])] });
   let runners;
@@ -125,14 +130,13 @@ export async function evaluateSolver(req: EvaluationRequest): Promise<Evaluation
   const tiers = config.stages.perf.tiers ?? [];
   const perf = stages[stages.length - 1];
   let outcome: { verdict: 'pass' | 'fail'; gates: GateReport[]; stages: StagePlan[]; tier?: { reached: number; of: number } };
-  if (!req.tiers || !tiers.length || !ws || perf?.gate !== 'perf') {
+  let pending = raceLater && !tiered;
+  if (!tiered || !ws || !perf || !req.tiers) {
     const r = await runGates({ ...first, stages });
     outcome = { ...r, stages };
   } else {
-    // The cheaper tiers rank candidates among themselves; only the last (the full set) is raced.
-    const { race, ...unraced } = perf;
-    const plans = tierPlans(unraced, tiers);
-    if (race) plans[plans.length - 1] = { ...plans[plans.length - 1]!, race };
+    // The cheaper tiers rank candidates among themselves; the last (the full set) is the race's.
+    const plans = tierPlans(perf, tiers);
     const head = stages.slice(0, -1);
     const id = parseCandidateDir(path.basename(solverDir)) ?? 0;
     let r = await runGates({ ...first, stages: [...head, plans[0]!] });
@@ -145,14 +149,19 @@ export async function evaluateSolver(req: EvaluationRequest): Promise<Evaluation
       req.onLog?.(`${path.basename(solverDir)}: tier ${reached} of ${plans.length} (${Math.round(100 * (plan.fraction ?? 1))}% of perf, ${plan.timeoutS} s) PAR-2 ${par2?.toFixed(2)} s${rec.rank ? `, rank ${rec.rank} of ${rec.of}` : ''}: ${rec.promoted ? `on to tier ${reached + 1}` : 'stops here'}`);
       if (!rec.promoted) break;
       reached++;
+      if (raceLater && reached === plans.length) {
+        pending = true;
+        break;
+      }
       // The next tier only: the build and the correctness stages are done.
       r = await runGates({ ...common, build: false, stages: [plans[reached - 1]!] });
       gates.push(...r.gates);
     }
-    if (r.verdict === 'pass' && reached === plans.length) await recordTier(ws, { candidate: id, plan: plans[reached - 1]!, par2: gates[gates.length - 1]?.metrics?.par2 ?? null, top: null });
+    if (r.verdict === 'pass' && reached === plans.length && !raceLater) await recordTier(ws, { candidate: id, plan: plans[reached - 1]!, par2: gates[gates.length - 1]?.metrics?.par2 ?? null, top: null });
     outcome = { verdict: r.verdict, gates, stages: [...head, plans[reached - 1]!], tier: { reached, of: plans.length } };
   }
   const doc = evalDoc({ solverDir, runner, verdict: outcome.verdict, gates: outcome.gates, stages: outcome.stages, buildIsolation: isolationFor(config).mode, ...(outcome.tier ? { tier: outcome.tier } : {}) });
+  if (pending && outcome.verdict === 'pass') doc.race_pending = true;
   // The whole perf set's version, also for a tier or a race that ran part of it: that is the set the figures belong to.
   const perfSet = perf?.gate === 'perf' && outcome.gates.some((g) => g.gate === 'perf') ? await setVersion(perf.dir, common.cache) : undefined;
   if (perfSet) doc.perf_set = perfSet;

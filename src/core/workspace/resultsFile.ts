@@ -16,8 +16,8 @@ export interface ResultsInput {
   isolation?: 'bwrap' | 'off' | undefined;
   /** `warning`: the gate passed without checking anything (evaluation.vacuous_gates: warn); `promotion_audit`: perf's, before a promotion. */
   gates: readonly { gate: string; ok: boolean; detail: string; failures: readonly string[]; warning?: string | undefined; promotion_audit?: PromotionAuditInput | undefined }[];
-  /** Racing against the champion (eval/race.ts): a challenger rejected early ran only part of the set. */
-  race?: { outcome: 'rejected early' | 'survived'; on: 'wall' | 'cpu'; ran: number; of: number; capped: number; challenger_s: number; champion_s: number; threshold_s: number; spent_s: number; reason: string } | undefined;
+  /** The cycle's race (eval/race.ts): a challenger rejected early ran only part of the set. */
+  race?: { outcome: 'rejected early' | 'survived'; on: 'wall' | 'cpu'; ran: number; of: number; capped: number; challenger_s: number; champion_s: number; spent_s: number; reason: string; speedup_pct?: number | undefined; entrants?: number | undefined } | undefined;
   metrics: { solved: number; n: number; solved_sat: number; solved_unsat: number; par2: number; par2_sat: number | null; par2_unsat: number | null; wrong: number; unique_solved: number | null } | null;
 }
 
@@ -54,6 +54,8 @@ export interface ResultsComparison {
   diff: number;
   ci95: readonly [number, number];
   wilcoxon: { n: number; p: number; method: string };
+  /** The verdict's test (compare.ts ratioTest); absent in comparisons made before it. */
+  ratio?: { speedup_pct: number; p: number; method: string };
   verdict: 'A faster' | 'B faster' | 'no significant difference';
   /** The time compared (CPU or wall). */
   on?: 'wall' | 'cpu';
@@ -69,8 +71,10 @@ export interface ResultsNotes {
   duel?: { session: string; block: number; pairs: readonly unknown[]; started_at: string; ended_at: string };
   /** Measured in full but not compared side by side with the champion, and why. */
   unmatched?: string;
-  /** The paired test's level (strategy.alpha), for the plain-sentence "Why". */
+  /** The paired test's two-sided level (twice the one-sided level a promotion needs), for the plain-sentence "Why". */
   alpha?: number;
+  /** Challengers that shared the race (the level is divided among them). */
+  entrants?: number;
 }
 
 /** The text of a candidate's RESULTS.md before any evaluation. */
@@ -93,7 +97,7 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
       `## Rejected early by racing (${r.ran} of ${r.of} instances)`,
       '',
       `${r.reason[0]!.toUpperCase()}${r.reason.slice(1)}.`,
-      `Its runs were capped at a multiple of the champion's time (${r.capped} hit the cap); on ${r.on === 'cpu' ? 'CPU' : 'wall'} time it took at least ${r.challenger_s.toFixed(2)} s where the champion took ${r.champion_s.toFixed(2)} s (the race allowed ${r.threshold_s.toFixed(2)} s). The race cost ${r.spent_s.toFixed(1)} s; the metrics above cover only the instances it ran.`,
+      `It ran beside the champion in one session; its runs were capped at a multiple of the champion's time (${r.capped} hit the cap). On those instances, on ${r.on === 'cpu' ? 'CPU' : 'wall'} time, it took at least ${r.challenger_s.toFixed(2)} s where the champion took ${r.champion_s.toFixed(2)} s. Its runs cost ${r.spent_s.toFixed(1)} s; the metrics above cover only the instances it ran.`,
     );
   if (!cmp && notes?.unmatched) lines.push('', '## Not compared side by side with the champion', '', `${notes.unmatched[0]!.toUpperCase()}${notes.unmatched.slice(1)}.`);
   if (cmp) {
@@ -105,10 +109,11 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
       '',
       ...(notes?.duel ? [`Both ran in the same session (${notes.duel.session}, ${notes.duel.started_at.slice(0, 16).replace('T', ' ')} to ${notes.duel.ended_at.slice(11, 16)}), in blocks of ${notes.duel.block} alternating which went first (ABBA), so a drift of the machine moves both alike. Times compared: ${cmp.on === 'cpu' ? 'CPU (user + system of the process tree)' : 'wall'}.`, ''] : []),
       `PAR-2 champion ${cmp.par2A.toFixed(3)} s, this ${cmp.par2B.toFixed(3)} s; difference ${cmp.diff.toFixed(3)} s (95% CI ${cmp.ci95[0].toFixed(3)} .. ${cmp.ci95[1].toFixed(3)}).`,
+      ...(cmp.ratio ? [`Instance by instance: ${Math.abs(cmp.ratio.speedup_pct).toFixed(1)}% ${cmp.ratio.speedup_pct >= 0 ? 'faster' : 'slower'} as a geometric mean of the time ratios; sign-flip test p = ${cmp.ratio.p.toPrecision(3)} (one-sided, ${cmp.ratio.method === 'exact' ? 'exact' : 'sampled'})${notes?.alpha !== undefined ? `, the promotion level ${(notes.alpha / 2).toPrecision(2)}${notes.entrants && notes.entrants > 1 ? ` (shared by the race's ${notes.entrants} challengers)` : ''}` : ''}.`] : []),
       `Wilcoxon signed-rank: n = ${cmp.wilcoxon.n}, p = ${cmp.wilcoxon.p.toPrecision(3)} (${cmp.wilcoxon.method}). Verdict: **${cmp.verdict === 'B faster' ? 'faster than the champion' : cmp.verdict === 'A faster' ? 'slower than the champion' : 'no significant difference'}**.`,
       ...(notes?.alpha !== undefined && margin !== undefined ? ['', `**Why:** ${explainComparison(cmp, { alpha: notes.alpha, marginPct: margin })}`] : []),
       ...(notes && margin !== undefined
-        ? [`Promotion needs a significant gain of at least ${margin.toFixed(1)}% (min_improvement_pct ${notes.marginPct}%, measured noise band ${notes.bandPct.toFixed(1)}%${notes.bandPct ? '' : ': not calibrated'}${notes.falsePromotionPct !== undefined ? `; two identical solvers pass this rule in at most ${notes.falsePromotionPct.toFixed(1)}% of decisions` : ''}); this one is ${gain.toFixed(1)}% ${gain >= 0 ? 'faster' : 'slower'}${cmp.verdict === 'B faster' && gain >= margin ? ': enough' : cmp.verdict === 'B faster' ? ': significant, but under the margin' : ''}.`]
+        ? [`Promotion needs a significant gain of at least ${margin.toFixed(1)}% in PAR-2 (min_improvement_pct ${notes.marginPct}%${notes.bandPct ? `, measured noise band ${notes.bandPct.toFixed(1)}%` : ''}${notes.falsePromotionPct !== undefined ? `; two identical solvers pass this rule in at most ${notes.falsePromotionPct.toFixed(1)}% of decisions` : ''}); this one is ${gain.toFixed(1)}% ${gain >= 0 ? 'faster' : 'slower'}${cmp.verdict === 'B faster' && gain >= margin ? ': enough' : cmp.verdict === 'B faster' ? ': significant, but under the margin' : ''}.`]
         : []),
     );
   }

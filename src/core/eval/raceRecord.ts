@@ -1,0 +1,47 @@
+// A cycle's race measured a challenger's full perf set (duel.ts measureTogether); this puts that
+// measurement into its evaluation document, as the perf gate would have: the runs, their metrics, the
+// race, and for a survivor the perf audit. The evaluation service records it (record.ts).
+import { FATAL } from '../run/result';
+import type { AuditOutcome } from './audit';
+import { auditSummary } from './audit';
+import type { EvalDoc, GateDoc } from './evalDoc';
+import type { StagePlan } from './gates';
+import { computeMetrics } from './metrics';
+import type { RaceDoc } from './race';
+import type { InstanceResult } from '../run/result';
+
+/**
+ * The document with the race's perf gate: verdict, instances, metrics, race; no longer pending. A
+ * document that was already measured in full (`satlution eval` before the cycle) keeps its measurement
+ * and its audit, and takes the race alone.
+ */
+export function withRace(doc: EvalDoc, o: { results: InstanceResult[]; race: RaceDoc; plan: StagePlan; audit?: AuditOutcome }): EvalDoc {
+  const { results, race, plan, audit } = o;
+  if (!doc.race_pending) return { ...doc, race };
+  const failing = results.filter((r) => FATAL.has(r.status));
+  const metrics = computeMetrics(results, plan.timeoutS);
+  const ok = failing.length === 0 && !audit?.failures.length;
+  // A challenger dropped early ran part of the set: its PAR-2 there is not a measurement of the set.
+  const measured = race.outcome === 'rejected early' ? `rejected early after ${race.ran} of ${race.of} instances (${race.capped} capped): ${race.reason}` : `${metrics.solved}/${metrics.n} solved, PAR-2 ${metrics.par2.toFixed(2)} s, side by side with the champion`;
+  const gate: GateDoc = {
+    gate: 'perf',
+    ok,
+    detail: failing.length ? `${failing.length} of ${results.length} instances failed: ${failing[0]!.detail}` : audit ? `${measured}; ${auditSummary(audit.doc)}` : measured,
+    failures: [...failing.map((r) => `${r.status}: ${r.detail}`), ...(audit?.failures ?? [])].slice(0, 20),
+    metrics,
+    ...(audit ? { audit: audit.doc } : {}),
+  };
+  const { race_pending: _pending, ...rest } = doc;
+  return {
+    ...rest,
+    verdict: ok && doc.verdict === 'pass' ? 'pass' : 'fail',
+    evaluated_at: new Date().toISOString(),
+    timeout_s: plan.timeoutS,
+    mem_limit_mb: plan.memMb,
+    instances: results,
+    metrics,
+    race,
+    ...(doc.tier ? { tier: { reached: doc.tier.of, of: doc.tier.of } } : {}),
+    gates: [...doc.gates, gate],
+  };
+}
