@@ -11,7 +11,10 @@
 // BENCH_WORKSPACES (40), BENCH_CYCLES (50 per workspace), BENCH_LAMBDA (3), BENCH_SIZES (12,22,44),
 // BENCH_NOISE (mixed: each instance's noise drawn from 2-15%; or one number, percent), BENCH_DRIFT
 // (5-10: session drift, percent), BENCH_UNSOLVABLE (0: a share of instances neither solves), BENCH_SEED (1),
-// BENCH_ONLY (aa: the A/A rows alone, e.g. with BENCH_CYCLES=1000 to resolve each workspace's rate).
+// BENCH_ONLY (aa: the A/A rows alone, e.g. with BENCH_CYCLES=1000 to resolve each workspace's rate),
+// BENCH_SPREAD (0: how much a challenger's effect varies from instance to instance, as the standard
+// deviation of its log time ratio, fixed per instance; real option changes are faster on some instances
+// and slower on others, which the futility rule needs more instances to see through).
 import { compareRuns } from '../src/core/eval/compare';
 import type { EvalDoc } from '../src/core/eval/evalDoc';
 import { par2Of } from '../src/core/eval/metrics';
@@ -34,6 +37,7 @@ const [DRIFT_LO, DRIFT_HI] = (process.env.BENCH_DRIFT ?? '5-10').split('-').map(
 const UNSOLVABLE = Number(process.env.BENCH_UNSOLVABLE ?? 0);
 const SEED = Number(process.env.BENCH_SEED ?? 1);
 const ONLY_AA = process.env.BENCH_ONLY === 'aa';
+const SPREAD = Number(process.env.BENCH_SPREAD ?? 0);
 const GAINS = [0.05, 0.1, 0.2];
 const TIMEOUT_S = 60;
 const ALPHA = 0.05;
@@ -70,9 +74,9 @@ const index = (instance: string) => Number(instance.slice(1));
 /** One session's speed: every run in it is slower or faster by this factor. */
 const session = (w: World) => Math.exp(w.drift * normal(w.rnd));
 
-/** A run of a solver `speed` times the champion's true time, in a session of factor `f`, stopped at `cap`. */
-function run(w: World, i: number, speed: number, f: number, cap: number): InstanceResult {
-  const t = w.times[i]! * speed * f * Math.exp(w.sigma[i]! * normal(w.rnd));
+/** A run of a solver `speed` times the champion's true time (times its effect on this instance), in a session of factor `f`, stopped at `cap`. */
+function run(w: World, i: number, speed: number, f: number, cap: number, effect = 1): InstanceResult {
+  const t = w.times[i]! * speed * effect * f * Math.exp(w.sigma[i]! * normal(w.rnd));
   const solved = t <= cap;
   const time = solved ? t : cap;
   return { instance: name(i), family: null, expected: null, expected_from: 'none', answer: solved ? 'SAT' : null, status: solved ? 'solved' : 'timeout', time_s: time, cpu_s: time, mem_mb: null, exit_code: null, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' };
@@ -96,6 +100,12 @@ async function cycle(w: World, stored: InstanceResult[], speeds: number[]): Prom
   const policy: RacePolicy = { reference: new Map(stored.map((r) => [r.instance, par2Of(r, TIMEOUT_S, ON)])), on: ON, racing: RACING };
   const order = raceOrder(instances, policy.reference);
   const keys = speeds.map((_, k) => `B${k + 1}`);
+  // Each challenger's own per-instance effects (BENCH_SPREAD), centred so its geometric-mean gain is its speed's.
+  const effects = keys.map(() => {
+    const z = w.times.map(() => SPREAD * normal(w.rnd));
+    const m = z.reduce((s, x) => s + x, 0) / Math.max(1, z.length);
+    return z.map((x) => Math.exp(x - m));
+  });
   const f = session(w);
   const out = await runSession({
     order,
@@ -103,7 +113,7 @@ async function cycle(w: World, stored: InstanceResult[], speeds: number[]): Prom
     lanes: LANES,
     block: LANES,
     timeoutS: TIMEOUT_S,
-    run: async (side, chunk, o) => chunk.map((x) => run(w, index(x.name), side === 'A' ? 1 : speeds[keys.indexOf(side)]!, f, o.caps.get(x.name) ?? TIMEOUT_S)),
+    run: async (side, chunk, o) => chunk.map((x) => run(w, index(x.name), side === 'A' ? 1 : speeds[keys.indexOf(side)]!, f, o.caps.get(x.name) ?? TIMEOUT_S, side === 'A' ? 1 : effects[keys.indexOf(side)]![index(x.name)]!)),
     cap: (n) => capFor(policy.reference.get(n), TIMEOUT_S, RACING),
     look: raceLook(policy, order.length, TIMEOUT_S),
   });
@@ -140,7 +150,7 @@ const meanOf = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs
 const total = (o: CycleOutcome) => o.championCost + o.challengerCost.reduce((s, c) => s + c, 0);
 
 async function main(): Promise<void> {
-  console.log(`decision simulator: ${WORKSPACES} workspaces x ${CYCLES} cycles per row, lambda = ${LAMBDA}, noise ${NOISE === 'mixed' ? 'mixed 2-15%' : `${NOISE}%`} per run, session drift ${pct(DRIFT_LO, 0)}-${pct(DRIFT_HI, 0)}, ${pct(UNSOLVABLE, 0)} unsolvable, timeout ${TIMEOUT_S} s, decided on ${ON} time, racing for ${RACING.detect_gain_pct}% gains, promotion level ${promotionLevel(ALPHA, LAMBDA).toPrecision(2)} per challenger, seed ${SEED}`);
+  console.log(`decision simulator: ${WORKSPACES} workspaces x ${CYCLES} cycles per row, lambda = ${LAMBDA}, noise ${NOISE === 'mixed' ? 'mixed 2-15%' : `${NOISE}%`} per run, session drift ${pct(DRIFT_LO, 0)}-${pct(DRIFT_HI, 0)}, ${pct(UNSOLVABLE, 0)} unsolvable, timeout ${TIMEOUT_S} s, decided on ${ON} time, racing for ${RACING.detect_gain_pct}% gains, effects spread ${SPREAD} (log sd) over instances, promotion level ${promotionLevel(ALPHA, LAMBDA).toPrecision(2)} per challenger, seed ${SEED}`);
   for (const n of SIZES) {
     console.log(`\n-- ${n} instances`);
     // A/A: every challenger behaves exactly like the champion.

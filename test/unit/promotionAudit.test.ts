@@ -208,10 +208,11 @@ describe('promotion audit: real cycles', function () {
   });
 
   it('a challenger that answers one hard UNSAT formula without proving it wins the duel, is caught before promotion, fails with a post-mortem, and the champion stays', async () => {
-    // Seven easy formulas (pairs enough for the paired test to call it with a flip or two) and the hard
-    // one: the honest part of the gain (about 0.2 s on each easy one) is near 25% of the champion's
-    // PAR-2, under the 40% margin; with the lie (over 2 s saved on the hard one) it is near 65%.
-    const ws = await workspace({ hard: true, unsat: EASY_UNSAT, sat: 3, marginPct: 40 });
+    // Fourteen easy formulas (pairs enough for the exact ratio test at 0.005 to call it with a flip or two
+    // of noise; with eight, one flip left p at 0.012) and the hard one: the honest part of the gain (about
+    // 0.15 s on each easy one) is near 25% of the champion's PAR-2, under the 35% margin; with the lie
+    // (nearly 2 s saved on the hard one) it is near 45%.
+    const ws = await workspace({ hard: true, unsat: EASY_UNSAT, sat: 10, marginPct: 35 });
     const config = await loadConfig(ws);
     const pause = new PauseSignal();
     // The agent codes the liar; the cycle stops before evaluating, so both can be evaluated with the random sample forced to miss the lie.
@@ -235,7 +236,7 @@ describe('promotion audit: real cycles', function () {
     assert.match(s.outcome ?? '', /^SATLUTION_0 stays champion \(SATLUTION_1 won on the perf set, but the promotion audit caught a lie: UNSAT claimed on u-hard\.cnf without a proof/, shown);
     // It really won: side by side it was significantly faster, by more than the margin.
     assert.equal(decision.comparison.verdict, 'B faster');
-    assert.ok(100 * (1 - decision.comparison.par2B / decision.comparison.par2A) >= 40, JSON.stringify(decision.comparison));
+    assert.ok(100 * (1 - decision.comparison.par2B / decision.comparison.par2A) >= 35, JSON.stringify(decision.comparison));
     assert.equal(decision.pairs.find((p) => p.instance === HARD.name)!.b.answer, 'UNSAT');
     // Failed, with the reason, in the store, the document, RESULTS.md and the post-mortem.
     const { index } = await new CandidateStore(ws).load();
