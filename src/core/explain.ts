@@ -8,13 +8,15 @@ export interface ExplainedComparison {
   par2B: number;
   ci95: readonly [number, number];
   wilcoxon: { n: number; p: number };
+  /** The verdict's test (compare.ts ratioTest): its one-sided p; absent in comparisons made before it. */
+  ratio?: { p: number };
   verdict: 'B faster' | 'A faster' | 'no significant difference';
   caveat?: string;
   /** The rank test's direction is not the PAR-2 difference's. */
   ranks_disagree?: true;
 }
 
-/** The fewest pairs with which the two-sided Wilcoxon signed-rank test can reach p < alpha (all pairs one way: p = 2 / 2^n). */
+/** The fewest pairs with which the exact tests can reach a two-sided p < alpha (all pairs one way: one-sided p = 1 / 2^n, under alpha / 2). */
 export function minPairsForSignificance(alpha: number): number {
   let n = 1;
   while (2 / 2 ** n >= alpha && n < 64) n++;
@@ -25,17 +27,20 @@ export function minPairsForSignificance(alpha: number): number {
 export function explainComparison(c: ExplainedComparison, o: { alpha: number; marginPct: number }): string {
   const gain = c.par2A > 0 ? (100 * (c.par2A - c.par2B)) / c.par2A : 0;
   const way = `${Math.abs(gain).toFixed(1)}% ${gain >= 0 ? 'faster' : 'slower'}`;
-  const stats = `PAR-2 ${c.par2A.toFixed(2)} -> ${c.par2B.toFixed(2)} s, 95% CI of the difference ${c.ci95[0].toFixed(2)} .. ${c.ci95[1].toFixed(2)} s, p = ${c.wilcoxon.p.toPrecision(2)}, n = ${c.wilcoxon.n}`;
+  const p = c.ratio?.p ?? c.wilcoxon.p;
+  // The ratio test's p is one-sided: it is compared with alpha / 2 (the Wilcoxon p of older comparisons with alpha).
+  const level = c.ratio ? o.alpha / 2 : o.alpha;
+  const stats = `PAR-2 ${c.par2A.toFixed(2)} -> ${c.par2B.toFixed(2)} s, 95% CI of the difference ${c.ci95[0].toFixed(2)} .. ${c.ci95[1].toFixed(2)} s, p = ${p.toPrecision(2)}, n = ${c.wilcoxon.n}`;
   const need = minPairsForSignificance(o.alpha);
   if (c.caveat) return `No verdict: ${c.caveat}.`;
   if (c.wilcoxon.n < need)
-    return `${way} (${stats}), but with ${c.wilcoxon.n} instance${c.wilcoxon.n === 1 ? '' : 's'} that differ no result can be significant at alpha ${o.alpha}: even if every one went the same way, the Wilcoxon test needs at least ${need}. Add instances to the perf set.`;
+    return `${way} (${stats}), but with ${c.wilcoxon.n} instance${c.wilcoxon.n === 1 ? '' : 's'} that differ no result can be significant at alpha ${o.alpha}: even if every one went the same way, the test needs at least ${need}. Add instances to the perf set.`;
   if (c.verdict === 'B faster')
     return gain >= o.marginPct ? `${way} (${stats}): significant, and over the ${o.marginPct.toFixed(1)}% margin.` : `${way} (${stats}): significant, but under the ${o.marginPct.toFixed(1)}% margin a promotion needs, which a difference this small may owe to the machine's noise.`;
   if (c.verdict === 'A faster') return `${way} (${stats}): significantly slower.`;
   const zero = c.ci95[0] <= 0 && c.ci95[1] >= 0;
   if (c.ranks_disagree) return `${way} (${stats}), but the instances disagree: most differ the other way, and a few large differences carry the PAR-2 total, so no direction is called.`;
-  return `${way} (${stats}), but not significant: ${c.wilcoxon.p >= o.alpha ? `p is not under ${o.alpha}` : 'the difference is inside the noise band'}${zero ? ', and the CI includes no difference at all' : ''}. The instances do not agree on a direction.`;
+  return `${way} (${stats}), but not significant: ${p >= level ? `p is not under ${c.ratio ? level.toPrecision(2) : level}` : 'the difference is inside the noise band'}${zero ? ', and the CI includes no difference at all' : ''}. The instances do not agree on a direction.`;
 }
 
 /** PAR-2 on the SAT and the UNSAT instances of each side's own evaluation (null: none of that kind). */

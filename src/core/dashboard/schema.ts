@@ -204,6 +204,8 @@ export const DashDuel = z.object({
   /** 95% interval of the per-instance mean difference B - A, seconds. */
   ci95: z.tuple([z.number(), z.number()]),
   p: z.number().min(0).max(1),
+  /** The one-sided level `p` (the ratio test's) was held to; absent: an older duel, whose `p` is the Wilcoxon test's. */
+  level: z.number().min(0).max(1).optional(),
   bandPct: z.number().nonnegative(),
   verdict: z.enum(['B faster', 'A faster', 'no significant difference']),
   /** A side that crashed or answered wrongly in the duel. */

@@ -65,6 +65,7 @@ function dashDuel(d: DuelHead, purpose: DashDuel['purpose']): DashDuel {
     gainPct: c.par2A > 0 ? signed3((100 * (c.par2A - c.par2B)) / c.par2A) : 0,
     ci95: [signed3(c.ci95[0]), signed3(c.ci95[1])],
     p: unit(c.p),
+    ...(c.level !== undefined ? { level: unit(c.level) } : {}),
     bandPct: round3(c.band_pct),
     verdict: c.verdict,
     fatal: d.fatal ? `${d.fatal.side === 'B' ? 'the challenger' : 'the champion'}: ${d.fatal.detail}`.slice(0, 400) : null,
@@ -116,7 +117,7 @@ function raceOf(e: ParsedEval | undefined): DashRace | null {
 /** A decision's outcome in plain sentences, from its duel (and the held-out check), racing or the tier it reached. */
 export function decisionWhy(d: Omit<DashDecision, 'why'>, o: { alpha: number; minImprovementPct: number; failure: string | null; challenger: DashCandidate | undefined; champion: DashCandidate | undefined }): string {
   const duelWhy = (x: DashDuel) =>
-    explainComparison({ par2A: x.par2A, par2B: x.par2B, ci95: x.ci95, wilcoxon: { n: x.n, p: x.p }, verdict: x.verdict }, { alpha: o.alpha, marginPct: Math.max(o.minImprovementPct, x.bandPct) });
+    explainComparison({ par2A: x.par2A, par2B: x.par2B, ci95: x.ci95, wilcoxon: { n: x.n, p: x.p }, ...(x.level !== undefined ? { ratio: { p: x.p } } : {}), verdict: x.verdict }, { alpha: x.level !== undefined ? 2 * x.level : o.alpha, marginPct: Math.max(o.minImprovementPct, x.bandPct) });
   const a = o.champion?.perf;
   const b = o.challenger?.perf;
   const split = a && b ? explainSplit({ satA: a.par2Sat, satB: b.par2Sat, unsatA: a.par2Unsat, unsatB: b.par2Unsat }) : undefined;

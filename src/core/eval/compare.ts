@@ -24,6 +24,8 @@ export interface Comparison {
    * B faster); `p`: one-sided, in the direction of the PAR-2 difference.
    */
   ratio: { speedup_pct: number; p: number; method: 'exact' | 'sampled' };
+  /** The one-sided level `ratio.p` was held to (alpha / 2; a cycle's promotion level, shared among its race's challengers). */
+  level: number;
   /** `w` is the smaller rank sum; `w_plus` the sum of the ranks of pairs where B took longer. */
   wilcoxon: { n: number; w: number; w_plus: number; z: number | null; p: number; method: 'exact' | 'normal' };
   /** The signed ranks point the other way than the PAR-2 difference (many small differences one way, a few large ones the other): no verdict. */
@@ -113,6 +115,7 @@ export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: 
     diff,
     ci95: ci,
     ratio: { speedup_pct: ratio.speedupPct, p, method: ratio.method },
+    level: alpha / 2,
     wilcoxon: wil,
     solvedOnlyA: pairs.filter(([x, y]) => x.status === 'solved' && y.status !== 'solved').length,
     solvedOnlyB: pairs.filter(([x, y]) => y.status === 'solved' && x.status !== 'solved').length,

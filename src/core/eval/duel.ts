@@ -76,6 +76,8 @@ export const DuelDoc = z.object({
     p: z.number(),
     n: z.number().int(),
     verdict: z.enum(['B faster', 'A faster', 'no significant difference']),
+    /** The one-sided level `p` was held to (a race's promotion level); absent in duels kept before the ratio test. */
+    level: z.number().optional(),
     band_pct: z.number(),
     /** Wall-clock PAR-2 of each side, as competitions report it. */
     wall_par2A: z.number(),
@@ -229,7 +231,7 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
       block: lanes > 1 ? 1 : slots,
       together: lanes > 1,
       pairs: paired.map((x) => ({ instance: x.instance, order: orderOf(out.orders.get(x.instance), side), a: brief(x), b: brief(s.results.get(x.instance)!) })),
-      comparison: { par2A: cmp.par2A, par2B: cmp.par2B, diff: cmp.diff, ci95: cmp.ci95, p: cmp.ratio.p, n: cmp.common, verdict: cmp.verdict, band_pct: cmp.band_pct, wall_par2A: wall.par2A, wall_par2B: wall.par2B },
+      comparison: { par2A: cmp.par2A, par2B: cmp.par2B, diff: cmp.diff, ci95: cmp.ci95, p: cmp.ratio.p, n: cmp.common, verdict: cmp.verdict, level: cmp.level, band_pct: cmp.band_pct, wall_par2A: wall.par2A, wall_par2B: wall.par2B },
       fatal: fatalOf('B', rb) ?? fatalOf('A', paired),
       ...(race ? { race } : {}),
       ...(!race && s.dropped ? { stopped: { after: s.dropped.after, of: order.length, reason: s.dropped.reason } } : {}),

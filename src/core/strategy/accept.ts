@@ -22,7 +22,7 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
   const stopped = evaluated.filter((e) => e.json?.tier && e.json.tier.reached < e.json.tier.of);
   const winners = passing.filter((e) => e.cmp!.verdict === 'B faster' && gainPct(e.cmp) >= margin).sort((a, b) => gainPct(b.cmp) - gainPct(a.cmp));
   const stays = candidateDirName(parent);
-  const side = (c: Comparison) => `side by side on ${c.on === 'cpu' ? 'CPU' : 'wall'} time: PAR-2 ${c.par2A.toFixed(2)} -> ${c.par2B.toFixed(2)} s, ${gainPct(c).toFixed(1)}% faster, p = ${c.wilcoxon.p.toPrecision(2)}, n = ${c.common}`;
+  const side = (c: Comparison) => `side by side on ${c.on === 'cpu' ? 'CPU' : 'wall'} time: PAR-2 ${c.par2A.toFixed(2)} -> ${c.par2B.toFixed(2)} s, ${gainPct(c).toFixed(1)}% faster, p = ${c.ratio.p.toPrecision(2)}, n = ${c.common}`;
   const best = winners[0];
   if (best) return { winner: best.candidate, outcome: `${candidateDirName(best.candidate)} is the new champion (${side(best.cmp!)}; over ${why})` };
   const of = evaluated.length > 1 ? `best of ${evaluated.length} evaluated: ` : '';
@@ -41,9 +41,11 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
   }
   const cmp = passing[0]?.cmp;
   // A perf set too small for the test to ever say yes is the one thing to fix first: say so.
-  const need = minPairsForSignificance(alpha);
-  const tooFew = cmp && cmp.wilcoxon.n < need ? `; with ${cmp.wilcoxon.n} instances that differ no result can be significant at alpha ${alpha}: the perf set needs at least ${need}` : '';
-  return { winner: null, outcome: `${stays} stays champion (${of}${cmp ? `${cmp.verdict} side by side (${gainPct(cmp).toFixed(1)}%, p = ${cmp.wilcoxon.p.toPrecision(2)}, n = ${cmp.common}${cmp.band_pct ? `, noise band ${cmp.band_pct.toFixed(1)}%` : ''})${tooFew}` : 'no comparable measurement'})` };
+  // At the level the comparison was held to (a race shares it among its challengers), else alpha's.
+  const level = cmp?.level ?? alpha / 2;
+  const need = minPairsForSignificance(2 * level);
+  const tooFew = cmp && cmp.wilcoxon.n < need ? `; with ${cmp.wilcoxon.n} instances that differ no result can be significant at the level ${level.toPrecision(2)}: the perf set needs at least ${need}` : '';
+  return { winner: null, outcome: `${stays} stays champion (${of}${cmp ? `${cmp.verdict} side by side (${gainPct(cmp).toFixed(1)}%, p = ${cmp.ratio.p.toPrecision(2)} against ${cmp.level.toPrecision(2)}, n = ${cmp.common}${cmp.band_pct ? `, noise band ${cmp.band_pct.toFixed(1)}%` : ''})${tooFew}` : 'no comparable measurement'})` };
 }
 
 /** The strategy's `accept`: greedyAccept with the configured margin, raised to the noise band, at the configured alpha. */
