@@ -12,9 +12,9 @@ export const CALIBRATE_HELP = `satlution calibrate [--dir D] [--solver SATLUTION
 
 Measures the noise band: the champion (or --solver) against itself on the perf set, side by side in one
 session (ABBA blocks on the perf runner), and keeps it in .satlution/calibration.json. Prints the A/A PAR-2
-difference with its CI, the per-instance spread, and the margin a promotion needs from now on
-(max(min_improvement_pct, band)). Cycles calibrate by themselves the first time and when the machine,
-the runner or the perf set changes (evaluation.calibration).`;
+difference with its CI and the per-instance spread: how noisy this machine, runner and set are. For
+information: decisions do not use the band (the race's exact ratio test holds its level whatever the
+noise), and cycles no longer calibrate.`;
 
 export async function calibrateCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { dir: { type: 'string', default: '.' }, solver: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });

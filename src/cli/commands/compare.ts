@@ -17,9 +17,11 @@ export const COMPARE_HELP = `satlution compare A.json B.json [--alpha 0.05] [--o
        satlution compare --measure DIR_A DIR_B [--set NAME] [--dir D] [--json]
 
 Paired comparison of two \`satlution eval --json\` results on the instances both ran: PAR-2 of each,
-the difference B - A with a 95% confidence interval (random-subset means), and the Wilcoxon signed-rank test on
-per-instance PAR-2 times. "B faster" only when both say the difference is significant and it is larger
-than the noise band (--band, default: the workspace's calibration, else 0). --on picks the time compared
+the difference B - A with a 95% confidence interval (random-subset means), the exact sign-flip test on the
+per-instance log time ratios (B's geometric-mean speed-up, one-sided p) and the Wilcoxon signed-rank test on
+per-instance PAR-2 times. "B faster" only when the ratio test's p is under alpha / 2, the signed ranks and
+the PAR-2 difference point the same way, and the difference is larger than the noise band (--band,
+default: the workspace's calibration, else 0). --on picks the time compared
 (default: the workspace's evaluation.decide_on, else cpu; runs without CPU times use wall time).
 Two results measured at different moments carry the machine's drift between them: the band is raised
 to the drift the workspace has recorded between separate measurements of one binary (the median
@@ -97,6 +99,7 @@ function report(a: { solver: string }, b: { solver: string }, timeoutS: number, 
       `common instances ${c.common}${c.onlyA || c.onlyB ? ` (only in A: ${c.onlyA}, only in B: ${c.onlyB})` : ''}`,
       `PAR-2 on ${c.on === 'cpu' ? 'CPU' : 'wall'} time  A ${f(c.par2A)} s   B ${f(c.par2B)} s   B - A ${f(c.diff)} s  (95% CI ${f(c.ci95[0])} .. ${f(c.ci95[1])})`,
       `solved only by A ${c.solvedOnlyA}, only by B ${c.solvedOnlyB}`,
+      `ratio test: ${Math.abs(c.ratio.speedup_pct).toFixed(1)}% ${c.ratio.speedup_pct >= 0 ? 'faster' : 'slower'} (geometric mean of B / A), one-sided p=${c.ratio.p.toPrecision(3)} (${c.ratio.method === 'exact' ? 'exact sign-flip' : 'sampled sign-flip'})`,
       `Wilcoxon signed-rank: n=${c.wilcoxon.n}, W=${c.wilcoxon.w}, p=${c.wilcoxon.p.toPrecision(3)} (${c.wilcoxon.method})`,
       `verdict: ${c.verdict} (alpha ${alpha}${c.band_pct ? `, noise band ${c.band_pct.toFixed(1)}%` : ''})`,
       ...(c.caveat ? [`why: ${c.caveat}`] : []),
