@@ -1,9 +1,10 @@
 // Benchmark: the decision rules' error rates and cost, by simulation. Synthetic solvers (instance times
 // log-uniform 0.05-30 s, a share unsolvable, per-run noise, session drift), seeded, driven through the
 // real decision code as a cycle chains it: the race's order and caps (race.ts raceOrder, capFor), the
-// session scheduler with the futility rule (raceRuns.ts runSession, race.ts raceLook), the comparison at
-// the level the race's challengers share (compare.ts compareRuns, cycle/verdicts.ts promotionLevel) and
-// the promotion rule (strategy/accept.ts greedyAccept). Printed for 12, 22 and 44 instances: false
+// session scheduler with the futility rule and the last word on capped survivors (raceRuns.ts
+// runSession, race.ts raceLook, raceSettle), the comparison at the level the race's challengers share
+// (compare.ts compareRuns, cycle/verdicts.ts promotionLevel) and the promotion rule (strategy/accept.ts
+// greedyAccept). Printed for 12, 22 and 44 instances: false
 // promotions per decision (pooled, and the 90th percentile over workspaces) and per 20 cycles, power at
 // 5/10/20% true gain, CPU per cycle in evaluations of the champion's perf set (whole cycle, per rejected
 // challenger, per winner), winners lost by early rejection, and with true gains 0, 10 and 20% in one
@@ -18,7 +19,7 @@
 import { compareRuns } from '../src/core/eval/compare';
 import type { EvalDoc } from '../src/core/eval/evalDoc';
 import { par2Of } from '../src/core/eval/metrics';
-import { capFor, raceLook, raceOrder, type RacePolicy } from '../src/core/eval/race';
+import { capFor, raceLook, raceOrder, raceSettle, type RacePolicy } from '../src/core/eval/race';
 import { runSession } from '../src/core/eval/raceRuns';
 import { RacingSchema } from '../src/core/config/schema';
 import { prng } from '../src/core/instances/generators';
@@ -107,6 +108,7 @@ async function cycle(w: World, stored: InstanceResult[], speeds: number[]): Prom
     return z.map((x) => Math.exp(x - m));
   });
   const f = session(w);
+  const level = promotionLevel(ALPHA, speeds.length);
   const out = await runSession({
     order,
     challengers: keys,
@@ -116,8 +118,8 @@ async function cycle(w: World, stored: InstanceResult[], speeds: number[]): Prom
     run: async (side, chunk, o) => chunk.map((x) => run(w, index(x.name), side === 'A' ? 1 : speeds[keys.indexOf(side)]!, f, o.caps.get(x.name) ?? TIMEOUT_S, side === 'A' ? 1 : effects[keys.indexOf(side)]![index(x.name)]!)),
     cap: (n) => capFor(policy.reference.get(n), TIMEOUT_S, RACING),
     look: raceLook(policy, order.length, TIMEOUT_S),
+    settle: raceSettle(policy, TIMEOUT_S, level),
   });
-  const level = promotionLevel(ALPHA, speeds.length);
   const evaluated: Evaluated[] = keys.map((key, k) => {
     const s = out.b.get(key)!;
     const survived = !s.dropped;
@@ -126,8 +128,8 @@ async function cycle(w: World, stored: InstanceResult[], speeds: number[]): Prom
     const json = { verdict: 'pass', race: { outcome: survived ? 'survived' : 'rejected early', ran: b.length, of: order.length, reason: s.dropped?.reason ?? '' } } as Partial<EvalDoc> as EvalDoc;
     return { candidate: k + 1, json, cmp: survived ? compareRuns(a, b, TIMEOUT_S, { alpha: 2 * level, on: ON }) : undefined };
   });
-  const d = greedyAccept(evaluated, 0, MIN_IMPROVEMENT_PCT, 0, 2 * level);
-  return { winner: d.winner === null ? null : d.winner - 1, rejectedEarly: keys.map((k) => !!out.b.get(k)!.dropped), championCost: cost(out.a.values()), challengerCost: keys.map((k) => cost(out.b.get(k)!.results.values())) };
+  const d = greedyAccept(evaluated, 0, MIN_IMPROVEMENT_PCT, 2 * level);
+  return { winner: d.winner === null ? null : d.winner - 1, rejectedEarly: keys.map((k) => (out.b.get(k)!.dropped?.after ?? Infinity) < order.length), championCost: cost(out.a.values()), challengerCost: keys.map((k) => cost(out.b.get(k)!.results.values())) };
 }
 
 /** One workspace: its stored champion measurement (the race's order and caps), then `CYCLES` cycles of the same challengers. */

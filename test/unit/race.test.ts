@@ -1,9 +1,10 @@
 import * as assert from 'node:assert/strict';
-import { capFor, futility, heldOutCall, lowerBound, raceOrder, tQuantile } from '../../src/core/eval/race';
+import { capFor, firstLook, futility, heldOutCall, lowerBound, raceLook, raceOrder, raceSettle, tQuantile } from '../../src/core/eval/race';
 import { runSession } from '../../src/core/eval/raceRuns';
 import type { InstanceSpec } from '../../src/core/instances/instances';
 import { calibrationFile, noiseOf, readCalibration, staleBecause, type CalibrationDoc } from '../../src/core/eval/calibration';
-import { duelsDir, readDuels } from '../../src/core/eval/duel';
+import { duelsDir, readDuels, type DuelDoc, type DuelPair } from '../../src/core/eval/duel';
+import { heldOutStop } from '../../src/core/cycle/verdicts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tempDir } from './helpers';
@@ -28,6 +29,22 @@ describe('the race (the rules)', () => {
     // An odd-sized set is covered too.
     const five = new Map([['a', 5], ['b', 4], ['c', 3], ['d', 2], ['e', 1]]);
     assert.deepEqual(raceOrder([...five.keys()].map((name) => ({ name })), five).map((i) => i.name).sort(), ['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it('interleaves the families in proportion to their sizes, so a look never judges on one family alone', () => {
+    // Sorted by name, the held-out set of the demo began with five multiplier miters: a look after five
+    // judged a change that helps random SAT on the one family it does not help.
+    const inst = [...Array.from({ length: 8 }, (_, i) => ({ name: `a-planted-${i}`, family: 'planted' })), ...Array.from({ length: 4 }, (_, i) => ({ name: `m-miter-${i}`, family: 'miter' })), ...Array.from({ length: 4 }, (_, i) => ({ name: `p-php-${i}`, family: 'php' }))];
+    const order = raceOrder([...inst].reverse(), new Map());
+    const count = (k: number, f: string) => order.slice(0, k).filter((i) => i.family === f).length;
+    for (const k of [4, 8, 12, 16]) assert.deepEqual([count(k, 'planted'), count(k, 'miter'), count(k, 'php')], [k / 2, k / 4, k / 4], `prefix ${k}`);
+    assert.equal(new Set(order.map((i) => i.name)).size, 16);
+    // Within a family without times: a cross-section of the names (0, 4, 2, 6, ... of eight).
+    assert.deepEqual(order.filter((i) => i.family === 'planted').slice(0, 4).map((i) => i.name), ['a-planted-0', 'a-planted-4', 'a-planted-2', 'a-planted-6']);
+    // The first look waits for one instance of each family, and for min_instances.
+    assert.equal(firstLook(inst, 2), 3);
+    assert.equal(firstLook(inst, 5), 5);
+    assert.equal(firstLook([{ family: null }], 0), 2);
   });
 
   it('caps at a multiple of the champion\'s time, never under the floor, never where the champion failed', () => {
@@ -100,6 +117,31 @@ describe('the race (the rules)', () => {
     assert.equal(gone.b.get('slow')!.dropped?.after, 5);
   });
 
+  it('a survivor whose capped pairs already cannot win is dropped at the end instead of running its capped runs again', async () => {
+    // 'wild': 3x faster on half the set, capped (over 3x the champion) on the other half: the futility
+    // rule cannot tell (the spread is huge), but even with the caps as its times its PAR-2 is higher.
+    const order = Array.from({ length: 10 }, (_, i) => spec(`i${i}`));
+    const calls: string[] = [];
+    const policy = { racing, on: 'cpu' as const, reference: new Map(order.map((i) => [i.name, 2])) };
+    const rules = { look: raceLook(policy, 10, 100), settle: raceSettle(policy, 100, 0.0025) };
+    const runs = (fastOn: (i: number) => boolean) => async (side: string, chunk: InstanceSpec[], o: { caps: ReadonlyMap<string, number> }) => {
+      calls.push(`${side}:${chunk.map((i) => i.name).join(',')}${o.caps.size ? ':capped' : ''}`);
+      return chunk.map((i) => (side === 'A' ? run(i.name, 'solved', 2, 2) : fastOn(Number(i.name.slice(1))) ? run(i.name, 'solved', 0.6, 0.6) : o.caps.size ? run(i.name, 'timeout', 6, 6) : run(i.name, 'solved', 9, 9)));
+    };
+    const wild = await runSession({ order, challengers: ['wild'], lanes: 1, block: 1, timeoutS: 100, run: runs((i) => i % 2 === 0), cap: () => 6, ...rules });
+    const s = wild.b.get('wild')!;
+    assert.equal(s.dropped?.after, 10);
+    assert.match(s.dropped!.reason, /^cannot win: with its 5 capped runs counted at the cap, its PAR-2 is already 65\.0% above the champion's/);
+    assert.equal(s.capped, 5);
+    assert.ok(!calls.some((c) => c.startsWith('wild:') && !c.endsWith(':capped')), 'no run again in full');
+    // Capped on one instance only and fast on the rest: it could win, so its capped run runs again.
+    calls.length = 0;
+    const good = await runSession({ order, challengers: ['good'], lanes: 1, block: 1, timeoutS: 100, run: runs((i) => i !== 3), cap: () => 6, ...rules });
+    assert.equal(good.b.get('good')!.dropped, undefined);
+    assert.equal(good.b.get('good')!.results.get('i3')!.status, 'solved');
+    assert.deepEqual(calls.filter((c) => !c.endsWith(':capped') && c.startsWith('good')), ['good:i3']);
+  });
+
   it('the held-out check stops as soon as the pairs tell faster or slower there, and runs on while they cannot', () => {
     const pairs = (ratio: number, n: number, jitter = 0.02) => Array.from({ length: n }, (_, i) => ({ champion: 2 + i, challenger: (2 + i) * ratio * (1 + (i % 2 ? jitter : -jitter)) }));
     assert.equal(heldOutCall(pairs(3, 4), 10, 5).stop, false, 'before min_instances');
@@ -109,6 +151,21 @@ describe('the race (the rules)', () => {
     assert.deepEqual([heldOutCall(pairs(0.7, 5), 10, 5).stop, heldOutCall(pairs(0.7, 5), 10, 5).slower], [true, false]);
     const unsure = heldOutCall(pairs(0.97, 8, 0.1), 10, 5);
     assert.deepEqual([unsure.stop, unsure.slower], [false, undefined], 'a 3% difference in 10% noise: not yet');
+  });
+
+  it('a stopped held-out check is judged again on the pairs it stopped at, not on the runs the lanes made past it', () => {
+    // Five pairs 3x slower stop the check (a veto); two more the lanes ran meanwhile are 3x faster, and
+    // on all seven the interval spans 0: judged on all, the veto would be lost.
+    const duelRun = (t: number) => ({ status: 'solved' as const, time_s: t, cpu_s: t });
+    const pair = (i: number, a: number, b: number): DuelPair => ({ instance: `i${i}`, order: i % 2 ? 'BA' : 'AB', a: duelRun(a), b: duelRun(b) });
+    const pairs = [...Array.from({ length: 5 }, (_, i) => pair(i, 2 + i, 3 * (2 + i) * (i % 2 ? 1.02 : 0.98))), pair(5, 9, 3), pair(6, 9, 3)];
+    const reason = heldOutCall(pairs.slice(0, 5).map((p) => ({ champion: p.a.cpu_s!, challenger: p.b.cpu_s! })), 10, 5).reason;
+    const d = { pairs, timeout_s: 100, on: 'cpu', stopped: { after: 5, of: 10, reason } } as unknown as DuelDoc;
+    assert.equal(heldOutCall(pairs.map((p) => ({ champion: p.a.cpu_s!, challenger: p.b.cpu_s! })), 10, 5).slower, undefined, 'all seven pairs cannot tell');
+    const call = heldOutStop(d, 5)!;
+    assert.deepEqual([call.stop, call.slower], [true, true]);
+    assert.equal(call.reason, reason);
+    assert.equal(heldOutStop({ ...d, stopped: undefined } as DuelDoc, 5), undefined, 'a check that ran the whole set has no stop call');
   });
 
   it('the ratio test: exact up to 16 pairs, sampled beyond, p = 2^-n for n pairs all one way', () => {

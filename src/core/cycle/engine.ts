@@ -32,9 +32,9 @@ import type { AgentSink, CycleEvent } from './events';
 import type { PauseRequest } from './pause';
 import { ProgressTracker } from './progress';
 import { readCycle, saveCycle, type CycleState } from '../store/cycleState';
-import { duelComparison, duelWithChampion, promotionLevel, raceChallengers, raceDuel, type VerdictContext } from './verdicts';
-import { newSessionName, pairTimes } from '../eval/duel';
-import { heldOutCall, heldOutLook } from '../eval/race';
+import { duelComparison, duelWithChampion, heldOutStop, promotionLevel, raceChallengers, raceDuel, type VerdictContext } from './verdicts';
+import { newSessionName } from '../eval/duel';
+import { firstLook, heldOutLook } from '../eval/race';
 import { listSet } from '../instances/instances';
 import { planStages } from '../eval/plan';
 import { auditBeforePromotion } from './promotionAudit';
@@ -428,13 +428,15 @@ async function heldOutObjection(req: CycleRequest, cycle: number, winner: number
   if (!set) return undefined;
   const on = req.config.evaluation.decide_on;
   const plan = planStages(req.config, req.ws, { stage: 'perf', bench: set })[0]!;
-  const of = (await listSet(plan.dir)).length;
+  const instances = await listSet(plan.dir);
+  const of = instances.length;
+  const minInstances = firstLook(instances, req.config.evaluation.racing.min_instances);
   // Sequential: stopped as soon as the pairs say faster or slower there (race.ts heldOutCall), else the whole set.
-  const d = await duelWithChampion(verdictContext(req), { cycle, purpose: 'held-out', championDir: path.join(req.ws, candidateDirName(champion)), challengerDir: path.join(req.ws, candidateDirName(winner)), bench: set, stopWhen: heldOutLook(of, plan.timeoutS, on, req.config.evaluation.racing.min_instances) });
+  const d = await duelWithChampion(verdictContext(req), { cycle, purpose: 'held-out', championDir: path.join(req.ws, candidateDirName(champion)), challengerDir: path.join(req.ws, candidateDirName(winner)), bench: set, stopWhen: heldOutLook(of, plan.timeoutS, on, minInstances) });
   if (d.fatal?.side === 'B') return `it failed on the held-out set ${set}: ${d.fatal.detail}`;
   const cmp = duelComparison(d, req.config.strategy.alpha);
   if (d.stopped) {
-    const call = heldOutCall(d.pairs.map((p) => { const [a, b] = pairTimes(p, d.timeout_s, d.on); return { champion: a, challenger: b }; }), d.stopped.of, req.config.evaluation.racing.min_instances);
+    const call = heldOutStop(d, minInstances)!;
     const way = call.slower ? 'slower' : 'faster';
     req.onEvent?.({ type: 'log', message: `held-out set ${set}, side by side: ${candidateDirName(winner)} is ${way} there, ${d.stopped.reason}` });
     return call.slower === true ? `it is slower on the held-out set ${set} (side by side, stopped as soon as it could tell: ${d.stopped.reason})` : undefined;

@@ -5,11 +5,11 @@
 import * as path from 'node:path';
 import type { Config } from '../config/schema';
 import { compareRuns, type Comparison } from '../eval/compare';
-import { measureTogether, readDuels, type DuelDoc, type DuelPurpose, type TogetherRequest } from '../eval/duel';
+import { measureTogether, pairTimes, readDuels, type DuelDoc, type DuelPurpose, type TogetherRequest } from '../eval/duel';
 import { recordChampionDrift } from '../eval/drift';
 import { measuredInFull, type EvalDoc } from '../eval/evalDoc';
 import { par2Of } from '../eval/metrics';
-import type { RacePolicy } from '../eval/race';
+import { heldOutCall, type HeldOutCall, type RacePolicy } from '../eval/race';
 import { withRace } from '../eval/raceRecord';
 import { recordEvaluation } from '../eval/record';
 import { solverIdentity } from '../eval/resultsStore';
@@ -77,7 +77,8 @@ export async function raceChallengers(ctx: VerdictContext, o: { cycle: number; s
   for (const [k, d] of raced.duels.entries()) {
     const c = o.challengers[k]!;
     const speed = d.race!.speedup_pct ?? 0;
-    ctx.log(`race: ${path.basename(c.dir)} ${d.race!.outcome} after ${d.race!.ran} of ${d.race!.of} instances${d.race!.outcome === 'rejected early' ? `: ${d.race!.reason}` : ` (${Math.abs(speed).toFixed(1)}% ${speed >= 0 ? 'faster' : 'slower'} as a geometric mean)`}`);
+    const outcome = d.race!.outcome === 'rejected early' && d.race!.ran >= d.race!.of ? 'rejected at the end' : d.race!.outcome;
+    ctx.log(`race: ${path.basename(c.dir)} ${outcome} after ${d.race!.ran} of ${d.race!.of} instances${d.race!.outcome === 'rejected early' ? `: ${d.race!.reason}` : ` (${Math.abs(speed).toFixed(1)}% ${speed >= 0 ? 'faster' : 'slower'} as a geometric mean)`}`);
     await recordEvaluation(ctx.ws, c.dir, withRace(c.doc, { results: d.b, race: d.race!, plan: d.plan!, ...(d.audit ? { audit: d.audit } : {}) }));
   }
   // The champion measured again on the perf set (as far as the race went): against its stored evaluation, a pair of separate measurements (drift.ts).
@@ -90,14 +91,18 @@ const longestA = (duels: readonly { a: InstanceResult[] }[]): InstanceResult[] =
 
 /** The decision duel of a challenger in this cycle's race, if it ran. */
 export async function raceDuel(ws: string, o: { cycle: number; championDir: string; challengerDir: string }): Promise<DuelDoc | undefined> {
+  return keptDuel(ws, { ...o, purpose: 'decision' });
+}
+
+/** The latest duel of this cycle for `purpose` between exactly these two builds (by their hashes), if one was kept. */
+async function keptDuel(ws: string, o: { cycle: number; purpose: DuelPurpose; championDir: string; challengerDir: string }): Promise<DuelDoc | undefined> {
   const [ha, hb] = [await solverIdentity(o.championDir), await solverIdentity(o.challengerDir)];
-  return (await readDuels(ws)).filter((d) => d.cycle === o.cycle && d.purpose === 'decision' && d.a.hash === ha && d.b.hash === hb).pop();
+  return (await readDuels(ws)).filter((d) => d.cycle === o.cycle && d.purpose === o.purpose && d.a.hash === ha && d.b.hash === hb).pop();
 }
 
 /** The challenger side by side with the champion for this cycle outside a race (the held-out check): the duel kept from a resumed run, else a new one. */
 export async function duelWithChampion(ctx: VerdictContext, o: { cycle: number; purpose: DuelPurpose; championDir: string; challengerDir: string; bench?: string; stopWhen?: TogetherRequest['stopWhen'] }): Promise<DuelDoc> {
-  const [ha, hb] = [await solverIdentity(o.championDir), await solverIdentity(o.challengerDir)];
-  const kept = (await readDuels(ctx.ws)).filter((d) => d.cycle === o.cycle && d.purpose === o.purpose && d.a.hash === ha && d.b.hash === hb).pop();
+  const kept = await keptDuel(ctx.ws, o);
   if (kept) return kept;
   ctx.log(`${path.basename(o.challengerDir)} side by side with ${path.basename(o.championDir)}${o.bench ? ` on ${o.bench}` : ''} (same session, ABBA${o.stopWhen ? ', stopped as soon as it can tell' : ''})`);
   const { duels } = await measureTogether({
@@ -123,4 +128,18 @@ export async function duelWithChampion(ctx: VerdictContext, o: { cycle: number; 
 export function duelComparison(d: DuelDoc, alpha: number): Comparison {
   const as = (side: 'a' | 'b') => d.pairs.map((p): InstanceResult => ({ instance: p.instance, family: null, expected: null, expected_from: 'none', answer: null, status: p[side].status === 'solved' ? 'solved' : 'timeout', time_s: p[side].time_s, cpu_s: p[side].cpu_s, mem_mb: null, exit_code: null, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' }));
   return compareRuns(as('a'), as('b'), d.timeout_s, { alpha, on: d.on, bandPct: d.comparison.band_pct });
+}
+
+/**
+ * The call that stopped a sequential held-out duel, judged again on the pairs it was made on: the first
+ * `stopped.after` of the order. Lanes run a few instances past the look, so the kept pairs can say less
+ * than the stop did, and a veto must not turn into "not known" on the extra pairs.
+ */
+export function heldOutStop(d: DuelDoc, minInstances: number): HeldOutCall | undefined {
+  if (!d.stopped) return undefined;
+  const judged = d.pairs.slice(0, d.stopped.after).map((p) => {
+    const [champion, challenger] = pairTimes(p, d.timeout_s, d.on);
+    return { champion, challenger };
+  });
+  return heldOutCall(judged, d.stopped.of, minInstances);
 }

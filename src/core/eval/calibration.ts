@@ -142,9 +142,6 @@ export function bandFor(cal: CalibrationDoc | undefined, on: TimeBasis): number 
   return on === 'cpu' && cal.cpu ? cal.cpu.band_pct : cal.wall.band_pct;
 }
 
-/** The promotion rule's effective margin: the configured one, raised to the noise band. */
-export const effectiveMargin = (minImprovementPct: number, bandPct: number): number => Math.max(minImprovementPct, bandPct);
-
 /**
  * The false-promotion rate the rule allows per decision between two identical solvers: the promotion
  * test's one-sided level, alpha / 2 and at most 0.5% (cycle/verdicts.ts promotionLevel, before it is

@@ -27,7 +27,7 @@ import { compareRuns, type Comparison } from './compare';
 import { auditStage, runStage, type StagePlan } from './gates';
 import { auditOn, type AuditOutcome } from './audit';
 import { par2Of, timeOn, type TimeBasis } from './metrics';
-import { capFor, futility, lowerBound, raceLook, raceOrder, RaceDoc, type RacePolicy } from './race';
+import { capFor, firstLook, futility, lowerBound, raceLook, raceOrder, raceSettle, RaceDoc, type RacePolicy } from './race';
 import { runSession, type SessionSide, type Side } from './raceRuns';
 import { gateContext, type PlanOverrides } from './plan';
 import { solverIdentity } from './resultsStore';
@@ -167,9 +167,10 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     if (!built.ok) throw new EvaluationSetupError(`${path.basename(dir)} does not build: ${built.detail}`);
   }
   const session = req.session ?? newSessionName();
-  // A race: a cross-section by the champion's times (race.ts); else by name. Either way fixed, so a
-  // resumed or repeated session runs the same instances in the same lanes.
-  const order = req.race ? raceOrder(instances, req.race.reference) : [...instances].sort((x, y) => x.name.localeCompare(y.name));
+  // A cross-section stratified by family (race.ts), by the champion's times in a race, else by name:
+  // fixed, so a resumed or repeated session runs the same instances in the same lanes, and any prefix a
+  // look (futility, the sequential held-out check) judges on is a fair sample of the set.
+  const order = raceOrder(instances, req.race?.reference ?? new Map<string, number>());
   const slots = Math.max(1, perf.jobs ?? 1);
   // Remote runners sync each solver before its runs; two syncs into one remote workdir at once are not worth the risk.
   const kind = req.config.runners.find((r) => r.name === (perf.runner ?? 'local'))?.kind ?? 'local';
@@ -199,7 +200,8 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     ...(policy?.racing.enabled
       ? {
           cap: (name: string) => capFor(policy.reference.get(name), perf.timeoutS, policy.racing),
-          look: raceLook(policy, order.length, perf.timeoutS),
+          look: raceLook({ ...policy, racing: { ...policy.racing, min_instances: firstLook(instances, policy.racing.min_instances) } }, order.length, perf.timeoutS),
+          settle: raceSettle(policy, perf.timeoutS, req.alpha / 2),
         }
       : req.stopWhen
         ? { look: (_side: Side, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => req.stopWhen!(pairs) }

@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import type { RacingConfig } from '../config/schema';
 import type { InstanceResult } from '../run/result';
-import { logRatios, normalQuantile } from './compare';
+import { logRatios, normalQuantile, ratioTest } from './compare';
 import { par2Of, type TimeBasis } from './metrics';
 
 /** What a race orders and caps by. */
@@ -60,27 +60,50 @@ export const RaceDoc = z.object({
 export type RaceDoc = z.infer<typeof RaceDoc>;
 
 /**
- * Run order: instances the champion has no time for first (they cannot be judged by their time, only
- * run), then the rest as a cross-section refined step by step: the champion's times sorted, longest
- * first, taken in bit-reversed rank order (van der Corput), so the first 2, 4, 8, ... instances spread
- * evenly over the range of difficulty. A challenger dropped after k instances was judged on easy and
- * hard alike, and what it cost is about k / N of an evaluation.
+ * Run order: a stratified cross-section, so that any prefix is a fair sample of the set. Within each
+ * family (meta.csv's; one family when there are none): instances the champion has no time for first,
+ * then the rest, each part taken in bit-reversed rank order (van der Corput) of the champion's times,
+ * longest first (of the names where there are no times), so the first 2, 4, 8, ... spread evenly over
+ * the range of difficulty. The families are then interleaved in proportion to their sizes, so a look
+ * after k instances has seen every family about k / N of its size: a change that helps one family and
+ * is neutral on another is not judged on either alone. A challenger dropped after k instances cost
+ * about k / N of an evaluation.
  */
-export function raceOrder<T extends { name: string }>(instances: readonly T[], reference: ReadonlyMap<string, number>): T[] {
+export function raceOrder<T extends { name: string; family?: string | null }>(instances: readonly T[], reference: ReadonlyMap<string, number>): T[] {
   const w = (n: string) => reference.get(n) ?? Infinity;
-  const sorted = [...instances].sort((a, b) => w(b.name) - w(a.name) || a.name.localeCompare(b.name));
-  const unknown = sorted.filter((i) => !reference.has(i.name));
-  const known = sorted.filter((i) => reference.has(i.name));
-  // Visit rank floor(x * n) for x = 0, 1/2, 1/4, 3/4, 1/8, ... (the radical inverse of k in base 2), skipping ranks seen.
+  const families = new Map<string, T[]>();
+  for (const i of instances) families.set(i.family ?? '', [...(families.get(i.family ?? '') ?? []), i]);
+  const within = [...families.entries()].sort(([a, x], [b, y]) => y.length - x.length || a.localeCompare(b)).map(([, members]) => {
+    const sorted = [...members].sort((a, b) => w(b.name) - w(a.name) || a.name.localeCompare(b.name));
+    return [...crossSection(sorted.filter((i) => !reference.has(i.name))), ...crossSection(sorted.filter((i) => reference.has(i.name)))];
+  });
+  // Interleave: next from the family that has had the smallest share of its members so far (ties: the larger family).
+  const taken = within.map(() => 0);
+  const out: T[] = [];
+  while (out.length < instances.length) {
+    let pick = -1;
+    for (let f = 0; f < within.length; f++) if (taken[f]! < within[f]!.length && (pick < 0 || taken[f]! / within[f]!.length < taken[pick]! / within[pick]!.length)) pick = f;
+    out.push(within[pick]![taken[pick]!++]!);
+  }
+  return out;
+}
+
+/** `ranked` in the order of ranks floor(x * n) for x = 0, 1/2, 1/4, 3/4, 1/8, ... (the radical inverse of k in base 2), skipping ranks seen. */
+function crossSection<T>(ranked: readonly T[]): T[] {
   const seen = new Set<number>();
-  const ranks: T[] = [];
-  for (let k = 0; ranks.length < known.length; k++) {
+  const out: T[] = [];
+  for (let k = 0; out.length < ranked.length; k++) {
     let x = 0;
     for (let f = 0.5, j = k; j > 0; j >>= 1, f /= 2) if (j & 1) x += f;
-    const at = Math.floor(x * known.length);
-    if (!seen.has(at)) (seen.add(at), ranks.push(known[at]!));
+    const at = Math.floor(x * ranked.length);
+    if (!seen.has(at)) (seen.add(at), out.push(ranked[at]!));
   }
-  return [...unknown, ...ranks];
+  return out;
+}
+
+/** The fewest pairs a look may judge on: min_instances, and at least one instance of each family in the order. */
+export function firstLook(instances: readonly { family?: string | null }[], minInstances: number): number {
+  return Math.max(2, minInstances, new Set(instances.map((i) => i.family ?? '')).size);
 }
 
 /** The challenger's time limit on an instance: cap_factor times the champion's time, never under the floor nor over the timeout. */
@@ -121,19 +144,28 @@ export interface FutilityCall {
  * for gains the set can show, and its cost is what an evaluation of the champion costs.
  */
 export function futility(pairs: readonly { champion: number; challenger: number }[], of: number, racing: Pick<RacingConfig, 'min_instances' | 'detect_gain_pct'>): FutilityCall {
-  const n = pairs.length;
-  const r = logRatios(pairs.map((p) => p.champion), pairs.map((p) => p.challenger));
-  const mean = n ? r.reduce((s, x) => s + x, 0) / n : 0;
-  const speedupPct = 100 * (1 - Math.exp(mean));
-  if (n < Math.max(2, racing.min_instances)) return { drop: false, speedupPct, upperPct: null, reason: '' };
-  const sd = Math.sqrt(r.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1));
-  const se = Math.max(sd / Math.sqrt(n), 1e-12);
-  const crit = tQuantile(1 - FUTILITY_LEVEL, n - 1);
-  const upperPct = 100 * (1 - Math.exp(mean - crit * se));
+  const { n, speedupPct, lowerPct, upperPct } = speedupInterval(pairs, racing.min_instances);
+  if (lowerPct === null || upperPct === null) return { drop: false, speedupPct, upperPct: null, reason: '' };
   const target = racing.detect_gain_pct;
   const drop = upperPct < target;
   const way = speedupPct >= 0 ? `${speedupPct.toFixed(1)}% faster` : `${(-speedupPct).toFixed(1)}% slower`;
   return { drop, speedupPct, upperPct, reason: drop ? `not the ${target}% gain the race is for: after ${n} of ${of} instances it is ${way} than the champion (geometric mean of the time ratios, same session), and at most ${upperPct.toFixed(1)}% faster at ${(100 * (1 - FUTILITY_LEVEL)).toFixed(1)}% confidence` : '' };
+}
+
+/**
+ * The challenger's geometric-mean speed-up over the champion on its pairs and the two-sided t-interval
+ * of it at 1 - 2 * FUTILITY_LEVEL (each end one-sided at 1 - FUTILITY_LEVEL), percent; no interval
+ * before `minInstances` pairs (at least two). The interval of the mean log time ratio, turned into speed-ups.
+ */
+export function speedupInterval(pairs: readonly { champion: number; challenger: number }[], minInstances: number): { n: number; speedupPct: number; lowerPct: number | null; upperPct: number | null } {
+  const n = pairs.length;
+  const r = logRatios(pairs.map((p) => p.champion), pairs.map((p) => p.challenger));
+  const mean = n ? r.reduce((s, x) => s + x, 0) / n : 0;
+  const speedupPct = 100 * (1 - Math.exp(mean));
+  if (n < Math.max(2, minInstances)) return { n, speedupPct, lowerPct: null, upperPct: null };
+  const sd = Math.sqrt(r.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1));
+  const half = tQuantile(1 - FUTILITY_LEVEL, n - 1) * Math.max(sd / Math.sqrt(n), 1e-12);
+  return { n, speedupPct, lowerPct: 100 * (1 - Math.exp(mean + half)), upperPct: 100 * (1 - Math.exp(mean - half)) };
 }
 
 /** Student's t quantile with `df` degrees of freedom (Cornish-Fisher expansion around the normal one; within 1% from 3 df on). */
@@ -155,6 +187,26 @@ export function raceLook(policy: RacePolicy, of: number, timeoutS: number): (sid
   };
 }
 
+/**
+ * The race's last word on a survivor with capped runs (raceRuns.ts settle): it cannot be promoted if,
+ * with each capped run counted at its cap, its PAR-2 is not below the champion's or the ratio test
+ * (compare.ts, the promotion's) does not reach `level`. Both only get worse as a run gets longer (the
+ * sign-flip p of "faster" cannot fall when a ratio grows), so its capped runs need not run again.
+ */
+export function raceSettle(policy: RacePolicy, timeoutS: number, level: number): (side: string, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined {
+  return (_side, pairs) => {
+    const ta = pairs.map((p) => par2Of(p.a, timeoutS, policy.on));
+    const tb = pairs.map((p) => lowerBound(p.b, p.capS, timeoutS, policy.on));
+    const capped = pairs.filter((p) => p.b.status === 'timeout' && p.capS < timeoutS).length;
+    const [sa, sb] = [ta.reduce((t, x) => t + x, 0), tb.reduce((t, x) => t + x, 0)];
+    const test = ratioTest(logRatios(ta, tb), 20000, 1);
+    const counted = `with its ${capped} capped run${capped === 1 ? '' : 's'} counted at the cap`;
+    if (sb >= sa) return `cannot win: ${counted}, its PAR-2 is already ${sa > 0 ? `${((100 * (sb - sa)) / sa).toFixed(1)}% ` : ''}above the champion's, and longer runs only raise it`;
+    if (test.pFaster >= level) return `cannot win: ${counted}, the ratio test gives p = ${test.pFaster.toPrecision(2)} against the ${level.toPrecision(2)} a promotion needs, and longer runs only raise it`;
+    return undefined;
+  };
+}
+
 /** The held-out check's judgement on the pairs so far: faster there, slower there, or not yet known. */
 export interface HeldOutCall {
   stop: boolean;
@@ -171,17 +223,10 @@ export interface HeldOutCall {
  * runs; one clearly slower is vetoed at once; one in between runs the whole set.
  */
 export function heldOutCall(pairs: readonly { champion: number; challenger: number }[], of: number, minInstances: number): HeldOutCall {
-  const n = pairs.length;
-  const r = logRatios(pairs.map((p) => p.champion), pairs.map((p) => p.challenger));
-  const mean = n ? r.reduce((s, x) => s + x, 0) / n : 0;
-  const speedupPct = 100 * (1 - Math.exp(mean));
-  if (n < Math.max(2, minInstances)) return { stop: false, slower: undefined, speedupPct, reason: '' };
-  const sd = Math.sqrt(r.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1));
-  const half = tQuantile(1 - FUTILITY_LEVEL, n - 1) * Math.max(sd / Math.sqrt(n), 1e-12);
-  const [lo, hi] = [100 * (1 - Math.exp(mean + half)), 100 * (1 - Math.exp(mean - half))];
+  const { n, speedupPct, lowerPct: lo, upperPct: hi } = speedupInterval(pairs, minInstances);
   const conf = `${(100 * (1 - FUTILITY_LEVEL)).toFixed(1)}%`;
-  if (lo > 0) return { stop: true, slower: false, speedupPct, reason: `after ${n} of ${of} instances ${speedupPct.toFixed(1)}% faster (geometric mean), at least ${lo.toFixed(1)}% at ${conf} confidence` };
-  if (hi < 0) return { stop: true, slower: true, speedupPct, reason: `after ${n} of ${of} instances ${(-speedupPct).toFixed(1)}% slower (geometric mean), at least ${(-hi).toFixed(1)}% at ${conf} confidence` };
+  if (lo !== null && lo > 0) return { stop: true, slower: false, speedupPct, reason: `after ${n} of ${of} instances ${speedupPct.toFixed(1)}% faster (geometric mean), at least ${lo.toFixed(1)}% at ${conf} confidence` };
+  if (hi !== null && hi < 0) return { stop: true, slower: true, speedupPct, reason: `after ${n} of ${of} instances ${(-speedupPct).toFixed(1)}% slower (geometric mean), at least ${(-hi).toFixed(1)}% at ${conf} confidence` };
   return { stop: false, slower: undefined, speedupPct, reason: '' };
 }
 

@@ -6,7 +6,7 @@
 // lane (a remote runner, one slot) blocks of `block` instances. After each instance a race's rule may
 // drop a B (`look`, on the pairs of the longest finished prefix of the order, so a resumed session
 // judges alike); A stops when no B is left. A surviving B's capped runs run again in full, so its pairs
-// hold complete runs. Pure scheduling: the runs themselves are the caller's (`run`).
+// hold complete runs, unless `settle` says it cannot win even so. Pure scheduling: the runs themselves are the caller's (`run`).
 import type { InstanceSpec } from '../instances/instances';
 import type { InstanceResult } from '../run/result';
 
@@ -28,7 +28,20 @@ export interface SessionRequest {
   /** A B's cap on an instance (seconds, under the timeout), or undefined for none. */
   cap?: (instance: string) => number | undefined;
   /** Whether to drop a B now, given its pairs over the finished prefix (A's and its runs, with its caps): a reason, or undefined. */
-  look?: (side: Side, pairs: readonly { instance: string; a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined;
+  look?: (side: Side, pairs: readonly SessionPair[]) => string | undefined;
+  /**
+   * At the end, before a surviving B's capped runs run again in full: a reason it cannot win even if
+   * they had ended at their caps (it is dropped then, and they are not run again), or undefined.
+   */
+  settle?: (side: Side, pairs: readonly SessionPair[]) => string | undefined;
+}
+
+/** A B's pair on one instance: A's run, its own, and the cap its run had (the timeout when none). */
+export interface SessionPair {
+  instance: string;
+  a: InstanceResult;
+  b: InstanceResult;
+  capS: number;
 }
 
 /** One B side after the session. */
@@ -73,6 +86,14 @@ export async function runSession(req: SessionRequest): Promise<SessionOutcome> {
     for (const [k, v] of caps) b.get(side)!.caps.set(k, v);
     return caps;
   };
+  /** A B's pairs over the first `upTo` instances of the order. */
+  const pairsOf = (side: Side, upTo: number): SessionPair[] => {
+    const s = b.get(side)!;
+    return order.slice(0, upTo).flatMap((i) => {
+      const [x, y] = [a.get(i.name), s.results.get(i.name)];
+      return x && y ? [{ instance: i.name, a: x, b: y, capS: s.caps.get(i.name) ?? timeoutS }] : [];
+    });
+  };
   /** The finished prefix grows: judge every B still in at each new length, in order. */
   const advance = () => {
     const before = prefix;
@@ -80,13 +101,8 @@ export async function runSession(req: SessionRequest): Promise<SessionOutcome> {
       prefix++;
       if (!req.look) continue;
       for (const side of alive()) {
-        const s = b.get(side)!;
-        const pairs = order.slice(0, prefix).flatMap((i) => {
-          const [x, y] = [a.get(i.name), s.results.get(i.name)];
-          return x && y ? [{ instance: i.name, a: x, b: y, capS: s.caps.get(i.name) ?? timeoutS }] : [];
-        });
-        const why = req.look(side, pairs);
-        if (why) s.dropped = { after: prefix, reason: why };
+        const why = req.look(side, pairsOf(side, prefix));
+        if (why) b.get(side)!.dropped = { after: prefix, reason: why };
       }
     }
     if (prefix > before) {
@@ -129,12 +145,18 @@ export async function runSession(req: SessionRequest): Promise<SessionOutcome> {
       await runChunk(Array.from({ length: Math.min(block, order.length - at) }, (_, d) => at + d), k, undefined);
     }
   }
-  // A survivor's capped runs, again with the whole timeout: its pairs must hold complete runs.
+  // A survivor's capped runs, again with the whole timeout: its pairs must hold complete runs. Unless
+  // even the capped pairs say it cannot win: its runs can only get longer, so it would not win either.
   for (const side of alive()) {
     const s = b.get(side)!;
     const capped = order.filter((i) => s.results.get(i.name)?.status === 'timeout' && s.caps.has(i.name));
     s.capped = capped.length;
     if (!capped.length) continue;
+    const why = req.settle?.(side, pairsOf(side, order.length));
+    if (why) {
+      s.dropped = { after: order.length, reason: why };
+      continue;
+    }
     for (const i of capped) s.caps.delete(i.name);
     for (const r of await req.run(side, capped, { caps: new Map() })) s.results.set(r.instance, r);
   }

@@ -1,10 +1,9 @@
 // The promotion rule every strategy shares (the paper's, made noise-proof): a correct candidate measured
 // in full, then side by side with the champion in the same session (eval/duel.ts), significantly faster
-// there and at least the margin lower in PAR-2, becomes the champion. The margin in force is the larger
-// of min_improvement_pct and the calibrated noise band (eval/calibration.ts).
+// there and at least min_improvement_pct lower in PAR-2, becomes the champion. No noise band raises the
+// margin: the race's exact ratio test needs none (eval/compare.ts).
 import type { Comparison } from '../eval/compare';
 import { measuredInFull } from '../eval/evalDoc';
-import { effectiveMargin } from '../eval/calibration';
 import { candidateDirName } from '../layout';
 import type { Decision, Evaluated } from './types';
 import { minPairsForSignificance } from '../explain';
@@ -13,9 +12,9 @@ import { minPairsForSignificance } from '../explain';
 export const gainPct = (c: Comparison | undefined): number => (c && c.par2A > 0 ? (100 * (c.par2A - c.par2B)) / c.par2A : 0);
 
 /** Of the evaluated candidates, the correct one significantly faster side by side and at least the margin lower in PAR-2 with the largest gain, else none (with why). */
-export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: number, bandPct = 0, alpha = 0.05): Decision {
-  const margin = effectiveMargin(marginPct, bandPct);
-  const why = bandPct > marginPct ? `the ${margin.toFixed(1)}% margin (the measured noise band)` : `the ${margin.toFixed(1)}% margin`;
+export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: number, alpha = 0.05): Decision {
+  const margin = marginPct;
+  const why = `the ${margin.toFixed(1)}% margin`;
   // A candidate that stopped at a cheaper perf tier or was rejected by racing was never measured on the full set.
   const passing = evaluated.filter((e) => e.json?.verdict === 'pass' && measuredInFull(e.json) && e.cmp && !e.fatal);
   const raced = evaluated.filter((e) => e.json?.verdict === 'pass' && e.json.race?.outcome === 'rejected early');
@@ -48,5 +47,5 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
   return { winner: null, outcome: `${stays} stays champion (${of}${cmp ? `${cmp.verdict} side by side (${gainPct(cmp).toFixed(1)}%, p = ${cmp.ratio.p.toPrecision(2)} against ${cmp.level.toPrecision(2)}, n = ${cmp.common}${cmp.band_pct ? `, noise band ${cmp.band_pct.toFixed(1)}%` : ''})${tooFew}` : 'no comparable measurement'})` };
 }
 
-/** The strategy's `accept`: greedyAccept with the configured margin, raised to the noise band, at the configured alpha. */
-export const acceptWithMargin = (marginPct: number, alpha: number) => (evaluated: Evaluated[], reference: number, bandPct = 0): Decision => greedyAccept(evaluated, reference, marginPct, bandPct, alpha);
+/** The strategy's `accept`: greedyAccept with the configured margin at the configured alpha. */
+export const acceptWithMargin = (marginPct: number, alpha: number) => (evaluated: Evaluated[], reference: number): Decision => greedyAccept(evaluated, reference, marginPct, alpha);

@@ -97,6 +97,6 @@ export interface Strategy {
   record?(o: ProposalOutcome & { ws: string }): Promise<string | void>;
   /** Told each passing evaluated candidate's measurement against the champion (in the analyze step). */
   measured?(o: { ws: string; cycle: number; candidate: number; cmp: Comparison }): Promise<void>;
-  /** `reference`: the candidate the evaluated ones were compared with (the champion); `bandPct`: a band the margin is raised to (cycles pass none: the race's exact test needs no band). */
-  accept(evaluated: Evaluated[], reference: number, bandPct?: number): Decision;
+  /** `reference`: the candidate the evaluated ones were compared with (the champion). */
+  accept(evaluated: Evaluated[], reference: number): Decision;
 }
