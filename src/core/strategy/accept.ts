@@ -32,7 +32,8 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
   if (!passing.length && fatal) return { winner: null, outcome: `${stays} stays champion (${name(fatal.candidate)}failed side by side with the champion: ${fatal.fatal})` };
   if (!passing.length && raced.length) {
     const r = raced[0]!.json!.race!;
-    return { winner: null, outcome: `${stays} stays champion (${raced.map((e) => candidateDirName(e.candidate)).join(', ')} rejected early by racing after ${r.ran} of ${r.of} instances: ${r.reason})` };
+    const when = r.ran >= r.of ? `by the race after all ${r.of} instances` : `early by racing after ${r.ran} of ${r.of} instances`;
+    return { winner: null, outcome: `${stays} stays champion (${raced.map((e) => candidateDirName(e.candidate)).join(', ')} rejected ${when}: ${r.reason})` };
   }
   if (!passing.length && stopped.length) {
     const t = stopped[0]!.json!.tier!;
