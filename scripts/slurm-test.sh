@@ -16,18 +16,8 @@ set -euo pipefail
 log() { echo "[slurm-test] $*" >&2; }
 SUDO=(); [ "$(id -u)" = 0 ] || SUDO=(sudo)
 
-# Keep package postinst scripts from starting the services through init.d/systemd.
-apt_install() {
-  local made=0
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee /usr/sbin/policy-rc.d >/dev/null
-    "${SUDO[@]}" chmod +x /usr/sbin/policy-rc.d; made=1
-  fi
-  local rc=0
-  { "${SUDO[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "$@"; } >&2 || rc=$?
-  [ $made = 1 ] && "${SUDO[@]}" rm -f /usr/sbin/policy-rc.d
-  return $rc
-}
+# apt_install: packages installed without their services being started.
+source "$(dirname "$0")/apt-install.sh"
 
 free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
 

@@ -12,6 +12,7 @@ CACHE="${SATLUTION_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/satlution-dev}"
 D="${SSHD_TEST_DIR:-$CACHE/sshd}"
 ALIAS=satlution-test-host
 log() { echo "[sshd-test] $*" >&2; }
+source "$(dirname "$0")/apt-install.sh"
 SUDO=(); [ "$(id -u)" = 0 ] || SUDO=(sudo)
 
 down() {
@@ -28,8 +29,8 @@ down() {
 up() {
   SSHD=$(command -v sshd || echo /usr/sbin/sshd)
   if [ ! -x "$SSHD" ]; then
-    log "installing openssh-server"
-    { "${SUDO[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq openssh-server; } >&2 || { log "openssh-server cannot be installed on this machine"; exit 3; }
+    # Without starting the system's sshd on port 22: the tests start their own.
+    apt_install openssh-server || { log "openssh-server cannot be installed on this machine"; exit 3; }
     SSHD=/usr/sbin/sshd
   fi
   mkdir -p "$D"; chmod 700 "$D"
