@@ -12,6 +12,7 @@ import { EVAL_HELP, evalCommand } from './commands/eval';
 import { COMPARE_HELP, compareCommand } from './commands/compare';
 import { CALIBRATE_HELP, calibrateCommand } from './commands/calibrate';
 import { GENERATE_HELP, generateCommand } from './commands/generate';
+import { BENCHMARKS_HELP, benchmarksCommand } from './commands/benchmarks';
 import { RULES_HELP, rulesCommand } from './commands/rules';
 import { RUNNERS_HELP, runnersCommand } from './commands/runners';
 import { EXPORT_HELP, exportCommand } from './commands/export';
@@ -36,6 +37,8 @@ Usage:
   ${OBJECTIVES_HELP.split('\n')[0]}
   ${RESTORE_CONFIG_HELP.split('\n')[0]}
   ${GENERATE_HELP.split('\n').slice(0, 2).join('\n  ')}
+  ${BENCHMARKS_HELP.split('\n')[0]}
+  ${BENCHMARKS_HELP.split('\n')[2]}
   satlution schema               print the JSON Schema of satlution.yaml
   satlution help [COMMAND]
 
@@ -52,6 +55,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   compare: { help: COMPARE_HELP, run: compareCommand },
   calibrate: { help: CALIBRATE_HELP, run: calibrateCommand },
   generate: { help: GENERATE_HELP, run: generateCommand },
+  benchmarks: { help: BENCHMARKS_HELP, run: benchmarksCommand },
   rules: { help: RULES_HELP, run: rulesCommand },
   runners: { help: RUNNERS_HELP, run: runnersCommand },
   export: { help: EXPORT_HELP, run: exportCommand },

@@ -14,6 +14,7 @@ import { configureModels } from './commands/configureModels';
 import { setupDratTrim } from './commands/dratTrim';
 import { installBubblewrap } from './commands/bubblewrap';
 import { addSamples } from './commands/sampleBenchmarks';
+import { curateBenchmarks, fetchBenchmarks } from './commands/gbdBenchmarks';
 import { PATCH_SCHEME, PatchContentProvider, reviewRulePatches } from './commands/reviewRulePatches';
 import { ComplianceDiagnostics } from './rules/complianceDiagnostics';
 import { initializeWorkspace } from './commands/initialize';
@@ -115,6 +116,8 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
     }),
     cmd('satlution.setApiKey', (arg?: unknown) => setApiKey(arg, context.secrets, model)),
     cmd('satlution.addSampleBenchmarks', () => addSamples(model)),
+    cmd('satlution.fetchBenchmarks', (arg?: unknown) => fetchBenchmarks(arg, model, log)),
+    cmd('satlution.curateBenchmarks', (arg?: unknown) => curateBenchmarks(arg, model, log)),
     cmd('satlution.setupDratTrim', (arg?: unknown) => setupDratTrim(arg, { model, afterwards: () => vscode.commands.executeCommand('satlution.checkRunner') })),
     cmd('satlution.installBubblewrap', () => installBubblewrap(() => vscode.commands.executeCommand('satlution.checkRunner'))),
     cmd('satlution.configureModels', (arg?: unknown) => configureModels(arg, { model, secrets: context.secrets, secretKey })),

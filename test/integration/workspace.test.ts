@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { planted3Sat } from '../../src/core/instances/generators';
@@ -8,6 +9,7 @@ import { SignatureLog } from '../../src/core/rules/postmortem';
 import { CandidateStore } from '../../src/core/store/candidates';
 import type { CyclesNode } from '../../src/extension/views/cyclesTree';
 import { installProbe } from '../fixtures/concurrencyProbe';
+import { servedInstance, startGbdServer } from '../fixtures/gbdServer';
 import { api, eventually, FIXTURES, workspaceDir } from './helpers';
 
 const candidates = async () => {
@@ -208,6 +210,35 @@ describe('Evaluate Candidate', () => {
       fs.writeFileSync(path.join(bin, 'starexec_run_default'), script);
       fs.rmSync(smoke(), { recursive: true, force: true });
       fs.renameSync(`${smoke()}.saved`, smoke());
+    }
+  });
+});
+
+describe('Benchmarks from a GBD server', () => {
+  it('Fetch Benchmarks makes the set (in the Overview\'s data) and Curate cuts it into a training and a held-out set', async () => {
+    const ws = workspaceDir();
+    const inst = Array.from({ length: 8 }, (_, i) => servedInstance(`p-${i}.cnf.xz`, planted3Sat(40 + 10 * (i % 4), 4.2, 800 + i), { track: 'it', result: 'sat', family: 'planted' }));
+    const server = await startGbdServer(inst);
+    const cfg = path.join(ws, 'satlution.yaml');
+    const config = fs.readFileSync(cfg, 'utf8');
+    process.env.SATLUTION_GBD_CACHE = fs.mkdtempSync(path.join(os.tmpdir(), 'gbd-it-'));
+    try {
+      const r = (await vscode.commands.executeCommand('satlution.fetchBenchmarks', { query: 'track=it', set: 'gbdit', server: server.url })) as { set: string; instances: number; downloaded: number } | undefined;
+      assert.deepEqual(r && [r.set, r.instances, r.downloaded], ['gbdit', 8, 8]);
+      const listed = await eventually(() => (api().then((a) => a.snapshot?.benchmarks.find((b) => b.name === 'gbdit' && b.instances === 8))), 'the set in the snapshot the views show');
+      assert.ok(listed.hasMeta);
+      assert.equal(await vscode.commands.executeCommand('satlution.fetchBenchmarks', { query: 'track=it' }), undefined, 'malformed arguments: refused');
+      const d = (await vscode.commands.executeCommand('satlution.curateBenchmarks', { from: 'gbdit', budgetMinutes: 0.01, timeoutS: 10, heldoutShare: 0.25, minS: 0 })) as { train: { set: string; instances: number }; heldout: { set: string; instances: number } } | undefined;
+      assert.ok(d, 'no curation');
+      assert.equal(d.train.set, 'gbdit-train');
+      assert.ok(d.train.instances >= 1 && d.heldout.instances >= 1, JSON.stringify(d));
+      assert.match(fs.readFileSync(cfg, 'utf8'), /holdout: gbdit-heldout/);
+      assert.ok(fs.existsSync(path.join(ws, 'benchmarks', 'gbdit', 'CURATION.md')));
+    } finally {
+      delete process.env.SATLUTION_GBD_CACHE;
+      await server.stop();
+      fs.writeFileSync(cfg, config);
+      for (const d of ['gbdit', 'gbdit-train', 'gbdit-heldout']) fs.rmSync(path.join(ws, 'benchmarks', d), { recursive: true, force: true });
     }
   });
 });

@@ -29,6 +29,23 @@ export const SeedSchema = z
   })
   .strict();
 
+/** Where `satlution benchmarks fetch` takes SAT Competition instances from: a GBD server and the shared cache. */
+const GbdSchema = z
+  .object({
+    server: z.string().url().default('https://benchmark-database.de').meta({
+      description: 'The GBD (Global Benchmark Database) server `satlution benchmarks fetch` asks; only its /getinstances and /file/<hash> routes are used.',
+      examples: ['https://benchmark-database.de'],
+    }),
+    cache: z.string().min(1).optional().meta({
+      description: 'The cache of fetched instances, shared by all workspaces and addressed by GBD hash (default: $SATLUTION_GBD_CACHE, else ~/.cache/satlution/gbd).',
+      examples: ['/data/gbd-cache'],
+    }),
+    jobs: z.number().int().min(1).max(16).default(4).meta({ description: 'Downloads at a time.', examples: [4] }),
+    max_mb: z.number().positive().default(4096).meta({ description: 'The largest instance file (compressed, MB) a fetch accepts.', examples: [4096] }),
+  })
+  .strict()
+  .prefault({});
+
 export const StageName = z.enum(['smoke', 'verify', 'perf']);
 export type StageName = z.infer<typeof StageName>;
 
@@ -526,6 +543,7 @@ export const ConfigSchema = z
           'Benchmark sets: name -> directory of .cnf/.cnf.gz/.cnf.xz files with an optional meta.csv (instance,family,expected).',
         examples: [{ smoke: 'benchmarks/smoke' }],
       }),
+    gbd: GbdSchema,
     stages: StagesSchema,
     runners: z.array(RunnerSchema).default([{ name: 'local', kind: 'local' }]).meta({
       description: 'Where solver runs execute: local process pool, an SSH host, or a Slurm cluster.',

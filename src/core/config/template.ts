@@ -29,6 +29,8 @@ ${seeds}
 # with columns instance,family,expected (expected = SAT, UNSAT or empty).
 benchmarks:
 ${benches}
+# SAT Competition sets by GBD query (satlution benchmarks fetch), kept in a cache all workspaces share:
+# gbd: { server: https://benchmark-database.de, jobs: 4, max_mb: 4096 }   # cache: default ~/.cache/satlution/gbd
 
 # The gates, cheapest first. A wrong answer in any stage fails the candidate, whatever its speed.
 stages:

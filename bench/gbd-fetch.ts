@@ -1,0 +1,68 @@
+// Benchmark: `satlution benchmarks fetch` and `curate` against a local GBD server (test/fixtures/
+// gbdServer.ts, real HTTP on loopback). Prints: fetch throughput (MB/s of compressed files, instances/s)
+// with every file verified by its GBD hash, the same query again from the shared cache, the hash's own
+// speed, and what a curate costs: the champion's CPU over the fetched set against the budget the
+// training set was cut to. Env: BENCH_GBD_INSTANCES (40), BENCH_GBD_VARS (largest planted formula, 60000),
+// BENCH_GBD_JOBS (4).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { curateSet } from '../src/core/benchmarks/curateSet';
+import { fetchSet } from '../src/core/benchmarks/fetchSet';
+import { GbdCache } from '../src/core/benchmarks/gbdCache';
+import { writeValues } from '../src/core/config/edit';
+import { loadConfig } from '../src/core/config/load';
+import { gbdHashOfFile } from '../src/core/instances/gbdHash';
+import { pigeonhole, planted3Sat } from '../src/core/instances/generators';
+import { listSet } from '../src/core/instances/instances';
+import { servedInstance, startGbdServer } from '../test/fixtures/gbdServer';
+import { tinysatCycleWorkspace } from '../test/unit/cycleWorkspace';
+import { WORKER } from '../test/unit/helpers';
+
+const N = Number(process.env.BENCH_GBD_INSTANCES ?? 40);
+const MAX_VARS = Number(process.env.BENCH_GBD_VARS ?? 60000);
+const JOBS = Number(process.env.BENCH_GBD_JOBS ?? 4);
+
+async function main(): Promise<void> {
+  console.log(`making ${N} instances (planted 3-SAT up to ${MAX_VARS} variables, pigeonhole), xz-compressed`);
+  const served = Array.from({ length: N }, (_, i) =>
+    i % 5 === 4
+      ? servedInstance(`php-${i}.cnf.xz`, pigeonhole(5 + (i % 3), 4 + (i % 3)), { track: 'bench', result: 'unsat', family: 'php' })
+      : servedInstance(`planted-${i}.cnf.xz`, planted3Sat(Math.round(40 + ((MAX_VARS - 40) * i) / N), 4.2, 7000 + i), { track: 'bench', result: 'sat', family: 'planted' }),
+  );
+  const bytes = served.reduce((t, s) => t + s.xz.length, 0);
+  const server = await startGbdServer(served);
+  try {
+    const ws = await tinysatCycleWorkspace({ approval: 'auto', perf: 1, perfSeed: 1 });
+    const cache = new GbdCache(fs.mkdtempSync(path.join(path.dirname(ws), 'gbd-bench-cache-')));
+    const t0 = process.hrtime.bigint();
+    const first = await fetchSet({ server: server.url, query: 'track=bench', dir: path.join(ws, 'benchmarks', 'bench'), cache, jobs: JOBS, maxBytes: 1e9 });
+    const s1 = Number(process.hrtime.bigint() - t0) / 1e9;
+    console.log(`fetch, cold cache: ${first.instances} instances, ${(bytes / 1e6).toFixed(1)} MB compressed, ${s1.toFixed(2)} s: ${(bytes / 1e6 / s1).toFixed(1)} MB/s, ${(first.instances / s1).toFixed(1)} instances/s (${JOBS} at a time, each verified by its GBD hash)`);
+    const t1 = process.hrtime.bigint();
+    const again = await fetchSet({ server: server.url, query: 'track=bench', dir: path.join(ws, 'benchmarks', 'again'), cache, jobs: JOBS, maxBytes: 1e9 });
+    const s2 = Number(process.hrtime.bigint() - t1) / 1e9;
+    console.log(`fetch, warm cache (another set, the same query): ${again.fromCache} from the cache in ${s2.toFixed(2)} s: ${(again.instances / s2).toFixed(0)} instances/s`);
+    const files = await listSet(first.dir);
+    const t2 = process.hrtime.bigint();
+    for (const f of files) await gbdHashOfFile(f.file);
+    const s3 = Number(process.hrtime.bigint() - t2) / 1e9;
+    const plain = served.reduce((t, s) => t + s.plainBytes, 0);
+    console.log(`GBD hash alone (xz -dc and the normalised MD5, one at a time): ${(plain / 1e6).toFixed(1)} MB of CNF in ${s3.toFixed(2)} s: ${(plain / 1e6 / s3).toFixed(0)} MB/s`);
+
+    await writeValues(ws, [{ path: ['benchmarks', 'bench'], value: 'benchmarks/bench' }]);
+    for (const budgetS of [1, 5]) {
+      const t3 = process.hrtime.bigint();
+      const out = await curateSet({ ws, config: await loadConfig(ws), championDir: path.join(ws, 'SATLUTION_0'), from: 'bench', name: `b${budgetS}`, budgetS, timeoutS: 5, heldoutShare: 0.3, minS: 0.01, replace: true, runnerEnv: { workerFile: WORKER } });
+      const s4 = Number(process.hrtime.bigint() - t3) / 1e9;
+      const d = out.doc;
+      console.log(`curate, budget ${budgetS} CPU s per evaluation, timeout 5 s: the champion's run over ${d.decisions.length} instances cost ${d.spent_s.toFixed(1)} CPU s (${(d.spent_s / budgetS).toFixed(1)}x the budget; ${s4.toFixed(1)} s wall, results reused after the first); training ${d.train.instances} instances, ${d.train.cpu_s.toFixed(2)} CPU s; held-out ${d.heldout.instances}, ${d.heldout.cpu_s.toFixed(2)} of ${d.heldout.budget_s.toFixed(2)} s; left out ${d.decisions.filter((x) => x.set === 'out').length}`);
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+void main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
