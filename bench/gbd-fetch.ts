@@ -5,6 +5,7 @@
 // training set was cut to. Env: BENCH_GBD_INSTANCES (40), BENCH_GBD_VARS (largest planted formula, 60000),
 // BENCH_GBD_JOBS (4).
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { curateSet } from '../src/core/benchmarks/curateSet';
 import { fetchSet } from '../src/core/benchmarks/fetchSet';
@@ -15,25 +16,27 @@ import { gbdHashOfFile } from '../src/core/instances/gbdHash';
 import { pigeonhole, planted3Sat } from '../src/core/instances/generators';
 import { listSet } from '../src/core/instances/instances';
 import { servedInstance, startGbdServer } from '../test/fixtures/gbdServer';
-import { tinysatCycleWorkspace } from '../test/unit/cycleWorkspace';
-import { WORKER } from '../test/unit/helpers';
+import { seededWorkspace } from '../test/fixtures/seededWorkspace';
 
 const N = Number(process.env.BENCH_GBD_INSTANCES ?? 40);
 const MAX_VARS = Number(process.env.BENCH_GBD_VARS ?? 60000);
 const JOBS = Number(process.env.BENCH_GBD_JOBS ?? 4);
+const ROOT = path.resolve(__dirname, '..', '..');
+const WORKER = path.join(ROOT, 'dist', 'worker.js');
 
 async function main(): Promise<void> {
   console.log(`making ${N} instances (planted 3-SAT up to ${MAX_VARS} variables, pigeonhole), xz-compressed`);
   const served = Array.from({ length: N }, (_, i) =>
     i % 5 === 4
-      ? servedInstance(`php-${i}.cnf.xz`, pigeonhole(5 + (i % 3), 4 + (i % 3)), { track: 'bench', result: 'unsat', family: 'php' })
+      ? servedInstance(`php-${i}.cnf.xz`, pigeonhole(5 + (i - 4) / 5, 4 + (i - 4) / 5), { track: 'bench', result: 'unsat', family: 'php' })
       : servedInstance(`planted-${i}.cnf.xz`, planted3Sat(Math.round(40 + ((MAX_VARS - 40) * i) / N), 4.2, 7000 + i), { track: 'bench', result: 'sat', family: 'planted' }),
   );
   const bytes = served.reduce((t, s) => t + s.xz.length, 0);
   const server = await startGbdServer(served);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gbd-bench-'));
   try {
-    const ws = await tinysatCycleWorkspace({ approval: 'auto', perf: 1, perfSeed: 1 });
-    const cache = new GbdCache(fs.mkdtempSync(path.join(path.dirname(ws), 'gbd-bench-cache-')));
+    const ws = await seededWorkspace({ dir: path.join(tmp, 'ws'), seedName: 'tinysat', seed: path.join(ROOT, 'test', 'fixtures', 'seeds', 'tinysat'), perf: () => undefined });
+    const cache = new GbdCache(path.join(tmp, 'cache'));
     const t0 = process.hrtime.bigint();
     const first = await fetchSet({ server: server.url, query: 'track=bench', dir: path.join(ws, 'benchmarks', 'bench'), cache, jobs: JOBS, maxBytes: 1e9 });
     const s1 = Number(process.hrtime.bigint() - t0) / 1e9;
@@ -59,6 +62,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await server.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
 
