@@ -1,9 +1,10 @@
 // Benchmark: `satlution benchmarks fetch` and `curate` against a local GBD server (test/fixtures/
 // gbdServer.ts, real HTTP on loopback). Prints: fetch throughput (MB/s of compressed files, instances/s)
 // with every file verified by its GBD hash, the same query again from the shared cache, the hash's own
-// speed, and what a curate costs: the champion's CPU over the fetched set against the budget the
-// training set was cut to. Env: BENCH_GBD_INSTANCES (40), BENCH_GBD_VARS (largest planted formula, 60000),
+// speed, and what a curate costs with kissat as the champion (tinysat without kissat's source): its CPU
+// over the fetched set against the budget the training set was cut to. Env: BENCH_GBD_INSTANCES (40), BENCH_GBD_VARS (largest planted formula, 60000),
 // BENCH_GBD_JOBS (4).
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -13,7 +14,7 @@ import { GbdCache } from '../src/core/benchmarks/gbdCache';
 import { writeValues } from '../src/core/config/edit';
 import { loadConfig } from '../src/core/config/load';
 import { gbdHashOfFile } from '../src/core/instances/gbdHash';
-import { pigeonhole, planted3Sat } from '../src/core/instances/generators';
+import { pigeonhole, planted3Sat, uniform3Sat } from '../src/core/instances/generators';
 import { listSet } from '../src/core/instances/instances';
 import { servedInstance, startGbdServer } from '../test/fixtures/gbdServer';
 import { seededWorkspace } from '../test/fixtures/seededWorkspace';
@@ -52,13 +53,27 @@ async function main(): Promise<void> {
     const plain = served.reduce((t, s) => t + s.plainBytes, 0);
     console.log(`GBD hash alone (xz -dc and the normalised MD5, one at a time): ${(plain / 1e6).toFixed(1)} MB of CNF in ${s3.toFixed(2)} s: ${(plain / 1e6 / s3).toFixed(0)} MB/s`);
 
-    await writeValues(ws, [{ path: ['benchmarks', 'bench'], value: 'benchmarks/bench' }]);
-    for (const budgetS of [1, 5]) {
+    // Curate on a track of mid-size formulas, kissat the champion (tinysat where kissat's source is missing).
+    const track = [
+      ...Array.from({ length: 24 }, (_, i) => servedInstance(`planted-${i}.cnf.xz`, planted3Sat(440 + 9 * i, 4.24, 50 + i), { track: 'curate', result: 'sat', family: 'planted' })),
+      ...Array.from({ length: 8 }, (_, i) => servedInstance(`uniform-${i}.cnf.xz`, uniform3Sat(220 + 5 * i, 4.26, 70 + i), { track: 'curate', result: 'unknown', family: 'uniform' })),
+      ...Array.from({ length: 5 }, (_, i) => servedInstance(`php-${7 + i}.cnf.xz`, pigeonhole(7 + i, 6 + i), { track: 'curate', result: 'unsat', family: 'php' })),
+    ];
+    const curateServer = await startGbdServer(track);
+    const src = kissatSource();
+    const solver = src ? { seedName: 'kissat', seed: src } : { seedName: 'tinysat', seed: path.join(ROOT, 'test', 'fixtures', 'seeds', 'tinysat') };
+    const cws = await seededWorkspace({ dir: path.join(tmp, 'curate'), ...solver, perf: () => undefined });
+    await writeValues(cws, [{ path: ['benchmarks', 'track'], value: 'benchmarks/track' }]);
+    await fetchSet({ server: curateServer.url, query: 'track=curate', dir: path.join(cws, 'benchmarks', 'track'), cache, jobs: JOBS, maxBytes: 1e9 });
+    await curateServer.stop();
+    console.log(`curate with ${solver.seedName} as the champion, ${track.length} instances (planted 3-SAT 440-650 variables, uniform random 3-SAT at the threshold, pigeonhole 7-11), timeout 20 s:`);
+    for (const minutes of [0.5, 1, 2]) {
       const t3 = process.hrtime.bigint();
-      const out = await curateSet({ ws, config: await loadConfig(ws), championDir: path.join(ws, 'SATLUTION_0'), from: 'bench', name: `b${budgetS}`, budgetS, timeoutS: 5, heldoutShare: 0.3, minS: 0.01, replace: true, runnerEnv: { workerFile: WORKER } });
+      const out = await curateSet({ ws: cws, config: await loadConfig(cws), championDir: path.join(cws, 'SATLUTION_0'), from: 'track', name: `m${String(minutes).replace('.', '_')}`, budgetS: 60 * minutes, timeoutS: 20, heldoutShare: 0.3, minS: 0.5, replace: true, runnerEnv: { workerFile: WORKER } });
       const s4 = Number(process.hrtime.bigint() - t3) / 1e9;
       const d = out.doc;
-      console.log(`curate, budget ${budgetS} CPU s per evaluation, timeout 5 s: the champion's run over ${d.decisions.length} instances cost ${d.spent_s.toFixed(1)} CPU s (${(d.spent_s / budgetS).toFixed(1)}x the budget; ${s4.toFixed(1)} s wall, results reused after the first); training ${d.train.instances} instances, ${d.train.cpu_s.toFixed(2)} CPU s; held-out ${d.heldout.instances}, ${d.heldout.cpu_s.toFixed(2)} of ${d.heldout.budget_s.toFixed(2)} s; left out ${d.decisions.filter((x) => x.set === 'out').length}`);
+      const why = (re: RegExp) => d.decisions.filter((x) => x.set === 'out' && re.test(x.reason)).length;
+      console.log(`  budget ${minutes} CPU min: the champion's run over the set cost ${(d.spent_s / 60).toFixed(2)} CPU min (${(d.spent_s / (60 * minutes)).toFixed(1)}x the budget; ${s4.toFixed(0)} s wall${minutes > 0.5 ? ', its runs reused' : ', build included'}); training ${d.train.instances} instances, ${(d.train.cpu_s / 60).toFixed(2)} CPU min; held-out ${d.heldout.instances}, ${(d.heldout.cpu_s / 60).toFixed(2)} of ${(d.heldout.budget_s / 60).toFixed(2)} min; left out ${why(/not solved/)} unsolved, ${why(/too easy/)} too easy, ${why(/budget/)} over budget`);
     }
   } finally {
     await server.stop();
@@ -70,3 +85,13 @@ void main().catch((e: unknown) => {
   console.error(e);
   process.exit(1);
 });
+
+/** kissat's source directory (SATLUTION_KISSAT_SRC, else scripts/fetch-solver-source.sh), or undefined. */
+function kissatSource(): string | undefined {
+  if (process.env.SATLUTION_KISSAT_SRC) return process.env.SATLUTION_KISSAT_SRC;
+  try {
+    return execFileSync('bash', [path.join(ROOT, 'scripts', 'fetch-solver-source.sh'), 'kissat'], { encoding: 'utf8' }).trim();
+  } catch {
+    return undefined;
+  }
+}

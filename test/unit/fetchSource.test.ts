@@ -1,6 +1,6 @@
 // scripts/fetch-solver-source.sh leaves the system's apt configuration as it was: run in a mount
 // namespace (bubblewrap) whose /etc/apt is a writable throw-away copy and whose every other path but
-// the cache is read-only, it fetches kissat's source from Debian's archive, and the copy is byte for
+// a temp dir (the cache, TMPDIR) is read-only, it fetches kissat's source from Debian's archive, and the copy is byte for
 // byte what it was. An apt-get that wrote /var/lib/apt or /var/cache/apt would fail there.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -44,7 +44,10 @@ describe('fetching a solver source leaves /etc/apt alone', function () {
     const cache = path.join(t, 'cache');
     fs.mkdirSync(cache);
     const script = path.join(ROOT, 'scripts', 'fetch-solver-source.sh');
-    const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--bind', t, t, '--bind', etc, '/etc/apt', '--', 'env', `SATLUTION_DEV_CACHE=${cache}`, 'bash', script, 'kissat'], { encoding: 'utf8', timeout: 280000 });
+    // Everything read-only but the temp dir (the cache, and TMPDIR for apt's signature checks) and the copy of /etc/apt.
+    const tmp = path.join(t, 'tmp');
+    fs.mkdirSync(tmp);
+    const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', t, t, '--bind', etc, '/etc/apt', '--', 'env', `SATLUTION_DEV_CACHE=${cache}`, `TMPDIR=${tmp}`, 'bash', script, 'kissat'], { encoding: 'utf8', timeout: 280000 });
     if (r.status !== 0 && !process.env.CI && /Could not resolve|Failed to fetch|Temporary failure|unreachable/i.test(r.stderr)) this.skip(); // no Debian mirror from here
     assert.equal(r.status, 0, r.stderr);
     const root = r.stdout.trim();
