@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { writeValues } from '../config/edit';
 import { setDir, type Config } from '../config/schema';
+import { EvalStore } from '../eval/evalStore';
 import { evaluateSolver } from '../eval/service';
 import { listSet, type InstanceSpec } from '../instances/instances';
 import type { InstanceResult } from '../run/result';
@@ -76,6 +77,9 @@ export async function curateSet(req: CurateRequest): Promise<CurateOutcome> {
   if (!specs.length) throw new Error(`the set ${req.from} (${fromDir}) has no instances`);
   req.log?.(`the champion ${path.basename(req.championDir)} runs ${specs.length} instances of ${req.from} once, timeout ${req.timeoutS} s (results are kept: a rerun resumes)`);
   let done = 0;
+  // A champion its evaluation built is run as it is: a rebuild of a solver that stamps its build time
+  // into the binary is another binary, and the runs kept from an earlier curate would not be found again.
+  const built = (await new EvalStore(req.ws).get(path.basename(req.championDir)))?.verdict === 'pass';
   const ev = await evaluateSolver({
     ws: req.ws,
     config: req.config,
@@ -83,6 +87,7 @@ export async function curateSet(req: CurateRequest): Promise<CurateOutcome> {
     overrides: { stage: 'perf', bench: fromDir, timeoutS: req.timeoutS, noProofs: true },
     record: false,
     rules: false,
+    build: !built,
     runnerEnv: req.runnerEnv,
     ...(req.signal ? { signal: req.signal } : {}),
     onResult: (_gate, r, _d, total) => req.onResult?.(++done, total, r),
