@@ -4,7 +4,6 @@
 // speed, and what a curate costs with kissat as the champion (tinysat without kissat's source): its CPU
 // over the fetched set against the budget the training set was cut to. Env: BENCH_GBD_INSTANCES (40), BENCH_GBD_VARS (largest planted formula, 60000),
 // BENCH_GBD_JOBS (4).
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -19,6 +18,7 @@ import { pigeonhole, planted3Sat, uniform3Sat } from '../src/core/instances/gene
 import { listSet } from '../src/core/instances/instances';
 import { servedInstance, startGbdServer } from '../test/fixtures/gbdServer';
 import { seededWorkspace } from '../test/fixtures/seededWorkspace';
+import { kissatSource } from '../test/fixtures/kissatSource';
 
 const N = Number(process.env.BENCH_GBD_INSTANCES ?? 40);
 const MAX_VARS = Number(process.env.BENCH_GBD_VARS ?? 60000);
@@ -89,13 +89,3 @@ void main().catch((e: unknown) => {
   console.error(e);
   process.exit(1);
 });
-
-/** kissat's source directory (SATLUTION_KISSAT_SRC, else scripts/fetch-solver-source.sh), or undefined. */
-function kissatSource(): string | undefined {
-  if (process.env.SATLUTION_KISSAT_SRC) return process.env.SATLUTION_KISSAT_SRC;
-  try {
-    return execFileSync('bash', [path.join(ROOT, 'scripts', 'fetch-solver-source.sh'), 'kissat'], { encoding: 'utf8' }).trim();
-  } catch {
-    return undefined;
-  }
-}

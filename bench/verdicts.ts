@@ -16,7 +16,7 @@
 // before the compare pairs, which record the workspace's drift), BENCH_RACE_PROPOSALS (10),
 // BENCH_KISSAT_PROPOSALS (6; kissat's source from SATLUTION_KISSAT_SRC or scripts/fetch-solver-source.sh),
 // BENCH_KISSAT_AA_CYCLES (20) and BENCH_KISSAT_LAMBDA (3) for part 6, BENCH_PARTS (1,2,3,4,5,6).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -43,6 +43,7 @@ import type { InstanceResult } from '../src/core/run/result';
 import { newCandidate } from '../src/core/workspace/newCandidate';
 import { optsatDelay, writeOptsat } from '../test/fixtures/optsat';
 import { seededWorkspace } from '../test/fixtures/seededWorkspace';
+import { kissatSource } from '../test/fixtures/kissatSource';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const FIX = path.join(ROOT, 'test', 'fixtures');
@@ -360,15 +361,6 @@ async function kissatAA(): Promise<void> {
   console.log(`kissat A/A: ${promoted} promoted in ${KISSAT_AA_CYCLES} cycles; ${dropped} of ${raced} challengers dropped early; a race cost ${mean.toFixed(2)} evaluations of the champion's perf set on average (${((Date.now() - t0) / 1000 / KISSAT_AA_CYCLES).toFixed(0)} s per cycle, builds and gates included)`);
 }
 
-/** kissat's source directory, or undefined (the kissat part is skipped). */
-function kissatSource(): string | undefined {
-  if (process.env.SATLUTION_KISSAT_SRC) return process.env.SATLUTION_KISSAT_SRC;
-  try {
-    return execFileSync('bash', [path.join(ROOT, 'scripts', 'fetch-solver-source.sh'), 'kissat'], { encoding: 'utf8' }).trim();
-  } catch {
-    return undefined;
-  }
-}
 
 async function main(): Promise<void> {
   console.log(`${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), 2 jobs`);

@@ -15,6 +15,7 @@ import type { InstanceResult } from '../run/result';
 import type { RunnerEnv } from '../runners/select';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { BENCH_DIR } from '../layout';
+import { exists, linkOrCopy } from './fetchSet';
 import { selectInstances, type CurateDecision, type CurateInstance, type Selection } from './selection';
 
 /** What to curate, and within which limits. */
@@ -142,7 +143,7 @@ async function writeSubset(dir: string, specs: readonly InstanceSpec[], names: R
   for (const s of chosen) {
     const to = path.join(tmp, ...s.name.split('/'));
     await fs.mkdir(path.dirname(to), { recursive: true });
-    await fs.link(s.file, to).catch(() => fs.copyFile(s.file, to));
+    await linkOrCopy(s.file, to);
   }
   const csv = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
   await fs.writeFile(path.join(tmp, 'meta.csv'), ['instance,family,expected', ...chosen.map((s) => [s.name, s.family ?? '', s.expected ?? ''].map(csv).join(','))].join('\n') + '\n');
@@ -178,4 +179,3 @@ export function curationMarkdown(d: CurationDoc): string {
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
-const exists = (p: string) => fs.stat(p).then(() => true, () => false);

@@ -121,7 +121,7 @@ export async function fetchSet(req: FetchRequest): Promise<FetchOutcome> {
       try {
         const hit = await req.cache.fetch(req.server, hash, { maxBytes: req.maxBytes, ...(req.signal ? { signal: req.signal } : {}), onBytes: (n) => (progress.bytes += n) });
         const file = setFileName(hash, hit.entry.name, hit.entry.kind);
-        await linkInto(hit.file, path.join(staging, file));
+        await linkOrCopy(hit.file, path.join(staging, file));
         rows[i] = { hash, file, name: hit.entry.name, bytes: hit.entry.bytes, expected: expected.get(hash) ?? null, family };
         if (hit.downloaded) progress.downloaded++;
         else progress.fromCache++;
@@ -184,8 +184,8 @@ export function setFileName(hash: string, serverName: string | null, kind: 'xz' 
   return base ? `${hash}-${base}${ext}` : `${hash}${ext}`;
 }
 
-/** A hard link to the cached file (one copy on disk), or a copy where the two are on different file systems. */
-async function linkInto(from: string, to: string): Promise<void> {
+/** A hard link to `from` (one copy on disk), or a copy where the two are on different file systems; `to` is replaced. */
+export async function linkOrCopy(from: string, to: string): Promise<void> {
   await fs.rm(to, { force: true });
   try {
     await fs.link(from, to);
@@ -209,4 +209,5 @@ export function familyOf(query: string): string | null {
   return null;
 }
 
-const exists = (p: string) => fs.stat(p).then(() => true, () => false);
+/** Whether anything is at `p`. */
+export const exists = (p: string) => fs.stat(p).then(() => true, () => false);

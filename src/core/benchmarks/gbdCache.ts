@@ -6,6 +6,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import { gbdHashOfFile } from '../instances/gbdHash';
 import { writeJsonAtomic } from '../store/atomic';
@@ -80,7 +81,7 @@ export class GbdCache {
         }
       }
       // Another process fetches this instance now: wait for it, then take it from the cache.
-      await sleep(300, o.signal);
+      await delay(300, undefined, o.signal ? { signal: o.signal } : {});
       const theirs = await this.lookup(hash);
       if (theirs) return { entry: theirs, file: this.fileOf(theirs), downloaded: false, resumed: false };
     }
@@ -96,7 +97,7 @@ export class GbdCache {
         got = await downloadFile(server, hash, part, o);
       } catch (e) {
         if (e instanceof GbdServerError || o.signal?.aborted || attempt >= retries) throw e;
-        await sleep(Math.min(8000, 500 * 2 ** attempt), o.signal);
+        await delay(Math.min(8000, 500 * 2 ** attempt), undefined, o.signal ? { signal: o.signal } : {});
         continue;
       }
       resumedAny ||= got.resumed;
@@ -133,12 +134,4 @@ async function kindOf(file: string): Promise<CachedInstance['kind']> {
   } finally {
     await fh.close();
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'));
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'))), { once: true });
-  });
 }
