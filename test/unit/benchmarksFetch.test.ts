@@ -133,7 +133,8 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     // Wait until the first instance is in the cache and the second is on its way.
     for (;;) {
       const parts = fs.existsSync(partial) ? fs.readdirSync(partial).filter((f) => f.endsWith('.part')) : [];
-      const cached = fs.readdirSync(cacheDir).filter((d) => /^[0-9a-f]{2}$/.test(d)).length;
+      // An instance is in the cache once its note is written (the last step of storing it).
+      const cached = fs.readdirSync(cacheDir).filter((d) => /^[0-9a-f]{2}$/.test(d)).flatMap((d) => fs.readdirSync(path.join(cacheDir, d)).filter((f) => f.endsWith('.json'))).length;
       if (cached >= 1 && parts.length && fs.statSync(path.join(partial, parts[0]!)).size > 8192) break;
       if (Date.now() > deadline) assert.fail('the fetch never got halfway');
       await new Promise((r) => setTimeout(r, 20));
