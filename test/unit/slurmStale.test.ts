@@ -173,6 +173,41 @@ describe('run markers (running/<key>.pid): stale ones never hold a run up', func
     assert.ok(!fs.existsSync(marker));
   });
 
+  it('after the worker it waited on ends, the next call waits for that run\'s shell to move the result in, and does not run the worker again', async () => {
+    const dir = workdir();
+    const worker = lookalike(dir);
+    const shell = bystander(); // stands in for the run's shell, between its worker's exit and the result's move
+    await until('both run', () => alive(worker.pid!) && alive(shell.pid!));
+    const marker = `${worker.pid} ${procStart(worker.pid!)} ${BOOT} ${HOST} ${shell.pid} ${procStart(shell.pid!)}\n`;
+    plant(dir, KEY, marker);
+    const next = runCall(dir);
+    await sleep(1200);
+    worker.kill('SIGKILL');
+    await until('the worker is gone', () => !alive(worker.pid!));
+    await sleep(1500);
+    assert.equal(calls(dir), 0, 'the call waits while the shell of the run lives and the marker is unchanged');
+    fs.writeFileSync(path.join(dir, 'results', `${KEY}.json`), '{"by":"the run waited on"}\n');
+    fs.rmSync(path.join(dir, 'running', `${KEY}.pid`));
+    const r = await next.done;
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '{"by":"the run waited on"}\n');
+    assert.equal(calls(dir), 0, 'the worker did not run again');
+    // Without a live shell (it died with the connection), the call starts the run once the worker is gone.
+    const dir2 = workdir();
+    const worker2 = lookalike(dir2);
+    await until('the second worker runs', () => alive(worker2.pid!));
+    shell.kill('SIGKILL');
+    await until('the shell is gone', () => !alive(shell.pid!));
+    plant(dir2, KEY, `${worker2.pid} ${procStart(worker2.pid!)} ${BOOT} ${HOST} ${shell.pid} 1\n`);
+    const later = runCall(dir2);
+    await sleep(1200);
+    assert.equal(calls(dir2), 0, 'a live worker holds the call');
+    worker2.kill('SIGKILL');
+    const r2 = await later.done;
+    assert.equal(r2.code, 0, r2.stderr);
+    assert.equal(calls(dir2), 1, 'the run started once its worker was gone');
+  });
+
   it('Stop signals only live workers of ours: a planted marker\'s process is left alone', async () => {
     const dir = workdir();
     const run = runCall(dir, { ms: 30000 });

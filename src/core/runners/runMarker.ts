@@ -1,7 +1,8 @@
 // The SSH runner's run markers. While a run goes on the host, `running/<key>.pid` in the remote
 // workdir names its worker, so the next call for the same key (another attempt after a dropped
 // connection) waits for that run instead of starting it twice, and Stop can end it. The marker is one
-// line, `<pid> <start> <boot id> <host>`, start being field 22 of /proc/<pid>/stat. It counts only
+// line, `<pid> <start> <boot id> <host> <shell pid> <shell start>`, start being field 22 of
+// /proc/<pid>/stat (the shell: the script that moves the worker's result in). It counts only
 // while it names this run's worker: the same process (pid and start time, this host, this boot), with
 // this run's worker command line, younger than any run may take. Anything else (a dead pid, a pid
 // reused after a crash, another machine's or an earlier boot's marker, a file a solver planted,
@@ -60,10 +61,19 @@ export function remoteRunScript(r: RemoteRun): string {
     '  n=$(satl_args | wc -c)',
     `  [ "$(cat "/proc/$1/cmdline" 2>/dev/null | tail -c $((n + 1)) | od -An -v -tx1)" = "$({ printf '\\000'; satl_args; } | od -An -v -tx1)" ]`,
     '}',
-    'if [ ! -s "$R" ]; then while satl_live "$P"; do sleep 0.5; done; fi',
+    // Between its worker's exit and the result's move, a run's shell still holds the marker: a call that
+    // waited on that worker waits for the shell too (while it lives and the marker is the one waited on).
+    'satl_closing() {',
+    '  [ "$(cat "$P" 2>/dev/null)" = "$held" ] || return 1',
+    '  printf \'%s\\n\' "$held" | { read -r _ _ _ _ q qs _; case "$q" in ""|*[!0-9]*) exit 1;; esac; [ -n "$qs" ] && [ "$(satl_start "$q")" = "$qs" ]; }',
+    '}',
+    'if [ ! -s "$R" ]; then',
+    '  held=; while satl_live "$P"; do held=$(cat "$P" 2>/dev/null); sleep 0.5; done',
+    '  i=0; while [ -n "$held" ] && [ ! -s "$R" ] && [ $i -lt 300 ] && satl_closing; do sleep 0.2; i=$((i + 1)); done',
+    'fi',
     'if [ ! -s "$R" ]; then',
     `  ${shJoin([...r.worker])} > "$R.$$" & w=$!`,
-    '  ws=$(satl_start "$w"); M="$w ${ws:-0} $BOOT $HOST"',
+    '  ws=$(satl_start "$w"); M="$w ${ws:-0} $BOOT $HOST $$ $(satl_start $$)"',
     '  echo "$M" > "$P.$$" && mv -f "$P.$$" "$P"',
     '  wait $w; st=$?',
     // The result is in place before the marker goes: a call waiting on the marker then finds it.
