@@ -10,6 +10,7 @@ import { runTool } from '../../src/core/agents/tools';
 import { tunerAgent } from '../../src/core/agents/tuner';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle, type EvolutionAgent } from '../../src/core/cycle/engine';
+import { buildDashboard } from '../../src/core/dashboard/build';
 import { readCalibration } from '../../src/core/eval/calibration';
 import { differentLoad } from '../../src/core/eval/compare';
 import { driftOf, readDrift } from '../../src/core/eval/drift';
@@ -94,12 +95,13 @@ describe('verdicts that noise and drift cannot fool', function () {
   });
 
   it('racing stops a slower challenger early, with capped runs, and says so in RESULTS.md and the outcome', async () => {
-    // Runs of a tenth of a second: caps below the default 1 s floor, and at 1.5x the champion's time, so the
-    // 5x slower runs meet theirs even when the champion's stored times were measured under other load.
-    const ws = await optsat({ delay: 100_000_000, perf: 12, yaml: (y) => y.replace('decide_on: cpu', 'decide_on: cpu\n  racing: { cap_floor_s: 0.05, cap_factor: 1.5 }') });
+    // Runs of a tenth of a second: caps below the default 1 s floor. The challenger is 20x slower, so its
+    // runs meet their caps (3x the champion's stored time) and, counted at the cap, are still clearly
+    // slower than the champion's runs beside them, however other load moved the champion's times.
+    const ws = await optsat({ delay: 100_000_000, perf: 12, yaml: (y) => y.replace('decide_on: cpu', 'decide_on: cpu\n  racing: { cap_floor_s: 0.05 }') });
     const config = await loadConfig(ws);
     assert.equal(config.evaluation.racing.cap_floor_s, 0.05);
-    const s = await runCycle({ ws, config, agent: slowDownAgent(5), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
+    const s = await runCycle({ ws, config, agent: slowDownAgent(20), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
     assert.match(s.outcome ?? '', /SATLUTION_0 stays champion \(SATLUTION_1 rejected early by racing after \d+ of 12 instances: not the 10% gain the race is for: after \d+ of 12 instances it is \d+\.\d% slower than the champion/);
     const doc = (await new EvalStore(ws).get(1))!;
     assert.equal(doc.verdict, 'pass');
@@ -107,10 +109,17 @@ describe('verdicts that noise and drift cannot fool', function () {
     assert.ok(doc.race!.ran < 12, `ran ${doc.race!.ran}`);
     assert.ok(doc.race!.capped > 0, 'the slower runs hit their cap');
     assert.ok(doc.race!.session, 'the race kept its session');
+    // The futility rule's evidence, kept and shown: its likelihood ratio and the ratio the race drops at.
+    assert.match(s.outcome ?? '', /its pairs are (\d+|over a million) times likelier if it is no faster than the champion than if it is 10% faster \(the race drops at 50\)/);
+    assert.equal(doc.race!.drop_odds, 50);
+    assert.ok(doc.race!.odds! >= 50, String(doc.race!.odds));
+    const shown = (await buildDashboard(ws)).data.verdicts.decisions.find((d) => d.candidate === 1)!;
+    assert.equal(shown.outcome, 'rejected early');
+    assert.deepEqual([shown.race?.odds, shown.race?.dropOdds, shown.race?.detectGainPct], [doc.race!.odds, 50, 10]);
     const champion = (await new EvalStore(ws).get(0))!;
     const championCost = champion.instances.reduce((t, r) => t + (r.cpu_s ?? r.time_s), 0);
-    // A full evaluation of a 5x slower solver costs about 5x the champion's; the race spent under half of that.
-    assert.ok(doc.race!.spent_s < 0.5 * 5 * championCost, `race spent ${doc.race!.spent_s} s, champion's full perf ${championCost} s`);
+    // A full evaluation of a 20x slower solver costs about 20x the champion's; the race spent under a quarter of that.
+    assert.ok(doc.race!.spent_s < 0.25 * 20 * championCost, `race spent ${doc.race!.spent_s} s, champion's full perf ${championCost} s`);
     const results = fs.readFileSync(path.join(ws, 'SATLUTION_1', 'RESULTS.md'), 'utf8');
     assert.match(results, /## Rejected early by racing \(\d+ of 12 instances\)/);
     // The race is its one measurement beside the champion: a duel that stops where the race dropped it.

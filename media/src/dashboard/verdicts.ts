@@ -186,6 +186,17 @@ function raceEvidence(r: NonNullable<DashDecision['race']>, dir: string): HTMLEl
   );
 }
 
+/** The futility rule's evidence in words: its likelihood ratio (older races: the upper confidence bound). */
+function evidence(r: NonNullable<DashDecision['race']>): string {
+  if (r.odds !== null && r.odds !== undefined) return `; its pairs are ${times(r.odds)} times likelier if it is no faster than the champion than if it were ${pct(r.detectGainPct ?? 0)} faster${r.dropOdds ? `, and the race drops at ${times(r.dropOdds)}` : ''}`;
+  return r.upperPct !== null && r.upperPct !== undefined ? `, at most ${pct(r.upperPct)} faster at 99.5% confidence` : '';
+}
+
+/** A likelihood ratio for people. */
+function times(x: number): string {
+  return x >= 1e6 ? 'over a million' : x >= 10 ? String(Math.round(x)) : x.toFixed(1);
+}
+
 /** A one-session race's drop: its speed-up so far against the gain the race was for, and both sides' times. */
 function sessionRaceEvidence(r: NonNullable<DashDecision['race']>, dir: string, basis: string): HTMLElement {
   const most = Math.max(r.challengerS, r.championS, 1e-9);
@@ -196,7 +207,7 @@ function sessionRaceEvidence(r: NonNullable<DashDecision['race']>, dir: string, 
   };
   const speed = r.speedupPct ?? 0;
   return h('div', { class: 'race' },
-    h('p', {}, `Dropped by the race after ${r.ran} of ${count(r.of, 'instance')}${r.capped ? ` (${count(r.capped, 'run')} stopped at its cap, a multiple of the champion\u2019s time)` : ''}: it ran beside the champion in one session, and its pairs say ${dir} is not the ${pct(r.detectGainPct ?? 0)} gain the race was for (${pct(Math.abs(speed))} ${speed >= 0 ? 'faster' : 'slower'} as a geometric mean${r.upperPct !== null && r.upperPct !== undefined ? `, at most ${pct(r.upperPct)} faster at 99.5% confidence` : ''}). Racing may only drop: a promotion is decided on the whole set.`),
+    h('p', {}, `Dropped by the race after ${r.ran} of ${count(r.of, 'instance')}${r.capped ? ` (${count(r.capped, 'run')} stopped at its cap, a multiple of the champion\u2019s time)` : ''}: it ran beside the champion in one session, and its pairs say ${dir} is not the ${pct(r.detectGainPct ?? 0)} gain the race was for (${pct(Math.abs(speed))} ${speed >= 0 ? 'faster' : 'slower'} as a geometric mean${evidence(r)}). Racing may only drop: a promotion is decided on the whole set.`),
     h('div', { class: 'bars', role: 'img', 'aria-label': `On the instances run: the challenger ${secsUnit(r.challengerS)}, the champion ${secsUnit(r.championS)}` },
       bar('Challenger', r.challengerS, 'challenger'),
       bar('Champion', r.championS, 'champion')),

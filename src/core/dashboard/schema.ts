@@ -229,10 +229,13 @@ export const DashRace = z.object({
   estimatedPar2: Seconds.nullable(),
   spentS: Seconds,
   reason: z.string(),
-  /** A one-session race (the champion beside it): the gain it was raced for, its geometric-mean speed-up and the most it could be, percent. Absent: an older race, judged against a threshold. */
+  /** A one-session race (the champion beside it): the gain it was raced for, its geometric-mean speed-up and (older races) the most it could be, percent. Absent: an older race, judged against a threshold. */
   detectGainPct: z.number().optional(),
   speedupPct: z.number().optional(),
   upperPct: z.number().nullable().optional(),
+  /** The futility rule's likelihood ratio ("no faster" against "the gain raced for") and the ratio it drops at. */
+  odds: z.number().nullable().optional(),
+  dropOdds: z.number().optional(),
 });
 export type DashRace = z.infer<typeof DashRace>;
 

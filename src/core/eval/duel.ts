@@ -27,7 +27,7 @@ import { compareRuns, type Comparison } from './compare';
 import { auditStage, runStage, type StagePlan } from './gates';
 import { auditOn, type AuditOutcome } from './audit';
 import { par2Of, timeOn, type TimeBasis } from './metrics';
-import { capFor, firstLook, futility, lowerBound, raceLook, raceOrder, raceSettle, RaceDoc, type RacePolicy } from './race';
+import { capFor, firstLook, futility, FUTILITY_BETA, lowerBound, raceLook, raceOrder, raceSettle, RaceDoc, type RacePolicy } from './race';
 import { runSession, type SessionSide, type Side } from './raceRuns';
 import { gateContext, type PlanOverrides } from './plan';
 import { solverIdentity } from './resultsStore';
@@ -288,7 +288,8 @@ function raceDoc(o: { s: SessionSide; paired: InstanceResult[]; rb: InstanceResu
     session: o.session,
     entrants: o.entrants,
     speedup_pct: round(call.speedupPct),
-    upper_pct: call.upperPct === null ? null : round(call.upperPct),
+    odds: call.odds === null ? null : Number(call.odds.toPrecision(3)),
+    drop_odds: 1 / FUTILITY_BETA,
     detect_gain_pct: o.policy.racing.detect_gain_pct,
     champion_reruns: 0,
     challenger_s: round(challengerS),

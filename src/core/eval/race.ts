@@ -37,7 +37,11 @@ export const RaceDoc = z.object({
   entrants: z.number().int().positive().optional(),
   /** The challenger's geometric-mean speed-up over the champion on the pairs it has, percent (positive: faster). */
   speedup_pct: z.number().optional(),
-  /** The most it could be faster at the futility rule's confidence when it was dropped, percent. */
+  /** How many times likelier its pairs were under "no faster than the champion" than under "detect_gain_pct faster" (the futility rule's likelihood ratio); null before the first look. */
+  odds: z.number().nullable().optional(),
+  /** The likelihood ratio at which the race drops (1 / FUTILITY_BETA when it ran). */
+  drop_odds: z.number().optional(),
+  /** Older documents: the most it could be faster at the futility rule's confidence when it was dropped, percent. */
   upper_pct: z.number().nullable().optional(),
   /** The gain the race is for (racing.detect_gain_pct). */
   detect_gain_pct: z.number().optional(),
@@ -62,9 +66,11 @@ export type RaceDoc = z.infer<typeof RaceDoc>;
 /**
  * Run order: a stratified cross-section, so that any prefix is a fair sample of the set. Within each
  * family (meta.csv's; one family when there are none): instances the champion has no time for first,
- * then the rest, each part taken in bit-reversed rank order (van der Corput) of the champion's times,
- * longest first (of the names where there are no times), so the first 2, 4, 8, ... spread evenly over
- * the range of difficulty. The families are then interleaved in proportion to their sizes, so a look
+ * then the rest, each part taken in bit-reversed rank order (van der Corput) of the champion's times
+ * (of the names where there are no times): the median first, then the quartiles, the octiles, ..., so
+ * the first 1, 3, 7, ... spread evenly over the range of difficulty and the very longest come late (a
+ * race that starts with the longest instance has spent a sixth of a 44-instance evaluation on its
+ * first pair). The families are then interleaved in proportion to their sizes, so a look
  * after k instances has seen every family about k / N of its size: a change that helps one family and
  * is neutral on another is not judged on either alone. A challenger dropped after k instances cost
  * about k / N of an evaluation.
@@ -88,11 +94,11 @@ export function raceOrder<T extends { name: string; family?: string | null }>(in
   return out;
 }
 
-/** `ranked` in the order of ranks floor(x * n) for x = 0, 1/2, 1/4, 3/4, 1/8, ... (the radical inverse of k in base 2), skipping ranks seen. */
+/** `ranked` in the order of ranks floor(x * n) for x = 1/2, 1/4, 3/4, 1/8, ... (the radical inverse of k = 1, 2, ... in base 2), skipping ranks seen. */
 function crossSection<T>(ranked: readonly T[]): T[] {
   const seen = new Set<number>();
   const out: T[] = [];
-  for (let k = 0; out.length < ranked.length; k++) {
+  for (let k = 1; out.length < ranked.length; k++) {
     let x = 0;
     for (let f = 0.5, j = k; j > 0; j >>= 1, f /= 2) if (j & 1) x += f;
     const at = Math.floor(x * ranked.length);
@@ -121,40 +127,62 @@ export function lowerBound(r: InstanceResult, capS: number, timeoutS: number, on
 }
 
 /**
- * The futility rule's error per look: a challenger truly `detect_gain_pct` faster is dropped at one look
- * with at most this probability (the looks are nested, so over a whole race the simulator measures
- * 1-2%, bench/decisions.ts).
+ * The futility rule's error: a challenger truly `detect_gain_pct` faster is dropped in at most about this
+ * share of races (Wald's bound for the sequential probability ratio test; the simulator measures it with
+ * the noise estimated as the race goes, bench/decisions.ts).
  */
-export const FUTILITY_LEVEL = 0.005;
+export const FUTILITY_BETA = 0.02;
 
 /** The judgement of one challenger at one look. */
 export interface FutilityCall {
   drop: boolean;
-  /** Its geometric-mean speed-up so far and the most it can be at the rule's confidence, percent. */
+  /** Its geometric-mean speed-up so far, percent (positive: faster). */
   speedupPct: number;
-  upperPct: number | null;
+  /** How many times likelier its pairs are if it is no faster than the champion than if it is `detect_gain_pct` faster; null before the first look. */
+  odds: number | null;
   reason: string;
 }
 
 /**
- * Drop a challenger when its pairs so far say, at confidence 1 - FUTILITY_LEVEL, that it is less than
- * `detect_gain_pct` faster: a one-sided t-test of the mean log time ratio against log(1 - gain), from
- * min_instances pairs on. The pairs are lower bounds where its runs were capped (they can only make it
- * look faster than it is, so the drop stays safe). A smaller true gain may be dropped too: the race is
- * for gains the set can show, and its cost is what an evaluation of the champion costs.
+ * Drop a challenger once its pairs are 1 / FUTILITY_BETA times likelier under "no faster than the
+ * champion" than under "`detect_gain_pct` faster": Wald's sequential probability ratio test of the mean
+ * log time ratio (0 against log(1 - gain)), normal with unknown spread, from the first look
+ * (min_instances pairs) on. A challenger no faster is dropped after about 2 log(1/beta) sigma^2 / log(1 -
+ * gain)^2 pairs whatever the set's size (15 at 13% noise per pair: a third of 44 instances), sooner
+ * when it is slower; one half-way is rarely dropped and runs to the end. The pairs are lower bounds
+ * where its runs were capped (they can only make it look faster than it is, so a drop stays safe).
  */
 export function futility(pairs: readonly { champion: number; challenger: number }[], of: number, racing: Pick<RacingConfig, 'min_instances' | 'detect_gain_pct'>): FutilityCall {
-  const { n, speedupPct, lowerPct, upperPct } = speedupInterval(pairs, racing.min_instances);
-  if (lowerPct === null || upperPct === null) return { drop: false, speedupPct, upperPct: null, reason: '' };
+  const n = pairs.length;
+  const r = logRatios(pairs.map((p) => p.champion), pairs.map((p) => p.challenger));
+  const mean = n ? r.reduce((s, x) => s + x, 0) / n : 0;
+  const speedupPct = 100 * (1 - Math.exp(mean));
+  if (n < Math.max(2, racing.min_instances)) return { drop: false, speedupPct, odds: null, reason: '' };
+  // The generalised likelihood ratio: each side with the spread that fits it best (so few pairs that
+  // happen to agree cannot pass for a precise measurement: a common plug-in spread lost twice as many
+  // winners), "no faster" at its best mean of 0 or more (so a clearly slower one goes at once).
+  const d = Math.log(1 - racing.detect_gain_pct / 100);
+  const spread = r.reduce((s, x) => s + (x - mean) ** 2, 0);
+  const none = Math.max(mean, 0);
+  const llr = (n / 2) * Math.log((spread + n * (mean - d) ** 2) / Math.max(spread + n * (mean - none) ** 2, 1e-300));
+  const odds = Math.exp(Math.min(llr, 700));
+  const drop = llr >= Math.log(1 / FUTILITY_BETA);
   const target = racing.detect_gain_pct;
-  const drop = upperPct < target;
   const way = speedupPct >= 0 ? `${speedupPct.toFixed(1)}% faster` : `${(-speedupPct).toFixed(1)}% slower`;
-  return { drop, speedupPct, upperPct, reason: drop ? `not the ${target}% gain the race is for: after ${n} of ${of} instances it is ${way} than the champion (geometric mean of the time ratios, same session), and at most ${upperPct.toFixed(1)}% faster at ${(100 * (1 - FUTILITY_LEVEL)).toFixed(1)}% confidence` : '' };
+  return { drop, speedupPct, odds, reason: drop ? `not the ${target}% gain the race is for: after ${n} of ${of} instances it is ${way} than the champion (geometric mean of the time ratios, same session), and its pairs are ${oddsText(odds)} times likelier if it is no faster than the champion than if it is ${target}% faster (the race drops at ${oddsText(1 / FUTILITY_BETA)})` : '' };
 }
+
+/** A likelihood ratio for people: whole numbers, "over a million" beyond. */
+export function oddsText(odds: number): string {
+  return odds >= 1e6 ? 'over a million' : odds >= 10 ? String(Math.round(odds)) : odds.toFixed(1);
+}
+
+/** The held-out check's error per look (cycle/verdicts.ts heldOutStop): each end of speedupInterval is one-sided at 1 - INTERVAL_LEVEL. */
+export const INTERVAL_LEVEL = 0.005;
 
 /**
  * The challenger's geometric-mean speed-up over the champion on its pairs and the two-sided t-interval
- * of it at 1 - 2 * FUTILITY_LEVEL (each end one-sided at 1 - FUTILITY_LEVEL), percent; no interval
+ * of it at 1 - 2 * INTERVAL_LEVEL (each end one-sided at 1 - INTERVAL_LEVEL), percent; no interval
  * before `minInstances` pairs (at least two). The interval of the mean log time ratio, turned into speed-ups.
  */
 export function speedupInterval(pairs: readonly { champion: number; challenger: number }[], minInstances: number): { n: number; speedupPct: number; lowerPct: number | null; upperPct: number | null } {
@@ -164,7 +192,7 @@ export function speedupInterval(pairs: readonly { champion: number; challenger: 
   const speedupPct = 100 * (1 - Math.exp(mean));
   if (n < Math.max(2, minInstances)) return { n, speedupPct, lowerPct: null, upperPct: null };
   const sd = Math.sqrt(r.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1));
-  const half = tQuantile(1 - FUTILITY_LEVEL, n - 1) * Math.max(sd / Math.sqrt(n), 1e-12);
+  const half = tQuantile(1 - INTERVAL_LEVEL, n - 1) * Math.max(sd / Math.sqrt(n), 1e-12);
   return { n, speedupPct, lowerPct: 100 * (1 - Math.exp(mean + half)), upperPct: 100 * (1 - Math.exp(mean - half)) };
 }
 
@@ -218,13 +246,13 @@ export interface HeldOutCall {
 
 /**
  * The held-out check, sequential (cycle/engine.ts): the winner and the champion side by side on the
- * held-out set, stopped as soon as a t-interval of the mean log time ratio at 1 - FUTILITY_LEVEL lies
+ * held-out set, stopped as soon as a t-interval of the mean log time ratio at 1 - INTERVAL_LEVEL lies
  * wholly on one side of 0, from `minInstances` pairs on. A winner clearly faster there needs no more
  * runs; one clearly slower is vetoed at once; one in between runs the whole set.
  */
 export function heldOutCall(pairs: readonly { champion: number; challenger: number }[], of: number, minInstances: number): HeldOutCall {
   const { n, speedupPct, lowerPct: lo, upperPct: hi } = speedupInterval(pairs, minInstances);
-  const conf = `${(100 * (1 - FUTILITY_LEVEL)).toFixed(1)}%`;
+  const conf = `${(100 * (1 - INTERVAL_LEVEL)).toFixed(1)}%`;
   if (lo !== null && lo > 0) return { stop: true, slower: false, speedupPct, reason: `after ${n} of ${of} instances ${speedupPct.toFixed(1)}% faster (geometric mean), at least ${lo.toFixed(1)}% at ${conf} confidence` };
   if (hi !== null && hi < 0) return { stop: true, slower: true, speedupPct, reason: `after ${n} of ${of} instances ${(-speedupPct).toFixed(1)}% slower (geometric mean), at least ${(-hi).toFixed(1)}% at ${conf} confidence` };
   return { stop: false, slower: undefined, speedupPct, reason: '' };
