@@ -20,7 +20,8 @@ import type { EvalDoc } from '../src/core/eval/evalDoc';
 import type { CalibrationDoc } from '../src/core/eval/calibration';
 import { compareRuns } from '../src/core/eval/compare';
 import type { DuelDoc } from '../src/core/eval/duel';
-import type { RaceDoc } from '../src/core/eval/race';
+import { futility, FUTILITY_BETA, type RaceDoc } from '../src/core/eval/race';
+import { RacingSchema } from '../src/core/config/schema';
 import type { InstanceResult, RunStatus } from '../src/core/run/result';
 import type { UsageRecord } from '../src/core/llm/usage';
 import type { CandidateRecord } from '../src/core/store/candidates';
@@ -63,6 +64,7 @@ function writeWorkspace(ws: string): void {
   const at = (k: number) => new Date(Date.UTC(2026, 10, 1) + k * 3_600_000).toISOString();
   // The noise band: the champion against itself, side by side (eval/calibration.ts).
   const BAND = 3.1;
+  const RACING = RacingSchema.parse({});
   const cal: CalibrationDoc = {
     at: at(1), scope: { machine: 'bench-host / Synthetic CPU x16', runner: 'local', set: '0123456789abcdef', timeout_s: T }, session: '20261101T010000-00000000', solver: 'SATLUTION_0', n: INSTANCES,
     wall: { band_pct: 4.6, diff_pct: -0.8, p: 0.41, spread_median_pct: 3.2, spread_p90_pct: 9.5, aa_significant: false },
@@ -206,17 +208,17 @@ function writeWorkspace(ws: string): void {
     return cmp;
   }
 
-  /** Racing against the champion's times, longest first, capped at 3x; the challenger's runs and the rule's evidence, or undefined when it would have survived. */
+  /** Racing against the champion's times, longest first, capped at 3x, dropped by the futility rule; the challenger's runs and the rule's evidence, or undefined when it would have survived. */
   function race(rs: InstanceResult[], ref: InstanceResult[], refPar2: number): { ran: InstanceResult[]; doc: RaceDoc } | undefined {
     const p2 = (r: InstanceResult) => (r.status === 'solved' ? (r.cpu_s ?? r.time_s) : 2 * T);
     const refOf = new Map(ref.map((r) => [r.instance, p2(r)]));
-    const total = [...refOf.values()].reduce((x, y) => x + y, 0);
     const order = [...rs].sort((x, y) => (refOf.get(y.instance) ?? 0) - (refOf.get(x.instance) ?? 0));
     const ran: InstanceResult[] = [];
     let lb = 0;
     let champ = 0;
     let capped = 0;
     let spent = 0;
+    const pairs: { champion: number; challenger: number }[] = [];
     for (const r of order) {
       const refT = refOf.get(r.instance) ?? 2 * T;
       const cap = refT >= T ? T : Math.min(T, Math.max(1, 3 * refT));
@@ -227,10 +229,11 @@ function writeWorkspace(ws: string): void {
       lb += stopped ? cap : t;
       champ += refT;
       spent += stopped ? cap : Math.min(t, T);
-      // The "no faster where it counts" rule of eval/race.ts, once a fifth of the champion's time is covered.
-      if (ran.length >= 40 && champ >= 0.2 * total && lb > champ) {
-        const reason = `not faster where it counts: on the ${ran.length} instances carrying ${Math.round((100 * champ) / total)}% of the champion's time it took at least ${lb.toFixed(2)} s against the champion's ${champ.toFixed(2)} s (it needed at most ${champ.toFixed(2)} s to stay in the race)`;
-        return { ran, doc: { outcome: 'rejected early', on: 'cpu', ran: ran.length, of: rs.length, capped, champion_reruns: ran.length, challenger_s: lb, champion_s: champ, champion_total_s: total, threshold_s: champ, margin_pct: BAND, band_pct: BAND, estimated_par2: (refPar2 * lb) / champ, spent_s: spent, reason } };
+      // The race's futility rule (eval/race.ts), on the pairs so far, capped runs at their cap.
+      pairs.push({ champion: refT, challenger: stopped ? cap : t });
+      const call = futility(pairs, rs.length, RACING);
+      if (call.drop) {
+        return { ran, doc: { outcome: 'rejected early', on: 'cpu', ran: ran.length, of: rs.length, capped, champion_reruns: 0, challenger_s: lb, champion_s: champ, detect_gain_pct: RACING.detect_gain_pct, speedup_pct: call.speedupPct, odds: call.odds, drop_odds: 1 / FUTILITY_BETA, estimated_par2: (refPar2 * lb) / champ, spent_s: spent, reason: call.reason } };
       }
       if (ran.length > rs.length / 2) return undefined;
     }

@@ -76,6 +76,17 @@ async function until(what: string, ok: () => boolean, ms = 10000): Promise<void>
   assert.fail(`timed out waiting until ${what}`);
 }
 
+/** A call for KEY is held while `holder` lives (`ms` to show it), and runs the worker once after it is killed. */
+async function heldUntilGone(dir: string, holder: ChildProcess, ms: number, what: string): Promise<void> {
+  const held = runCall(dir);
+  await sleep(ms);
+  assert.equal(calls(dir), 0, what);
+  holder.kill('SIGKILL');
+  const r = await held.done;
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(calls(dir), 1, 'once that process is gone, the run starts');
+}
+
 /** A live process that has nothing to do with any run. */
 const bystander = () => track(spawn('sleep', ['60'], { stdio: 'ignore' }));
 /** A process whose command line is exactly this run's worker's, but which is not running the run. */
@@ -146,13 +157,7 @@ describe('run markers (running/<key>.pid): stale ones never hold a run up', func
     // The control: the same lookalike under a correct marker and a generous limit does hold the run.
     const dir = workdir();
     plant(dir, KEY, `${twin.pid} ${start} ${BOOT} ${HOST}\n`);
-    const held = runCall(dir);
-    await sleep(1500);
-    assert.equal(calls(dir), 0, 'a marker that names this run\'s worker holds the run');
-    twin.kill('SIGKILL');
-    const r = await held.done;
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(calls(dir), 1, 'once that process is gone, the run starts');
+    await heldUntilGone(dir, twin, 1500, 'a marker that names this run\'s worker holds the run');
   });
 
   it('a marker of a really running worker still holds the next call: it waits and returns that run\'s result, the worker runs once', async () => {
@@ -199,13 +204,7 @@ describe('run markers (running/<key>.pid): stale ones never hold a run up', func
     shell.kill('SIGKILL');
     await until('the shell is gone', () => !alive(shell.pid!));
     plant(dir2, KEY, `${worker2.pid} ${procStart(worker2.pid!)} ${BOOT} ${HOST} ${shell.pid} 1\n`);
-    const later = runCall(dir2);
-    await sleep(1200);
-    assert.equal(calls(dir2), 0, 'a live worker holds the call');
-    worker2.kill('SIGKILL');
-    const r2 = await later.done;
-    assert.equal(r2.code, 0, r2.stderr);
-    assert.equal(calls(dir2), 1, 'the run started once its worker was gone');
+    await heldUntilGone(dir2, worker2, 1200, 'a live worker holds the call');
   });
 
   it('Stop signals only live workers of ours: a planted marker\'s process is left alone', async () => {

@@ -65,7 +65,7 @@ export class EvalStore {
     return file;
   }
 
-  /** The warnings of gates that passed with nothing checked (vacuousWarnings), by candidate, for those whose document has any. */
+  /** The warnings of gates that passed with nothing checked (vacuousWarnings), by candidate, for those whose document has warnings. */
   async warnings(candidates: readonly string[]): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>();
     for (const c of candidates) {

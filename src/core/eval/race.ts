@@ -153,16 +153,12 @@ export interface FutilityCall {
  * where its runs were capped (they can only make it look faster than it is, so a drop stays safe).
  */
 export function futility(pairs: readonly { champion: number; challenger: number }[], of: number, racing: Pick<RacingConfig, 'min_instances' | 'detect_gain_pct'>): FutilityCall {
-  const n = pairs.length;
-  const r = logRatios(pairs.map((p) => p.champion), pairs.map((p) => p.challenger));
-  const mean = n ? r.reduce((s, x) => s + x, 0) / n : 0;
-  const speedupPct = 100 * (1 - Math.exp(mean));
+  const { n, mean, spread, speedupPct } = ratioStats(pairs);
   if (n < Math.max(2, racing.min_instances)) return { drop: false, speedupPct, odds: null, reason: '' };
   // The generalised likelihood ratio: each side with the spread that fits it best (so few pairs that
   // happen to agree cannot pass for a precise measurement: a common plug-in spread lost twice as many
   // winners), "no faster" at its best mean of 0 or more (so a clearly slower one goes at once).
   const d = Math.log(1 - racing.detect_gain_pct / 100);
-  const spread = r.reduce((s, x) => s + (x - mean) ** 2, 0);
   const none = Math.max(mean, 0);
   const llr = (n / 2) * Math.log((spread + n * (mean - d) ** 2) / Math.max(spread + n * (mean - none) ** 2, 1e-300));
   const odds = Math.exp(Math.min(llr, 700));
@@ -172,8 +168,16 @@ export function futility(pairs: readonly { champion: number; challenger: number 
   return { drop, speedupPct, odds, reason: drop ? `not the ${target}% gain the race is for: after ${n} of ${of} instances it is ${way} than the champion (geometric mean of the time ratios, same session), and its pairs are ${oddsText(odds)} times likelier if it is no faster than the champion than if it is ${target}% faster (the race drops at ${oddsText(1 / FUTILITY_BETA)})` : '' };
 }
 
+/** The pairs' log time ratios (challenger over champion): their count, mean, sum of squared deviations, and the mean as a speed-up, percent. */
+function ratioStats(pairs: readonly { champion: number; challenger: number }[]): { n: number; mean: number; spread: number; speedupPct: number } {
+  const r = logRatios(pairs.map((p) => p.champion), pairs.map((p) => p.challenger));
+  const n = r.length;
+  const mean = n ? r.reduce((s, x) => s + x, 0) / n : 0;
+  return { n, mean, spread: r.reduce((s, x) => s + (x - mean) ** 2, 0), speedupPct: 100 * (1 - Math.exp(mean)) };
+}
+
 /** A likelihood ratio for people: whole numbers, "over a million" beyond. */
-export function oddsText(odds: number): string {
+function oddsText(odds: number): string {
   return odds >= 1e6 ? 'over a million' : odds >= 10 ? String(Math.round(odds)) : odds.toFixed(1);
 }
 
@@ -186,12 +190,9 @@ export const INTERVAL_LEVEL = 0.005;
  * before `minInstances` pairs (at least two). The interval of the mean log time ratio, turned into speed-ups.
  */
 export function speedupInterval(pairs: readonly { champion: number; challenger: number }[], minInstances: number): { n: number; speedupPct: number; lowerPct: number | null; upperPct: number | null } {
-  const n = pairs.length;
-  const r = logRatios(pairs.map((p) => p.champion), pairs.map((p) => p.challenger));
-  const mean = n ? r.reduce((s, x) => s + x, 0) / n : 0;
-  const speedupPct = 100 * (1 - Math.exp(mean));
+  const { n, mean, spread, speedupPct } = ratioStats(pairs);
   if (n < Math.max(2, minInstances)) return { n, speedupPct, lowerPct: null, upperPct: null };
-  const sd = Math.sqrt(r.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1));
+  const sd = Math.sqrt(spread / (n - 1));
   const half = tQuantile(1 - INTERVAL_LEVEL, n - 1) * Math.max(sd / Math.sqrt(n), 1e-12);
   return { n, speedupPct, lowerPct: 100 * (1 - Math.exp(mean + half)), upperPct: 100 * (1 - Math.exp(mean - half)) };
 }
