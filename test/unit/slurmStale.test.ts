@@ -160,6 +160,20 @@ describe('run markers (running/<key>.pid): stale ones never hold a run up', func
     await heldUntilGone(dir, twin, 1500, 'a marker that names this run\'s worker holds the run');
   });
 
+  it('a marker that is a FIFO or a 2 GB file is stale, read no further than its start, and neither blocks nor fills memory', async () => {
+    const fifo = workdir();
+    assert.equal(spawnSync('mkfifo', [path.join(fifo, 'running', `${KEY}.pid`)]).status, 0);
+    const huge = workdir();
+    fs.writeFileSync(path.join(huge, 'running', `${KEY}.pid`), '');
+    fs.truncateSync(path.join(huge, 'running', `${KEY}.pid`), 2 ** 31);
+    for (const [what, dir] of [['a FIFO', fifo], ['a 2 GB file', huge]] as const) {
+      const r = await runCall(dir).done;
+      assert.equal(r.code, 0, `${what}: ${r.stderr}`);
+      assert.ok(r.ms < 10000, `${what}: took ${r.ms} ms`);
+      assert.equal(calls(dir), 1, what);
+    }
+  });
+
   it('a marker of a really running worker still holds the next call: it waits and returns that run\'s result, the worker runs once', async () => {
     const dir = workdir();
     const first = runCall(dir, { ms: 2500 });

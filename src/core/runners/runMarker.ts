@@ -33,9 +33,13 @@ function markerFunctions(limitS: number): string[] {
     'TCK=$(getconf CLK_TCK 2>/dev/null); case "$TCK" in ""|*[!0-9]*|0) TCK=100;; esac',
     // The name (field 2) may hold spaces and ")": fields after the last ") " start at field 3.
     `satl_start() { awk '{ sub(/.*\\) /, ""); if ($1 != "Z" && $1 != "X") print $20 }' "/proc/$1/stat" 2>/dev/null; }`,
+    // A marker is read only if it is a regular file, and no further than 256 bytes: a planted one may be a FIFO or huge.
+    'satl_head() { [ -f "$1" ] && head -c 256 "$1" 2>/dev/null; }',
     'satl_live() {',
     '  p= s= b= h=',
-    '  read -r p s b h x 2>/dev/null < "$1"',
+    '  read -r p s b h x <<SATL_EOF',
+    '$(satl_head "$1")',
+    'SATL_EOF',
     '  case "$p" in ""|*[!0-9]*) return 1;; esac',
     '  [ -r /proc/self/stat ] || { kill -0 "$p" 2>/dev/null; return; }',
     '  now=$(satl_start "$p")',
@@ -64,11 +68,11 @@ export function remoteRunScript(r: RemoteRun): string {
     // Between its worker's exit and the result's move, a run's shell still holds the marker: a call that
     // waited on that worker waits for the shell too (while it lives and the marker is the one waited on).
     'satl_closing() {',
-    '  [ "$(cat "$P" 2>/dev/null)" = "$held" ] || return 1',
+    '  [ "$(satl_head "$P")" = "$held" ] || return 1',
     '  printf \'%s\\n\' "$held" | { read -r _ _ _ _ q qs _; case "$q" in ""|*[!0-9]*) exit 1;; esac; [ -n "$qs" ] && [ "$(satl_start "$q")" = "$qs" ]; }',
     '}',
     'if [ ! -s "$R" ]; then',
-    '  held=; while satl_live "$P"; do held=$(cat "$P" 2>/dev/null); sleep 0.5; done',
+    '  held=; while satl_live "$P"; do held=$(satl_head "$P"); sleep 0.5; done',
     '  i=0; while [ -n "$held" ] && [ ! -s "$R" ] && [ $i -lt 300 ] && satl_closing; do sleep 0.2; i=$((i + 1)); done',
     'fi',
     'if [ ! -s "$R" ]; then',
@@ -79,7 +83,7 @@ export function remoteRunScript(r: RemoteRun): string {
     // The result is in place before the marker goes: a call waiting on the marker then finds it.
     '  if [ $st -eq 0 ]; then mv "$R.$$" "$R" || st=4; else rm -f "$R.$$"; fi',
     // Remove the marker only if it is still ours (a run started meanwhile keeps its own).
-    '  [ "$(cat "$P" 2>/dev/null)" = "$M" ] && rm -f "$P"',
+    '  [ "$(satl_head "$P")" = "$M" ] && rm -f "$P"',
     '  [ $st -eq 0 ] || exit $st',
     'fi',
     'cat "$R"',
