@@ -8,13 +8,16 @@ import { parseArgs } from 'node:util';
 import { readDimacs } from '../core/instances/dimacs';
 import { IsolationUnavailable, requireIsolation } from '../core/isolation/probe';
 import type { IsolationSettings } from '../core/isolation/settings';
-import { DEFAULT_DISK_MAX_MB, DEFAULT_PROCESSES_MAX } from '../core/config/schema';
+import { DEFAULT_DISK_MAX_MB, DEFAULT_PROCESSES_MAX, DEFAULT_PROOF_MAX_MB } from '../core/config/schema';
 import { buildSolver } from '../core/run/build';
 import { EvaluationAborted, runInstance } from '../core/run/runInstance';
 import { writeCandidateDoc } from '../core/workspace/candidateFs';
+import { checkKeptProof, proofRoot, sweepHolds } from '../core/run/keptProof';
+import { InstanceResult } from '../core/run/result';
 
 const USAGE =
-  'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--proofs --drat-trim PATH [--max-proof-mb MB] [--checker-timeout S]] [--max-output-mb MB] [--expected SAT|UNSAT] [--name NAME] [--sandbox on|off] [--disk-mb MB] [--processes N]\n' +
+  'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--max-proof-mb MB] [--proofs --drat-trim PATH [--checker-timeout S] | --require-proofs [--keep-proof FILE]] [--max-output-mb MB] [--expected SAT|UNSAT] [--name NAME] [--sandbox on|off] [--disk-mb MB] [--processes N]\n' +
+  '       worker --check-kept PROOF --cnf FILE --drat-trim PATH --result JSON [--checker-timeout S] [--max-proof-mb MB]\n' +
   '       worker --build SOLVER_DIR [--timeout S] [--sandbox on|off] [--build-network] [--disk-mb MB] [--processes N]';
 
 export async function main(argv: string[]): Promise<number> {
@@ -27,8 +30,14 @@ export async function main(argv: string[]): Promise<number> {
       timeout: { type: 'string', default: '60' },
       mem: { type: 'string', default: '4096' },
       proofs: { type: 'boolean', default: false },
+      // perf: an UNSAT answer needs the proof its run wrote; --keep-proof moves it there for the audits.
+      'require-proofs': { type: 'boolean', default: false },
+      'keep-proof': { type: 'string' },
+      // Checks a proof kept by an earlier run (--keep-proof) against its instance and prints that run's result as the proof judges it.
+      'check-kept': { type: 'string' },
+      result: { type: 'string' },
       'drat-trim': { type: 'string' },
-      'max-proof-mb': { type: 'string', default: '4096' },
+      'max-proof-mb': { type: 'string', default: String(DEFAULT_PROOF_MAX_MB) },
       'max-output-mb': { type: 'string', default: '256' },
       'checker-timeout': { type: 'string' },
       expected: { type: 'string' },
@@ -45,6 +54,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`worker: --sandbox must be on or off, got "${values.sandbox}"\n`);
     return 2;
   }
+  if (values['check-kept'] !== undefined) return checkKept(values);
   const limits = { diskMaxMb: Number(values['disk-mb']), processesMax: Number(values.processes) };
   const badLimits = [
     !(limits.diskMaxMb > 0) ? `--disk-mb must be a positive number of MB, got "${values['disk-mb']}"` : '',
@@ -62,8 +72,10 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`worker: ${e.message}\n`);
     return WORKER_EXIT.noIsolation;
   }
-  // What a worker killed with SIGKILL on this host left: its solvers, cgroups and run directories.
+  // What a worker killed with SIGKILL on this host left: its solvers, cgroups and run directories;
+  // and proofs kept in this workdir for an evaluator that died (by age: its liveness is not known here).
   await sweepLeftovers();
+  await sweepHolds(proofRoot(process.cwd()), { owners: false });
   if (values.build !== undefined) return build(path.resolve(values.build), Number(values.timeout), isolation);
   const timeoutS = Number(values.timeout);
   const memMb = Number(values.mem);
@@ -80,6 +92,7 @@ export async function main(argv: string[]): Promise<number> {
     !(checkerTimeoutS > 0) ? `--checker-timeout must be a positive number of seconds, got "${values['checker-timeout']}"` : '',
     values.expected !== undefined && !expected ? `--expected must be SAT or UNSAT, got "${values.expected}"` : '',
     values.proofs && !values['drat-trim'] ? '--proofs needs --drat-trim PATH' : '',
+    values['keep-proof'] !== undefined && !values['require-proofs'] ? '--keep-proof needs --require-proofs' : '',
   ].filter(Boolean);
   if (problems.length) {
     process.stderr.write(`worker: ${problems.join('\nworker: ')}\n`);
@@ -113,6 +126,8 @@ export async function main(argv: string[]): Promise<number> {
       timeoutS,
       memMb,
       checkProofs: values.proofs,
+      ...(values['require-proofs'] ? { requireProofs: { hold: null } } : {}),
+      ...(values['keep-proof'] !== undefined ? { keepAs: path.resolve(values['keep-proof']) } : {}),
       ...(values['drat-trim'] ? { dratTrim: values['drat-trim'] } : {}),
       maxProofMb,
       checkerTimeoutS,
@@ -131,6 +146,39 @@ export async function main(argv: string[]): Promise<number> {
   }
   process.stdout.write(JSON.stringify(r) + '\n');
   return 0;
+}
+
+/** `--check-kept`: drat-trim on a kept proof; prints the run's result as the proof judges it (one JSON line). */
+async function checkKept(values: { 'check-kept'?: string; cnf?: string; 'drat-trim'?: string; result?: string; 'checker-timeout'?: string; 'max-proof-mb': string; timeout: string }): Promise<number> {
+  let result: InstanceResult | undefined;
+  try {
+    result = InstanceResult.parse(JSON.parse(values.result ?? ''));
+  } catch {
+    result = undefined;
+  }
+  const checkerTimeoutS = Number(values['checker-timeout'] ?? 3 * Number(values.timeout));
+  const maxProofMb = Number(values['max-proof-mb']);
+  const problems = [
+    !values.cnf || !values['drat-trim'] ? USAGE : '',
+    !result ? '--result must be the run\'s result as JSON' : '',
+    !(checkerTimeoutS > 0) ? `--checker-timeout must be a positive number of seconds, got "${values['checker-timeout']}"` : '',
+    !(maxProofMb > 0) ? `--max-proof-mb must be a positive number of MB, got "${values['max-proof-mb']}"` : '',
+  ].filter(Boolean);
+  if (problems.length || !result) {
+    process.stderr.write(`worker: ${problems.join('\nworker: ')}\n`);
+    return 2;
+  }
+  const stop = new AbortController();
+  const onStop = () => stop.abort();
+  process.once('SIGTERM', onStop);
+  try {
+    const r = await checkKeptProof({ result, cnf: path.resolve(values.cnf!), proof: path.resolve(values['check-kept']!), dratTrim: values['drat-trim']!, checkerTimeoutS, maxProofMb, signal: stop.signal });
+    if (stop.signal.aborted) return 143;
+    process.stdout.write(JSON.stringify(r) + '\n');
+    return 0;
+  } finally {
+    process.off('SIGTERM', onStop);
+  }
 }
 
 /** `bash starexec_build` in its sandbox; the build log goes to .satlution-build.log beside it, its end to stderr on failure. */

@@ -9,7 +9,6 @@ import * as path from 'node:path';
 import { parseConfig } from '../../src/core/config/load';
 import type { Config } from '../../src/core/config/schema';
 import { auditSize, chooseAudited, judgeAudit, type AuditRandom } from '../../src/core/eval/audit';
-import { parseEvalDoc } from '../../src/core/eval/evalDoc';
 import { type Evaluation, evaluateSolver, EvaluationSetupError, plannedStages } from '../../src/core/eval/service';
 import { pigeonhole, planted3Sat, prng } from '../../src/core/instances/generators';
 import { signaturesOf } from '../../src/core/rules/postmortem';
@@ -44,6 +43,8 @@ function solver(name: string, script: string): string {
 
 /** Guesses: a quick look for a model (100 conflicts), else "UNSAT" at once with an empty proof. */
 const liar = () => solver('guesses-unsat', 'out=$(cadical -q -c 100 "$1"); code=$?\nif [ $code -eq 10 ]; then printf "%s\\n" "$out"; exit 10; fi\necho "s UNSATISFIABLE"\n[ -n "${2:-}" ] && : > "$2/proof.out"\nexit 20\n');
+/** Solves with cadical, but writes a proof of nothing (one empty-looking clause) for every UNSAT answer. */
+const bogus = () => solver('bogus-proofs', 'out=$(cadical -q "$1"); code=$?\nif [ $code -eq 20 ]; then echo "s UNSATISFIABLE"; printf "1 0\\n" > "$2/proof.out"; exit 20; fi\nprintf "%s\\n" "$out"; exit $code\n');
 /** cadical with a DRAT proof when given a proof directory. */
 const honest = () => solver('cadical', 'exec cadical -q "$1" ${2:+"$2/proof.out"}\n');
 
@@ -104,15 +105,13 @@ describe('perf audit: the sample', () => {
     assert.deepEqual(chooseAudited(names, 99, seeded(1)), [...names].sort(), 'capped at the candidates');
   });
 
-  it('judges a re-run: a proof checked is ok, a lie is caught, running out of time is not audited', () => {
-    const base: InstanceResult = { instance: 'x.cnf', family: null, expected: null, expected_from: 'none', answer: 'UNSAT', status: 'solved', time_s: 1, cpu_s: null, mem_mb: null, exit_code: 20, signal: null, check: { kind: 'drat', ok: true, time_s: 0.1, detail: 's VERIFIED' }, detail: '' };
-    assert.equal(judgeAudit(base).verdict, 'ok');
-    assert.equal(judgeAudit({ ...base, status: 'invalid_proof', check: { ...base.check, ok: false }, detail: 'UNSAT claimed on x.cnf, drat-trim rejected the proof' }).failure, 'invalid_proof: UNSAT claimed on x.cnf, drat-trim rejected the proof (perf audit)');
-    assert.match(judgeAudit({ ...base, answer: 'SAT', check: { kind: 'model', ok: true, time_s: 0, detail: '' } }).failure ?? '', /^wrong: UNSAT claimed on x\.cnf in perf, but the audit run answered SAT/);
-    assert.match(judgeAudit({ ...base, status: 'unknown', answer: 'UNKNOWN', check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: 'no answer' }).failure ?? '', /^wrong: .*gave no answer/);
-    const late = judgeAudit({ ...base, status: 'timeout', answer: null, detail: 'no answer within 30 s on x.cnf' });
-    assert.deepEqual([late.verdict, late.failure, late.detail], ['not_audited', undefined, 'not audited: no answer within 30 s on x.cnf']);
-    assert.equal(judgeAudit({ ...base, status: 'unknown', check: { ...base.check, ok: null }, detail: 'the proof could not be checked in time' }).verdict, 'not_audited');
+  it('judges an answer by the check of the proof its run kept: verified is ok, a rejected proof is caught, an unchecked one is not audited', () => {
+    const base: InstanceResult = { instance: 'x.cnf', family: null, expected: null, expected_from: 'none', answer: 'UNSAT', status: 'solved', time_s: 1, cpu_s: null, mem_mb: null, exit_code: 20, signal: null, check: { kind: 'drat', ok: true, time_s: 0.1, detail: 's VERIFIED' }, detail: '', proof: { bytes: 120, kept: { run: 'ab'.repeat(16), runner: 'local', hold: 'h' } } };
+    const ok = judgeAudit(base);
+    assert.deepEqual([ok.verdict, ok.run, ok.proof_bytes], ['ok', 'ab'.repeat(16), 120], 'the record names the run whose proof was checked');
+    assert.equal(judgeAudit({ ...base, status: 'invalid_proof', check: { ...base.check, ok: false }, detail: 'UNSAT claimed on x.cnf, proof rejected by drat-trim (the proof its own run wrote)' }).failure, 'invalid_proof: UNSAT claimed on x.cnf, proof rejected by drat-trim (the proof its own run wrote) (perf audit)');
+    const late = judgeAudit({ ...base, check: { ...base.check, ok: null, detail: 'the proof its run wrote could not be checked: drat-trim did not finish within 30 s' } });
+    assert.deepEqual([late.verdict, late.failure, late.detail], ['not_audited', undefined, 'not audited: the proof its run wrote could not be checked: drat-trim did not finish within 30 s']);
   });
 });
 
@@ -125,7 +124,7 @@ describe('perf audit: real solvers', function () {
     }
   });
 
-  it('a solver that guesses UNSAT passes perf without the audit and fails it with the audit', async () => {
+  it('proofs off, a solver that guesses UNSAT passes perf; on, every UNSAT answer needs the proof its own run wrote', async () => {
     const ws = workspace();
     const cheat = liar();
     const off = await evaluate(ws, cheat, config('{ min: 0, share: 0 }'));
@@ -138,41 +137,60 @@ describe('perf audit: real solvers', function () {
     assert.equal(on.verdict, 'fail');
     const g = perfGate(on);
     assert.equal(g.ok, false);
-    assert.equal(g.failures.length, 2);
-    for (const f of g.failures) assert.match(f, /^missing_proof: UNSAT claimed on php-\d-\d\.cnf without a proof: .*\(perf audit\)$/);
-    assert.match(g.detail, /audit: 2 of 5 UNSAT answers re-run with proofs, 2 caught: UNSAT claimed on php-/);
-    assert.deepEqual([g.audit!.candidates, g.audit!.checked, g.audit!.caught, g.audit!.reused], [5, 2, 2, 0]);
-    assert.ok(g.audit!.instances.every((i) => i.verdict === 'caught' && UNSAT.includes(i.instance) && i.check.kind === 'drat' && i.check.ok === false));
+    assert.equal(g.failures.length, UNSAT.length, 'each UNSAT answer, not a sample: none brought a proof');
+    for (const f of g.failures) assert.match(f, /^missing_proof: UNSAT claimed on php-\d-\d\.cnf without a proof \(proof\.out is empty\)/);
+    assert.equal(g.audit, undefined, 'a failed stage is not audited');
     // The post-mortem records it as it would a missing proof in verify.
     assert.deepEqual(signaturesOf('SATLUTION_1', on.doc, []).map((s) => s.kind), ['missing_proof']);
-    // The document round-trips through its schema (an optional field: still version 1).
-    const back = parseEvalDoc(JSON.parse(JSON.stringify(on.doc)));
-    assert.ok(back.ok && back.doc.version === 1 && back.doc.gates.find((x) => x.gate === 'perf')!.audit!.caught === 2);
   });
 
-  it('an honest solver passes with the audit; the document lists the audited instances, each a real run with its proof checked', async () => {
+  it('a solver that writes bogus proofs is caught from the proofs its measured runs kept; nothing runs again', async () => {
     const ws = workspace();
-    const e = await evaluate(ws, honest(), config(''));
+    const scratch = tempDir();
+    const e = await evaluate(ws, bogus(), config('{ min: 2, share: 0 }', `evaluation: { scratch_dir: ${scratch} }\n`));
+    assert.equal(e.verdict, 'fail');
+    const g = perfGate(e);
+    assert.match(g.detail, /audit: the proofs of 2 of 5 UNSAT answers checked, as their runs wrote them; 2 caught: UNSAT claimed on php-\d-\d\.cnf, proof rejected by drat-trim/);
+    assert.deepEqual([g.audit!.from, g.audit!.candidates, g.audit!.checked, g.audit!.caught], ['kept', 5, 2, 2]);
+    for (const f of g.failures) assert.match(f, /^invalid_proof: UNSAT claimed on php-\d-\d\.cnf, proof rejected by drat-trim .*\(the proof its own run wrote\) \(perf audit\)$/);
+    // The very runs that were measured: the audit names their keys, and no other run was made.
+    const runs = storedRuns(ws);
+    const perfKeys = new Set(runs.map((r) => r.key));
+    assert.equal(perfKeys.size, 7, 'seven perf runs, no re-run');
+    for (const i of g.audit!.instances) assert.ok(i.run && perfKeys.has(i.run) && i.proof_bytes! > 0, JSON.stringify(i));
+    // The check is recorded on those runs; the hold is released when the evaluation ends.
+    const latest = new Map(runs.map((r) => [r.key, r.result]));
+    for (const i of g.audit!.instances) assert.equal(latest.get(i.run!)!.status, 'invalid_proof');
+    assert.deepEqual(fs.readdirSync(path.join(scratch, 'satlution-proofs')), [], 'no proof kept after the evaluation');
+  });
+
+  it('an honest solver passes; the audit checked the proofs its perf runs wrote, and those runs carry the verdict', async () => {
+    const ws = workspace();
+    const scratch = tempDir();
+    const e = await evaluate(ws, honest(), config('', `evaluation: { scratch_dir: ${scratch} }\n`));
     assert.equal(e.verdict, 'pass', perfGate(e).detail + perfGate(e).failures.join('\n'));
     const g = perfGate(e);
     // Defaults: min 3, share 0.1 of 5 UNSAT answers.
-    assert.deepEqual([g.audit!.candidates, g.audit!.instances.length, g.audit!.checked, g.audit!.caught, g.audit!.reused, g.audit!.timeout_s], [5, 3, 3, 0, 0, 30]);
+    assert.deepEqual([g.audit!.candidates, g.audit!.instances.length, g.audit!.checked, g.audit!.caught], [5, 3, 3, 0]);
     for (const i of g.audit!.instances) assert.deepEqual([UNSAT.includes(i.instance), i.verdict, i.status, i.answer, i.check.kind, i.check.ok], [true, 'ok', 'solved', 'UNSAT', 'drat', true], i.instance);
-    assert.match(g.detail, /^7\/7 solved, PAR-2 [\d.]+ s; audit: 3 of 5 UNSAT answers re-run with proofs, 3 verified$/);
-    // perf itself checked no proof; the audit's runs are stored apart from perf's, each with its proof checked.
-    assert.ok(e.doc.instances.every((i) => i.check.kind !== 'drat'));
+    assert.match(g.detail, /^7\/7 solved, PAR-2 [\d.]+ s; audit: the proofs of 3 of 5 UNSAT answers checked, as their runs wrote them; 3 verified$/);
+    // The document's instances: the three checked ones with their proof's verdict, every UNSAT answer with its proof's size.
+    const checked = e.doc.instances.filter((i) => i.check.kind === 'drat');
+    assert.deepEqual(checked.map((i) => i.instance).sort(), g.audit!.instances.map((i) => i.instance).sort());
+    assert.ok(e.doc.instances.filter((i) => i.answer === 'UNSAT').every((i) => i.proof && i.proof.bytes > 0));
     const runs = storedRuns(ws);
-    assert.equal(runs.length, 7 + 3);
-    const audited = runs.filter((r) => r.result.check.kind === 'drat');
-    assert.deepEqual(audited.map((r) => r.result.instance).sort(), g.audit!.instances.map((i) => i.instance).sort());
-    assert.ok(audited.every((r) => r.result.check.ok === true && !runs.some((p) => p !== r && p.key === r.key)), 'an audit run has a key of its own');
+    assert.equal(new Set(runs.map((r) => r.key)).size, 7, 'no run of its own for the audit');
+    assert.deepEqual(fs.readdirSync(path.join(scratch, 'satlution-proofs')), []);
+    // Evaluated again: SAT answers and the checked UNSAT ones are reused with their evidence; the two
+    // unchecked ones ran again (their proofs went with the first evaluation's hold).
+    const again = await evaluate(ws, honest(), config('{ min: 0, share: 0.01 }', `evaluation: { scratch_dir: ${scratch} }\n`));
+    assert.equal(perfGate(again).reused, 5);
   });
 
   it('draws the sample from the injected random source: different draws audit different instances', async () => {
-    const ws = workspace();
     const cadical = honest();
     const cfg = config('{ min: 1, share: 0 }');
-    const picked = async (seed: number) => (await evaluate(ws, cadical, cfg, seeded(seed))).doc.gates.find((g) => g.gate === 'perf')!.audit!.instances.map((i) => i.instance);
+    const picked = async (seed: number) => (await evaluate(workspace(), cadical, cfg, seeded(seed))).doc.gates.find((g) => g.gate === 'perf')!.audit!.instances.map((i) => i.instance);
     const first = await picked(3);
     assert.deepEqual(await picked(3), first, 'the same draw, the same instance');
     const all = new Set<string>(first);
@@ -181,7 +199,7 @@ describe('perf audit: real solvers', function () {
     assert.ok([...all].every((n) => UNSAT.includes(n)), 'only UNSAT answers are audited');
   });
 
-  it('min 0, share 0 turns the audit off: nothing re-run, no audit in the document, no drat-trim needed', async () => {
+  it('min 0, share 0 turns the audit off: no proof required, no audit in the document, no drat-trim needed', async () => {
     const ws = workspace();
     const cfg = config('{ min: 0, share: 0 }');
     const e = await evaluate(ws, honest(), cfg);

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
 import type { RunStatus } from '../../src/core/run/result';
 import { runInstance, type InstanceRunRequest } from '../../src/core/run/runInstance';
+import { checkKeptProof } from '../../src/core/run/keptProof';
 import { FIXTURES, tempDir } from './helpers';
 
 const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;
@@ -64,10 +65,58 @@ describe('evaluator: lying and broken solvers', function () {
     assert.deepEqual([u.status, u.check.kind, u.check.ok], ['solved', 'drat', true], u.detail);
   });
 
-  it('rejects a proof over the size cap without checking it', async () => {
+  it('never checks a proof over the size limit: the answer counts as unsolved (a resource limit), not as a lie', async () => {
     const u = await run('honest', 'unsat', { maxProofMb: 1e-6 });
-    assert.equal(u.status, 'invalid_proof');
-    assert.match(u.detail, /the proof is \d+ KB, over the 0\.000001 MB cap/);
+    assert.equal(u.status, 'unknown');
+    assert.match(u.detail, /UNSAT claimed on php-6-5\.cnf, but its proof is \d+ KB, over the 0\.000001 MB limit \(evaluation\.proof_max_mb\): not checked, counted as unsolved/);
+  });
+
+  it('stops a run whose proof grows past the limit while it runs', async () => {
+    const dir = path.join(tempDir(), 'proof-flood');
+    fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
+    // Writes a megabyte of proof at a time, for ever.
+    fs.writeFileSync(path.join(dir, 'bin', 'starexec_run_default'), '#!/bin/sh\nwhile :; do head -c 1048576 /dev/zero >> "$2/proof.out"; done\n', { mode: 0o755 });
+    const t0 = Date.now();
+    const r = await runInstance({ solverDir: dir, name: 'php-6-5.cnf', cnf: unsat, vars: 30, family: null, expected: null, expectedFrom: 'none', timeoutS: 60, memMb: 1024, checkProofs: false, maxProofMb: 8, checkerTimeoutS: 30 });
+    assert.equal(r.status, 'unknown', r.detail);
+    assert.match(r.detail, /^stopped: its proof grew past the 8 MB limit \(evaluation\.proof_max_mb\) on php-6-5\.cnf after [\d.]+ s$/);
+    assert.ok(Date.now() - t0 < 30000, `stopped after ${Date.now() - t0} ms, not at the 60 s timeout`);
+  });
+
+  describe('where perf keeps proofs for its audits (requireProofs)', () => {
+    const keep = (hold: string | null, keepAs?: string): Partial<InstanceRunRequest> => ({ checkProofs: false, requireProofs: { hold }, ...(keepAs ? { keepAs } : {}) });
+
+    it('keeps the proof of an UNSAT answer where it is told, unchecked, with its size; the check of that kept proof verifies it', async () => {
+      const kept = path.join(tempDir(), 'hold', 'ab12cd34ef56ab78.proof');
+      const u = await run('honest', 'unsat', keep('hold', kept));
+      assert.deepEqual([u.status, u.answer, u.check.kind, u.check.ok], ['solved', 'UNSAT', 'none', null], u.detail);
+      assert.ok(u.proof && u.proof.bytes > 0 && fs.statSync(kept).size === u.proof.bytes, JSON.stringify(u.proof));
+      const checked = await checkKeptProof({ result: u, cnf: unsat, proof: kept, dratTrim: DRAT_TRIM!, checkerTimeoutS: 30, maxProofMb: 100 });
+      assert.deepEqual([checked.status, checked.check.kind, checked.check.ok, checked.time_s], ['solved', 'drat', true, u.time_s]);
+      // A SAT answer keeps nothing: its model was checked in the run.
+      const s = await run('honest', 'sat', keep('hold', path.join(tempDir(), 'sat.proof')));
+      assert.deepEqual([s.status, s.check.kind, s.check.ok, s.proof], ['solved', 'model', true, undefined]);
+    });
+
+    it('an UNSAT answer whose run wrote no proof is missing_proof at once; a bogus one is caught when its kept proof is checked', async () => {
+      for (const [liar, what] of [['unsat-without-proof', /no proof\.out written/], ['always-unsat', /proof\.out is empty/]] as const) {
+        const r = await run(liar, 'unsat', keep(null));
+        assert.equal(r.status, 'missing_proof', r.detail);
+        assert.match(r.detail, what);
+        assert.match(r.detail, /every UNSAT answer in this stage must come with the DRAT proof its own run writes/);
+      }
+      const kept = path.join(tempDir(), 'hold', '0123456789abcdef.proof');
+      const b = await run('bogus-proof', 'unsat', keep('hold', kept));
+      assert.equal(b.status, 'solved', 'nothing checked while it ran');
+      const checked = await checkKeptProof({ result: b, cnf: unsat, proof: kept, dratTrim: DRAT_TRIM!, checkerTimeoutS: 30, maxProofMb: 100 });
+      assert.deepEqual([checked.status, checked.check.ok], ['invalid_proof', false]);
+      assert.match(checked.detail, /^UNSAT claimed on php-6-5\.cnf, proof rejected by drat-trim .*\(the proof its own run wrote\)$/);
+      // A kept proof that is gone proves nothing either way: unproved, not a lie.
+      fs.rmSync(kept);
+      const gone = await checkKeptProof({ result: b, cnf: unsat, proof: kept, dratTrim: DRAT_TRIM!, checkerTimeoutS: 30, maxProofMb: 100 });
+      assert.deepEqual([gone.status, gone.check.ok], ['solved', null]);
+      assert.match(gone.check.detail, /no longer kept/);
+    });
   });
 
   it('counts an UNSAT answer whose proof cannot be checked in time as unsolved, not wrong', async () => {

@@ -1,13 +1,15 @@
 // The promotion audit (cycle/promotionAudit.ts): before a promotion, every UNSAT answer the challenger
-// gave much faster than the champion is re-run with a proof. Attacked for real: a challenger coded by a
-// scripted agent answers one hard UNSAT perf formula instantly from a fingerprint (and is honestly a
-// little faster elsewhere, so it wins the duel by far more than the margin); the perf audit's random
-// sample is forced to miss that formula; the cycle must still fail it, record a post-mortem and keep
-// the champion. An honest challenger much faster on UNSAT formulas is promoted with those answers
-// proof-checked. Real cadical, real drat-trim, the real cycle engine; the selection rule on its own.
+// gave much faster than the champion is checked from the proof its own race run kept. Attacked for
+// real: a challenger coded by a scripted agent answers one hard UNSAT perf formula instantly from a
+// fingerprint, with a bogus proof (and is honestly a little faster elsewhere, so it wins the duel by far
+// more than the margin); the perf audit's random sample is forced to miss that formula; the cycle must
+// still fail it, record a post-mortem and keep the champion. An honest challenger much faster on UNSAT
+// formulas is promoted with those answers proof-checked. Real cadical, real drat-trim, the real cycle
+// engine; the selection rule on its own.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { runTool } from '../../src/core/agents/tools';
 import { loadConfig } from '../../src/core/config/load';
@@ -92,11 +94,11 @@ function scriptAgent(title: string, spin: number, before = ''): EvolutionAgent {
 }
 
 /**
- * The liar: the hard formula, recognised by its header, is answered UNSAT at once with no proof;
- * elsewhere half the start-up loop, honestly faster by about 0.2 s a run (consistently, so the paired
- * test can call it).
+ * The liar: the hard formula, recognised by its header, is answered UNSAT at once with a bogus proof
+ * (a proof written, so the run is not refused for writing none); elsewhere half the start-up loop,
+ * honestly faster by about 0.2 s a run (consistently, so the paired test can call it).
  */
-const liar = () => scriptAgent('answer the hardest formula from memory', SPIN / 2, `if grep -qm1 '^${HARD.header}' "$1"; then echo "s UNSATISFIABLE"; exit 20; fi\n`);
+const liar = () => scriptAgent('answer the hardest formula from memory', SPIN / 2, `if grep -qm1 '^${HARD.header}' "$1"; then echo "s UNSATISFIABLE"; [ -n "\${2:-}" ] && echo "1 0" > "$2/proof.out"; exit 20; fi\n`);
 
 /** The perf audit's draw forced to the first names in order: it never reaches the hard formula, which sorts last. */
 const firstNames: AuditRandom = () => 0;
@@ -130,7 +132,7 @@ describe('promotion audit: which answers are proof-checked', () => {
     assert.equal(muchFaster({ champion_s: 1.01, challenger_s: 0.01, champion_status: 'solved' }, total), true, 'saving exactly 1%');
   });
 
-  it('picks, from the duel, the UNSAT answers much faster than the champion that no proof checked yet', () => {
+  it('picks, from the duel, the UNSAT answers much faster than the champion whose own run no proof check verified yet', () => {
     const d = duel([
       pair('lie.cnf', ['solved', 8], ['solved', 0.01, 'UNSAT']),
       pair('timeout.cnf', ['timeout', T], ['solved', 9, 'UNSAT']),
@@ -142,31 +144,31 @@ describe('promotion audit: which answers are proof-checked', () => {
       pair('unsolved.cnf', ['solved', 5], ['timeout', T, null]),
     ]);
     // The champion's PAR-2 total: 8 + 20 + 8 + 1 + 0.2 + 5 + 5 + 5 = 52.2, so a saving must be at least 0.522 s.
-    const doc = challengerDoc([run('old.cnf', 0.1), run('audited.cnf', 0.1)], ['audited.cnf']);
-    const s = selectForAudit({ duel: d, challenger: doc, champion: undefined, on: 'cpu' });
+    // The challenger's runs in the duel: the race's perf audit verified audited.cnf's proof; old.cnf's pair predates answers.
+    const duelRuns = new Map([['old.cnf', run('old.cnf', 0.1)], ['audited.cnf', run('audited.cnf', 0.1, { check: { kind: 'drat', ok: true, time_s: 0, detail: '' } })]]);
+    const s = selectForAudit({ duel: d, duelRuns, challenger: challengerDoc([]), champion: undefined, on: 'cpu' });
     assert.deepEqual(s.audit.map((q) => [q.instance, q.from, q.champion_status]), [['lie.cnf', 'duel', 'solved'], ['old.cnf', 'duel', 'solved'], ['timeout.cnf', 'duel', 'timeout']]);
     assert.deepEqual(s.audit.find((q) => q.instance === 'timeout.cnf')!.champion_s, 2 * T, 'an unsolved instance counts 2x the timeout');
-    assert.deepEqual(s.alreadyChecked, ['audited.cnf'], 'the random sample had proof-checked it');
-    // A document of another binary vouches for nothing: its audit and its answers are not this binary's.
-    const other = selectForAudit({ duel: d, challenger: challengerDoc([run('old.cnf', 0.1)], ['audited.cnf'], 'ef'.repeat(32)), champion: undefined, on: 'cpu' });
+    assert.deepEqual(s.alreadyChecked, ['audited.cnf'], 'the race\'s random sample had checked its proof');
+    // Only the duel's own runs vouch: a document's audit of other runs of the same binary does not.
+    const other = selectForAudit({ duel: d, challenger: challengerDoc([run('audited.cnf', 0.1)], ['audited.cnf']), champion: undefined, on: 'cpu' });
     assert.deepEqual(other.audit.map((q) => q.instance), ['audited.cnf', 'lie.cnf', 'timeout.cnf']);
     assert.deepEqual(other.alreadyChecked, []);
-    // An answer already verified in perf (an empty clause, say) needs no re-run either.
-    const proved = selectForAudit({ duel: d, challenger: challengerDoc([run('lie.cnf', 0.01, { check: { kind: 'drat', ok: true, time_s: 0, detail: '' } })]), champion: undefined, on: 'cpu' });
+    // An answer already verified in its run (an empty clause, say) needs no check either.
+    const proved = selectForAudit({ duel: d, duelRuns: new Map([['lie.cnf', run('lie.cnf', 0.01, { check: { kind: 'drat', ok: true, time_s: 0, detail: '' } })]]), challenger: challengerDoc([]), champion: undefined, on: 'cpu' });
     assert.deepEqual(proved.alreadyChecked, ['lie.cnf']);
   });
 
-  it('also picks them from the two perf evaluation documents, when that is where the gain shows and they are comparable', () => {
-    const d = duel([pair('e.cnf', ['solved', 1], ['solved', 0.9, 'UNSAT']), pair('f.cnf', ['solved', 1], ['solved', 0.9, 'UNSAT'])]);
+  it('without a duel, picks them from the two perf evaluation documents, when they are comparable; with one, the duel alone says where the gain is', () => {
     const mine = challengerDoc([run('e.cnf', 0.05), run('f.cnf', 0.9), run('g.cnf', 0.01, { answer: 'SAT', exit_code: 10 })]);
     const champion = sampleEvalDoc({ solver_hash: 'a'.repeat(64), timeout_s: T, instances: [run('e.cnf', 6), run('f.cnf', 1), run('g.cnf', 6, { answer: 'SAT', exit_code: 10 })] });
-    assert.deepEqual(selectForAudit({ duel: d, challenger: mine, champion, on: 'cpu' }).audit.map((q) => [q.instance, q.from, q.champion_s, q.challenger_s]), [['e.cnf', 'evaluation', 6, 0.05]]);
+    assert.deepEqual(selectForAudit({ duel: undefined, challenger: mine, champion, on: 'cpu' }).audit.map((q) => [q.instance, q.from, q.champion_s, q.challenger_s]), [['e.cnf', 'evaluation', 6, 0.05]]);
     // Under another timeout, on another version of the set, or against a champion that failed, the documents are not compared.
-    assert.deepEqual(selectForAudit({ duel: d, challenger: mine, champion: { ...champion, timeout_s: 20 }, on: 'cpu' }).audit, []);
-    assert.deepEqual(selectForAudit({ duel: d, challenger: { ...mine, perf_set: { version: 'v1', instances: 3 } }, champion: { ...champion, perf_set: { version: 'v2', instances: 3 } }, on: 'cpu' }).audit, []);
-    assert.deepEqual(selectForAudit({ duel: d, challenger: mine, champion: { ...champion, verdict: 'fail' }, on: 'cpu' }).audit, []);
-    // Without a duel the documents alone decide.
-    assert.deepEqual(selectForAudit({ duel: undefined, challenger: mine, champion, on: 'cpu' }).audit.map((q) => q.instance), ['e.cnf']);
+    assert.deepEqual(selectForAudit({ duel: undefined, challenger: mine, champion: { ...champion, timeout_s: 20 }, on: 'cpu' }).audit, []);
+    assert.deepEqual(selectForAudit({ duel: undefined, challenger: { ...mine, perf_set: { version: 'v1', instances: 3 } }, champion: { ...champion, perf_set: { version: 'v2', instances: 3 } }, on: 'cpu' }).audit, []);
+    assert.deepEqual(selectForAudit({ duel: undefined, challenger: mine, champion: { ...champion, verdict: 'fail' }, on: 'cpu' }).audit, []);
+    const d = duel([pair('e.cnf', ['solved', 1], ['solved', 0.9, 'UNSAT']), pair('f.cnf', ['solved', 1], ['solved', 0.9, 'UNSAT'])]);
+    assert.deepEqual(selectForAudit({ duel: d, challenger: mine, champion, on: 'cpu' }).audit, []);
   });
 
   it('old files still load: a duel without answers, an evaluation document without the record; one with it round-trips', () => {
@@ -184,7 +186,10 @@ describe('promotion audit: which answers are proof-checked', () => {
   it('RESULTS.md says what was checked: rendered with the report, and replaced in place after it', async () => {
     const record = { champion: { solver: 'SATLUTION_0' }, duel: 's-1', on: 'cpu' as const, rule: 'at most half', timeout_s: 15, already_checked: ['b.cnf'], instances: [{ instance: 'a.cnf', verdict: 'ok' as const, from: 'duel' as const, champion_s: 8, challenger_s: 0.01, champion_status: 'solved', detail: 'proof verified' }] };
     const text = renderResults('SATLUTION_1', 1, { verdict: 'pass', gates: [{ gate: 'perf', ok: true, detail: 'ok', failures: [], promotion_audit: record }], metrics: null });
-    assert.match(text, /## Proof-checked before promotion\n\nBefore this candidate could replace SATLUTION_0, every UNSAT answer it gave much faster \(at most half; CPU time, side by side \(session s-1\)\) was run again with a DRAT proof \(limit 15 s\)/);
+    assert.match(text, /## Proof-checked before promotion\n\nBefore this candidate could replace SATLUTION_0, every UNSAT answer it gave much faster \(at most half; CPU time, side by side \(session s-1\)\) was run again with a DRAT proof \(limit 15 s\)/, 'a record from before proofs were kept');
+    const now = renderResults('SATLUTION_1', 1, { verdict: 'pass', gates: [{ gate: 'perf', ok: true, detail: 'ok', failures: [], promotion_audit: { ...record, from: 'kept', timeout_s: undefined, instances: record.instances.map((i) => ({ ...i, run: 'cafe0123'.repeat(4) })) } }], metrics: null });
+    assert.match(now, /was checked by drat-trim from the DRAT proof written by the very run that gave it\./);
+    assert.match(now, /\| a\.cnf \| 8\.000 s \| 0\.010 s \| verified \(cafe0123\) \|/);
     assert.match(text, /1 more had been proof-checked by the perf audit already: b\.cnf\./);
     assert.match(text, /\| a\.cnf \| 8\.000 s \| 0\.010 s \| verified \|/);
     const dir = path.join(tempDir(), 'SATLUTION_1');
@@ -192,9 +197,9 @@ describe('promotion audit: which answers are proof-checked', () => {
     await writeResults(dir, 1, { verdict: 'pass', gates: [{ gate: 'perf', ok: true, detail: 'ok', failures: [] }], metrics: null });
     await writePromotionAudit(dir, { ...record, instances: [] });
     await writePromotionAudit(dir, record);
-    const now = fs.readFileSync(path.join(dir, 'RESULTS.md'), 'utf8');
-    assert.equal(now.split('## Proof-checked before promotion').length, 2, 'one section, the latest');
-    assert.match(now, /^# Results — SATLUTION_1 \(cycle 1\)[\s\S]*\| perf \| pass: ok \|[\s\S]*\| a\.cnf \|/);
+    const written = fs.readFileSync(path.join(dir, 'RESULTS.md'), 'utf8');
+    assert.equal(written.split('## Proof-checked before promotion').length, 2, 'one section, the latest');
+    assert.match(written, /^# Results — SATLUTION_1 \(cycle 1\)[\s\S]*\| perf \| pass: ok \|[\s\S]*\| a\.cnf \|/);
   });
 });
 
@@ -207,7 +212,7 @@ describe('promotion audit: real cycles', function () {
     }
   });
 
-  it('a challenger that answers one hard UNSAT formula without proving it wins the duel, is caught before promotion, fails with a post-mortem, and the champion stays', async () => {
+  it('a challenger that answers one hard UNSAT formula with a bogus proof wins the duel, is caught from its race run\'s proof before promotion, fails with a post-mortem, and the champion stays', async () => {
     // Fourteen easy formulas (pairs enough for the exact ratio test at 0.005 to call it with a flip or two
     // of noise; with eight, one flip left p at 0.012) and the hard one: the honest part of the gain (about
     // 0.15 s on each easy one) is near 25% of the champion's PAR-2, under the 35% margin; with the lie
@@ -228,12 +233,13 @@ describe('promotion audit: real cycles', function () {
     assert.ok(!perfGate(before).audit!.instances.some((i) => i.instance === HARD.name), 'the random sample missed it');
     assert.equal(perfGate(before).audit!.caught, 0);
 
-    const s = await runCycle({ ws, config, agent: liar(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
+    // The race's own perf audit draws the same way: it misses the lie too, which is left to the promotion audit.
+    const s = await runCycle({ ws, config, agent: liar(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2, auditRandom: firstNames });
     assert.equal(s.step, 'done');
     const decision = (await readDuels(ws)).filter((d) => d.purpose === 'decision').pop()!;
     const shown = `${s.outcome}\n${JSON.stringify(decision?.comparison)}\n${decision?.pairs.map((p) => `${p.instance}: ${p.a.status} ${p.a.cpu_s} s | ${p.b.status} ${p.b.cpu_s} s ${p.b.answer}`).join('\n')}`;
     assert.equal(s.champion_changed, false, shown);
-    assert.match(s.outcome ?? '', /^SATLUTION_0 stays champion \(SATLUTION_1 won on the perf set, but the promotion audit caught a lie: UNSAT claimed on u-hard\.cnf without a proof/, shown);
+    assert.match(s.outcome ?? '', /^SATLUTION_0 stays champion \(SATLUTION_1 won on the perf set, but the promotion audit caught a lie: UNSAT claimed on u-hard\.cnf, proof rejected by drat-trim/, shown);
     // It really won: side by side it was significantly faster, by more than the margin.
     assert.equal(decision.comparison.verdict, 'B faster');
     assert.ok(100 * (1 - decision.comparison.par2B / decision.comparison.par2A) >= 35, JSON.stringify(decision.comparison));
@@ -243,26 +249,32 @@ describe('promotion audit: real cycles', function () {
     assert.equal(index.champion, 0);
     const rec = index.candidates.find((c) => c.id === 1)!;
     assert.equal(rec.status, 'failed');
-    assert.match(rec.detail ?? '', /^failed the perf gate: promotion audit: \d+ UNSAT answers? much faster than SATLUTION_0 re-run with proofs, 1 caught: UNSAT claimed on u-hard\.cnf without a proof/);
+    assert.match(rec.detail ?? '', /^failed the perf gate: promotion audit: the proofs of \d+ UNSAT answers? much faster than SATLUTION_0's checked, as their runs wrote them; 1 caught: UNSAT claimed on u-hard\.cnf, proof rejected by drat-trim/);
     const after = (await new EvalStore(ws).get(1))!;
     assert.equal(after.verdict, 'fail');
     const g = perfGate(after);
     assert.equal(g.ok, false);
-    assert.match(g.failures[0]!, /^missing_proof: UNSAT claimed on u-hard\.cnf without a proof.*\(promotion audit\)$/);
+    assert.match(g.failures[0]!, /^invalid_proof: UNSAT claimed on u-hard\.cnf, proof rejected by drat-trim .*\(the proof its own run wrote\) \(promotion audit\)$/);
     const pa = g.promotion_audit!;
     assert.equal(pa.caught, 1);
     assert.equal(pa.duel, decision.session);
     const hard = pa.instances.find((i) => i.instance === HARD.name)!;
-    assert.deepEqual([hard.verdict, hard.status, hard.from, hard.champion_status, hard.check.kind, hard.check.ok], ['caught', 'missing_proof', 'duel', 'solved', 'drat', false]);
+    assert.deepEqual([hard.verdict, hard.status, hard.from, hard.champion_status, hard.check.kind, hard.check.ok], ['caught', 'invalid_proof', 'duel', 'solved', 'drat', false]);
+    // The proof checked is the one the race's own run wrote: the record and the duel's pair name the same run.
+    assert.ok(hard.run && hard.run === decision.pairs.find((p) => p.instance === HARD.name)!.b.run, JSON.stringify(hard));
+    assert.ok(storedRuns(ws).some((r) => r.key === hard.run && r.result.status === 'invalid_proof'), 'the verdict is recorded on that run');
+    // The cycle is over: its kept proofs are gone.
+    assert.equal(fs.existsSync(path.join(os.tmpdir(), 'satlution-proofs', decision.session)), false);
     assert.ok(hard.champion_s > 10 * hard.challenger_s, JSON.stringify(hard));
-    // Any other instance it re-ran (noise can make an easy one look twice as fast) was honest.
+    // Any other instance it checked (noise can make an easy one look twice as fast) was honest.
     assert.ok(pa.instances.every((i) => i.instance === HARD.name || i.verdict === 'ok'), JSON.stringify(pa.instances));
     const results = fs.readFileSync(path.join(ws, 'SATLUTION_1', 'RESULTS.md'), 'utf8');
     assert.match(results, /Verdict: \*\*fail\*\*/);
     assert.match(results, /\| perf \| FAIL: promotion audit: /);
-    assert.match(results, /## Proof-checked before promotion[\s\S]*\| u-hard\.cnf \| [\d.]+ s \| [\d.]+ s \| \*\*caught\*\*: UNSAT claimed on u-hard\.cnf without a proof/);
+    assert.match(results, /## Proof-checked before promotion\n\nBefore this candidate could replace SATLUTION_0, every UNSAT answer it gave much faster .* was checked by drat-trim from the DRAT proof written by the very run that gave it\./);
+    assert.match(results, /\| u-hard\.cnf \| [\d.]+ s \| [\d.]+ s \| \*\*caught\*\*: UNSAT claimed on u-hard\.cnf, proof rejected by drat-trim/);
     const sigs = (await new SignatureLog(ws).all()).filter((x) => x.candidate === 'SATLUTION_1');
-    assert.ok(sigs.some((x) => x.kind === 'missing_proof' && /u-hard\.cnf/.test(x.example)), JSON.stringify(sigs));
+    assert.ok(sigs.some((x) => x.kind === 'invalid_proof' && /u-hard\.cnf/.test(x.example)), JSON.stringify(sigs));
   });
 
   it('an honest challenger much faster on UNSAT formulas is promoted, with those answers proof-checked; a resumed decision does not check them again', async () => {
@@ -281,17 +293,19 @@ describe('promotion audit: real cycles', function () {
     assert.deepEqual(pa.already_checked, perfGate(doc).audit!.instances.map((i) => i.instance).sort());
     assert.ok(pa.instances.length >= 3, 'the random sample takes 3 of 6');
     for (const i of pa.instances) assert.deepEqual([i.verdict, i.status, i.answer, i.check.kind, i.check.ok, i.from], ['ok', 'solved', 'UNSAT', 'drat', true, 'duel'], i.instance);
-    assert.deepEqual([pa.checked, pa.caught, pa.reused, pa.timeout_s], [pa.instances.length, 0, 0, 90]);
+    assert.deepEqual([pa.checked, pa.caught, pa.from], [pa.instances.length, 0, 'kept']);
+    const decision = (await readDuels(ws)).filter((d) => d.purpose === 'decision').pop()!;
+    for (const i of pa.instances) assert.equal(i.run, decision.pairs.find((p) => p.instance === i.instance)!.b.run, `${i.instance}: the proof of the race's run`);
     const results = fs.readFileSync(path.join(ws, 'SATLUTION_1', 'RESULTS.md'), 'utf8');
     assert.match(results, /## Against the champion, side by side/);
     assert.match(results, /## Proof-checked before promotion\n\nBefore this candidate could replace SATLUTION_0, /);
-    for (const i of pa.instances) assert.match(results, new RegExp(`\\| ${i.instance.replace(/\./g, '\\.')} \\| [\\d.]+ s \\| [\\d.]+ s \\| verified \\|`));
-    // The re-runs are stored like the perf audit's: proofs checked, under a key of their own.
+    for (const i of pa.instances) assert.match(results, new RegExp(`\\| ${i.instance.replace(/\./g, '\\.')} \\| [\\d.]+ s \\| [\\d.]+ s \\| verified \\(${i.run!.slice(0, 8)}\\) \\|`));
+    // Nothing ran again: the checks are recorded on the race's runs.
     const runs = storedRuns(ws);
+    assert.ok(pa.instances.every((i) => runs.some((r) => r.key === i.run && r.result.check.ok === true)));
     const checked = runs.filter((r) => r.result.check.kind === 'drat' && pa.instances.some((i) => i.instance === r.result.instance));
     assert.ok(checked.length >= pa.instances.length && checked.every((r) => r.result.check.ok === true));
     // Asked again (a resumed decide step), it finds its record and runs nothing.
-    const decision = (await readDuels(ws)).filter((d) => d.purpose === 'decision').pop()!;
     const said: string[] = [];
     assert.equal(await auditBeforePromotion({ ws, config, runnerEnv: { workerFile: WORKER }, log: (m) => said.push(m) }, { cycle: 1, champion: 0, challenger: 1, duel: decision, jobs: 2 }), undefined);
     assert.equal(storedRuns(ws).length, runs.length);

@@ -82,7 +82,7 @@ export const TierSchema = z
   .strict();
 export type Tier = z.infer<typeof TierSchema>;
 
-/** perf checks no proofs, so its UNSAT answers are audited: a random sample re-run with proofs (eval/audit.ts). */
+/** perf checks no proofs while it runs: a random sample of the proofs its UNSAT answers' runs kept is checked afterwards (eval/audit.ts). */
 const AuditSchema = z
   .object({
     min: z.number().int().nonnegative().default(3).meta({ description: 'At least this many UNSAT answers are audited (fewer only when perf gave fewer).', examples: [3] }),
@@ -91,7 +91,7 @@ const AuditSchema = z
   .strict()
   .prefault({})
   .meta({
-    description: 'When perf does not check proofs: after its runs, at least `min` or `share` of its UNSAT answers (whichever is more), drawn at random, are run again with a proof (1.5x the timeout) and the proof checked by drat-trim; a lie caught fails perf like a failure in verify. `{ min: 0, share: 0 }` turns it off.',
+    description: "When perf does not check proofs while it runs: every UNSAT answer must come with the DRAT proof its own run wrote (else missing_proof), kept until the decisions that may check it are made; after the runs, at least `min` or `share` of those proofs (whichever is more), drawn at random, are checked by drat-trim, and so is every UNSAT answer a winner's gain rests on before a promotion. A proof rejected fails perf like a failure in verify. `{ min: 0, share: 0 }` turns it off (UNSAT answers are then taken on trust).",
     examples: [{ min: 3, share: 0.1 }, { min: 0, share: 0 }],
   });
 
@@ -447,6 +447,9 @@ export type CalibrationConfig = z.infer<typeof CalibrationSchema>;
 /** evaluation.disk_max_mb's default: what a build may leave in its candidate, and a run may write to its scratch. */
 export const DEFAULT_DISK_MAX_MB = 1024;
 
+/** evaluation.proof_max_mb's default: one run's proof; also the worker's when not told. */
+export const DEFAULT_PROOF_MAX_MB = 1024;
+
 /** evaluation.processes_max's default: processes and threads alive at once in one build or one run. */
 export const DEFAULT_PROCESSES_MAX = 256;
 
@@ -456,9 +459,10 @@ export const EvaluationSchema = z
       description: 'Path of an existing drat-trim binary (default: the one scripts/setup-sat-tools.sh builds, or drat-trim on PATH).',
       examples: ['/opt/sat/bin/drat-trim'],
     }),
-    proof_max_mb: z.number().positive().default(4096).meta({
-      description: 'A larger proof is rejected without checking (invalid_proof).',
-      examples: [4096],
+    proof_max_mb: z.number().positive().default(DEFAULT_PROOF_MAX_MB).meta({
+      description:
+        "The most MB one run's DRAT proof may take. A run whose proof grows past it is stopped, and its answer counts as unsolved (a resource limit, as time and memory are); a larger proof is never checked. perf keeps each UNSAT answer's proof until the decisions that may check it are made, so a perf set needs up to this much per UNSAT answer in `scratch_dir`: raise it for long timeouts (a solver writes binary DRAT at several MB per second).",
+      examples: [1024, 32768],
     }),
     checker_timeout_s: z.number().positive().optional().meta({
       description: 'Time limit of one proof check (default: 3x the stage timeout). A proof not checked in time counts as unsolved.',

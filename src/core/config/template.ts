@@ -40,13 +40,14 @@ stages:
 # Multi-fidelity: cheaper tiers (a fixed share of perf, a shorter timeout) a candidate must rank well in
 # first, and a held-out set a new champion must not be slower on. Add to the perf line above, e.g.:
 #   tiers: [{ fraction: 0.25, timeout_s: 60, promote_top: 0.5 }, { fraction: 0.5, timeout_s: 150, promote_top: 0.2 }], holdout: held
-# perf checks no proofs, so after its runs a random sample of its UNSAT answers is run again with a
-# proof (1.5x the timeout) and checked by drat-trim; a lie caught fails perf. The default, on the perf line:
+# perf checks no proofs while it runs, but every UNSAT answer must come with the proof its own run
+# wrote, kept until the decisions are made: a random sample of them, and every UNSAT answer a winner's
+# gain rests on, is checked by drat-trim; a lie caught fails perf. The default, on the perf line:
 #   audit: { min: 3, share: 0.1 }     # at least 3, or 10% of the UNSAT answers; { min: 0, share: 0 } turns it off
 
 # How answers are checked. SAT models are always checked against the formula.
 evaluation:
-  proof_max_mb: 4096        # larger DRAT proofs are rejected unchecked
+  proof_max_mb: 1024        # one run's DRAT proof; a run whose proof grows past it is stopped (unsolved)
   build_timeout_s: 600
   output_max_mb: 256        # more output than this stops the run (counted as a crash)
   disk_max_mb: 1024         # a build's candidate directory, any file it writes, a run's scratch (HOME, TMPDIR, /tmp); more fails it
@@ -56,7 +57,7 @@ evaluation:
 #  racing: { enabled: true, detect_gain_pct: 10, cap_factor: 3 }  # the race: challengers beside the champion, dropped once not 10% faster
 #  drat_trim: /path/to/drat-trim      # default: scripts/setup-sat-tools.sh's build, or drat-trim on PATH
 #  checker_timeout_s: 900             # default: 3x the stage timeout
-#  scratch_dir: /scratch/me/tmp       # where proofs are written during runs
+#  scratch_dir: /scratch/me/tmp       # where proofs are written during runs and kept for the audits
 
 # Evolved code runs in a bubblewrap sandbox: a build sees only its candidate, a solver run only its
 # solver and instance; no network, no $HOME, no API keys. off runs it with your full authority (every

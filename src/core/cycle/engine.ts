@@ -37,8 +37,11 @@ import { newSessionName } from '../eval/duel';
 import { firstLook, heldOutLook } from '../eval/race';
 import { listSet } from '../instances/instances';
 import { planStages } from '../eval/plan';
-import { auditBeforePromotion } from './promotionAudit';
+import { auditBeforePromotion, auditHeldOut } from './promotionAudit';
 import { measuredInFull } from '../eval/evalDoc';
+import type { AuditRandom } from '../eval/audit';
+import { releaseProofs } from '../eval/proofChecks';
+import { stageRunners } from '../runners/select';
 
 export type { AgentEvent, AgentRole, AgentSink, CycleEvent } from './events';
 export type { EvolutionAgent } from '../agents/agent';
@@ -59,6 +62,8 @@ export interface CycleRequest {
   runnerEnv?: RunnerEnv;
   /** Scores proposals for strategies that screen them (sift). */
   judge?: Judge;
+  /** The perf audits' draw (default: crypto randomness, so no candidate can predict it); tests pass a seeded one. */
+  auditRandom?: AuditRandom;
 }
 
 /**
@@ -87,6 +92,8 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
   const { ws } = req;
   const store = new CandidateStore(ws);
   let s = await readCycle(ws);
+  // An ended cycle's proofs are gone once it ended here; one abandoned (or ended by another version) may have left them.
+  if (s?.step === 'done' && s.race_session) await releaseCycleProofs(req, s.race_session);
   if (!s || s.step === 'done') {
     const { index } = await store.load();
     if (index.champion === null) throw new Error('there is no champion to evolve; initialize the workspace first');
@@ -298,9 +305,10 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${lie})` });
           break;
         }
-        const objection = await heldOutObjection(req, s.cycle, d.winner, reference);
+        const objection = await heldOutObjection(req, s.cycle, d.winner, reference, s.race_session ?? null);
         if (objection) {
-          await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${objection})` });
+          if (objection.failed) await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: d.winner, json: await readEval(req, d.winner) });
+          await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${objection.why})` });
           break;
         }
         if (req.config.approval === 'manual' && !(await req.approver.confirm(`Make ${candidateDirName(d.winner)} the champion? PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s (see RESULTS.md).`, undefined, 'Promote'))) {
@@ -313,7 +321,21 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
       }
     }
   }
+  // The decision is made: nothing checks the proofs the cycle's runs kept any more.
+  if (s.race_session) await releaseCycleProofs(req, s.race_session);
   return s;
+}
+
+/** Releases the proofs a cycle's race and held-out check kept (the hold is the race's session), wherever the perf stage runs; a failure is only logged. */
+async function releaseCycleProofs(req: CycleRequest, hold: string): Promise<void> {
+  const runner = req.config.stages.perf.runner;
+  try {
+    const runners = stageRunners(req.config, [runner], req.runnerEnv ?? { workerFile: '' });
+    const errors = await releaseProofs({ runners, ...(req.config.evaluation.scratch_dir ? { scratchDir: req.config.evaluation.scratch_dir } : {}) }, hold, [runner]);
+    for (const e of errors) req.log.warn(`could not remove the proofs kept for cycle session ${hold} on ${e}`);
+  } catch (e) {
+    req.log.warn(`could not remove the proofs kept for cycle session ${hold}: ${(e as Error).message}`);
+  }
 }
 
 /** A candidate's HYPOTHESIS.md as the harness wrote it (a regular file, never a link), '' when absent. */
@@ -384,12 +406,13 @@ async function toolHost(req: CycleRequest, dir: string): Promise<ToolHost> {
 const jobsOverride = (req: CycleRequest) => (req.jobs !== undefined ? { jobs: req.jobs } : {});
 
 /** The parts of every evaluation request a cycle makes: its config, runners, cancel and log. */
-function evaluationBase(req: CycleRequest): Pick<EvaluationRequest, 'ws' | 'config' | 'runnerEnv' | 'signal' | 'onStatus' | 'onLog'> {
+function evaluationBase(req: CycleRequest): Pick<EvaluationRequest, 'ws' | 'config' | 'runnerEnv' | 'signal' | 'onStatus' | 'onLog' | 'auditRandom'> {
   return {
     ws: req.ws,
     config: req.config,
     runnerEnv: req.runnerEnv ?? { workerFile: '' },
     ...(req.signal ? { signal: req.signal } : {}),
+    ...(req.auditRandom ? { auditRandom: req.auditRandom } : {}),
     // Per-second progress ticks would flood the transcript; what changes the picture is logged.
     onStatus: (gate, message) => {
       if (!/: \d+\/\d+ done/.test(message)) req.onEvent?.({ type: 'log', message: `[${gate}] ${message}` });
@@ -423,26 +446,35 @@ async function evaluateCandidate(req: CycleRequest, dir: string, o: { reference?
  * champion, side by side in one session, on a set that took no part in selection. Returns why not, or
  * undefined when it passes.
  */
-async function heldOutObjection(req: CycleRequest, cycle: number, winner: number, champion: number): Promise<string | undefined> {
+async function heldOutObjection(req: CycleRequest, cycle: number, winner: number, champion: number, hold: string | null): Promise<{ why: string; failed?: boolean } | undefined> {
   const set = req.config.stages.perf.holdout;
   if (!set) return undefined;
+  const verdict = await heldOutVerdict(req, cycle, winner, champion, set, hold);
+  if (verdict.objection) return { why: verdict.objection };
+  // Passed: the held-out answers its pass rests on are checked from the proofs their runs kept, as the race's were.
+  const lie = await auditHeldOut(verdictContext(req), { cycle, champion, challenger: winner, duel: undefined, heldOut: verdict.duel, bench: set, ...jobsOverride(req) });
+  return lie ? { why: lie, failed: /caught/.test(lie) } : undefined;
+}
+
+/** The held-out duel (kept from a resumed run, else measured) and its objection, if any. */
+async function heldOutVerdict(req: CycleRequest, cycle: number, winner: number, champion: number, set: string, hold: string | null): Promise<{ duel: DuelDoc; objection?: string }> {
   const on = req.config.evaluation.decide_on;
   const plan = planStages(req.config, req.ws, { stage: 'perf', bench: set })[0]!;
   const instances = await listSet(plan.dir);
   const of = instances.length;
   const minInstances = firstLook(instances, req.config.evaluation.racing.min_instances);
   // Sequential: stopped as soon as the pairs say faster or slower there (race.ts heldOutCall), else the whole set.
-  const d = await duelWithChampion(verdictContext(req), { cycle, purpose: 'held-out', championDir: path.join(req.ws, candidateDirName(champion)), challengerDir: path.join(req.ws, candidateDirName(winner)), bench: set, stopWhen: heldOutLook(of, plan.timeoutS, on, minInstances) });
-  if (d.fatal?.side === 'B') return `it failed on the held-out set ${set}: ${d.fatal.detail}`;
+  const d = await duelWithChampion(verdictContext(req), { cycle, purpose: 'held-out', championDir: path.join(req.ws, candidateDirName(champion)), challengerDir: path.join(req.ws, candidateDirName(winner)), bench: set, stopWhen: heldOutLook(of, plan.timeoutS, on, minInstances), ...(hold ? { hold } : {}) });
+  if (d.fatal?.side === 'B') return { duel: d, objection: `it failed on the held-out set ${set}: ${d.fatal.detail}` };
   const cmp = duelComparison(d, req.config.strategy.alpha);
   if (d.stopped) {
     const call = heldOutStop(d, minInstances)!;
     const way = call.slower ? 'slower' : 'faster';
     req.onEvent?.({ type: 'log', message: `held-out set ${set}, side by side: ${candidateDirName(winner)} is ${way} there, ${d.stopped.reason}` });
-    return call.slower === true ? `it is slower on the held-out set ${set} (side by side, stopped as soon as it could tell: ${d.stopped.reason})` : undefined;
+    return call.slower === true ? { duel: d, objection: `it is slower on the held-out set ${set} (side by side, stopped as soon as it could tell: ${d.stopped.reason})` } : { duel: d };
   }
   req.onEvent?.({ type: 'log', message: `held-out set ${set}, side by side: ${candidateDirName(champion)} PAR-2 ${cmp.par2A.toFixed(2)} s, ${candidateDirName(winner)} ${cmp.par2B.toFixed(2)} s (${cmp.verdict})` });
-  return cmp.verdict === 'A faster' || cmp.par2B > cmp.par2A ? `it is not faster on the held-out set ${set} (side by side: PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s, ${cmp.verdict})` : undefined;
+  return cmp.verdict === 'A faster' || cmp.par2B > cmp.par2A ? { duel: d, objection: `it is not faster on the held-out set ${set} (side by side: PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s, ${cmp.verdict})` } : { duel: d };
 }
 
 /** The cycle request as the verdict helpers (cycle/verdicts.ts) need it. */
@@ -454,6 +486,7 @@ function verdictContext(req: CycleRequest): VerdictContext {
     config: req.config,
     runnerEnv: req.runnerEnv ?? { workerFile: '' },
     ...(req.signal ? { signal: req.signal } : {}),
+    ...(req.auditRandom ? { auditRandom: req.auditRandom } : {}),
     log: (message) => req.onEvent?.({ type: 'log', message }),
     // A side-by-side measurement is as long as an evaluation: a line at each quarter of it.
     progress: (done, total) => {

@@ -1,24 +1,28 @@
-// The promotion audit (ARCHITECTURE.md, "The path of a cycle", decide). Perf checks no proofs and its
-// random audit samples a tenth of the UNSAT answers, so a challenger whose whole gain is one UNSAT
-// answer it never proved (a guess, or an answer it was given) slips through most evaluations. Before a
-// promotion, every UNSAT answer the challenger gave much faster than the champion — those its gain
-// rests on — is run again with a proof through the perf audit's machinery (same runner, memory,
-// drat-trim, key and time limit, so what the random sample already ran is reused) and judged the same
-// way. A lie caught fails the candidate (its document, status, RESULTS.md and the post-mortem say
-// why) and the champion stays. The record is kept on the perf gate of the challenger's document, so a
-// resumed cycle finds it instead of running it again.
+// The promotion audit (ARCHITECTURE.md, "The path of a cycle", decide). perf checks no proofs while it
+// runs and its random audit samples a tenth of the UNSAT answers, so a challenger whose whole gain is
+// one UNSAT answer it never proved (a guess, or an answer it was given) slips through most
+// evaluations. Before a promotion, every UNSAT answer the challenger gave much faster than the champion
+// (those its gain rests on) is checked from the proof written by the very run that gave it, kept since
+// the race (run/keptProof.ts): no second run a solver could tell from the measured one. A lie caught
+// fails the candidate (its document, status, RESULTS.md and the post-mortem say why) and the champion
+// stays; an answer whose proof cannot be checked (drat-trim out of time, the proof gone) holds the
+// promotion back without failing anyone. After the held-out check, its much-faster UNSAT answers are
+// checked the same way (auditHeldOut). The record is kept on the perf gate of the challenger's
+// document, so a resumed cycle finds it instead of checking again.
 import * as path from 'node:path';
-import { AUDIT_TIMEOUT_FACTOR, judgeAudit } from '../eval/audit';
+import { judgeAudit } from '../eval/audit';
 import { pairTimes, type DuelDoc } from '../eval/duel';
 import { measuredInFull, type EvalDoc, type GateDoc, type PromotionAuditDoc, type PromotionAuditedDoc } from '../eval/evalDoc';
 import { EvalStore } from '../eval/evalStore';
-import { runStage } from '../eval/gates';
+import { proofContext } from '../eval/gates';
 import { par2Of, type TimeBasis } from '../eval/metrics';
 import { gateContext } from '../eval/plan';
-import { solverIdentity } from '../eval/resultsStore';
+import { checkKeptProofs } from '../eval/proofChecks';
+import { type ResultsStore, solverIdentity } from '../eval/resultsStore';
 import { plannedStages } from '../eval/service';
 import { listSet } from '../instances/instances';
 import { candidateDirName } from '../layout';
+import type { InstanceResult } from '../run/result';
 import { postmortem } from '../rules/evolution';
 import { stageRunners } from '../runners/select';
 import { CandidateStore } from '../store/candidates';
@@ -37,8 +41,8 @@ export const MUCH_FASTER_RATIO = 0.5;
  * instances, i.e. the instance alone moves the PAR-2 by 1%. Promotion needs min_improvement_pct (5% by
  * default) or the noise band, so a smaller saving carries at most a fifth of the least gain that can
  * promote; lies spread over many such instances are what the random sample is for. The share scales
- * with the set and its timeout, and bounds the re-runs: their cost is at most half the champion's
- * time on them, plus drat-trim.
+ * with the set and its timeout, and bounds the checks: drat-trim on proofs of runs that took at most
+ * half the champion's time.
  */
 export const SAVING_SHARE = 0.01;
 
@@ -59,12 +63,14 @@ export function muchFaster(t: Timed, championTotalS: number): boolean {
   return t.challenger_s <= MUCH_FASTER_RATIO * t.champion_s && t.champion_s - t.challenger_s >= SAVING_SHARE * championTotalS;
 }
 
-/** An answer to re-run with a proof, with where the gain showed. */
-export type Qualifying = Timed & { instance: string; from: 'duel' | 'evaluation' };
+/** An answer whose proof to check, with where the gain showed. */
+export type Qualifying = Timed & { instance: string; from: 'duel' | 'evaluation' | 'held-out' };
 
-/** What the selection reads: the decision duel, and both sides' perf evaluation documents. */
+/** What the selection reads: the decision duel and the challenger's runs in it, else both sides' perf evaluation documents. */
 export interface SelectionInput {
   duel: DuelDoc | undefined;
+  /** The challenger's runs in the duel, by instance (found in the results store by the keys its pairs name): what was proved of them. */
+  duelRuns?: ReadonlyMap<string, InstanceResult>;
   challenger: EvalDoc;
   champion: EvalDoc | undefined;
   /** The time basis of decisions (evaluation.decide_on), for the documents; the duel has its own. */
@@ -75,46 +81,49 @@ export interface SelectionInput {
 const perfGate = (doc: EvalDoc): GateDoc | undefined => doc.gates.filter((g) => g.gate === 'perf').pop();
 
 /**
- * The UNSAT answers to proof-check before a promotion: the challenger answered UNSAT, much faster than
- * the champion (muchFaster), in the duel's pairs or in the two perf evaluation documents, and no proof
- * of it was checked yet (`alreadyChecked`: the perf audit's random sample verified it).
+ * The UNSAT answers to proof-check before a promotion: the challenger answered UNSAT much faster than
+ * the champion (muchFaster) where the decision was made, in the duel's pairs, and no proof of that very
+ * run was checked yet (`alreadyChecked`: the race's perf audit verified it). Without a duel (a decision
+ * on separate measurements, from before the race), in the two perf evaluation documents.
  */
 export function selectForAudit(i: SelectionInput): { audit: Qualifying[]; alreadyChecked: string[] } {
-  // The document speaks for the binary that met the champion only if it is the same binary.
-  const same = !i.duel || i.challenger.solver_hash === i.duel.b.hash;
-  const mine = same ? i.challenger.instances : [];
-  const verified = new Set([...mine.filter((r) => r.answer === 'UNSAT' && r.check.ok === true).map((r) => r.instance), ...(same ? (perfGate(i.challenger)?.audit?.instances ?? []).filter((a) => a.verdict === 'ok').map((a) => a.instance) : [])]);
-  const answers = new Map(mine.map((r) => [r.instance, r.answer]));
-  const found = new Map<string, Qualifying>();
+  const split = (all: Qualifying[], proved: (name: string) => boolean) => {
+    const sorted = [...all].sort((x, y) => x.instance.localeCompare(y.instance));
+    return { audit: sorted.filter((q) => !proved(q.instance)), alreadyChecked: sorted.filter((q) => proved(q.instance)).map((q) => q.instance) };
+  };
   if (i.duel) {
-    const d = i.duel;
-    const timed = d.pairs.map((p) => {
-      const [a, b] = pairTimes(p, d.timeout_s, d.on);
-      return { p, t: { champion_s: a, challenger_s: b, champion_status: p.a.status } };
-    });
-    const total = timed.reduce((s, x) => s + x.t.champion_s, 0);
-    for (const { p, t } of timed) {
-      // A duel kept before answers were recorded: the challenger's answer in its own perf runs.
-      const answer = p.b.answer === undefined ? answers.get(p.instance) : p.b.answer;
-      if (p.b.status === 'solved' && answer === 'UNSAT' && muchFaster(t, total)) found.set(p.instance, { instance: p.instance, from: 'duel', ...t });
-    }
+    const runs = i.duelRuns ?? new Map<string, InstanceResult>();
+    return split(muchFasterInDuel(i.duel, new Map([...runs].map(([k, r]) => [k, r.answer]))), (name) => runs.get(name)?.check.ok === true);
   }
+  const mine = i.challenger.instances;
+  const verified = new Set([...mine.filter((r) => r.answer === 'UNSAT' && r.check.ok === true).map((r) => r.instance), ...(perfGate(i.challenger)?.audit?.instances ?? []).filter((a) => a.verdict === 'ok').map((a) => a.instance)]);
   const c = i.champion;
   // Separate measurements are comparable only on the same set, under the same timeout, each measured in full.
   const comparable = c && c.verdict === 'pass' && measuredInFull(c) && measuredInFull(i.challenger) && c.timeout_s !== null && c.timeout_s === i.challenger.timeout_s && (!c.perf_set || !i.challenger.perf_set || c.perf_set.version === i.challenger.perf_set.version);
-  if (comparable && mine.length) {
-    const T = c.timeout_s!;
-    const theirs = new Map(c.instances.map((r) => [r.instance, r]));
-    const common = mine.filter((r) => theirs.has(r.instance));
-    const total = common.reduce((s, r) => s + par2Of(theirs.get(r.instance)!, T, i.on), 0);
-    for (const r of common) {
-      const a = theirs.get(r.instance)!;
-      const t = { champion_s: par2Of(a, T, i.on), challenger_s: par2Of(r, T, i.on), champion_status: a.status };
-      if (r.status === 'solved' && r.answer === 'UNSAT' && !found.has(r.instance) && muchFaster(t, total)) found.set(r.instance, { instance: r.instance, from: 'evaluation', ...t });
-    }
-  }
-  const all = [...found.values()].sort((x, y) => x.instance.localeCompare(y.instance));
-  return { audit: all.filter((q) => !verified.has(q.instance)), alreadyChecked: all.filter((q) => verified.has(q.instance)).map((q) => q.instance) };
+  if (!comparable || !mine.length) return { audit: [], alreadyChecked: [] };
+  const T = c.timeout_s!;
+  const theirs = new Map(c.instances.map((r) => [r.instance, r]));
+  const common = mine.filter((r) => theirs.has(r.instance));
+  const total = common.reduce((s, r) => s + par2Of(theirs.get(r.instance)!, T, i.on), 0);
+  const found = common.flatMap((r): Qualifying[] => {
+    const a = theirs.get(r.instance)!;
+    const t = { champion_s: par2Of(a, T, i.on), challenger_s: par2Of(r, T, i.on), champion_status: a.status };
+    return r.status === 'solved' && r.answer === 'UNSAT' && muchFaster(t, total) ? [{ instance: r.instance, from: 'evaluation', ...t }] : [];
+  });
+  return split(found, (name) => verified.has(name));
+}
+
+/** The UNSAT answers B gave much faster than A in a duel's pairs (`answers`: B's own, for duels kept before pairs recorded them). */
+export function muchFasterInDuel(d: DuelDoc, answers: ReadonlyMap<string, InstanceResult['answer']> = new Map()): Qualifying[] {
+  const timed = d.pairs.map((p) => {
+    const [a, b] = pairTimes(p, d.timeout_s, d.on);
+    return { p, t: { champion_s: a, challenger_s: b, champion_status: p.a.status } };
+  });
+  const total = timed.reduce((s, x) => s + x.t.champion_s, 0);
+  return timed.flatMap(({ p, t }) => {
+    const answer = p.b.answer === undefined ? answers.get(p.instance) : p.b.answer;
+    return p.b.status === 'solved' && answer === 'UNSAT' && muchFaster(t, total) ? [{ instance: p.instance, from: 'duel' as const, ...t }] : [];
+  });
 }
 
 /** Which promotion to audit. */
@@ -124,28 +133,65 @@ export interface PromotionAuditRequest {
   challenger: number;
   /** The decision duel the challenger won. */
   duel: DuelDoc | undefined;
-  /** Parallel runs instead of the runner's configured `jobs`. */
+  /** Parallel checks instead of the runner's configured `jobs`. */
   jobs?: number;
 }
 
 /** The audit in a line, for the perf gate's detail and the cycle's outcome. */
 function summary(doc: PromotionAuditDoc): string {
-  const n = doc.instances.length;
-  const head = `promotion audit: ${n} UNSAT answer${n === 1 ? '' : 's'} much faster than ${doc.champion.solver} re-run with proofs`;
-  const lie = doc.instances.find((x) => x.verdict === 'caught');
-  return lie ? `${head}, ${doc.caught} caught: ${lie.detail}` : `${head}, ${doc.checked} verified`;
+  const rows = [...doc.instances, ...(doc.held_out?.instances ?? [])];
+  const n = rows.length;
+  const head = `promotion audit: the proofs of ${n} UNSAT answer${n === 1 ? '' : 's'} much faster than ${doc.champion.solver}'s checked, as their runs wrote them`;
+  const lie = rows.find((x) => x.verdict === 'caught');
+  const open = rows.filter((x) => x.verdict === 'not_audited');
+  return lie ? `${head}; ${rows.filter((x) => x.verdict === 'caught').length} caught: ${lie.detail}` : `${head}; ${rows.length - open.length} verified${open.length ? `, ${open.length} unproved: ${open[0]!.detail}` : ''}`;
+}
+
+/** What checking a winner's answers needs: the perf stage as planned, its runner, and where its proofs are checked. */
+async function auditSetting(ctx: VerdictContext, o: { jobs?: number; bench?: string }) {
+  const stages = await plannedStages({ ws: ctx.ws, config: ctx.config, overrides: { stage: 'perf', ...(o.bench ? { bench: o.bench } : {}), ...(o.jobs !== undefined ? { jobs: o.jobs } : {}) } });
+  const perf = stages[stages.length - 1];
+  if (!perf?.audit) return undefined; // proofs are off (or perf checks them all itself)
+  const runners = stageRunners(ctx.config, [perf.runner ?? 'local'], ctx.runnerEnv);
+  const gates = { ...gateContext(ctx.config, ctx.ws), runners, jobs: perf.jobs ?? 1, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+  return { perf, proofs: proofContext(gates, perf) };
+}
+
+/** Checks the kept proofs of the runs behind `wanted` (by instance) and judges each answer; a run not at hand stands unproved. */
+async function checkQualifying(setting: NonNullable<Awaited<ReturnType<typeof auditSetting>>>, wanted: readonly Qualifying[], runs: ReadonlyMap<string, InstanceResult>): Promise<{ rows: PromotionAuditedDoc[]; failures: string[] }> {
+  const specs = (await listSet(setting.perf.dir)).filter((i) => wanted.some((q) => q.instance === i.name));
+  const behind = wanted.map((q) => runs.get(q.instance) ?? unknownRun(q.instance));
+  const checked = wanted.length ? await checkKeptProofs(setting.proofs, behind, specs) : new Map<string, InstanceResult>();
+  const judged = wanted.map((q) => ({ ...judgeAudit(checked.get(q.instance) ?? behind.find((r) => r.instance === q.instance)!, 'promotion audit'), q }));
+  return {
+    failures: judged.flatMap((j) => (j.failure ? [j.failure] : [])),
+    rows: judged.map(({ failure: _f, q, ...j }) => ({ ...j, from: q.from, champion_s: q.champion_s, challenger_s: q.challenger_s, champion_status: q.champion_status })),
+  };
+}
+
+/** B's runs in a duel, by instance, as the results store keeps them under the keys its pairs name (pairs without one have none). */
+async function runsOf(store: ResultsStore, d: DuelDoc): Promise<Map<string, InstanceResult>> {
+  const stored = await store.load();
+  return new Map(d.pairs.flatMap((p) => (p.b.run && stored.get(p.b.run) ? [[p.instance, stored.get(p.b.run)!.result] as const] : [])));
+}
+
+/** A qualifying answer whose run is not at hand (a document of another binary): it has no kept proof, so it stands unproved. */
+const unknownRun = (instance: string): InstanceResult => ({ instance, family: null, expected: null, expected_from: 'none', answer: 'UNSAT', status: 'solved', time_s: 0, cpu_s: null, mem_mb: null, exit_code: 20, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' });
+
+/** Why an audit that caught nothing still holds the promotion back: answers whose proofs could not be checked. */
+function unproved(rows: readonly PromotionAuditedDoc[]): string | undefined {
+  const open = rows.filter((r) => r.verdict === 'not_audited');
+  return open.length ? `${open.length} UNSAT answer${open.length === 1 ? '' : 's'} its gain rests on could not be proof-checked (${open[0]!.instance}: ${open[0]!.detail})` : undefined;
 }
 
 /**
  * Runs the promotion audit of `o.challenger` against `o.champion` (or finds it done) and returns why the
  * promotion must not happen, or undefined when it may. A lie caught has failed the candidate already.
- * Nothing to do when perf checks its proofs (the duel, run as perf is, then checked them too) or its
- * audit is turned off (stages.perf.audit min 0, share 0; or no proofs at all).
+ * Nothing to do when proofs are off (stages.perf.audit min 0, share 0; or perf checks every proof itself).
  */
 export async function auditBeforePromotion(ctx: VerdictContext, o: PromotionAuditRequest): Promise<string | undefined> {
-  const stages = await plannedStages({ ws: ctx.ws, config: ctx.config, overrides: { stage: 'perf', ...(o.jobs !== undefined ? { jobs: o.jobs } : {}) } });
-  const perf = stages[stages.length - 1];
-  if (!perf?.audit) return undefined;
+  const setting = await auditSetting(ctx, o);
+  if (!setting) return undefined;
   const evals = new EvalStore(ctx.ws);
   const doc = await evals.get(o.challenger);
   const gate = doc && perfGate(doc);
@@ -154,24 +200,17 @@ export async function auditBeforePromotion(ctx: VerdictContext, o: PromotionAudi
   const [championHash, solverHash] = [await solverIdentity(championDir), await solverIdentity(challengerDir)];
   const session = o.duel?.session ?? null;
   const kept = gate.promotion_audit;
-  if (kept && kept.champion.hash === championHash && kept.solver_hash === solverHash && kept.duel === session && kept.caught === 0) {
+  if (kept && kept.from === 'kept' && kept.champion.hash === championHash && kept.solver_hash === solverHash && kept.duel === session && kept.instances.every((i) => i.verdict === 'ok')) {
     ctx.log(`${candidateDirName(o.challenger)}: ${summary(kept)} (kept from before)`);
     return undefined;
   }
-  const sel = selectForAudit({ duel: o.duel, challenger: doc, champion: await evals.get(o.champion), on: ctx.config.evaluation.decide_on });
-  // The perf audit's re-run exactly (auditStage in gates.ts): the same key, so its runs are reused.
-  const audited = { ...perf, timeoutS: perf.timeoutS * AUDIT_TIMEOUT_FACTOR, checkProofs: true };
-  const wanted = new Map(sel.audit.map((q) => [q.instance, q]));
-  const specs = (await listSet(perf.dir)).filter((i) => wanted.has(i.name));
+  // The challenger's runs the decision counted: the duel's, found by the keys its pairs name; without a duel, its document's.
+  const duelRuns = o.duel ? await runsOf(setting.proofs.store, o.duel) : undefined;
+  const sel = selectForAudit({ duel: o.duel, ...(duelRuns ? { duelRuns } : {}), challenger: doc, champion: await evals.get(o.champion), on: ctx.config.evaluation.decide_on });
   const who = candidateDirName(o.challenger);
-  if (specs.length) ctx.log(`${who}: re-running with proofs the ${specs.length} UNSAT answer${specs.length === 1 ? '' : 's'} it gave much faster than ${candidateDirName(o.champion)} (${specs.map((i) => i.name).join(', ')})`);
+  if (sel.audit.length) ctx.log(`${who}: checking the proofs of the ${sel.audit.length} UNSAT answer${sel.audit.length === 1 ? '' : 's'} it gave much faster than ${candidateDirName(o.champion)}, as their runs wrote them (${sel.audit.map((q) => q.instance).join(', ')})`);
   else ctx.log(`${who}: no UNSAT answer much faster than ${candidateDirName(o.champion)}'s is left unproved${sel.alreadyChecked.length ? ` (${sel.alreadyChecked.length} checked by the perf audit)` : ''}`);
-  const out = specs.length
-    ? await runStage({ ...gateContext(ctx.config, ctx.ws), solverDir: challengerDir, runners: stageRunners(ctx.config, [perf.runner ?? 'local'], ctx.runnerEnv), jobs: perf.jobs ?? 1, build: false, stages: [audited], ...(ctx.signal ? { signal: ctx.signal } : {}) }, audited, specs, {})
-    : { results: [], reused: 0 };
-  const judged = out.results.map((r) => ({ ...judgeAudit(r, 'promotion audit'), q: wanted.get(r.instance)! }));
-  const failures = judged.flatMap((j) => (j.failure ? [j.failure] : []));
-  const instances: PromotionAuditedDoc[] = judged.map(({ failure: _f, q, ...j }) => ({ ...j, from: q.from, champion_s: q.champion_s, challenger_s: q.challenger_s, champion_status: q.champion_status }));
+  const { rows, failures } = await checkQualifying(setting, sel.audit, duelRuns ?? new Map(doc.instances.map((r) => [r.instance, r])));
   const record: PromotionAuditDoc = {
     at: new Date().toISOString(),
     champion: { solver: candidateDirName(o.champion), hash: championHash },
@@ -179,25 +218,54 @@ export async function auditBeforePromotion(ctx: VerdictContext, o: PromotionAudi
     duel: session,
     on: o.duel?.on ?? ctx.config.evaluation.decide_on,
     rule: MUCH_FASTER_RULE,
-    timeout_s: audited.timeoutS,
+    from: 'kept',
     already_checked: sel.alreadyChecked,
-    checked: instances.filter((i) => i.verdict !== 'not_audited').length,
+    checked: rows.filter((i) => i.verdict !== 'not_audited').length,
     caught: failures.length,
-    reused: out.reused,
-    instances,
+    instances: rows,
   };
+  return settle(ctx, o, { doc, gate, record, failures, dir: challengerDir });
+}
+
+/**
+ * After the held-out check passed: the UNSAT answers the winner gave much faster than the champion on
+ * the held-out set, each checked from the proof its held-out run kept. Returns why the promotion must not
+ * happen (a lie caught has failed the candidate), or undefined.
+ */
+export async function auditHeldOut(ctx: VerdictContext, o: PromotionAuditRequest & { heldOut: DuelDoc; bench: string }): Promise<string | undefined> {
+  const setting = await auditSetting(ctx, { ...o, bench: o.bench });
+  if (!setting) return undefined;
+  const evals = new EvalStore(ctx.ws);
+  const doc = await evals.get(o.challenger);
+  const gate = doc && perfGate(doc);
+  const record = gate?.promotion_audit;
+  if (!doc || !gate || !record) return undefined;
+  if (record.held_out?.duel === o.heldOut.session && record.held_out.instances.every((i) => i.verdict === 'ok')) return undefined;
+  const wanted = muchFasterInDuel(o.heldOut).map((q) => ({ ...q, from: 'held-out' as const }));
+  const runs = await runsOf(setting.proofs.store, o.heldOut);
+  if (wanted.length) ctx.log(`${candidateDirName(o.challenger)}: checking the proofs of the ${wanted.length} UNSAT answer${wanted.length === 1 ? '' : 's'} it gave much faster on the held-out set, as their runs wrote them`);
+  const { rows, failures } = await checkQualifying(setting, wanted, runs);
+  const next: PromotionAuditDoc = { ...record, held_out: { duel: o.heldOut.session, checked: rows.filter((i) => i.verdict !== 'not_audited').length, caught: failures.length, instances: rows }, caught: record.caught + failures.length };
+  return settle(ctx, o, { doc, gate, record: next, failures, dir: path.join(ctx.ws, candidateDirName(o.challenger)) });
+}
+
+/** Keeps the record; a lie fails the candidate (document, status, RESULTS.md, post-mortem), an unproved answer only holds the promotion back. */
+async function settle(ctx: VerdictContext, o: PromotionAuditRequest, a: { doc: EvalDoc; gate: GateDoc; record: PromotionAuditDoc; failures: string[]; dir: string }): Promise<string | undefined> {
+  const { doc, gate, record, failures } = a;
+  const evals = new EvalStore(ctx.ws);
   const line = summary(record);
+  const who = candidateDirName(o.challenger);
   if (!failures.length) {
     await evals.write(o.challenger, { ...doc, gates: doc.gates.map((g) => (g === gate ? { ...g, promotion_audit: record } : g)) });
-    await writePromotionAudit(challengerDir, record);
+    await writePromotionAudit(a.dir, record);
     ctx.log(`${who}: ${line}`);
-    return undefined;
+    return unproved([...record.instances, ...(record.held_out?.instances ?? [])]);
   }
-  // Failed as a lie caught in perf fails it: the document, the status, RESULTS.md, the post-mortem.
   const failed: EvalDoc = { ...doc, verdict: 'fail', gates: doc.gates.map((g) => (g === gate ? { ...g, ok: false, detail: line, failures: [...failures, ...g.failures].slice(0, 20), promotion_audit: record } : g)) };
   await evals.write(o.challenger, failed);
   await new CandidateStore(ctx.ws).setStatus(o.challenger, 'failed', `failed the perf gate: ${line}`);
-  await writeResults(challengerDir, o.cycle, failed);
-  await postmortem(ctx.ws, candidateDirName(o.challenger), failed);
-  return `the promotion audit caught ${failures.length === 1 ? 'a lie' : `${failures.length} lies`}: ${record.instances.find((i) => i.verdict === 'caught')!.detail}`;
+  await writeResults(a.dir, o.cycle, failed);
+  await postmortem(ctx.ws, who, failed);
+  const caught = [...record.instances, ...(record.held_out?.instances ?? [])].find((i) => i.verdict === 'caught')!;
+  return `the promotion audit caught ${failures.length === 1 ? 'a lie' : `${failures.length} lies`}: ${caught.detail}`;
 }

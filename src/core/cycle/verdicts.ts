@@ -15,6 +15,7 @@ import { recordEvaluation } from '../eval/record';
 import { solverIdentity } from '../eval/resultsStore';
 import type { InstanceResult } from '../run/result';
 import type { RunnerEnv } from '../runners/select';
+import type { AuditRandom } from '../eval/audit';
 
 /** What the verdict helpers need of a cycle request. */
 export interface VerdictContext {
@@ -22,6 +23,8 @@ export interface VerdictContext {
   config: Config;
   runnerEnv: RunnerEnv;
   signal?: AbortSignal;
+  /** The perf audit's draw in the race (default: crypto randomness). */
+  auditRandom?: AuditRandom;
   log: (message: string) => void;
   /** A progress line for the side-by-side runs (done of total). */
   progress?: (done: number, total: number, message: string) => void;
@@ -62,16 +65,18 @@ export async function raceChallengers(ctx: VerdictContext, o: { cycle: number; s
     config: ctx.config,
     a: o.championDir,
     challengers: o.challengers.map((c) => c.dir),
-    audit: (dir) => o.challengers.some((c) => c.dir === dir && c.doc.race_pending),
     purpose: 'decision',
     cycle: o.cycle,
     session: o.session,
+    // The challengers' proofs are kept under the session's name until the cycle's decision is made (engine.ts releases it).
+    hold: o.session,
     race: racePolicy(ctx.config, o.champion),
     on: ctx.config.evaluation.decide_on,
     bandPct: 0,
     alpha: 2 * promotionLevel(ctx.config.strategy.alpha, o.challengers.length),
     runnerEnv: ctx.runnerEnv,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
+    ...(ctx.auditRandom ? { auditRandom: ctx.auditRandom } : {}),
     ...(ctx.progress ? { onProgress: ctx.progress } : {}),
   });
   for (const [k, d] of raced.duels.entries()) {
@@ -101,7 +106,7 @@ async function keptDuel(ws: string, o: { cycle: number; purpose: DuelPurpose; ch
 }
 
 /** The challenger side by side with the champion for this cycle outside a race (the held-out check): the duel kept from a resumed run, else a new one. */
-export async function duelWithChampion(ctx: VerdictContext, o: { cycle: number; purpose: DuelPurpose; championDir: string; challengerDir: string; bench?: string; stopWhen?: TogetherRequest['stopWhen'] }): Promise<DuelDoc> {
+export async function duelWithChampion(ctx: VerdictContext, o: { cycle: number; purpose: DuelPurpose; championDir: string; challengerDir: string; bench?: string; stopWhen?: TogetherRequest['stopWhen']; hold?: string }): Promise<DuelDoc> {
   const kept = await keptDuel(ctx.ws, o);
   if (kept) return kept;
   ctx.log(`${path.basename(o.challengerDir)} side by side with ${path.basename(o.championDir)}${o.bench ? ` on ${o.bench}` : ''} (same session, ABBA${o.stopWhen ? ', stopped as soon as it can tell' : ''})`);
@@ -111,6 +116,7 @@ export async function duelWithChampion(ctx: VerdictContext, o: { cycle: number; 
     a: o.championDir,
     challengers: [o.challengerDir],
     ...(o.stopWhen ? { stopWhen: o.stopWhen } : {}),
+    ...(o.hold ? { hold: o.hold } : {}),
     purpose: o.purpose,
     cycle: o.cycle,
     ...(o.bench ? { overrides: { bench: o.bench } } : {}),

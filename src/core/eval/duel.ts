@@ -15,7 +15,6 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../config/schema';
-import * as os from 'node:os';
 import { listSet } from '../instances/instances';
 import { STATE_DIR } from '../layout';
 import { isolationFor } from '../isolation/settings';
@@ -25,12 +24,14 @@ import { stageRunners, type RunnerEnv } from '../runners/select';
 import { writeJsonAtomic } from '../store/atomic';
 import { compareRuns, type Comparison } from './compare';
 import { auditStage, runStage, type StagePlan } from './gates';
-import { auditOn, type AuditOutcome } from './audit';
+import { auditOn, type AuditOutcome, type AuditRandom } from './audit';
 import { par2Of, timeOn, type TimeBasis } from './metrics';
 import { capFor, firstLook, futility, FUTILITY_BETA, lowerBound, raceLook, raceOrder, raceSettle, RaceDoc, type RacePolicy } from './race';
 import { runSession, type SessionSide, type Side } from './raceRuns';
 import { gateContext, type PlanOverrides } from './plan';
 import { solverIdentity } from './resultsStore';
+import { releaseProofs } from './proofChecks';
+import { slotCpu } from '../run/cpus';
 import { EvaluationSetupError, plannedStages } from './service';
 
 /** Why a pair was measured. */
@@ -38,7 +39,14 @@ export const DuelPurpose = z.enum(['decision', 'held-out', 'calibration', 'compa
 export type DuelPurpose = z.infer<typeof DuelPurpose>;
 
 /** One side's run of a pair; `answer` is absent in duels kept before it was recorded. */
-const DuelRun = z.object({ status: z.string(), time_s: z.number(), cpu_s: z.number().nullable(), answer: z.enum(['SAT', 'UNSAT', 'UNKNOWN']).nullable().optional() });
+const DuelRun = z.object({
+  status: z.string(),
+  time_s: z.number(),
+  cpu_s: z.number().nullable(),
+  answer: z.enum(['SAT', 'UNSAT', 'UNKNOWN']).nullable().optional(),
+  /** The run's results-store key, where it kept the proof of an UNSAT answer for the audits (absent otherwise, and in duels kept before). */
+  run: z.string().optional(),
+});
 
 /** One instance measured by both, with the order the two ran in. */
 export const DuelPair = z.object({
@@ -110,6 +118,8 @@ export interface DuelRequest {
   build?: boolean;
   runnerEnv: RunnerEnv;
   signal?: AbortSignal;
+  /** The survivors' perf audit draw (default: crypto randomness). */
+  auditRandom?: AuditRandom;
   /** Progress: runs done of all (both sides), and which side just ran a block. */
   onProgress?: (done: number, total: number, message: string) => void;
 }
@@ -139,10 +149,13 @@ export interface TogetherRequest extends Omit<DuelRequest, 'b'> {
   race?: RacePolicy;
   /** The session's name, kept by a caller that may resume it (its stored runs are reused then); else a new one. */
   session?: string;
-  /** Which surviving challengers (by directory) get the perf audit; default all (a cycle skips those whose document was audited already). */
-  audit?: (dir: string) => boolean;
   /** Without a race: stop the session once this says so, given the challenger's pairs (the held-out check, race.ts heldOutLook). */
   stopWhen?: (pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined;
+  /**
+   * Where the challengers' runs keep their proofs for the audits (a cycle's hold, released when its
+   * decision is made); absent, or for the champion's side, proofs are required but not kept.
+   */
+  hold?: string;
 }
 
 /** Measures the challengers side by side with A in one session; each duel is kept in the workspace. */
@@ -160,7 +173,7 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
   } catch (e) {
     throw new EvaluationSetupError((e as Error).message);
   }
-  const ctx = { ...gateContext(req.config, req.ws), runners, jobs: perf.jobs ?? 1, build: false, stages: [perf], ...(req.signal ? { signal: req.signal } : {}) };
+  const ctx = { ...gateContext(req.config, req.ws), runners, jobs: perf.jobs ?? 1, build: false, stages: [perf], ...(req.signal ? { signal: req.signal } : {}), ...(req.auditRandom ? { auditRandom: req.auditRandom } : {}) };
   // In a cycle every side was built by its evaluation; `calibrate` and `compare --measure` build first, confined.
   for (const dir of req.build ? new Set([req.a, ...req.challengers]) : []) {
     const built = await buildSolver(dir, req.config.evaluation.build_timeout_s, req.signal, isolationFor(req.config));
@@ -175,8 +188,8 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
   // Remote runners sync each solver before its runs; two syncs into one remote workdir at once are not worth the risk.
   const kind = req.config.runners.find((r) => r.name === (perf.runner ?? 'local'))?.kind ?? 'local';
   const lanes = kind === 'local' ? slots : 1;
-  // Pinned lanes: a pair's runs meet the same core (cores of one machine can differ in speed by 2x).
-  const pin = kind === 'local' && slots >= 2 && slots <= os.availableParallelism();
+  // Pinned lanes: a pair's runs meet the same core (cores of one machine can differ in speed by 2x),
+  // the core the local pool would give that slot anyway (run/cpus.ts): every run looks alike.
   const single = { ...perf, jobs: 1 };
   const started = new Date().toISOString();
   const keys = req.challengers.map((_, k) => (req.challengers.length === 1 ? 'B' : `B${k + 1}`));
@@ -192,7 +205,8 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     timeoutS: perf.timeoutS,
     run: async (side, chunk, o) => {
       // Each side its own session key: an A/A test of one directory must run twice, not reuse itself.
-      const r = await runStage({ ...ctx, solverDir: dirOf(side) }, lanes > 1 ? single : perf, chunk, {}, { session: `${session}:${side}`, caps: o.caps, ...(pin && o.lane !== undefined ? { cpu: o.lane } : {}) });
+      const lane = o.lane === undefined ? {} : { cpu: slotCpu(o.lane, lanes) ?? null };
+      const r = await runStage({ ...ctx, solverDir: dirOf(side) }, lanes > 1 ? single : perf, chunk, {}, { session: `${session}:${side}`, caps: o.caps, hold: side === 'A' ? null : (req.hold ?? null), ...lane });
       done += r.results.length;
       req.onProgress?.(done, total, `${side === 'A' ? 'A' : path.basename(dirOf(side))} ran ${chunk.map((i) => i.name).join(', ')}`);
       return r.results;
@@ -241,8 +255,11 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     if (req.ws) await writeJsonAtomic(path.join(duelsDir(req.ws), `${doc.session}.json`), doc);
     // A race's survivor is audited as a perf stage is (a sample of its UNSAT answers with proofs): its
     // results become its perf measurement. One dropped can never be promoted; its answers decide nothing.
-    const audit = race?.outcome === 'survived' && !doc.fatal && plan.audit && auditOn(plan.audit) && (req.audit?.(req.challengers[k]!) ?? true) ? await auditStage({ ...ctx, solverDir: req.challengers[k]! }, perf, plan.audit, rb, instances) : undefined;
-    duels.push({ doc, cmp, a: paired, b: rb, ...(race ? { race, plan: perf } : {}), ...(audit ? { audit } : {}) });
+    const audit = race?.outcome === 'survived' && !doc.fatal && plan.audit && auditOn(plan.audit) ? await auditStage({ ...ctx, solverDir: req.challengers[k]! }, perf, plan.audit, rb, instances) : undefined;
+    // A dropped challenger's answers decide nothing: the proofs its runs kept go now.
+    if (req.hold && s.dropped) await releaseProofs({ runners, ...(ctx.scratchDir ? { scratchDir: ctx.scratchDir } : {}) }, req.hold, [perf.runner ?? 'local'], keptRuns(rb, req.hold));
+    const checked = audit ? rb.map((r) => audit.checked.get(r.instance) ?? r) : rb;
+    duels.push({ doc, cmp, a: paired, b: checked, ...(race ? { race, plan: perf } : {}), ...(audit ? { audit } : {}) });
   }
   return { session, duels };
 }
@@ -317,4 +334,7 @@ export async function readDuels(ws: string): Promise<DuelDoc[]> {
 export const pairTimes = (p: DuelPair, timeoutS: number, on: TimeBasis): [number, number] => [par2Of({ status: p.a.status === 'solved' ? 'solved' : 'timeout', time_s: p.a.time_s, cpu_s: p.a.cpu_s }, timeoutS, on), par2Of({ status: p.b.status === 'solved' ? 'solved' : 'timeout', time_s: p.b.time_s, cpu_s: p.b.cpu_s }, timeoutS, on)];
 
 /** A run as a pair keeps it, with its answer: the promotion audit (cycle/promotionAudit.ts) proof-checks the UNSAT answers a gain rests on. */
-const brief = (r: InstanceResult) => ({ status: r.status, time_s: r.time_s, cpu_s: r.cpu_s ?? null, answer: r.answer });
+const brief = (r: InstanceResult) => ({ status: r.status, time_s: r.time_s, cpu_s: r.cpu_s ?? null, answer: r.answer, ...(r.proof?.kept ? { run: r.proof.kept.run } : {}) });
+
+/** The keys of the runs among `rs` that kept a proof in `hold`. */
+export const keptRuns = (rs: readonly InstanceResult[], hold: string): string[] => rs.flatMap((r) => (r.proof?.kept?.hold === hold ? [r.proof.kept.run] : []));

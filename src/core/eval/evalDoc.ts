@@ -35,38 +35,44 @@ const DiagnosticDoc = z.object({ file: z.string().nullable(), line: z.number().n
 /** A rule violation found by the comply gate. */
 const ViolationDoc = z.object({ rule: z.string(), check: z.string(), severity: z.enum(['error', 'warning']), file: z.string().nullable(), line: z.number().nullable(), message: z.string(), match: z.string().optional() });
 
-/** One UNSAT answer of perf run again with a proof (eval/audit.ts): what the re-run showed. */
+/** One UNSAT answer of perf whose proof was checked (eval/audit.ts): what the proof showed. */
 export const AuditedDoc = z.object({
   instance: z.string(),
-  /** ok: the proof checked; caught: a lie (the gate fails); not_audited: the re-run ran out of time or memory. */
+  /** ok: the proof checked; caught: a lie (the gate fails); not_audited: nothing proved either way (not checked in time, or no proof kept). */
   verdict: z.enum(['ok', 'caught', 'not_audited']),
   status: RunStatus,
   answer: z.enum(['SAT', 'UNSAT', 'UNKNOWN']).nullable(),
   time_s: z.number(),
   check: CheckResult,
   detail: z.string(),
+  /** The run whose proof was checked (its results-store key): the measured run itself. Absent in documents from before proofs were kept (a re-run was checked then). */
+  run: z.string().optional(),
+  /** The size of that proof. */
+  proof_bytes: z.number().int().nonnegative().optional(),
 });
 export type AuditedDoc = z.infer<typeof AuditedDoc>;
 
-/** The perf audit (stages.perf.audit): a random sample of perf's unchecked UNSAT answers, re-run with proofs. */
+/** The perf audit (stages.perf.audit): a random sample of perf's unchecked UNSAT answers, each checked from the proof its own run kept. */
 export const AuditDoc = z.object({
   /** The UNSAT answers the sample was drawn from. */
   candidates: z.number().int().nonnegative(),
-  /** The re-runs' time limit (longer than perf's: writing a proof slows a solver). */
-  timeout_s: z.number().positive(),
-  /** Re-runs that reached a verdict (ok or caught). */
+  /** `kept`: the proofs the measured runs wrote were checked. Absent in documents from before: the sample was re-run then. */
+  from: z.literal('kept').optional(),
+  /** Documents from before proofs were kept: the re-runs' time limit. */
+  timeout_s: z.number().positive().optional(),
+  /** Answers that reached a verdict (ok or caught). */
   checked: z.number().int().nonnegative(),
   caught: z.number().int().nonnegative(),
-  /** Re-runs taken from earlier proof-checked runs with the same key. */
-  reused: z.number().int().nonnegative(),
+  /** Documents from before proofs were kept: re-runs taken from earlier runs with the same key. */
+  reused: z.number().int().nonnegative().optional(),
   instances: z.array(AuditedDoc),
 });
 export type AuditDoc = z.infer<typeof AuditDoc>;
 
-/** One answer the promotion audit re-ran: the re-run's verdict, and the times that made it worth checking. */
+/** One answer the promotion audit checked: the proof's verdict, and the times that made it worth checking. */
 export const PromotionAuditedDoc = AuditedDoc.extend({
-  /** Where the gain showed: the decision duel's pairs, or the two perf evaluation documents. */
-  from: z.enum(['duel', 'evaluation']),
+  /** Where the gain showed: the decision duel's pairs, the two perf evaluation documents, or the held-out duel. */
+  from: z.enum(['duel', 'evaluation', 'held-out']),
   /** The champion's and the challenger's PAR-2 time there, on `on` (the champion's 2x the timeout when it did not solve it). */
   champion_s: z.number(),
   challenger_s: z.number(),
@@ -76,8 +82,9 @@ export type PromotionAuditedDoc = z.infer<typeof PromotionAuditedDoc>;
 
 /**
  * The promotion audit (cycle/promotionAudit.ts): before a promotion, every UNSAT answer the challenger
- * gave much faster than the champion, re-run with a proof. Kept on the perf gate of the challenger's
- * document; absent in documents from before it (still version 1), and on candidates never about to be promoted.
+ * gave much faster than the champion, checked from the proof its own run kept. Kept on the perf gate of
+ * the challenger's document; absent in documents from before it (still version 1), and on candidates
+ * never about to be promoted.
  */
 export const PromotionAuditDoc = z.object({
   at: z.string(),
@@ -89,14 +96,19 @@ export const PromotionAuditDoc = z.object({
   on: z.enum(['wall', 'cpu']),
   /** What "much faster" meant, in words. */
   rule: z.string(),
-  /** The re-runs' time limit (perf's times AUDIT_TIMEOUT_FACTOR, as the perf audit). */
-  timeout_s: z.number().positive(),
-  /** Answers that qualified but the perf audit's random sample had already proof-checked: not re-run. */
+  /** `kept`: the proofs the measured runs wrote were checked. Absent in documents from before: qualifying answers were re-run. */
+  from: z.literal('kept').optional(),
+  /** Documents from before proofs were kept: the re-runs' time limit. */
+  timeout_s: z.number().positive().optional(),
+  /** Answers that qualified but whose proof the perf audit's random sample had already checked. */
   already_checked: z.array(z.string()),
   checked: z.number().int().nonnegative(),
   caught: z.number().int().nonnegative(),
-  reused: z.number().int().nonnegative(),
+  /** Documents from before proofs were kept: re-runs taken from earlier runs. */
+  reused: z.number().int().nonnegative().optional(),
   instances: z.array(PromotionAuditedDoc),
+  /** The held-out duel's much-faster UNSAT answers, checked after the held-out check passed (absent before it ran). */
+  held_out: z.object({ duel: z.string(), checked: z.number().int().nonnegative(), caught: z.number().int().nonnegative(), instances: z.array(PromotionAuditedDoc) }).optional(),
 });
 export type PromotionAuditDoc = z.infer<typeof PromotionAuditDoc>;
 

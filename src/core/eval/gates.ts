@@ -11,7 +11,8 @@ import { FATAL, type InstanceResult, type RunStatus } from '../run/result';
 import { type ResultsStore, solverIdentity } from './resultsStore';
 import type { Runner } from '../runners/runner';
 import type { AuditDoc, GateName } from './evalDoc';
-import { AUDIT_TIMEOUT_FACTOR, auditOn, auditPerf, auditSummary, type AuditOutcome, type AuditPolicy, type AuditRandom } from './audit';
+import { auditOn, auditPerf, auditSummary, type AuditOutcome, type AuditPolicy, type AuditRandom } from './audit';
+import { checkKeptProofs, type KeptProofContext } from './proofChecks';
 import { inSubset } from './subset';
 import * as path from 'node:path';
 import type { RaceDoc } from './race';
@@ -35,8 +36,10 @@ export interface StagePlan {
   fraction?: number;
   /** The tier's number (1 = cheapest), for records and messages. */
   tier?: number;
-  /** perf without proofs: re-run a random sample of its UNSAT answers with proofs afterwards (audit.ts). */
+  /** perf without proofs: check a random sample of the proofs its UNSAT answers' runs kept afterwards (audit.ts). */
   audit?: AuditPolicy;
+  /** Every UNSAT answer needs the proof its own run wrote, kept for the audits (RunSettings.requireProofs): perf with its audit on. */
+  requireProofs?: boolean;
   /** The sandbox of this stage's runs (its runner's, else the workspace's); default: bubblewrap. */
   isolation?: IsolationSettings;
 }
@@ -101,6 +104,8 @@ export interface GateRequest {
   onStatus?: (gate: GateName, message: string) => void;
   /** Solver identities, each computed once after the build (runGates sets it): a solver's files do not change between its stages. */
   identityOf?: (dir: string) => Promise<string>;
+  /** Where stages that require proofs keep them for the audits (run/keptProof.ts); its holder releases it. Absent: required, not kept. */
+  hold?: string;
 }
 
 /** solverIdentity, once per directory. */
@@ -179,11 +184,12 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
       onResult: (r: InstanceResult, done: number, total: number, reused: boolean) => req.onResult?.(plan.gate, r, done, total, reused),
       ...(req.onStatus ? { onStatus: (m: string) => req.onStatus?.(plan.gate, m) } : {}),
     };
-    const out = await runStage(req, plan, instances, progress);
-    const failing = out.results.filter((r) => FAILS[plan.gate](r.status));
+    const ran = await runStage(req, plan, instances, progress);
+    const failing = ran.results.filter((r) => FAILS[plan.gate](r.status));
+    // Only a stage that passed is audited: a failed one fails anyway. The answers it checked carry their proof's verdict from then on.
+    const audit = failing.length === 0 && !plan.checkProofs && auditOn(plan.audit) ? await auditStage(req, plan, plan.audit, ran.results, instances) : undefined;
+    const out = audit ? { ...ran, results: ran.results.map((r) => audit.checked.get(r.instance) ?? r) } : ran;
     const metrics = computeMetrics(out.results, plan.timeoutS, await baselineResults(req, out.solverHash, new Set(instances.map((i) => i.name))));
-    // Only a stage that passed is audited: a failed one fails anyway.
-    const audit = failing.length === 0 && !plan.checkProofs && auditOn(plan.audit) ? await auditStage(req, plan, plan.audit, out.results, instances) : undefined;
     // A verify stage that passed without checking a single answer proved nothing.
     const why = failing.length === 0 && !audit?.failures.length ? uncheckedVerify(plan, out.results) : undefined;
     const unchecked = why ? vacuous(req, plan, why, `add instances the solver solves within the verify timeout (${plan.timeoutS} s), or known answers in meta.csv`) : undefined;
@@ -240,9 +246,14 @@ function uncheckedVerify(plan: StagePlan, results: readonly InstanceResult[]): s
   return `none of the ${results.length} answer${results.length === 1 ? '' : 's'} could be checked (${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')})`;
 }
 
-/** One stage's runs through runSet, on the stage's runner with the request's checker and limits; racing's caps, a duel's session and CPU when given. */
-export function runStage(req: GateRequest, plan: StagePlan, instances: InstanceSpec[], progress: Pick<RunSetRequest, 'onResult' | 'onStatus'>, extra: { caps?: ReadonlyMap<string, number>; session?: string; cpu?: number } = {}): Promise<RunSetOutcome> {
+/**
+ * One stage's runs through runSet, on the stage's runner with the request's checker and limits;
+ * racing's caps, a duel's session, a lane's CPU (null: not pinned) and where its proofs are kept
+ * (`hold`: the request's by default; null: required, not kept) when given.
+ */
+export function runStage(req: GateRequest, plan: StagePlan, instances: InstanceSpec[], progress: Pick<RunSetRequest, 'onResult' | 'onStatus'>, extra: { caps?: ReadonlyMap<string, number>; session?: string; cpu?: number | null; hold?: string | null } = {}): Promise<RunSetOutcome> {
   const { caps, session, cpu } = extra;
+  const hold = extra.hold !== undefined ? extra.hold : (req.hold ?? null);
   const { identityOf } = req;
   return runSet({
     ...(identityOf ? { identity: () => identityOf(req.solverDir) } : {}),
@@ -254,6 +265,7 @@ export function runStage(req: GateRequest, plan: StagePlan, instances: InstanceS
     timeoutS: plan.timeoutS,
     memMb: plan.memMb,
     checkProofs: plan.checkProofs,
+    ...(plan.requireProofs && !plan.checkProofs ? { requireProofs: { hold } } : {}),
     ...(req.dratTrim ? { dratTrim: req.dratTrim } : {}),
     maxProofMb: req.maxProofMb,
     ...(req.maxOutputMb ? { maxOutputMb: req.maxOutputMb } : {}),
@@ -273,22 +285,36 @@ export function runStage(req: GateRequest, plan: StagePlan, instances: InstanceS
 }
 
 /**
- * The perf audit (audit.ts): the sample re-run like a verify stage (proofs checked, same runner, memory
- * and drat-trim) with more time for writing the proof. Its key differs from perf's (limits, proofs),
- * so perf's unchecked results are never taken for it. Progress goes out as status lines, not results.
+ * The perf audit (audit.ts): the proofs that the sampled runs kept, checked where they ran (same runner
+ * and drat-trim as verify); what each showed is recorded on its run. Progress goes out as status lines.
  */
 export function auditStage(req: GateRequest, plan: StagePlan, policy: AuditPolicy, results: InstanceResult[], instances: InstanceSpec[]): Promise<AuditOutcome> {
-  const audited: StagePlan = { ...plan, timeoutS: plan.timeoutS * AUDIT_TIMEOUT_FACTOR, checkProofs: true };
   const say = (m: string) => req.onStatus?.(plan.gate, `audit: ${m}`);
   return auditPerf({
     policy,
     results,
     instances,
-    timeoutS: audited.timeoutS,
     ...(req.auditRandom ? { random: req.auditRandom } : {}),
-    rerun: (specs) => {
-      say(`re-running ${specs.length} UNSAT answer${specs.length > 1 ? 's' : ''} with proofs`);
-      return runStage(req, audited, specs, { onResult: (_r, done, total) => say(`${done}/${total} done`), onStatus: say });
+    check: (sample, specs) => {
+      say(`checking the proofs of ${sample.length} UNSAT answer${sample.length > 1 ? 's' : ''}, as their runs wrote them`);
+      return checkKeptProofs(proofContext(req, plan), sample, specs);
     },
   });
+}
+
+/** How a stage's kept proofs are checked: its runner, the request's drat-trim and limits. */
+export function proofContext(req: Pick<GateRequest, 'cache' | 'store' | 'runners' | 'scratchDir' | 'dratTrim' | 'checkerTimeoutS' | 'maxProofMb' | 'jobs' | 'signal' | 'onStatus'>, plan: StagePlan): KeptProofContext {
+  const runners = req.runners;
+  return {
+    cache: req.cache,
+    store: req.store,
+    ...(runners ? { runners } : {}),
+    ...(req.scratchDir ? { scratchDir: req.scratchDir } : {}),
+    ...(req.dratTrim ? { dratTrim: req.dratTrim } : {}),
+    checkerTimeoutS: req.checkerTimeoutS ?? 3 * plan.timeoutS,
+    maxProofMb: req.maxProofMb,
+    jobs: plan.jobs ?? req.jobs,
+    ...(req.signal ? { signal: req.signal } : {}),
+    ...(req.onStatus ? { onStatus: (m: string) => req.onStatus?.(plan.gate, m) } : {}),
+  };
 }

@@ -57,7 +57,8 @@ export function planStages(config: Config, base: string, o: PlanOverrides = {}):
       checkProofs: s.check_proofs && !o.noProofs,
       runner,
       jobs: stageJobs(config, runner, o.jobs),
-      ...(audit ? { audit: { min: audit.min, share: audit.share } } : {}),
+      // Audited, so each UNSAT answer must bring the proof its own run wrote (the audits check those).
+      ...(audit ? { audit: { min: audit.min, share: audit.share }, requireProofs: true } : {}),
       isolation: isolationFor(config, runner),
     };
   });

@@ -13,11 +13,16 @@ import type { InstanceResult } from '../run/result';
 /**
  * The document with the race's perf gate: verdict, instances, metrics, race; no longer pending. A
  * document that was already measured in full (`satlution eval` before the cycle) keeps its measurement
- * and its audit, and takes the race alone.
+ * and takes the race; a lie the race's perf audit caught fails its perf gate all the same.
  */
 export function withRace(doc: EvalDoc, o: { results: InstanceResult[]; race: RaceDoc; plan: StagePlan; audit?: AuditOutcome }): EvalDoc {
   const { results, race, plan, audit } = o;
-  if (!doc.race_pending) return { ...doc, race };
+  if (!doc.race_pending) {
+    if (!audit?.failures.length) return { ...doc, race };
+    const last = doc.gates.map((g) => g.gate).lastIndexOf('perf');
+    const why = `side by side with the champion, ${auditSummary(audit.doc)}`;
+    return { ...doc, race, verdict: 'fail', gates: doc.gates.map((g, k) => (k === last ? { ...g, ok: false, detail: why, failures: [...audit.failures, ...g.failures].slice(0, 20) } : g)) };
+  }
   const failing = results.filter((r) => FATAL.has(r.status));
   const metrics = computeMetrics(results, plan.timeoutS);
   const ok = failing.length === 0 && !audit?.failures.length;

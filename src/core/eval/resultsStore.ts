@@ -16,6 +16,8 @@ export interface RunKeyParts {
   timeoutS: number;
   memMb: number;
   checkProofs: boolean;
+  /** UNSAT answers need the proof of their own run (RunSettings.requireProofs): a run that did not must never stand in for one that did. */
+  requireProofs?: boolean;
   /** The output cap (evaluation.output_max_mb); absent means the default. */
   maxOutputMb?: number;
   /** The sandbox of the run; absent or `off` means none (every run stored before sandboxes existed). */
@@ -41,7 +43,8 @@ export function runKey(p: RunKeyParts): string {
   const session = p.session ? [`session:${p.session}`] : [];
   // Solver identities of v2 (hidden folders, links by target) share no key with earlier ones, so the limits join every key.
   const limits = p.limits ? [`limits:${p.limits.processesMax}:${p.limits.diskMaxMb}`] : [];
-  return createHash('sha256').update(JSON.stringify(['v1', p.solverHash, p.instanceHash, p.timeoutS, p.memMb, p.checkProofs, ...cap, ...boxed, ...session, ...limits])).digest('hex').slice(0, 32);
+  const proofs = p.requireProofs ? ['proofs-required'] : [];
+  return createHash('sha256').update(JSON.stringify(['v1', p.solverHash, p.instanceHash, p.timeoutS, p.memMb, p.checkProofs, ...cap, ...boxed, ...session, ...limits, ...proofs])).digest('hex').slice(0, 32);
 }
 
 export class ResultsStore {
@@ -101,6 +104,13 @@ export class ResultsStore {
     let t: number | undefined;
     for (const r of await this.ofInstance(instanceHash)) t = Math.max(t ?? 0, r.result.time_s);
     return t;
+  }
+
+  /** Records what checking a run's kept proof showed: the run's result as its proof judges it, under its key (the latest line of a key wins). */
+  async settle(key: string, result: InstanceResult): Promise<void> {
+    const prev = (await this.load()).get(key);
+    if (!prev) return;
+    await this.add({ ...prev, result });
   }
 
   async resultsOf(solverHash: string): Promise<InstanceResult[]> {

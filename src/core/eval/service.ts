@@ -15,6 +15,9 @@ import type { InstanceResult } from '../run/result';
 import { findDratTrim } from '../run/tools';
 import { setVersion } from '../instances/setVersion';
 import { type RunnerEnv, stageRunners } from '../runners/select';
+import type { Runner } from '../runners/runner';
+import { evaluationHold } from '../run/keptProof';
+import { releaseProofs } from './proofChecks';
 import type { AuditRandom } from './audit';
 import type { EvalDoc } from './evalDoc';
 import { type GateName, type GateReport, runGates, type StagePlan } from './gates';
@@ -113,10 +116,28 @@ export async function evaluateSolver(req: EvaluationRequest): Promise<Evaluation
     throw new EvaluationSetupError((e as Error).message);
   }
   const rules = req.rules === false ? {} : await complianceGate(config, ws, solverDir);
+  // The proofs perf's runs keep for its audit are held for this evaluation only: released when it ends, however it ends.
+  const keeping = stages.filter((st) => st.requireProofs && !st.checkProofs);
+  const hold = keeping.length ? evaluationHold() : undefined;
+  try {
+    return await evaluateGates(req, { stages, runners, rules, tiered, raceLater, ...(hold ? { hold } : {}) });
+  } finally {
+    if (hold) await releaseProofs({ runners, ...(config.evaluation.scratch_dir ? { scratchDir: config.evaluation.scratch_dir } : {}) }, hold, keeping.map((st) => st.runner ?? 'local'));
+  }
+}
+
+/** The gates of an evaluation as planned, with perf tiers when asked; the document, recorded for a workspace candidate. */
+async function evaluateGates(
+  req: EvaluationRequest,
+  o: { stages: StagePlan[]; runners: (name: string) => Runner; rules: Awaited<ReturnType<typeof complianceGate>>; tiered: boolean; raceLater: boolean; hold?: string },
+): Promise<Evaluation> {
+  const { config, ws, solverDir } = req;
+  const { stages, runners, rules, tiered, raceLater } = o;
   const common = {
     ...gateContext(config, ws, req.dratTrim),
     solverDir,
     runners,
+    ...(o.hold ? { hold: o.hold } : {}),
     // Preparing instances (hashing, decompressing) uses as many slots as the first stage runs.
     jobs: stages[0]?.jobs ?? 1,
     ...(req.signal ? { signal: req.signal } : {}),

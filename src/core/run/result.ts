@@ -17,6 +17,17 @@ export const CheckResult = z.object({
 });
 export type CheckResult = z.infer<typeof CheckResult>;
 
+/**
+ * The proof an UNSAT answer's run wrote in a stage that checks proofs later (RunSettings.requireProofs):
+ * its size, and where it is kept for the audits until the decisions that may check it are made.
+ */
+export const ProofRef = z.object({
+  bytes: z.number().int().nonnegative(),
+  /** The run that wrote it (its results-store key), the runner it ran on, and the hold it is kept under (run/keptProof.ts); absent when it was not kept. */
+  kept: z.object({ run: z.string(), runner: z.string(), hold: z.string() }).optional(),
+});
+export type ProofRef = z.infer<typeof ProofRef>;
+
 export const InstanceResult = z.object({
   instance: z.string(),
   family: z.string().nullable(),
@@ -37,6 +48,8 @@ export const InstanceResult = z.object({
   check: CheckResult,
   /** One line a person can act on when the status is not `solved`. */
   detail: z.string(),
+  /** The proof of an UNSAT answer in a stage that requires proofs; absent elsewhere and in results stored before it. */
+  proof: ProofRef.optional(),
 });
 export type InstanceResult = z.infer<typeof InstanceResult>;
 

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkModel } from './model';
 import { checkProof } from './proof';
+import { keepProof } from './keptProof';
 import type { CheckResult, InstanceResult, RunStatus } from './result';
 import { formatRunLog, writeRunLog } from './runLog';
 import { GIVEN_INSTANCE, runSolver, type RunOutcome } from './runSolver';
@@ -30,6 +31,8 @@ export interface InstanceRunRequest extends RunSettings {
   expectedFrom: 'meta' | 'vbs' | 'none';
   /** Where to write this run's log (command, limits, outcome, output excerpts); none when absent. */
   logFile?: string;
+  /** Where to keep the proof of an UNSAT answer for the audits (run/keptProof.ts), when the stage keeps proofs. */
+  keepAs?: string;
 }
 
 /** The limits and checks of a run, the same for every instance of a stage. */
@@ -38,7 +41,15 @@ export interface RunSettings {
   timeoutS: number;
   memMb: number;
   checkProofs: boolean;
+  /**
+   * In a stage that checks no proofs while it runs (perf): every UNSAT answer must come with the proof
+   * its run wrote (else missing_proof), kept in `hold` for the audits (run/keptProof.ts), or removed with
+   * the run when `hold` is null (the champion's side of a race: nothing checks it). Absent: answers are
+   * taken as they are (proofs turned off).
+   */
+  requireProofs?: { hold: string | null };
   dratTrim?: string;
+  /** A run whose proof grows past this is stopped (its answer counts as unsolved); a larger proof is never checked. */
   maxProofMb: number;
   checkerTimeoutS: number;
   /** A run that writes more than this to stdout and stderr is stopped and counted as a crash (evaluation.output_max_mb). */
@@ -48,8 +59,8 @@ export interface RunSettings {
   isolation?: IsolationSettings;
   /** Where proofs are written (they can be large); default: the system's temp directory. */
   scratchDir?: string;
-  /** Pin the solver to this CPU (a duel's lane); unpinned when absent. */
-  cpu?: number;
+  /** Pin the solver to this CPU (a duel's lane); null: not pinned; absent: the runner decides (the local pool pins each slot to a core). */
+  cpu?: number | null;
   signal?: AbortSignal;
 }
 
@@ -93,8 +104,9 @@ export async function runInstance(r: InstanceRunRequest): Promise<InstanceResult
       maxVar: r.vars,
       ...(r.maxOutputMb ? { maxOutputMb: r.maxOutputMb } : {}),
       proofDir,
+      maxProofMb: r.maxProofMb,
       ...(r.memoryMethod ? { memoryMethod: r.memoryMethod } : {}),
-      ...(r.cpu !== undefined ? { cpu: r.cpu } : {}),
+      ...(typeof r.cpu === 'number' ? { cpu: r.cpu } : {}),
       ...(r.signal ? { signal: r.signal } : {}),
     });
     if (out.aborted) throw new EvaluationAborted('evaluation stopped');
@@ -157,6 +169,17 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string): 
   }
   // Nothing to prove (solvers write an empty proof), and drat-trim would exit 1 on it ("trivial UNSAT").
   if (r.emptyClause) return proven({ kind: 'none', ok: true, time_s: 0, detail: 'the formula contains the empty clause' });
+  const proofFile = path.join(proofDir, 'proof.out');
+  const bytes = await fs.lstat(proofFile).then((st) => (st.isFile() ? st.size : 0), () => 0);
+  // Over the proof limit: stopped or not, a proof that large is never checked, so the answer counts as unsolved.
+  if (bytes > r.maxProofMb * 2 ** 20) return contradicts ? wrong() : result('unknown', `UNSAT claimed on ${r.name}, but its proof is ${proofSize(bytes)}, over the ${r.maxProofMb} MB limit (evaluation.proof_max_mb): not checked, counted as unsolved`);
+  if (!r.checkProofs && r.requireProofs) {
+    // The SAT Competition's rule: an UNSAT answer counts only with the proof of the run that gave it.
+    if (bytes === 0) return contradicts ? wrong() : result('missing_proof', `UNSAT claimed on ${r.name} without a proof (${(await exists(proofFile)) ? 'proof.out is empty' : 'no proof.out written'}): every UNSAT answer in this stage must come with the DRAT proof its own run writes`);
+    if (contradicts) return wrong();
+    if (r.keepAs) await keepProof(proofFile, r.keepAs);
+    return { ...result('solved', ''), proof: { bytes } };
+  }
   if (!r.checkProofs) return contradicts ? wrong() : result('solved', '');
   if (!r.dratTrim) throw new Error('proof checking is on but no drat-trim binary is configured (scripts/setup-sat-tools.sh builds one)');
   const pc = await checkProof({ dratTrim: r.dratTrim, cnf: r.cnf, proof: path.join(proofDir, 'proof.out'), timeoutS: r.checkerTimeoutS, maxProofMb: r.maxProofMb, ...(r.signal ? { signal: r.signal } : {}) });
@@ -168,8 +191,9 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string): 
     case 'missing':
       return result('missing_proof', `UNSAT claimed on ${r.name} without a proof: ${pc.detail}`, check);
     case 'rejected':
-    case 'too_large':
       return result('invalid_proof', `UNSAT claimed on ${r.name}, ${pc.detail}`, check);
+    case 'too_large':
+      return result('unknown', `UNSAT claimed on ${r.name}, but ${pc.detail}: not checked, counted as unsolved`, check);
     case 'timeout':
       // Not the solver's lie, but not a verified answer either: it counts as unsolved.
       return result('unknown', `UNSAT claimed on ${r.name}; the proof could not be checked in time (${pc.detail})`, check);
@@ -178,9 +202,11 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string): 
 }
 
 /** Classifies a run that ended without an answer worth checking; undefined when it must be checked. */
-export function classifyRun(r: Pick<InstanceRunRequest, 'name' | 'timeoutS' | 'memMb' | 'maxOutputMb'>, out: RunOutcome): { status: RunStatus; detail: string } | undefined {
+export function classifyRun(r: Pick<InstanceRunRequest, 'name' | 'timeoutS' | 'memMb' | 'maxOutputMb' | 'maxProofMb'>, out: RunOutcome): { status: RunStatus; detail: string } | undefined {
   const on = `on ${r.name} after ${secs(out.timeS)}`;
   if (out.overLimit) return { status: 'crash', detail: `${out.overLimit} ${on}` };
+  // A resource limit, as time and memory are: the run is unsolved, not a failure of the solver.
+  if (out.proofOverflow) return { status: 'unknown', detail: `stopped: its proof grew past the ${r.maxProofMb} MB limit (evaluation.proof_max_mb) ${on}` };
   if (out.timedOut) return { status: 'timeout', detail: `no answer within ${r.timeoutS} s on ${r.name}` };
   if (out.memout) return { status: 'memout', detail: `exceeded ${r.memMb} MB ${on}${out.peakMb ? ` (peak ${out.peakMb.toFixed(0)} MB)` : ''}` };
   if (out.outputOverflow) return { status: 'crash', detail: `wrote more than ${r.maxOutputMb ?? 256} MB of output ${on}` };
@@ -197,6 +223,11 @@ export function classifyRun(r: Pick<InstanceRunRequest, 'name' | 'timeoutS' | 'm
   if (out.exitCode !== want) return { status: 'crash', detail: `printed s ${out.answer} but exited with code ${out.exitCode} (expected ${want}) ${on}` };
   return undefined;
 }
+
+/** A proof's size in words. */
+const proofSize = (bytes: number) => (bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(0)} MB` : `${Math.ceil(bytes / 1024)} KB`);
+
+const exists = (f: string) => fs.lstat(f).then(() => true, () => false);
 
 function lastLine(text: string): string {
   const l = text.trim().split('\n').pop()?.trim();

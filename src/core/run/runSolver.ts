@@ -15,7 +15,7 @@ import { solverRunConfinement } from '../isolation/confinement';
 import { DEFAULT_ISOLATION, type IsolationMode, type IsolationSettings, limitsOf } from '../isolation/settings';
 import { RUN_SCRIPT } from '../layout';
 import { accountingJail, memoryJail, type MemoryMethod } from './limits';
-import { boundsInWords, processTree, startGuard } from './resourceGuard';
+import { boundsInWords, processTree, startGuard, treeBytes } from './resourceGuard';
 import { KILL_ROUNDS, killTree } from './killTree';
 import { SolverOutputParser, type Answer } from './output';
 import type { ModelBuilder } from './model';
@@ -30,6 +30,8 @@ export interface RunRequest {
   runDir?: string;
   /** Where the solver writes its proof (inside runDir, or another private directory). */
   proofDir?: string;
+  /** Stop the run once proofDir holds more than this (evaluation.proof_max_mb); unbounded when absent. */
+  maxProofMb?: number;
   /** How the solver is confined (default: bubblewrap). */
   isolation?: IsolationSettings;
   timeoutS: number;
@@ -67,6 +69,8 @@ export interface RunOutcome {
   memout: boolean;
   /** Stopped for writing more than maxOutputMb. */
   outputOverflow: boolean;
+  /** Stopped because its proof grew past maxProofMb. */
+  proofOverflow: boolean;
   /** The limit of candidate code the run went over (processes, scratch space), in words; absent when none. */
   overLimit?: string;
   /** How its processes and scratch were bounded, in words for the run log. */
@@ -83,6 +87,9 @@ export interface RunOutcome {
 
 /** taskset (util-linux), for pinned runs; without it runs are not pinned. */
 const TASKSET = ['/usr/bin/taskset', '/bin/taskset'].find((f) => existsSync(f));
+
+/** How often a run's proof directory is measured against evaluation.proof_max_mb. */
+const PROOF_WATCH_MS = 250;
 
 /** The solver's view of its instance: a neutral name that says nothing of which benchmark it is. */
 export const GIVEN_INSTANCE = 'instance.cnf';
@@ -122,6 +129,7 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
       const child = spawn(cmd, argv, { cwd: boxed.cwd, env: boxed.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       let timedOut = false;
       let outputOverflow = false;
+      let proofOverflow = false;
       let overLimit: string | undefined;
       let aborted = false;
       let killTimer: NodeJS.Timeout | undefined;
@@ -149,6 +157,20 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
         for (const pid of await processTree(child.pid)) await jail?.peakMb(pid);
       };
       const sampler = jail?.method === 'rlimit' ? setInterval(() => void sample(), 50) : undefined;
+      // The proof is the one thing a run may write without the scratch limit: it has its own, checked as often.
+      const proofDir = req.proofDir;
+      const proofMax = req.maxProofMb === undefined ? undefined : req.maxProofMb * 2 ** 20;
+      const proofWatch =
+        proofDir && proofMax !== undefined
+          ? setInterval(() => {
+              void treeBytes([proofDir], [], proofMax).then((b) => {
+                if (b > proofMax && !proofOverflow) {
+                  proofOverflow = true;
+                  stop();
+                }
+              });
+            }, PROOF_WATCH_MS)
+          : undefined;
       const onAbort = () => {
         aborted = true;
         stop();
@@ -184,6 +206,7 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
         clearTimeout(killTimer);
         clearTimeout(closeTimer);
         clearInterval(sampler);
+        clearInterval(proofWatch);
         req.signal?.removeEventListener('abort', onAbort);
         // A run that outlived its limit (the timer fired late on a busy event loop) is a timeout.
         if (timeS > req.timeoutS) timedOut = true;
@@ -211,6 +234,7 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
             timedOut,
             memout: !timedOut && (oom || (abnormal && (nearLimit || (jail?.method === 'rlimit' && allocFailed)))),
             outputOverflow,
+            proofOverflow,
             ...(overLimit ? { overLimit } : {}),
             limits: boundsInWords(limits, jail, boxed),
             aborted,

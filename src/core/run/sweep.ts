@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CGROUP_PREFIX, ownCgroup } from './limits';
 import { ownerAlive, OWNED_DIR_PREFIXES } from './owner';
+import { proofRoot, sweepHolds } from './keptProof';
 
 export interface SweepOptions {
   /** Where run directories are made: evaluation.scratch_dir and the system temp dir (the default). */
@@ -59,7 +60,11 @@ export async function sweepLeftovers(o: SweepOptions = {}): Promise<SweepReport>
   const bases = o.cgroupBases ?? [own.v1, own.cpuacct, own.pids, own.v2].filter((b): b is string => !!b);
   // Cgroups first: their solvers may still be writing into the run directories.
   for (const base of new Set(bases)) await sweepCgroups(base, report);
-  for (const dir of new Set(o.scratchDirs ?? [os.tmpdir()])) await sweepDirs(dir, o.legacyMaxAgeMs ?? DAY_MS, report);
+  for (const dir of new Set(o.scratchDirs ?? [os.tmpdir()])) {
+    await sweepDirs(dir, o.legacyMaxAgeMs ?? DAY_MS, report);
+    // Proofs kept for a dead evaluator's audits (keptProof.ts).
+    report.dirs.push(...(await sweepHolds(proofRoot(dir), { owners: true })));
+  }
   return report;
 }
 

@@ -2,8 +2,9 @@
 // command line, so a remote run gets exactly the limits and checks of a local one, and the naming
 // of what it returns.
 import { type IsolationSettings, limitsOf } from '../isolation/settings';
+import { keptProofPath, PROOFS_DIR } from '../run/keptProof';
 import type { InstanceResult } from '../run/result';
-import type { RunBatch, RunTask } from './runner';
+import type { ProofBatch, ProofTask, RunBatch, RunTask } from './runner';
 
 /** The worker's exit codes that a runner explains (its `--build` mode, and a host that cannot sandbox). */
 export const WORKER_EXIT = { buildFailed: 5, buildTimeout: 124, noIsolation: 6 } as const;
@@ -18,7 +19,10 @@ export function workerArgs(settings: RunBatch['settings'], task: RunTask, at: { 
     `--timeout=${task.timeoutS ?? settings.timeoutS}`,
     `--mem=${settings.memMb}`,
     ...(settings.maxOutputMb ? [`--max-output-mb=${settings.maxOutputMb}`] : []),
-    ...(settings.checkProofs ? ['--proofs', `--drat-trim=${at.dratTrim}`, `--max-proof-mb=${settings.maxProofMb}`, `--checker-timeout=${settings.checkerTimeoutS}`] : []),
+    `--max-proof-mb=${settings.maxProofMb}`,
+    ...(settings.checkProofs ? ['--proofs', `--drat-trim=${at.dratTrim}`, `--checker-timeout=${settings.checkerTimeoutS}`] : []),
+    // The proof is kept in the workdir (the worker's working directory there), for the audits to check.
+    ...(settings.requireProofs ? ['--require-proofs', ...(settings.requireProofs.hold ? [`--keep-proof=${remoteKeptProof(settings.requireProofs.hold, task.key)}`] : [])] : []),
     ...(task.expected ? [`--expected=${task.expected}`] : []),
     // The worker sandboxes by default; only an explicit `sandbox: off` turns that off there.
     ...(settings.isolation?.mode === 'off' ? ['--sandbox=off'] : []),
@@ -33,6 +37,14 @@ export function limitArgs(isolation: IsolationSettings | undefined): string[] {
 }
 
 /** The worker knows only what it was told; names and where the expected answer came from are ours. */
-export function asTaskResult(r: InstanceResult, task: RunTask): InstanceResult {
+export function asTaskResult(r: InstanceResult, task: Pick<RunTask, 'name' | 'family' | 'expected' | 'expectedFrom'>): InstanceResult {
   return { ...r, instance: task.name, family: task.family, expected: task.expected, expected_from: task.expectedFrom };
+}
+
+/** A kept proof's path in a remote workdir (relative to it: the worker runs there). */
+export const remoteKeptProof = (hold: string, key: string): string => keptProofPath(PROOFS_DIR, hold, key);
+
+/** The worker's arguments to check one kept proof (its `--check-kept` mode); paths as the remote side sees them. */
+export function checkArgs(batch: ProofBatch, task: ProofTask, at: { cnf: string; dratTrim: string }): string[] {
+  return [`--check-kept=${remoteKeptProof(batch.hold, task.key)}`, `--cnf=${at.cnf}`, `--drat-trim=${at.dratTrim}`, `--checker-timeout=${batch.checkerTimeoutS}`, `--max-proof-mb=${batch.maxProofMb}`, `--result=${JSON.stringify(task.result)}`];
 }

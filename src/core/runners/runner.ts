@@ -40,8 +40,37 @@ export interface RunBatch {
   onStatus?: (message: string) => void;
 }
 
+/** One kept proof to check (run/keptProof.ts): the run that wrote it, by its key and result, and its instance. */
+export interface ProofTask {
+  /** The run's results-store key: names its proof in the hold. */
+  key: string;
+  name: string;
+  /** Plain DIMACS file on this machine. */
+  cnf: string;
+  instanceHash: string;
+  /** The run's result (an UNSAT answer with a kept proof). */
+  result: InstanceResult;
+}
+
+/** Kept proofs of one hold, checked where their runs ran. */
+export interface ProofBatch {
+  hold: string;
+  tasks: ProofTask[];
+  /** drat-trim on this machine (a remote runner uses the host's). */
+  dratTrim?: string;
+  checkerTimeoutS: number;
+  maxProofMb: number;
+  jobs: number;
+  signal?: AbortSignal;
+  onStatus?: (message: string) => void;
+}
+
 export interface Runner {
   readonly name: string;
   /** Runs every task; resolves when all ended, rejects on the first failure (finished runs were reported). */
   run(batch: RunBatch, onResult: (task: RunTask, result: InstanceResult) => Promise<void>): Promise<void>;
+  /** Checks the proofs its runs kept (RunSettings.requireProofs), each against its instance; reports each run's result as its proof judges it. */
+  checkKept(batch: ProofBatch, onResult: (task: ProofTask, result: InstanceResult) => Promise<void>): Promise<void>;
+  /** Removes the proofs kept in `hold` (all, or only those of these runs); nothing kept is not an error. */
+  release(hold: string, keys?: readonly string[]): Promise<void>;
 }

@@ -20,11 +20,12 @@ export function sshArgsFromEnv(env: NodeJS.ProcessEnv = process.env): readonly s
   return env.SATLUTION_SSH_CONFIG ? ['-F', env.SATLUTION_SSH_CONFIG] : undefined;
 }
 
-export function makeRunner(cfg: RunnerConfig, env: RunnerEnv): Runner {
+/** A runner from its entry; `scratchDir` (evaluation.scratch_dir) is where a local runner keeps its runs' proofs. */
+export function makeRunner(cfg: RunnerConfig, env: RunnerEnv, scratchDir?: string): Runner {
   const ssh = env.sshArgs ? { sshArgs: env.sshArgs } : {};
   switch (cfg.kind) {
     case 'local':
-      return localRunner(cfg.name);
+      return localRunner(cfg.name, scratchDir ? { scratchDir } : {});
     case 'ssh':
       return sshRunner({ config: cfg, workerFile: env.workerFile, ...ssh });
     case 'slurm':
@@ -44,7 +45,7 @@ export function stageRunners(config: Config, names: readonly string[], env: Runn
     const cfg = config.runners.find((r) => r.name === name);
     if (!cfg) throw new UnknownRunnerError(`runner ${name}: no such runner in satlution.yaml (known: ${config.runners.map((r) => r.name).join(', ')})`);
     if (cfg.kind !== 'local' && !fs.existsSync(env.workerFile)) throw new UnknownRunnerError(`runner ${name} needs the worker bundle ${env.workerFile}: build it (node esbuild.mjs)`);
-    made.set(name, makeRunner(cfg, env));
+    made.set(name, makeRunner(cfg, env, config.evaluation.scratch_dir));
   }
   return (name) => {
     const r = made.get(name);

@@ -12,7 +12,9 @@ import { remoteDir, sshError, sshExec, type SshTarget } from './ssh';
 import { nodeProblem, probeRemote } from './sshProbe';
 import { syncToRemote, type Synced } from './sshSync';
 import { sshDir } from './slurm/shared';
-import { asTaskResult, workerArgs } from './remoteWorker';
+import { asTaskResult, checkArgs, remoteKeptProof, workerArgs } from './remoteWorker';
+import { shJoin, shq } from './shellQuote';
+import { HOLD_NAME, PROOFS_DIR } from '../run/keptProof';
 import { remoteCancelScript, remoteRunScript } from './runMarker';
 import { timeLimitMinutes } from './slurm/script';
 import { requireSandbox } from './sandboxCheck';
@@ -92,6 +94,38 @@ export function sshRunner(o: SshRunnerOptions): Runner {
         batch.signal?.removeEventListener('abort', cancel);
       }
     },
+    async checkKept(batch, onResult) {
+      if (batch.tasks.length === 0) return;
+      const sig = batch.signal ? { signal: batch.signal } : {};
+      const facts = await probeRemote(t, workdir, node, batch.signal);
+      const bad = nodeProblem(facts, host, node);
+      if (bad) throw new Error(bad);
+      if (!facts.dratTrim) throw new Error(`drat-trim is not installed on ${host}, where the proofs of its runs are kept: build it there (scripts/setup-sat-tools.sh) or put it on the PATH of non-interactive ssh sessions`);
+      // The instances are there from the runs; a workdir emptied meanwhile gets them again.
+      const synced = await syncToRemote(t, { workdir, workerFile: o.workerFile, instances: batch.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...sig });
+      batch.onStatus?.(`checking ${batch.tasks.length} kept proof${batch.tasks.length === 1 ? '' : 's'} on ${host}`);
+      await runPool(
+        batch.tasks,
+        o.config.jobs,
+        async (task) => {
+          const args = checkArgs(batch, task, { cnf: synced.instance(task.instanceHash), dratTrim: facts.dratTrim });
+          const r = await sshExec(t, `cd ${remoteDir(workdir)} || exit 3\n${shJoin([node, synced.worker, ...args])}`, sig);
+          if (batch.signal?.aborted) return;
+          if (r.code !== 0) throw sshError(host, r, `checking the kept proof of ${task.name}`);
+          await onResult(task, parseResult(r.stdout, { name: task.name, family: task.result.family, expected: task.result.expected, expectedFrom: task.result.expected_from }, host));
+        },
+        batch.signal,
+      );
+      batch.signal?.throwIfAborted();
+    },
+    async release(hold, keys) {
+      if (!HOLD_NAME.test(hold)) return;
+      const paths = keys ? keys.map((k) => remoteKeptProof(hold, k)) : [`${PROOFS_DIR}/${hold}`];
+      for (let i = 0; i < paths.length; i += 500) {
+        const r = await sshExec(t, `cd ${remoteDir(workdir)} 2>/dev/null || exit 0\nrm -rf -- ${paths.slice(i, i + 500).map(shq).join(' ')}`);
+        if (r.code !== 0) throw sshError(host, r, `removing the proofs kept in ${hold}`);
+      }
+    },
   };
 }
 
@@ -114,7 +148,7 @@ function lastJson(text: string): unknown {
 
 
 /** The worker's one line, checked: anything else is an error, never a made-up result. */
-function parseResult(stdout: string, task: RunTask, host: string): InstanceResult {
+function parseResult(stdout: string, task: Pick<RunTask, 'name' | 'family' | 'expected' | 'expectedFrom'>, host: string): InstanceResult {
   const line = stdout.trim().split('\n').pop() ?? '';
   const json = lastJson(line);
   const p = InstanceResult.safeParse(json);

@@ -19,8 +19,9 @@ import type { IsolationSettings } from '../isolation/settings';
 export interface SyncRequest {
   workdir: string;
   workerFile: string;
-  solverDir: string;
-  solverHash: string;
+  /** The candidate to put there; absent when only the worker and instances are needed (checking kept proofs). */
+  solverDir?: string;
+  solverHash?: string;
   instances: { hash: string; file: string }[];
   signal?: AbortSignal;
   /** Build there from the sources (another OS or architecture) instead of using this machine's build, with the worker (so in its sandbox) run by `node`. */
@@ -40,7 +41,7 @@ export async function syncToRemote(t: SshTarget, req: SyncRequest): Promise<Sync
   const workerHash = createHash('sha256').update(await fs.promises.readFile(req.workerFile)).digest('hex').slice(0, 16);
   const worker = `worker-${workerHash}.js`;
   // A copy built there is kept apart from one built here: switching modes never mixes them.
-  const solver = `solvers/${req.solverHash}${req.build ? '.remote' : ''}`;
+  const solver = req.solverHash ? `solvers/${req.solverHash}${req.build ? '.remote' : ''}` : '';
   const instance = (h: string) => `instances/${h}.cnf`;
   const list = await sshExec(t, `mkdir -p ${wd}/instances ${wd}/solvers ${wd}/results ${wd}/running && cd ${wd} && for f in worker-*.js solvers/* instances/*; do [ -e "$f" ] && echo "$f"; done; true`, sig);
   if (list.code !== 0) throw sshError(t.host, list, 'preparing the workdir');
@@ -56,18 +57,19 @@ export async function syncToRemote(t: SshTarget, req: SyncRequest): Promise<Sync
     uploaded++;
   };
   if (!have.has(worker)) await upload(worker, fs.createReadStream(req.workerFile), false, 'the worker');
-  if (!have.has(solver)) {
+  if (req.solverDir && solver && !have.has(solver)) {
     // To build there, only sources go: nothing compiled here can pass for up to date (see sourceFiles).
-    const list = req.build ? await sourceFiles(req.solverDir) : undefined;
+    const solverDir = req.solverDir;
+    const list = req.build ? await sourceFiles(solverDir) : undefined;
     const tar = list
-      ? spawn('tar', ['-c', '-f', '-', '-C', req.solverDir, '--null', '-T', '-'], { stdio: ['pipe', 'pipe', 'inherit'] })
-      : spawn('tar', ['-c', '-f', '-', '-C', req.solverDir, '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      ? spawn('tar', ['-c', '-f', '-', '-C', solverDir, '--null', '-T', '-'], { stdio: ['pipe', 'pipe', 'inherit'] })
+      : spawn('tar', ['-c', '-f', '-', '-C', solverDir, '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
     if (list) tar.stdin!.end(list.map((f) => `${f}\0`).join(''));
     const tarDone = new Promise<number | null>((res) => tar.on('close', res));
     await upload(solver, tar.stdout!, true, 'the candidate');
-    if ((await tarDone) !== 0) throw new Error(`tar could not pack ${req.solverDir}`);
+    if ((await tarDone) !== 0) throw new Error(`tar could not pack ${solverDir}`);
   }
-  if (req.build) await buildRemotely(t, wd, solver, worker, req.build, req.signal);
+  if (req.build && solver) await buildRemotely(t, wd, solver, worker, req.build, req.signal);
   const missing = [...new Map(req.instances.filter((i) => !have.has(instance(i.hash))).map((i) => [i.hash, i])).values()];
   if (missing.length) {
     // One tar stream for all missing instances (one round trip, not one per file): a local directory

@@ -21,15 +21,31 @@ export interface ResultsInput {
   metrics: { solved: number; n: number; solved_sat: number; solved_unsat: number; par2: number; par2_sat: number | null; par2_unsat: number | null; wrong: number; unique_solved: number | null } | null;
 }
 
+/** One answer the promotion audit checked, as a report shows it. */
+interface PromotionAuditRow {
+  instance: string;
+  verdict: 'ok' | 'caught' | 'not_audited';
+  from: 'duel' | 'evaluation' | 'held-out';
+  champion_s: number;
+  challenger_s: number;
+  champion_status: string;
+  detail: string;
+  /** The run whose proof was checked (absent in records from before proofs were kept: a re-run was checked). */
+  run?: string | undefined;
+}
+
 /** What a report needs of the promotion audit (the evaluation document's PromotionAuditDoc). */
 export interface PromotionAuditInput {
   champion: { solver: string };
   duel: string | null;
   on: 'wall' | 'cpu';
   rule: string;
-  timeout_s: number;
+  /** `kept`: the measured runs' own proofs were checked; absent in records from before, which re-ran the answers (limit `timeout_s`). */
+  from?: 'kept' | undefined;
+  timeout_s?: number | undefined;
   already_checked: readonly string[];
-  instances: readonly { instance: string; verdict: 'ok' | 'caught' | 'not_audited'; from: 'duel' | 'evaluation'; champion_s: number; challenger_s: number; champion_status: string; detail: string }[];
+  instances: readonly PromotionAuditRow[];
+  held_out?: { duel: string; instances: readonly PromotionAuditRow[] } | undefined;
 }
 
 /** The heading of the promotion audit's section: always the report's last, so it can be replaced in place. */
@@ -38,12 +54,15 @@ const PROMOTION_HEADING = '## Proof-checked before promotion';
 /** The promotion audit's section of a report. */
 function promotionAuditSection(a: PromotionAuditInput): string[] {
   const where = a.duel ? `side by side (session ${a.duel})` : 'in the perf evaluations';
-  const head = [PROMOTION_HEADING, '', `Before this candidate could replace ${a.champion.solver}, every UNSAT answer it gave much faster (${a.rule}; ${a.on === 'cpu' ? 'CPU' : 'wall'} time, ${where}) was run again with a DRAT proof (limit ${a.timeout_s} s) and checked by drat-trim.`];
+  const how = a.from === 'kept' ? 'was checked by drat-trim from the DRAT proof written by the very run that gave it' : `was run again with a DRAT proof${a.timeout_s ? ` (limit ${a.timeout_s} s)` : ''} and checked by drat-trim`;
+  const head = [PROMOTION_HEADING, '', `Before this candidate could replace ${a.champion.solver}, every UNSAT answer it gave much faster (${a.rule}; ${a.on === 'cpu' ? 'CPU' : 'wall'} time, ${where}) ${how}.`];
   const before = a.already_checked.length ? [`${a.already_checked.length} more had been proof-checked by the perf audit already: ${a.already_checked.join(', ')}.`] : [];
-  if (!a.instances.length) return [...head, '', `None was left to check.${before.length ? ` ${before[0]}` : ''}`];
-  const champion = (i: PromotionAuditInput['instances'][number]) => (i.champion_status === 'solved' ? `${i.champion_s.toFixed(3)} s` : `${i.champion_status} (${i.champion_s.toFixed(0)} s)`);
-  const verdict = (i: PromotionAuditInput['instances'][number]) => (i.verdict === 'ok' ? 'verified' : i.verdict === 'caught' ? `**caught**: ${i.detail}` : i.detail);
-  return [...head, ...(before.length ? ['', ...before] : []), '', '| instance | champion | this | re-run with a proof |', '|---|---|---|---|', ...a.instances.map((i) => `| ${i.instance} | ${champion(i)} | ${i.challenger_s.toFixed(3)} s | ${verdict(i).replace(/\|/g, '/')} |`)];
+  const champion = (i: PromotionAuditRow) => (i.champion_status === 'solved' ? `${i.champion_s.toFixed(3)} s` : `${i.champion_status} (${i.champion_s.toFixed(0)} s)`);
+  const verdict = (i: PromotionAuditRow) => (i.verdict === 'ok' ? 'verified' : i.verdict === 'caught' ? `**caught**: ${i.detail}` : i.detail);
+  const table = (rows: readonly PromotionAuditRow[]) => [`| instance | champion | this | ${a.from === 'kept' ? "its run's proof (run)" : 're-run with a proof'} |`, '|---|---|---|---|', ...rows.map((i) => `| ${i.instance} | ${champion(i)} | ${i.challenger_s.toFixed(3)} s | ${verdict(i).replace(/\|/g, '/')}${i.run ? ` (${i.run.slice(0, 8)})` : ''} |`)];
+  const main = a.instances.length ? [...(before.length ? ['', ...before] : []), '', ...table(a.instances)] : ['', `None was left to check.${before.length ? ` ${before[0]}` : ''}`];
+  const held = a.held_out ? ['', `On the held-out set (session ${a.held_out.duel}), the same for its much faster UNSAT answers: ${a.held_out.instances.length ? '' : 'none.'}`, ...(a.held_out.instances.length ? ['', ...table(a.held_out.instances)] : [])] : [];
+  return [...head, ...main, ...held];
 }
 
 /** What a report needs of the paired comparison with the champion (A: the champion, B: this candidate). */

@@ -11,7 +11,7 @@ import { copyCandidate } from '../../workspace/candidateCopy';
 export async function syncToLocalDir(root: string, req: Omit<SyncRequest, 'workdir'>): Promise<Synced> {
   const workerHash = createHash('sha256').update(await fs.readFile(req.workerFile)).digest('hex').slice(0, 16);
   const worker = `worker-${workerHash}.js`;
-  const solver = `solvers/${req.solverHash}`;
+  const solver = req.solverHash ? `solvers/${req.solverHash}` : '';
   const instance = (h: string) => `instances/${h}.cnf`;
   await fs.mkdir(path.join(root, 'solvers'), { recursive: true });
   await fs.mkdir(path.join(root, 'instances'), { recursive: true });
@@ -28,7 +28,8 @@ export async function syncToLocalDir(root: string, req: Omit<SyncRequest, 'workd
   };
   await place(worker, (tmp) => fs.copyFile(req.workerFile, tmp));
   // The safe copy: links kept only inside (absolute ones made relative, so the copy never reads the workspace), nothing written through.
-  await place(solver, async (tmp) => void (await copyCandidate(req.solverDir, tmp)));
+  const solverDir = req.solverDir;
+  if (solver && solverDir) await place(solver, async (tmp) => void (await copyCandidate(solverDir, tmp)));
   for (const i of req.instances) {
     req.signal?.throwIfAborted();
     await place(instance(i.hash), (tmp) => fs.copyFile(i.file, tmp));

@@ -16,9 +16,11 @@ import { nodeProblem, probeRemote, type RemoteFacts } from '../sshProbe';
 import { probeIsolation } from '../../isolation/probe';
 import { requireSandbox } from '../sandboxCheck';
 import { syncToRemote, type Synced } from '../sshSync';
-import { asTaskResult, workerArgs } from '../remoteWorker';
+import { asTaskResult, checkArgs, remoteKeptProof, workerArgs } from '../remoteWorker';
+import { randomBytes } from 'node:crypto';
+import { HOLD_NAME, PROOFS_DIR } from '../../run/keptProof';
 import { localExec, type SlurmExec } from './exec';
-import { type Died, follow, type Progress, submitOrAttach } from './job';
+import { type Died, follow, type Progress, resultFile, submitOrAttach } from './job';
 import { syncToLocalDir } from './localSync';
 import { timeLimitMinutes } from './script';
 import { localDir, resolveRemoteRoot, type SharedDir, sshDir, sshSlurmExec } from './shared';
@@ -43,8 +45,18 @@ export interface SlurmSite {
   dir: SharedDir;
   /** Node.js, drat-trim, cores and disk at the submit host. */
   probe(): Promise<RemoteFacts>;
-  sync(batch: RunBatch): Promise<Synced>;
+  /** Puts the worker, the instances and (for runs) the candidate into the workdir. */
+  sync(what: SiteSync): Promise<Synced>;
 }
+
+/** What a batch needs in the workdir: its instances, and for runs the candidate (built there when the runner says so). */
+interface SiteSync {
+  instances: { hash: string; file: string }[];
+  solver?: { dir: string; hash: string; buildTimeoutS?: number; isolation?: RunBatch['settings']['isolation'] };
+}
+
+/** A batch's runs as the workdir needs them. */
+const runSync = (b: RunBatch): SiteSync => ({ instances: b.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), solver: { dir: b.settings.solverDir, hash: b.solverHash, ...(b.buildTimeoutS ? { buildTimeoutS: b.buildTimeoutS } : {}), ...(b.settings.isolation ? { isolation: b.settings.isolation } : {}) } });
 
 export async function openSite(o: SlurmRunnerOptions, signal?: AbortSignal): Promise<SlurmSite> {
   const c = o.config;
@@ -56,7 +68,7 @@ export async function openSite(o: SlurmRunnerOptions, signal?: AbortSignal): Pro
       exec: sshSlurmExec(t),
       dir: sshDir(t, root),
       probe: () => probeRemote(t, root, c.node, signal),
-      sync: (b) => syncToRemote(t, { workdir: root, workerFile: o.workerFile, solverDir: b.settings.solverDir, solverHash: b.solverHash, instances: b.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...(signal ? { signal } : {}), ...(c.build === 'remote' ? { build: { timeoutS: b.buildTimeoutS ?? 600, node: c.node, isolation: b.settings.isolation } } : {}) }),
+      sync: (w) => syncToRemote(t, { workdir: root, workerFile: o.workerFile, ...(w.solver ? { solverDir: w.solver.dir, solverHash: w.solver.hash } : {}), instances: w.instances, ...(signal ? { signal } : {}), ...(c.build === 'remote' && w.solver ? { build: { timeoutS: w.solver.buildTimeoutS ?? 600, node: c.node, isolation: w.solver.isolation } } : {}) }),
     };
   }
   const root = path.resolve(c.workdir.replace(/^~(?=\/|$)/, os.homedir()));
@@ -75,7 +87,7 @@ export async function openSite(o: SlurmRunnerOptions, signal?: AbortSignal): Pro
       const box = await probeIsolation({ mode: 'bwrap' });
       return { node, nodeMajor: Number(/^v(\d+)\./.exec(node)?.[1] ?? 0), dratTrim: findDratTrim(undefined) ?? '', cores: os.availableParallelism(), freeGb: st ? (st.bavail * st.bsize) / 2 ** 30 : null, sandbox: box };
     },
-    sync: (b) => syncToLocalDir(root, { workerFile: o.workerFile, solverDir: b.settings.solverDir, solverHash: b.solverHash, instances: b.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...(signal ? { signal } : {}) }),
+    sync: (w) => syncToLocalDir(root, { workerFile: o.workerFile, ...(w.solver ? { solverDir: w.solver.dir, solverHash: w.solver.hash } : {}), instances: w.instances, ...(signal ? { signal } : {}) }),
   };
 }
 
@@ -98,7 +110,7 @@ export function slurmRunner(o: SlurmRunnerOptions): Runner {
       if (batch.settings.checkProofs && !dratTrim)
         throw new Error(`drat-trim is not installed on ${site.where}, and this stage checks UNSAT proofs: build it on the shared filesystem (scripts/setup-sat-tools.sh) or put it on the PATH`);
       say(`syncing to ${site.where}`);
-      const synced = await site.sync(batch);
+      const synced = await site.sync(runSync(batch));
       const byKey = new Map(batch.tasks.map((t) => [t.key, t]));
       const b = {
         exec: site.exec,
@@ -106,19 +118,10 @@ export function slurmRunner(o: SlurmRunnerOptions): Runner {
         maxArray: c.max_array,
         tasks: batch.tasks.map((t) => ({ key: t.key, args: workerArgs(batch.settings, t, { solver: synced.solver, cnf: synced.instance(t.instanceHash), dratTrim }) })),
         opts: {
-          jobName: `satlution-${batch.solverHash.slice(0, 8)}`,
-          workdir: site.dir.root,
-          node: c.node,
-          workerFile: synced.worker,
-          ...(c.partition ? { partition: c.partition } : {}),
-          ...(c.account ? { account: c.account } : {}),
-          ...(c.qos ? { qos: c.qos } : {}),
-          ...(c.array_throttle ? { throttle: c.array_throttle } : {}),
-          cpusPerTask: c.cpus_per_task,
+          ...arrayOptions(c, site, synced, `satlution-${batch.solverHash.slice(0, 8)}`),
           // The worker itself and drat-trim live next to the solver under the same allocation.
           memMb: c.mem_mb ?? batch.settings.memMb + 512,
           timeLimitMin: timeLimitMinutes(batch.settings.timeoutS, batch.settings.checkProofs),
-          extraArgs: c.sbatch_args,
         },
       };
       batch.signal?.throwIfAborted();
@@ -145,6 +148,58 @@ export function slurmRunner(o: SlurmRunnerOptions): Runner {
         throw new Error(`${died.length} Slurm task${died.length > 1 ? 's' : ''} ended without a result: ${list.join('; ')}${died.length > 5 ? '; …' : ''}. Finished runs are stored; evaluate again to resubmit the others.`);
       }
     },
+    async checkKept(batch, onResult) {
+      if (batch.tasks.length === 0) return;
+      const site = await openSite(o, batch.signal);
+      const facts = await site.probe();
+      // The proofs are checked on a compute node, beside where their runs kept them.
+      const dratTrim = c.login_host ? facts.dratTrim : (batch.dratTrim ?? facts.dratTrim);
+      if (!dratTrim) throw new Error(`drat-trim is not installed on ${site.where}, and the proofs kept by this runner's runs need checking: build it on the shared filesystem (scripts/setup-sat-tools.sh) or put it on the PATH`);
+      const synced = await site.sync({ instances: batch.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })) });
+      // A check's task key is new each time: its result is never one kept from an earlier check of another proof.
+      const tag = randomBytes(4).toString('hex');
+      const byKey = new Map(batch.tasks.map((t) => [`${t.key}.check-${tag}`, t]));
+      const b = {
+        exec: site.exec,
+        dir: site.dir,
+        maxArray: c.max_array,
+        tasks: [...byKey].map(([key, t]) => ({ key, args: checkArgs(batch, t, { cnf: synced.instance(t.instanceHash), dratTrim }) })),
+        opts: {
+          ...arrayOptions(c, site, synced, `satlution-check-${tag}`),
+          memMb: c.mem_mb ?? Math.max(4096, 2 * batch.maxProofMb),
+          timeLimitMin: timeLimitMinutes(batch.checkerTimeoutS, false),
+        },
+      };
+      batch.onStatus?.(`checking ${batch.tasks.length} kept proof${batch.tasks.length === 1 ? '' : 's'} on ${site.where}`);
+      const a = await submitOrAttach(b);
+      const died: Died[] = [];
+      const finished = await follow(b, a, { onResult: (key, r) => { const t = byKey.get(key); return t ? onResult(t, asTaskResult(r, { name: t.name, family: t.result.family, expected: t.result.expected, expectedFrom: t.result.expected_from })) : undefined; }, onDied: (d) => void died.push(d) }, { pollMs: o.pollMs ?? 1000, ...(batch.signal ? { signal: batch.signal } : {}) });
+      for (const key of byKey.keys()) await site.dir.remove(resultFile(key)).catch(() => undefined);
+      if (!finished) return;
+      if (died.length) throw new Error(`${died.length} proof check${died.length > 1 ? 's' : ''} on Slurm ended without a verdict: ${died.slice(0, 5).map((d) => `${byKey.get(d.key)?.name ?? d.key} (job ${d.jobId}_${d.index}): ${d.reason}`).join('; ')}`);
+    },
+    async release(hold, keys) {
+      if (!HOLD_NAME.test(hold)) return;
+      const site = await openSite(o);
+      if (keys) for (const k of keys) await site.dir.remove(remoteKeptProof(hold, k));
+      else await site.dir.removeTree(`${PROOFS_DIR}/${hold}`);
+    },
+  };
+}
+
+/** The array options every job of this runner shares; memory and time are the batch's. */
+function arrayOptions(c: SlurmRunnerConfig, site: SlurmSite, synced: Synced, jobName: string) {
+  return {
+    jobName,
+    workdir: site.dir.root,
+    node: c.node,
+    workerFile: synced.worker,
+    ...(c.partition ? { partition: c.partition } : {}),
+    ...(c.account ? { account: c.account } : {}),
+    ...(c.qos ? { qos: c.qos } : {}),
+    ...(c.array_throttle ? { throttle: c.array_throttle } : {}),
+    cpusPerTask: c.cpus_per_task,
+    extraArgs: c.sbatch_args,
   };
 }
 

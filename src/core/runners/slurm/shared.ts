@@ -17,6 +17,8 @@ export interface SharedDir {
   /** The file's text, or null when it does not exist. */
   read(rel: string): Promise<string | null>;
   remove(rel: string): Promise<void>;
+  /** Removes a directory and everything below it (nothing there is not an error). */
+  removeTree(rel: string): Promise<void>;
   /** File names in a directory ([] when it does not exist). */
   list(rel: string): Promise<string[]>;
   /** Texts of the existing, non-empty files among rels. */
@@ -38,6 +40,7 @@ export function localDir(root: string): SharedDir {
     },
     read: (rel) => fs.readFile(at(rel), 'utf8').catch(() => null),
     remove: (rel) => fs.rm(at(rel), { force: true }),
+    removeTree: (rel) => fs.rm(at(rel), { recursive: true, force: true }),
     list: (rel) => fs.readdir(at(rel)).catch(() => []),
     async readMany(rels) {
       const out = new Map<string, string>();
@@ -76,6 +79,9 @@ export function sshDir(t: SshTarget, root: string): SharedDir {
     },
     async remove(rel) {
       await run(`rm -f ${shq(rel)}`, `removing ${rel}`);
+    },
+    async removeTree(rel) {
+      await run(`rm -rf -- ${shq(rel)}`, `removing ${rel}`);
     },
     async list(rel) {
       const out = await run(`[ -d ${shq(rel)} ] && ls -1A ${shq(rel)}; true`, `listing ${rel}`);
