@@ -21,6 +21,7 @@ import { CandidateStore } from '../src/core/store/candidates';
 import type { Judge } from '../src/core/strategy/judge';
 import { judgeStats } from '../src/core/strategy/judgeLog';
 import { initWorkspace } from '../src/core/workspace/init';
+import { writeOptsat } from '../test/fixtures/optsat';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const BUDGET = Number(process.env.BENCH_BUDGET ?? 6);
@@ -43,11 +44,7 @@ function simulatedJudge(seed: number): Judge {
 
 async function workspace(dir: string, strategy: string, tiers: boolean): Promise<string> {
   const seed = path.join(dir, 'seed');
-  const tiny = fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'seeds', 'tinysat', 'tinysat.c'), 'utf8');
-  fs.mkdirSync(path.join(seed, 'src'), { recursive: true });
-  fs.writeFileSync(path.join(seed, 'src', 'options.h'), '#define OPTIONS \\\n  OPTION (delay, 100000000, 0, 1000000000, "busy-loop iterations before solving") \\\n' + INERT.map((n) => `  OPTION (${n}, 5, 0, 10, "not read")`).join(' \\\n') + '\n');
-  fs.writeFileSync(path.join(seed, 'src', 'optsat.c'), '#include "options.h"\n#define OPTION(N, V, L, H, D) static const long opt_##N = V;\nOPTIONS\n#undef OPTION\n' + tiny.replace('int main(int argc, char **argv) {\n', `int main(int argc, char **argv) {\n  for (volatile long spin = 0; spin < opt_delay; spin++) {}\n${INERT.map((n) => `  (void) opt_${n};\n`).join('')}`));
-  fs.writeFileSync(path.join(seed, 'Makefile'), 'optsat: src/optsat.c src/options.h\n\t$(CC) -O2 -o optsat src/optsat.c\n');
+  writeOptsat(seed, path.join(ROOT, 'test', 'fixtures', 'seeds', 'tinysat', 'tinysat.c'), { delay: 100000000, inert: INERT });
   const ws = path.join(dir, 'ws');
   await initWorkspace({ dir: ws, seeds: [{ name: 'optsat', source: seed }], defaultRulesDir: path.join(ROOT, 'rules'), approver: { confirm: async () => true }, log: silentLogger });
   const cfg = path.join(ws, 'satlution.yaml');

@@ -17,14 +17,16 @@ import { initWorkspace } from '../../src/core/workspace/init';
 import { LlmTestServer } from '../fixtures/llmServer';
 import { CLI, FIXTURES, RULES, tempDir, write } from './helpers';
 import { tinysatCycleWorkspace } from './cycleWorkspace';
+import { cpuSpin, withCpuSpin, writeOptsat } from '../fixtures/optsat';
 
-const DELAY = '  for (volatile long spin = 0; spin < 150000000L; spin++) {} /* slow start: large enough to stand out of timing noise */\n';
+/** A slow start: 0.15 s of CPU time on any machine, far out of timing noise. */
+const DELAY = cpuSpin('150000000');
 
 async function workspace(approval: 'auto' | 'semi' = 'auto'): Promise<string> {
   const ws = await tinysatCycleWorkspace({ approval, perf: 8, perfSeed: 50 });
   // A slow champion, so that a challenger can really be faster.
   const src = path.join(ws, 'SATLUTION_0', 'tinysat.c');
-  fs.writeFileSync(src, fs.readFileSync(src, 'utf8').replace('int main(int argc, char **argv) {\n', `int main(int argc, char **argv) {\n${DELAY}`));
+  fs.writeFileSync(src, withCpuSpin(fs.readFileSync(src, 'utf8'), DELAY));
   return ws;
 }
 
@@ -179,10 +181,7 @@ describe('the offline tuner', function () {
   it('finds a faster setting of an option that really changes PAR-2, through the same gates and records', async () => {
     // optsat: tinysat whose start-up spin loop length is an option in src/options.h.
     const seed = tempDir();
-    const tiny = fs.readFileSync(path.join(FIXTURES, 'seeds', 'tinysat', 'tinysat.c'), 'utf8');
-    write(path.join(seed, 'src', 'options.h'), '#define OPTIONS \\\n  OPTION (delay, 400000000, 0, 1000000000, "busy-loop iterations before solving") \\\n  OPTION (unused, 5, 0, 10, "not read")\n');
-    write(path.join(seed, 'src', 'optsat.c'), '#include "options.h"\n#define OPTION(N, V, L, H, D) static const long opt_##N = V;\nOPTIONS\n#undef OPTION\n' + tiny.replace('int main(int argc, char **argv) {\n', 'int main(int argc, char **argv) {\n  for (volatile long spin = 0; spin < opt_delay; spin++) {}\n  (void) opt_unused;\n'));
-    write(path.join(seed, 'Makefile'), 'optsat: src/optsat.c src/options.h\n\t$(CC) -O2 -o optsat src/optsat.c\n');
+    writeOptsat(seed, path.join(FIXTURES, 'seeds', 'tinysat', 'tinysat.c'), { delay: 400000000, inert: ['unused'] });
     const ws = tempDir();
     await initWorkspace({ dir: ws, seeds: [{ name: 'optsat', source: seed }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
     const cfg = path.join(ws, 'satlution.yaml');

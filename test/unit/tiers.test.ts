@@ -4,6 +4,7 @@ import * as assert from 'node:assert/strict';
 import { readDuels } from '../../src/core/eval/duel';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { cpuSpin } from '../fixtures/optsat';
 import { metricsHistory } from '../../src/core/agents/context';
 import { tunerAgent } from '../../src/core/agents/tuner';
 import { planted3Sat } from '../../src/core/instances/generators';
@@ -96,7 +97,7 @@ describe('tiers: cycles', function () {
         const opt = path.join(candidateDir, 'src', 'options.h');
         fs.writeFileSync(opt, fs.readFileSync(opt, 'utf8').replace(/OPTION \(delay, \d+,/, 'OPTION (delay, 1000,'));
         const src = path.join(candidateDir, 'src', 'optsat.c');
-        fs.writeFileSync(src, fs.readFileSync(src, 'utf8').replace('  assign = calloc(nvars + 1, sizeof(int));', '  if (nvars >= 40) for (volatile long spin = 0; spin < 600000000L; spin++) {}\n  assign = calloc(nvars + 1, sizeof(int));'));
+        fs.writeFileSync(src, `#include <time.h>\n${fs.readFileSync(src, 'utf8').replace('  assign = calloc(nvars + 1, sizeof(int));', `  if (nvars >= 40)${cpuSpin('600000000')}  assign = calloc(nvars + 1, sizeof(int));`)}`);
         return { finished: true, detail: 'fast on perf, slow on 40-variable formulas' };
       },
     };

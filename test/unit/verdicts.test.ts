@@ -132,7 +132,8 @@ describe('verdicts that noise and drift cannot fool', function () {
     // recorded as drift unless their runs got clearly different shares of the CPU (drift.ts).
     assert.equal(raced[0]!.a.hash, champion.solver_hash, 'the race ran the stored binary again');
     const again = duelSide(raced[0]!, 'a');
-    const moved = differentLoad(champion.instances.filter((r) => again.some((x) => x.instance === r.instance)), again);
+    // As the engine compares them (drift.ts driftOf): the whole stored measurement against the race's runs.
+    const moved = differentLoad(champion.instances, again);
     const recorded = ((await readDrift(ws))?.observations ?? []).map((o) => [o.solver, o.from, o.on, o.n, o.diff_pct, o.drift_pct]);
     if (moved) assert.deepEqual(recorded, [], `other load (the champion's runs got ${moved.a.toFixed(2)} of a core, then ${moved.b.toFixed(2)}) is not drift`);
     else {
