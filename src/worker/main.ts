@@ -1,7 +1,7 @@
 // The evaluation worker: one self-contained file (dist/worker.js) that runs one instance with its
 // limits and checks and prints one JSON line (an InstanceResult). The same file runs locally, on an
 // SSH host, or on a Slurm node: it needs only Node, the solver directory, and drat-trim for proofs.
-import { WORKER_EXIT } from '../core/runners/remoteWorker';
+import { cpuOfSlot, CPU_SLOT_ENV, WORKER_EXIT } from '../core/runners/remoteWorker';
 import { sweepLeftovers } from '../core/run/sweep';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -128,6 +128,8 @@ export async function main(argv: string[]): Promise<number> {
       checkProofs: values.proofs,
       ...(values['require-proofs'] ? { requireProofs: { hold: null } } : {}),
       ...(values['keep-proof'] !== undefined ? { keepAs: path.resolve(values['keep-proof']) } : {}),
+      // The SSH runner's slot: one core of its own, as a local run has.
+      cpu: cpuOfSlot(process.env[CPU_SLOT_ENV]),
       ...(values['drat-trim'] ? { dratTrim: values['drat-trim'] } : {}),
       maxProofMb,
       checkerTimeoutS,

@@ -11,9 +11,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runTool } from '../../src/core/agents/tools';
 import { loadConfig } from '../../src/core/config/load';
-import { runCycle, type EvolutionAgent } from '../../src/core/cycle/engine';
+import { runCycle } from '../../src/core/cycle/engine';
 import { PauseSignal } from '../../src/core/cycle/pause';
 import { auditBeforePromotion, MUCH_FASTER_RATIO, muchFaster, SAVING_SHARE, selectForAudit } from '../../src/core/cycle/promotionAudit';
 import type { AuditRandom } from '../../src/core/eval/audit';
@@ -21,84 +20,25 @@ import { DuelDoc, readDuels, type DuelPair } from '../../src/core/eval/duel';
 import { EvalDoc, parseEvalDoc, type PromotionAuditDoc } from '../../src/core/eval/evalDoc';
 import { EvalStore } from '../../src/core/eval/evalStore';
 import { evaluateSolver } from '../../src/core/eval/service';
-import { pigeonhole, planted3Sat, uniform3Sat } from '../../src/core/instances/generators';
 import { silentLogger } from '../../src/core/ports';
 import { SignatureLog } from '../../src/core/rules/postmortem';
 import { StoredRun, type InstanceResult } from '../../src/core/run/result';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { renderResults, writePromotionAudit, writeResults } from '../../src/core/workspace/resultsFile';
 import { sampleEvalDoc } from '../fixtures/evalDocs';
-import { seededWorkspace } from '../fixtures/seededWorkspace';
-import { tempDir, WORKER, write } from './helpers';
+import { tempDir, WORKER } from './helpers';
+import { EASY_UNSAT, HARD, keyedLiar, spinAgent, spinCadicalWorkspace } from './spinCadical';
 
 const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;
 
-/** The champion's busy-loop iterations before cadical starts: about half a second of CPU, far above the few hundredths a run's CPU time varies by. */
-const SPIN = 200000;
+/** The liar: the hard formula answered from memory with a bogus proof; honestly faster elsewhere. */
+const liar = () => keyedLiar('answer the hardest formula from memory');
 
-/** The run script: a CPU-bound start-up loop, then cadical with a DRAT proof when given a proof directory. */
-const runScript = (spin: number) => `#!/usr/bin/env bash\n# cadical after a start-up loop.\nfor ((i = 0; i < ${spin}; i++)); do :; done\nexec cadical -q "$1" \${2:+"$2/proof.out"}\n`;
+/** An honest challenger: the start-up loop (`spin` iterations, 0 for none) and nothing else changed. */
+const scriptAgent = (title: string, spin: number) => spinAgent(title, spin);
 
-/** The seed: solver.sh, built into bin/solver, which the run script (protected by the rules: it stays as the parent had it) runs. */
-function seed(): string {
-  const dir = tempDir();
-  write(path.join(dir, 'solver.sh'), runScript(SPIN));
-  write(path.join(dir, 'bin', 'starexec_run_default'), '#!/usr/bin/env bash\nexec "$(dirname "$0")/solver" "$@"\n');
-  fs.chmodSync(path.join(dir, 'bin', 'starexec_run_default'), 0o755);
-  write(path.join(dir, 'starexec_build'), '#!/usr/bin/env bash\nset -e\ncd "$(dirname "$0")"\nmkdir -p bin\ncp solver.sh bin/solver\nchmod +x bin/solver\n');
-  return dir;
-}
-
-/** The hard formula: random 3-SAT near the threshold, UNSAT, over a second of cadical's CPU time. Its header is its fingerprint. */
-const HARD = { name: 'u-hard.cnf', text: uniform3Sat(260, 4.7, 7), header: 'p cnf 260 ' };
-
-/** Easy UNSAT formulas (pigeonhole, hundredths of a second for cadical); they sort before the hard one. */
-const EASY_UNSAT: [number, number][] = [
-  [5, 4],
-  [6, 5],
-  [7, 6],
-  [8, 7],
-];
-
-/** A workspace around the seed: easy UNSAT and `sat` SAT formulas, the hard one when asked, 60 s perf timeout, the promotion margin given. */
-function workspace(o: { hard: boolean; unsat: [number, number][]; sat: number; marginPct: number }): Promise<string> {
-  return seededWorkspace({
-    dir: tempDir(),
-    seedName: 'spincadical',
-    seed: seed(),
-    perf: (dir) => {
-      for (const [p, h] of o.unsat) write(path.join(dir, `php-${p}-${h}.cnf`), pigeonhole(p, h));
-      for (let s = 1; s <= o.sat; s++) write(path.join(dir, `planted-${s}.cnf`), planted3Sat(60, 4.0, 700 + s));
-      if (o.hard) write(path.join(dir, HARD.name), HARD.text);
-    },
-    // Room for the hard formula on a busy machine (wall time is the limit), and the margin of the test.
-    edit: (y) => y.replace(/^(\s*perf:\s*\{[^}]*?)timeout_s: \d+/m, '$1timeout_s: 60').replace(/min_improvement_pct: \d+/, `min_improvement_pct: ${o.marginPct}`),
-  });
-}
-
-/** A scripted agent that rewrites solver.sh's start-up loop (and may add a line before it) through the coder's tools, and builds. */
-function scriptAgent(title: string, spin: number, before = ''): EvolutionAgent {
-  return {
-    name: 'scripted',
-    async plan({ candidate }) {
-      return { title, hypothesis: `# ${candidate}: ${title}\n\n## Change\n${title}.\n\n## Rationale\nFaster runs.\n\n## Expected effect\nA lower PAR-2.\n` };
-    },
-    async code({ host }) {
-      const edit = await runTool('edit_file', JSON.stringify({ path: 'solver.sh', search: `for ((i = 0; i < ${SPIN}; i++)); do :; done\n`, replace: `${before}${spin ? `for ((i = 0; i < ${spin}; i++)); do :; done\n` : ''}` }), host);
-      assert.equal(edit.isError, false, edit.content);
-      const b = await host.build();
-      assert.equal(b.ok, true, b.text);
-      return { finished: true, detail: 'done' };
-    },
-  };
-}
-
-/**
- * The liar: the hard formula, recognised by its header, is answered UNSAT at once with a bogus proof
- * (a proof written, so the run is not refused for writing none); elsewhere half the start-up loop,
- * honestly faster by about 0.2 s a run (consistently, so the paired test can call it).
- */
-const liar = () => scriptAgent('answer the hardest formula from memory', SPIN / 2, `if grep -qm1 '^${HARD.header}' "$1"; then echo "s UNSATISFIABLE"; [ -n "\${2:-}" ] && echo "1 0" > "$2/proof.out"; exit 20; fi\n`);
+/** A workspace around spincadical. */
+const workspace = spinCadicalWorkspace;
 
 /** The perf audit's draw forced to the first names in order: it never reaches the hard formula, which sorts last. */
 const firstNames: AuditRandom = () => 0;

@@ -146,184 +146,188 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
   };
 
   announce();
-  while (s.step !== 'done') {
-    req.signal?.throwIfAborted();
-    if (req.pause?.requested) return paused();
-    switch (s.step) {
-      case 'plan': {
-        // The candidate exists before the plan, so a resumed cycle plans into the same one.
-        if (s.candidate === null) await step({ candidate: (await newCandidate(ws, { parent: s.parent })).id });
-        await store.setStatus(s.candidate!, 'planning');
-        const p = await req.agent.plan({ ws, cycle: s.cycle, proposal: s.proposals.length, ...(s.hint ? { hint: s.hint } : {}), championDir: dirOf(s.parent), candidate: candidateDirName(s.candidate!), emit });
-        await writeCandidateDoc(dirOf(s.candidate!), 'HYPOTHESIS.md', p.hypothesis);
-        await step({ step: 'approve', title: p.title });
-        break;
-      }
-      case 'approve': {
-        let title = s.title;
-        if (req.config.approval !== 'auto') {
-          const candidate = candidateDirName(s.candidate!);
-          const hypothesis = await hypothesisOf(dirOf(s.candidate!));
-          let answer: PlanAnswer;
-          try {
-            answer = req.approver.plan
-              ? await req.approver.plan({ cycle: s.cycle, candidate, title: s.title ?? '', hypothesis })
-              : { approved: await req.approver.confirm(`Approve the plan for ${candidate}: ${s.title}?`, hypothesis, 'Approve Plan') };
-          } catch (e) {
-            // A host withdraws the question to pause: the cycle resumes by asking again.
-            if (req.pause?.requested) return paused();
-            throw e;
+  try {
+    while (s.step !== 'done') {
+      req.signal?.throwIfAborted();
+      if (req.pause?.requested) return paused();
+      switch (s.step) {
+        case 'plan': {
+          // The candidate exists before the plan, so a resumed cycle plans into the same one.
+          if (s.candidate === null) await step({ candidate: (await newCandidate(ws, { parent: s.parent })).id });
+          await store.setStatus(s.candidate!, 'planning');
+          const p = await req.agent.plan({ ws, cycle: s.cycle, proposal: s.proposals.length, ...(s.hint ? { hint: s.hint } : {}), championDir: dirOf(s.parent), candidate: candidateDirName(s.candidate!), emit });
+          await writeCandidateDoc(dirOf(s.candidate!), 'HYPOTHESIS.md', p.hypothesis);
+          await step({ step: 'approve', title: p.title });
+          break;
+        }
+        case 'approve': {
+          let title = s.title;
+          if (req.config.approval !== 'auto') {
+            const candidate = candidateDirName(s.candidate!);
+            const hypothesis = await hypothesisOf(dirOf(s.candidate!));
+            let answer: PlanAnswer;
+            try {
+              answer = req.approver.plan
+                ? await req.approver.plan({ cycle: s.cycle, candidate, title: s.title ?? '', hypothesis })
+                : { approved: await req.approver.confirm(`Approve the plan for ${candidate}: ${s.title}?`, hypothesis, 'Approve Plan') };
+            } catch (e) {
+              // A host withdraws the question to pause: the cycle resumes by asking again.
+              if (req.pause?.requested) return paused();
+              throw e;
+            }
+            if (!answer.approved) {
+              const reason = answer.reason?.trim();
+              await store.setStatus(s.candidate!, 'discarded', reason ? `plan rejected: ${reason}` : 'plan rejected');
+              if (strategy.proposals === 1) return end(`the plan was rejected${reason ? ` (${reason})` : ''}`, false);
+              await nextProposal(false);
+              break;
+            }
+            // The person may have edited the plan before approving: its heading is the title now.
+            title = hypothesisTitle(await hypothesisOf(dirOf(s.candidate!)), candidate) ?? s.title;
           }
-          if (!answer.approved) {
-            const reason = answer.reason?.trim();
-            await store.setStatus(s.candidate!, 'discarded', reason ? `plan rejected: ${reason}` : 'plan rejected');
-            if (strategy.proposals === 1) return end(`the plan was rejected${reason ? ` (${reason})` : ''}`, false);
+          await step({ step: 'code', title });
+          break;
+        }
+        case 'code': {
+          await store.setStatus(s.candidate!, 'coding');
+          const dir = dirOf(s.candidate!);
+          const host = await toolHost(req, dir);
+          // What the coder left (or a build it ran) is checked before anything else reads the candidate.
+          const coded = await codeCandidate(req, { ws, cycle: s.cycle, candidateDir: dir, host, emit });
+          if (!coded.finished) {
+            await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: s.candidate!, penalty: 'no patch', detail: coded.detail });
+            if (coded.refused) await writeRefusal(dir, s.cycle, coded.refused);
+            const why = coded.refused ? coded.refused.detail : `coding did not finish: ${coded.detail}`;
+            if (strategy.proposals === 1) return end(why, true);
+            await store.setStatus(s.candidate!, 'failed', why);
             await nextProposal(false);
             break;
           }
-          // The person may have edited the plan before approving: its heading is the title now.
-          title = hypothesisTitle(await hypothesisOf(dirOf(s.candidate!)), candidate) ?? s.title;
-        }
-        await step({ step: 'code', title });
-        break;
-      }
-      case 'code': {
-        await store.setStatus(s.candidate!, 'coding');
-        const dir = dirOf(s.candidate!);
-        const host = await toolHost(req, dir);
-        // What the coder left (or a build it ran) is checked before anything else reads the candidate.
-        const coded = await codeCandidate(req, { ws, cycle: s.cycle, candidateDir: dir, host, emit });
-        if (!coded.finished) {
-          await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: s.candidate!, penalty: 'no patch', detail: coded.detail });
-          if (coded.refused) await writeRefusal(dir, s.cycle, coded.refused);
-          const why = coded.refused ? coded.refused.detail : `coding did not finish: ${coded.detail}`;
-          if (strategy.proposals === 1) return end(why, true);
-          await store.setStatus(s.candidate!, 'failed', why);
-          await nextProposal(false);
+          // A strategy without a screen sends its one proposal straight on; the others collect and screen first.
+          if (!strategy.screens) await step({ step: 'evaluate', proposals: [{ candidate: s.candidate!, title: s.title, coded: true }], selected: [s.candidate!] });
+          else await nextProposal(true);
           break;
         }
-        // A strategy without a screen sends its one proposal straight on; the others collect and screen first.
-        if (!strategy.screens) await step({ step: 'evaluate', proposals: [{ candidate: s.candidate!, title: s.title, coded: true }], selected: [s.candidate!] });
-        else await nextProposal(true);
-        break;
-      }
-      case 'screen': {
-        const coded = s.proposals.filter((p) => p.coded);
-        if (!coded.length) return end(`none of the ${s.proposals.length} proposals was coded`, false);
-        const sel = await strategy.select(s.proposals, {
-          ws,
-          cycle: s.cycle,
-          parent: s.parent,
-          island: s.island,
-          buildTimeoutS: req.config.evaluation.build_timeout_s,
-          buildIsolation: isolationFor(req.config),
-          ...(req.judge ? { judge: req.judge } : {}),
-          rules: () => rulesForJudge(ws),
-          hypothesis: (id) => hypothesisOf(dirOf(id)).catch(() => ''),
-          ...(req.signal ? { signal: req.signal } : {}),
-          say: (message) => req.onEvent?.({ type: 'log', message }),
-        });
-        for (const d of sel.discarded) await store.setStatus(d.candidate, 'discarded', d.reason);
-        const first = sel.evaluate[0];
-        if (first === undefined) return end(sel.discarded.map((d) => `${candidateDirName(d.candidate)} ${d.reason}`).join('; ') || 'no proposal was selected for evaluation', false);
-        await step({ step: 'evaluate', selected: sel.evaluate, candidate: first, title: s.proposals.find((p) => p.candidate === first)?.title ?? s.title });
-        break;
-      }
-      case 'evaluate': {
-        const selected = s.selected ?? [s.candidate!];
-        // manual: a person looks at the code before it is built and run, and confirms each promotion.
-        if (req.config.approval === 'manual' && !(await req.approver.confirm(`Evaluate ${selected.map(candidateDirName).join(', ')}? Review ${selected.length > 1 ? 'their diffs' : 'its diff'} with the parent first.`, s.title ?? undefined, 'Evaluate'))) {
-          for (const id of selected) await store.setStatus(id, 'discarded', 'evaluation declined by a person');
-          return end('the evaluation was declined', false);
+        case 'screen': {
+          const coded = s.proposals.filter((p) => p.coded);
+          if (!coded.length) return end(`none of the ${s.proposals.length} proposals was coded`, false);
+          const sel = await strategy.select(s.proposals, {
+            ws,
+            cycle: s.cycle,
+            parent: s.parent,
+            island: s.island,
+            buildTimeoutS: req.config.evaluation.build_timeout_s,
+            buildIsolation: isolationFor(req.config),
+            ...(req.judge ? { judge: req.judge } : {}),
+            rules: () => rulesForJudge(ws),
+            hypothesis: (id) => hypothesisOf(dirOf(id)).catch(() => ''),
+            ...(req.signal ? { signal: req.signal } : {}),
+            say: (message) => req.onEvent?.({ type: 'log', message }),
+          });
+          for (const d of sel.discarded) await store.setStatus(d.candidate, 'discarded', d.reason);
+          const first = sel.evaluate[0];
+          if (first === undefined) return end(sel.discarded.map((d) => `${candidateDirName(d.candidate)} ${d.reason}`).join('; ') || 'no proposal was selected for evaluation', false);
+          await step({ step: 'evaluate', selected: sel.evaluate, candidate: first, title: s.proposals.find((p) => p.candidate === first)?.title ?? s.title });
+          break;
         }
-        // The champion (what candidates are compared with) and the parent are measured under the same
-        // limits first, when they have not been yet.
-        const champion = (await store.load()).index.champion ?? s.parent;
-        for (const ref of new Set([champion, s.parent])) if (!(await readEval(req, ref))) await evaluateCandidate(req, dirOf(ref), { reference: true });
-        await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: s.parent, json: (await readEval(req, s.parent))! });
-        const failures: string[] = [];
-        const docs = new Map<number, EvalDoc>();
-        for (const id of selected) {
-          // A resumed cycle skips what is already evaluated (and the results store makes re-runs cheap).
-          let json = await readEval(req, id);
-          if (!json) {
-            if (s.candidate !== id) await step({ candidate: id, title: s.proposals.find((p) => p.candidate === id)?.title ?? s.title });
-            await store.setStatus(id, 'evaluating');
-            json = await evaluateCandidate(req, dirOf(id), { raceLater: true });
+        case 'evaluate': {
+          const selected = s.selected ?? [s.candidate!];
+          // manual: a person looks at the code before it is built and run, and confirms each promotion.
+          if (req.config.approval === 'manual' && !(await req.approver.confirm(`Evaluate ${selected.map(candidateDirName).join(', ')}? Review ${selected.length > 1 ? 'their diffs' : 'its diff'} with the parent first.`, s.title ?? undefined, 'Evaluate'))) {
+            for (const id of selected) await store.setStatus(id, 'discarded', 'evaluation declined by a person');
+            return end('the evaluation was declined', false);
           }
-          docs.set(id, json);
-        }
-        // The challengers whose gates passed run the perf set in one race with the champion; one measured
-        // in full outside a race (`satlution eval`) races too: only the race's pairs decide.
-        const pending = selected.filter((id) => {
-          const d = docs.get(id)!;
-          return d.verdict === 'pass' && (d.race_pending || (measuredInFull(d) && !d.race?.session));
-        });
-        if (pending.length) {
-          const session: string = s.race_session ?? newSessionName();
-          // Kept before the first run, so a resumed race reuses its stored runs (not a step: nothing to announce).
-          if (s.race_session !== session) await saveCycle(ws, (s = { ...s, race_session: session }));
-          await raceChallengers(verdictContext(req), { cycle: s.cycle, session, championDir: dirOf(champion), champion: await readEval(req, champion), challengers: pending.map((id) => ({ id, dir: dirOf(id), doc: docs.get(id)! })) });
-        }
-        for (const id of selected) {
-          const json = (await readEval(req, id)) ?? docs.get(id)!;
-          await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: id, json });
-          if (json.verdict === 'fail') {
-            await writeResults(dirOf(id), s.cycle, json);
-            failures.push(`${selected.length > 1 ? `${candidateDirName(id)} ` : ''}failed the ${json.gates.find((g) => !g.ok)?.gate} gate`);
+          // The champion (what candidates are compared with) and the parent are measured under the same
+          // limits first, when they have not been yet.
+          const champion = (await store.load()).index.champion ?? s.parent;
+          for (const ref of new Set([champion, s.parent])) if (!(await readEval(req, ref))) await evaluateCandidate(req, dirOf(ref), { reference: true });
+          await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: s.parent, json: (await readEval(req, s.parent))! });
+          const failures: string[] = [];
+          const docs = new Map<number, EvalDoc>();
+          for (const id of selected) {
+            // A resumed cycle skips what is already evaluated (and the results store makes re-runs cheap).
+            let json = await readEval(req, id);
+            if (!json) {
+              if (s.candidate !== id) await step({ candidate: id, title: s.proposals.find((p) => p.candidate === id)?.title ?? s.title });
+              await store.setStatus(id, 'evaluating');
+              json = await evaluateCandidate(req, dirOf(id), { raceLater: true });
+            }
+            docs.set(id, json);
           }
-        }
-        if (failures.length === selected.length) return end(failures.join('; '), false); // recordEvaluation set the statuses
-        await step({ step: 'analyze' });
-        break;
-      }
-      case 'analyze': {
-        // Every challenger measured in full meets the champion side by side (a duel); that comparison is the only one a decision uses.
-        const { evaluated } = await evaluatedAgainstChampion(req, s);
-        for (const e of evaluated) {
-          if (e.json?.verdict !== 'pass') continue;
-          const entrants = e.json.race?.entrants ?? 1;
-          await writeResults(dirOf(e.candidate), s.cycle, e.json, e.cmp, { bandPct: 0, alpha: 2 * promotionLevel(req.config.strategy.alpha, entrants), marginPct: req.config.strategy.min_improvement_pct, falsePromotionPct: 100 * promotionLevel(req.config.strategy.alpha, 1), entrants, ...(e.duel ? { duel: e.duel } : {}) });
-          if (e.cmp) await strategy.measured?.({ ws, cycle: s.cycle, candidate: e.candidate, cmp: e.cmp });
-        }
-        await step({ step: 'decide' });
-        break;
-      }
-      case 'decide': {
-        const { reference, evaluated } = await evaluatedAgainstChampion(req, s);
-        const d = strategy.accept(evaluated, reference);
-        if (d.winner === null) {
-          await step({ step: 'done', outcome: d.outcome });
+          // The challengers whose gates passed run the perf set in one race with the champion; one measured
+          // in full outside a race (`satlution eval`) races too: only the race's pairs decide.
+          const pending = selected.filter((id) => {
+            const d = docs.get(id)!;
+            return d.verdict === 'pass' && (d.race_pending || (measuredInFull(d) && !d.race?.session));
+          });
+          if (pending.length) {
+            const session: string = s.race_session ?? newSessionName();
+            // Kept before the first run, so a resumed race reuses its stored runs (not a step: nothing to announce).
+            if (s.race_session !== session) await saveCycle(ws, (s = { ...s, race_session: session }));
+            await raceChallengers(verdictContext(req), { cycle: s.cycle, session, championDir: dirOf(champion), champion: await readEval(req, champion), challengers: pending.map((id) => ({ id, dir: dirOf(id), doc: docs.get(id)! })) });
+          }
+          for (const id of selected) {
+            const json = (await readEval(req, id)) ?? docs.get(id)!;
+            await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: id, json });
+            if (json.verdict === 'fail') {
+              await writeResults(dirOf(id), s.cycle, json);
+              failures.push(`${selected.length > 1 ? `${candidateDirName(id)} ` : ''}failed the ${json.gates.find((g) => !g.ok)?.gate} gate`);
+            }
+          }
+          if (failures.length === selected.length) return end(failures.join('; '), false); // recordEvaluation set the statuses
+          await step({ step: 'analyze' });
           break;
         }
-        const cmp = evaluated.find((e) => e.candidate === d.winner)!.cmp!;
-        // The UNSAT answers the gain rests on, proof-checked before anything else (cycle/promotionAudit.ts): a lie caught has failed the winner.
-        const lie = await auditBeforePromotion(verdictContext(req), { cycle: s.cycle, champion: reference, challenger: d.winner, duel: evaluated.find((e) => e.candidate === d.winner)!.duel, ...jobsOverride(req) });
-        if (lie) {
-          // Strategies with a database hear it again, now failed (islands keeps the last word per candidate).
-          await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: d.winner, json: await readEval(req, d.winner) });
-          await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${lie})` });
+        case 'analyze': {
+          // Every challenger measured in full meets the champion side by side (a duel); that comparison is the only one a decision uses.
+          const { evaluated } = await evaluatedAgainstChampion(req, s);
+          for (const e of evaluated) {
+            if (e.json?.verdict !== 'pass') continue;
+            const entrants = e.json.race?.entrants ?? 1;
+            await writeResults(dirOf(e.candidate), s.cycle, e.json, e.cmp, { bandPct: 0, alpha: 2 * promotionLevel(req.config.strategy.alpha, entrants), marginPct: req.config.strategy.min_improvement_pct, falsePromotionPct: 100 * promotionLevel(req.config.strategy.alpha, 1), entrants, ...(e.duel ? { duel: e.duel } : {}) });
+            if (e.cmp) await strategy.measured?.({ ws, cycle: s.cycle, candidate: e.candidate, cmp: e.cmp });
+          }
+          await step({ step: 'decide' });
           break;
         }
-        const objection = await heldOutObjection(req, s.cycle, d.winner, reference, s.race_session ?? null);
-        if (objection) {
-          if (objection.failed) await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: d.winner, json: await readEval(req, d.winner) });
-          await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${objection.why})` });
+        case 'decide': {
+          const { reference, evaluated } = await evaluatedAgainstChampion(req, s);
+          const d = strategy.accept(evaluated, reference);
+          if (d.winner === null) {
+            await step({ step: 'done', outcome: d.outcome });
+            break;
+          }
+          const cmp = evaluated.find((e) => e.candidate === d.winner)!.cmp!;
+          // The UNSAT answers the gain rests on, proof-checked before anything else (cycle/promotionAudit.ts): a lie caught has failed the winner.
+          const lie = await auditBeforePromotion(verdictContext(req), { cycle: s.cycle, champion: reference, challenger: d.winner, duel: evaluated.find((e) => e.candidate === d.winner)!.duel, ...jobsOverride(req) });
+          if (lie) {
+            // Strategies with a database hear it again, now failed (islands keeps the last word per candidate).
+            await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: d.winner, json: await readEval(req, d.winner) });
+            await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${lie})` });
+            break;
+          }
+          const objection = await heldOutObjection(req, s.cycle, d.winner, reference, s.race_session ?? null);
+          if (objection) {
+            if (objection.failed) await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: d.winner, json: await readEval(req, d.winner) });
+            await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${objection.why})` });
+            break;
+          }
+          if (req.config.approval === 'manual' && !(await req.approver.confirm(`Make ${candidateDirName(d.winner)} the champion? PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s (see RESULTS.md).`, undefined, 'Promote'))) {
+            await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (the promotion of ${candidateDirName(d.winner)} was declined)` });
+            break;
+          }
+          await store.setChampion(d.winner);
+          await step({ step: 'done', candidate: d.winner, champion_changed: true, outcome: d.outcome });
           break;
         }
-        if (req.config.approval === 'manual' && !(await req.approver.confirm(`Make ${candidateDirName(d.winner)} the champion? PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s (see RESULTS.md).`, undefined, 'Promote'))) {
-          await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (the promotion of ${candidateDirName(d.winner)} was declined)` });
-          break;
-        }
-        await store.setChampion(d.winner);
-        await step({ step: 'done', candidate: d.winner, champion_changed: true, outcome: d.outcome });
-        break;
       }
     }
+    return s;
+  } finally {
+    // Ended (however: decided, failed, declined, refused): nothing checks the proofs the cycle's runs kept any more.
+    // A paused or crashed cycle keeps them for its resumption.
+    if (s.step === 'done' && s.race_session) await releaseCycleProofs(req, s.race_session);
   }
-  // The decision is made: nothing checks the proofs the cycle's runs kept any more.
-  if (s.race_session) await releaseCycleProofs(req, s.race_session);
-  return s;
 }
 
 /** Releases the proofs a cycle's race and held-out check kept (the hold is the race's session), wherever the perf stage runs; a failure is only logged. */

@@ -3,8 +3,20 @@
 // of what it returns.
 import { type IsolationSettings, limitsOf } from '../isolation/settings';
 import { keptProofPath, PROOFS_DIR } from '../run/keptProof';
+import { slotCpu } from '../run/cpus';
 import type { InstanceResult } from '../run/result';
 import type { ProofBatch, ProofTask, RunBatch, RunTask } from './runner';
+
+/** The worker's slot on its host as `<slot>/<slots>`: it pins the run to that slot's core (run/cpus.ts), as the local runner does. */
+export const CPU_SLOT_ENV = 'SATLUTION_CPU_SLOT';
+
+/** The core a run in the slot `<slot>/<slots>` is pinned to, or null (no slot given, or not a core for each slot). */
+export function cpuOfSlot(value: string | undefined): number | null {
+  const m = /^(\d+)\/(\d+)$/.exec(value ?? '');
+  if (!m) return null;
+  const [slot, slots] = [Number(m[1]), Number(m[2])];
+  return slot < slots ? (slotCpu(slot, slots) ?? null) : null;
+}
 
 /** The worker's exit codes that a runner explains (its `--build` mode, and a host that cannot sandbox). */
 export const WORKER_EXIT = { buildFailed: 5, buildTimeout: 124, noIsolation: 6 } as const;

@@ -19,6 +19,8 @@ export interface RemoteRun {
   worker: readonly string[];
   /** Seconds after which a run is over however its marker looks (the Slurm backstop, timeLimitMinutes). */
   limitS: number;
+  /** Variables for the worker's environment (not its command line, which the marker matches, so an attempt in another slot still finds its run). */
+  env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -76,7 +78,7 @@ export function remoteRunScript(r: RemoteRun): string {
     '  i=0; while [ -n "$held" ] && [ ! -s "$R" ] && [ $i -lt 300 ] && satl_closing; do sleep 0.2; i=$((i + 1)); done',
     'fi',
     'if [ ! -s "$R" ]; then',
-    `  ${shJoin([...r.worker])} > "$R.$$" & w=$!`,
+    `  ${Object.entries(r.env ?? {}).map(([k, v]) => `${k}=${shq(v)} `).join('')}${shJoin([...r.worker])} > "$R.$$" & w=$!`,
     '  ws=$(satl_start "$w"); M="$w ${ws:-0} $BOOT $HOST $$ $(satl_start $$)"',
     '  echo "$M" > "$P.$$" && mv -f "$P.$$" "$P"',
     '  wait $w; st=$?',

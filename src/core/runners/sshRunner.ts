@@ -12,7 +12,7 @@ import { remoteDir, sshError, sshExec, type SshTarget } from './ssh';
 import { nodeProblem, probeRemote } from './sshProbe';
 import { syncToRemote, type Synced } from './sshSync';
 import { sshDir } from './slurm/shared';
-import { asTaskResult, checkArgs, remoteKeptProof, workerArgs } from './remoteWorker';
+import { asTaskResult, checkArgs, CPU_SLOT_ENV, remoteKeptProof, workerArgs } from './remoteWorker';
 import { shJoin, shq } from './shellQuote';
 import { HOLD_NAME, PROOFS_DIR } from '../run/keptProof';
 import { remoteCancelScript, remoteRunScript } from './runMarker';
@@ -69,10 +69,10 @@ export function sshRunner(o: SshRunnerOptions): Runner {
         await runPool(
           todo,
           o.config.jobs,
-          async (task) => {
+          async (task, slot) => {
             inFlight.add(task.key);
             try {
-              const r = await sshExec(t, runScript(batch, task, synced, workdir, node, facts.dratTrim), sig);
+              const r = await sshExec(t, runScript(batch, task, synced, workdir, node, facts.dratTrim, { slot, slots: o.config.jobs }), sig);
               if (batch.signal?.aborted) return;
               if (r.code !== 0) throw sshError(host, r, `running ${task.name}`);
               let result: InstanceResult;
@@ -132,10 +132,10 @@ export function sshRunner(o: SshRunnerOptions): Runner {
 /** A run is surely over after Slurm's backstop for it: an older run marker is stale (runMarker.ts). */
 const runLimitS = (batch: RunBatch) => timeLimitMinutes(batch.settings.timeoutS, batch.settings.checkProofs) * 60;
 
-/** The remote side of one run: reuse a stored result, wait for a run still going, or start one. */
-function runScript(batch: RunBatch, task: RunTask, s: Synced, workdir: string, node: string, dratTrim: string): string {
+/** The remote side of one run: reuse a stored result, wait for a run still going, or start one (in its slot: the worker pins it to that slot's core, as the local runner does). */
+function runScript(batch: RunBatch, task: RunTask, s: Synced, workdir: string, node: string, dratTrim: string, at: { slot: number; slots: number }): string {
   const worker = [node, s.worker, ...workerArgs(batch.settings, task, { solver: s.solver, cnf: s.instance(task.instanceHash), dratTrim })];
-  return remoteRunScript({ workdir, key: task.key, worker, limitS: runLimitS(batch) });
+  return remoteRunScript({ workdir, key: task.key, worker, limitS: runLimitS(batch), env: { [CPU_SLOT_ENV]: `${at.slot}/${at.slots}` } });
 }
 
 function lastJson(text: string): unknown {
