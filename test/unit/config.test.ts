@@ -22,7 +22,7 @@ describe('config: satlution.yaml', () => {
     assert.deepEqual(c.stages.smoke, { set: 'smoke', timeout_s: 10, mem_mb: 2048, runner: 'local', check_proofs: true });
     assert.equal(c.stages.perf.check_proofs, false);
     assert.deepEqual(c.evaluation, {
-      proof_max_mb: 1024,
+      proof_max_mb: 2048,
       build_timeout_s: 600,
       output_max_mb: 256,
       disk_max_mb: 1024,

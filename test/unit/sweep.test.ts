@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { memoryJail, ownCgroup, type MemoryJail } from '../../src/core/run/limits';
 import { ownerTag, procStart } from '../../src/core/run/owner';
 import { sweepLeftovers } from '../../src/core/run/sweep';
+import { keptProofPath, proofRoot, releaseHold, sweepHolds } from '../../src/core/run/keptProof';
 import { tempDir, write } from './helpers';
 
 /** A child "evaluator": one jail, a sleep in it, one run directory in argv[2]; prints what it made. */
@@ -222,5 +223,38 @@ describe('sweepLeftovers: run directories by name', () => {
     assert.ok(fs.existsSync(path.join(target, 'proof', 'proof.drat')));
     assert.ok(fs.lstatSync(path.join(scratch, `satlution-run-${deadPid}-Ln1234`)).isSymbolicLink());
     assert.ok(fs.existsSync(path.join(scratch, `satlution-run-${deadPid}-Fl1234`)));
+  });
+});
+
+describe('sweepLeftovers: proofs kept for the audits (run/keptProof.ts)', () => {
+  it('removes the holds of dead evaluations and any hold untouched for two weeks; keeps live and recent ones; a remote host goes by age alone', async () => {
+    const scratch = tempDir('sweep-holds-');
+    const root = proofRoot(scratch);
+    const gone = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
+    const deadPid = Number(gone.stdout.trim());
+    const mk = (hold: string, ageDays = 0) => {
+      const file = keptProofPath(root, hold, 'ab'.repeat(16));
+      write(file, 'd 1 0\n');
+      const t = new Date(Date.now() - ageDays * 86400e3);
+      for (const f of [file, path.dirname(file)]) fs.utimesSync(f, t, t);
+      return path.dirname(file);
+    };
+    const dead = mk(`eval-${deadPid}-123-0badcafe`);
+    const old = mk('20261101T000000-abcdef12', 15);
+    const live = mk(`eval-${ownerTag()}-0123abcd`);
+    const race = mk('20261128T000000-abcdef12', 3);
+    // A remote host cannot tell whether an evaluator elsewhere lives: the dead one's hold stays there until it is old.
+    assert.deepEqual(await sweepHolds(root, { owners: false }), [old]);
+    const r = await sweepLeftovers({ scratchDirs: [scratch], cgroupBases: [] });
+    assert.deepEqual(r.dirs, [dead]);
+    assert.deepEqual([dead, old, live, race].map((d) => fs.existsSync(d)), [false, false, true, true]);
+    // Names that could leave the root are refused, never sanitized.
+    assert.throws(() => keptProofPath(root, '../x', 'ab'.repeat(16)), /not a hold name/);
+    assert.throws(() => keptProofPath(root, 'h', '../../etc'), /not a run key/);
+    // Released by keys (a dropped challenger's), then whole.
+    await releaseHold(root, `eval-${ownerTag()}-0123abcd`, ['ab'.repeat(16)]);
+    assert.deepEqual(fs.readdirSync(live), []);
+    await releaseHold(root, '20261128T000000-abcdef12');
+    assert.equal(fs.existsSync(race), false);
   });
 });

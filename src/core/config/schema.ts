@@ -448,7 +448,7 @@ export type CalibrationConfig = z.infer<typeof CalibrationSchema>;
 export const DEFAULT_DISK_MAX_MB = 1024;
 
 /** evaluation.proof_max_mb's default: one run's proof; also the worker's when not told. */
-export const DEFAULT_PROOF_MAX_MB = 1024;
+export const DEFAULT_PROOF_MAX_MB = 2048;
 
 /** evaluation.processes_max's default: processes and threads alive at once in one build or one run. */
 export const DEFAULT_PROCESSES_MAX = 256;
@@ -462,7 +462,7 @@ export const EvaluationSchema = z
     proof_max_mb: z.number().positive().default(DEFAULT_PROOF_MAX_MB).meta({
       description:
         "The most MB one run's DRAT proof may take. A run whose proof grows past it is stopped, and its answer counts as unsolved (a resource limit, as time and memory are); a larger proof is never checked. perf keeps each UNSAT answer's proof until the decisions that may check it are made, so a perf set needs up to this much per UNSAT answer in `scratch_dir`: raise it for long timeouts (a solver writes binary DRAT at several MB per second).",
-      examples: [1024, 32768],
+      examples: [2048, 32768],
     }),
     checker_timeout_s: z.number().positive().optional().meta({
       description: 'Time limit of one proof check (default: 3x the stage timeout). A proof not checked in time counts as unsolved.',

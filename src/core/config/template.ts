@@ -47,7 +47,7 @@ stages:
 
 # How answers are checked. SAT models are always checked against the formula.
 evaluation:
-  proof_max_mb: 1024        # one run's DRAT proof; a run whose proof grows past it is stopped (unsolved)
+  proof_max_mb: 2048        # one run's DRAT proof; a run whose proof grows past it is stopped (unsolved)
   build_timeout_s: 600
   output_max_mb: 256        # more output than this stops the run (counted as a crash)
   disk_max_mb: 1024         # a build's candidate directory, any file it writes, a run's scratch (HOME, TMPDIR, /tmp); more fails it
