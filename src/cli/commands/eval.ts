@@ -18,12 +18,15 @@ export const EVAL_HELP = `satlution eval SOLVER_DIR [--bench DIR_OR_SET] [--stag
 
 In a workspace, first checks SOLVER_DIR against .rules/ (the comply gate; --no-rules skips it). Then
 builds SOLVER_DIR (bash starexec_build) and runs the gates: every SAT model is checked against the
-formula, every UNSAT proof with drat-trim (where the stage checks proofs), every answer against the
-known one (meta.csv) or one proved earlier by another solver. Without --bench, the stages and sets of
+formula, every UNSAT proof with drat-trim (where the stage checks proofs; perf keeps each UNSAT
+answer's proof and checks a random sample of them afterwards: stages.perf.audit), every answer against
+the known one (meta.csv) or one proved earlier by another solver. --no-proofs takes UNSAT answers on
+trust. Without --bench, the stages and sets of
 satlution.yaml are used (--stage all: smoke, verify, perf). With --bench, that one set is run with the
 checks of --stage (default verify). Results are stored as each run ends: re-running resumes, and an
-identical binary is never benchmarked twice. --jobs N runs N instances at once on a local runner
-(default: the runner's jobs in satlution.yaml, else the cores less one).
+identical binary is never benchmarked twice (an UNSAT answer of perf only once its proof was checked).
+--jobs N runs N instances at once on a local runner, each pinned to a core of its own where there are
+enough (default: the runner's jobs in satlution.yaml, else the cores less one).
 Each stage runs on its runner from satlution.yaml (stages.<s>.runner, default local); --runner NAME
 runs every stage on that runner. An ssh runner uses the system ssh with your ~/.ssh/config
 (SATLUTION_SSH_CONFIG=FILE passes -F FILE instead). A slurm runner submits array jobs (here, or on

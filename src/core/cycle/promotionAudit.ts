@@ -137,11 +137,13 @@ export interface PromotionAuditRequest {
   jobs?: number;
 }
 
-/** The audit in a line, for the perf gate's detail and the cycle's outcome. */
-function summary(doc: PromotionAuditDoc): string {
-  const rows = [...doc.instances, ...(doc.held_out?.instances ?? [])];
+/** The audit in a line, for the perf gate's detail and the cycle's outcome (`held`: the held-out part's line). */
+function summary(doc: PromotionAuditDoc, held = false): string {
+  const rows = held ? (doc.held_out?.instances ?? []) : [...doc.instances, ...(doc.held_out?.instances ?? [])];
   const n = rows.length;
-  const head = `promotion audit: the proofs of ${n} UNSAT answer${n === 1 ? '' : 's'} much faster than ${doc.champion.solver}'s checked, as their runs wrote them`;
+  const where = held ? ' on the held-out set' : '';
+  if (!n) return `promotion audit: no UNSAT answer much faster than ${doc.champion.solver}'s${where} is left unproved`;
+  const head = `promotion audit: the proofs of ${n} UNSAT answer${n === 1 ? '' : 's'} much faster than ${doc.champion.solver}'s${where} checked, as their runs wrote them`;
   const lie = rows.find((x) => x.verdict === 'caught');
   const open = rows.filter((x) => x.verdict === 'not_audited');
   return lie ? `${head}; ${rows.filter((x) => x.verdict === 'caught').length} caught: ${lie.detail}` : `${head}; ${rows.length - open.length} verified${open.length ? `, ${open.length} unproved: ${open[0]!.detail}` : ''}`;
@@ -209,7 +211,7 @@ export async function auditBeforePromotion(ctx: VerdictContext, o: PromotionAudi
   const sel = selectForAudit({ duel: o.duel, ...(duelRuns ? { duelRuns } : {}), challenger: doc, champion: await evals.get(o.champion), on: ctx.config.evaluation.decide_on });
   const who = candidateDirName(o.challenger);
   if (sel.audit.length) ctx.log(`${who}: checking the proofs of the ${sel.audit.length} UNSAT answer${sel.audit.length === 1 ? '' : 's'} it gave much faster than ${candidateDirName(o.champion)}, as their runs wrote them (${sel.audit.map((q) => q.instance).join(', ')})`);
-  else ctx.log(`${who}: no UNSAT answer much faster than ${candidateDirName(o.champion)}'s is left unproved${sel.alreadyChecked.length ? ` (${sel.alreadyChecked.length} checked by the perf audit)` : ''}`);
+  else if (sel.alreadyChecked.length) ctx.log(`${who}: the ${sel.alreadyChecked.length} UNSAT answer${sel.alreadyChecked.length === 1 ? '' : 's'} it gave much faster than ${candidateDirName(o.champion)} were checked by the race's perf audit already`);
   const { rows, failures } = await checkQualifying(setting, sel.audit, duelRuns ?? new Map(doc.instances.map((r) => [r.instance, r])));
   const record: PromotionAuditDoc = {
     at: new Date().toISOString(),
@@ -246,14 +248,14 @@ export async function auditHeldOut(ctx: VerdictContext, o: PromotionAuditRequest
   if (wanted.length) ctx.log(`${candidateDirName(o.challenger)}: checking the proofs of the ${wanted.length} UNSAT answer${wanted.length === 1 ? '' : 's'} it gave much faster on the held-out set, as their runs wrote them`);
   const { rows, failures } = await checkQualifying(setting, wanted, runs);
   const next: PromotionAuditDoc = { ...record, held_out: { duel: o.heldOut.session, checked: rows.filter((i) => i.verdict !== 'not_audited').length, caught: failures.length, instances: rows }, caught: record.caught + failures.length };
-  return settle(ctx, o, { doc, gate, record: next, failures, dir: path.join(ctx.ws, candidateDirName(o.challenger)) });
+  return settle(ctx, o, { doc, gate, record: next, failures, dir: path.join(ctx.ws, candidateDirName(o.challenger)), held: true });
 }
 
 /** Keeps the record; a lie fails the candidate (document, status, RESULTS.md, post-mortem), an unproved answer only holds the promotion back. */
-async function settle(ctx: VerdictContext, o: PromotionAuditRequest, a: { doc: EvalDoc; gate: GateDoc; record: PromotionAuditDoc; failures: string[]; dir: string }): Promise<string | undefined> {
+async function settle(ctx: VerdictContext, o: PromotionAuditRequest, a: { doc: EvalDoc; gate: GateDoc; record: PromotionAuditDoc; failures: string[]; dir: string; held?: boolean }): Promise<string | undefined> {
   const { doc, gate, record, failures } = a;
   const evals = new EvalStore(ctx.ws);
-  const line = summary(record);
+  const line = summary(record, a.held);
   const who = candidateDirName(o.challenger);
   if (!failures.length) {
     await evals.write(o.challenger, { ...doc, gates: doc.gates.map((g) => (g === gate ? { ...g, promotion_audit: record } : g)) });

@@ -6,23 +6,17 @@
 import type { InstanceCache, InstanceSpec } from '../instances/instances';
 import type { InstanceResult } from '../run/result';
 import { localRunner } from '../runners/local';
-import type { ProofTask, Runner } from '../runners/runner';
+import type { ProofBatch, ProofTask, Runner } from '../runners/runner';
 import type { ResultsStore } from './resultsStore';
 
-/** Where kept proofs are found and how they are checked. */
-export interface KeptProofContext {
+/** Where kept proofs are found, and how each runner's batch of them is checked (drat-trim, its limits, parallel checks). */
+export interface KeptProofContext extends Omit<ProofBatch, 'hold' | 'tasks'> {
   cache: InstanceCache;
   store: ResultsStore;
   /** Resolves the runner a run kept its proof on; without it, the local one. */
   runners?: (name: string) => Runner;
   /** evaluation.scratch_dir: where the local runner keeps proofs. */
   scratchDir?: string;
-  dratTrim?: string;
-  checkerTimeoutS: number;
-  maxProofMb: number;
-  jobs: number;
-  signal?: AbortSignal;
-  onStatus?: (message: string) => void;
 }
 
 /** The runner named `name`, as the context resolves it. */
@@ -57,8 +51,9 @@ export async function checkKeptProofs(ctx: KeptProofContext, results: readonly I
   }
   await ctx.cache.save();
   for (const g of groups.values()) {
+    const { cache: _c, store: _s, runners: _r, scratchDir: _d, ...batch } = ctx;
     await runnerOf(ctx, g.runner).checkKept(
-      { hold: g.hold, tasks: g.tasks, ...(ctx.dratTrim ? { dratTrim: ctx.dratTrim } : {}), checkerTimeoutS: ctx.checkerTimeoutS, maxProofMb: ctx.maxProofMb, jobs: ctx.jobs, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.onStatus ? { onStatus: ctx.onStatus } : {}) },
+      { ...batch, hold: g.hold, tasks: g.tasks },
       async (task, judged) => {
         await ctx.store.settle(task.key, judged);
         out.set(task.name, judged);

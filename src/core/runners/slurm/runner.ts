@@ -22,7 +22,7 @@ import { HOLD_NAME, PROOFS_DIR } from '../../run/keptProof';
 import { localExec, type SlurmExec } from './exec';
 import { type Died, follow, type Progress, resultFile, submitOrAttach } from './job';
 import { syncToLocalDir } from './localSync';
-import { timeLimitMinutes } from './script';
+import { type ArrayOptions, timeLimitMinutes } from './script';
 import { localDir, resolveRemoteRoot, type SharedDir, sshDir, sshSlurmExec } from './shared';
 
 export type SlurmRunnerConfig = z.infer<typeof SlurmRunnerSchema>;
@@ -188,7 +188,7 @@ export function slurmRunner(o: SlurmRunnerOptions): Runner {
 }
 
 /** The array options every job of this runner shares; memory and time are the batch's. */
-function arrayOptions(c: SlurmRunnerConfig, site: SlurmSite, synced: Synced, jobName: string) {
+function arrayOptions(c: SlurmRunnerConfig, site: SlurmSite, synced: Synced, jobName: string): Omit<ArrayOptions, 'memMb' | 'timeLimitMin'> {
   return {
     jobName,
     workdir: site.dir.root,
