@@ -22,6 +22,7 @@ import { evaluateSolver } from '../../src/core/eval/service';
 import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
 import { silentLogger } from '../../src/core/ports';
 import type { RunnerEnv } from '../../src/core/runners/select';
+import { localRunner } from '../../src/core/runners/local';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { seededWorkspace } from '../fixtures/seededWorkspace';
 import { type Slurm, type Sshd, slurmUp, sshdUp } from './clusters';
@@ -97,10 +98,21 @@ describe('the measured run is the checked run: every perf run is the same kind o
     await collect('perf evaluation', b);
     // A race (two pinned lanes; no futility, so it runs every instance), a held-out duel (on the same formulas here), a calibration (A/A).
     const race = { racing: { ...config.evaluation.racing, enabled: false }, on: 'cpu' as const, reference: new Map<string, number>() };
-    await measureTogether({ ws, config, a, challengers: [b], purpose: 'decision', race, hold: 'race-probe', on: 'cpu', bandPct: 0, alpha: 0.01, runnerEnv: env, overrides: { jobs: 2 } });
-    await collect('race', b);
-    await measureTogether({ ws, config, a, challengers: [b], purpose: 'held-out', stopWhen: () => undefined, hold: 'race-probe', on: 'cpu', bandPct: 0, alpha: 0.01, runnerEnv: env, overrides: { bench: 'perf', jobs: 2 } });
-    await collect('held-out duel', b);
+    const hold = `race-probe-${process.pid}`;
+    const kept = path.join(os.tmpdir(), 'satlution-proofs', hold);
+    try {
+      const raced = await measureTogether({ ws, config, a, challengers: [b], purpose: 'decision', race, hold, on: 'cpu', bandPct: 0, alpha: 0.01, runnerEnv: env, overrides: { jobs: 2 } });
+      await collect('race', b);
+      // The challenger's UNSAT answers kept their proofs in the hold, each named by its run; the champion's side kept none.
+      const unsat = raced.duels[0]!.b.filter((r) => r.answer === 'UNSAT');
+      assert.deepEqual(fs.readdirSync(kept).sort(), unsat.map((r) => `${r.proof!.kept!.run}.proof`).sort());
+      assert.deepEqual(raced.duels[0]!.doc.pairs.filter((p) => p.b.answer === 'UNSAT').map((p) => p.b.run).sort(), unsat.map((r) => r.proof!.kept!.run).sort(), 'each pair names its run');
+      await measureTogether({ ws, config, a, challengers: [b], purpose: 'held-out', stopWhen: () => undefined, hold, on: 'cpu', bandPct: 0, alpha: 0.01, runnerEnv: env, overrides: { bench: 'perf', jobs: 2 } });
+      await collect('held-out duel', b);
+    } finally {
+      await localRunner().release(hold);
+    }
+    assert.equal(fs.existsSync(kept), false);
     await measureTogether({ ws, config, a: b, challengers: [b], purpose: 'calibration', on: 'cpu', bandPct: 0, alpha: 0.01, runnerEnv: env, overrides: { jobs: 2 } });
     await collect('calibration', b);
     assert.equal(seen.length, 4 * 8, 'every run of every kind left its log');
