@@ -12,7 +12,7 @@ import { DEFAULT_DISK_MAX_MB, DEFAULT_PROCESSES_MAX, DEFAULT_PROOF_MAX_MB } from
 import { buildSolver } from '../core/run/build';
 import { EvaluationAborted, runInstance } from '../core/run/runInstance';
 import { writeCandidateDoc } from '../core/workspace/candidateFs';
-import { checkKeptProof, proofRoot, sweepHolds } from '../core/run/keptProof';
+import { checkKeptProof, PROOFS_DIR, sweepHolds } from '../core/run/keptProof';
 import { InstanceResult } from '../core/run/result';
 
 const USAGE =
@@ -75,7 +75,7 @@ export async function main(argv: string[]): Promise<number> {
   // What a worker killed with SIGKILL on this host left: its solvers, cgroups and run directories;
   // and proofs kept in this workdir for an evaluator that died (by age: its liveness is not known here).
   await sweepLeftovers();
-  await sweepHolds(proofRoot(process.cwd()), { owners: false });
+  await sweepHolds(path.join(process.cwd(), PROOFS_DIR), { owners: false });
   if (values.build !== undefined) return build(path.resolve(values.build), Number(values.timeout), isolation);
   const timeoutS = Number(values.timeout);
   const memMb = Number(values.mem);

@@ -14,6 +14,7 @@ import { pigeonhole, planted3Sat, prng } from '../../src/core/instances/generato
 import { signaturesOf } from '../../src/core/rules/postmortem';
 import { StoredRun, type InstanceResult } from '../../src/core/run/result';
 import { tempDir, WORKER, write } from './helpers';
+import { proofRoot } from '../../src/core/run/keptProof';
 
 const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;
 const UNSAT = ['php-5-4.cnf', 'php-6-5.cnf', 'php-7-6.cnf', 'php-7-5.cnf', 'php-8-7.cnf'];
@@ -161,7 +162,7 @@ describe('perf audit: real solvers', function () {
     // The check is recorded on those runs; the hold is released when the evaluation ends.
     const latest = new Map(runs.map((r) => [r.key, r.result]));
     for (const i of g.audit!.instances) assert.equal(latest.get(i.run!)!.status, 'invalid_proof');
-    assert.deepEqual(fs.readdirSync(path.join(scratch, 'satlution-proofs')), [], 'no proof kept after the evaluation');
+    assert.deepEqual(fs.readdirSync(proofRoot(scratch)), [], 'no proof kept after the evaluation');
   });
 
   it('an honest solver passes; the audit checked the proofs its perf runs wrote, and those runs carry the verdict', async () => {
@@ -180,7 +181,7 @@ describe('perf audit: real solvers', function () {
     assert.ok(e.doc.instances.filter((i) => i.answer === 'UNSAT').every((i) => i.proof && i.proof.bytes > 0));
     const runs = storedRuns(ws);
     assert.equal(new Set(runs.map((r) => r.key)).size, 7, 'no run of its own for the audit');
-    assert.deepEqual(fs.readdirSync(path.join(scratch, 'satlution-proofs')), []);
+    assert.deepEqual(fs.readdirSync(proofRoot(scratch)), []);
     // Evaluated again: SAT answers and the checked UNSAT ones are reused with their evidence; the two
     // unchecked ones ran again (their proofs went with the first evaluation's hold).
     const again = await evaluate(ws, honest(), config('{ min: 0, share: 0.01 }', `evaluation: { scratch_dir: ${scratch} }\n`));

@@ -9,7 +9,6 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle, type EvolutionAgent } from '../../src/core/cycle/engine';
@@ -23,6 +22,7 @@ import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
 import { silentLogger } from '../../src/core/ports';
 import type { RunnerEnv } from '../../src/core/runners/select';
 import { localRunner } from '../../src/core/runners/local';
+import { PROOFS_DIR, proofRoot } from '../../src/core/run/keptProof';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { seededWorkspace } from '../fixtures/seededWorkspace';
 import { type Slurm, type Sshd, slurmUp, sshdUp } from './clusters';
@@ -99,7 +99,7 @@ describe('the measured run is the checked run: every perf run is the same kind o
     // A race (two pinned lanes; no futility, so it runs every instance), a held-out duel (on the same formulas here), a calibration (A/A).
     const race = { racing: { ...config.evaluation.racing, enabled: false }, on: 'cpu' as const, reference: new Map<string, number>() };
     const hold = `race-probe-${process.pid}`;
-    const kept = path.join(os.tmpdir(), 'satlution-proofs', hold);
+    const kept = path.join(proofRoot(), hold);
     try {
       const raced = await measureTogether({ ws, config, a, challengers: [b], purpose: 'decision', race, hold, on: 'cpu', bandPct: 0, alpha: 0.01, runnerEnv: env, overrides: { jobs: 2 } });
       await collect('race', b);
@@ -125,8 +125,8 @@ describe('the measured run is the checked run: every perf run is the same kind o
   });
 });
 
-/** A cycle's verdict on a liar: never promoted, failed with the lie named in RESULTS.md, and caught from the proof its race run wrote; nothing kept afterwards. */
-async function assertCaught(ws: string, s: CycleState, keptBelow: string): Promise<void> {
+/** A cycle's verdict on a liar: never promoted, failed with the lie named in RESULTS.md, and caught from the proof its race run wrote; nothing kept afterwards in `holds` (where its runner keeps them). */
+async function assertCaught(ws: string, s: CycleState, holds: string): Promise<void> {
   const shown = `${s.outcome}`;
   assert.equal(s.step, 'done');
   assert.equal(s.champion_changed, false, shown);
@@ -147,7 +147,7 @@ async function assertCaught(ws: string, s: CycleState, keptBelow: string): Promi
   const checked = doc.gates.flatMap((g) => [...(g.audit?.instances ?? []), ...(g.promotion_audit?.instances ?? [])]).find((i) => i.instance === HARD.name && i.verdict === 'caught');
   assert.ok(checked, JSON.stringify(doc.gates.map((g) => g.detail)));
   assert.equal(checked.run, hard.b.run, 'the checked proof is the race run\'s');
-  const left = path.join(keptBelow, 'satlution-proofs', decision.session);
+  const left = path.join(holds, decision.session);
   assert.equal(fs.existsSync(left), false, `the cycle's kept proofs are gone once it decided: ${fs.existsSync(left) ? fs.readdirSync(left).map((f) => `${f} ${fs.statSync(path.join(left, f)).mtime.toISOString()}`).join(', ') : ''} (now ${new Date().toISOString()})`);
 }
 
@@ -177,7 +177,7 @@ describe('the measured run is the checked run: liars keyed on what tells a measu
   it('local: a liar that lies only with one CPU in its mask is caught from its race run\'s proof, not promoted (and is, with proofs off)', async () => {
     const liar = () => keyedLiar('answer the hardest formula from memory when pinned', ONE_CPU);
     const ws = await liarWorkspace();
-    await assertCaught(ws, await cycleOf(ws, liar()), os.tmpdir());
+    await assertCaught(ws, await cycleOf(ws, liar()), proofRoot());
     // The attack is real: where UNSAT answers are taken on trust (the audit off), the same liar wins.
     const trusting = await liarWorkspace((y) => y.replace(/^(\s*perf:\s*\{[^}]*?)\}/m, '$1, audit: { min: 0, share: 0 } }'));
     const s = await cycleOf(trusting, liar());
@@ -188,7 +188,7 @@ describe('the measured run is the checked run: liars keyed on what tells a measu
     // In the sandbox this machine shows a solver no memory limit (a cgroup namespace, no /sys, no
     // RLIMIT_AS); without it, its run's cgroup does: the liar then lies in every measured run.
     const ws = await liarWorkspace((y) => y.replace(/^sandbox: on$/m, 'sandbox: off'));
-    await assertCaught(ws, await cycleOf(ws, keyedLiar('answer the hardest formula from memory under a memory limit', MEMORY_LIMIT)), os.tmpdir());
+    await assertCaught(ws, await cycleOf(ws, keyedLiar('answer the hardest formula from memory under a memory limit', MEMORY_LIMIT)), proofRoot());
   });
 });
 
@@ -211,9 +211,9 @@ describe('the measured run is the checked run: on an SSH host and on Slurm', fun
     const ws = await liarWorkspace((y) => y.replace(/^(\s*perf:\s*\{[^}]*?)runner: local/m, '$1runner: box').replace(/^runners:\n/m, `runners:\n  - { name: box, kind: ssh, host: ${sshd!.host}, workdir: ${JSON.stringify(workdir)}, jobs: 2, node: ${JSON.stringify(process.execPath)} }\n`));
     assert.equal((await loadConfig(ws)).stages.perf.runner, 'box');
     const s = await cycleOf(ws, keyedLiar('answer the hardest formula from memory when pinned', ONE_CPU), { workerFile: WORKER, sshArgs: ['-F', sshd!.config] });
-    await assertCaught(ws, s, workdir);
+    await assertCaught(ws, s, path.join(workdir, PROOFS_DIR));
     // The proofs were kept on the host, beside its runs, and checked there: its workdir holds the hold no more.
-    assert.ok(fs.existsSync(path.join(workdir, 'satlution-proofs')), 'proofs were kept in the host\'s workdir');
+    assert.ok(fs.existsSync(path.join(workdir, PROOFS_DIR)), 'proofs were kept in the host\'s workdir');
   });
 
   it('Slurm: the liar is caught from the proof its race run kept in the shared workdir (checked by a Slurm job), not promoted', async function () {
@@ -225,7 +225,7 @@ describe('the measured run is the checked run: on an SSH host and on Slurm', fun
     try {
       // On this Slurm (no CPU binding) a run sees the node's CPUs: the liar here lies wherever it runs.
       const s = await cycleOf(ws, keyedLiar('answer the hardest formula from memory'));
-      await assertCaught(ws, s, workdir);
+      await assertCaught(ws, s, path.join(workdir, PROOFS_DIR));
     } finally {
       if (saved === undefined) delete process.env.SLURM_CONF;
       else process.env.SLURM_CONF = saved;

@@ -9,7 +9,6 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
@@ -27,6 +26,7 @@ import { CandidateStore } from '../../src/core/store/candidates';
 import { renderResults, writePromotionAudit, writeResults } from '../../src/core/workspace/resultsFile';
 import { sampleEvalDoc } from '../fixtures/evalDocs';
 import { tempDir, WORKER } from './helpers';
+import { proofRoot } from '../../src/core/run/keptProof';
 import { EASY_UNSAT, HARD, keyedLiar, spinAgent, spinCadicalWorkspace } from './spinCadical';
 
 const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;
@@ -204,7 +204,7 @@ describe('promotion audit: real cycles', function () {
     assert.ok(hard.run && hard.run === decision.pairs.find((p) => p.instance === HARD.name)!.b.run, JSON.stringify(hard));
     assert.ok(storedRuns(ws).some((r) => r.key === hard.run && r.result.status === 'invalid_proof'), 'the verdict is recorded on that run');
     // The cycle is over: its kept proofs are gone.
-    assert.equal(fs.existsSync(path.join(os.tmpdir(), 'satlution-proofs', decision.session)), false);
+    assert.equal(fs.existsSync(path.join(proofRoot(), decision.session)), false);
     assert.ok(hard.champion_s > 10 * hard.challenger_s, JSON.stringify(hard));
     // Any other instance it checked (noise can make an easy one look twice as fast) was honest.
     assert.ok(pa.instances.every((i) => i.instance === HARD.name || i.verdict === 'ok'), JSON.stringify(pa.instances));

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { memoryJail, ownCgroup, type MemoryJail } from '../../src/core/run/limits';
 import { ownerTag, procStart } from '../../src/core/run/owner';
 import { sweepLeftovers } from '../../src/core/run/sweep';
-import { keptProofPath, proofRoot, releaseHold, sweepHolds } from '../../src/core/run/keptProof';
+import { keepProof, keptProofPath, proofRoot, releaseHold, sweepHolds } from '../../src/core/run/keptProof';
 import { tempDir, write } from './helpers';
 
 /** A child "evaluator": one jail, a sleep in it, one run directory in argv[2]; prints what it made. */
@@ -256,5 +256,26 @@ describe('sweepLeftovers: proofs kept for the audits (run/keptProof.ts)', () => 
     assert.deepEqual(fs.readdirSync(live), []);
     await releaseHold(root, '20261128T000000-abcdef12');
     assert.equal(fs.existsSync(race), false);
+  });
+
+  it('keeps proofs only in a root of this user\'s own: a link planted in its place is neither written through nor swept through', async () => {
+    const scratch = tempDir('sweep-holds-');
+    const elsewhere = tempDir('elsewhere-');
+    const victim = path.join(elsewhere, 'h1');
+    write(path.join(victim, 'ab'.repeat(16) + '.proof'), 'precious');
+    fs.utimesSync(victim, new Date(0), new Date(0));
+    // Another user of the shared temp directory got there first, with a link to a folder of theirs.
+    fs.symlinkSync(elsewhere, proofRoot(scratch));
+    const proof = path.join(tempDir(), 'proof.out');
+    write(proof, 'd 1 0\n');
+    await assert.rejects(keepProof(proof, keptProofPath(proofRoot(scratch), 'h2', 'cd'.repeat(16))), /is not a directory of this user's, so no proof is kept there/);
+    assert.equal(fs.existsSync(path.join(elsewhere, 'h2')), false);
+    await releaseHold(proofRoot(scratch), 'h1');
+    assert.deepEqual(await sweepHolds(proofRoot(scratch), { owners: true, maxAgeMs: 0 }), []);
+    assert.equal(fs.readFileSync(path.join(victim, 'ab'.repeat(16) + '.proof'), 'utf8'), 'precious');
+    // Its own root is made private.
+    const own = tempDir('own-');
+    await keepProof(proof, keptProofPath(proofRoot(own), 'h3', 'ef'.repeat(16)));
+    assert.equal(fs.statSync(proofRoot(own)).mode & 0o777, 0o700);
   });
 });

@@ -96,7 +96,7 @@ export async function auditPerf(req: AuditRequest): Promise<AuditOutcome> {
 export function auditSummary(doc: AuditDoc): string {
   if (doc.instances.length === 0) return 'audit: no UNSAT answers to check';
   const skipped = doc.instances.filter((i) => i.verdict === 'not_audited');
-  const head = doc.from === 'kept' ? `audit: the proofs of ${doc.instances.length} of ${doc.candidates} UNSAT answers checked, as their runs wrote them` : `audit: ${doc.instances.length} of ${doc.candidates} UNSAT answers re-run with proofs`;
+  const head = `audit: the proofs of ${doc.instances.length} of ${doc.candidates} UNSAT answers checked, as their runs wrote them`;
   if (doc.caught) return `${head}; ${doc.caught} caught: ${doc.instances.find((i) => i.verdict === 'caught')!.detail}`;
   return `${head}; ${doc.checked} verified${skipped.length ? `, ${skipped.length} ${skipped[0]!.detail}` : ''}`;
 }

@@ -12,11 +12,20 @@ import { ownerAlive, ownerTag } from './owner';
 import { checkProof, type ProofCheck } from './proof';
 import type { CheckResult, InstanceResult } from './result';
 
-/** The folder of holds below a machine's scratch: evaluation.scratch_dir (or the temp dir) here, the workdir on a remote host. */
+/** The folder of holds in a remote workdir (the runner's own); here, below the scratch directory, one per user (proofRoot). */
 export const PROOFS_DIR = 'satlution-proofs';
 
-/** Where a machine keeps proofs, below `scratch` (default: the system's temp directory). */
-export const proofRoot = (scratch?: string): string => path.join(scratch ?? os.tmpdir(), PROOFS_DIR);
+/**
+ * Where this machine keeps its runs' proofs, below `scratch` (default: the system's temp directory, which
+ * other users share): a folder of this user's own, private to it (keepProof makes it so).
+ */
+export const proofRoot = (scratch?: string): string => path.join(scratch ?? os.tmpdir(), `${PROOFS_DIR}-${process.getuid?.() ?? 'user'}`);
+
+/** Whether `dir` is a real directory of this user's (not a link, not another user's): only then are proofs kept or removed there. */
+async function ownDir(dir: string): Promise<boolean> {
+  const st = await fs.lstat(dir).catch(() => undefined);
+  return !!st && st.isDirectory() && (process.getuid === undefined || st.uid === process.getuid());
+}
 
 /** A hold's name: one path segment (a session name, or an evaluation's own hold). */
 export const HOLD_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$/;
@@ -40,9 +49,16 @@ export function keptProofPath(root: string, hold: string, key: string): string {
   return path.join(root, hold, `${key}.proof`);
 }
 
-/** Moves a finished run's proof into its hold: a rename on one filesystem, else a copy. */
+/**
+ * Moves a finished run's proof into its hold (`dest`, keptProofPath): a rename on one filesystem, else a
+ * copy. The root of holds is made private to this user; one that is a link or another user's is refused,
+ * so nobody else can choose where proofs go or swap one that waits for its check.
+ */
 export async function keepProof(file: string, dest: string): Promise<void> {
-  await fs.mkdir(path.dirname(dest), { recursive: true });
+  const root = path.dirname(path.dirname(dest));
+  await fs.mkdir(root, { recursive: true, mode: 0o700 });
+  if (!(await ownDir(root))) throw new Error(`${root} is not a directory of this user's, so no proof is kept there: remove it, or set evaluation.scratch_dir`);
+  await fs.mkdir(path.dirname(dest), { recursive: true, mode: 0o700 });
   try {
     await fs.rename(file, dest);
   } catch (e) {
@@ -54,7 +70,7 @@ export async function keepProof(file: string, dest: string): Promise<void> {
 
 /** Removes a hold, or only the proofs of these runs in it. */
 export async function releaseHold(root: string, hold: string, keys?: readonly string[]): Promise<void> {
-  if (!HOLD_NAME.test(hold)) return;
+  if (!HOLD_NAME.test(hold) || !(await ownDir(root))) return;
   if (!keys) return fs.rm(path.join(root, hold), { recursive: true, force: true });
   for (const k of keys) if (RUN_KEY.test(k)) await fs.rm(keptProofPath(root, hold, k), { force: true });
 }
@@ -67,6 +83,7 @@ export async function releaseHold(root: string, hold: string, keys?: readonly st
 export async function sweepHolds(root: string, o: { owners: boolean; maxAgeMs?: number }): Promise<string[]> {
   const removed: string[] = [];
   const now = Date.now();
+  if (!(await ownDir(root))) return removed;
   for (const e of await fs.readdir(root, { withFileTypes: true }).catch(() => [])) {
     if (!e.isDirectory() || !HOLD_NAME.test(e.name)) continue;
     const dir = path.join(root, e.name);

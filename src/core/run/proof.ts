@@ -30,11 +30,10 @@ export async function checkProof(r: ProofCheckRequest): Promise<ProofCheck> {
     proofMb,
     timeS: (Date.now() - t0) / 1000,
   });
-  const st = await fs.stat(r.proof).catch(() => undefined);
-  if (!st || st.size === 0) return done('missing', `UNSAT claimed without a proof (${st ? 'proof.out is empty' : 'no proof.out written'})`);
-  const mb = st.size / 2 ** 20;
-  const size = mb >= 1 ? `${mb.toFixed(0)} MB` : `${Math.ceil(st.size / 1024)} KB`;
-  if (mb > r.maxProofMb) return done('too_large', `the proof is ${size}, over the ${r.maxProofMb} MB cap`, mb);
+  const file = await proofFile(r.proof);
+  if (file.missing) return done('missing', `UNSAT claimed without a proof (${file.missing})`);
+  const mb = file.bytes / 2 ** 20;
+  if (mb > r.maxProofMb) return done('too_large', `the proof is ${proofSize(file.bytes)}, over the ${r.maxProofMb} MB cap`, mb);
   // -t: drat-trim's own time limit; ours (2 s later) is the hard one.
   const run = await runCaptured(r.dratTrim, [r.cnf, r.proof, '-t', String(Math.ceil(r.timeoutS))], { timeoutS: r.timeoutS + 2, keepBytes: 4000, ...(r.signal ? { signal: r.signal } : {}) });
   if (run.spawnError) return done('error', `cannot run drat-trim (${r.dratTrim}): ${run.spawnError}`, mb);
@@ -44,3 +43,17 @@ export async function checkProof(r: ProofCheckRequest): Promise<ProofCheck> {
   if (run.code === 0) return done('verified', 'drat-trim: s VERIFIED', mb);
   return done('rejected', `proof rejected by drat-trim (exit ${run.code}): ${verdict}`, mb);
 }
+
+/**
+ * A proof file as written: its size, or why there is none. Only a regular file counts (a link is not
+ * followed, a FIFO or device is never opened): a solver's proof.out is untrusted.
+ */
+export async function proofFile(file: string): Promise<{ bytes: number; missing?: string }> {
+  const st = await fs.lstat(file).catch(() => undefined);
+  if (!st) return { bytes: 0, missing: 'no proof.out written' };
+  if (!st.isFile()) return { bytes: 0, missing: 'proof.out is not a regular file' };
+  return st.size === 0 ? { bytes: 0, missing: 'proof.out is empty' } : { bytes: st.size };
+}
+
+/** A proof's size in words. */
+export const proofSize = (bytes: number): string => (bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(0)} MB` : `${Math.ceil(bytes / 1024)} KB`);

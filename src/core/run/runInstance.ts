@@ -7,7 +7,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkModel } from './model';
-import { checkProof } from './proof';
+import { checkProof, proofFile, proofSize } from './proof';
 import { keepProof } from './keptProof';
 import type { CheckResult, InstanceResult, RunStatus } from './result';
 import { formatRunLog, writeRunLog } from './runLog';
@@ -169,20 +169,20 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string): 
   }
   // Nothing to prove (solvers write an empty proof), and drat-trim would exit 1 on it ("trivial UNSAT").
   if (r.emptyClause) return proven({ kind: 'none', ok: true, time_s: 0, detail: 'the formula contains the empty clause' });
-  const proofFile = path.join(proofDir, 'proof.out');
-  const bytes = await fs.lstat(proofFile).then((st) => (st.isFile() ? st.size : 0), () => 0);
+  const proof = path.join(proofDir, 'proof.out');
+  const { bytes, missing } = await proofFile(proof);
   // Over the proof limit: stopped or not, a proof that large is never checked, so the answer counts as unsolved.
   if (bytes > r.maxProofMb * 2 ** 20) return contradicts ? wrong() : result('unknown', `UNSAT claimed on ${r.name}, but its proof is ${proofSize(bytes)}, over the ${r.maxProofMb} MB limit (evaluation.proof_max_mb): not checked, counted as unsolved`);
   if (!r.checkProofs && r.requireProofs) {
     // The SAT Competition's rule: an UNSAT answer counts only with the proof of the run that gave it.
-    if (bytes === 0) return contradicts ? wrong() : result('missing_proof', `UNSAT claimed on ${r.name} without a proof (${(await exists(proofFile)) ? 'proof.out is empty' : 'no proof.out written'}): every UNSAT answer in this stage must come with the DRAT proof its own run writes`);
+    if (missing) return contradicts ? wrong() : result('missing_proof', `UNSAT claimed on ${r.name} without a proof (${missing}): every UNSAT answer in this stage must come with the DRAT proof its own run writes`);
     if (contradicts) return wrong();
-    if (r.keepAs) await keepProof(proofFile, r.keepAs);
+    if (r.keepAs) await keepProof(proof, r.keepAs);
     return { ...result('solved', ''), proof: { bytes } };
   }
   if (!r.checkProofs) return contradicts ? wrong() : result('solved', '');
   if (!r.dratTrim) throw new Error('proof checking is on but no drat-trim binary is configured (scripts/setup-sat-tools.sh builds one)');
-  const pc = await checkProof({ dratTrim: r.dratTrim, cnf: r.cnf, proof: path.join(proofDir, 'proof.out'), timeoutS: r.checkerTimeoutS, maxProofMb: r.maxProofMb, ...(r.signal ? { signal: r.signal } : {}) });
+  const pc = await checkProof({ dratTrim: r.dratTrim, cnf: r.cnf, proof, timeoutS: r.checkerTimeoutS, maxProofMb: r.maxProofMb, ...(r.signal ? { signal: r.signal } : {}) });
   const check: CheckResult = { kind: 'drat', ok: pc.outcome === 'timeout' ? null : pc.ok, time_s: pc.timeS, detail: pc.detail };
   if (pc.outcome === 'error') throw new Error(pc.detail);
   if (pc.outcome === 'verified') return proven(check);
@@ -223,11 +223,6 @@ export function classifyRun(r: Pick<InstanceRunRequest, 'name' | 'timeoutS' | 'm
   if (out.exitCode !== want) return { status: 'crash', detail: `printed s ${out.answer} but exited with code ${out.exitCode} (expected ${want}) ${on}` };
   return undefined;
 }
-
-/** A proof's size in words. */
-const proofSize = (bytes: number) => (bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(0)} MB` : `${Math.ceil(bytes / 1024)} KB`);
-
-const exists = (f: string) => fs.lstat(f).then(() => true, () => false);
 
 function lastLine(text: string): string {
   const l = text.trim().split('\n').pop()?.trim();
