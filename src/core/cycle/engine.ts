@@ -37,7 +37,7 @@ import { newSessionName } from '../eval/duel';
 import { firstLook, heldOutLook } from '../eval/race';
 import { listSet } from '../instances/instances';
 import { planStages } from '../eval/plan';
-import { auditBeforePromotion, auditHeldOut } from './promotionAudit';
+import { auditBeforePromotion, auditHeldOut, type Objection } from './promotionAudit';
 import { measuredInFull } from '../eval/evalDoc';
 import type { AuditRandom } from '../eval/audit';
 import { releaseProofs } from '../eval/proofChecks';
@@ -335,7 +335,7 @@ async function releaseCycleProofs(req: CycleRequest, hold: string): Promise<void
   const runner = req.config.stages.perf.runner;
   try {
     const runners = stageRunners(req.config, [runner], req.runnerEnv ?? { workerFile: '' });
-    const errors = await releaseProofs({ runners, ...(req.config.evaluation.scratch_dir ? { scratchDir: req.config.evaluation.scratch_dir } : {}) }, hold, [runner]);
+    const errors = await releaseProofs({ runners }, hold, [runner]);
     for (const e of errors) req.log.warn(`could not remove the proofs kept for cycle session ${hold} on ${e}`);
   } catch (e) {
     req.log.warn(`could not remove the proofs kept for cycle session ${hold}: ${(e as Error).message}`);
@@ -450,14 +450,13 @@ async function evaluateCandidate(req: CycleRequest, dir: string, o: { reference?
  * champion, side by side in one session, on a set that took no part in selection. Returns why not, or
  * undefined when it passes.
  */
-async function heldOutObjection(req: CycleRequest, cycle: number, winner: number, champion: number, hold: string | null): Promise<{ why: string; failed?: boolean } | undefined> {
+async function heldOutObjection(req: CycleRequest, cycle: number, winner: number, champion: number, hold: string | null): Promise<Objection | undefined> {
   const set = req.config.stages.perf.holdout;
   if (!set) return undefined;
   const verdict = await heldOutVerdict(req, cycle, winner, champion, set, hold);
-  if (verdict.objection) return { why: verdict.objection };
+  if (verdict.objection) return { why: verdict.objection, failed: false };
   // Passed: the held-out answers its pass rests on are checked from the proofs their runs kept, as the race's were.
-  const lie = await auditHeldOut(verdictContext(req), { cycle, champion, challenger: winner, duel: undefined, heldOut: verdict.duel, bench: set, ...jobsOverride(req) });
-  return lie ? { why: lie, failed: /caught/.test(lie) } : undefined;
+  return auditHeldOut(verdictContext(req), { cycle, champion, challenger: winner, duel: undefined, heldOut: verdict.duel, bench: set, ...jobsOverride(req) });
 }
 
 /** The held-out duel (kept from a resumed run, else measured) and its objection, if any. */

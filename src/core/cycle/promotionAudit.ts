@@ -164,7 +164,7 @@ async function checkQualifying(setting: NonNullable<Awaited<ReturnType<typeof au
   const specs = (await listSet(setting.perf.dir)).filter((i) => wanted.some((q) => q.instance === i.name));
   const behind = wanted.map((q) => runs.get(q.instance) ?? unknownRun(q.instance));
   const checked = wanted.length ? await checkKeptProofs(setting.proofs, behind, specs) : new Map<string, InstanceResult>();
-  const judged = wanted.map((q) => ({ ...judgeAudit(checked.get(q.instance) ?? behind.find((r) => r.instance === q.instance)!, 'promotion audit'), q }));
+  const judged = behind.map((r, k) => ({ ...judgeAudit(checked.get(r.instance) ?? r, 'promotion audit'), q: wanted[k]! }));
   return {
     failures: judged.flatMap((j) => (j.failure ? [j.failure] : [])),
     rows: judged.map(({ failure: _f, q, ...j }) => ({ ...j, from: q.from, champion_s: q.champion_s, challenger_s: q.challenger_s, champion_status: q.champion_status })),
@@ -226,16 +226,16 @@ export async function auditBeforePromotion(ctx: VerdictContext, o: PromotionAudi
     caught: failures.length,
     instances: rows,
   };
-  return settle(ctx, o, { doc, gate, record, failures, dir: challengerDir });
+  return (await settle(ctx, o, { doc, gate, record, failures, dir: challengerDir }))?.why;
 }
 
 /**
  * After the held-out check passed: the UNSAT answers the winner gave much faster than the champion on
  * the held-out set, each checked from the proof its held-out run kept. Returns why the promotion must not
- * happen (a lie caught has failed the candidate), or undefined.
+ * happen (`failed`: a lie caught has failed the candidate), or undefined.
  */
-export async function auditHeldOut(ctx: VerdictContext, o: PromotionAuditRequest & { heldOut: DuelDoc; bench: string }): Promise<string | undefined> {
-  const setting = await auditSetting(ctx, { ...o, bench: o.bench });
+export async function auditHeldOut(ctx: VerdictContext, o: PromotionAuditRequest & { heldOut: DuelDoc; bench: string }): Promise<Objection | undefined> {
+  const setting = await auditSetting(ctx, o);
   if (!setting) return undefined;
   const evals = new EvalStore(ctx.ws);
   const doc = await evals.get(o.challenger);
@@ -251,8 +251,14 @@ export async function auditHeldOut(ctx: VerdictContext, o: PromotionAuditRequest
   return settle(ctx, o, { doc, gate, record: next, failures, dir: path.join(ctx.ws, candidateDirName(o.challenger)), held: true });
 }
 
+/** Why an audit holds a promotion back; `failed`: it caught a lie, which has failed the candidate. */
+export interface Objection {
+  why: string;
+  failed: boolean;
+}
+
 /** Keeps the record; a lie fails the candidate (document, status, RESULTS.md, post-mortem), an unproved answer only holds the promotion back. */
-async function settle(ctx: VerdictContext, o: PromotionAuditRequest, a: { doc: EvalDoc; gate: GateDoc; record: PromotionAuditDoc; failures: string[]; dir: string; held?: boolean }): Promise<string | undefined> {
+async function settle(ctx: VerdictContext, o: PromotionAuditRequest, a: { doc: EvalDoc; gate: GateDoc; record: PromotionAuditDoc; failures: string[]; dir: string; held?: boolean }): Promise<Objection | undefined> {
   const { doc, gate, record, failures } = a;
   const evals = new EvalStore(ctx.ws);
   const line = summary(record, a.held);
@@ -261,7 +267,8 @@ async function settle(ctx: VerdictContext, o: PromotionAuditRequest, a: { doc: E
     await evals.write(o.challenger, { ...doc, gates: doc.gates.map((g) => (g === gate ? { ...g, promotion_audit: record } : g)) });
     await writePromotionAudit(a.dir, record);
     ctx.log(`${who}: ${line}`);
-    return unproved([...record.instances, ...(record.held_out?.instances ?? [])]);
+    const why = unproved([...record.instances, ...(record.held_out?.instances ?? [])]);
+    return why ? { why, failed: false } : undefined;
   }
   const failed: EvalDoc = { ...doc, verdict: 'fail', gates: doc.gates.map((g) => (g === gate ? { ...g, ok: false, detail: line, failures: [...failures, ...g.failures].slice(0, 20), promotion_audit: record } : g)) };
   await evals.write(o.challenger, failed);
@@ -269,5 +276,5 @@ async function settle(ctx: VerdictContext, o: PromotionAuditRequest, a: { doc: E
   await writeResults(a.dir, o.cycle, failed);
   await postmortem(ctx.ws, who, failed);
   const caught = [...record.instances, ...(record.held_out?.instances ?? [])].find((i) => i.verdict === 'caught')!;
-  return `the promotion audit caught ${failures.length === 1 ? 'a lie' : `${failures.length} lies`}: ${caught.detail}`;
+  return { why: `the promotion audit caught ${failures.length === 1 ? 'a lie' : `${failures.length} lies`}: ${caught.detail}`, failed: true };
 }

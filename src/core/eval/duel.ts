@@ -257,7 +257,7 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     // results become its perf measurement. One dropped can never be promoted; its answers decide nothing.
     const audit = race?.outcome === 'survived' && !doc.fatal && plan.audit && auditOn(plan.audit) ? await auditStage({ ...ctx, solverDir: req.challengers[k]! }, perf, plan.audit, rb, instances) : undefined;
     // A dropped challenger's answers decide nothing: the proofs its runs kept go now.
-    if (req.hold && s.dropped) await releaseProofs({ runners, ...(ctx.scratchDir ? { scratchDir: ctx.scratchDir } : {}) }, req.hold, [perf.runner ?? 'local'], keptRuns(rb, req.hold));
+    if (req.hold && s.dropped) await releaseProofs({ runners }, req.hold, [perf.runner ?? 'local'], keptRuns(rb, req.hold));
     const checked = audit ? rb.map((r) => audit.checked.get(r.instance) ?? r) : rb;
     duels.push({ doc, cmp, a: paired, b: checked, ...(race ? { race, plan: perf } : {}), ...(audit ? { audit } : {}) });
   }
@@ -337,4 +337,4 @@ export const pairTimes = (p: DuelPair, timeoutS: number, on: TimeBasis): [number
 const brief = (r: InstanceResult) => ({ status: r.status, time_s: r.time_s, cpu_s: r.cpu_s ?? null, answer: r.answer, ...(r.proof?.kept ? { run: r.proof.kept.run } : {}) });
 
 /** The keys of the runs among `rs` that kept a proof in `hold`. */
-export const keptRuns = (rs: readonly InstanceResult[], hold: string): string[] => rs.flatMap((r) => (r.proof?.kept?.hold === hold ? [r.proof.kept.run] : []));
+const keptRuns = (rs: readonly InstanceResult[], hold: string): string[] => rs.flatMap((r) => (r.proof?.kept?.hold === hold ? [r.proof.kept.run] : []));

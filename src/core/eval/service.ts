@@ -122,7 +122,7 @@ export async function evaluateSolver(req: EvaluationRequest): Promise<Evaluation
   try {
     return await evaluateGates(req, { stages, runners, rules, tiered, raceLater, ...(hold ? { hold } : {}) });
   } finally {
-    const left = hold ? await releaseProofs({ runners, ...(config.evaluation.scratch_dir ? { scratchDir: config.evaluation.scratch_dir } : {}) }, hold, keeping.map((st) => st.runner ?? 'local')) : [];
+    const left = hold ? await releaseProofs({ runners }, hold, keeping.map((st) => st.runner ?? 'local')) : [];
     for (const e of left) req.onLog?.(`could not remove the proofs this evaluation kept (${hold}) on ${e}; a later evaluation there removes them after two weeks`);
   }
 }

@@ -13,7 +13,7 @@ export function localRunner(name = 'local', o: { scratchDir?: string } = {}): Ru
   return {
     name,
     async run(batch, onResult) {
-      const hold = batch.settings.requireProofs?.hold ?? undefined;
+      const hold = batch.settings.requireProofs?.hold;
       await runPool(
         batch.tasks,
         batch.jobs,
