@@ -7,6 +7,7 @@ import { EvalStore } from '../core/eval/evalStore';
 import { stalePerfMeasurements } from '../core/eval/staleSet';
 import { workspaceState } from '../core/config/lastGood';
 import { readCalibration, type CalibrationDoc } from '../core/eval/calibration';
+import { cpuMeasuredHere } from '../core/run/measurement';
 import { readSnapshot, type WorkspaceSnapshot } from '../core/workspace/snapshot';
 import type { Logger } from '../core/ports';
 import { Disposable } from './disposable';
@@ -17,6 +18,7 @@ export class WorkspaceModel extends Disposable {
   private current: WorkspaceSnapshot | undefined;
   private vacuous: ReadonlyMap<string, string[]> = new Map();
   private cal: CalibrationDoc | undefined;
+  private cpu: boolean | undefined;
   private stale: ReadonlyMap<string, string> = new Map();
   private watchedSets = '';
   private root: string | undefined;
@@ -43,6 +45,11 @@ export class WorkspaceModel extends Disposable {
   /** The kept noise calibration (`.satlution/calibration.json`), for the rule in force. */
   get calibration(): CalibrationDoc | undefined {
     return this.cal;
+  }
+
+  /** Whether this machine measures CPU time (run/measurement.ts), once known: the rule in force says wall time where it does not. */
+  get cpuHere(): boolean | undefined {
+    return this.cpu;
   }
 
   /** Per candidate directory: why its latest perf figures are from another version of the perf set (eval/staleSet.ts). */
@@ -82,6 +89,7 @@ export class WorkspaceModel extends Disposable {
       this.vacuous = root && this.current ? await new EvalStore(root).warnings(this.current.candidates.map((c) => c.dir)) : new Map();
       // A torn calibration.json is no reason to lose the whole snapshot: the rule then reads "not calibrated".
       this.cal = root && this.current ? await readCalibration(root).catch(() => undefined) : undefined;
+      this.cpu ??= root ? await cpuMeasuredHere() : undefined;
       // An unreadable set or cache only loses the marks, never the snapshot.
       const cfg = this.current?.config;
       this.stale = root && this.current && cfg?.ok ? await stalePerfMeasurements(root, cfg.config, this.current.candidates.map((c) => c.dir)).catch(() => new Map<string, string>()) : new Map();

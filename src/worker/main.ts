@@ -14,11 +14,13 @@ import { EvaluationAborted, runInstance } from '../core/run/runInstance';
 import { writeCandidateDoc } from '../core/workspace/candidateFs';
 import { checkKeptProof, PROOFS_DIR, sweepHolds } from '../core/run/keptProof';
 import { InstanceResult } from '../core/run/result';
+import { measurementHere } from '../core/run/measurement';
 
 const USAGE =
   'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--max-proof-mb MB] [--proofs --drat-trim PATH [--checker-timeout S] | --require-proofs [--keep-proof FILE]] [--max-output-mb MB] [--expected SAT|UNSAT] [--name NAME] [--sandbox on|off] [--disk-mb MB] [--processes N]\n' +
   '       worker --check-kept PROOF --cnf FILE --drat-trim PATH --result JSON [--checker-timeout S] [--max-proof-mb MB]\n' +
-  '       worker --build SOLVER_DIR [--timeout S] [--sandbox on|off] [--build-network] [--disk-mb MB] [--processes N]';
+  '       worker --build SOLVER_DIR [--timeout S] [--sandbox on|off] [--build-network] [--disk-mb MB] [--processes N]\n' +
+  '       worker --measurement';
 
 export async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -47,6 +49,8 @@ export async function main(argv: string[]): Promise<number> {
       // evaluation.disk_max_mb and evaluation.processes_max, from the runner's command line.
       'disk-mb': { type: 'string', default: String(DEFAULT_DISK_MAX_MB) },
       processes: { type: 'string', default: String(DEFAULT_PROCESSES_MAX) },
+      // How this host measures CPU time and bounds memory and processes (one JSON line: run/measurement.ts).
+      measurement: { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -55,6 +59,10 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (values['check-kept'] !== undefined) return checkKept(values);
+  if (values.measurement) {
+    process.stdout.write(JSON.stringify(await measurementHere()) + '\n');
+    return 0;
+  }
   const limits = { diskMaxMb: Number(values['disk-mb']), processesMax: Number(values.processes) };
   const badLimits = [
     !(limits.diskMaxMb > 0) ? `--disk-mb must be a positive number of MB, got "${values['disk-mb']}"` : '',

@@ -151,8 +151,11 @@ describe('Rules and Runners views', () => {
     assert.ok(local && local.kind === 'runner' && local.runner.kind === 'local');
     const found = (await vscode.commands.executeCommand('satlution.checkRunner', local)) as Record<string, { check: string; level: string }[]>;
     const checks = found[local.runner.name]!;
-    assert.deepEqual(checks.map((f) => f.check), ['node', 'cores', 'drat-trim', 'sandbox', 'memory limit', 'processes limit', 'disk limit', 'disk']);
+    assert.deepEqual(checks.map((f) => f.check), ['node', 'cores', 'drat-trim', 'sandbox', 'CPU time', 'memory limit', 'processes limit', 'disk limit', 'disk']);
     assert.equal(checks[0]!.level, 'ok');
+    // The Runners view says how the editor's own evaluator measures CPU time here (or what to do to get it).
+    const cpu = (checks as { check: string; level: string; detail?: string }[]).find((f) => f.check === 'CPU time')!;
+    assert.match(cpu.detail ?? '', cpu.level === 'ok' ? /of its own cgroup/ : /To get it: /);
     const shown = await a.runnersTree.getChildren(local);
     assert.equal(shown.filter((n) => n.kind === 'finding').length, checks.length, 'every finding is shown under the runner');
     // The editor shows whether evolved code runs sandboxed here.

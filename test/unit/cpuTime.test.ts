@@ -7,7 +7,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { accountingJail, memoryJail, ownCgroup } from '../../src/core/run/limits';
+import { ownCgroups } from '../../src/core/run/cgroups';
+import { accountingJail, memoryJail } from '../../src/core/run/limits';
 import { ownerTag } from '../../src/core/run/owner';
 import { InstanceResult, StoredRun } from '../../src/core/run/result';
 import { runInstance, type InstanceRunRequest } from '../../src/core/run/runInstance';
@@ -72,12 +73,11 @@ describe('CPU time of a run (cgroup accounting, in the sandbox)', function () {
     execFileSync('cc', ['-O1', '-o', spinBin, path.join(dir, 'spin.c')]);
     const probe = await memoryJail(16).catch(() => undefined);
     await probe?.dispose();
-    cgroups = !!probe && probe.method !== 'rlimit' && (await probeCpu(probe.method));
+    cgroups = !!probe?.cpu && (await probeCpu());
   });
 
-  /** Whether this machine's cgroups account CPU (v1: a writable cpuacct hierarchy; v2: always). */
-  async function probeCpu(method: string): Promise<boolean> {
-    if (method === 'cgroup-v2') return true;
+  /** Whether this machine's cgroups account CPU (v1: a writable cpuacct hierarchy; v2: always), checked on a real run. */
+  async function probeCpu(): Promise<boolean> {
     const j = await accountingJail();
     if (!j) return false;
     const [cmd, args] = j.wrap('true', []);
@@ -174,9 +174,9 @@ describe('CPU time of a run (cgroup accounting, in the sandbox)', function () {
 
   it('leaves none of its cgroups behind', async function () {
     needCgroups(this);
-    const own = ownCgroup();
+    const own = ownCgroups();
     const mine = `satlution-${ownerTag()}-`;
-    for (const base of [own.v1, own.cpuacct, own.v2].filter((b): b is string => !!b))
+    for (const base of [own.memory, own.cpuacct, own.v2].filter((b): b is string => !!b))
       assert.deepEqual(fs.readdirSync(base).filter((n) => n.startsWith(mine)), [], base);
   });
 });

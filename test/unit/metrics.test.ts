@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { subsetMeanCi, compareRuns, compareSeparate, cpuShare, normalCdf, wilcoxonSignedRank } from '../../src/core/eval/compare';
-import { computeMetrics, virtualBest } from '../../src/core/eval/metrics';
+import { basisOf, computeMetrics, virtualBest } from '../../src/core/eval/metrics';
 import { prng } from '../../src/core/instances/generators';
 import { explainComparison } from '../../src/core/explain';
 import type { InstanceResult, RunStatus } from '../../src/core/run/result';
@@ -125,6 +125,24 @@ describe('paired comparison', () => {
     assert.match(explainComparison(c, { alpha: 0.05, marginPct: 5 }), /the instances disagree: most differ the other way/);
     // Where they agree nothing changes.
     assert.equal(compareRuns(A, A.map((x) => ({ ...x, time_s: x.time_s * 0.7 })), T).ranks_disagree, undefined);
+  });
+
+  it('compares on CPU time only when every run compared has one, else on wall time for all: never a mix', () => {
+    const T = 100;
+    const inst = [...Array(20)].map((_, i) => `i${i}`);
+    // CPU says B is 30% faster; wall says B is 30% slower (a loaded machine while B ran).
+    const a = inst.map((n, i) => ({ ...r(n, 'solved', 10 + i, 'SAT'), cpu_s: 10 + i }));
+    const b = inst.map((n, i) => ({ ...r(n, 'solved', 1.3 * (10 + i), 'SAT'), cpu_s: 0.7 * (10 + i) }));
+    const onCpu = compareRuns(a, b, T, { on: 'cpu' });
+    assert.deepEqual([onCpu.on, onCpu.verdict], ['cpu', 'B faster']);
+    // One of B's runs has no CPU time (run where no cgroup could be made): the whole comparison is on wall time, and says so.
+    const gap = b.map((x, i) => (i === 7 ? { ...x, cpu_s: null } : x));
+    const onWall = compareRuns(a, gap, T, { on: 'cpu' });
+    assert.deepEqual([onWall.on, onWall.verdict], ['wall', 'A faster']);
+    assert.equal(onWall.par2B, gap.reduce((t, x) => t + x.time_s, 0) / gap.length, 'every figure is wall time');
+    assert.equal(basisOf('cpu', gap), 'wall');
+    assert.equal(basisOf('cpu', b), 'cpu');
+    assert.equal(basisOf('wall', b), 'wall');
   });
 
   it('calls nothing between two separate measurements whose runs got different shares of the CPU (other load)', () => {

@@ -85,11 +85,12 @@ describe('runner health', () => {
   };
   const base = 'seeds:\n  - { name: s, source: ./s }\n';
 
-  it('checks node, cores, drat-trim, the memory, processes and disk limits and disk space of a local runner', async () => {
+  it('checks node, cores, drat-trim, CPU time, the memory, processes and disk limits and disk space of a local runner', async () => {
     const c = config(base + 'runners: [{name: local, kind: local, jobs: 1}]\n');
     const f = await checkRunnerHealth(c.runners[0]!, c, tempDir());
-    assert.deepEqual(f.map((x) => x.check), ['node', 'cores', 'drat-trim', 'sandbox', 'memory limit', 'processes limit', 'disk limit', 'disk']);
-    assert.match(f.find((x) => x.check === 'processes limit')!.detail, /^256 per build or run, (enforced with cgroup-v[12] pids\.max|but no cgroup can hold it here)/);
+    assert.deepEqual(f.map((x) => x.check), ['node', 'cores', 'drat-trim', 'sandbox', 'CPU time', 'memory limit', 'processes limit', 'disk limit', 'disk']);
+    assert.match(f.find((x) => x.check === 'CPU time')!.detail, /^(user \+ system of each run's whole process tree, orphans included, from (cpuacct\.usage|cpu\.stat) of its own cgroup|not measured: .* To get it: )/);
+    assert.match(f.find((x) => x.check === 'processes limit')!.detail, /^256 per build or run, (enforced with cgroup-v[12] pids\.max|but (no cgroup can hold it here|the cgroup-v2 here has no pids controller))/);
     assert.match(f.find((x) => x.check === 'disk limit')!.detail, /^1024 MB for a build's directory/);
     assert.equal(f.find((x) => x.check === 'node')!.level, 'ok');
     assert.match(f.find((x) => x.check === 'cores')!.detail, /^1 parallel run on \d+ cores$/);

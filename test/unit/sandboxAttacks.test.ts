@@ -94,7 +94,7 @@ function cleanUp(): void {
 
 describe('sandbox: attacks by an answer-hunting solver gain nothing (local runner)', function () {
   this.timeout(180000);
-  let server: net.Server;
+  let server: net.Server | undefined;
   let connections = 0;
   let port = 0;
   const savedKey = process.env.OPENAI_API_KEY;
@@ -105,12 +105,13 @@ describe('sandbox: attacks by an answer-hunting solver gain nothing (local runne
       this.skip();
     }
     cleanUp();
-    server = net.createServer((s) => {
+    const listening = net.createServer((s) => {
       connections++;
       s.destroy();
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    port = (server.address() as net.AddressInfo).port;
+    server = listening;
+    await new Promise<void>((r) => listening.listen(0, '127.0.0.1', r));
+    port = (listening.address() as net.AddressInfo).port;
     process.env.OPENAI_API_KEY = CANARY;
   });
 
@@ -118,7 +119,7 @@ describe('sandbox: attacks by an answer-hunting solver gain nothing (local runne
     cleanUp();
     if (savedKey === undefined) delete process.env.OPENAI_API_KEY;
     else process.env.OPENAI_API_KEY = savedKey;
-    await new Promise((r) => server?.close(r));
+    if (server) await new Promise((r) => server!.close(r));
   });
 
   const evaluate = (ws: string, sandbox: 'on' | 'off', stage: 'all' | 'perf' = 'all'): Promise<Evaluation> =>

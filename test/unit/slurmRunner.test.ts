@@ -172,6 +172,9 @@ describe('Slurm runner (real Slurm)', function () {
     assert.match(by('cluster', 'node')!.detail, new RegExp(`Node\\.js v${process.versions.node}`));
     assert.match(by('cluster', 'accounting')!.detail, /no accounting/);
     assert.equal(by('cluster', 'disk')?.level, 'ok');
+    // How a compute node measures runs: the worker there, in a one-task step.
+    assert.equal(by('cluster', 'CPU time')?.level, 'ok', by('cluster', 'CPU time')?.detail);
+    assert.match(by('cluster', 'CPU time')!.detail, /orphans included, from (cpuacct\.usage|cpu\.stat) .* on a compute node$/);
     assert.deepEqual([by('nopart', 'slurm')?.level, /no partition "gpu-huge"/.test(by('nopart', 'slurm')!.detail)], ['error', true]);
   });
 

@@ -211,11 +211,15 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
     assert.deepEqual(pick(viaSsh), pick(local));
   });
 
-  it('checks the host: node, drat-trim, cores, disk; and explains what is missing', async () => {
+  it('checks the host: node, drat-trim, how runs are measured there, cores, disk; and explains what is missing', async () => {
     const c = ConfigSchema.parse({ seeds: [{ name: 's', source: '.' }] });
-    const ok = await checkRunnerHealth(sshConfig(), c, tempDir(), { sshArgs });
-    assert.deepEqual(ok.map((f) => f.check), ['connection', 'node', 'drat-trim', 'sandbox', 'cores', 'disk']);
+    const ok = await checkRunnerHealth(sshConfig(), c, tempDir(), { sshArgs, workerFile: WORKER });
+    assert.deepEqual(ok.map((f) => f.check), ['connection', 'node', 'drat-trim', 'sandbox', 'CPU time', 'memory limit', 'cores', 'disk']);
     for (const k of ['connection', 'node', 'disk']) assert.equal(ok.find((f) => f.check === k)!.level, 'ok', JSON.stringify(ok));
+    // The worker said it, on the host: this host's runs get a cgroup of their own, and it names the host.
+    const cpu = ok.find((f) => f.check === 'CPU time')!;
+    assert.equal(cpu.level, 'ok', cpu.detail);
+    assert.match(cpu.detail, /^user \+ system of each run's whole process tree, orphans included, from (cpuacct\.usage|cpu\.stat) .* on satlution-test-host$/);
     assert.match(ok.find((f) => f.check === 'node')!.detail, new RegExp(`Node.js ${process.version}`));
 
     const missing = await checkRunnerHealth(sshConfig({ node: '/nonexistent/node' }), c, tempDir(), { sshArgs });

@@ -6,7 +6,8 @@ import * as assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { memoryJail, ownCgroup, type MemoryJail } from '../../src/core/run/limits';
+import { ownCgroups } from '../../src/core/run/cgroups';
+import { memoryJail, type MemoryJail } from '../../src/core/run/limits';
 import { ownerTag, procStart } from '../../src/core/run/owner';
 import { sweepLeftovers } from '../../src/core/run/sweep';
 import { keepProof, keptProofPath, proofRoot, releaseHold, sweepHolds } from '../../src/core/run/keptProof';
@@ -111,7 +112,7 @@ describe('sweepLeftovers (real cgroups and processes)', function () {
     const e = await startEvaluator(scratch, childFile);
     assert.ok(e.cgroups.every((c) => fs.existsSync(c)) && fs.existsSync(e.dir));
     // With cgroup v1 the run's CPU time is counted in a cpuacct cgroup beside the memory one; it is swept too.
-    if (ownCgroup().v1 && ownCgroup().cpuacct) assert.equal(e.cgroups.length, 2, e.cgroups.join(' '));
+    if (ownCgroups().memory && ownCgroups().cpuacct) assert.equal(e.cgroups.length, 2, e.cgroups.join(' '));
     await sigkill(e);
     await new Promise((r) => setTimeout(r, 300));
     // The problem: the evaluator is gone, its solver and files are not.

@@ -1,3 +1,4 @@
+import { cpuFix } from '../../core/run/measurement';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config/load';
@@ -40,7 +41,7 @@ export function renderCalibration(doc: CalibrationDoc, on: 'wall' | 'cpu', minIm
   return [
     `${doc.solver} against itself on ${doc.n} instances, side by side (${doc.scope.runner}, ${doc.scope.machine}, timeout ${doc.scope.timeout_s} s)`,
     line('wall time', doc.wall),
-    doc.cpu ? line('CPU time ', doc.cpu) : 'CPU time: not measured on this machine (no cgroup); decisions use wall time',
+    doc.cpu ? line('CPU time ', doc.cpu) : `CPU time: not measured for every run on this machine, so decisions use wall time; to get it: ${cpuFix()}`,
     `decisions on ${on === 'cpu' && doc.cpu ? 'CPU' : 'wall'} time: a challenger needs a PAR-2 gain of at least ${minImprovementPct}% (min_improvement_pct) in its race with the champion, and the exact ratio test at one-sided ${allowedFalsePromotion(doc.alpha)} (shared among the race's challengers), so two identical solvers pass at most ${(100 * allowedFalsePromotion(doc.alpha)).toFixed(1)}% of the time whatever the band; this band (${used.band_pct.toFixed(1)}%) is for information`,
   ].join('\n') + '\n';
 }

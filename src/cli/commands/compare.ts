@@ -22,7 +22,8 @@ per-instance log time ratios (B's geometric-mean speed-up, one-sided p) and the 
 per-instance PAR-2 times. "B faster" only when the ratio test's p is under alpha / 2, the signed ranks and
 the PAR-2 difference point the same way, and the difference is larger than the noise band (--band,
 default: the workspace's calibration, else 0). --on picks the time compared
-(default: the workspace's evaluation.decide_on, else cpu; runs without CPU times use wall time).
+(default: the workspace's evaluation.decide_on, else cpu; CPU only when every run compared has a
+measured CPU time, else wall time for all of them, and the output says which).
 Two results measured at different moments carry the machine's drift between them: the band is raised
 to the drift the workspace has recorded between separate measurements of one binary (the median
 observation; one is recorded each time a cycle or calibrate measures the champion again); before any

@@ -1,3 +1,4 @@
+import { cpuMeasuredHere } from '../../core/run/measurement';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { workspaceState } from '../../core/config/lastGood';
@@ -30,7 +31,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
   if (!dir) throw new UsageError(`no satlution.yaml in ${values.dir} or above; create a workspace with \`satlution init\``);
   const show = async () => {
     const snap = await readSnapshot(dir);
-    const rule = snap.config.ok ? noiseRule(snap.config.config, await readCalibration(dir)) : undefined;
+    const rule = snap.config.ok ? noiseRule(snap.config.config, await readCalibration(dir), await cpuMeasuredHere()) : undefined;
     const warnings = await new EvalStore(dir).warnings(snap.candidates.map((c) => c.dir));
     if (values.json) process.stdout.write(JSON.stringify(toJson(snap, warnings, rule), values.watch ? undefined : null, values.watch ? undefined : 2) + '\n');
     else process.stdout.write((values.watch && process.stdout.isTTY ? '\x1b[2J\x1b[H' : '') + render(snap, warnings, rule) + judgeLine(await judgeStats(dir)));

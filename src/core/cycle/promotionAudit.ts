@@ -15,7 +15,7 @@ import { pairTimes, type DuelDoc } from '../eval/duel';
 import { measuredInFull, type EvalDoc, type GateDoc, type PromotionAuditDoc, type PromotionAuditedDoc } from '../eval/evalDoc';
 import { EvalStore } from '../eval/evalStore';
 import { proofContext } from '../eval/gates';
-import { par2Of, type TimeBasis } from '../eval/metrics';
+import { basisOf, par2Of, type TimeBasis } from '../eval/metrics';
 import { gateContext } from '../eval/plan';
 import { checkKeptProofs } from '../eval/proofChecks';
 import { type ResultsStore, solverIdentity } from '../eval/resultsStore';
@@ -102,12 +102,13 @@ export function selectForAudit(i: SelectionInput): { audit: Qualifying[]; alread
   const comparable = c && c.verdict === 'pass' && measuredInFull(c) && measuredInFull(i.challenger) && c.timeout_s !== null && c.timeout_s === i.challenger.timeout_s && (!c.perf_set || !i.challenger.perf_set || c.perf_set.version === i.challenger.perf_set.version);
   if (!comparable || !mine.length) return { audit: [], alreadyChecked: [] };
   const T = c.timeout_s!;
+  const on = basisOf(i.on, [...mine, ...c.instances]);
   const theirs = new Map(c.instances.map((r) => [r.instance, r]));
   const common = mine.filter((r) => theirs.has(r.instance));
-  const total = common.reduce((s, r) => s + par2Of(theirs.get(r.instance)!, T, i.on), 0);
+  const total = common.reduce((s, r) => s + par2Of(theirs.get(r.instance)!, T, on), 0);
   const found = common.flatMap((r): Qualifying[] => {
     const a = theirs.get(r.instance)!;
-    const t = { champion_s: par2Of(a, T, i.on), challenger_s: par2Of(r, T, i.on), champion_status: a.status };
+    const t = { champion_s: par2Of(a, T, on), challenger_s: par2Of(r, T, on), champion_status: a.status };
     return r.status === 'solved' && r.answer === 'UNSAT' && muchFaster(t, total) ? [{ instance: r.instance, from: 'evaluation', ...t }] : [];
   });
   return split(found, (name) => verified.has(name));

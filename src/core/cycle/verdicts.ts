@@ -8,7 +8,7 @@ import { compareRuns, type Comparison } from '../eval/compare';
 import { measureTogether, pairTimes, readDuels, type DuelDoc, type DuelPurpose, type TogetherRequest } from '../eval/duel';
 import { recordChampionDrift } from '../eval/drift';
 import { measuredInFull, type EvalDoc } from '../eval/evalDoc';
-import { par2Of } from '../eval/metrics';
+import { basisOf, par2Of } from '../eval/metrics';
 import { heldOutCall, type HeldOutCall, type RacePolicy } from '../eval/race';
 import { withRace } from '../eval/raceRecord';
 import { recordEvaluation } from '../eval/record';
@@ -48,7 +48,7 @@ export function promotionLevel(alpha: number, entrants: number): number {
 /** The race's order and caps: the champion's latest full measurement at the perf set's limits, or none to order by. */
 export function racePolicy(config: Config, champion: EvalDoc | undefined): RacePolicy {
   const usable = champion && champion.verdict === 'pass' && measuredInFull(champion) && champion.timeout_s === config.stages.perf.timeout_s;
-  const on = config.evaluation.decide_on;
+  const on = usable ? basisOf(config.evaluation.decide_on, champion.instances) : config.evaluation.decide_on;
   return { racing: config.evaluation.racing, on, reference: new Map(usable ? champion.instances.map((r) => [r.instance, par2Of(r, champion.timeout_s!, on)]) : []) };
 }
 

@@ -2,6 +2,7 @@
 // cycle log, champion changes, the usage ledger (paper Figs. 2-8), and the verdicts (the calibration and
 // the duels, verdicts.ts). Parsed evaluations and duels are cached by file size and mtime, so a refresh
 // after one new evaluation reads one file.
+import { cpuMeasuredHere } from '../run/measurement';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { hasCandidateDoc } from '../workspace/candidateFs';
@@ -213,7 +214,7 @@ export class DashboardSource {
     const duels = await this.duelFiles.read(this.ws, note);
     const cal = await readCalibration(this.ws).catch(() => undefined);
     if (!cal && (await fs.stat(calibrationFile(this.ws)).then(() => true, () => false))) note('calibration.json is not a calibration; shown as not calibrated');
-    const verdicts = verdictsData({ config: given.config, cal, cycles, duels: duels.map((d) => d.head), candidates: byId, evals, note });
+    const verdicts = verdictsData({ config: given.config, cal, cpuHere: await cpuMeasuredHere(), cycles, duels: duels.map((d) => d.head), candidates: byId, evals, note });
     // Only the duels this build's decisions show can be asked for: another duel's pairs are nobody's business here.
     const shown = new Set(verdicts.decisions.flatMap((x) => [x.duel?.session, x.heldOut?.session]));
     const fileOf = new Map(duels.filter((d) => shown.has(d.head.session)).map((d) => [d.head.session, d.file]));

@@ -32,10 +32,10 @@ const signed3 = (x: number) => Math.round(x * 1000) / 1000;
 const unit = (x: number) => Math.min(1, Math.max(0, Number.isFinite(x) ? +x.toPrecision(4) : 1));
 
 /** The rule in force (noiseRule), with the basis decisions really use and a form short enough for a 300 px sidebar. */
-export function ruleInForce(config: Config, cal: CalibrationDoc | undefined): DashRule {
-  const r = noiseRule(config, cal);
-  // As noiseRule says it: CPU time, unless the calibration found no CPU accounting on this machine.
-  const basis = r.on === 'cpu' && (!cal || cal.cpu) ? 'cpu' : 'wall';
+export function ruleInForce(config: Config, cal: CalibrationDoc | undefined, cpuHere?: boolean): DashRule {
+  const r = noiseRule(config, cal, cpuHere);
+  // As noiseRule says it: CPU time, unless this machine or its calibration measured none.
+  const basis = r.on === 'cpu' && (!cal || cal.cpu) && cpuHere !== false ? 'cpu' : 'wall';
   const short = `Decisions: ${basis === 'cpu' ? 'CPU' : 'wall'} time, raced side by side · exact ratio test · margin ${pct(r.marginPct)} · ≤${pct(r.falsePromotionPct)} false promotions`;
   return { on: r.on, basis, bandPct: r.bandPct, marginPct: r.marginPct, falsePromotionPct: r.falsePromotionPct, calibrated: r.calibrated, line: r.line, short };
 }
@@ -159,6 +159,8 @@ function decisionReason(d: Omit<DashDecision, 'why'>, o: { failure: string | nul
 export function verdictsData(o: {
   config: Config | undefined;
   cal: CalibrationDoc | undefined;
+  /** Whether this machine measures CPU time (run/measurement.ts). */
+  cpuHere?: boolean;
   cycles: readonly CycleState[];
   duels: readonly DuelHead[];
   candidates: ReadonlyMap<number, DashCandidate>;
@@ -216,7 +218,7 @@ export function verdictsData(o: {
     return { ...d, why: why.slice(0, 1200) };
   });
   return {
-    rule: o.config ? ruleInForce(o.config, cal) : null,
+    rule: o.config ? ruleInForce(o.config, cal, o.cpuHere) : null,
     noise: cal ? [...(cal.cpu ? [noiseRow('cpu', cal.cpu)] : []), noiseRow('wall', cal.wall)] : [],
     calibration: cal ? { at: cal.at, n: cal.n, machine: cal.scope.machine, solver: cal.solver, runner: cal.scope.runner, timeoutS: cal.scope.timeout_s } : null,
     decisions,

@@ -17,7 +17,7 @@ import { writeJsonAtomic } from '../store/atomic';
 import { BAND_LEVEL, compareRuns, relativeInterval } from './compare';
 import { recordChampionDrift } from './drift';
 import { measureSideBySide } from './duel';
-import { timeOn, type TimeBasis } from './metrics';
+import { basisOf, timeOn, type TimeBasis } from './metrics';
 import { planStages } from './plan';
 
 /** The noise of one time basis, from an A/A duel. */
@@ -120,7 +120,7 @@ export async function calibrate(o: { ws: string; config: Config; solverDir: stri
   if (duel.doc.fatal) throw new Error(`the calibration cannot use ${path.basename(o.solverDir)}: it failed against itself (${duel.doc.fatal.detail})`);
   const solved = duel.a.filter((r) => r.status === 'solved').length;
   if (solved === 0) throw new Error(`the calibration cannot use ${path.basename(o.solverDir)}: it solved none of the perf set within the timeout, so there is no time to measure noise on`);
-  const hasCpu = duel.a.some((r) => r.cpu_s !== null && r.cpu_s !== undefined);
+  const hasCpu = basisOf('cpu', [...duel.a, ...duel.b]) === 'cpu';
   const doc: CalibrationDoc = {
     at: new Date().toISOString(),
     scope,
@@ -165,13 +165,16 @@ export interface NoiseRule {
   line: string;
 }
 
-/** The rule a workspace's decisions follow now, from its config and kept calibration. */
-export function noiseRule(config: Config, cal: CalibrationDoc | undefined): NoiseRule {
+/**
+ * The rule a workspace's decisions follow now, from its config and kept calibration; `cpuHere`: whether
+ * this machine measures CPU time (run/measurement.ts), where the host knows: without it, decisions are on wall time.
+ */
+export function noiseRule(config: Config, cal: CalibrationDoc | undefined, cpuHere?: boolean): NoiseRule {
   const on = config.evaluation.decide_on;
   const bandPct = bandFor(cal, on);
   const marginPct = config.strategy.min_improvement_pct;
   const falsePromotionPct = 100 * allowedFalsePromotion(config.strategy.alpha);
-  const basis = on === 'cpu' && (!cal || cal.cpu) ? 'CPU' : 'wall';
+  const basis = on === 'cpu' && (!cal || cal.cpu) && cpuHere !== false ? 'CPU' : 'wall';
   const band = cal ? `noise band ${bandPct.toFixed(1)}% (calibrated ${cal.at.slice(0, 10)}, ${cal.n} instances; for information)` : 'exact ratio test, no noise band needed';
   return {
     on,

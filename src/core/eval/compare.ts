@@ -3,7 +3,7 @@
 // PAR-2 times (its direction must agree), and a confidence interval of the PAR-2 difference (from random
 // subsets of the pairs). Solver timings are noisy by a few percent; a bare PAR-2 delta is not evidence.
 import { prng } from '../instances/generators';
-import { par2Of, type TimeBasis } from './metrics';
+import { basisOf, par2Of, type TimeBasis } from './metrics';
 import type { InstanceResult } from '../run/result';
 
 export interface Comparison {
@@ -89,8 +89,8 @@ export function compareSeparate(a: InstanceResult[], b: InstanceResult[], timeou
  */
 export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: number, opts: { alpha?: number; resamples?: number; seed?: number; on?: TimeBasis; bandPct?: number } = {}): Comparison {
   const alpha = opts.alpha ?? 0.05;
-  const on = opts.on ?? 'wall';
   const pairs = pairUp(a, b);
+  const on = basisOf(opts.on ?? 'wall', pairs.flat());
   const { ta, tb, d } = pairedPar2(pairs, timeoutS, on);
   const wil = wilcoxonSignedRank(d);
   const ci = subsetMeanCi(d, opts.resamples ?? 10000, opts.seed ?? 1);

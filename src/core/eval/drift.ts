@@ -15,7 +15,7 @@ import { writeJsonAtomic } from '../store/atomic';
 import { differentLoad, relativeInterval } from './compare';
 import { measuredInFull } from './evalDoc';
 import { EvalStore } from './evalStore';
-import type { TimeBasis } from './metrics';
+import { basisOf, type TimeBasis } from './metrics';
 
 /** One A/A pair of separate measurements: the champion's stored evaluation and a later measurement of the same binary. */
 export const DriftObservation = z.object({
@@ -65,9 +65,11 @@ export function driftOf(stored: readonly InstanceResult[], now: readonly Instanc
 
 /** Records one observation (if the two measurements can show drift); returns it. */
 export async function recordDrift(ws: string, o: { solver: string; from: DriftObservation['from']; stored: readonly InstanceResult[]; now: readonly InstanceResult[]; timeoutS: number; on: TimeBasis }): Promise<DriftObservation | undefined> {
-  const d = driftOf(o.stored, o.now, o.timeoutS, o.on);
+  // CPU only where both measurements have it for every run: never a drift of wall time filed as CPU.
+  const on = basisOf(o.on, [...o.stored, ...o.now]);
+  const d = driftOf(o.stored, o.now, o.timeoutS, on);
   if (!d) return undefined;
-  const obs: DriftObservation = { at: new Date().toISOString(), solver: o.solver, from: o.from, on: o.on, ...d };
+  const obs: DriftObservation = { at: new Date().toISOString(), solver: o.solver, from: o.from, on, ...d };
   const doc = (await readDrift(ws)) ?? { version: 1 as const, observations: [] };
   await fs.mkdir(path.dirname(driftFile(ws)), { recursive: true });
   await writeJsonAtomic(driftFile(ws), { version: 1, observations: [...doc.observations, obs].slice(-MAX_OBSERVATIONS) });

@@ -25,7 +25,7 @@ import { writeJsonAtomic } from '../store/atomic';
 import { compareRuns, type Comparison } from './compare';
 import { auditStage, runStage, type StagePlan } from './gates';
 import { auditOn, type AuditOutcome, type AuditRandom } from './audit';
-import { par2Of, timeOn, type TimeBasis } from './metrics';
+import { basisOf, par2Of, timeOn, type TimeBasis } from './metrics';
 import { capFor, firstLook, futility, FUTILITY_BETA, lowerBound, raceLook, raceOrder, raceSettle, RaceDoc, type RacePolicy } from './race';
 import { runSession, type SessionSide, type Side } from './raceRuns';
 import { gateContext, type PlanOverrides } from './plan';
@@ -241,7 +241,7 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
       set: perf.dir,
       runner: perf.runner ?? 'local',
       timeout_s: perf.timeoutS,
-      on: req.on,
+      on: cmp.on,
       started_at: started,
       ended_at: ended,
       block: lanes > 1 ? 1 : slots,
@@ -288,7 +288,9 @@ const fatalOf = (side: 'A' | 'B', rs: readonly InstanceResult[]) => {
 
 /** A challenger's race as its documents keep it. */
 function raceDoc(o: { s: SessionSide; paired: InstanceResult[]; rb: InstanceResult[]; of: number; timeoutS: number; on: TimeBasis; policy: RacePolicy; entrants: number; session: string }): RaceDoc {
-  const { s, timeoutS, on } = o;
+  const { s, timeoutS } = o;
+  // CPU only where every run of the race has a CPU time (metrics.ts basisOf).
+  const on = basisOf(o.on, [...o.paired, ...o.rb]);
   const byB = new Map(o.rb.map((r) => [r.instance, r]));
   const pairs = o.paired.map((x) => ({ champion: par2Of(x, timeoutS, on), challenger: lowerBound(byB.get(x.instance)!, s.caps.get(x.instance) ?? timeoutS, timeoutS, on) }));
   const call = futility(pairs, o.of, o.policy.racing);

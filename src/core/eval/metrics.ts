@@ -26,6 +26,16 @@ export const THRESHOLDS = [0.06, 0.12, 0.2, 0.4, 0.6, 0.9];
 /** Which time a comparison is made on: wall clock (PAR-2 as competitions define it) or the process tree's CPU time. */
 export type TimeBasis = 'wall' | 'cpu';
 
+/**
+ * The basis a figure over `runs` may be on: CPU only when every one of them has a measured CPU time,
+ * else wall time for all of them, so a figure never mixes the two nor calls wall time CPU time.
+ */
+export const basisOf = (on: TimeBasis, runs: Iterable<{ cpu_s?: number | null }>): TimeBasis => {
+  if (on === 'wall') return 'wall';
+  for (const r of runs) if (r.cpu_s === undefined || r.cpu_s === null) return 'wall';
+  return 'cpu';
+};
+
 /** A run's time on a basis; CPU time falls back to wall time where it was not measured (no cgroup). */
 export const timeOn = (r: Pick<InstanceResult, 'time_s'> & { cpu_s?: number | null }, on: TimeBasis): number => (on === 'cpu' && r.cpu_s !== undefined && r.cpu_s !== null ? r.cpu_s : r.time_s);
 

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { RacingConfig } from '../config/schema';
 import type { InstanceResult } from '../run/result';
 import { logRatios, normalQuantile, ratioTest } from './compare';
-import { par2Of, type TimeBasis } from './metrics';
+import { basisOf, par2Of, type TimeBasis } from './metrics';
 
 /** What a race orders and caps by. */
 export interface RacePolicy {
@@ -208,10 +208,14 @@ export function tQuantile(p: number, df: number): number {
   return z + (z3 + z) / (4 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96 * df ** 2) + (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * df ** 3) + (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / (92160 * df ** 4);
 }
 
+/** The basis a look judges on: CPU only where every run of its pairs has a CPU time (metrics.ts basisOf). */
+const pairsBasis = (on: TimeBasis, pairs: readonly { a: InstanceResult; b: InstanceResult }[]): TimeBasis => basisOf(on, pairs.flatMap((p) => [p.a, p.b]));
+
 /** The session's look (raceRuns.ts) for a race: drop a challenger when futility says so, judged on its pairs' PAR-2 times (capped runs at their cap). */
 export function raceLook(policy: RacePolicy, of: number, timeoutS: number): (side: string, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined {
   return (_side, pairs) => {
-    const call = futility(pairs.map((p) => ({ champion: par2Of(p.a, timeoutS, policy.on), challenger: lowerBound(p.b, p.capS, timeoutS, policy.on) })), of, policy.racing);
+    const on = pairsBasis(policy.on, pairs);
+    const call = futility(pairs.map((p) => ({ champion: par2Of(p.a, timeoutS, on), challenger: lowerBound(p.b, p.capS, timeoutS, on) })), of, policy.racing);
     return call.drop ? call.reason : undefined;
   };
 }
@@ -224,8 +228,9 @@ export function raceLook(policy: RacePolicy, of: number, timeoutS: number): (sid
  */
 export function raceSettle(policy: RacePolicy, timeoutS: number, level: number): (side: string, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined {
   return (_side, pairs) => {
-    const ta = pairs.map((p) => par2Of(p.a, timeoutS, policy.on));
-    const tb = pairs.map((p) => lowerBound(p.b, p.capS, timeoutS, policy.on));
+    const on = pairsBasis(policy.on, pairs);
+    const ta = pairs.map((p) => par2Of(p.a, timeoutS, on));
+    const tb = pairs.map((p) => lowerBound(p.b, p.capS, timeoutS, on));
     const capped = pairs.filter((p) => p.b.status === 'timeout' && p.capS < timeoutS).length;
     const [sa, sb] = [ta.reduce((t, x) => t + x, 0), tb.reduce((t, x) => t + x, 0)];
     const test = ratioTest(logRatios(ta, tb), 20000, 1);
@@ -262,7 +267,8 @@ export function heldOutCall(pairs: readonly { champion: number; challenger: numb
 /** The held-out check as a duel's stop rule (duel.ts stopWhen): stop the session once heldOutCall can tell. */
 export function heldOutLook(of: number, timeoutS: number, on: TimeBasis, minInstances: number): (pairs: readonly { a: InstanceResult; b: InstanceResult }[]) => string | undefined {
   return (pairs) => {
-    const call = heldOutCall(pairs.map((p) => ({ champion: par2Of(p.a, timeoutS, on), challenger: par2Of(p.b, timeoutS, on) })), of, minInstances);
+    const basis = pairsBasis(on, pairs);
+    const call = heldOutCall(pairs.map((p) => ({ champion: par2Of(p.a, timeoutS, basis), challenger: par2Of(p.b, timeoutS, basis) })), of, minInstances);
     return call.stop ? call.reason : undefined;
   };
 }

@@ -121,7 +121,7 @@ export async function buildSolver(solverDir: string, timeoutS = 600, signal?: Ab
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) stop.abort();
     try {
-      run = await runCaptured(jailed, jailedArgs, { cwd: boxed.cwd, env: boxed.env, timeoutS, keepBytes: 1 << 20, signal: stop.signal, ...(jail ? { jailPids: () => jail.pids() } : {}), started: (pid) => guard.start(pid, () => stop.abort()) });
+      run = await runCaptured(jailed, jailedArgs, { cwd: boxed.cwd, env: boxed.env, timeoutS, keepBytes: 1 << 20, signal: stop.signal, ...(jail ? { jail } : {}), started: (pid) => guard.start(pid, () => stop.abort()) });
     } finally {
       signal?.removeEventListener('abort', onAbort);
       overLimit = await guard.end();

@@ -2,7 +2,7 @@
 // keeping the tail of its combined output; the whole group is killed on timeout or abort, and with a
 // jail every process of the jail too (also those that left the group), then and once the program exits.
 import { spawn } from 'node:child_process';
-import { KILL_ROUNDS, killTree } from './killTree';
+import { KILL_ROUNDS, killTree, type Killable } from './killTree';
 
 export interface Captured {
   code: number | null;
@@ -20,8 +20,8 @@ export interface CaptureOptions {
   timeoutS: number;
   keepBytes: number;
   signal?: AbortSignal;
-  /** The processes of the program's jail (its cgroup), killed with its group; a program with a jail leaves nothing behind when it exits. */
-  jailPids?: () => Promise<number[]>;
+  /** The program's jail (its cgroup), whose processes are killed with its group; a program with a jail leaves nothing behind when it exits. */
+  jail?: Killable;
   /** Hears the program's pid once it started. */
   started?: (pid: number) => void;
 }
@@ -37,7 +37,7 @@ export function runCaptured(cmd: string, args: string[], o: CaptureOptions): Pro
     child.stdout.setEncoding('utf8').on('data', keep);
     child.stderr.setEncoding('utf8').on('data', keep);
     let timedOut = false;
-    const kill = () => killTree(child.pid, o.jailPids, 'SIGKILL', o.jailPids ? KILL_ROUNDS : 1);
+    const kill = () => killTree(child.pid, o.jail, 'SIGKILL', o.jail ? KILL_ROUNDS : 1);
     const stop = () => void kill();
     const timer = setTimeout(() => {
       timedOut = true;
@@ -45,7 +45,7 @@ export function runCaptured(cmd: string, args: string[], o: CaptureOptions): Pro
     }, o.timeoutS * 1000);
     o.signal?.addEventListener('abort', stop, { once: true });
     // What the program left running (a daemon holding its output open) goes with it.
-    if (o.jailPids) child.on('exit', stop);
+    if (o.jail) child.on('exit', stop);
     const finish = (c: Omit<Captured, 'timeS' | 'output' | 'timedOut'>) => {
       clearTimeout(timer);
       o.signal?.removeEventListener('abort', stop);

@@ -142,7 +142,7 @@ export function startGuard(spec: GuardSpec): Guard {
 
 /** How a run's processes and scratch are bounded here, and what is not, in words for its log. */
 export function boundsInWords(limits: ResourceLimits, jail: MemoryJail | undefined, sandbox: { mode: 'bwrap' | 'off'; tmpBytes?: number }): string {
-  const processes = jail?.processesMax !== undefined ? `${jail.method} pids.max` : 'no cgroup: counted a few times a second';
+  const processes = jail?.processesMax !== undefined ? `${jail.cgroup} pids.max` : jail?.cgroup ? `no pids controller in its ${jail.cgroup}: counted a few times a second` : 'no cgroup: counted a few times a second';
   const tmp = sandbox.tmpBytes ? '/tmp and /var/tmp tmpfs of that size' : sandbox.mode === 'bwrap' ? '/tmp and /var/tmp unbounded: this bwrap has no --size' : "/tmp is the host's, unbounded";
   return `${limits.processesMax} processes (${processes}), ${limits.diskMaxMb} MB of scratch (HOME and TMPDIR watched, ${tmp})`;
 }

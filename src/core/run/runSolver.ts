@@ -135,7 +135,7 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
       let killTimer: NodeJS.Timeout | undefined;
       let stopping = false;
       // SIGKILL goes on while the cgroup refills; SIGTERM once.
-      const killAll = (sig: NodeJS.Signals) => killTree(child.pid, jail ? () => jail.pids() : undefined, sig, sig === 'SIGKILL' ? KILL_ROUNDS : 1);
+      const killAll = (sig: NodeJS.Signals) => killTree(child.pid, jail, sig, sig === 'SIGKILL' ? KILL_ROUNDS : 1);
       const stop = () => {
         if (stopping) return;
         stopping = true;

@@ -6,14 +6,15 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CGROUP_PREFIX, ownCgroup } from './limits';
+import { ownCgroups, SELF_LEAF_PREFIX } from './cgroups';
+import { CGROUP_PREFIX } from './limits';
 import { ownerAlive, OWNED_DIR_PREFIXES } from './owner';
 import { proofRoot, sweepHolds } from './keptProof';
 
 export interface SweepOptions {
   /** Where run directories are made: evaluation.scratch_dir and the system temp dir (the default). */
   scratchDirs?: readonly string[];
-  /** Cgroups to look below; default: this process's own (memory, cpuacct, pids, unified), where limits.ts makes a run's cgroups. */
+  /** Cgroups to look below; default: this process's own (memory, cpuacct, pids, unified: cgroups.ts), where limits.ts makes a run's cgroups. */
   cgroupBases?: readonly string[];
   /** A run directory named without its owner (older versions) goes once nothing in it changed this long. */
   legacyMaxAgeMs?: number;
@@ -36,6 +37,8 @@ interface Owner {
 
 /** `<pid>-<start>-<seq>` (limits.ts), or `<pid>-<seq>` from versions before the start time. */
 const CGROUP_NAME = /^(\d+)(?:-(\d+))?-\d+$/;
+/** An evaluator's own leaf: `<pid>-<start>` (owner.ts's tag). */
+const CGROUP_NAME_SELF = /^(\d+)(?:-(\d+))?$/;
 /** `<pid>-<start>-XXXXXX` or `<pid>-XXXXXX`: mkdtemp's six letters and digits end the name. */
 const DIR_NAME = /^(\d+)(?:-(\d+))?-[A-Za-z0-9]{6}$/;
 /** `XXXXXX` alone: a run directory of a version that did not name its owner; only its age tells. */
@@ -55,9 +58,9 @@ function ownerOf(rest: string, re: RegExp): Owner | undefined {
 /** Removes a dead evaluator's leftovers; see SweepOptions for where it looks. */
 export async function sweepLeftovers(o: SweepOptions = {}): Promise<SweepReport> {
   const report: SweepReport = { killed: [], cgroups: [], dirs: [], errors: [] };
-  const own = ownCgroup();
+  const own = ownCgroups();
   // Memory before cpuacct and pids: killing a run's solvers there empties its twins as well.
-  const bases = o.cgroupBases ?? [own.v1, own.cpuacct, own.pids, own.v2].filter((b): b is string => !!b);
+  const bases = o.cgroupBases ?? [own.memory, own.cpuacct, own.pids, own.v2].filter((b): b is string => !!b);
   // Cgroups first: their solvers may still be writing into the run directories.
   for (const base of new Set(bases)) await sweepCgroups(base, report);
   for (const dir of new Set(o.scratchDirs ?? [os.tmpdir()])) {
@@ -72,6 +75,12 @@ export async function sweepLeftovers(o: SweepOptions = {}): Promise<SweepReport>
 async function sweepCgroups(base: string, report: SweepReport): Promise<void> {
   for (const e of await fs.readdir(base, { withFileTypes: true }).catch(() => [])) {
     if (!e.isDirectory() || !e.name.startsWith(CGROUP_PREFIX)) continue;
+    if (e.name.startsWith(SELF_LEAF_PREFIX)) {
+      // A dead evaluator's own leaf (cgroups.ts): removed once empty; what runs in it is not a run's, and is left alone.
+      const self = ownerOf(e.name.slice(SELF_LEAF_PREFIX.length), CGROUP_NAME_SELF);
+      if (self && !ownerAlive(self.pid, self.start)) await fs.rmdir(path.join(base, e.name)).then(() => report.cgroups.push(path.join(base, e.name)), () => undefined);
+      continue;
+    }
     const owner = ownerOf(e.name.slice(CGROUP_PREFIX.length), CGROUP_NAME);
     if (!owner || ownerAlive(owner.pid, owner.start)) continue;
     const dir = path.join(base, e.name);

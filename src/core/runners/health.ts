@@ -4,10 +4,11 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import type { Config, RunnerConfig } from '../config/schema';
 import { prlimitHere } from '../run/build';
-import { accountingJail, memoryJail } from '../run/limits';
+import { accountingJail } from '../run/limits';
+import { measurementHere } from '../run/measurement';
 import { findDratTrim } from '../run/tools';
 import { checkSlurmHealth } from './slurm/health';
-import type { HealthFinding } from './healthFinding';
+import { measurementFindings, type HealthFinding } from './healthFinding';
 import { checkSshHealth } from './sshHealth';
 import { sandboxFinding } from './sandboxCheck';
 import { isolationFor, type IsolationSettings, limitsOf } from '../isolation/settings';
@@ -17,8 +18,9 @@ export type { HealthFinding } from './healthFinding';
 
 const MIN_FREE_GB = 2;
 
-export async function checkRunnerHealth(runner: RunnerConfig, config: Config, ws: string, opts: { sshArgs?: readonly string[]; env?: NodeJS.ProcessEnv } = {}): Promise<HealthFinding[]> {
-  if (runner.kind === 'ssh') return checkSshHealth(runner, config, opts.sshArgs);
+/** `workerFile`: dist/worker.js, which remote checks run on their host to say how it measures runs. */
+export async function checkRunnerHealth(runner: RunnerConfig, config: Config, ws: string, opts: { sshArgs?: readonly string[]; env?: NodeJS.ProcessEnv; workerFile?: string } = {}): Promise<HealthFinding[]> {
+  if (runner.kind === 'ssh') return checkSshHealth(runner, config, opts.sshArgs, opts.workerFile);
   if (runner.kind === 'slurm') return checkSlurmHealth(runner, config, opts);
   const out: HealthFinding[] = [];
   const [major] = process.versions.node.split('.').map(Number);
@@ -41,9 +43,7 @@ export async function checkRunnerHealth(runner: RunnerConfig, config: Config, ws
   // With sandbox: off the finding is the warning, whatever this machine offers.
   out.push(sandboxFinding(isolation, isolation.mode === 'off' ? { ok: true } : await probeIsolation(isolation), 'this machine'));
   try {
-    const jail = await memoryJail(64);
-    await jail.dispose();
-    out.push({ check: 'memory limit', level: jail.method === 'rlimit' ? 'warning' : 'ok', detail: jail.method === 'rlimit' ? 'enforced with RLIMIT_AS (no writable cgroup): peak memory is not measured' : `enforced with ${jail.method}` });
+    out.push(...measurementFindings(await measurementHere(), 'this machine'));
   } catch (e) {
     out.push({ check: 'memory limit', level: 'error', detail: (e as Error).message });
   }
@@ -75,7 +75,7 @@ async function limitFindings(isolation: IsolationSettings): Promise<HealthFindin
       level: pids ? 'ok' : 'warning',
       detail: pids
         ? `${processesMax} per build or run, enforced with ${jail!.method} pids.max`
-        : `${processesMax} per build or run, but no cgroup can hold it here: the process tree is counted a few times a second instead (a quick burst can outrun it)`,
+        : `${processesMax} per build or run, but ${jail?.cgroup ? `the ${jail.cgroup} here has no pids controller` : 'no cgroup can hold it here'}: the process tree is counted a few times a second instead (a quick burst can outrun it)`,
     },
     {
       check: 'disk limit',
@@ -84,3 +84,4 @@ async function limitFindings(isolation: IsolationSettings): Promise<HealthFindin
     },
   ];
 }
+

@@ -58,8 +58,8 @@ export class RunnersTreeProvider extends Disposable implements vscode.TreeDataPr
     for (const r of targets) this.health.set(r.name, 'checking');
     this.changed.fire(undefined);
     for (const r of targets) {
-      const sshArgs = extensionRunnerEnv().sshArgs;
-      const findings = await checkRunnerHealth(r, config, root, sshArgs ? { sshArgs } : {}).catch((e: Error) => [{ check: 'health check', level: 'error' as const, detail: e.message }]);
+      const { sshArgs, workerFile } = extensionRunnerEnv();
+      const findings = await checkRunnerHealth(r, config, root, { workerFile, ...(sshArgs ? { sshArgs } : {}) }).catch((e: Error) => [{ check: 'health check', level: 'error' as const, detail: e.message }]);
       this.health.set(r.name, findings);
       out.set(r.name, findings);
     }

@@ -8,8 +8,8 @@ import { ruleInForce } from '../../core/dashboard/verdicts';
 import type { WorkspaceSnapshot } from '../../core/workspace/snapshot';
 import type { Overview } from '../../shared/protocol';
 
-/** `warnings`: by candidate directory, its latest evaluation's gates that checked nothing (WorkspaceModel.warnings); `calibration`: the kept noise band (WorkspaceModel.calibration). */
-export function toOverview(s: WorkspaceSnapshot | undefined, latestCount = 5, warnings: ReadonlyMap<string, string[]> = new Map(), calibration?: CalibrationDoc): Overview {
+/** `warnings`: by candidate directory, its latest evaluation's gates that checked nothing (WorkspaceModel.warnings); `calibration`: the kept noise band (WorkspaceModel.calibration); `cpuHere`: whether this machine measures CPU time (WorkspaceModel.cpuHere). */
+export function toOverview(s: WorkspaceSnapshot | undefined, latestCount = 5, warnings: ReadonlyMap<string, string[]> = new Map(), calibration?: CalibrationDoc, cpuHere?: boolean): Overview {
   if (!s) return { state: 'none' };
   const champ = s.candidates.find((c) => c.champion);
   const counts: Partial<Record<(typeof s.candidates)[number]['status'], number>> = {};
@@ -17,7 +17,7 @@ export function toOverview(s: WorkspaceSnapshot | undefined, latestCount = 5, wa
   const latest = [...s.candidates].sort((a, b) => b.id - a.id).slice(0, latestCount);
   // Only the candidates shown: the message stays small however many there are.
   const shown = [...(champ ? [champ] : []), ...latest].flatMap((c) => (warnings.has(c.dir) ? [[c.dir, warnings.get(c.dir)!] as const] : []));
-  const rule = s.config.ok ? ruleInForce(s.config.config, calibration) : undefined;
+  const rule = s.config.ok ? ruleInForce(s.config.config, calibration, cpuHere) : undefined;
   return {
     state: 'workspace',
     name: path.basename(s.dir),

@@ -37,7 +37,7 @@ export class OverviewViewProvider extends Disposable implements vscode.WebviewVi
   }
 
   private push(): void {
-    this.channel?.post({ type: 'overview', overview: toOverview(this.model.snapshot, undefined, this.model.warnings, this.model.calibration) });
+    this.channel?.post({ type: 'overview', overview: toOverview(this.model.snapshot, undefined, this.model.warnings, this.model.calibration, this.model.cpuHere) });
   }
 
   private async onMessage(m: ViewMessage): Promise<void> {

@@ -4,18 +4,19 @@
 import { sandboxFinding } from '../sandboxCheck';
 import { isolationFor } from '../../isolation/settings';
 import type { Config } from '../../config/schema';
-import type { HealthFinding } from '../healthFinding';
+import { remoteMeasurementFindings, type HealthFinding } from '../healthFinding';
 import { nodeProblem } from '../sshProbe';
 import { openSite, type SlurmRunnerConfig } from './runner';
 import { liveRecords } from './state';
 
 const MIN_FREE_GB = 2;
 
-export async function checkSlurmHealth(runner: SlurmRunnerConfig, config: Config, opts: { sshArgs?: readonly string[]; env?: NodeJS.ProcessEnv } = {}): Promise<HealthFinding[]> {
+/** `workerFile`: dist/worker.js, run on a compute node (srun, only if one is free at once) to say how the nodes measure runs. */
+export async function checkSlurmHealth(runner: SlurmRunnerConfig, config: Config, opts: { sshArgs?: readonly string[]; env?: NodeJS.ProcessEnv; workerFile?: string } = {}): Promise<HealthFinding[]> {
   const out: HealthFinding[] = [];
   let site: Awaited<ReturnType<typeof openSite>>;
   try {
-    site = await openSite({ config: runner, workerFile: '', ...(opts.sshArgs ? { sshArgs: opts.sshArgs } : {}), ...(opts.env ? { env: opts.env } : {}) });
+    site = await openSite({ config: runner, workerFile: opts.workerFile ?? '', ...(opts.sshArgs ? { sshArgs: opts.sshArgs } : {}), ...(opts.env ? { env: opts.env } : {}) });
   } catch (e) {
     return [{ check: 'connection', level: 'error', detail: (e as Error).message }];
   }
@@ -39,6 +40,10 @@ export async function checkSlurmHealth(runner: SlurmRunnerConfig, config: Config
   const bad = nodeProblem(facts, site.where, runner.node);
   out.push({ check: 'node', level: bad ? 'error' : 'ok', detail: bad ?? `Node.js ${facts.node} on ${site.where} (the compute nodes run the same "${runner.node}")` });
   out.push(sandboxFinding(isolationFor(config, runner.name), facts.sandbox, `${site.where} (the compute nodes need it too)`));
+  // Our own jobs still queued hold the nodes: the check would only wait behind them.
+  const queued = await liveRecords(site.dir).catch(() => []);
+  if (opts.workerFile && !bad && !queued.length) out.push(...(await nodeMeasurement(site, runner)));
+  else if (opts.workerFile && !bad) out.push({ check: 'CPU time', level: 'warning', detail: `not checked on the compute nodes while job ${queued.map((r) => r.id).join(', ')} of an earlier evaluation is queued; each run's result says whether it has a CPU time` });
   const proofs = Object.values(config.stages).some((s) => s?.check_proofs);
   out.push(
     facts.dratTrim
@@ -53,10 +58,40 @@ export async function checkSlurmHealth(runner: SlurmRunnerConfig, config: Config
   const acct = await site.exec(['sacct', '-n', '-X', '-S', 'now-1minutes', '-o', 'JobID']);
   const accounting = acct.code === 0 && !/accounting storage is disabled/i.test(acct.stdout + acct.stderr);
   out.push({ check: 'accounting', level: 'ok', detail: accounting ? 'sacct works: tasks that died are explained even after the controller forgets them' : 'no accounting (sacct): a task that died is explained only while squeue still lists it' });
-  const records = await liveRecords(site.dir).catch(() => []);
+  const records = queued;
   if (records.length) {
     const tasks = records.reduce((n, r) => n + r.keys.filter(Boolean).length, 0);
     out.push({ check: 'jobs', level: 'warning', detail: `job ${records.map((r) => r.id).join(', ')} (${tasks} task${tasks === 1 ? '' : 's'}) submitted by an earlier evaluation: evaluate the same candidate again to re-attach and collect the results` });
   }
   return out;
+}
+
+/** Seconds srun waits for a free node before the check gives up: a health check never queues behind real work. */
+const NODE_WAIT_S = 5;
+
+/**
+ * How a compute node measures and bounds runs: the worker's `--measurement` in a one-task step on a
+ * node of the runner's partition, in the cgroup Slurm gives the job, as a run's worker would be.
+ */
+async function nodeMeasurement(site: Awaited<ReturnType<typeof openSite>>, runner: SlurmRunnerConfig): Promise<HealthFinding[]> {
+  const where = `a compute node${runner.partition ? ` of ${runner.partition}` : ''}`;
+  const r = await site
+    .sync({ instances: [] })
+    .then((synced) =>
+      site.exec([
+        'srun',
+        `--immediate=${NODE_WAIT_S}`,
+        '--ntasks=1',
+        '--time=1',
+        `--chdir=${site.dir.root}`,
+        ...(runner.partition ? [`--partition=${runner.partition}`] : []),
+        ...(runner.account ? [`--account=${runner.account}`] : []),
+        ...(runner.qos ? [`--qos=${runner.qos}`] : []),
+        runner.node,
+        synced.worker,
+        '--measurement',
+      ]),
+    )
+    .catch((e: Error) => e);
+  return remoteMeasurementFindings(r, where);
 }
