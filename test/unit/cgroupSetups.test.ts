@@ -39,6 +39,12 @@ echo "s SATISFIABLE"; echo "v 1 0"
 exit 10
 `;
 
+/** Never answers: a detached child spins, the solver sleeps; its evaluator is killed while it runs. */
+const HANG = `#!/bin/sh
+setsid "$(dirname "$0")/SPIN" 60 < /dev/null > /dev/null 2>&1 &
+exec sleep 60
+`;
+
 const INSTANCES = 3;
 const BURN_S = 0.8;
 
@@ -107,15 +113,21 @@ describe('CPU time, the kill and the labels in five cgroup setups (real kernel, 
     spinName = `spin${process.pid}x`;
     write(path.join(root, 'spin.c'), SPIN_C);
     execFileSync('cc', ['-O1', '-o', path.join(root, spinName), path.join(root, 'spin.c')]);
-    for (const [name, script] of [['burn', BURN], ['linger', LINGER]] as const) {
+    // The hanging solver's spinner has a name of its own: what a killed evaluator left is told from the rest.
+    for (const [name, script, spin] of [['burn', BURN, spinName], ['linger', LINGER, spinName], ['hang', HANG, `${spinName}h`]] as const) {
       const bin = path.join(root, name, 'bin');
       fs.mkdirSync(bin, { recursive: true });
-      fs.copyFileSync(path.join(root, spinName), path.join(bin, spinName));
-      write(path.join(bin, 'starexec_run_default'), script.replace('SPIN', spinName));
+      fs.copyFileSync(path.join(root, spinName), path.join(bin, spin));
+      write(path.join(bin, 'starexec_run_default'), script.replace('SPIN', spin));
       fs.chmodSync(path.join(bin, 'starexec_run_default'), 0o755);
     }
     for (let i = 1; i <= INSTANCES; i++) write(path.join(root, 'bench', `i${i}.cnf`), 'p cnf 1 1\n1 0\n');
+    write(path.join(root, 'one', 'i1.cnf'), 'p cnf 1 1\n1 0\n');
     execFileSync(process.execPath, [cli, 'init', '--dir', path.join(root, 'ws'), '--seed', `s=${path.join(root, 'burn')}`, '--no-generate'], { stdio: 'ignore' });
+    // A workspace whose runs are not sandboxed: with a cgroup, what a killed evaluator left is found by the next one's sweep alone.
+    execFileSync(process.execPath, [cli, 'init', '--dir', path.join(root, 'wsoff'), '--seed', `s=${path.join(root, 'burn')}`, '--no-generate'], { stdio: 'ignore' });
+    const yaml = path.join(root, 'wsoff', 'satlution.yaml');
+    fs.writeFileSync(yaml, fs.readFileSync(yaml, 'utf8').replace(/^sandbox: on$/m, 'sandbox: off'));
     execFileSync('useradd', ['-M', '-d', path.join(root, 'home'), '-s', '/usr/sbin/nologin', user]);
     uid = Number(execFileSync('id', ['-u', user]).toString());
     gid = Number(execFileSync('id', ['-g', user]).toString());
@@ -198,7 +210,7 @@ describe('CPU time, the kill and the labels in five cgroup setups (real kernel, 
   ];
 
   for (const [i, s] of setups.entries()) {
-    it(`${s.name}: ${s.cpu ? "the detached child's CPU is in cpu_s" : 'cpu_s is absent'}, the kill leaves no process, every label says what was measured`, async function () {
+    it(`${s.name}: ${s.cpu ? "the detached child's CPU is in cpu_s" : 'cpu_s is absent'}, the kill leaves no process (nor a killed evaluator, once the next one starts), every label says what was measured`, async function () {
       const why = s.unavailable?.();
       if (why) {
         if (process.env.CI) throw new Error(why);
@@ -242,6 +254,23 @@ describe('CPU time, the kill and the labels in five cgroup setups (real kernel, 
       assert.equal(ln.code, 0, ln.out);
       const left = spawnSync('pgrep', ['-f', spinName]).stdout.toString().trim();
       assert.equal(left, '', `processes left behind: ${left}`);
+      // An evaluator killed with SIGKILL while its solver's detached child spins: gone once the next
+      // evaluation starts. With a cgroup, unsandboxed (a workspace with sandbox: off), so that only the
+      // next one's sweep can find it; without one, in the sandbox, whose pid namespace dies with it.
+      const hangSpin = `${spinName}h`;
+      const argv = [...s.prefix(), process.execPath, cli, 'eval', path.join(root, 'hang'), '--bench', path.join(root, 'one'), '--stage', 'perf', '--no-build', '--no-rules', '--no-proofs', '--jobs', '1'];
+      const victim = spawn(argv[0]!, argv.slice(1), { env, stdio: 'ignore', cwd: path.join(root, s.cpu ? 'wsoff' : 'ws') });
+      const spinning = () => spawnSync('pgrep', ['-f', hangSpin]).stdout.toString().trim();
+      for (let t = 0; t < 300 && !spinning(); t++) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(spinning(), 'the hanging solver started its spinner');
+      // Every command of the prefix execs the next: the pid is the evaluator's.
+      victim.kill('SIGKILL');
+      await new Promise((r) => victim.once('exit', r));
+      if (s.cpu) assert.ok(spinning(), 'unsandboxed, the spinner outlives its killed evaluator until a sweep');
+      const next = await cmd('eval', path.join(root, 'burn'), '--bench', path.join(root, 'bench'), '--stage', 'perf', '--no-build', '--no-rules', '--no-proofs', '--jobs', '1');
+      assert.equal(next.code, 0, next.out);
+      for (let t = 0; t < 20 && spinning(); t++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(spinning(), '', 'what the killed evaluator left is gone');
       if (s.name.startsWith('(c)')) assert.deepEqual(fs.readdirSync(deleg, { withFileTypes: true }).filter((e) => e.isDirectory() && e.name.startsWith('satlution-') && !e.name.startsWith('satlution-self-')).map((e) => e.name), [], 'run cgroups removed');
     });
   }

@@ -100,6 +100,11 @@ export function ownCgroups(): OwnCgroups {
 /** The leaf this process moves into: `satlution-self-<owner>`, never a run's name, removed by a later sweep once its owner is gone. */
 export const SELF_LEAF_PREFIX = 'satlution-self-';
 
+/** The transient systemd scope an evaluator moves into: `satlution-<owner>.scope` (owner.ts's tag), beside those of other evaluators. */
+export const scopeUnit = (tag: string) => `satlution-${tag}.scope`;
+/** A scope's name, with its owner's pid and start time. */
+export const SCOPE_NAME = /^satlution-(\d+)-(\d+)\.scope$/;
+
 /** The v2 cgroup made ready for runs: where, and what the runs' cgroups can do there. */
 export interface V2Base {
   dir: string;
@@ -133,7 +138,7 @@ function busctl(args: string[]): Promise<string | undefined> {
  */
 async function enterDelegatedScope(): Promise<string | undefined> {
   const before = unifiedLine();
-  const unit = `satlution-${ownerTag()}.scope`;
+  const unit = scopeUnit(ownerTag());
   const err = await busctl(['call', 'org.freedesktop.systemd1', '/org/freedesktop/systemd1', 'org.freedesktop.systemd1.Manager', 'StartTransientUnit', 'ssa(sv)a(sa(sv))', unit, 'fail', '3', 'PIDs', 'au', '1', String(process.pid), 'Delegate', 'b', 'true', 'CollectMode', 's', 'inactive-or-failed', '0']);
   if (err) {
     scopeAttempt = `no transient systemd scope (busctl --user: ${err})`;

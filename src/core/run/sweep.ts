@@ -1,12 +1,13 @@
 // What an evaluator killed with SIGKILL leaves behind, removed by the next one: the cgroups of its
-// runs and builds (limits.ts: memory, and with cgroup v1 cpuacct and pids too) with the solvers still running in them, and its run and build directories
+// runs and builds (limits.ts: memory, and with cgroup v1 cpuacct and pids too) with the solvers still
+// running in them (also in a dead evaluator's transient systemd scope: cgroups.ts), and its run and build directories
 // (runInstance.ts, build.ts). Every leftover names its owner (owner.ts), so only a dead owner's are
 // touched: another evaluator running at the same time keeps everything. Two sweeps may run at once:
 // each step tolerates the other having done it already.
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ownCgroups, SELF_LEAF_PREFIX } from './cgroups';
+import { ownCgroups, prepareV2, SCOPE_NAME, SELF_LEAF_PREFIX } from './cgroups';
 import { CGROUP_PREFIX } from './limits';
 import { ownerAlive, OWNED_DIR_PREFIXES } from './owner';
 import { proofRoot, sweepHolds } from './keptProof';
@@ -58,11 +59,15 @@ function ownerOf(rest: string, re: RegExp): Owner | undefined {
 /** Removes a dead evaluator's leftovers; see SweepOptions for where it looks. */
 export async function sweepLeftovers(o: SweepOptions = {}): Promise<SweepReport> {
   const report: SweepReport = { killed: [], cgroups: [], dirs: [], errors: [] };
+  // Where this evaluator makes its runs' cgroups: in a transient scope, once it moved into one.
+  const v2 = o.cgroupBases ? undefined : await prepareV2().catch(() => undefined);
   const own = ownCgroups();
   // Memory before cpuacct and pids: killing a run's solvers there empties its twins as well.
   const bases = o.cgroupBases ?? [own.memory, own.cpuacct, own.pids, own.v2].filter((b): b is string => !!b);
   // Cgroups first: their solvers may still be writing into the run directories.
   for (const base of new Set(bases)) await sweepCgroups(base, report);
+  // A killed evaluator's scope stays while its solvers run: beside ours, its runs are killed; systemd then removes it.
+  if (v2?.scope) await sweepScopes(path.dirname(v2.dir), report);
   for (const dir of new Set(o.scratchDirs ?? [os.tmpdir()])) {
     await sweepDirs(dir, o.legacyMaxAgeMs ?? DAY_MS, report);
     // Proofs kept for a dead evaluator's audits (keptProof.ts).
@@ -88,6 +93,15 @@ async function sweepCgroups(base: string, report: SweepReport): Promise<void> {
     const err = await removeCgroup(dir);
     if (err) report.errors.push(`${dir}: ${err}`);
     else report.cgroups.push(dir);
+  }
+}
+
+/** Empties the transient scopes (cgroups.ts) in `parent` whose evaluator is dead; the scope itself is systemd's to remove. */
+async function sweepScopes(parent: string, report: SweepReport): Promise<void> {
+  for (const e of await fs.readdir(parent, { withFileTypes: true }).catch(() => [])) {
+    const m = SCOPE_NAME.exec(e.name);
+    if (!e.isDirectory() || !m || ownerAlive(Number(m[1]), m[2])) continue;
+    await emptyCgroup(path.join(parent, e.name), e.name, report);
   }
 }
 
