@@ -65,6 +65,12 @@ describe('webview protocol and the Overview model', () => {
     const wallOnly = toOverview(snap, 5, new Map(), { ...cal, cpu: null });
     assert.ok(wallOnly.state === 'workspace');
     assert.equal(wallOnly.rule!.short, 'Decisions: wall time, raced side by side · exact ratio test · margin 5% · ≤0.5% false promotions');
+    // Before any calibration, on a machine that measures no CPU time (no cgroup of this user's): wall, not the config's wish.
+    const noCpuHere = toOverview(snap, 5, new Map(), undefined, false);
+    assert.ok(noCpuHere.state === 'workspace');
+    assert.equal(noCpuHere.rule!.short, 'Decisions: wall time, raced side by side · exact ratio test · margin 5% · ≤0.5% false promotions');
+    assert.match(noCpuHere.rule!.full, /^raced side by side on wall time;/);
+    assert.equal((toOverview(snap, 5, new Map(), undefined, true) as { rule: { short: string } }).rule.short, none.rule!.short, 'CPU where this machine measures it');
     assert.ok(HostMessage.safeParse({ type: 'overview', overview: o }).success);
     // A state saved before the rule existed still loads (as no rule); an invalid config has none.
     const { rule: _rule, ...before } = o;

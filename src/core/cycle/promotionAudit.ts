@@ -86,21 +86,21 @@ const perfGate = (doc: EvalDoc): GateDoc | undefined => doc.gates.filter((g) => 
  * run was checked yet (`alreadyChecked`: the race's perf audit verified it). Without a duel (a decision
  * on separate measurements, from before the race), in the two perf evaluation documents.
  */
-export function selectForAudit(i: SelectionInput): { audit: Qualifying[]; alreadyChecked: string[] } {
+export function selectForAudit(i: SelectionInput): { audit: Qualifying[]; alreadyChecked: string[]; on: TimeBasis } {
   const split = (all: Qualifying[], proved: (name: string) => boolean) => {
     const sorted = [...all].sort((x, y) => x.instance.localeCompare(y.instance));
     return { audit: sorted.filter((q) => !proved(q.instance)), alreadyChecked: sorted.filter((q) => proved(q.instance)).map((q) => q.instance) };
   };
   if (i.duel) {
     const runs = i.duelRuns ?? new Map<string, InstanceResult>();
-    return split(muchFasterInDuel(i.duel, new Map([...runs].map(([k, r]) => [k, r.answer]))), (name) => runs.get(name)?.check.ok === true);
+    return { ...split(muchFasterInDuel(i.duel, new Map([...runs].map(([k, r]) => [k, r.answer]))), (name) => runs.get(name)?.check.ok === true), on: duelBasis(i.duel) };
   }
   const mine = i.challenger.instances;
   const verified = new Set([...mine.filter((r) => r.answer === 'UNSAT' && r.check.ok === true).map((r) => r.instance), ...(perfGate(i.challenger)?.audit?.instances ?? []).filter((a) => a.verdict === 'ok').map((a) => a.instance)]);
   const c = i.champion;
   // Separate measurements are comparable only on the same set, under the same timeout, each measured in full.
   const comparable = c && c.verdict === 'pass' && measuredInFull(c) && measuredInFull(i.challenger) && c.timeout_s !== null && c.timeout_s === i.challenger.timeout_s && (!c.perf_set || !i.challenger.perf_set || c.perf_set.version === i.challenger.perf_set.version);
-  if (!comparable || !mine.length) return { audit: [], alreadyChecked: [] };
+  if (!comparable || !mine.length) return { audit: [], alreadyChecked: [], on: i.on };
   const T = c.timeout_s!;
   const on = basisOf(i.on, [...mine, ...c.instances]);
   const theirs = new Map(c.instances.map((r) => [r.instance, r]));
@@ -111,13 +111,16 @@ export function selectForAudit(i: SelectionInput): { audit: Qualifying[]; alread
     const t = { champion_s: par2Of(a, T, on), challenger_s: par2Of(r, T, on), champion_status: a.status };
     return r.status === 'solved' && r.answer === 'UNSAT' && muchFaster(t, total) ? [{ instance: r.instance, from: 'evaluation', ...t }] : [];
   });
-  return split(found, (name) => verified.has(name));
+  return { ...split(found, (name) => verified.has(name)), on };
 }
+
+/** The basis a duel's times are on: its own, but wall where a pair lacks a CPU time (duels kept before every figure said which). */
+const duelBasis = (d: DuelDoc): TimeBasis => basisOf(d.on, d.pairs.flatMap((p) => [p.a, p.b]));
 
 /** The UNSAT answers B gave much faster than A in a duel's pairs (`answers`: B's own, for duels kept before pairs recorded them). */
 export function muchFasterInDuel(d: DuelDoc, answers: ReadonlyMap<string, InstanceResult['answer']> = new Map()): Qualifying[] {
   const timed = d.pairs.map((p) => {
-    const [a, b] = pairTimes(p, d.timeout_s, d.on);
+    const [a, b] = pairTimes(p, d.timeout_s, duelBasis(d));
     return { p, t: { champion_s: a, challenger_s: b, champion_status: p.a.status } };
   });
   const total = timed.reduce((s, x) => s + x.t.champion_s, 0);
@@ -219,7 +222,7 @@ export async function auditBeforePromotion(ctx: VerdictContext, o: PromotionAudi
     champion: { solver: candidateDirName(o.champion), hash: championHash },
     solver_hash: solverHash,
     duel: session,
-    on: o.duel?.on ?? ctx.config.evaluation.decide_on,
+    on: sel.on,
     rule: MUCH_FASTER_RULE,
     from: 'kept',
     already_checked: sel.alreadyChecked,
