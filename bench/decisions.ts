@@ -16,6 +16,17 @@
 // BENCH_SPREAD (0: how much a challenger's effect varies from instance to instance, as the standard
 // deviation of its log time ratio, fixed per instance; real option changes are faster on some instances
 // and slower on others, which the futility rule needs more instances to see through).
+// BENCH_SCENARIO=name[,name...] runs named scenarios instead, one challenger of the kind against the
+// champion beside LAMBDA - 1 challengers like the champion, BENCH_DECISIONS (2500) decisions over up to
+// 50 workspaces, and ends each with one JSON line (scenario, instances, lambda, decisions, promoted and
+// its Wilson 95% interval, evaluations per cycle and per challenger dropped early, in evaluations of the
+// champion's perf set, and the challenger's noise-free PAR-2 and geometric-mean change): aa; uniform
+// (BENCH_GAIN, 0.1); skew (10% of instances 2.5x slower, the rest faster by as much: the same
+// geometric mean, a worse PAR-2); easyfast (20% faster on the easier half, 8% slower on the harder);
+// spread (log sd BENCH_SD, 1; gain BENCH_GAIN, none); timeouts (a quarter of the instances beyond the
+// 60 s timeout, BENCH_SOLVED_SHARE of them solved, 1); timeouts-sc-12 and -24 (400 instances, 30%
+// beyond a 5,000 s timeout, 12 or 24 more solved, identical elsewhere); corrnoise (each lane's core slows
+// down and recovers, AR(1), 15% sd); lowcap (cap_factor 1.1). BENCH_INSTANCES sets the size.
 import { compareRuns } from '../src/core/eval/compare';
 import type { EvalDoc } from '../src/core/eval/evalDoc';
 import { par2Of } from '../src/core/eval/metrics';
@@ -54,6 +65,10 @@ interface World {
   sigma: number[];
   drift: number;
   rnd: () => number;
+  timeout: number;
+  racing: typeof RACING;
+  /** Correlated slowness per lane (log factor, AR(1) from run to run), where the scenario has it: a core that slows down for a while slows both sides of the pairs it runs. */
+  lanes?: { log: number[]; keep: number; sd: number };
 }
 
 /** A standard normal draw (Box-Muller). */
@@ -66,7 +81,7 @@ function world(n: number, seed: number): World {
   const [lo, hi] = [Math.log(0.05), Math.log(30)];
   const times = Array.from({ length: n }, () => (rnd() < UNSOLVABLE ? Infinity : Math.exp(lo + (hi - lo) * rnd())));
   const sigma = Array.from({ length: n }, () => (NOISE === 'mixed' ? 0.02 + 0.13 * rnd() : Number(NOISE) / 100));
-  return { times, sigma, drift: DRIFT_LO + (DRIFT_HI - DRIFT_LO) * rnd(), rnd };
+  return { times, sigma, drift: DRIFT_LO + (DRIFT_HI - DRIFT_LO) * rnd(), rnd, timeout: TIMEOUT_S, racing: RACING };
 }
 
 const name = (i: number) => `i${String(i).padStart(3, '0')}`;
@@ -75,9 +90,15 @@ const index = (instance: string) => Number(instance.slice(1));
 /** One session's speed: every run in it is slower or faster by this factor. */
 const session = (w: World) => Math.exp(w.drift * normal(w.rnd));
 
-/** A run of a solver `speed` times the champion's true time (times its effect on this instance), in a session of factor `f`, stopped at `cap`. */
-function run(w: World, i: number, speed: number, f: number, cap: number, effect = 1): InstanceResult {
-  const t = w.times[i]! * speed * effect * f * Math.exp(w.sigma[i]! * normal(w.rnd));
+/** A run of a solver `effect` times the champion's true time on this instance, in a session of factor `f` (and on `lane`'s core), stopped at `cap`. */
+function run(w: World, i: number, effect: number, f: number, cap: number, lane?: number): InstanceResult {
+  let slow = 1;
+  if (w.lanes && lane !== undefined) {
+    const l = w.lanes;
+    l.log[lane] = l.keep * (l.log[lane] ?? 0) + Math.sqrt(1 - l.keep ** 2) * l.sd * normal(w.rnd);
+    slow = Math.exp(l.log[lane]!);
+  }
+  const t = w.times[i]! * effect * f * slow * Math.exp(w.sigma[i]! * normal(w.rnd));
   const solved = t <= cap;
   const time = solved ? t : cap;
   return { instance: name(i), family: null, expected: null, expected_from: 'none', answer: solved ? 'SAT' : null, status: solved ? 'solved' : 'timeout', time_s: time, cpu_s: time, mem_mb: null, exit_code: null, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' };
@@ -95,27 +116,31 @@ interface CycleOutcome {
   challengerCost: number[];
 }
 
-/** One cycle as the engine runs it: the race (one session), then the promotion rule on the survivors' pairs. */
-async function cycle(w: World, stored: InstanceResult[], speeds: number[]): Promise<CycleOutcome> {
+/** A challenger of `speed` whose effect varies over instances (log sd `spread`, centred: its geometric-mean gain is its speed's), drawn afresh. */
+function spreadEffect(w: World, speed: number, spread: number): number[] {
+  const z = w.times.map(() => spread * normal(w.rnd));
+  const m = z.reduce((s, x) => s + x, 0) / Math.max(1, z.length);
+  return z.map((x) => speed * Math.exp(x - m));
+}
+
+/** One cycle as the engine runs it: the race (one session), then the promotion rule on the survivors' pairs. `effects`: each challenger's time as a multiple of the champion's, per instance (a function: drawn afresh each cycle). */
+async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number[][]): Promise<CycleOutcome> {
+  const TIMEOUT_S = w.timeout;
+  const RACING = w.racing;
   const instances: InstanceSpec[] = w.times.map((_, i) => ({ name: name(i), file: name(i), family: null, expected: null }));
   const policy: RacePolicy = { reference: new Map(stored.map((r) => [r.instance, par2Of(r, TIMEOUT_S, ON)])), on: ON, racing: RACING };
   const order = raceOrder(instances, policy.reference);
-  const keys = speeds.map((_, k) => `B${k + 1}`);
-  // Each challenger's own per-instance effects (BENCH_SPREAD), centred so its geometric-mean gain is its speed's.
-  const effects = keys.map(() => {
-    const z = w.times.map(() => SPREAD * normal(w.rnd));
-    const m = z.reduce((s, x) => s + x, 0) / Math.max(1, z.length);
-    return z.map((x) => Math.exp(x - m));
-  });
+  const effects = effectsOf();
+  const keys = effects.map((_, k) => `B${k + 1}`);
   const f = session(w);
-  const level = promotionLevel(ALPHA, speeds.length);
+  const level = promotionLevel(ALPHA, effects.length);
   const out = await runSession({
     order,
     challengers: keys,
     lanes: LANES,
     block: LANES,
     timeoutS: TIMEOUT_S,
-    run: async (side, chunk, o) => chunk.map((x) => run(w, index(x.name), side === 'A' ? 1 : speeds[keys.indexOf(side)]!, f, o.caps.get(x.name) ?? TIMEOUT_S, side === 'A' ? 1 : effects[keys.indexOf(side)]![index(x.name)]!)),
+    run: async (side, chunk, o) => chunk.map((x) => run(w, index(x.name), side === 'A' ? 1 : effects[keys.indexOf(side)]![index(x.name)]!, f, o.caps.get(x.name) ?? TIMEOUT_S, o.lane)),
     cap: (n) => capFor(policy.reference.get(n), TIMEOUT_S, RACING),
     look: raceLook(policy, order.length, TIMEOUT_S),
     settle: raceSettle(policy, TIMEOUT_S, level),
@@ -132,14 +157,15 @@ async function cycle(w: World, stored: InstanceResult[], speeds: number[]): Prom
   return { winner: d.winner === null ? null : d.winner - 1, rejectedEarly: keys.map((k) => (out.b.get(k)!.dropped?.after ?? Infinity) < order.length), championCost: cost(out.a.values()), challengerCost: keys.map((k) => cost(out.b.get(k)!.results.values())) };
 }
 
-/** One workspace: its stored champion measurement (the race's order and caps), then `CYCLES` cycles of the same challengers. */
-async function workspace(n: number, seed: number, speeds: number[]): Promise<{ outcomes: CycleOutcome[]; unit: number }> {
-  const w = world(n, seed);
-  const stored = w.times.map((_, i) => run(w, i, 1, session(w), TIMEOUT_S));
+/** One workspace: its stored champion measurement (the race's order and caps), then `cycles` cycles of challengers like `speeds` (with BENCH_SPREAD), or as `effectsOf` draws them. */
+async function workspace(n: number, seed: number, speeds: number[], o: { world?: World; effectsOf?: (w: World) => number[][]; cycles?: number } = {}): Promise<{ outcomes: CycleOutcome[]; unit: number }> {
+  const w = o.world ?? world(n, seed);
+  const stored = w.times.map((_, i) => run(w, i, 1, session(w), w.timeout));
   // One evaluation of the champion: its expected CPU time over the set.
-  const unit = w.times.reduce((s, t) => s + Math.min(t, TIMEOUT_S), 0);
+  const unit = w.times.reduce((s, t) => s + Math.min(t, w.timeout), 0);
   const outcomes: CycleOutcome[] = [];
-  for (let c = 0; c < CYCLES; c++) outcomes.push(await cycle(w, stored, speeds));
+  const effectsOf = o.effectsOf ? () => o.effectsOf!(w) : () => speeds.map((sp) => spreadEffect(w, sp, SPREAD));
+  for (let c = 0; c < (o.cycles ?? CYCLES); c++) outcomes.push(await cycle(w, stored, effectsOf));
   return { outcomes, unit };
 }
 
@@ -151,7 +177,143 @@ const quantile = (xs: number[], q: number) => {
 const meanOf = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);
 const total = (o: CycleOutcome) => o.championCost + o.challengerCost.reduce((s, c) => s + c, 0);
 
+// ---- Named scenarios (BENCH_SCENARIO): one challenger of a kind, the others like the champion ----
+
+const G = Number(process.env.BENCH_GAIN ?? 0.1);
+const SD = Number(process.env.BENCH_SD ?? 1);
+const SOLVED_SHARE = Number(process.env.BENCH_SOLVED_SHARE ?? 1);
+
+/** A world whose instances beyond the timeout are `beyond` of them (true times 1.5-10x the timeout), the rest log-uniform over [lo, hi] seconds. */
+function worldWith(n: number, seed: number, o: { timeout: number; lo: number; hi: number; beyond: number }): World {
+  const w = world(n, seed);
+  const [lo, hi] = [Math.log(o.lo), Math.log(o.hi)];
+  const out = Math.round(o.beyond * n);
+  w.times = w.times.map((_, i) => (i < out ? o.timeout * Math.exp(Math.log(1.5) + (Math.log(10) - Math.log(1.5)) * w.rnd()) : Math.exp(lo + (hi - lo) * w.rnd())));
+  w.timeout = o.timeout;
+  return w;
+}
+
+/** `k` of `xs`, drawn without replacement (Fisher-Yates). */
+function sample<T>(w: World, xs: readonly T[], k: number): T[] {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(w.rnd() * (i + 1));
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a.slice(0, k);
+}
+
+/** Effects that solve `k` of the champion's timeouts (at 10-90% of the timeout) and are the champion's elsewhere. */
+function solvesMore(w: World, k: number): number[] {
+  const beyond = w.times.flatMap((t, i) => (t > w.timeout ? [i] : []));
+  const chosen = new Set(sample(w, beyond, k));
+  return w.times.map((t, i) => (chosen.has(i) ? (w.timeout * (0.1 + 0.8 * w.rnd())) / t : 1));
+}
+
+/** What a scenario makes: its world, and the challenger's per-instance effects (drawn afresh each cycle). */
+interface Scenario {
+  instances: number;
+  world: (n: number, seed: number) => World;
+  effect: (w: World) => number[];
+  /** A challenger that should not be promoted: any promotion is a false one. */
+  noGain: boolean;
+}
+
+const SCENARIOS: Record<string, Scenario> = {
+  aa: { instances: 44, world, effect: (w) => w.times.map(() => 1), noGain: true },
+  uniform: { instances: 44, world, effect: (w) => w.times.map(() => 1 - G), noGain: G <= 0 },
+  // 10% of the instances 2.5x slower, the rest faster by as much: the same geometric mean, a worse PAR-2.
+  skew: {
+    instances: 44,
+    world,
+    effect: (w) => {
+      const k = Math.max(1, Math.round(0.1 * w.times.length));
+      const slow = new Set(sample(w, [...w.times.keys()], k));
+      const fast = 2.5 ** (-k / (w.times.length - k));
+      return w.times.map((_, i) => (slow.has(i) ? 2.5 : fast));
+    },
+    noGain: true,
+  },
+  // 20% faster on the easier half, 8% slower on the harder half: faster by the geometric mean, slower by PAR-2.
+  easyfast: {
+    instances: 44,
+    world,
+    effect: (w) => {
+      const median = [...w.times].sort((a, b) => a - b)[w.times.length >> 1]!;
+      return w.times.map((t) => (t < median ? 0.8 : 1.08));
+    },
+    noGain: true,
+  },
+  spread: { instances: 44, world, effect: (w) => spreadEffect(w, 1 - (process.env.BENCH_GAIN ? G : 0), SD), noGain: !process.env.BENCH_GAIN },
+  timeouts: { instances: 44, world: (n, seed) => worldWith(n, seed, { timeout: TIMEOUT_S, lo: 0.05, hi: 30, beyond: 0.25 }), effect: (w) => solvesMore(w, Math.round(SOLVED_SHARE * w.times.filter((t) => t > w.timeout).length)), noGain: SOLVED_SHARE <= 0 },
+  'timeouts-sc-12': { instances: 400, world: (n, seed) => worldWith(n, seed, { timeout: 5000, lo: 0.5, hi: 4000, beyond: 0.3 }), effect: (w) => solvesMore(w, 12), noGain: false },
+  'timeouts-sc-24': { instances: 400, world: (n, seed) => worldWith(n, seed, { timeout: 5000, lo: 0.5, hi: 4000, beyond: 0.3 }), effect: (w) => solvesMore(w, 24), noGain: false },
+  // Each lane's core slows down and recovers (AR(1), 15% sd, from run to run): both sides of a pair on one lane share it.
+  corrnoise: { instances: 44, world: (n, seed) => ({ ...world(n, seed), lanes: { log: [], keep: 0.9, sd: 0.15 } }), effect: (w) => w.times.map(() => 1), noGain: true },
+  lowcap: { instances: 44, world: (n, seed) => ({ ...world(n, seed), racing: RacingSchema.parse({ cap_factor: 1.1 }) }), effect: (w) => w.times.map(() => 1), noGain: true },
+};
+
+/** The noise-free PAR-2 and geometric-mean change of a challenger's effects in a world, percent (negative: better). */
+function trueChange(w: World, effect: number[]): { par2: number; geomean: number } {
+  const p2 = (t: number) => (t <= w.timeout ? t : 2 * w.timeout);
+  const a = w.times.reduce((s, t) => s + p2(t), 0);
+  const b = w.times.reduce((s, t, i) => s + p2(t * effect[i]!), 0);
+  const logs = w.times.map((t, i) => Math.log(p2(t * effect[i]!) / p2(t)));
+  return { par2: 100 * (b / a - 1), geomean: 100 * (Math.exp(logs.reduce((s, x) => s + x, 0) / logs.length) - 1) };
+}
+
+/** Wilson's 95% interval of a share. */
+function wilson(k: number, n: number): [number, number] {
+  const z = 1.96;
+  const p = k / n;
+  const c = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
+  const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / (1 + (z * z) / n);
+  return [Math.max(0, c - h), Math.min(1, c + h)];
+}
+
+/** One scenario, BENCH_DECISIONS decisions over up to 50 workspaces; prints a summary and one JSON line. */
+async function scenario(name: string): Promise<void> {
+  const sc = SCENARIOS[name];
+  if (!sc) throw new Error(`no scenario "${name}" (have: ${Object.keys(SCENARIOS).join(', ')})`);
+  const n = Number(process.env.BENCH_INSTANCES ?? sc.instances);
+  const decisions = Number(process.env.BENCH_DECISIONS ?? 2500);
+  const worlds = Math.min(50, decisions);
+  const changes: { par2: number; geomean: number }[] = [];
+  const ws = await Promise.all(
+    Array.from({ length: worlds }, (_, k) => {
+      const w = sc.world(n, SEED * 400009 + n * 1021 + k);
+      const cycles = Math.floor(decisions / worlds) + (k < decisions % worlds ? 1 : 0);
+      return workspace(n, 0, [], {
+        world: w,
+        cycles,
+        effectsOf: (x) => {
+          const e = sc.effect(x);
+          changes.push(trueChange(x, e));
+          return [e, ...Array.from({ length: LAMBDA - 1 }, () => x.times.map(() => 1))];
+        },
+      });
+    }),
+  );
+  const outs = ws.flatMap((x) => x.outcomes);
+  const promoted = outs.filter((o) => (sc.noGain ? o.winner !== null : o.winner === 0)).length;
+  const units = (x: { outcomes: CycleOutcome[]; unit: number }, pick: (o: CycleOutcome) => number[]) => x.outcomes.flatMap(pick).map((c) => c / x.unit);
+  const perCycle = meanOf(ws.flatMap((x) => units(x, (o) => [total(o)])));
+  const perDropped = meanOf(ws.flatMap((x) => units(x, (o) => o.challengerCost.filter((_, k) => o.rejectedEarly[k]))));
+  const [lo, hi] = wilson(promoted, outs.length);
+  const r3 = (x: number) => Math.round(x * 1000) / 1000;
+  const truth = { par2: meanOf(changes.map((c) => c.par2)), geomean: meanOf(changes.map((c) => c.geomean)) };
+  console.log(
+    `${name}: ${n} instances, lambda ${LAMBDA}, ${outs.length} decisions; the challenger's true PAR-2 change ${truth.par2.toFixed(1)}%, geometric mean ${truth.geomean.toFixed(1)}%; ` +
+      `${sc.noGain ? 'promoted anyone' : 'promoted it'} in ${pct(promoted / outs.length, 2)} (95% ${pct(lo, 2)} .. ${pct(hi, 2)}); ${perCycle.toFixed(2)} champion evaluations per cycle, ${perDropped.toFixed(2)} per challenger dropped early`,
+  );
+  console.log(JSON.stringify({ scenario: name, instances: n, lambda: LAMBDA, decisions: outs.length, promoted: r3(promoted / outs.length), promoted_ci95: [r3(lo), r3(hi)], evals_per_cycle: r3(perCycle), evals_per_dropped: Number.isFinite(perDropped) ? r3(perDropped) : null, par2_change_pct: r3(truth.par2), geomean_change_pct: r3(truth.geomean) }));
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_SCENARIO) {
+    for (const name of process.env.BENCH_SCENARIO.split(',')) await scenario(name.trim());
+    return;
+  }
   console.log(`decision simulator: ${WORKSPACES} workspaces x ${CYCLES} cycles per row, lambda = ${LAMBDA}, noise ${NOISE === 'mixed' ? 'mixed 2-15%' : `${NOISE}%`} per run, session drift ${pct(DRIFT_LO, 0)}-${pct(DRIFT_HI, 0)}, ${pct(UNSOLVABLE, 0)} unsolvable, timeout ${TIMEOUT_S} s, decided on ${ON} time, racing for ${RACING.detect_gain_pct}% gains, effects spread ${SPREAD} (log sd) over instances, promotion level ${promotionLevel(ALPHA, LAMBDA).toPrecision(2)} per challenger, seed ${SEED}`);
   for (const n of SIZES) {
     console.log(`\n-- ${n} instances`);
