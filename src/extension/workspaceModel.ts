@@ -19,6 +19,7 @@ export class WorkspaceModel extends Disposable {
   private vacuous: ReadonlyMap<string, string[]> = new Map();
   private cal: CalibrationDoc | undefined;
   private cpu: boolean | undefined;
+  private cpuProbe: Promise<void> | undefined;
   private stale: ReadonlyMap<string, string> = new Map();
   private watchedSets = '';
   private root: string | undefined;
@@ -89,7 +90,12 @@ export class WorkspaceModel extends Disposable {
       this.vacuous = root && this.current ? await new EvalStore(root).warnings(this.current.candidates.map((c) => c.dir)) : new Map();
       // A torn calibration.json is no reason to lose the whole snapshot: the rule then reads "not calibrated".
       this.cal = root && this.current ? await readCalibration(root).catch(() => undefined) : undefined;
-      this.cpu ??= root ? await cpuMeasuredHere() : undefined;
+      // Found once, off the first read's path: the snapshot shows now, the rule's basis when it is known.
+      if (root && this.cpu === undefined && !this.cpuProbe)
+        this.cpuProbe = cpuMeasuredHere().then((v) => {
+          this.cpu = v;
+          this.changed.fire(this.current);
+        });
       // An unreadable set or cache only loses the marks, never the snapshot.
       const cfg = this.current?.config;
       this.stale = root && this.current && cfg?.ok ? await stalePerfMeasurements(root, cfg.config, this.current.candidates.map((c) => c.dir)).catch(() => new Map<string, string>()) : new Map();

@@ -59,23 +59,23 @@ export function ownCgroupsOf(procCgroup: string, mountinfo: string): OwnCgroups 
   const out: OwnCgroups = {};
   const dirIn = (m: CgroupMount, p: string): string | undefined => {
     const rel = path.posix.relative(m.root, p);
-    return rel.startsWith('..') || path.posix.isAbsolute(rel) ? undefined : path.join(m.mountPoint, rel);
+    return rel === '..' || rel.startsWith('../') || path.posix.isAbsolute(rel) ? undefined : path.join(m.mountPoint, rel);
   };
+  // The last mount that shows the path wins, as a later mount hides an earlier one.
+  const lastMountDir = (ms: CgroupMount[], p: string) => ms.reverse().map((m) => dirIn(m, p)).find((d) => d !== undefined);
   for (const line of procCgroup.split('\n')) {
     const m = /^(\d+):([^:]*):(.*)$/.exec(line);
     if (!m) continue;
     const [, id, ctrls, p] = m as unknown as [string, string, string, string];
     if (id === '0' && ctrls === '') {
-      // The last mount of a path wins, as a later mount hides an earlier one.
-      const mount = mounts.filter((x) => x.v2).reverse().find((x) => dirIn(x, p));
-      if (mount) out.v2 ??= dirIn(mount, p);
+      const dir = out.v2 ?? lastMountDir(mounts.filter((x) => x.v2), p);
+      if (dir) out.v2 = dir;
       continue;
     }
     const names = ctrls.split(',');
-    for (const [key, ctrl] of [['memory', 'memory'], ['cpuacct', 'cpuacct'], ['pids', 'pids']] as const) {
-      if (!names.includes(ctrl) || out[key]) continue;
-      const mount = mounts.filter((x) => !x.v2 && x.controllers.includes(ctrl)).reverse().find((x) => dirIn(x, p));
-      if (mount) out[key] = dirIn(mount, p);
+    for (const ctrl of ['memory', 'cpuacct', 'pids'] as const) {
+      const dir = names.includes(ctrl) ? (out[ctrl] ?? lastMountDir(mounts.filter((x) => !x.v2 && x.controllers.includes(ctrl)), p)) : undefined;
+      if (dir) out[ctrl] = dir;
     }
   }
   return out;

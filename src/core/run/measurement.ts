@@ -14,7 +14,6 @@ export const Measurement = z.object({
   cpu_fix: z.string().optional(),
   memory: z.enum(['cgroup-v1', 'cgroup-v2', 'rlimit']),
   memory_detail: z.string(),
-  processes: z.enum(['cgroup-v1', 'cgroup-v2', 'counted']),
 });
 export type Measurement = z.infer<typeof Measurement>;
 
@@ -44,7 +43,6 @@ export async function measurementHere(): Promise<Measurement> {
       jail.method === 'rlimit'
         ? `RLIMIT_AS on each process${jail.cgroup ? ` (its ${jail.cgroup} has no memory controller${v2?.missing ? `: ${v2.missing}` : ''})` : ''}; peak memory sampled from /proc`
         : `memory limit and peak from each run's ${jail.method}`,
-    processes: jail.processesMax !== undefined && jail.cgroup ? jail.cgroup : 'counted',
   };
 }
 

@@ -84,4 +84,3 @@ async function limitFindings(isolation: IsolationSettings): Promise<HealthFindin
     },
   ];
 }
-

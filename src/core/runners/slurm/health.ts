@@ -58,10 +58,9 @@ export async function checkSlurmHealth(runner: SlurmRunnerConfig, config: Config
   const acct = await site.exec(['sacct', '-n', '-X', '-S', 'now-1minutes', '-o', 'JobID']);
   const accounting = acct.code === 0 && !/accounting storage is disabled/i.test(acct.stdout + acct.stderr);
   out.push({ check: 'accounting', level: 'ok', detail: accounting ? 'sacct works: tasks that died are explained even after the controller forgets them' : 'no accounting (sacct): a task that died is explained only while squeue still lists it' });
-  const records = queued;
-  if (records.length) {
-    const tasks = records.reduce((n, r) => n + r.keys.filter(Boolean).length, 0);
-    out.push({ check: 'jobs', level: 'warning', detail: `job ${records.map((r) => r.id).join(', ')} (${tasks} task${tasks === 1 ? '' : 's'}) submitted by an earlier evaluation: evaluate the same candidate again to re-attach and collect the results` });
+  if (queued.length) {
+    const tasks = queued.reduce((n, r) => n + r.keys.filter(Boolean).length, 0);
+    out.push({ check: 'jobs', level: 'warning', detail: `job ${queued.map((r) => r.id).join(', ')} (${tasks} task${tasks === 1 ? '' : 's'}) submitted by an earlier evaluation: evaluate the same candidate again to re-attach and collect the results` });
   }
   return out;
 }
