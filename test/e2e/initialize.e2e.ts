@@ -80,6 +80,26 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
   await settled(page);
   console.log(`    screenshot: ${await shot('5-evaluated')}`);
 
+  // The Runners view says how this machine measures a run's CPU time (or what to do to get it).
+  await runCommand(page, 'SATLUTION: Check Runner Health');
+  await runCommand(page, 'Focus on Runners View');
+  const cpu = page.locator('.monaco-list-row[aria-label^="CPU time: "]');
+  await cpu.waitFor({ timeout: 60000 });
+  assert.match((await cpu.getAttribute('aria-label')) ?? '', /^CPU time: (ok, user \+ system of each run's whole process tree, orphans included, from (cpuacct\.usage|cpu\.stat) of its own cgroup|warning, not measured: .* To get it: )/);
+  // The other sections folded, the Runners view has the room to show every finding; the notifications give way.
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  for (const section of ['Overview', 'Steering', 'Cycles']) {
+    const header = page.locator('.pane-header[aria-expanded="true"]', { hasText: section });
+    if (await header.count()) await header.first().click();
+  }
+  await cpu.click();
+  await settled(page);
+  console.log(`    screenshot: ${await shot('5b-runners-cpu-time')}`);
+  for (const section of ['Overview', 'Steering', 'Cycles']) {
+    const header = page.locator('.pane-header[aria-expanded="false"]', { hasText: section });
+    if (await header.count()) await header.first().click();
+  }
+
   // Theme-aware: switching to a light theme restyles the webview live.
   await runCommand(page, 'Preferences: Color Theme');
   await pickQuickItem(page, 'Light Modern');
