@@ -20,7 +20,7 @@ import type { EvalDoc } from '../src/core/eval/evalDoc';
 import type { CalibrationDoc } from '../src/core/eval/calibration';
 import { compareRuns } from '../src/core/eval/compare';
 import type { DuelDoc } from '../src/core/eval/duel';
-import { futility, FUTILITY_BETA, type RaceDoc } from '../src/core/eval/race';
+import { DROP_BELOW, futility, type RaceDoc, type SeenPair } from '../src/core/eval/race';
 import { RacingSchema } from '../src/core/config/schema';
 import type { InstanceResult, RunStatus } from '../src/core/run/result';
 import type { UsageRecord } from '../src/core/llm/usage';
@@ -218,7 +218,7 @@ function writeWorkspace(ws: string): void {
     let champ = 0;
     let capped = 0;
     let spent = 0;
-    const pairs: { champion: number; challenger: number }[] = [];
+    const pairs: SeenPair[] = [];
     for (const r of order) {
       const refT = refOf.get(r.instance) ?? 2 * T;
       const cap = refT >= T ? T : Math.min(T, Math.max(1, 3 * refT));
@@ -230,10 +230,11 @@ function writeWorkspace(ws: string): void {
       champ += refT;
       spent += stopped ? cap : Math.min(t, T);
       // The race's futility rule (eval/race.ts), on the pairs so far, capped runs at their cap.
-      pairs.push({ champion: refT, challenger: stopped ? cap : t });
-      const call = futility(pairs, rs.length, RACING);
+      pairs.push({ a: refT, b: stopped ? cap : t, solvedA: refT < T, solvedB: stopped || r.status === 'solved', timeout: refT >= T });
+      const rest = order.slice(ran.length).map((x) => refOf.get(x.instance) ?? 2 * T);
+      const call = futility(pairs, rest, { of: rs.length, timeoutS: T, test: { level: 0.005 / 3, rankBy: 'par2', marginPct: 5 }, minInstances: RACING.min_instances });
       if (call.drop) {
-        return { ran, doc: { outcome: 'rejected early', on: 'cpu', ran: ran.length, of: rs.length, capped, champion_reruns: 0, challenger_s: lb, champion_s: champ, detect_gain_pct: RACING.detect_gain_pct, speedup_pct: call.speedupPct, odds: call.odds, drop_odds: 1 / FUTILITY_BETA, estimated_par2: (refPar2 * lb) / champ, spent_s: spent, reason: call.reason } };
+        return { ran, doc: { outcome: 'rejected early', on: 'cpu', ran: ran.length, of: rs.length, capped, champion_reruns: 0, challenger_s: lb, champion_s: champ, speedup_pct: call.speedupPct, pass_chance: call.chance, drop_below: DROP_BELOW, estimated_par2: (refPar2 * lb) / champ, spent_s: spent, reason: call.reason } };
       }
       if (ran.length > rs.length / 2) return undefined;
     }

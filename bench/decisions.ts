@@ -30,8 +30,9 @@
 import { compareRuns } from '../src/core/eval/compare';
 import type { EvalDoc } from '../src/core/eval/evalDoc';
 import { par2Of } from '../src/core/eval/metrics';
-import { capFor, raceLook, raceOrder, raceSettle, type RacePolicy } from '../src/core/eval/race';
-import { runSession } from '../src/core/eval/raceRuns';
+import { capFor, firstLook, heldOutCall, heldOutLook, heldOutPairs, raceLook, raceOrder, raceSettle, type RacePolicy } from '../src/core/eval/race';
+import type { RankBy } from '../src/core/eval/objectiveTest';
+import { runSession, sidePairs } from '../src/core/eval/raceRuns';
 import { RacingSchema } from '../src/core/config/schema';
 import { prng } from '../src/core/instances/generators';
 import type { InstanceSpec } from '../src/core/instances/instances';
@@ -55,6 +56,8 @@ const TIMEOUT_S = 60;
 const ALPHA = 0.05;
 const MIN_IMPROVEMENT_PCT = 5;
 const ON = 'cpu' as const;
+/** What promotions rank by (BENCH_RANK_BY: par2, solved-then-par2). */
+const RANK_BY = (process.env.BENCH_RANK_BY ?? 'par2') as RankBy;
 const RACING = RacingSchema.parse({});
 /** Lanes of the simulated local runner. */
 const LANES = 2;
@@ -142,19 +145,19 @@ async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number
     timeoutS: TIMEOUT_S,
     run: async (side, chunk, o) => chunk.map((x) => run(w, index(x.name), side === 'A' ? 1 : effects[keys.indexOf(side)]![index(x.name)]!, f, o.caps.get(x.name) ?? TIMEOUT_S, o.lane)),
     cap: (n) => capFor(policy.reference.get(n), TIMEOUT_S, RACING),
-    look: raceLook(policy, order.length, TIMEOUT_S),
-    settle: raceSettle(policy, TIMEOUT_S, level),
+    look: raceLook(policy, order.map((i) => i.name), { of: order.length, timeoutS: TIMEOUT_S, test: { level, rankBy: RANK_BY, marginPct: MIN_IMPROVEMENT_PCT }, minInstances: firstLook(instances, RACING.min_instances) }),
+    settle: raceSettle(policy, TIMEOUT_S, level, RANK_BY),
   });
   const evaluated: Evaluated[] = keys.map((key, k) => {
     const s = out.b.get(key)!;
     const survived = !s.dropped;
-    const a = order.flatMap((i) => (out.a.has(i.name) && s.results.has(i.name) ? [out.a.get(i.name)!] : []));
-    const b = order.flatMap((i) => (s.results.has(i.name) ? [s.results.get(i.name)!] : []));
+    const sp = sidePairs(out, key, order);
+    const [a, b] = [sp.map((p) => p.a), sp.map((p) => p.b)];
     const json = { verdict: 'pass', race: { outcome: survived ? 'survived' : 'rejected early', ran: b.length, of: order.length, reason: s.dropped?.reason ?? '' } } as Partial<EvalDoc> as EvalDoc;
-    return { candidate: k + 1, json, cmp: survived ? compareRuns(a, b, TIMEOUT_S, { alpha: 2 * level, on: ON }) : undefined };
+    return { candidate: k + 1, json, cmp: survived ? compareRuns(a, b, TIMEOUT_S, { alpha: 2 * level, on: ON, rankBy: RANK_BY }) : undefined };
   });
   const d = greedyAccept(evaluated, 0, MIN_IMPROVEMENT_PCT, 2 * level);
-  return { winner: d.winner === null ? null : d.winner - 1, rejectedEarly: keys.map((k) => (out.b.get(k)!.dropped?.after ?? Infinity) < order.length), championCost: cost(out.a.values()), challengerCost: keys.map((k) => cost(out.b.get(k)!.results.values())) };
+  return { winner: d.winner === null ? null : d.winner - 1, rejectedEarly: keys.map((k) => (out.b.get(k)!.dropped?.after ?? Infinity) < order.length), championCost: cost(out.a.values()) + cost(new Set(keys.flatMap((k) => [...out.b.get(k)!.fresh.values()].map((f) => f.a)))), challengerCost: keys.map((k) => cost(out.b.get(k)!.results.values())) };
 }
 
 /** One workspace: its stored champion measurement (the race's order and caps), then `cycles` cycles of challengers like `speeds` (with BENCH_SPREAD), or as `effectsOf` draws them. */
@@ -309,9 +312,44 @@ async function scenario(name: string): Promise<void> {
   console.log(JSON.stringify({ scenario: name, instances: n, lambda: LAMBDA, decisions: outs.length, promoted: r3(promoted / outs.length), promoted_ci95: [r3(lo), r3(hi)], evals_per_cycle: r3(perCycle), evals_per_dropped: Number.isFinite(perDropped) ? r3(perDropped) : null, par2_change_pct: r3(truth.par2), geomean_change_pct: r3(truth.geomean) }));
 }
 
+/**
+ * The held-out check (scenario `heldout`): a winner BENCH_GAIN faster (0.1; 0: as fast) than the champion
+ * on a held-out set of BENCH_INSTANCES (22), side by side in one session as the engine runs it (race.ts
+ * heldOutLook as the stop rule, heldOutCall on the pairs it stopped at, or on all of them); prints the
+ * share of checks that vetoed it and the check's cost in evaluations of the held-out set.
+ */
+async function heldOut(): Promise<void> {
+  const n = Number(process.env.BENCH_INSTANCES ?? 22);
+  const decisions = Number(process.env.BENCH_DECISIONS ?? 2500);
+  const worlds = Math.min(50, decisions);
+  let vetoed = 0;
+  let spent = 0;
+  for (let k = 0; k < worlds; k++) {
+    const w = world(n, SEED * 500009 + n * 1031 + k);
+    const unit = w.times.reduce((s, t) => s + Math.min(t, w.timeout), 0);
+    const instances: InstanceSpec[] = w.times.map((_, i) => ({ name: name(i), file: name(i), family: null, expected: null }));
+    const order = raceOrder(instances, new Map());
+    const minInstances = firstLook(instances, RACING.min_instances);
+    const stop = heldOutLook(order.length, w.timeout, ON, minInstances, RANK_BY);
+    for (let c = 0; c < Math.floor(decisions / worlds) + (k < decisions % worlds ? 1 : 0); c++) {
+      const f = session(w);
+      const out = await runSession({ order, challengers: ['B'], lanes: LANES, block: LANES, timeoutS: w.timeout, run: async (side, chunk, o) => chunk.map((x) => run(w, index(x.name), side === 'A' ? 1 : 1 - G, f, w.timeout, o.lane)), look: (_side, pairs) => stop(pairs) });
+      const s = out.b.get('B')!;
+      const pairs = sidePairs(out, 'B', order);
+      const judged = heldOutPairs(pairs.slice(0, s.dropped?.after ?? pairs.length), w.timeout, ON);
+      if (heldOutCall(judged, order.length, minInstances, RANK_BY).slower) vetoed++;
+      spent += (cost(out.a.values()) + cost(s.results.values())) / unit;
+    }
+  }
+  const [lo, hi] = wilson(vetoed, decisions);
+  const r3 = (x: number) => Math.round(x * 1000) / 1000;
+  console.log(`heldout: ${n} held-out instances, a winner ${(100 * G).toFixed(0)}% faster there, ${decisions} checks; vetoed in ${pct(vetoed / decisions, 2)} (95% ${pct(lo, 2)} .. ${pct(hi, 2)}); ${(spent / decisions).toFixed(2)} held-out evaluations per check`);
+  console.log(JSON.stringify({ scenario: 'heldout', instances: n, gain: G, decisions, vetoed: r3(vetoed / decisions), vetoed_ci95: [r3(lo), r3(hi)], evals_per_check: r3(spent / decisions) }));
+}
+
 async function main(): Promise<void> {
   if (process.env.BENCH_SCENARIO) {
-    for (const name of process.env.BENCH_SCENARIO.split(',')) await scenario(name.trim());
+    for (const name of process.env.BENCH_SCENARIO.split(',')) await (name.trim() === 'heldout' ? heldOut() : scenario(name.trim()));
     return;
   }
   console.log(`decision simulator: ${WORKSPACES} workspaces x ${CYCLES} cycles per row, lambda = ${LAMBDA}, noise ${NOISE === 'mixed' ? 'mixed 2-15%' : `${NOISE}%`} per run, session drift ${pct(DRIFT_LO, 0)}-${pct(DRIFT_HI, 0)}, ${pct(UNSOLVABLE, 0)} unsolvable, timeout ${TIMEOUT_S} s, decided on ${ON} time, racing for ${RACING.detect_gain_pct}% gains, effects spread ${SPREAD} (log sd) over instances, promotion level ${promotionLevel(ALPHA, LAMBDA).toPrecision(2)} per challenger, seed ${SEED}`);

@@ -52,7 +52,7 @@ function describe(dir, set, label, { cmp, pairs }, timeoutS) {
   const lines = [
     `${label} (${pairs.length} instances, side by side in one session, ${cmp.on === 'cpu' ? 'CPU' : 'wall'} time, timeout ${timeoutS} s):`,
     `  PAR-2 seed ${cmp.par2A.toFixed(2)} s -> champion ${cmp.par2B.toFixed(2)} s: ${Math.abs(gain).toFixed(1)}% ${gain >= 0 ? 'faster' : 'slower'}; solved ${solved('a')} -> ${solved('b')} of ${pairs.length}`,
-    `  difference ${cmp.diff.toFixed(2)} s per instance (95% CI ${cmp.ci95[0].toFixed(2)} .. ${cmp.ci95[1].toFixed(2)}); ${cmp.ratio.speedup_pct.toFixed(1)}% faster as a geometric mean, sign-flip test p = ${cmp.ratio.p.toPrecision(2)} (one-sided); Wilcoxon signed-rank p = ${cmp.wilcoxon.p.toPrecision(2)} (n = ${cmp.wilcoxon.n}); verdict: ${cmp.verdict}`,
+    `  difference ${cmp.diff.toFixed(2)} s per instance (95% CI ${cmp.ci95[0].toFixed(2)} .. ${cmp.ci95[1].toFixed(2)}); ${cmp.ratio.speedup_pct.toFixed(1)}% faster as a geometric mean; the promotion test p = ${cmp.test.p.toPrecision(2)} (one-sided, ranked by ${cmp.test.rank_by}); Wilcoxon signed-rank p = ${cmp.wilcoxon.p.toPrecision(2)} (n = ${cmp.wilcoxon.n}); verdict: ${cmp.verdict}`,
   ];
   const names = [...new Set([...fam.values()])].sort();
   const perFamily = [];
@@ -66,8 +66,8 @@ function describe(dir, set, label, { cmp, pairs }, timeoutS) {
     perFamily.push({ family: f, gain: g });
     lines.push(`  ${f.padEnd(14)} ${String(ps.length).padStart(2)} instances: PAR-2 ${a.toFixed(2)} -> ${bb.toFixed(2)} s, ${Math.abs(g).toFixed(0)}% ${g >= 0 ? 'faster' : 'slower'} (faster on ${faster} of ${ps.length})`);
   }
-  // The p of the test decisions use (compare.ts ratioTest), one-sided in the direction of the PAR-2 difference.
-  return { lines, gain, p: cmp.ratio.p, par2A: cmp.par2A, par2B: cmp.par2B, perFamily };
+  // The p of the test decisions use (objectiveTest.ts), one-sided in B's favour.
+  return { lines, gain, p: cmp.test.p, par2A: cmp.par2A, par2B: cmp.par2B, perFamily };
 }
 
 /** Copies the `models:` block of a satlution.yaml into the demo workspace (for --agent llm). */

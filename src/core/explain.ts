@@ -8,12 +8,12 @@ export interface ExplainedComparison {
   par2B: number;
   ci95: readonly [number, number];
   wilcoxon: { n: number; p: number };
-  /** The verdict's test (compare.ts ratioTest): its one-sided p; absent in comparisons made before it. */
+  /** The geometric-mean test of comparisons made before the promotion test (its one-sided p). */
   ratio?: { p: number };
+  /** The verdict's test (eval/objectiveTest.ts): its one-sided p and its parts'; absent in comparisons made before it. */
+  test?: { p: number; par2_p: number; log_ratio_p: number };
   verdict: 'B faster' | 'A faster' | 'no significant difference';
   caveat?: string;
-  /** The rank test's direction is not the PAR-2 difference's. */
-  ranks_disagree?: true;
 }
 
 /** The fewest pairs with which the exact tests can reach a two-sided p < alpha (all pairs one way: one-sided p = 1 / 2^n, under alpha / 2). */
@@ -27,9 +27,10 @@ export function minPairsForSignificance(alpha: number): number {
 export function explainComparison(c: ExplainedComparison, o: { alpha: number; marginPct: number }): string {
   const gain = c.par2A > 0 ? (100 * (c.par2A - c.par2B)) / c.par2A : 0;
   const way = `${Math.abs(gain).toFixed(1)}% ${gain >= 0 ? 'faster' : 'slower'}`;
-  const p = c.ratio?.p ?? c.wilcoxon.p;
-  // The ratio test's p is one-sided: it is compared with alpha / 2 (the Wilcoxon p of older comparisons with alpha).
-  const level = c.ratio ? o.alpha / 2 : o.alpha;
+  const oneSided = c.test ?? c.ratio;
+  const p = oneSided?.p ?? c.wilcoxon.p;
+  // The tests' p is one-sided: it is compared with alpha / 2 (the Wilcoxon p of older comparisons with alpha).
+  const level = oneSided ? o.alpha / 2 : o.alpha;
   const stats = `PAR-2 ${c.par2A.toFixed(2)} -> ${c.par2B.toFixed(2)} s, 95% CI of the difference ${c.ci95[0].toFixed(2)} .. ${c.ci95[1].toFixed(2)} s, p = ${p.toPrecision(2)}, n = ${c.wilcoxon.n}`;
   const need = minPairsForSignificance(o.alpha);
   if (c.caveat) return `No verdict: ${c.caveat}.`;
@@ -39,8 +40,10 @@ export function explainComparison(c: ExplainedComparison, o: { alpha: number; ma
     return gain >= o.marginPct ? `${way} (${stats}): significant, and over the ${o.marginPct.toFixed(1)}% margin.` : `${way} (${stats}): significant, but under the ${o.marginPct.toFixed(1)}% margin a promotion needs, which a difference this small may owe to the machine's noise.`;
   if (c.verdict === 'A faster') return `${way} (${stats}): significantly slower.`;
   const zero = c.ci95[0] <= 0 && c.ci95[1] >= 0;
-  if (c.ranks_disagree) return `${way} (${stats}), but the instances disagree: most differ the other way, and a few large differences carry the PAR-2 total, so no direction is called.`;
-  return `${way} (${stats}), but not significant: ${p >= level ? `p is not under ${c.ratio ? level.toPrecision(2) : level}` : 'the difference is inside the noise band'}${zero ? ', and the CI includes no difference at all' : ''}. The instances do not agree on a direction.`;
+  const [par2Sig, ratioSig] = c.test ? [c.test.par2_p < level, c.test.log_ratio_p < level] : [false, false];
+  if (par2Sig && !ratioSig) return `${way} (${stats}), but not instance by instance (the geometric mean's p = ${c.test!.log_ratio_p.toPrecision(2)}): a few long instances carry the PAR-2 difference while the typical instance got no faster, so no gain is called.`;
+  if (ratioSig && !par2Sig) return `${way} (${stats}): faster instance by instance (p = ${c.test!.log_ratio_p.toPrecision(2)}), but its PAR-2 is not significantly lower (p = ${c.test!.par2_p.toPrecision(2)}): the gain is on instances that weigh little in PAR-2.`;
+  return `${way} (${stats}), but not significant: ${p >= level ? `p is not under ${oneSided ? level.toPrecision(2) : level}` : 'the difference is inside the noise band'}${zero ? ', and the CI includes no difference at all' : ''}. The instances do not agree on a direction.`;
 }
 
 /** PAR-2 on the SAT and the UNSAT instances of each side's own evaluation (null: none of that kind). */

@@ -29,7 +29,8 @@ describe('config: satlution.yaml', () => {
       processes_max: 256,
       vacuous_gates: 'fail',
       decide_on: 'cpu',
-      racing: { enabled: true, detect_gain_pct: 10, cap_factor: 3, cap_floor_s: 1, min_instances: 5 },
+      rank_by: 'par2',
+      racing: { enabled: true, cap_factor: 3, cap_floor_s: 1, min_instances: 5 },
       calibration: { auto: true, max_age_days: 30 },
     });
     assert.equal(c.stages.perf.timeout_s, 300);

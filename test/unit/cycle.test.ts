@@ -72,7 +72,8 @@ describe('evolution cycle (champion/challenger)', function () {
     assert.ok(fs.existsSync(path.join(ws, '.satlution', 'evals', 'SATLUTION_0.json')), 'the champion was measured too');
     // The verdict came from the race: the challenger beside the champion in one session, no noise band needed.
     assert.match(results, /## Against the champion, side by side \(8 instances, one session\)/);
-    assert.match(results, /Instance by instance: \d+\.\d% faster as a geometric mean of the time ratios; sign-flip test p = [\d.e-]+ \(one-sided, exact\), the promotion level 0\.0050\./);
+    assert.match(results, /Instance by instance: \d+\.\d% faster as a geometric mean of the time ratios\./);
+    assert.match(results, /The promotion test \(ranked by PAR-2; one-sided, every sign pattern\): p = [\d.e-]+ against the promotion level 0\.0050; its parts: PAR-2 lower p = [\d.e-]+, faster instance by instance p = [\d.e-]+\./);
     assert.match(results, /Promotion needs a significant gain of at least 5\.0% in PAR-2 \(min_improvement_pct 5%; two identical solvers pass this rule in at most 0\.5% of decisions\)/);
     const duels = fs.readdirSync(path.join(ws, '.satlution', 'duels')).map((f) => JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'duels', f), 'utf8')) as { purpose: string; pairs: { order: string }[]; race?: { outcome: string } });
     assert.deepEqual(duels.map((d) => [d.purpose, d.race?.outcome]), [['decision', 'survived']]);

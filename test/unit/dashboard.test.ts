@@ -358,7 +358,7 @@ describe('dashboard verdicts', function () {
     const rule = d.verdicts.rule!;
     assert.deepEqual([rule.on, rule.basis, rule.bandPct, rule.marginPct, rule.falsePromotionPct], ['cpu', 'cpu', 3.1, 2, 0.5]);
     assert.deepEqual(rule.calibrated, { at: cal.at, n: 40, machine: 'box / Some CPU x8' });
-    assert.equal(rule.short, 'Decisions: CPU time, raced side by side · exact ratio test · margin 2% · ≤0.5% false promotions');
+    assert.equal(rule.short, 'Decisions: CPU time, raced side by side · exact sign-flip test · margin 2% · ≤0.5% false promotions');
     assert.match(rule.line, /noise band 3\.1% \(calibrated 2026-11-02, 40 instances; for information\)/);
     assert.deepEqual(d.verdicts.noise.map((n) => [n.basis, n.bandPct, n.diffPct, n.spreadMedianPct, n.spreadP90Pct, n.aaSignificant]), [['cpu', 3.1, 0.5, 1.25, 4.5, false], ['wall', 4.2, -1.5, 2.5, 7.75, false]]);
     assert.deepEqual(d.verdicts.calibration, { at: cal.at, n: 40, machine: 'box / Some CPU x8', solver: 'SATLUTION_0', runner: 'local', timeoutS: T });

@@ -153,7 +153,7 @@ describe('promotion audit: real cycles', function () {
   });
 
   it('a challenger that answers one hard UNSAT formula with a bogus proof wins the duel, is caught from its race run\'s proof before promotion, fails with a post-mortem, and the champion stays', async () => {
-    // Fourteen easy formulas (pairs enough for the exact ratio test at 0.005 to call it with a flip or two
+    // Fourteen easy formulas (pairs enough for the exact sign-flip test at 0.005 to call it with a flip or two
     // of noise; with eight, one flip left p at 0.012) and the hard one: the honest part of the gain (about
     // 0.15 s on each easy one) is near 25% of the champion's PAR-2, under the 35% margin; with the lie
     // (nearly 2 s saved on the hard one) it is near 45%.

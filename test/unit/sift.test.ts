@@ -38,7 +38,7 @@ describe('SIFT: statistics and acceptance', () => {
   });
 
   it('promotes the largest significant side-by-side gain over the margin, raises the margin to the noise band, and says why nothing won', () => {
-    const cmp = (a: number, b: number, verdict: Comparison['verdict']) => ({ on: 'cpu', par2A: a, par2B: b, verdict, common: 8, wilcoxon: { p: 0.02 }, ratio: { p: 0.01, speedup_pct: 100 * (1 - b / a), method: 'exact' }, level: 0.005, band_pct: 0 }) as Comparison;
+    const cmp = (a: number, b: number, verdict: Comparison['verdict']) => ({ on: 'cpu', par2A: a, par2B: b, verdict, common: 8, wilcoxon: { p: 0.02 }, ratio: { p: 0.01, speedup_pct: 100 * (1 - b / a), method: 'exact' }, test: { rank_by: 'par2', p: 0.01, p_worse: 1, log_ratio_p: 0.01, par2_p: 0.01, solved_p: null, speedup_pct: 100 * (1 - b / a), method: 'exact' }, solvedOnlyA: 0, solvedOnlyB: 0, level: 0.005, band_pct: 0 }) as Comparison;
     const pass = { verdict: 'pass' } as never;
     const d = greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 8, 'B faster') }, { candidate: 4, json: pass, cmp: cmp(10, 6, 'B faster') }, { candidate: 5, json: { verdict: 'fail' } as never, cmp: cmp(10, 1, 'B faster') }], 0, 5);
     assert.deepEqual(d, { winner: 4, outcome: 'SATLUTION_4 is the new champion (side by side on CPU time: PAR-2 10.00 -> 6.00 s, 40.0% faster, p = 0.010, n = 8; over the 5.0% margin)' });
@@ -48,12 +48,22 @@ describe('SIFT: statistics and acceptance', () => {
     assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9, 'B faster') }], 0, 5).winner, 3);
     assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9, 'no significant difference') }, { candidate: 4, json: pass, cmp: undefined }], 0, 5).outcome, 'SATLUTION_0 stays champion (best of 2 evaluated: no significant difference side by side (10.0%, p = 0.010 against 0.0050, n = 8))');
     // A perf set too small for the test ever to say yes is named as the reason.
-    const few = { ...cmp(10, 3, 'no significant difference'), common: 4, wilcoxon: { n: 4, w: 0, z: null, p: 0.125, method: 'exact' }, ratio: { p: 0.0625, speedup_pct: 70, method: 'exact' } } as Comparison;
+    const few = { ...cmp(10, 3, 'no significant difference'), common: 4, wilcoxon: { n: 4, w: 0, z: null, p: 0.125, method: 'exact' }, ratio: { p: 0.0625, speedup_pct: 70, method: 'exact' }, test: { rank_by: 'par2', p: 0.0625, p_worse: 1, log_ratio_p: 0.0625, par2_p: 0.0625, solved_p: null, speedup_pct: 70, method: 'exact' } } as Comparison;
     assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: few }], 0, 5).outcome, 'SATLUTION_0 stays champion (no significant difference side by side (70.0%, p = 0.063 against 0.0050, n = 4); with 4 instances that differ no result can be significant at the level 0.0050: the perf set needs at least 8)');
     // Racing: a rejected challenger was measured on part of the set only and can never win; a broken duel blocks a win.
     const raced = { verdict: 'pass', race: { outcome: 'rejected early', ran: 4, of: 10, reason: 'not faster where it counts' } } as never;
     assert.match(greedyAccept([{ candidate: 3, json: raced, cmp: cmp(10, 1, 'B faster') }], 0, 5).outcome, /SATLUTION_3 rejected early by racing after 4 of 10 instances: not faster where it counts/);
     assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 1, 'B faster'), fatal: 'it p1.cnf: wrong' }], 0, 5).winner, null);
+  });
+
+  it('ranked solved-then-par2: one that solves more wins without the PAR-2 margin, one that solves fewer never wins, and the most solved goes first', () => {
+    const pass = { verdict: 'pass' } as never;
+    const cmp = (a: number, b: number, onlyA: number, onlyB: number) => ({ on: 'cpu', par2A: a, par2B: b, verdict: 'B faster', common: 40, wilcoxon: { n: 40, p: 0.02 }, ratio: { p: 0.01, speedup_pct: 1, method: 'sampled' }, test: { rank_by: 'solved-then-par2', p: 0.0001, p_worse: 1, log_ratio_p: 0.2, par2_p: 0.01, solved_p: 0.0001, speedup_pct: 1, method: 'sampled' }, solvedOnlyA: onlyA, solvedOnlyB: onlyB, level: 0.005, band_pct: 0 }) as Comparison;
+    const more = greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9.8, 0, 4) }], 0, 5);
+    assert.deepEqual(more, { winner: 3, outcome: 'SATLUTION_3 is the new champion (side by side on CPU time: PAR-2 10.00 -> 9.80 s, 2.0% faster, p = 0.00010, n = 40; solves 4 more)' });
+    assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 5, 2, 1) }], 0, 5).outcome, 'SATLUTION_0 stays champion (50.0% faster side by side: significant, but it solves 1 fewer)');
+    assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9.8, 1, 1) }], 0, 5).winner, null, 'as many solved: the PAR-2 margin decides');
+    assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 5, 0, 1) }, { candidate: 4, json: pass, cmp: cmp(10, 9, 0, 3) }], 0, 5).winner, 4);
   });
 });
 

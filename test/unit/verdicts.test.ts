@@ -102,20 +102,20 @@ describe('verdicts that noise and drift cannot fool', function () {
     const config = await loadConfig(ws);
     assert.equal(config.evaluation.racing.cap_floor_s, 0.05);
     const s = await runCycle({ ws, config, agent: slowDownAgent(20), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
-    assert.match(s.outcome ?? '', /SATLUTION_0 stays champion \(SATLUTION_1 rejected early by racing after \d+ of 12 instances: not the 10% gain the race is for: after \d+ of 12 instances it is \d+\.\d% slower than the champion/);
+    assert.match(s.outcome ?? '', /SATLUTION_0 stays champion \(SATLUTION_1 rejected early by racing after \d+ of 12 instances: it cannot pass the promotion test: after \d+ of 12 instances it is \d+\.\d% slower than the champion/);
     const doc = (await new EvalStore(ws).get(1))!;
     assert.equal(doc.verdict, 'pass');
     assert.equal(doc.race?.outcome, 'rejected early');
     assert.ok(doc.race!.ran < 12, `ran ${doc.race!.ran}`);
     assert.ok(doc.race!.capped > 0, 'the slower runs hit their cap');
     assert.ok(doc.race!.session, 'the race kept its session');
-    // The futility rule's evidence, kept and shown: its likelihood ratio and the ratio the race drops at.
-    assert.match(s.outcome ?? '', /its pairs are (\d+|over a million) times likelier if it is no faster than the champion than if it is 10% faster \(the race drops at 50\)/);
-    assert.equal(doc.race!.drop_odds, 50);
-    assert.ok(doc.race!.odds! >= 50, String(doc.race!.odds));
+    // The futility rule's evidence, kept and shown: its chance to pass at the end and the chance the race drops under.
+    assert.match(s.outcome ?? '', /its chance to pass at the end of the set is (under 0\.1%|\d\.\d%) \(the race drops under 3\.0%\)/);
+    assert.equal(doc.race!.drop_below, 0.03);
+    assert.ok(doc.race!.pass_chance! < 0.03, String(doc.race!.pass_chance));
     const shown = (await buildDashboard(ws)).data.verdicts.decisions.find((d) => d.candidate === 1)!;
     assert.equal(shown.outcome, 'rejected early');
-    assert.deepEqual([shown.race?.odds, shown.race?.dropOdds, shown.race?.detectGainPct], [doc.race!.odds, 50, 10]);
+    assert.deepEqual([shown.race?.passChance, shown.race?.dropBelow], [doc.race!.pass_chance, 0.03]);
     const champion = (await new EvalStore(ws).get(0))!;
     const championCost = champion.instances.reduce((t, r) => t + (r.cpu_s ?? r.time_s), 0);
     // A full evaluation of a 20x slower solver costs about 20x the champion's; the race spent under a quarter of that.
@@ -148,7 +148,7 @@ describe('verdicts that noise and drift cannot fool', function () {
     assert.equal(cal.status, 0, cal.stderr);
     assert.match(cal.stdout, /SATLUTION_0 against itself on 8 instances, side by side/);
     assert.match(cal.stdout, /wall time: band \d+\.\d% of PAR-2/);
-    assert.match(cal.stdout, /a challenger needs a PAR-2 gain of at least \d+(\.\d+)?% \(min_improvement_pct\) in its race with the champion, and the exact ratio test .* this band \(\d+\.\d%\) is for information/);
+    assert.match(cal.stdout, /a challenger needs a PAR-2 gain of at least \d+(\.\d+)?% \(min_improvement_pct\) in its race with the champion, and the exact sign-flip test .* this band \(\d+\.\d%\) is for information/);
     const doc = (await readCalibration(ws))!;
     assert.equal(doc.n, 8);
     // The champion was built for it (never evaluated before) and really ran: per-instance times differ.

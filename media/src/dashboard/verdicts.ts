@@ -85,8 +85,8 @@ function ruleBlock(ctx: TabContext): HTMLElement {
       h('p', { class: 'rule-line', title: rule.line }, rule.short),
       h('p', { class: 'muted' },
         calibration
-          ? `Noise band measured ${calibration.at.slice(0, 10)} on ${calibration.machine}, runner ${calibration.runner}: ${calibration.solver} against itself side by side on ${count(calibration.n, 'instance')} (timeout ${secsUnit(calibration.timeoutS)}), for information. A promotion needs its race with the champion to pass the exact ratio test (at most ${pct(rule.falsePromotionPct)} of decisions between identical solvers promote, whatever the noise) and a PAR-2 gain of at least min_improvement_pct (${pct(rule.marginPct)}).`
-          : `A promotion needs its race with the champion to pass the exact ratio test (at most ${pct(rule.falsePromotionPct)} of decisions between identical solvers promote, whatever the noise) and a PAR-2 gain of at least min_improvement_pct (${pct(rule.marginPct)}). No noise band is needed; \`satlution calibrate\` measures one for information.`),
+          ? `Noise band measured ${calibration.at.slice(0, 10)} on ${calibration.machine}, runner ${calibration.runner}: ${calibration.solver} against itself side by side on ${count(calibration.n, 'instance')} (timeout ${secsUnit(calibration.timeoutS)}), for information. A promotion needs its race with the champion to pass the exact sign-flip test (at most ${pct(rule.falsePromotionPct)} of decisions between identical solvers promote, whatever the noise) and a PAR-2 gain of at least min_improvement_pct (${pct(rule.marginPct)}).`
+          : `A promotion needs its race with the champion to pass the exact sign-flip test (at most ${pct(rule.falsePromotionPct)} of decisions between identical solvers promote, whatever the noise) and a PAR-2 gain of at least min_improvement_pct (${pct(rule.marginPct)}). No noise band is needed; \`satlution calibrate\` measures one for information.`),
     );
   } else box.append(h('p', { class: 'muted' }, 'satlution.yaml could not be read: the rule in force is not shown.'));
   if (noise.length)
@@ -168,7 +168,7 @@ function decisionDetail(ctx: TabContext, d: DashDecision, charts: Chart[]): HTML
 /** Why racing stopped a challenger, in words, with its lower bound, the champion's time and (an older race) the threshold side by side. */
 function raceEvidence(r: NonNullable<DashDecision['race']>, dir: string): HTMLElement {
   const basis = `${basisName(r.on)} time`;
-  if (r.detectGainPct !== undefined) return sessionRaceEvidence(r, dir, basis);
+  if (r.dropBelow !== undefined || r.detectGainPct !== undefined) return sessionRaceEvidence(r, dir, basis);
   const most = Math.max(r.challengerS, r.championS, r.thresholdS, 1e-9);
   const bar = (label: string, x: number, cls: string) => {
     const fill = h('span', { class: `bar-fill ${cls}` });
@@ -186,10 +186,16 @@ function raceEvidence(r: NonNullable<DashDecision['race']>, dir: string): HTMLEl
   );
 }
 
-/** The futility rule's evidence in words: its likelihood ratio (older races: the upper confidence bound). */
+/** The futility rule's evidence in words: its chance to pass (older races: the likelihood ratio, or the upper confidence bound). */
 function evidence(r: NonNullable<DashDecision['race']>): string {
+  if (r.dropBelow !== undefined) return r.passChance !== null && r.passChance !== undefined ? `; its chance to pass the promotion test at the end of the set was ${chance(r.passChance)}, and the race drops under ${chance(r.dropBelow)}` : '';
   if (r.odds !== null && r.odds !== undefined) return `; its pairs are ${times(r.odds)} times likelier if it is no faster than the champion than if it were ${pct(r.detectGainPct ?? 0)} faster${r.dropOdds ? `, and the race drops at ${times(r.dropOdds)}` : ''}`;
   return r.upperPct !== null && r.upperPct !== undefined ? `, at most ${pct(r.upperPct)} faster at 99.5% confidence` : '';
+}
+
+/** A chance for people. */
+function chance(p: number): string {
+  return p < 0.001 ? 'under 0.1%' : `${(100 * p).toFixed(p < 0.1 ? 1 : 0)}%`;
 }
 
 /** A likelihood ratio for people. */
@@ -207,7 +213,7 @@ function sessionRaceEvidence(r: NonNullable<DashDecision['race']>, dir: string, 
   };
   const speed = r.speedupPct ?? 0;
   return h('div', { class: 'race' },
-    h('p', {}, `Dropped by the race after ${r.ran} of ${count(r.of, 'instance')}${r.capped ? ` (${count(r.capped, 'run')} stopped at its cap, a multiple of the champion\u2019s time)` : ''}: it ran beside the champion in one session, and its pairs say ${dir} is not the ${pct(r.detectGainPct ?? 0)} gain the race was for (${pct(Math.abs(speed))} ${speed >= 0 ? 'faster' : 'slower'} as a geometric mean${evidence(r)}). Racing may only drop: a promotion is decided on the whole set.`),
+    h('p', {}, `Dropped by the race after ${r.ran} of ${count(r.of, 'instance')}${r.capped ? ` (${count(r.capped, 'run')} stopped at its cap, a multiple of the champion\u2019s time)` : ''}: it ran beside the champion in one session, and its pairs say ${r.dropBelow !== undefined ? `${dir} cannot pass the promotion test at the end` : `${dir} is not the ${pct(r.detectGainPct ?? 0)} gain the race was for`} (${pct(Math.abs(speed))} ${speed >= 0 ? 'faster' : 'slower'} as a geometric mean${evidence(r)}). Racing may only drop: a promotion is decided on the whole set.`),
     h('div', { class: 'bars', role: 'img', 'aria-label': `On the instances run: the challenger ${secsUnit(r.challengerS)}, the champion ${secsUnit(r.championS)}` },
       bar('Challenger', r.challengerS, 'challenger'),
       bar('Champion', r.championS, 'champion')),

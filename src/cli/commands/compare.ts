@@ -17,11 +17,13 @@ export const COMPARE_HELP = `satlution compare A.json B.json [--alpha 0.05] [--o
        satlution compare --measure DIR_A DIR_B [--set NAME] [--dir D] [--json]
 
 Paired comparison of two \`satlution eval --json\` results on the instances both ran: PAR-2 of each,
-the difference B - A with a 95% confidence interval (random-subset means), the exact sign-flip test on the
-per-instance log time ratios (B's geometric-mean speed-up, one-sided p) and the Wilcoxon signed-rank test on
-per-instance PAR-2 times. "B faster" only when the ratio test's p is under alpha / 2, the signed ranks and
-the PAR-2 difference point the same way, and the difference is larger than the noise band (--band,
-default: the workspace's calibration, else 0). --on picks the time compared
+the difference B - A with a 95% confidence interval (random-subset means), the promotion test (an exact
+max-T sign-flip test on the PAR-2 differences and the per-instance log time ratios, and on the instances
+one solved and the other did not where the workspace's evaluation.rank_by is solved-then-par2), B's
+geometric-mean speed-up, and the Wilcoxon signed-rank test on per-instance PAR-2 times (for the record).
+"B faster" only when the promotion test's one-sided p is under alpha / 2 and the difference is larger
+than the noise band (--band, default: the workspace's calibration, else 0); "A faster" likewise the
+other way. --on picks the time compared
 (default: the workspace's evaluation.decide_on, else cpu; CPU only when every run compared has a
 measured CPU time, else wall time for all of them, and the output says which).
 Two results measured at different moments carry the machine's drift between them: the band is raised
@@ -80,7 +82,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
   if (a!.timeout_s !== b!.timeout_s) throw new UsageError(`the two evaluations used different timeouts (${a!.timeout_s} s and ${b!.timeout_s} s); PAR-2 is not comparable`);
   // An explicit --band is the user's; otherwise separate measurements need the drift the workspace has recorded.
   const drift = band !== undefined ? undefined : (driftBand(ws ? await readDrift(ws) : undefined, on) ?? 'unmeasured');
-  const c = compareSeparate(a!.instances, b!.instances, a!.timeout_s, { alpha, on, bandPct, ...(drift ? { drift } : {}) });
+  const c = compareSeparate(a!.instances, b!.instances, a!.timeout_s, { alpha, on, bandPct, ...(config ? { rankBy: config.evaluation.rank_by } : {}), ...(drift ? { drift } : {}) });
   const driftNote = drift && drift !== 'unmeasured' ? `; band raised to the drift recorded between separate measurements here (median observation), ${drift.pct.toFixed(1)}% (${drift.n} observation${drift.n > 1 ? 's' : ''})` : '';
   return report(a!, b!, a!.timeout_s, c, alpha, values.json === true, `two separate measurements (drift between them is not cancelled; --measure compares side by side)${driftNote}`);
 }
@@ -100,7 +102,8 @@ function report(a: { solver: string }, b: { solver: string }, timeoutS: number, 
       `common instances ${c.common}${c.onlyA || c.onlyB ? ` (only in A: ${c.onlyA}, only in B: ${c.onlyB})` : ''}`,
       `PAR-2 on ${c.on === 'cpu' ? 'CPU' : 'wall'} time  A ${f(c.par2A)} s   B ${f(c.par2B)} s   B - A ${f(c.diff)} s  (95% CI ${f(c.ci95[0])} .. ${f(c.ci95[1])})`,
       `solved only by A ${c.solvedOnlyA}, only by B ${c.solvedOnlyB}`,
-      `ratio test: ${Math.abs(c.ratio.speedup_pct).toFixed(1)}% ${c.ratio.speedup_pct >= 0 ? 'faster' : 'slower'} (geometric mean of B / A), one-sided p=${c.ratio.p.toPrecision(3)} (${c.ratio.method === 'exact' ? 'exact sign-flip' : 'sampled sign-flip'})`,
+      `test (ranked by ${c.test.rank_by === 'par2' ? 'PAR-2' : 'solved, then PAR-2'}): B better p=${c.test.p.toPrecision(3)}, B worse p=${c.test.p_worse.toPrecision(3)}; its parts in B's favour: PAR-2 p=${c.test.par2_p.toPrecision(3)}, log time ratios p=${c.test.log_ratio_p.toPrecision(3)}${c.test.solved_p === null ? '' : `, solved p=${c.test.solved_p.toPrecision(3)}`} (${c.test.method === 'exact' ? 'exact sign-flip' : 'sampled sign-flip'})`,
+      `geometric mean: B ${Math.abs(c.ratio.speedup_pct).toFixed(1)}% ${c.ratio.speedup_pct >= 0 ? 'faster' : 'slower'} than A`,
       `Wilcoxon signed-rank: n=${c.wilcoxon.n}, W=${c.wilcoxon.w}, p=${c.wilcoxon.p.toPrecision(3)} (${c.wilcoxon.method})`,
       `verdict: ${c.verdict} (alpha ${alpha}${c.band_pct ? `, noise band ${c.band_pct.toFixed(1)}%` : ''})`,
       ...(c.caveat ? [`why: ${c.caveat}`] : []),

@@ -423,9 +423,9 @@ export type StrategyConfig = z.infer<typeof StrategySchema>;
 /** The race (eval/race.ts): a cycle's challengers and the champion side by side in one session; a challenger is dropped as soon as it cannot be the gain the race is for. */
 export const RacingSchema = z
   .object({
-    enabled: z.boolean().default(true).meta({ description: "Drop a challenger as soon as its same-session pairs with the champion say it is less than detect_gain_pct faster, and cap its runs at cap_factor times the champion's time; the champion stops when no challenger is left. Off: every challenger runs the whole set, uncapped. Either way a promotion is decided on the full set's pairs.", examples: [true] }),
-    detect_gain_pct: z.number().gt(0).lt(100).default(10).meta({ description: "The gain the race is for, percent: a challenger this much faster (geometric mean of its time ratios to the champion) is dropped by mistake in about 2% of races; one no faster is dropped after some 15 instances at 10-15% noise per run, whatever the set's size (a third of 44), a slower one sooner. Smaller: fewer small gains lost, more of each rejected challenger measured (about (10 / gain)^2 times as many instances).", examples: [10] }),
-    cap_factor: z.number().min(1).default(3).meta({ description: "A challenger's run is stopped at this multiple of the champion's time on the instance (adaptive capping); a capped run counts its cap while racing, and a survivor's capped runs run again in full before its pairs decide.", examples: [3] }),
+    enabled: z.boolean().default(true).meta({ description: "Drop a challenger as soon as its same-session pairs with the champion say its chance to pass the promotion test at the end of the set is under 3% (the rest of the set predicted from its pairs, the champion's timeouts apart, where a challenger that solves more shows), and cap its runs at cap_factor times the champion's time; the champion stops when no challenger is left. Off: every challenger runs the whole set, uncapped. Either way a promotion is decided on the full set's pairs.", examples: [true] }),
+    detect_gain_pct: z.number().gt(0).lt(100).optional().meta({ description: 'No longer used: the race drops a challenger by its chance to pass the promotion test, not against a gain. Accepted so older files load.' }),
+    cap_factor: z.number().min(1).default(3).meta({ description: "A challenger's run is stopped at this multiple of the champion's time on the instance (adaptive capping); a capped run counts its cap while racing. A survivor and the champion both run again in full every instance where its run was capped or the champion's went past its cap, so the pairs that decide are complete and the test's level holds at any factor (a low one costs more runs again).", examples: [3] }),
     cap_floor_s: z.number().positive().default(1).meta({ description: 'No cap below this many seconds (very fast instances are not worth capping: process start-up dominates).', examples: [1] }),
     min_instances: z.number().int().positive().default(5).meta({ description: 'Instances a challenger runs before it can be dropped.', examples: [5] }),
     min_share: z.number().gt(0).max(1).optional().meta({ description: 'No longer used: the champion runs beside the challengers from the first instance on. Accepted so older files load.' }),
@@ -437,7 +437,7 @@ export type RacingConfig = z.infer<typeof RacingSchema>;
 /** Noise calibration (eval/calibration.ts): the champion against itself; the band is information, not a margin. */
 export const CalibrationSchema = z
   .object({
-    auto: z.boolean().default(true).meta({ description: "No longer used by cycles: decisions need no noise band (the exact ratio test holds its level whatever the noise). `satlution calibrate` measures the band on demand, for information. Accepted so older files load.", examples: [true] }),
+    auto: z.boolean().default(true).meta({ description: "No longer used by cycles: decisions need no noise band (the exact sign-flip test holds its level whatever the noise). `satlution calibrate` measures the band on demand, for information. Accepted so older files load.", examples: [true] }),
     max_age_days: z.number().positive().default(30).meta({ description: 'A calibration older than this is measured again.', examples: [30] }),
   })
   .strict()
@@ -495,6 +495,11 @@ export const EvaluationSchema = z
     decide_on: z.enum(['wall', 'cpu']).default('cpu').meta({
       description: "The time a promotion is decided on. PAR-2 is always reported on wall time, as competitions define it; cpu (user + system of the solver's whole process tree, from its cgroup) is far less moved by other load on the machine, so an A/A test holds better with it (README, \"How a challenger wins\"). Runs without CPU accounting (no cgroup) fall back to wall time.",
       examples: ['cpu'],
+    }),
+    rank_by: z.enum(['par2', 'solved-then-par2']).default('par2').meta({
+      description:
+        "What a promotion ranks by. par2: a challenger must have a significantly lower PAR-2 and be significantly faster instance by instance (geometric mean of the time ratios), each by an exact test at the promotion level, and its PAR-2 at least min_improvement_pct lower. solved-then-par2 (as the SAT Competition ranks): one that solves significantly more instances wins without the PAR-2 margin, one that solves fewer never does, and among equals PAR-2 decides as par2 does; each way to win gets half the level.",
+      examples: ['par2', 'solved-then-par2'],
     }),
     racing: RacingSchema,
     calibration: CalibrationSchema,

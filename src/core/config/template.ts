@@ -54,7 +54,8 @@ evaluation:
   processes_max: 256        # processes and threads at once in one build or one run; reaching it fails the build or run
   vacuous_gates: fail       # a stage with no instances, or a verify stage that could check no answer, fails (warn: passes with a warning)
   decide_on: cpu            # promotions are decided on CPU time, which other load moves far less; PAR-2 is reported on wall time
-#  racing: { enabled: true, detect_gain_pct: 10, cap_factor: 3 }  # the race: challengers beside the champion, dropped once not 10% faster
+  rank_by: par2             # or solved-then-par2: solved instances first, as the SAT Competition ranks
+#  racing: { enabled: true, cap_factor: 3 }  # the race: challengers beside the champion, each dropped once it cannot pass the promotion test
 #  drat_trim: /path/to/drat-trim      # default: scripts/setup-sat-tools.sh's build, or drat-trim on PATH
 #  checker_timeout_s: 900             # default: 3x the stage timeout
 #  scratch_dir: /scratch/me/tmp       # where proofs are written during runs and kept for the audits
@@ -79,7 +80,7 @@ models: {}
 #  judge:   { provider: openai-compatible, model: <model id>, base_url: http://localhost:11434/v1 }
 
 # A challenger replaces the champion only if correct, significantly faster in its race with the
-# champion (exact ratio test at alpha / 2, at most 0.5%, shared by the race's challengers), and at
+# champion (exact sign-flip test at alpha / 2, at most 0.5%, shared by the race's challengers), and at
 # least min_improvement_pct percent lower in PAR-2. sift makes several proposals per cycle,
 # has a judge model score each plan and diff, and evaluates only the best (needs models.judge):
 #   strategy: { name: sift, proposals: 4, evaluate_top: 1 }

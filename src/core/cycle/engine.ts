@@ -32,9 +32,9 @@ import type { AgentSink, CycleEvent } from './events';
 import type { PauseRequest } from './pause';
 import { ProgressTracker } from './progress';
 import { readCycle, saveCycle, type CycleState } from '../store/cycleState';
-import { duelComparison, duelWithChampion, heldOutStop, promotionLevel, raceChallengers, raceDuel, type VerdictContext } from './verdicts';
+import { duelComparison, duelWithChampion, heldOutEnd, heldOutStop, promotionLevel, raceChallengers, raceDuel, type VerdictContext } from './verdicts';
 import { newSessionName } from '../eval/duel';
-import { firstLook, heldOutLook } from '../eval/race';
+import { firstLook, HELD_OUT_VETO, heldOutLook, heldOutVetoNeeds } from '../eval/race';
 import { listSet } from '../instances/instances';
 import { planStages } from '../eval/plan';
 import { auditBeforePromotion, auditHeldOut, type Objection } from './promotionAudit';
@@ -466,18 +466,22 @@ async function heldOutVerdict(req: CycleRequest, cycle: number, winner: number, 
   const instances = await listSet(plan.dir);
   const of = instances.length;
   const minInstances = firstLook(instances, req.config.evaluation.racing.min_instances);
+  const needs = heldOutVetoNeeds(minInstances);
+  if (of < needs) req.onEvent?.({ type: 'log', message: `held-out set ${set}: ${of} instance${of === 1 ? '' : 's'} are too few for the check ever to veto at its ${100 * HELD_OUT_VETO}% error (it needs ${needs}): it can only pass` });
   // Sequential: stopped as soon as the pairs say faster or slower there (race.ts heldOutCall), else the whole set.
-  const d = await duelWithChampion(verdictContext(req), { cycle, purpose: 'held-out', championDir: path.join(req.ws, candidateDirName(champion)), challengerDir: path.join(req.ws, candidateDirName(winner)), bench: set, stopWhen: heldOutLook(of, plan.timeoutS, on, minInstances), ...(hold ? { hold } : {}) });
+  const d = await duelWithChampion(verdictContext(req), { cycle, purpose: 'held-out', championDir: path.join(req.ws, candidateDirName(champion)), challengerDir: path.join(req.ws, candidateDirName(winner)), bench: set, stopWhen: heldOutLook(of, plan.timeoutS, on, minInstances, req.config.evaluation.rank_by), ...(hold ? { hold } : {}) });
   if (d.fatal?.side === 'B') return { duel: d, objection: `it failed on the held-out set ${set}: ${d.fatal.detail}` };
-  const cmp = duelComparison(d, req.config.strategy.alpha);
+  const cmp = duelComparison(d, req.config.strategy.alpha, req.config.evaluation.rank_by);
   if (d.stopped) {
-    const call = heldOutStop(d, minInstances)!;
+    const call = heldOutStop(d, minInstances, req.config.evaluation.rank_by)!;
     const way = call.slower ? 'slower' : 'faster';
     req.onEvent?.({ type: 'log', message: `held-out set ${set}, side by side: ${candidateDirName(winner)} is ${way} there, ${d.stopped.reason}` });
-    return call.slower === true ? { duel: d, objection: `it is slower on the held-out set ${set} (side by side, stopped as soon as it could tell: ${d.stopped.reason})` } : { duel: d };
+    return call.slower === true ? { duel: d, objection: `it is worse on the held-out set ${set} (side by side, stopped as soon as it could tell: ${d.stopped.reason})` } : { duel: d };
   }
-  req.onEvent?.({ type: 'log', message: `held-out set ${set}, side by side: ${candidateDirName(champion)} PAR-2 ${cmp.par2A.toFixed(2)} s, ${candidateDirName(winner)} ${cmp.par2B.toFixed(2)} s (${cmp.verdict})` });
-  return cmp.verdict === 'A faster' || cmp.par2B > cmp.par2A ? { duel: d, objection: `it is not faster on the held-out set ${set} (side by side: PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s, ${cmp.verdict})` } : { duel: d };
+  // The whole set ran: vetoed only if shown worse there, at the check's stated error (race.ts HELD_OUT_VETO).
+  const end = heldOutEnd(d, minInstances, req.config.evaluation.rank_by);
+  req.onEvent?.({ type: 'log', message: `held-out set ${set}, side by side: ${candidateDirName(champion)} PAR-2 ${cmp.par2A.toFixed(2)} s, ${candidateDirName(winner)} ${cmp.par2B.toFixed(2)} s; ${end.reason}` });
+  return end.slower ? { duel: d, objection: `it is worse on the held-out set ${set} (side by side: PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s; ${end.reason})` } : { duel: d };
 }
 
 /** The cycle request as the verdict helpers (cycle/verdicts.ts) need it. */
@@ -517,7 +521,7 @@ async function evaluatedAgainstChampion(req: CycleRequest, s: CycleState): Promi
       out.push({ candidate: id, json, cmp: undefined });
       continue;
     }
-    const cmp = duelComparison(duel, 2 * promotionLevel(req.config.strategy.alpha, json?.race?.entrants ?? 1));
+    const cmp = duelComparison(duel, 2 * promotionLevel(req.config.strategy.alpha, json?.race?.entrants ?? 1), req.config.evaluation.rank_by);
     out.push({ candidate: id, json, cmp, duel, ...(duel.fatal ? { fatal: `${duel.fatal.side === 'B' ? 'it' : 'the champion'} ${duel.fatal.detail}` } : {}) });
   }
   return { reference, evaluated: out };

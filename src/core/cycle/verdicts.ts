@@ -9,6 +9,7 @@ import { measureTogether, pairTimes, readDuels, type DuelDoc, type DuelPurpose, 
 import { recordChampionDrift } from '../eval/drift';
 import { measuredInFull, type EvalDoc } from '../eval/evalDoc';
 import { basisOf, par2Of } from '../eval/metrics';
+import type { RankBy, TestPair } from '../eval/objectiveTest';
 import { heldOutCall, type HeldOutCall, type RacePolicy } from '../eval/race';
 import { withRace } from '../eval/raceRecord';
 import { recordEvaluation } from '../eval/record';
@@ -37,7 +38,7 @@ export interface VerdictContext {
 export const MAX_FALSE_PROMOTION = 0.005;
 
 /**
- * The one-sided level a challenger's ratio test must reach to be promoted: alpha / 2, at most
+ * The one-sided level a challenger's promotion test must reach to be promoted: alpha / 2, at most
  * MAX_FALSE_PROMOTION, shared among the challengers of the cycle's race (Bonferroni: with three
  * challengers that are all no faster, the chance that any one is promoted stays under the level).
  */
@@ -59,7 +60,7 @@ export function racePolicy(config: Config, champion: EvalDoc | undefined): RaceP
  */
 export async function raceChallengers(ctx: VerdictContext, o: { cycle: number; session: string; championDir: string; champion: EvalDoc | undefined; challengers: readonly { id: number; dir: string; doc: EvalDoc }[] }): Promise<void> {
   const names = o.challengers.map((c) => path.basename(c.dir)).join(', ');
-  ctx.log(`race: ${names} side by side with ${path.basename(o.championDir)} on the perf set (one session; ${ctx.config.evaluation.racing.enabled ? `a challenger is dropped once it cannot be ${ctx.config.evaluation.racing.detect_gain_pct}% faster` : 'racing off: every one runs the whole set'})`);
+  ctx.log(`race: ${names} side by side with ${path.basename(o.championDir)} on the perf set (one session; ${ctx.config.evaluation.racing.enabled ? 'a challenger is dropped once it cannot pass the promotion test' : 'racing off: every one runs the whole set'})`);
   const raced = await measureTogether({
     ws: ctx.ws,
     config: ctx.config,
@@ -130,10 +131,10 @@ export async function duelWithChampion(ctx: VerdictContext, o: { cycle: number; 
   return duels[0]!.doc;
 }
 
-/** The paired comparison of a kept duel, recomputed from its pairs at a two-sided `alpha` (the same rule, on the same basis). */
-export function duelComparison(d: DuelDoc, alpha: number): Comparison {
+/** The paired comparison of a kept duel, recomputed from its pairs at a two-sided `alpha` (the same rule, on the same basis, ranked by `rankBy`). */
+export function duelComparison(d: DuelDoc, alpha: number, rankBy: RankBy): Comparison {
   const as = (side: 'a' | 'b') => d.pairs.map((p): InstanceResult => ({ instance: p.instance, family: null, expected: null, expected_from: 'none', answer: null, status: p[side].status === 'solved' ? 'solved' : 'timeout', time_s: p[side].time_s, cpu_s: p[side].cpu_s, mem_mb: null, exit_code: null, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' }));
-  return compareRuns(as('a'), as('b'), d.timeout_s, { alpha, on: d.on, bandPct: d.comparison.band_pct });
+  return compareRuns(as('a'), as('b'), d.timeout_s, { alpha, on: d.on, bandPct: d.comparison.band_pct, rankBy });
 }
 
 /**
@@ -141,11 +142,20 @@ export function duelComparison(d: DuelDoc, alpha: number): Comparison {
  * `stopped.after` of the order. Lanes run a few instances past the look, so the kept pairs can say less
  * than the stop did, and a veto must not turn into "not known" on the extra pairs.
  */
-export function heldOutStop(d: DuelDoc, minInstances: number): HeldOutCall | undefined {
+export function heldOutStop(d: DuelDoc, minInstances: number, rankBy: RankBy): HeldOutCall | undefined {
   if (!d.stopped) return undefined;
-  const judged = d.pairs.slice(0, d.stopped.after).map((p) => {
-    const [champion, challenger] = pairTimes(p, d.timeout_s, d.on);
-    return { champion, challenger };
+  return heldOutCall(duelTestPairs(d, d.stopped.after), d.stopped.of, minInstances, rankBy);
+}
+
+/** The held-out check's last word on a duel that ran the whole set: vetoed only if shown worse there (race.ts heldOutCall). */
+export function heldOutEnd(d: DuelDoc, minInstances: number, rankBy: RankBy): HeldOutCall {
+  return heldOutCall(duelTestPairs(d, d.pairs.length), d.pairs.length, minInstances, rankBy);
+}
+
+/** The first `upTo` pairs of a duel as the tests see them. */
+function duelTestPairs(d: DuelDoc, upTo: number): TestPair[] {
+  return d.pairs.slice(0, upTo).map((p) => {
+    const [a, b] = pairTimes(p, d.timeout_s, d.on);
+    return { a, b, solvedA: p.a.status === 'solved', solvedB: p.b.status === 'solved' };
   });
-  return heldOutCall(judged, d.stopped.of, minInstances);
 }

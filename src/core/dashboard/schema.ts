@@ -204,7 +204,7 @@ export const DashDuel = z.object({
   /** 95% interval of the per-instance mean difference B - A, seconds. */
   ci95: z.tuple([z.number(), z.number()]),
   p: z.number().min(0).max(1),
-  /** The one-sided level `p` (the ratio test's) was held to; absent: an older duel, whose `p` is the Wilcoxon test's. */
+  /** The one-sided level `p` (the promotion test's, or an older duel's ratio test's) was held to; absent: an older duel, whose `p` is the Wilcoxon test's. */
   level: z.number().min(0).max(1).optional(),
   bandPct: z.number().nonnegative(),
   verdict: z.enum(['B faster', 'A faster', 'no significant difference']),
@@ -233,9 +233,12 @@ export const DashRace = z.object({
   detectGainPct: z.number().optional(),
   speedupPct: z.number().optional(),
   upperPct: z.number().nullable().optional(),
-  /** The futility rule's likelihood ratio ("no faster" against "the gain raced for") and the ratio it drops at. */
+  /** Races before the promotion test's futility look: the old rule's likelihood ratio ("no faster" against "the gain raced for") and the ratio it dropped at. */
   odds: z.number().nullable().optional(),
   dropOdds: z.number().optional(),
+  /** The futility look's chance that it would pass the promotion test at the set's end, and the chance the race drops under (eval/race.ts DROP_BELOW). */
+  passChance: z.number().nullable().optional(),
+  dropBelow: z.number().optional(),
 });
 export type DashRace = z.infer<typeof DashRace>;
 

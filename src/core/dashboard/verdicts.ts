@@ -36,7 +36,7 @@ export function ruleInForce(config: Config, cal: CalibrationDoc | undefined, cpu
   const r = noiseRule(config, cal, cpuHere);
   // As noiseRule says it: CPU time, unless this machine or its calibration measured none.
   const basis = r.on === 'cpu' && (!cal || cal.cpu) && cpuHere !== false ? 'cpu' : 'wall';
-  const short = `Decisions: ${basis === 'cpu' ? 'CPU' : 'wall'} time, raced side by side · exact ratio test · margin ${pct(r.marginPct)} · ≤${pct(r.falsePromotionPct)} false promotions`;
+  const short = `Decisions: ${basis === 'cpu' ? 'CPU' : 'wall'} time, raced side by side · exact sign-flip test · margin ${pct(r.marginPct)} · ≤${pct(r.falsePromotionPct)} false promotions`;
   return { on: r.on, basis, bandPct: r.bandPct, marginPct: r.marginPct, falsePromotionPct: r.falsePromotionPct, calibrated: r.calibrated, line: r.line, short };
 }
 
@@ -111,7 +111,7 @@ function outcomeOf(id: number, s: CycleState | undefined, c: DashCandidate | und
 function raceOf(e: ParsedEval | undefined): DashRace | null {
   const r = e?.race;
   if (r?.outcome !== 'rejected early') return null;
-  return { on: r.on, ran: r.ran, of: r.of, capped: r.capped, challengerS: round3(r.challenger_s), championS: round3(r.champion_s), championTotalS: round3(r.champion_total_s ?? r.champion_s), thresholdS: round3(r.threshold_s ?? 0), marginPct: round3(r.margin_pct ?? 0), bandPct: round3(r.band_pct ?? 0), ...(r.detect_gain_pct !== undefined ? { detectGainPct: r.detect_gain_pct, speedupPct: round3(r.speedup_pct ?? 0), upperPct: r.upper_pct ?? null, odds: r.odds ?? null, ...(r.drop_odds !== undefined ? { dropOdds: r.drop_odds } : {}) } : {}), estimatedPar2: r.estimated_par2 === null ? null : round3(r.estimated_par2), spentS: round3(r.spent_s), reason: r.reason.slice(0, 600) };
+  return { on: r.on, ran: r.ran, of: r.of, capped: r.capped, challengerS: round3(r.challenger_s), championS: round3(r.champion_s), championTotalS: round3(r.champion_total_s ?? r.champion_s), thresholdS: round3(r.threshold_s ?? 0), marginPct: round3(r.margin_pct ?? 0), bandPct: round3(r.band_pct ?? 0), ...(r.drop_below !== undefined ? { speedupPct: round3(r.speedup_pct ?? 0), passChance: r.pass_chance ?? null, dropBelow: r.drop_below } : {}), ...(r.detect_gain_pct !== undefined ? { detectGainPct: r.detect_gain_pct, speedupPct: round3(r.speedup_pct ?? 0), upperPct: r.upper_pct ?? null, odds: r.odds ?? null, ...(r.drop_odds !== undefined ? { dropOdds: r.drop_odds } : {}) } : {}), estimatedPar2: r.estimated_par2 === null ? null : round3(r.estimated_par2), spentS: round3(r.spent_s), reason: r.reason.slice(0, 600) };
 }
 
 /** A decision's outcome in plain sentences, from its duel (and the held-out check), racing or the tier it reached. */

@@ -1,9 +1,11 @@
-// Is candidate B really faster than A? A paired comparison on the instances both ran: an exact sign-flip
-// test on the per-instance log time ratios (the verdict), the Wilcoxon signed-rank test on per-instance
-// PAR-2 times (its direction must agree), and a confidence interval of the PAR-2 difference (from random
-// subsets of the pairs). Solver timings are noisy by a few percent; a bare PAR-2 delta is not evidence.
+// Is candidate B really better than A? A paired comparison on the instances both ran: the promotion
+// test on what the workspace ranks by (objectiveTest.ts: exact sign-flip tests of PAR-2, of the log time
+// ratios, and of the instances solved), the Wilcoxon signed-rank test on per-instance PAR-2 times (for
+// the report), and a confidence interval of the PAR-2 difference (from random subsets of the pairs).
+// Solver timings are noisy by a few percent; a bare PAR-2 delta is not evidence.
 import { prng } from '../instances/generators';
 import { basisOf, par2Of, type TimeBasis } from './metrics';
+import { objectiveTest, type ObjectiveTest, type RankBy } from './objectiveTest';
 import type { InstanceResult } from '../run/result';
 
 export interface Comparison {
@@ -18,18 +20,14 @@ export interface Comparison {
   diff: number;
   /** 95% interval of `diff` (random-subset means, subsetMeanCi). */
   ci95: [number, number];
-  /**
-   * The verdict's test: the exact sign-flip (paired permutation) test on the per-instance log ratios of
-   * B's time to A's (ratioTest). `speedup_pct`: B's geometric-mean speed-up over A in percent (positive:
-   * B faster); `p`: one-sided, in the direction of the PAR-2 difference.
-   */
+  /** The verdict's test (objectiveTest.ts): `p` that B is better on `rank_by`, `p_worse` that it is worse. */
+  test: ObjectiveTest;
+  /** The instance-by-instance view: B's geometric-mean speed-up over A in percent (positive: B faster), and the one-sided sign-flip p of its log time ratios in B's favour. */
   ratio: { speedup_pct: number; p: number; method: 'exact' | 'sampled' };
-  /** The one-sided level `ratio.p` was held to (alpha / 2; a cycle's promotion level, shared among its race's challengers). */
+  /** The one-sided level `test.p` was held to (alpha / 2; a cycle's promotion level, shared among its race's challengers). */
   level: number;
-  /** `w` is the smaller rank sum; `w_plus` the sum of the ranks of pairs where B took longer. */
+  /** For the report: `w` is the smaller rank sum; `w_plus` the sum of the ranks of pairs where B took longer. */
   wilcoxon: { n: number; w: number; w_plus: number; z: number | null; p: number; method: 'exact' | 'normal' };
-  /** The signed ranks point the other way than the PAR-2 difference (many small differences one way, a few large ones the other): no verdict. */
-  ranks_disagree?: true;
   /** Instances solved by one and not the other. */
   solvedOnlyA: number;
   solvedOnlyB: number;
@@ -82,12 +80,12 @@ export function compareSeparate(a: InstanceResult[], b: InstanceResult[], timeou
 }
 
 /**
- * The paired comparison of B with A on the instances both ran, on wall time unless `opts.on` says cpu.
- * `alpha` is two-sided: a direction is called when the ratio test's one-sided p in the direction of the
- * PAR-2 difference is under alpha / 2, the signed ranks point the same way, and the difference is beyond
- * the band (a band is given only for separate measurements, compareSeparate).
+ * The paired comparison of B with A on the instances both ran, on wall time unless `opts.on` says cpu,
+ * ranked by PAR-2 unless `opts.rankBy` says solved instances first. `alpha` is two-sided: B is called
+ * better when the promotion test's p is under alpha / 2 and the difference is beyond the band (a band is
+ * given only for separate measurements, compareSeparate), worse when its `p_worse` is.
  */
-export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: number, opts: { alpha?: number; resamples?: number; seed?: number; on?: TimeBasis; bandPct?: number } = {}): Comparison {
+export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: number, opts: { alpha?: number; resamples?: number; seed?: number; on?: TimeBasis; bandPct?: number; rankBy?: RankBy } = {}): Comparison {
   const alpha = opts.alpha ?? 0.05;
   const pairs = pairUp(a, b);
   const on = basisOf(opts.on ?? 'wall', pairs.flat());
@@ -96,15 +94,10 @@ export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: 
   const ci = subsetMeanCi(d, opts.resamples ?? 10000, opts.seed ?? 1);
   const diff = mean(d);
   const band = opts.bandPct ?? 0;
-  const ratio = ratioTest(logRatios(ta, tb), opts.resamples ?? 20000, opts.seed ?? 1);
-  const p = diff < 0 ? ratio.pFaster : diff > 0 ? ratio.pSlower : 1;
+  const test = objectiveTest(pairs.map(([x, y], i) => ({ a: ta[i]!, b: tb[i]!, solvedA: x.status === 'solved', solvedB: y.status === 'solved' })), opts.rankBy ?? 'par2', opts.resamples ?? 20000, opts.seed ?? 1);
   const beyondNoise = mean(ta) > 0 ? (100 * Math.abs(diff)) / mean(ta) > band : diff !== 0;
-  const rankMean = (wil.n * (wil.n + 1)) / 4;
-  const ranksDisagree = wil.n > 0 && diff !== 0 && (diff < 0 ? wil.w_plus > rankMean : wil.w_plus < rankMean);
-  // The ratios say B is faster (or slower) instance by instance, the PAR-2 total moves the same way, and
-  // so do the signed ranks of the PAR-2 differences.
-  const ratioAgrees = diff < 0 ? ratio.speedupPct > 0 : ratio.speedupPct < 0;
-  const significant = p < alpha / 2 && ratioAgrees && !ranksDisagree && beyondNoise;
+  const better = test.p < alpha / 2 && beyondNoise;
+  const worse = !better && test.p_worse < alpha / 2 && beyondNoise;
   return {
     on,
     common: pairs.length,
@@ -114,14 +107,14 @@ export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: 
     par2B: mean(tb),
     diff,
     ci95: ci,
-    ratio: { speedup_pct: ratio.speedupPct, p, method: ratio.method },
+    test,
+    ratio: { speedup_pct: test.speedup_pct, p: test.log_ratio_p, method: test.method },
     level: alpha / 2,
     wilcoxon: wil,
     solvedOnlyA: pairs.filter(([x, y]) => x.status === 'solved' && y.status !== 'solved').length,
     solvedOnlyB: pairs.filter(([x, y]) => y.status === 'solved' && x.status !== 'solved').length,
-    verdict: !significant ? 'no significant difference' : diff < 0 ? 'B faster' : 'A faster',
+    verdict: better ? 'B faster' : worse ? 'A faster' : 'no significant difference',
     band_pct: band,
-    ...(ranksDisagree && (p < alpha / 2 || wil.p < alpha) ? { ranks_disagree: true as const } : {}),
   };
 }
 
@@ -163,57 +156,6 @@ export function relativeInterval(a: readonly InstanceResult[], b: readonly Insta
   const rel = (x: number) => (par2A > 0 ? (100 * x) / par2A : 0);
   const ci = percentileBootstrapCi(d, 10000, 1, BAND_LEVEL);
   return { n: d.length, par2A, diff_pct: rel(mean(d)), band_pct: Math.max(Math.abs(rel(ci[0])), Math.abs(rel(ci[1]))) };
-}
-
-/**
- * Times under this count as this in a ratio (seconds): below it a process's start-up and the clock's
- * grain are most of the time, so a 0.01 s run is not "5x faster" than a 0.05 s one.
- */
-export const RATIO_FLOOR_S = 0.05;
-
-/**
- * The per-instance log ratios of B's PAR-2 time to A's (negative: B faster), times floored at
- * RATIO_FLOOR_S. Each instance counts alike, however long it runs: a PAR-2 difference is carried by the
- * few longest instances, and its noise with it, so a test on ratios sees a real speed-up with far fewer
- * instances (bench/decisions.ts); the PAR-2 margin keeps the promotion about PAR-2.
- */
-export function logRatios(ta: readonly number[], tb: readonly number[]): number[] {
-  return ta.map((x, i) => Math.log(Math.max(RATIO_FLOOR_S, tb[i]!) / Math.max(RATIO_FLOOR_S, x)));
-}
-
-/**
- * The exact sign-flip test (Fisher's paired permutation test) of the mean of `xs` (log ratios B / A):
- * one-sided p for "B faster" (mean below 0) and for "B slower". Under "no difference" the two runs of a
- * side-by-side pair are exchangeable (their order alternates), so each ratio's sign is a coin flip and
- * the p is exact, whatever the distribution: heavy tails, timeouts (ratio 0 when both time out), mixed
- * noise. All 2^n sign patterns up to 16 pairs, else `resamples` seeded ones (p = (k + 1) / (B + 1)).
- */
-export function ratioTest(xs: readonly number[], resamples: number, seed: number): { speedupPct: number; pFaster: number; pSlower: number; method: 'exact' | 'sampled' } {
-  const n = xs.length;
-  if (n === 0) return { speedupPct: 0, pFaster: 1, pSlower: 1, method: 'exact' };
-  const obs = xs.reduce((s, x) => s + x, 0);
-  const speedupPct = 100 * (1 - Math.exp(obs / n));
-  // Sums within a rounding error of the observed one count as reaching it (ties favour no verdict).
-  const eps = 1e-9 * (1 + xs.reduce((s, x) => s + Math.abs(x), 0));
-  let below = 0;
-  let above = 0;
-  if (n <= 16) {
-    for (let m = 0; m < 2 ** n; m++) {
-      let s = 0;
-      for (let i = 0; i < n; i++) s += m & (1 << i) ? -xs[i]! : xs[i]!;
-      if (s <= obs + eps) below++;
-      if (s >= obs - eps) above++;
-    }
-    return { speedupPct, pFaster: below / 2 ** n, pSlower: above / 2 ** n, method: 'exact' };
-  }
-  const rnd = prng(seed);
-  for (let b = 0; b < resamples; b++) {
-    let s = 0;
-    for (let i = 0; i < n; i++) s += rnd() < 0.5 ? -xs[i]! : xs[i]!;
-    if (s <= obs + eps) below++;
-    if (s >= obs - eps) above++;
-  }
-  return { speedupPct, pFaster: (below + 1) / (resamples + 1), pSlower: (above + 1) / (resamples + 1), method: 'sampled' };
 }
 
 /** Two-sided Wilcoxon signed-rank test; zero differences dropped, ties given average ranks. */

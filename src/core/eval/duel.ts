@@ -26,8 +26,8 @@ import { compareRuns, type Comparison } from './compare';
 import { auditStage, runStage, type StagePlan } from './gates';
 import { auditOn, type AuditOutcome, type AuditRandom } from './audit';
 import { basisOf, par2Of, timeOn, type TimeBasis } from './metrics';
-import { capFor, firstLook, futility, FUTILITY_BETA, lowerBound, raceLook, raceOrder, raceSettle, RaceDoc, type RacePolicy } from './race';
-import { runSession, type SessionSide, type Side } from './raceRuns';
+import { capFor, DROP_BELOW, firstLook, lowerBound, raceCall, raceLook, raceOrder, raceSettle, RaceDoc, type LookContext, type RacePolicy } from './race';
+import { runSession, sidePairs, type SessionSide, type Side } from './raceRuns';
 import { gateContext, type PlanOverrides } from './plan';
 import { solverIdentity } from './resultsStore';
 import { releaseProofs } from './proofChecks';
@@ -75,7 +75,7 @@ export const DuelDoc = z.object({
   /** true: pairs ran back to back in parallel lanes (each pinned to a core where possible); false: in blocks. */
   together: z.boolean().default(false),
   pairs: z.array(DuelPair),
-  /** The paired comparison of B with A on these pairs only (on `on`); `p`: the ratio test's one-sided p (compare.ts), or the Wilcoxon p in duels kept before it. */
+  /** The paired comparison of B with A on these pairs only (on `on`); `p`: the promotion test's one-sided p (objectiveTest.ts), the ratio test's or the Wilcoxon p in duels kept before it. */
   comparison: z.object({
     par2A: z.number(),
     par2B: z.number(),
@@ -84,7 +84,7 @@ export const DuelDoc = z.object({
     p: z.number(),
     n: z.number().int(),
     verdict: z.enum(['B faster', 'A faster', 'no significant difference']),
-    /** The one-sided level `p` was held to (a race's promotion level); absent in duels kept before the ratio test. */
+    /** The one-sided level `p` was held to (a race's promotion level); absent in duels kept before the sign-flip tests. */
     level: z.number().optional(),
     band_pct: z.number(),
     /** Wall-clock PAR-2 of each side, as competitions report it. */
@@ -197,6 +197,9 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
   let done = 0;
   const total = (1 + req.challengers.length) * order.length;
   const policy = req.race;
+  // A look asks what the promotion test at the end will (the level the race's challengers share).
+  const lookCtx: LookContext = { of: order.length, timeoutS: perf.timeoutS, test: { level: req.alpha / 2, rankBy: req.config.evaluation.rank_by, marginPct: req.config.strategy.min_improvement_pct }, minInstances: firstLook(instances, policy?.racing.min_instances ?? 1) };
+  const names = order.map((i) => i.name);
   const out = await runSession({
     order,
     challengers: keys,
@@ -214,24 +217,23 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     ...(policy?.racing.enabled
       ? {
           cap: (name: string) => capFor(policy.reference.get(name), perf.timeoutS, policy.racing),
-          look: raceLook({ ...policy, racing: { ...policy.racing, min_instances: firstLook(instances, policy.racing.min_instances) } }, order.length, perf.timeoutS),
-          settle: raceSettle(policy, perf.timeoutS, req.alpha / 2),
+          look: raceLook(policy, names, lookCtx),
+          settle: raceSettle(policy, perf.timeoutS, req.alpha / 2, req.config.evaluation.rank_by),
         }
       : req.stopWhen
         ? { look: (_side: Side, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => req.stopWhen!(pairs) }
         : {}),
   });
   const ended = new Date().toISOString();
-  const ra = order.flatMap((i) => (out.a.has(i.name) ? [out.a.get(i.name)!] : []));
   const hashA = await solverIdentity(req.a);
   const duels: RacedDuel[] = [];
   for (const [k, side] of keys.entries()) {
     const s = out.b.get(side)!;
-    const rb = order.flatMap((i) => (s.results.has(i.name) ? [s.results.get(i.name)!] : []));
-    const paired = ra.filter((x) => s.results.has(x.instance));
-    const cmp = compareRuns(paired, rb, perf.timeoutS, { alpha: req.alpha, on: req.on, bandPct: req.bandPct });
+    const sp = sidePairs(out, side, order);
+    const [paired, rb] = [sp.map((p) => p.a), sp.map((p) => p.b)];
+    const cmp = compareRuns(paired, rb, perf.timeoutS, { alpha: req.alpha, on: req.on, bandPct: req.bandPct, rankBy: req.config.evaluation.rank_by });
     const wall = compareRuns(paired, rb, perf.timeoutS, { alpha: req.alpha, on: 'wall' });
-    const race = policy ? raceDoc({ s, paired, rb, of: order.length, timeoutS: perf.timeoutS, on: req.on, policy, entrants: keys.length, session: sessionOf(session, k, keys.length) }) : undefined;
+    const race = policy ? raceDoc({ s, paired, rb, names, lookCtx, on: req.on, policy, entrants: keys.length, session: sessionOf(session, k, keys.length) }) : undefined;
     const doc: DuelDoc = {
       session: sessionOf(session, k, keys.length),
       purpose: req.purpose,
@@ -246,8 +248,8 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
       ended_at: ended,
       block: lanes > 1 ? 1 : slots,
       together: lanes > 1,
-      pairs: paired.map((x) => ({ instance: x.instance, order: orderOf(out.orders.get(x.instance), side), a: brief(x), b: brief(s.results.get(x.instance)!) })),
-      comparison: { par2A: cmp.par2A, par2B: cmp.par2B, diff: cmp.diff, ci95: cmp.ci95, p: cmp.ratio.p, n: cmp.common, verdict: cmp.verdict, level: cmp.level, band_pct: cmp.band_pct, wall_par2A: wall.par2A, wall_par2B: wall.par2B },
+      pairs: sp.map((p) => ({ instance: p.a.instance, order: orderOf(p.order, side), a: brief(p.a), b: brief(p.b) })),
+      comparison: { par2A: cmp.par2A, par2B: cmp.par2B, diff: cmp.diff, ci95: cmp.ci95, p: cmp.test.p, n: cmp.common, verdict: cmp.verdict, level: cmp.level, band_pct: cmp.band_pct, wall_par2A: wall.par2A, wall_par2B: wall.par2B },
       fatal: fatalOf('B', rb) ?? fatalOf('A', paired),
       ...(race ? { race } : {}),
       ...(!race && s.dropped ? { stopped: { after: s.dropped.after, of: order.length, reason: s.dropped.reason } } : {}),
@@ -287,13 +289,14 @@ const fatalOf = (side: 'A' | 'B', rs: readonly InstanceResult[]) => {
 };
 
 /** A challenger's race as its documents keep it. */
-function raceDoc(o: { s: SessionSide; paired: InstanceResult[]; rb: InstanceResult[]; of: number; timeoutS: number; on: TimeBasis; policy: RacePolicy; entrants: number; session: string }): RaceDoc {
-  const { s, timeoutS } = o;
+function raceDoc(o: { s: SessionSide; paired: InstanceResult[]; rb: InstanceResult[]; names: readonly string[]; lookCtx: LookContext; on: TimeBasis; policy: RacePolicy; entrants: number; session: string }): RaceDoc {
+  const { s } = o;
+  const { timeoutS, of } = o.lookCtx;
   // CPU only where every run of the race has a CPU time (metrics.ts basisOf).
   const on = basisOf(o.on, [...o.paired, ...o.rb]);
   const byB = new Map(o.rb.map((r) => [r.instance, r]));
   const pairs = o.paired.map((x) => ({ champion: par2Of(x, timeoutS, on), challenger: lowerBound(byB.get(x.instance)!, s.caps.get(x.instance) ?? timeoutS, timeoutS, on) }));
-  const call = futility(pairs, o.of, o.policy.racing);
+  const call = raceCall(o.policy, o.names, o.lookCtx, o.paired.map((x) => ({ a: x, b: byB.get(x.instance)!, capS: s.caps.get(x.instance) ?? timeoutS })));
   const championS = pairs.reduce((t, p) => t + p.champion, 0);
   const challengerS = pairs.reduce((t, p) => t + p.challenger, 0);
   const stored = [...o.policy.reference.values()];
@@ -302,20 +305,19 @@ function raceDoc(o: { s: SessionSide; paired: InstanceResult[]; rb: InstanceResu
     outcome: s.dropped ? 'rejected early' : 'survived',
     on,
     ran: s.results.size,
-    of: o.of,
+    of: of,
     capped: s.capped,
     session: o.session,
     entrants: o.entrants,
     speedup_pct: round(call.speedupPct),
-    odds: call.odds === null ? null : Number(call.odds.toPrecision(3)),
-    drop_odds: 1 / FUTILITY_BETA,
-    detect_gain_pct: o.policy.racing.detect_gain_pct,
-    champion_reruns: 0,
+    pass_chance: call.chance === null ? null : Number(call.chance.toPrecision(3)),
+    drop_below: DROP_BELOW,
+    champion_reruns: s.rerun,
     challenger_s: round(challengerS),
     champion_s: round(championS),
     estimated_par2: s.dropped && championS > 0 ? round((challengerS / championS) * storedPar2) : null,
     spent_s: round(o.rb.reduce((t, r) => t + timeOn(r, on), 0)),
-    reason: s.dropped ? s.dropped.reason : `ran all ${o.of} instances${s.capped ? ` (${s.capped} capped run${s.capped > 1 ? 's' : ''} again in full)` : ''}: its pairs with the champion decide`,
+    reason: s.dropped ? s.dropped.reason : `ran all ${of} instances${s.rerun ? ` (${s.rerun} instance${s.rerun > 1 ? 's' : ''} run again in full by both, ${s.capped} of them capped for it)` : ''}: its pairs with the champion decide`,
   };
 }
 

@@ -3,15 +3,18 @@
 // so every challenger is paired with the same champion run and a session's drift cancels in every pair.
 // This file holds the pure parts: the order (a cross-section of the set by the champion's times, so any
 // prefix is a sample of easy and hard alike), the caps (a multiple of the champion's time: adaptive
-// capping), and the futility rule that drops a challenger once its pairs say it is not the gain the race
-// is for. Racing only ever drops: a promotion is decided on the full set's pairs, by the paired test
-// (compare.ts), after the last instance, so dropping cannot make a challenger win (futility stopping
-// leaves the false-promotion rate as it is) and no alpha is spent on looks.
+// capping), the futility rule that drops a challenger once its pairs say it cannot pass the promotion
+// test at the end, and the held-out check's rule. Racing only ever drops: a promotion is decided on the
+// full set's pairs, by the promotion test (objectiveTest.ts), after the last instance, so dropping cannot
+// make a challenger win (futility stopping leaves the false-promotion rate as it is) and no alpha is
+// spent on looks.
 import { z } from 'zod';
 import type { RacingConfig } from '../config/schema';
 import type { InstanceResult } from '../run/result';
-import { logRatios, normalQuantile, ratioTest } from './compare';
+import { normalQuantile } from './compare';
 import { basisOf, par2Of, type TimeBasis } from './metrics';
+import { logRatios, objectiveTest, type RankBy, type TestPair } from './objectiveTest';
+import { passChance, type FinalTest, type LookPair } from './passChance';
 
 /** What a race orders and caps by. */
 export interface RacePolicy {
@@ -37,15 +40,19 @@ export const RaceDoc = z.object({
   entrants: z.number().int().positive().optional(),
   /** The challenger's geometric-mean speed-up over the champion on the pairs it has, percent (positive: faster). */
   speedup_pct: z.number().optional(),
-  /** How many times likelier its pairs were under "no faster than the champion" than under "detect_gain_pct faster" (the futility rule's likelihood ratio); null before the first look. */
+  /** Its chance, at its last look, to pass the promotion test at the set's end (passChance.ts); null before the first look; absent in older documents. */
+  pass_chance: z.number().nullable().optional(),
+  /** The chance under which the race drops (DROP_BELOW when it ran). */
+  drop_below: z.number().optional(),
+  /** Older documents: how many times likelier its pairs were under "no faster" than under "detect_gain_pct faster" (the old rule's likelihood ratio). */
   odds: z.number().nullable().optional(),
-  /** The likelihood ratio at which the race drops (1 / FUTILITY_BETA when it ran). */
+  /** Older documents: the likelihood ratio at which the old rule dropped. */
   drop_odds: z.number().optional(),
   /** Older documents: the most it could be faster at the futility rule's confidence when it was dropped, percent. */
   upper_pct: z.number().nullable().optional(),
-  /** The gain the race is for (racing.detect_gain_pct). */
+  /** Older documents: the gain the old rule raced for (racing.detect_gain_pct). */
   detect_gain_pct: z.number().optional(),
-  /** The champion's re-runs (older documents). */
+  /** Instances the champion and it both ran again in full (where its run was capped or the champion's went past its cap). */
   champion_reruns: z.number().int().nonnegative().default(0),
   /** Sums over the instances both ran, seconds (the challenger's capped runs count their cap). */
   challenger_s: z.number().nonnegative(),
@@ -127,45 +134,50 @@ export function lowerBound(r: InstanceResult, capS: number, timeoutS: number, on
 }
 
 /**
- * The futility rule's error: a challenger truly `detect_gain_pct` faster is dropped in at most about this
- * share of races (Wald's bound for the sequential probability ratio test; the simulator measures it with
- * the noise estimated as the race goes, bench/decisions.ts).
+ * The race drops a challenger once its chance to pass the promotion test at the set's end is under this
+ * (passChance.ts). A winner's chance stays above it at every look but in rare runs of bad luck; the
+ * simulator measures the winners lost (bench/decisions.ts).
  */
-export const FUTILITY_BETA = 0.02;
+export const DROP_BELOW = 0.03;
 
 /** The judgement of one challenger at one look. */
 export interface FutilityCall {
   drop: boolean;
   /** Its geometric-mean speed-up so far, percent (positive: faster). */
   speedupPct: number;
-  /** How many times likelier its pairs are if it is no faster than the champion than if it is `detect_gain_pct` faster; null before the first look. */
-  odds: number | null;
+  /** Its chance to pass the promotion test at the end; null before the first look. */
+  chance: number | null;
   reason: string;
 }
 
+/** A pair at a look, and whether the champion's stored run of its instance timed out (where a solved-more gain shows). */
+export type SeenPair = LookPair & { timeout: boolean };
+
+/** What a look needs besides the pairs: the set's size, the limit, the final test, and the first look. */
+export interface LookContext {
+  of: number;
+  timeoutS: number;
+  test: FinalTest;
+  minInstances: number;
+}
+
 /**
- * Drop a challenger once its pairs are 1 / FUTILITY_BETA times likelier under "no faster than the
- * champion" than under "`detect_gain_pct` faster": Wald's sequential probability ratio test of the mean
- * log time ratio (0 against log(1 - gain)), normal with unknown spread, from the first look
- * (min_instances pairs) on. A challenger no faster is dropped after about 2 log(1/beta) sigma^2 / log(1 -
- * gain)^2 pairs whatever the set's size (15 at 13% noise per pair: a third of 44 instances), sooner
- * when it is slower; one half-way is rarely dropped and runs to the end. The pairs are lower bounds
- * where its runs were capped (they can only make it look faster than it is, so a drop stays safe).
+ * Drop a challenger once its chance to pass the promotion test at the end of the set is under
+ * DROP_BELOW (passChance.ts: the rest of the set predicted from its pairs, the champion's timeouts
+ * apart), from `minInstances` pairs on. `rest`: the champion's stored PAR-2 time of each instance still
+ * to run. Pairs are lower bounds where its runs were capped (they can only make it look better than it
+ * is, so a drop stays safe).
  */
-export function futility(pairs: readonly { champion: number; challenger: number }[], of: number, racing: Pick<RacingConfig, 'min_instances' | 'detect_gain_pct'>): FutilityCall {
-  const { n, mean, spread, speedupPct } = ratioStats(pairs);
-  if (n < Math.max(2, racing.min_instances)) return { drop: false, speedupPct, odds: null, reason: '' };
-  // The generalised likelihood ratio: each side with the spread that fits it best (so few pairs that
-  // happen to agree cannot pass for a precise measurement: a common plug-in spread lost twice as many
-  // winners), "no faster" at its best mean of 0 or more (so a clearly slower one goes at once).
-  const d = Math.log(1 - racing.detect_gain_pct / 100);
-  const none = Math.max(mean, 0);
-  const llr = (n / 2) * Math.log((spread + n * (mean - d) ** 2) / Math.max(spread + n * (mean - none) ** 2, 1e-300));
-  const odds = Math.exp(Math.min(llr, 700));
-  const drop = llr >= Math.log(1 / FUTILITY_BETA);
-  const target = racing.detect_gain_pct;
+export function futility(seen: readonly SeenPair[], rest: readonly number[], o: LookContext): FutilityCall {
+  const { n, speedupPct } = ratioStats(seen.map((p) => ({ champion: p.a, challenger: p.b })));
+  // Before the first look, and once every instance has run (the exact test decides then, raceSettle where runs were capped), no call.
+  if (n < Math.max(2, o.minInstances) || !rest.length) return { drop: false, speedupPct, chance: null, reason: '' };
+  const chance = passChance(seen, rest, o.timeoutS, o.test);
+  const drop = chance < DROP_BELOW;
   const way = speedupPct >= 0 ? `${speedupPct.toFixed(1)}% faster` : `${(-speedupPct).toFixed(1)}% slower`;
-  return { drop, speedupPct, odds, reason: drop ? `not the ${target}% gain the race is for: after ${n} of ${of} instances it is ${way} than the champion (geometric mean of the time ratios, same session), and its pairs are ${oddsText(odds)} times likelier if it is no faster than the champion than if it is ${target}% faster (the race drops at ${oddsText(1 / FUTILITY_BETA)})` : '' };
+  const timeouts = seen.filter((p) => p.timeout);
+  const solved = timeouts.length ? `, it solved ${timeouts.filter((p) => p.solvedB).length} of the ${timeouts.length} it ran that the champion's measurement did not solve,` : '';
+  return { drop, speedupPct, chance, reason: drop ? `it cannot pass the promotion test: after ${n} of ${o.of} instances it is ${way} than the champion (geometric mean of the time ratios, same session)${solved} and its chance to pass at the end of the set is ${pctText(chance)} (the race drops under ${pctText(DROP_BELOW)})` : '' };
 }
 
 /** The pairs' log time ratios (challenger over champion): their count, mean, sum of squared deviations, and the mean as a speed-up, percent. */
@@ -176,12 +188,12 @@ function ratioStats(pairs: readonly { champion: number; challenger: number }[]):
   return { n, mean, spread: r.reduce((s, x) => s + (x - mean) ** 2, 0), speedupPct: 100 * (1 - Math.exp(mean)) };
 }
 
-/** A likelihood ratio for people: whole numbers, "over a million" beyond. */
-function oddsText(odds: number): string {
-  return odds >= 1e6 ? 'over a million' : odds >= 10 ? String(Math.round(odds)) : odds.toFixed(1);
+/** A chance for people: "under 0.1%" below it. */
+function pctText(p: number): string {
+  return p < 0.001 ? 'under 0.1%' : `${(100 * p).toFixed(p < 0.1 ? 1 : 0)}%`;
 }
 
-/** The held-out check's error per look (cycle/verdicts.ts heldOutStop): each end of speedupInterval is one-sided at 1 - INTERVAL_LEVEL. */
+/** The held-out check's early "faster" stop: a t-interval of the mean log time ratio whose lower end, one-sided at 1 - INTERVAL_LEVEL, is above 0. */
 export const INTERVAL_LEVEL = 0.005;
 
 /**
@@ -211,40 +223,67 @@ export function tQuantile(p: number, df: number): number {
 /** The basis a look judges on: CPU only where every run of its pairs has a CPU time (metrics.ts basisOf). */
 const pairsBasis = (on: TimeBasis, pairs: readonly { a: InstanceResult; b: InstanceResult }[]): TimeBasis => basisOf(on, pairs.flatMap((p) => [p.a, p.b]));
 
+/** A session's pairs as the tests see them on `on`: a capped run at its cap (the least it can take), and counted as solved (the most it can do). */
+function testPairs(pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[], timeoutS: number, on: TimeBasis): TestPair[] {
+  return pairs.map((p) => {
+    const capped = p.b.status === 'timeout' && p.capS < timeoutS;
+    return { a: par2Of(p.a, timeoutS, on), b: lowerBound(p.b, p.capS, timeoutS, on), solvedA: p.a.status === 'solved', solvedB: p.b.status === 'solved' || capped };
+  });
+}
+
+/** A race's look at a challenger's pairs (with the names of their instances), for the session (raceRuns.ts) and the race's record (duel.ts). */
+export function raceCall(policy: RacePolicy, order: readonly string[], ctx: LookContext, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]): FutilityCall {
+  const on = pairsBasis(policy.on, pairs);
+  const seenNames = new Set(pairs.map((p) => p.a.instance));
+  const tp = testPairs(pairs, ctx.timeoutS, on);
+  const seen = tp.map((p, i) => ({ ...p, timeout: (policy.reference.get(pairs[i]!.a.instance) ?? 0) >= ctx.timeoutS }));
+  // An instance the champion has no stored time for counts as the champion's average one so far.
+  const typical = tp.length ? tp.reduce((s, p) => s + p.a, 0) / tp.length : 1;
+  const rest = order.filter((n) => !seenNames.has(n)).map((n) => policy.reference.get(n) ?? typical);
+  return futility(seen, rest, ctx);
+}
+
 /** The session's look (raceRuns.ts) for a race: drop a challenger when futility says so, judged on its pairs' PAR-2 times (capped runs at their cap). */
-export function raceLook(policy: RacePolicy, of: number, timeoutS: number): (side: string, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined {
+export function raceLook(policy: RacePolicy, order: readonly string[], ctx: LookContext): (side: string, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined {
   return (_side, pairs) => {
-    const on = pairsBasis(policy.on, pairs);
-    const call = futility(pairs.map((p) => ({ champion: par2Of(p.a, timeoutS, on), challenger: lowerBound(p.b, p.capS, timeoutS, on) })), of, policy.racing);
+    const call = raceCall(policy, order, ctx, pairs);
     return call.drop ? call.reason : undefined;
   };
 }
 
 /**
  * The race's last word on a survivor with capped runs (raceRuns.ts settle): it cannot be promoted if,
- * with each capped run counted at its cap, its PAR-2 is not below the champion's or the ratio test
- * (compare.ts, the promotion's) does not reach `level`. Both only get worse as a run gets longer (the
- * sign-flip p of "faster" cannot fall when a ratio grows), so its capped runs need not run again.
+ * with each capped run counted at its cap and as solved (the best it could have done), the promotion
+ * test does not reach `level`; its capped runs need not run again then.
  */
-export function raceSettle(policy: RacePolicy, timeoutS: number, level: number): (side: string, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined {
+export function raceSettle(policy: RacePolicy, timeoutS: number, level: number, rankBy: RankBy): (side: string, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined {
   return (_side, pairs) => {
-    const on = pairsBasis(policy.on, pairs);
-    const ta = pairs.map((p) => par2Of(p.a, timeoutS, on));
-    const tb = pairs.map((p) => lowerBound(p.b, p.capS, timeoutS, on));
+    const tp = testPairs(pairs, timeoutS, pairsBasis(policy.on, pairs));
     const capped = pairs.filter((p) => p.b.status === 'timeout' && p.capS < timeoutS).length;
-    const [sa, sb] = [ta.reduce((t, x) => t + x, 0), tb.reduce((t, x) => t + x, 0)];
-    const test = ratioTest(logRatios(ta, tb), 20000, 1);
-    const counted = `with its ${capped} capped run${capped === 1 ? '' : 's'} counted at the cap`;
-    if (sb >= sa) return `cannot win: ${counted}, its PAR-2 is already ${sa > 0 ? `${((100 * (sb - sa)) / sa).toFixed(1)}% ` : ''}above the champion's, and longer runs only raise it`;
-    if (test.pFaster >= level) return `cannot win: ${counted}, the ratio test gives p = ${test.pFaster.toPrecision(2)} against the ${level.toPrecision(2)} a promotion needs, and longer runs only raise it`;
-    return undefined;
+    const test = objectiveTest(tp, rankBy);
+    if (test.p < level) return undefined;
+    return `cannot win: with its ${capped} capped run${capped === 1 ? '' : 's'} counted at the cap and as solved (the best they could have done), the promotion test gives p = ${test.p.toPrecision(2)} against the ${level.toPrecision(2)} a promotion needs`;
   };
 }
 
-/** The held-out check's judgement on the pairs so far: faster there, slower there, or not yet known. */
+/**
+ * The held-out check's veto error: a winner no worse than the champion on the held-out set is vetoed in
+ * at most this share of checks (the level is split evenly among the looks that may veto).
+ */
+export const HELD_OUT_VETO = 0.01;
+
+/** The fewest held-out instances with which the check can veto at all: all pairs worse (p = 2^-n) under HELD_OUT_VETO shared among the looks from the first. */
+export function heldOutVetoNeeds(minInstances: number): number {
+  const first = Math.max(2, minInstances);
+  let n = first;
+  while (2 ** -n >= HELD_OUT_VETO / (n - first + 1) && n < 64) n++;
+  return n;
+}
+
+/** The held-out check's judgement on the pairs so far: faster there, slower there, or not known. */
 export interface HeldOutCall {
   stop: boolean;
-  /** true: slower on the held-out set (a veto); false: faster there; undefined: not known yet. */
+  /** true: significantly worse on the held-out set (a veto); false: faster there; undefined: not known. */
   slower: boolean | undefined;
   speedupPct: number;
   reason: string;
@@ -252,23 +291,34 @@ export interface HeldOutCall {
 
 /**
  * The held-out check, sequential (cycle/engine.ts): the winner and the champion side by side on the
- * held-out set, stopped as soon as a t-interval of the mean log time ratio at 1 - INTERVAL_LEVEL lies
- * wholly on one side of 0, from `minInstances` pairs on. A winner clearly faster there needs no more
- * runs; one clearly slower is vetoed at once; one in between runs the whole set.
+ * held-out set, from `minInstances` pairs on. It stops with a pass as soon as a t-interval of the mean
+ * log time ratio lies above 0 (clearly faster: more runs could only lead to a pass), and with a veto as
+ * soon as the promotion test's mirror (`p_worse`, the winner worse on `rankBy`) is under HELD_OUT_VETO
+ * shared among the looks; at the end, a winner not shown worse passes. So a winner no worse there is
+ * vetoed in at most HELD_OUT_VETO of checks, whatever its gain on the perf set.
  */
-export function heldOutCall(pairs: readonly { champion: number; challenger: number }[], of: number, minInstances: number): HeldOutCall {
-  const { n, speedupPct, lowerPct: lo, upperPct: hi } = speedupInterval(pairs, minInstances);
+export function heldOutCall(pairs: readonly TestPair[], of: number, minInstances: number, rankBy: RankBy): HeldOutCall {
+  const { n, speedupPct, lowerPct: lo } = speedupInterval(pairs.map((p) => ({ champion: p.a, challenger: p.b })), minInstances);
+  if (n < Math.max(2, minInstances)) return { stop: false, slower: undefined, speedupPct, reason: '' };
   const conf = `${(100 * (1 - INTERVAL_LEVEL)).toFixed(1)}%`;
   if (lo !== null && lo > 0) return { stop: true, slower: false, speedupPct, reason: `after ${n} of ${of} instances ${speedupPct.toFixed(1)}% faster (geometric mean), at least ${lo.toFixed(1)}% at ${conf} confidence` };
-  if (hi !== null && hi < 0) return { stop: true, slower: true, speedupPct, reason: `after ${n} of ${of} instances ${(-speedupPct).toFixed(1)}% slower (geometric mean), at least ${(-hi).toFixed(1)}% at ${conf} confidence` };
-  return { stop: false, slower: undefined, speedupPct, reason: '' };
+  const perLook = HELD_OUT_VETO / Math.max(1, of - Math.max(2, minInstances) + 1);
+  const worse = objectiveTest(pairs, rankBy).p_worse;
+  const way = speedupPct >= 0 ? `${speedupPct.toFixed(1)}% faster` : `${(-speedupPct).toFixed(1)}% slower`;
+  if (worse < perLook) return { stop: true, slower: true, speedupPct, reason: `after ${n} of ${of} instances worse than the champion there (${way} as a geometric mean; the test of worse ${rankBy === 'par2' ? 'in PAR-2 or instance by instance' : 'in solved instances, PAR-2 or instance by instance'} gives p = ${worse.toPrecision(2)}, under the ${perLook.toPrecision(2)} each look may veto at)` };
+  return { stop: false, slower: undefined, speedupPct, reason: `after ${n} of ${of} instances not shown worse than the champion there (${way} as a geometric mean; the test of worse gives p = ${worse.toPrecision(2)}, a veto needs under ${perLook.toPrecision(2)})` };
 }
 
+/** A session pair's runs as the tests see them on `on` (complete runs: no caps). */
+export const heldOutPairs = (pairs: readonly { a: InstanceResult; b: InstanceResult }[], timeoutS: number, on: TimeBasis): TestPair[] => {
+  const basis = pairsBasis(on, pairs);
+  return pairs.map((p) => ({ a: par2Of(p.a, timeoutS, basis), b: par2Of(p.b, timeoutS, basis), solvedA: p.a.status === 'solved', solvedB: p.b.status === 'solved' }));
+};
+
 /** The held-out check as a duel's stop rule (duel.ts stopWhen): stop the session once heldOutCall can tell. */
-export function heldOutLook(of: number, timeoutS: number, on: TimeBasis, minInstances: number): (pairs: readonly { a: InstanceResult; b: InstanceResult }[]) => string | undefined {
+export function heldOutLook(of: number, timeoutS: number, on: TimeBasis, minInstances: number, rankBy: RankBy): (pairs: readonly { a: InstanceResult; b: InstanceResult }[]) => string | undefined {
   return (pairs) => {
-    const basis = pairsBasis(on, pairs);
-    const call = heldOutCall(pairs.map((p) => ({ champion: par2Of(p.a, timeoutS, basis), challenger: par2Of(p.b, timeoutS, basis) })), of, minInstances);
+    const call = heldOutCall(heldOutPairs(pairs, timeoutS, on), of, minInstances, rankBy);
     return call.stop ? call.reason : undefined;
   };
 }

@@ -5,8 +5,11 @@
 // rotating from one instance to the next (with two sides: ABBA), so no side always runs first; with one
 // lane (a remote runner, one slot) blocks of `block` instances. After each instance a race's rule may
 // drop a B (`look`, on the pairs of the longest finished prefix of the order, so a resumed session
-// judges alike); A stops when no B is left. A surviving B's capped runs run again in full, so its pairs
-// hold complete runs, unless `settle` says it cannot win even so. Pure scheduling: the runs themselves are the caller's (`run`).
+// judges alike); A stops when no B is left. Where a surviving B's run was capped, or A's run went past
+// B's cap there, both run that instance again in full, and the fresh pair replaces the old one: the
+// choice of instances is the same for A's runs as for B's, so for identical solvers every pair stays
+// exchangeable and the test's level holds at any cap (re-running B alone would swap its slow draws for
+// fresh ones). Unless `settle` says B cannot win even so. Pure scheduling: the runs themselves are the caller's (`run`).
 import type { InstanceSpec } from '../instances/instances';
 import type { InstanceResult } from '../run/result';
 
@@ -47,10 +50,14 @@ export interface SessionPair {
 /** One B side after the session. */
 export interface SessionSide {
   results: Map<string, InstanceResult>;
+  /** A's runs of the instances both ran again for this B (they replace A's session runs in its pairs), and the order the sides ran them in. */
+  fresh: Map<string, { a: InstanceResult; order: Side[] }>;
   /** The caps its runs had (the instances run again in full are no longer here). */
   caps: Map<string, number>;
   /** Capped runs it had before they ran again in full. */
   capped: number;
+  /** Instances both ran again in full (its capped ones, and those where A's run went past its cap). */
+  rerun: number;
   /** Set when the rule dropped it: after how many instances of the order, and why. */
   dropped?: { after: number; reason: string };
 }
@@ -66,7 +73,7 @@ export interface SessionOutcome {
 export async function runSession(req: SessionRequest): Promise<SessionOutcome> {
   const { order, timeoutS } = req;
   const a = new Map<string, InstanceResult>();
-  const b = new Map<Side, SessionSide>(req.challengers.map((s) => [s, { results: new Map(), caps: new Map(), capped: 0 }]));
+  const b = new Map<Side, SessionSide>(req.challengers.map((s) => [s, { results: new Map(), fresh: new Map(), caps: new Map(), capped: 0, rerun: 0 }]));
   const orders = new Map<string, Side[]>();
   const alive = () => req.challengers.filter((s) => !b.get(s)!.dropped);
   const finished = new Set<number>();
@@ -145,21 +152,48 @@ export async function runSession(req: SessionRequest): Promise<SessionOutcome> {
       await runChunk(Array.from({ length: Math.min(block, order.length - at) }, (_, d) => at + d), k, undefined);
     }
   }
-  // A survivor's capped runs, again with the whole timeout: its pairs must hold complete runs. Unless
-  // even the capped pairs say it cannot win: its runs can only get longer, so it would not win either.
+  // A survivor's capped instances, and those where A went past its cap, again in full for both sides.
+  // Unless even the capped pairs say it cannot win.
+  const again = new Map<Side, Set<string>>();
   for (const side of alive()) {
     const s = b.get(side)!;
-    const capped = order.filter((i) => s.results.get(i.name)?.status === 'timeout' && s.caps.has(i.name));
-    s.capped = capped.length;
-    if (!capped.length) continue;
-    const why = req.settle?.(side, pairsOf(side, order.length));
+    s.capped = order.filter((i) => s.results.get(i.name)?.status === 'timeout' && s.caps.has(i.name)).length;
+    const over = order.filter((i) => {
+      const cap = s.caps.get(i.name);
+      const [ra, rb] = [a.get(i.name), s.results.get(i.name)];
+      return cap !== undefined && ra && rb && (rb.status === 'timeout' || ra.status !== 'solved' || ra.time_s > cap);
+    });
+    if (!over.length) continue;
+    const why = s.capped ? req.settle?.(side, pairsOf(side, order.length)) : undefined;
     if (why) {
       s.dropped = { after: order.length, reason: why };
       continue;
     }
-    for (const i of capped) s.caps.delete(i.name);
-    for (const r of await req.run(side, capped, { caps: new Map() })) s.results.set(r.instance, r);
+    again.set(side, new Set(over.map((i) => i.name)));
+  }
+  for (const [k, i] of order.filter((x) => [...again.values()].some((names) => names.has(x.name))).entries()) {
+    const entrants: Side[] = ['A', ...[...again.keys()].filter((side) => again.get(side)!.has(i.name))];
+    const rot = k % entrants.length;
+    const sequence = [...entrants.slice(rot), ...entrants.slice(0, rot)];
+    const runs = new Map<Side, InstanceResult>();
+    for (const side of sequence) for (const r of await req.run(side, [i], { caps: new Map() })) runs.set(side, r);
+    for (const side of entrants.slice(1)) {
+      const s = b.get(side)!;
+      s.caps.delete(i.name);
+      s.results.set(i.name, runs.get(side)!);
+      s.fresh.set(i.name, { a: runs.get('A')!, order: sequence });
+      s.rerun++;
+    }
   }
   for (const s of b.values()) if (s.dropped) s.capped = [...s.results.values()].filter((r) => r.status === 'timeout' && s.caps.has(r.instance)).length;
   return { a, b, orders };
+}
+
+/** A B side's pairs after the session, in the order: A's run of each instance it ran (the fresh one where both ran it again), its own, and the order they ran in. */
+export function sidePairs(out: SessionOutcome, side: Side, order: readonly InstanceSpec[]): { a: InstanceResult; b: InstanceResult; order: Side[] | undefined }[] {
+  const s = out.b.get(side)!;
+  return order.flatMap((i) => {
+    const [x, y] = [s.fresh.get(i.name)?.a ?? out.a.get(i.name), s.results.get(i.name)];
+    return x && y ? [{ a: x, b: y, order: s.fresh.get(i.name)?.order ?? out.orders.get(i.name) }] : [];
+  });
 }

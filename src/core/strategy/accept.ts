@@ -1,7 +1,8 @@
 // The promotion rule every strategy shares (the paper's, made noise-proof): a correct candidate measured
-// in full, then side by side with the champion in the same session (eval/duel.ts), significantly faster
-// there and at least min_improvement_pct lower in PAR-2, becomes the champion. No noise band raises the
-// margin: the race's exact ratio test needs none (eval/compare.ts).
+// in full, then side by side with the champion in the same session (eval/duel.ts), significantly better
+// there on what the workspace ranks by (eval/objectiveTest.ts) and at least min_improvement_pct lower in
+// PAR-2, becomes the champion; ranked solved-then-par2, one that solves more needs no margin and one that
+// solves fewer never wins. No noise band raises the margin: the exact test needs none.
 import type { Comparison } from '../eval/compare';
 import { measuredInFull } from '../eval/evalDoc';
 import { candidateDirName } from '../layout';
@@ -11,7 +12,13 @@ import { minPairsForSignificance } from '../explain';
 /** The gain of B over A in percent of A's PAR-2 (positive: B faster). */
 export const gainPct = (c: Comparison | undefined): number => (c && c.par2A > 0 ? (100 * (c.par2A - c.par2B)) / c.par2A : 0);
 
-/** Of the evaluated candidates, the correct one significantly faster side by side and at least the margin lower in PAR-2 with the largest gain, else none (with why). */
+/** Instances a comparison's B solved that A did not, less the reverse, where the ranking counts them first (else 0). */
+const solvedMore = (c: Comparison): number => (c.test?.rank_by === 'solved-then-par2' ? c.solvedOnlyB - c.solvedOnlyA : 0);
+
+/** Whether a significantly better B is better by enough: more solved where solved count first, else the margin in PAR-2 (and never fewer solved). */
+const byEnough = (c: Comparison, marginPct: number): boolean => (solvedMore(c) !== 0 ? solvedMore(c) > 0 : gainPct(c) >= marginPct);
+
+/** Of the evaluated candidates, the correct one significantly better side by side and better by enough with the largest gain (most solved first where they count first), else none (with why). */
 export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: number, alpha = 0.05): Decision {
   const margin = marginPct;
   const why = `the ${margin.toFixed(1)}% margin`;
@@ -19,15 +26,15 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
   const passing = evaluated.filter((e) => e.json?.verdict === 'pass' && measuredInFull(e.json) && e.cmp && !e.fatal);
   const raced = evaluated.filter((e) => e.json?.verdict === 'pass' && e.json.race?.outcome === 'rejected early');
   const stopped = evaluated.filter((e) => e.json?.tier && e.json.tier.reached < e.json.tier.of);
-  const winners = passing.filter((e) => e.cmp!.verdict === 'B faster' && gainPct(e.cmp) >= margin).sort((a, b) => gainPct(b.cmp) - gainPct(a.cmp));
+  const winners = passing.filter((e) => e.cmp!.verdict === 'B faster' && byEnough(e.cmp!, margin)).sort((a, b) => solvedMore(b.cmp!) - solvedMore(a.cmp!) || gainPct(b.cmp) - gainPct(a.cmp));
   const stays = candidateDirName(parent);
-  const side = (c: Comparison) => `side by side on ${c.on === 'cpu' ? 'CPU' : 'wall'} time: PAR-2 ${c.par2A.toFixed(2)} -> ${c.par2B.toFixed(2)} s, ${gainPct(c).toFixed(1)}% faster, p = ${c.ratio.p.toPrecision(2)}, n = ${c.common}`;
+  const side = (c: Comparison) => `side by side on ${c.on === 'cpu' ? 'CPU' : 'wall'} time: PAR-2 ${c.par2A.toFixed(2)} -> ${c.par2B.toFixed(2)} s, ${gainPct(c).toFixed(1)}% faster, p = ${c.test.p.toPrecision(2)}, n = ${c.common}`;
   const best = winners[0];
-  if (best) return { winner: best.candidate, outcome: `${candidateDirName(best.candidate)} is the new champion (${side(best.cmp!)}; over ${why})` };
+  if (best) return { winner: best.candidate, outcome: `${candidateDirName(best.candidate)} is the new champion (${side(best.cmp!)}; ${solvedMore(best.cmp!) > 0 ? `solves ${solvedMore(best.cmp!)} more` : `over ${why}`})` };
   const of = evaluated.length > 1 ? `best of ${evaluated.length} evaluated: ` : '';
   const name = (id: number) => (evaluated.length > 1 ? `${candidateDirName(id)} ` : '');
   const close = passing.filter((e) => e.cmp!.verdict === 'B faster').sort((a, b) => gainPct(b.cmp) - gainPct(a.cmp))[0];
-  if (close) return { winner: null, outcome: `${stays} stays champion (${of}${name(close.candidate)}${gainPct(close.cmp).toFixed(1)}% faster side by side: significant, but under ${why})` };
+  if (close) return { winner: null, outcome: `${stays} stays champion (${of}${name(close.candidate)}${gainPct(close.cmp).toFixed(1)}% faster side by side: significant, but ${solvedMore(close.cmp!) < 0 ? `it solves ${-solvedMore(close.cmp!)} fewer` : `under ${why}`})` };
   const fatal = evaluated.find((e) => e.fatal);
   if (!passing.length && fatal) return { winner: null, outcome: `${stays} stays champion (${name(fatal.candidate)}failed side by side with the champion: ${fatal.fatal})` };
   if (!passing.length && raced.length) {
@@ -45,7 +52,7 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
   const level = cmp?.level ?? alpha / 2;
   const need = minPairsForSignificance(2 * level);
   const tooFew = cmp && cmp.wilcoxon.n < need ? `; with ${cmp.wilcoxon.n} instances that differ no result can be significant at the level ${level.toPrecision(2)}: the perf set needs at least ${need}` : '';
-  return { winner: null, outcome: `${stays} stays champion (${of}${cmp ? `${cmp.verdict} side by side (${gainPct(cmp).toFixed(1)}%, p = ${cmp.ratio.p.toPrecision(2)} against ${cmp.level.toPrecision(2)}, n = ${cmp.common}${cmp.band_pct ? `, noise band ${cmp.band_pct.toFixed(1)}%` : ''})${tooFew}` : 'no comparable measurement'})` };
+  return { winner: null, outcome: `${stays} stays champion (${of}${cmp ? `${cmp.verdict} side by side (${gainPct(cmp).toFixed(1)}%, p = ${cmp.test.p.toPrecision(2)} against ${cmp.level.toPrecision(2)}, n = ${cmp.common}${cmp.band_pct ? `, noise band ${cmp.band_pct.toFixed(1)}%` : ''})${tooFew}` : 'no comparable measurement'})` };
 }
 
 /** The strategy's `accept`: greedyAccept with the configured margin at the configured alpha. */

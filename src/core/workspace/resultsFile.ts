@@ -73,8 +73,13 @@ export interface ResultsComparison {
   diff: number;
   ci95: readonly [number, number];
   wilcoxon: { n: number; p: number; method: string };
-  /** The verdict's test (compare.ts ratioTest); absent in comparisons made before it. */
+  /** The geometric mean of the time ratios and its sign-flip p (in B's favour); absent in comparisons made before it. */
   ratio?: { speedup_pct: number; p: number; method: string };
+  /** The verdict's test (eval/objectiveTest.ts); absent in comparisons made before it. */
+  test?: { rank_by: 'par2' | 'solved-then-par2'; p: number; par2_p: number; log_ratio_p: number; solved_p: number | null; method: string };
+  /** Instances solved by one side and not the other. */
+  solvedOnlyA?: number;
+  solvedOnlyB?: number;
   verdict: 'A faster' | 'B faster' | 'no significant difference';
   /** The time compared (CPU or wall). */
   on?: 'wall' | 'cpu';
@@ -128,7 +133,8 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
       '',
       ...(notes?.duel ? [`Both ran in the same session (${notes.duel.session}, ${notes.duel.started_at.slice(0, 16).replace('T', ' ')} to ${notes.duel.ended_at.slice(11, 16)}), in blocks of ${notes.duel.block} alternating which went first (ABBA), so a drift of the machine moves both alike. Times compared: ${cmp.on === 'cpu' ? 'CPU (user + system of the process tree)' : 'wall'}.`, ''] : []),
       `PAR-2 champion ${cmp.par2A.toFixed(3)} s, this ${cmp.par2B.toFixed(3)} s; difference ${cmp.diff.toFixed(3)} s (95% CI ${cmp.ci95[0].toFixed(3)} .. ${cmp.ci95[1].toFixed(3)}).`,
-      ...(cmp.ratio ? [`Instance by instance: ${Math.abs(cmp.ratio.speedup_pct).toFixed(1)}% ${cmp.ratio.speedup_pct >= 0 ? 'faster' : 'slower'} as a geometric mean of the time ratios; sign-flip test p = ${cmp.ratio.p.toPrecision(3)} (one-sided, ${cmp.ratio.method === 'exact' ? 'exact' : 'sampled'})${notes?.alpha !== undefined ? `, the promotion level ${(notes.alpha / 2).toPrecision(2)}${notes.entrants && notes.entrants > 1 ? ` (shared by the race's ${notes.entrants} challengers)` : ''}` : ''}.`] : []),
+      ...(cmp.ratio ? [`Instance by instance: ${Math.abs(cmp.ratio.speedup_pct).toFixed(1)}% ${cmp.ratio.speedup_pct >= 0 ? 'faster' : 'slower'} as a geometric mean of the time ratios.`] : []),
+      ...(cmp.test ? [`The promotion test (ranked by ${cmp.test.rank_by === 'par2' ? 'PAR-2' : 'solved instances, then PAR-2'}; one-sided, ${cmp.test.method === 'exact' ? 'every sign pattern' : 'sampled sign patterns'}): p = ${cmp.test.p.toPrecision(3)}${notes?.alpha !== undefined ? ` against the promotion level ${(notes.alpha / 2).toPrecision(2)}${notes.entrants && notes.entrants > 1 ? ` (shared by the race's ${notes.entrants} challengers)` : ''}` : ''}; its parts: PAR-2 lower p = ${cmp.test.par2_p.toPrecision(3)}, faster instance by instance p = ${cmp.test.log_ratio_p.toPrecision(3)}${cmp.test.solved_p === null ? '' : `, solves more p = ${cmp.test.solved_p.toPrecision(3)} (${cmp.solvedOnlyB ?? 0} solved only by this, ${cmp.solvedOnlyA ?? 0} only by the champion)`}.`] : []),
       `Wilcoxon signed-rank: n = ${cmp.wilcoxon.n}, p = ${cmp.wilcoxon.p.toPrecision(3)} (${cmp.wilcoxon.method}). Verdict: **${cmp.verdict === 'B faster' ? 'faster than the champion' : cmp.verdict === 'A faster' ? 'slower than the champion' : 'no significant difference'}**.`,
       ...(notes?.alpha !== undefined && margin !== undefined ? ['', `**Why:** ${explainComparison(cmp, { alpha: notes.alpha, marginPct: margin })}`] : []),
       ...(notes && margin !== undefined

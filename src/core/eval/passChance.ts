@@ -1,0 +1,153 @@
+// The race's futility look (race.ts): the chance that a challenger, given its pairs so far, passes the
+// promotion test (objectiveTest.ts) at the end of the set. The rest of the set is predicted from the
+// pairs, in two strata, because gains come from two places:
+// - the instances the champion solved: the challenger's log time ratio there is normal around a line in
+//   the log of the champion's time, fitted to its pairs (a challenger may gain on the easy instances and
+//   lose on the hard ones, which carry PAR-2 and come late in the race's order), the line's level and
+//   slope uncertain as its pairs say (the slope shrunk towards none), the spread shrunk towards a prior
+//   so a few pairs that happen to agree do not pass for a precise measurement;
+// - the champion's timeouts: a challenger solves each with an unknown share (Jeffreys' prior, updated by
+//   the ones it ran), each one solved worth what its solved ones were worth (at first: solved at half
+//   the timeout). Timeouts solved are a few percent of a competition set, so this stratum keeps a
+//   challenger in until it has run enough of them to show it solves none.
+// The test's p is taken in its normal approximation (sum over the root of the sum of squares), each
+// part at its own critical value at twice the level, and the chance that either part passes as the sum
+// of their chances: all optimistic for the challenger, so a drop is never the approximation's optimism
+// about the champion.
+import { normalCdf, normalQuantile } from './compare';
+
+/** A pair as the look sees it: the champion's PAR-2 time, the challenger's (a lower bound where capped), whether each solved. */
+export interface LookPair {
+  a: number;
+  b: number;
+  solvedA: boolean;
+  solvedB: boolean;
+}
+
+/** What the test at the end asks (objectiveTest.ts, accept.ts). */
+export interface FinalTest {
+  /** One-sided level of the promotion test. */
+  level: number;
+  rankBy: 'par2' | 'solved-then-par2';
+  /** The PAR-2 margin a promotion needs, percent (solved-then-par2: where the solved counts are equal). */
+  marginPct: number;
+}
+
+/** The prior spread of a log time ratio on one instance (per-run noise of 5-15% on each side) and its weight in pairs. */
+const PRIOR_SD = 0.15;
+const PRIOR_PAIRS = 2;
+/**
+ * The normal approximation judges each part at this multiple of the level: an exact sign-flip p can be
+ * a few times smaller than the normal one (a few large ratios carry the sum), and a drop must not rest
+ * on that (a winner at exact p = 0.0017 has normal p = 0.005).
+ */
+const APPROX_SLACK = 2;
+/** A solved champion timeout's worth before any was seen: solved at half the timeout. */
+const SOLVED_AT = 0.5;
+
+/**
+ * The chance that the final test passes. `seen`: the pairs so far, each with whether the champion's
+ * stored run timed out there (`timeout`); `rest`: the champion's stored PAR-2 time of every instance
+ * still to run (2T: a timeout), `timeoutS` the limit.
+ */
+export function passChance(seen: readonly (LookPair & { timeout: boolean })[], rest: readonly number[], timeoutS: number, t: FinalTest): number {
+  const z = normalQuantile(Math.min(0.5, APPROX_SLACK * t.level));
+  const log = (p: LookPair) => Math.log(Math.max(0.05, p.b) / Math.max(0.05, p.a));
+  // What is known: sums over the pairs seen.
+  const L = sum(seen.map(log));
+  const QL = sum(seen.map((p) => log(p) ** 2));
+  const D = sum(seen.map((p) => p.b - p.a));
+  const QD = sum(seen.map((p) => (p.b - p.a) ** 2));
+  const A = sum(seen.map((p) => p.a));
+  const onlyB = seen.filter((p) => p.solvedB && !p.solvedA).length;
+  const onlyA = seen.filter((p) => p.solvedA && !p.solvedB).length;
+  // The solved stratum: its log ratios as a line in the log of the champion's time (a challenger may gain
+  // on the easy instances and lose on the hard ones, which carry PAR-2), its slope shrunk towards none.
+  const sPairs = seen.filter((p) => !p.timeout);
+  const sLogs = sPairs.map(log);
+  const xs = sPairs.map((p) => Math.log(Math.max(0.05, p.a)));
+  const k = sLogs.length;
+  const mean = k ? sum(sLogs) / k : 0;
+  const xMean = k ? sum(xs) / k : 0;
+  const sxx = sum(xs.map((x) => (x - xMean) ** 2)) + PRIOR_PAIRS;
+  const slope = sum(xs.map((x, i) => (x - xMean) * (sLogs[i]! - mean))) / sxx;
+  const ss = sum(sLogs.map((l, i) => (l - mean - slope * (xs[i]! - xMean)) ** 2));
+  const sd = Math.sqrt((ss + PRIOR_PAIRS * PRIOR_SD ** 2) / Math.max(1, k - 2 + PRIOR_PAIRS));
+  const meanSd = k ? sd / Math.sqrt(k) : 1;
+  const slopeSd = sd / Math.sqrt(sxx);
+  const restS = rest.filter((r) => r < timeoutS);
+  const [m, R, R2] = [restS.length, sum(restS), sum(restS.map((r) => r * r))];
+  const rx = restS.map((r) => Math.log(Math.max(0.05, r)) - xMean);
+  const [X1, X2] = [sum(rx), sum(rx.map((x) => x * x))];
+  // Per slope on its grid: sums over the rest of r e^(b x), r^2 e^(2 b x) and r^2 e^(b x).
+  const slopes = [-2, -1, 0, 1, 2].map((g) => slope + g * slopeSd);
+  const slopeWeights = [-2, -1, 0, 1, 2].map((g) => Math.exp(-(g * g) / 2));
+  const sums = slopes.map((b) => ({ b, s1: sum(restS.map((r, i) => r * Math.exp(b * rx[i]!))), s2: sum(restS.map((r, i) => r * r * Math.exp(2 * b * rx[i]!))), s3: sum(restS.map((r, i) => r * r * Math.exp(b * rx[i]!))) }));
+  // The timeout stratum: how many of its instances the challenger solved, and what a solved one was worth.
+  const tSeen = seen.filter((p) => p.timeout);
+  const solvedT = tSeen.filter((p) => p.solvedB);
+  const mT = rest.length - m;
+  const worth = solvedT.length ? { l: sum(solvedT.map(log)) / solvedT.length, d: sum(solvedT.map((p) => p.b - p.a)) / solvedT.length } : { l: Math.log(SOLVED_AT / 2), d: -(2 - SOLVED_AT) * timeoutS };
+  const restA = R + mT * 2 * timeoutS;
+  const js = betaBinomial(mT, 0.5 + solvedT.length, 0.5 + tSeen.length - solvedT.length);
+  // The solved stratum's mean on a grid over its posterior (normal), weights from the normal density.
+  const grid = Array.from({ length: 21 }, (_, i) => -3 + (6 * i) / 20);
+  const weights = grid.map((g) => Math.exp(-(g * g) / 2));
+  const wsum = sum(weights) * sum(slopeWeights);
+  const v = sd * sd;
+  let chance = 0;
+  for (const [j, pj] of js) {
+    let given = 0;
+    for (const [bi, { b, s1, s2, s3 }] of sums.entries())
+    for (const [gi, g] of grid.entries()) {
+      const mu = mean + g * (k ? meanSd : 1);
+      // Given the line: the rest of the solved stratum's sums, normal; the timeout stratum's, fixed by j.
+      const lSum = L + m * mu + b * X1 + j * worth.l;
+      const lVar = m * v;
+      const qL = QL + m * (mu * mu + v) + 2 * mu * b * X1 + b * b * X2 + j * worth.l ** 2;
+      const dSum = D + Math.exp(mu + v / 2) * s1 - R + j * worth.d;
+      const dVar = Math.exp(2 * mu + v) * (Math.exp(v) - 1) * s2;
+      const qD = QD + Math.exp(2 * mu + 2 * v) * s2 - 2 * Math.exp(mu + v / 2) * s3 + R2 + j * worth.d ** 2;
+      const below = (sumMean: number, variance: number, bound: number) => normalCdf((bound - sumMean) / Math.sqrt(Math.max(variance, 1e-12)));
+      // The max-T test passes when either part reaches the level (each part's own critical value: an optimistic one).
+      const test = Math.min(1, below(lSum, lVar, z * Math.sqrt(qL)) + below(dSum, dVar, z * Math.sqrt(qD)));
+      const margin = below(dSum, dVar, -(t.marginPct / 100) * (A + restA));
+      let p: number;
+      if (t.rankBy === 'solved-then-par2') {
+        // Solving more is a third part, and needs no margin (its sign test's normal approximation).
+        const [disc, more] = [onlyA + onlyB + j, onlyB + j - onlyA];
+        const bySolved = more > 0 && more / Math.sqrt(disc) >= -z ? 1 : 0;
+        p = Math.min(1, bySolved + Math.min(test, margin));
+      } else p = Math.min(test, margin);
+      given += slopeWeights[bi]! * weights[gi]! * p;
+    }
+    chance += pj * (given / wsum);
+  }
+  return Math.min(1, chance);
+}
+
+const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
+
+/** The beta-binomial distribution's points of mass above 1e-7 (all of them, summing to about 1): [value, probability]. */
+function betaBinomial(n: number, a: number, b: number): [number, number][] {
+  const out: [number, number][] = [];
+  const logB = (x: number, y: number) => logGamma(x) + logGamma(y) - logGamma(x + y);
+  for (let j = 0; j <= n; j++) {
+    const p = Math.exp(logChoose(n, j) + logB(j + a, n - j + b) - logB(a, b));
+    if (p > 1e-7) out.push([j, p]);
+  }
+  return out;
+}
+
+const logChoose = (n: number, k: number) => logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1);
+
+/** log Gamma(x) for x > 0 (Lanczos, g = 7; relative error under 1e-13). */
+function logGamma(x: number): number {
+  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
+  const y = x - 1;
+  let s = c[0]!;
+  for (let i = 1; i < 9; i++) s += c[i]! / (y + i);
+  const t = y + 7.5;
+  return 0.5 * Math.log(2 * Math.PI) + (y + 0.5) * Math.log(t) - t + Math.log(s);
+}
