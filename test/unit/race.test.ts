@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { capFor, DROP_BELOW, firstLook, futility, heldOutCall, HELD_OUT_VETO, heldOutVetoNeeds, lowerBound, raceLook, raceOrder, raceSettle, tQuantile, type SeenPair } from '../../src/core/eval/race';
-import { runSession, sidePairs } from '../../src/core/eval/raceRuns';
+import { runSession, sidePairs, type RunBlock } from '../../src/core/eval/raceRuns';
 import type { InstanceSpec } from '../../src/core/instances/instances';
 import { calibrationFile, noiseOf, readCalibration, staleBecause, type CalibrationDoc } from '../../src/core/eval/calibration';
 import { duelsDir, readDuels, type DuelDoc, type DuelPair } from '../../src/core/eval/duel';
@@ -16,6 +16,8 @@ import { prng } from '../../src/core/instances/generators';
 const racing = { enabled: true, detect_gain_pct: 10, cap_factor: 3, cap_floor_s: 1, min_instances: 5 };
 const run = (instance: string, status: InstanceResult['status'], time: number, cpu: number | null = null): InstanceResult => ({ instance, family: null, expected: null, expected_from: 'none', answer: status === 'solved' ? 'SAT' : null, status, time_s: time, cpu_s: cpu, mem_mb: null, exit_code: 0, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' });
 const spec = (name: string): InstanceSpec => ({ name, file: name, family: null, expected: null });
+/** A session of one challenger 'B' in one lane, timeout 100 s, with no look. */
+const oneChallenger = (order: InstanceSpec[], runBlock: RunBlock, cap: (instance: string) => number | undefined) => runSession({ order, challengers: ['B'], lanes: 1, block: 1, timeoutS: 100, run: runBlock, cap });
 
 describe('the race (the rules)', () => {
   it('runs instances the champion has no time for first, then a cross-section of the set: every prefix spreads over easy and hard', () => {
@@ -230,19 +232,15 @@ describe('the race (the rules)', () => {
   it('runs an instance again for both where the champion went past the cap, though the challenger was not capped: the same rule for both sides', async () => {
     const order = Array.from({ length: 6 }, (_, i) => spec(`i${i}`));
     const calls: string[] = [];
-    const out = await runSession({
+    const out = await oneChallenger(
       order,
-      challengers: ['B'],
-      lanes: 1,
-      block: 1,
-      timeoutS: 100,
-      run: async (side, chunk, o) => {
+      async (side, chunk, o) => {
         calls.push(`${side}:${chunk.map((i) => i.name).join(',')}${o.caps.size ? ':capped' : ''}`);
         // The champion's session run of i2 took 9 s, past the challenger's 6 s cap there.
         return chunk.map((i) => run(i.name, 'solved', side === 'A' && i.name === 'i2' && calls.filter((c) => c.startsWith('A:i2')).length === 1 ? 9 : 2, 2));
       },
-      cap: () => 6,
-    });
+      () => 6,
+    );
     assert.equal(out.b.get('B')!.capped, 0);
     assert.equal(out.b.get('B')!.rerun, 1);
     assert.deepEqual(calls.slice(-2), ['A:i2', 'B:i2']);
@@ -260,20 +258,16 @@ describe('the race (the rules)', () => {
     let called = 0;
     const trials = 300;
     for (let t = 0; t < trials; t++) {
-      const out = await runSession({
+      const out = await oneChallenger(
         order,
-        challengers: ['B'],
-        lanes: 1,
-        block: 1,
-        timeoutS: 100,
-        run: async (_side, chunk, o) =>
+        async (_side, chunk, o) =>
           chunk.map((i) => {
             const x = stored.get(i.name)! * Math.exp(0.1 * normal());
             const cap = o.caps.get(i.name);
             return cap !== undefined && x > cap ? run(i.name, 'timeout', cap, cap) : run(i.name, 'solved', x, x);
           }),
-        cap: (name) => 1.1 * stored.get(name)!,
-      });
+        (name) => 1.1 * stored.get(name)!,
+      );
       const sp = sidePairs(out, 'B', order);
       const c = compareRuns(sp.map((p) => p.a), sp.map((p) => p.b), 100, { alpha: 0.1, on: 'cpu', resamples: 2000 });
       if (c.test.p < 0.05) called++;

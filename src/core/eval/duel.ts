@@ -305,7 +305,7 @@ function raceDoc(o: { s: SessionSide; paired: InstanceResult[]; rb: InstanceResu
     outcome: s.dropped ? 'rejected early' : 'survived',
     on,
     ran: s.results.size,
-    of: of,
+    of,
     capped: s.capped,
     session: o.session,
     entrants: o.entrants,
