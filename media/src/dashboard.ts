@@ -19,7 +19,8 @@ import { compareBar, kpis, updated } from './dashboard/header';
 import { defaultSelection, MAX_SELECTED, neededColumns, view, type View } from './dashboard/model';
 import { restore, TABS, type Saved, type Tab, type UiState } from './dashboard/state';
 import { InstanceTable } from './dashboard/table';
-import { renderTab, tableColumns, type TabContext } from './dashboard/tabs';
+import { renderTab, tableColumns } from './dashboard/tabs';
+import type { TabContext } from './dashboard/tabContext';
 import { onThemeChange, readPalette, type Palette } from './dashboard/theme';
 import { neededPairs } from './dashboard/verdicts';
 

@@ -1,30 +1,16 @@
 // The content of each tab: a chart (with an aria-label and a visually hidden summary of its data), its
 // controls, and an empty state that says what would fill it.
 import type { Chart } from 'chart.js';
-import type { CandidateColumns, DashCandidate, DuelPairs } from '../../../src/core/dashboard/schema';
-import type { DashboardViewMessage } from '../../../src/shared/dashboardProtocol';
+import type { DashCandidate } from '../../../src/core/dashboard/schema';
 import { cactusChart, costChart, cyclesChart, failureBars, judgeScatter, par2Bars, type BarRow, type CactusSeries, type CyclePoint, type RejectedPoint } from './charts';
 import { h, linkButton } from '../shared/dom';
 import { chartBox, chartHeight, checkbox, empty, stat, toolbar } from './parts';
 import { change, count, secs, secsUnit, tokens, usd } from './format';
-import { solvedTimes, styleOf, type View } from './model';
-import type { Tab, UiState } from './state';
-import type { InstanceTable, TableColumn } from './table';
-import type { Palette } from './theme';
+import { solvedTimes, styleOf } from './model';
+import type { Tab } from './state';
+import type { TableColumn } from './table';
 import { verdicts } from './verdicts';
-
-export interface TabContext {
-  v: View;
-  ui: UiState;
-  p: Palette;
-  /** Per-instance columns by candidate id; undefined while they are on their way. */
-  columns: Map<number, CandidateColumns> | undefined;
-  table: InstanceTable;
-  /** A duel's pairs: undefined while on their way (asking for them), null when the host has none. */
-  pairs(session: string): DuelPairs | null | undefined;
-  post(m: DashboardViewMessage): void;
-  setUi(patch: Partial<UiState>): void;
-}
+import type { TabContext } from './tabContext';
 
 /** Renders one tab into `el`; the charts it creates are pushed to `charts` (the caller destroys them). */
 export function renderTab(tab: Tab, el: HTMLElement, ctx: TabContext, charts: Chart[]): void {

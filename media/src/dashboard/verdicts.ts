@@ -9,7 +9,7 @@ import { count, secs, secsUnit } from './format';
 import type { View } from './model';
 import { chartBox, chartHeight, checkbox, empty, stat, toolbar } from './parts';
 import type { UiState } from './state';
-import type { TabContext } from './tabs';
+import type { TabContext } from './tabContext';
 
 /** Decisions listed, newest first (an older one's story is in its candidate's RESULTS.md). */
 const MAX_ROWS = 200;
