@@ -236,7 +236,7 @@ export const DashRace = z.object({
   /** Races before the promotion test's futility look: the old rule's likelihood ratio ("no faster" against "the gain raced for") and the ratio it dropped at. */
   odds: z.number().nullable().optional(),
   dropOdds: z.number().optional(),
-  /** The futility look's chance that it would pass the promotion test at the set's end, and the chance the race dropped under at that look (eval/race.ts dropBelow). */
+  /** The futility look's chance that it would pass the promotion test at the set's end, and the chance the race drops under (eval/race.ts DROP_BELOW). */
   passChance: z.number().nullable().optional(),
   dropBelow: z.number().optional(),
 });

@@ -26,7 +26,7 @@ import { compareRuns, type Comparison } from './compare';
 import { auditStage, runStage, type StagePlan } from './gates';
 import { auditOn, type AuditOutcome, type AuditRandom } from './audit';
 import { basisOf, par2Of, timeOn, type TimeBasis } from './metrics';
-import { capFor, firstLook, lowerBound, raceCall, raceLook, raceOrder, raceSettle, RaceDoc, type LookContext, type RacePolicy } from './race';
+import { capFor, DROP_BELOW, firstLook, lowerBound, raceCall, raceLook, raceOrder, raceSettle, RaceDoc, type LookContext, type RacePolicy } from './race';
 import { runSession, sidePairs, type SessionSide, type Side } from './raceRuns';
 import { gateContext, type PlanOverrides } from './plan';
 import { solverIdentity } from './resultsStore';
@@ -311,7 +311,7 @@ function raceDoc(o: { s: SessionSide; paired: InstanceResult[]; rb: InstanceResu
     entrants: o.entrants,
     speedup_pct: round(call.speedupPct),
     pass_chance: call.chance === null ? null : Number(call.chance.toPrecision(3)),
-    drop_below: call.dropBelow,
+    drop_below: DROP_BELOW,
     champion_reruns: s.rerun,
     challenger_s: round(challengerS),
     champion_s: round(championS),

@@ -1,13 +1,11 @@
 // The race's futility look (race.ts): the chance that a challenger, given its pairs so far, passes the
 // promotion test (objectiveTest.ts) at the end of the set. The rest of the set is predicted from the
 // pairs, in two strata, because gains come from two places:
-// - the instances the champion solved: the challenger's log time ratio there is normal around a level
-//   fitted to its pairs, the level uncertain as its pairs say, the spread shrunk towards a prior so a few
-//   pairs that happen to agree do not pass for a precise measurement. No trend in difficulty: a line
-//   fitted to a few pairs and carried out to the long instances, which carry PAR-2 and its margin,
-//   dropped one real 10% winner in thirty on its first looks (the decision simulator, bench/decisions.ts);
-//   a challenger that gains on the easy instances and loses on the hard ones is still caught once it
-//   has run some hard ones, and never promoted by this look (the test at the end decides);
+// - the instances the champion solved: the challenger's log time ratio there is normal around a line in
+//   the log of the champion's time, fitted to its pairs (a challenger may gain on the easy instances and
+//   lose on the hard ones, which carry PAR-2 and come late in the race's order), the line's level and
+//   slope uncertain as its pairs say (the slope shrunk towards none), the spread shrunk towards a prior
+//   so a few pairs that happen to agree do not pass for a precise measurement;
 // - the champion's timeouts: a challenger solves each with an unknown share (Jeffreys' prior, updated by
 //   the ones it ran), each one solved worth what its solved ones were worth (at first: solved at half
 //   the timeout). Timeouts solved are a few percent of a competition set, so this stratum keeps a
@@ -63,15 +61,28 @@ export function passChance(seen: readonly (LookPair & { timeout: boolean })[], r
   const A = sum(seen.map((p) => p.a));
   const onlyB = seen.filter((p) => p.solvedB && !p.solvedA).length;
   const onlyA = seen.filter((p) => p.solvedA && !p.solvedB).length;
-  // The solved stratum: its log ratios around one level, its spread shrunk towards the prior.
-  const sLogs = seen.filter((p) => !p.timeout).map(log);
+  // The solved stratum: its log ratios as a line in the log of the champion's time (a challenger may gain
+  // on the easy instances and lose on the hard ones, which carry PAR-2), its slope shrunk towards none.
+  const sPairs = seen.filter((p) => !p.timeout);
+  const sLogs = sPairs.map(log);
+  const xs = sPairs.map((p) => Math.log(Math.max(0.05, p.a)));
   const k = sLogs.length;
   const mean = k ? sum(sLogs) / k : 0;
-  const ss = sum(sLogs.map((l) => (l - mean) ** 2));
-  const sd = Math.sqrt((ss + PRIOR_PAIRS * PRIOR_SD ** 2) / Math.max(1, k - 1 + PRIOR_PAIRS));
+  const xMean = k ? sum(xs) / k : 0;
+  const sxx = sum(xs.map((x) => (x - xMean) ** 2)) + PRIOR_PAIRS;
+  const slope = sum(xs.map((x, i) => (x - xMean) * (sLogs[i]! - mean))) / sxx;
+  const ss = sum(sLogs.map((l, i) => (l - mean - slope * (xs[i]! - xMean)) ** 2));
+  const sd = Math.sqrt((ss + PRIOR_PAIRS * PRIOR_SD ** 2) / Math.max(1, k - 2 + PRIOR_PAIRS));
   const meanSd = k ? sd / Math.sqrt(k) : 1;
+  const slopeSd = sd / Math.sqrt(sxx);
   const restS = rest.filter((r) => r < timeoutS);
   const [m, R, R2] = [restS.length, sum(restS), sum(restS.map((r) => r * r))];
+  const rx = restS.map((r) => Math.log(Math.max(0.05, r)) - xMean);
+  const [X1, X2] = [sum(rx), sum(rx.map((x) => x * x))];
+  // Per slope on its grid: sums over the rest of r e^(b x), r^2 e^(2 b x) and r^2 e^(b x).
+  const slopes = [-2, -1, 0, 1, 2].map((g) => slope + g * slopeSd);
+  const slopeWeights = [-2, -1, 0, 1, 2].map((g) => Math.exp(-(g * g) / 2));
+  const sums = slopes.map((b) => ({ b, s1: sum(restS.map((r, i) => r * Math.exp(b * rx[i]!))), s2: sum(restS.map((r, i) => r * r * Math.exp(2 * b * rx[i]!))), s3: sum(restS.map((r, i) => r * r * Math.exp(b * rx[i]!))) }));
   // The timeout stratum: how many of its instances the challenger solved, and what a solved one was worth.
   const tSeen = seen.filter((p) => p.timeout);
   const solvedT = tSeen.filter((p) => p.solvedB);
@@ -82,21 +93,21 @@ export function passChance(seen: readonly (LookPair & { timeout: boolean })[], r
   // The solved stratum's mean on a grid over its posterior (normal), weights from the normal density.
   const grid = Array.from({ length: 21 }, (_, i) => -3 + (6 * i) / 20);
   const weights = grid.map((g) => Math.exp(-(g * g) / 2));
-  const wsum = sum(weights);
+  const wsum = sum(weights) * sum(slopeWeights);
   const v = sd * sd;
   let chance = 0;
   for (const [j, pj] of js) {
     let given = 0;
+    for (const [bi, { b, s1, s2, s3 }] of sums.entries())
     for (const [gi, g] of grid.entries()) {
-      const mu = mean + g * meanSd;
-      // Given the level: the rest of the solved stratum's sums, normal; the timeout stratum's, fixed by j.
-      const lSum = L + m * mu + j * worth.l;
+      const mu = mean + g * (k ? meanSd : 1);
+      // Given the line: the rest of the solved stratum's sums, normal; the timeout stratum's, fixed by j.
+      const lSum = L + m * mu + b * X1 + j * worth.l;
       const lVar = m * v;
-      const qL = QL + m * (mu * mu + v) + j * worth.l ** 2;
-      const grow = Math.exp(mu + v / 2);
-      const dSum = D + (grow - 1) * R + j * worth.d;
-      const dVar = Math.exp(2 * mu + v) * (Math.exp(v) - 1) * R2;
-      const qD = QD + (Math.exp(2 * mu + 2 * v) - 2 * grow + 1) * R2 + j * worth.d ** 2;
+      const qL = QL + m * (mu * mu + v) + 2 * mu * b * X1 + b * b * X2 + j * worth.l ** 2;
+      const dSum = D + Math.exp(mu + v / 2) * s1 - R + j * worth.d;
+      const dVar = Math.exp(2 * mu + v) * (Math.exp(v) - 1) * s2;
+      const qD = QD + Math.exp(2 * mu + 2 * v) * s2 - 2 * Math.exp(mu + v / 2) * s3 + R2 + j * worth.d ** 2;
       const below = (sumMean: number, variance: number, bound: number) => normalCdf((bound - sumMean) / Math.sqrt(Math.max(variance, 1e-12)));
       // The max-T test passes when either part reaches the level (each part's own critical value: an optimistic one).
       const test = Math.min(1, below(lSum, lVar, z * Math.sqrt(qL)) + below(dSum, dVar, z * Math.sqrt(qD)));
@@ -108,7 +119,7 @@ export function passChance(seen: readonly (LookPair & { timeout: boolean })[], r
         const bySolved = more > 0 && more / Math.sqrt(disc) >= -z ? 1 : 0;
         p = Math.min(1, bySolved + Math.min(test, margin));
       } else p = Math.min(test, margin);
-      given += weights[gi]! * p;
+      given += slopeWeights[bi]! * weights[gi]! * p;
     }
     chance += pj * (given / wsum);
   }

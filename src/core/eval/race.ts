@@ -42,7 +42,7 @@ export const RaceDoc = z.object({
   speedup_pct: z.number().optional(),
   /** Its chance, at its last look, to pass the promotion test at the set's end (passChance.ts); null before the first look; absent in older documents. */
   pass_chance: z.number().nullable().optional(),
-  /** The chance under which the race dropped at its last look (dropBelow). */
+  /** The chance under which the race drops (DROP_BELOW when it ran). */
   drop_below: z.number().optional(),
   /** Older documents: how many times likelier its pairs were under "no faster" than under "detect_gain_pct faster" (the old rule's likelihood ratio). */
   odds: z.number().nullable().optional(),
@@ -134,17 +134,11 @@ export function lowerBound(r: InstanceResult, capS: number, timeoutS: number, on
 }
 
 /**
- * The race drops a challenger once its chance to pass the promotion test at the set's end is under
- * DROP_BELOW (passChance.ts); in the first EARLY_SHARE of the set, under DROP_BELOW_EARLY, because a
- * prediction from a few pairs is the least sure: those looks dropped most of the real winners lost.
- * The decision simulator (bench/decisions.ts) measures the winners lost and what no-gain challengers cost.
+ * The race drops a challenger once its chance to pass the promotion test at the set's end is under this
+ * (passChance.ts). A winner's chance stays above it at every look but in rare runs of bad luck; the
+ * simulator measures the winners lost (bench/decisions.ts).
  */
-export const DROP_BELOW = 0.05;
-export const DROP_BELOW_EARLY = 0.02;
-export const EARLY_SHARE = 0.25;
-
-/** The chance under which a challenger is dropped after `n` of `of` instances. */
-export const dropBelow = (n: number, of: number): number => (n < EARLY_SHARE * of ? DROP_BELOW_EARLY : DROP_BELOW);
+export const DROP_BELOW = 0.03;
 
 /** The judgement of one challenger at one look. */
 export interface FutilityCall {
@@ -153,8 +147,6 @@ export interface FutilityCall {
   speedupPct: number;
   /** Its chance to pass the promotion test at the end; null before the first look. */
   chance: number | null;
-  /** The chance under which this look drops (dropBelow). */
-  dropBelow: number;
   reason: string;
 }
 
@@ -171,7 +163,7 @@ export interface LookContext {
 
 /**
  * Drop a challenger once its chance to pass the promotion test at the end of the set is under
- * dropBelow (passChance.ts: the rest of the set predicted from its pairs, the champion's timeouts
+ * DROP_BELOW (passChance.ts: the rest of the set predicted from its pairs, the champion's timeouts
  * apart), from `minInstances` pairs on. `rest`: the champion's stored PAR-2 time of each instance still
  * to run. Pairs are lower bounds where its runs were capped (they can only make it look better than it
  * is, so a drop stays safe).
@@ -179,14 +171,13 @@ export interface LookContext {
 export function futility(seen: readonly SeenPair[], rest: readonly number[], o: LookContext): FutilityCall {
   const { n, speedupPct } = ratioStats(seen.map((p) => ({ champion: p.a, challenger: p.b })));
   // Before the first look, and once every instance has run (the exact test decides then, raceSettle where runs were capped), no call.
-  const below = dropBelow(n, o.of);
-  if (n < Math.max(2, o.minInstances) || !rest.length) return { drop: false, speedupPct, chance: null, dropBelow: below, reason: '' };
+  if (n < Math.max(2, o.minInstances) || !rest.length) return { drop: false, speedupPct, chance: null, reason: '' };
   const chance = passChance(seen, rest, o.timeoutS, o.test);
-  const drop = chance < below;
+  const drop = chance < DROP_BELOW;
   const way = speedupPct >= 0 ? `${speedupPct.toFixed(1)}% faster` : `${(-speedupPct).toFixed(1)}% slower`;
   const timeouts = seen.filter((p) => p.timeout);
   const solved = timeouts.length ? `, it solved ${timeouts.filter((p) => p.solvedB).length} of the ${timeouts.length} it ran that the champion's measurement did not solve,` : '';
-  return { drop, speedupPct, chance, dropBelow: below, reason: drop ? `it cannot pass the promotion test: after ${n} of ${o.of} instances it is ${way} than the champion (geometric mean of the time ratios, same session)${solved} and its chance to pass at the end of the set is ${pctText(chance)} (the race drops under ${pctText(below)}${below === DROP_BELOW_EARLY ? ` in the first ${Math.round(100 * EARLY_SHARE)}% of the set` : ''})` : '' };
+  return { drop, speedupPct, chance, reason: drop ? `it cannot pass the promotion test: after ${n} of ${o.of} instances it is ${way} than the champion (geometric mean of the time ratios, same session)${solved} and its chance to pass at the end of the set is ${pctText(chance)} (the race drops under ${pctText(DROP_BELOW)})` : '' };
 }
 
 /** The pairs' log time ratios (challenger over champion): their count, mean, sum of squared deviations, and the mean as a speed-up, percent. */
