@@ -20,6 +20,7 @@ import type { EvalDoc } from '../src/core/eval/evalDoc';
 import type { CalibrationDoc } from '../src/core/eval/calibration';
 import { compareRuns } from '../src/core/eval/compare';
 import type { DuelDoc } from '../src/core/eval/duel';
+import { prng } from '../src/core/stats/prng';
 import { DROP_BELOW, futility, type RaceDoc, type SeenPair } from '../src/core/eval/race';
 import { RacingSchema } from '../src/core/config/schema';
 import type { InstanceResult, RunStatus } from '../src/core/run/result';
@@ -35,17 +36,6 @@ const ORIGIN = 'https://webview.test';
 const BASELINES = ['kissat', 'cadical', 'minisat'];
 
 // ---- a synthetic workspace ------------------------------------------------------------------------
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FAMILIES = ['bmc', 'crypto', 'scheduling', 'planning', 'hwmcc', 'graph-coloring', 'pigeonhole', 'random-3sat', 'sgen', 'argumentation', 'software-verif', 'termination'];
 

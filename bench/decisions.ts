@@ -34,7 +34,7 @@ import { capFor, firstLook, heldOutCall, heldOutLook, heldOutPairs, raceLook, ra
 import type { RankBy } from '../src/core/eval/objectiveTest';
 import { runSession, sidePairs } from '../src/core/eval/raceRuns';
 import { RacingSchema } from '../src/core/config/schema';
-import { prng } from '../src/core/instances/generators';
+import { prng } from '../src/core/stats/prng';
 import type { InstanceSpec } from '../src/core/instances/instances';
 import type { InstanceResult } from '../src/core/run/result';
 import { promotionLevel } from '../src/core/cycle/verdicts';

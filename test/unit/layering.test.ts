@@ -71,7 +71,7 @@ describe('layering: the build enforces it', () => {
  * The folders of src/core from the bottom up: a folder imports only folders before it (and the files
  * at the core's root, which import no folder). ARCHITECTURE.md describes each level.
  */
-const CORE_ORDER = ['store', 'config', 'instances', 'workspace', 'isolation', 'run', 'suite', 'runners', 'rules', 'eval', 'benchmarks', 'llm', 'objectives', 'agents', 'strategy', 'cycle', 'dashboard', 'export'];
+const CORE_ORDER = ['stats', 'store', 'config', 'instances', 'workspace', 'isolation', 'run', 'suite', 'runners', 'rules', 'eval', 'benchmarks', 'llm', 'objectives', 'agents', 'strategy', 'cycle', 'dashboard', 'export'];
 
 /** Relative imports (static, dynamic, type-only, re-exports) of a TypeScript source, resolved to paths without extension. */
 function relativeImports(file: string, text: string): string[] {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { subsetMeanCi, compareRuns, compareSeparate, cpuShare, normalCdf, wilcoxonSignedRank } from '../../src/core/eval/compare';
 import { basisOf, computeMetrics, virtualBest } from '../../src/core/eval/metrics';
-import { prng } from '../../src/core/instances/generators';
+import { prng } from '../../src/core/stats/prng';
 import { explainComparison } from '../../src/core/explain';
 import type { InstanceResult, RunStatus } from '../../src/core/run/result';
 

@@ -11,7 +11,7 @@ import { tempDir } from './helpers';
 import { compareRuns } from '../../src/core/eval/compare';
 import { logRatios, objectiveTest, type TestPair } from '../../src/core/eval/objectiveTest';
 import type { InstanceResult } from '../../src/core/run/result';
-import { prng } from '../../src/core/instances/generators';
+import { prng } from '../../src/core/stats/prng';
 
 const racing = { enabled: true, detect_gain_pct: 10, cap_factor: 3, cap_floor_s: 1, min_instances: 5 };
 const run = (instance: string, status: InstanceResult['status'], time: number, cpu: number | null = null): InstanceResult => ({ instance, family: null, expected: null, expected_from: 'none', answer: status === 'solved' ? 'SAT' : null, status, time_s: time, cpu_s: cpu, mem_mb: null, exit_code: 0, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' });

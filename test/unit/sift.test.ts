@@ -16,7 +16,8 @@ import { rewardOf, TrajectoryRecord } from '../../src/core/export/trajectories';
 import { createClient } from '../../src/core/llm/factory';
 import { silentLogger } from '../../src/core/ports';
 import { CandidateStore } from '../../src/core/store/candidates';
-import { pearson, ranks, spearman } from '../../src/core/strategy/correlation';
+import { pearson, spearman } from '../../src/core/strategy/correlation';
+import { averageRanks } from '../../src/core/stats/ranks';
 import { llmJudge } from '../../src/core/strategy/judge';
 import { judgeFromConfig } from '../../src/core/strategy/judgeHost';
 import { judgeStats } from '../../src/core/strategy/judgeLog';
@@ -29,7 +30,8 @@ const score = (s: number, why = 'a concrete mechanism, small scope') => ({ kind:
 
 describe('SIFT: statistics and acceptance', () => {
   it('computes Pearson and Spearman (average ranks for ties), null when undefined', () => {
-    assert.deepEqual(ranks([10, 20, 20, 5]), [2, 3.5, 3.5, 1]);
+    assert.deepEqual(averageRanks([10, 20, 20, 5]), { ranks: [2, 3.5, 3.5, 1], ties: [2] });
+    assert.deepEqual(averageRanks([1, 1.0000000001, 3], 1e-9), { ranks: [1.5, 1.5, 3], ties: [2] }, 'within eps: tied');
     assert.equal(spearman([1, 2, 3, 4], [1, 4, 9, 16]), 1);
     assert.ok(Math.abs(pearson([1, 2, 3, 4], [2, 4, 6, 8.5])! - 0.9978) < 1e-3);
     assert.equal(spearman([1, 2, 3], [3, 2, 1]), -1);

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { tunerAgent } from '../../src/core/agents/tuner';
-import { prng } from '../../src/core/instances/generators';
+import { prng } from '../../src/core/stats/prng';
 import { loadConfig } from '../../src/core/config/load';
 import { BudgetExhausted } from '../../src/core/cycle/budget';
 import { runCycle } from '../../src/core/cycle/engine';

@@ -3,7 +3,7 @@
 // drawn from weighted meta-directions.
 import { RE2JS } from 're2js';
 import { readPortfolio, scorePortfolio } from '../objectives/portfolio';
-import { prng } from '../instances/generators';
+import { prng } from '../stats/prng';
 import { clusters, SignatureLog } from '../rules/postmortem';
 import { CandidateStore } from '../store/candidates';
 import { EvalStore } from '../eval/evalStore';

@@ -9,7 +9,7 @@
 //
 // Options are found in kissat-style `src/options.h` lines `OPTION (name, default, low, high, "help")`.
 import * as path from 'node:path';
-import { prng } from '../instances/generators';
+import { prng } from '../stats/prng';
 import { parseCandidateDir } from '../layout';
 import { CandidateStore } from '../store/candidates';
 import type { EvolutionAgent } from './agent';

@@ -498,7 +498,7 @@ export const EvaluationSchema = z
     }),
     rank_by: z.enum(['par2', 'solved-then-par2']).default('par2').meta({
       description:
-        "What a promotion ranks by. par2: a challenger must have a significantly lower PAR-2 and be significantly faster instance by instance (geometric mean of the time ratios), each by an exact test at the promotion level, and its PAR-2 at least min_improvement_pct lower. solved-then-par2 (as the SAT Competition ranks): one that solves significantly more instances wins without the PAR-2 margin, one that solves fewer never does, and among equals PAR-2 decides as par2 does; each way to win gets half the level.",
+        "What a promotion ranks by. par2: a challenger must be significantly better side by side, by one exact test at the promotion level over its mean PAR-2 difference and its mean log time ratio (whichever shows the gain), and its PAR-2 at least min_improvement_pct lower. solved-then-par2 (as the SAT Competition ranks): the instances one side solved and the other did not join the test, one that solves more wins without the PAR-2 margin, one that solves fewer never does, and among equals the margin applies as with par2.",
       examples: ['par2', 'solved-then-par2'],
     }),
     racing: RacingSchema,

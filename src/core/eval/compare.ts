@@ -3,7 +3,8 @@
 // ratios, and of the instances solved), the Wilcoxon signed-rank test on per-instance PAR-2 times (for
 // the report), and a confidence interval of the PAR-2 difference (from random subsets of the pairs).
 // Solver timings are noisy by a few percent; a bare PAR-2 delta is not evidence.
-import { prng } from '../instances/generators';
+import { averageRanks } from '../stats/ranks';
+import { prng } from '../stats/prng';
 import { basisOf, par2Of, type TimeBasis } from './metrics';
 import { objectiveTest, type ObjectiveTest, type RankBy } from './objectiveTest';
 import type { InstanceResult } from '../run/result';
@@ -164,18 +165,8 @@ export function wilcoxonSignedRank(diffs: number[]): Comparison['wilcoxon'] {
   const d = diffs.filter((x) => Math.abs(x) > 1e-3);
   const n = d.length;
   if (n === 0) return { n: 0, w: 0, w_plus: 0, z: null, p: 1, method: 'exact' };
-  const order = d.map((x, i) => [Math.abs(x), i] as const).sort((p, q) => p[0] - q[0]);
-  const ranks = new Array<number>(n);
-  let tieTerm = 0;
-  for (let i = 0; i < n; ) {
-    let j = i;
-    while (j + 1 < n && Math.abs(order[j + 1]![0] - order[i]![0]) < 1e-9) j++;
-    const avg = (i + j) / 2 + 1;
-    for (let k = i; k <= j; k++) ranks[order[k]![1]] = avg;
-    const t = j - i + 1;
-    tieTerm += t * t * t - t;
-    i = j + 1;
-  }
+  const { ranks, ties } = averageRanks(d.map(Math.abs), 1e-9);
+  const tieTerm = ties.reduce((s, t) => s + t * t * t - t, 0);
   const wPlus = d.reduce((s, x, i) => s + (x > 0 ? ranks[i]! : 0), 0);
   const wMinus = (n * (n + 1)) / 2 - wPlus;
   const w = Math.min(wPlus, wMinus);

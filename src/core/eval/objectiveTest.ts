@@ -4,7 +4,7 @@
 // solved difference together, and every p below is exact whatever the distribution: heavy tails,
 // timeouts, mixed noise. The decision simulator (bench/decisions.ts) measures what the rules do on
 // effects that are not "no difference": skewed ones, easy-fast-hard-slow ones, solved-more ones.
-import { prng } from '../instances/generators';
+import { prng } from '../stats/prng';
 
 /** What a promotion ranks by: PAR-2; or solved instances first and PAR-2 among equals, as the SAT Competition ranks. */
 export type RankBy = 'par2' | 'solved-then-par2';

@@ -1,19 +1,9 @@
 // Formula generators for smoke and verify sets whose answers are known by construction:
 // pigeonhole PHP(P, H) is UNSAT for P > H; "2-hidden" planted random 3-SAT is SAT (clauses are
 // satisfied by a hidden assignment and by its complement, which hides the planted solution).
+import { prng } from '../stats/prng';
 
-/** A small deterministic PRNG (mulberry32), so generated sets are reproducible from their seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
+/** PHP(pigeons, holes) in DIMACS: every pigeon in a hole, no hole with two (UNSAT when pigeons > holes). */
 export function pigeonhole(pigeons: number, holes: number): string {
   const v = (p: number, h: number) => (p - 1) * holes + h;
   const lines: string[] = [];

@@ -3,19 +3,11 @@
 // are weighted by how well they agree with the others (median Kendall tau, floored at 0), decayed by
 // age and scaled by optional multipliers, and the consensus score of a candidate is the weighted
 // Borda count C_j = sum_i w_i R_ij / (n - 1) in [0, 1], lower is better.
+import { averageRanks } from '../stats/ranks';
 
 /** 1-based ranks of scores (lower is better), ties sharing their average rank; NaN/infinite rank last. */
 export function rankScores(scores: readonly number[]): number[] {
-  const v = scores.map((x) => (Number.isFinite(x) ? x : Infinity));
-  const order = v.map((x, i) => [x, i] as const).sort((a, b) => a[0] - b[0]);
-  const r = new Array<number>(v.length);
-  for (let i = 0; i < order.length; ) {
-    let j = i;
-    while (j + 1 < order.length && order[j + 1]![0] === order[i]![0]) j++;
-    for (let k = i; k <= j; k++) r[order[k]![1]] = (i + j) / 2 + 1;
-    i = j + 1;
-  }
-  return r;
+  return averageRanks(scores.map((x) => (Number.isFinite(x) ? x : Infinity))).ranks;
 }
 
 /** Kendall's tau-b between two rankings (ties handled); 0 when either is constant. */

@@ -13,7 +13,7 @@
 import type { IsolationSettings } from '../isolation/settings';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { prng } from '../instances/generators';
+import { prng } from '../stats/prng';
 import type { IslandsConfig } from '../config/schema';
 import { rankingPar2, type EvalDoc } from '../eval/evalDoc';
 import { buildSolver } from '../run/build';

@@ -10,7 +10,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { prng } from '../instances/generators';
+import { prng } from '../stats/prng';
 import type { SmcConfig } from '../config/schema';
 import { rankingPar2, type EvalDoc } from '../eval/evalDoc';
 import { writeJsonAtomic } from '../store/atomic';

@@ -1,7 +1,8 @@
 // Benchmark families with real signal for tuning a CDCL solver (measured with kissat on 2 cores:
 // default options take 0.1-5 s per instance, and option changes move each family differently).
 // Every instance is deterministic in (suite seed, family, index); its answer is proved (prove.ts).
-import { pigeonhole, planted3Sat, prng, shuffleCnf, uniform3Sat } from '../instances/generators';
+import { pigeonhole, planted3Sat, shuffleCnf, uniform3Sat } from '../instances/generators';
+import { prng } from '../stats/prng';
 import { multiplierMiter } from './miter';
 
 /** The families `satlution generate suite` makes. */

@@ -5,7 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { prng } from '../instances/generators';
+import { prng } from '../stats/prng';
 import { writeFileAtomic } from '../store/atomic';
 import { draw, type Draw, type Family, FAMILIES, type FamilyTools } from './families';
 import { proveAnswer, type Provers } from './prove';
