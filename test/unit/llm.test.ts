@@ -7,6 +7,8 @@ import { AnthropicClient } from '../../src/core/llm/anthropic';
 import { createClient, MeteredClient } from '../../src/core/llm/factory';
 import { OpenAiClient } from '../../src/core/llm/openai';
 import { withRetries } from '../../src/core/llm/retry';
+import { parseToolCall, untilValidCall } from '../../src/core/llm/toolCall';
+import { z } from 'zod';
 import { LlmError, type LlmClient } from '../../src/core/llm/types';
 import { costUsd, UsageLedger } from '../../src/core/llm/usage';
 import { LlmTestServer } from '../fixtures/llmServer';
@@ -145,5 +147,33 @@ describe('llm: malformed tool calls, retry now, accounting and budgets', functio
 
   it('says which key is missing', () => {
     assert.throws(() => createClient({ provider: 'anthropic', model: 'claude-x' }, undefined), /no API key for anthropic \(claude-x\): set ANTHROPIC_API_KEY/);
+  });
+});
+
+describe('tool calls the one-call agents take (llm/toolCall.ts)', () => {
+  const Score = z.object({ score: z.number().int().min(1).max(10) });
+  const call = (args: string) => ({ id: 'c1', name: 'submit_score', arguments: args });
+  const tool = { name: 'submit_score', description: 'score', parameters: {} };
+
+  it('parses and validates arguments, or says what is wrong in words a model can act on', () => {
+    assert.deepEqual(parseToolCall(call('{"score": 7}'), Score), { ok: true, data: { score: 7 } });
+    const bad = parseToolCall(call('{"score": 11}'), Score);
+    assert.ok(!bad.ok && /^score: /.test(bad.problem) && bad.issues?.[0]?.code === 'too_big', JSON.stringify(bad));
+    const torn = parseToolCall(call('{"score": '), Score);
+    assert.ok(!torn.ok && /^not valid JSON \(/.test(torn.problem) && !torn.issues, JSON.stringify(torn));
+  });
+
+  it('asks again after no call and after invalid or refused arguments, and gives up after its attempts with the last problem', async () => {
+    const replies = ['no call', '{"score": 0}', '{"score": 3}', '{"score": 8}'];
+    const turn = (text: string) => ({ text, toolCalls: text === 'no call' ? [] : [call(text)], usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }, stop: 'end' as const, model: 'm' });
+    const run = (attempts: number) => {
+      const queue = [...replies];
+      const seen: string[] = [];
+      return untilValidCall({ chat: async () => turn(queue.shift()!), messages: [], tool, schema: Score, attempts, nudge: 'Call submit_score.', again: 'Again.', accept: async (s) => (s.score < 5 ? { problem: 'too low', reply: 'refused: too low' } : { value: s.score }), onMessage: async (m) => void seen.push(m.role === 'tool' ? `tool:${m.content}` : m.role) }).then((out) => ({ out, seen }));
+    };
+    const won = await run(4);
+    assert.deepEqual(won.out, { value: 8 });
+    assert.deepEqual(won.seen, ['assistant', 'user', 'assistant', 'tool:invalid: score: Too small: expected number to be >=1. Again.', 'assistant', 'tool:refused: too low', 'assistant']);
+    assert.deepEqual((await run(3)).out, { problem: 'too low' });
   });
 });

@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { toolSummary } from './events';
+import { parseToolCall } from '../llm/toolCall';
 import type { ChatMessage, LlmClient, ToolSpec } from '../llm/types';
 import type { AgentLoopEvent } from './coder';
 import { withoutAnswers } from './context';
@@ -131,21 +132,8 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
       let content: string;
       let isError = false;
       if (call.name === 'submit_plan') {
-        let json: unknown;
-        if (call.arguments.length > argumentLimit(call.name)) {
-          json = undefined;
-          content = `the plan is ${call.arguments.length} characters; a plan is at most some 17,000 (change, rationale and risks ${LONG} each, each task and expected effect ${SHORT}): keep it to the point`;
-          isError = true;
-        } else
-          try {
-            json = JSON.parse(call.arguments);
-          } catch (e) {
-            json = undefined;
-            content = `the plan is not valid JSON (${(e as Error).message})`;
-            isError = true;
-          }
-        const p = json === undefined ? undefined : Plan.safeParse(json);
-        if (p?.success) {
+        const p = call.arguments.length > argumentLimit(call.name) ? undefined : parseToolCall(call, Plan, '(plan)');
+        if (p?.ok) {
           const hypothesis = renderHypothesis(req.candidate, p.data);
           messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: 'plan accepted' });
           await transcript.add({ type: 'message', message: messages[messages.length - 1]! });
@@ -153,12 +141,14 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
           req.onEvent?.({ type: 'tool', name: call.name, ok: true, summary: `plan accepted: ${p.data.title}` });
           return { plan: p.data, hypothesis };
         }
-        if (p) {
+        isError = true;
+        if (!p) content = `the plan is ${call.arguments.length} characters; a plan is at most some 17,000 (change, rationale and risks ${LONG} each, each task and expected effect ${SHORT}): keep it to the point`;
+        else if (!p.issues) content = `the plan is ${p.problem}`;
+        else {
           const issue = (x: z.core.$ZodIssue) => `${x.path.join('.') || '(plan)'}: ${x.message}`;
-          const long = p.error.issues.filter((x) => x.code === 'too_big');
-          const other = p.error.issues.filter((x) => x.code !== 'too_big');
+          const long = p.issues.filter((x) => x.code === 'too_big');
+          const other = p.issues.filter((x) => x.code !== 'too_big');
           content = [other.length ? `the plan is incomplete: ${other.map(issue).join('; ')}` : '', long.length ? `the plan is too long: ${long.map(issue).join('; ')}; keep it to the point` : ''].filter(Boolean).join('; ');
-          isError = true;
         }
       } else if (READ_ONLY.includes(call.name)) {
         const out = await runTool(call.name, call.arguments, host, req.signal);

@@ -3,6 +3,7 @@
 // is run in the sandbox on every scored candidate before it joins; one that fails is sent back with
 // the error, and after three failures nothing is added.
 import { z } from 'zod';
+import { untilValidCall, type Accepted } from '../llm/toolCall';
 import type { ChatMessage, LlmClient, ToolSpec } from '../llm/types';
 import { addObjective, type ObjectiveEntry, ObjectiveName, objectiveInputs, readPortfolio, scorePortfolio, workspaceIsolation } from './portfolio';
 import { runObjectives } from './sandbox';
@@ -36,43 +37,27 @@ export async function proposeObjective(ws: string, client: LlmClient, o: { attem
     },
   ];
   const attempts = o.attempts ?? 3;
-  let problem = '';
-  for (let i = 0; i < attempts; i++) {
-    const r = await client.chat({ system: SYSTEM, messages, tools: [TOOL], maxOutputTokens: 3000, ...(o.signal ? { signal: o.signal } : {}) });
-    messages.push({ role: 'assistant', content: r.text, ...(r.toolCalls.length ? { toolCalls: r.toolCalls } : {}) });
-    const call = r.toolCalls.find((c) => c.name === TOOL.name);
-    if (!call) {
-      problem = 'no submit_objective call';
-      messages.push({ role: 'user', content: 'Call submit_objective with name, rationale and code.' });
-      continue;
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(call.arguments);
-    } catch {
-      json = undefined;
-    }
-    const p = ProposedObjective.safeParse(json);
-    const reply = (content: string) => messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content, isError: true });
-    if (!p.success) {
-      problem = p.error.issues.map((x) => `${x.path.join('.') || 'arguments'}: ${x.message}`).join('; ');
-      reply(`invalid: ${problem}`);
-      continue;
-    }
-    if (existing.some((e) => e.entry.name === p.data.name)) {
-      problem = `an objective named ${p.data.name} exists`;
-      reply(`invalid: ${problem}; choose another name`);
-      continue;
-    }
-    // It must run: a number for every scored candidate, in the sandbox.
-    const [run] = await runObjectives([p.data.code], inputs, { isolation: await workspaceIsolation(ws) });
-    const bad = run!.scores.filter((x) => x === null).length;
-    if (bad) {
-      problem = `it gave no number for ${bad} of ${inputs.length} candidates${run!.error ? ` (${run!.error})` : ''}`;
-      reply(`rejected: ${problem}. Fix the code and call submit_objective again.`);
-      continue;
-    }
-    return addObjective(ws, { name: p.data.name, code: p.data.code, rationale: p.data.rationale, author: 'model' });
-  }
+  const out = await untilValidCall({
+    chat: (m) => client.chat({ system: SYSTEM, messages: m, tools: [TOOL], maxOutputTokens: 3000, ...(o.signal ? { signal: o.signal } : {}) }),
+    messages,
+    tool: TOOL,
+    schema: ProposedObjective,
+    attempts,
+    nudge: 'Call submit_objective with name, rationale and code.',
+    again: 'Call submit_objective again with valid arguments.',
+    accept: async (p): Promise<Accepted<ObjectiveEntry>> => {
+      if (existing.some((e) => e.entry.name === p.name)) return { problem: `an objective named ${p.name} exists`, reply: `invalid: an objective named ${p.name} exists; choose another name` };
+      // It must run: a number for every scored candidate, in the sandbox.
+      const [run] = await runObjectives([p.code], inputs, { isolation: await workspaceIsolation(ws) });
+      const bad = run!.scores.filter((x) => x === null).length;
+      if (bad) {
+        const problem = `it gave no number for ${bad} of ${inputs.length} candidates${run!.error ? ` (${run!.error})` : ''}`;
+        return { problem, reply: `rejected: ${problem}. Fix the code and call submit_objective again.` };
+      }
+      return { value: await addObjective(ws, { name: p.name, code: p.code, rationale: p.rationale, author: 'model' }) };
+    },
+  });
+  if ('value' in out) return out.value;
+  const problem = out.problem;
   throw new Error(`the model proposed no working objective in ${attempts} attempts (${problem})`);
 }

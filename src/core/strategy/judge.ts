@@ -4,6 +4,7 @@
 // never answers properly is an error, never a made-up score.
 import { z } from 'zod';
 import { Transcript } from '../llm/transcript';
+import { untilValidCall } from '../llm/toolCall';
 import type { ChatMessage, LlmClient, ToolSpec } from '../llm/types';
 
 export const JudgeScore = z
@@ -60,28 +61,19 @@ export function llmJudge(client: (cycle: number) => LlmClient, opts: { transcrip
       ];
       await transcript?.add({ type: 'message', message: messages[0]! });
       const attempts = opts.attempts ?? 3;
-      let problem = '';
-      for (let i = 0; i < attempts; i++) {
-        const r = await client(input.cycle).chat({ system: SYSTEM, messages, tools: [TOOL], maxOutputTokens: 2000, ...(signal ? { signal } : {}) });
-        const call = r.toolCalls.find((c) => c.name === TOOL.name);
-        messages.push({ role: 'assistant', content: r.text, ...(r.toolCalls.length ? { toolCalls: r.toolCalls } : {}) });
-        await transcript?.add({ type: 'message', message: messages[messages.length - 1]!, usage: r.usage });
-        if (!call) {
-          problem = 'no submit_score call';
-          messages.push({ role: 'user', content: 'Call submit_score with your score (an integer 1-10) and rationale.' });
-          continue;
-        }
-        let json: unknown;
-        try {
-          json = JSON.parse(call.arguments);
-        } catch {
-          json = undefined;
-        }
-        const p = JudgeScore.safeParse(json);
-        if (p.success) return p.data;
-        problem = json === undefined ? `arguments are not JSON: ${call.arguments.slice(0, 200)}` : p.error.issues.map((x) => `${x.path.join('.') || 'arguments'}: ${x.message}`).join('; ');
-        messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: `invalid: ${problem}. Call submit_score again with valid arguments.`, isError: true });
-      }
+      const out = await untilValidCall({
+        chat: (m) => client(input.cycle).chat({ system: SYSTEM, messages: m, tools: [TOOL], maxOutputTokens: 2000, ...(signal ? { signal } : {}) }),
+        messages,
+        tool: TOOL,
+        schema: JudgeScore,
+        attempts,
+        nudge: 'Call submit_score with your score (an integer 1-10) and rationale.',
+        again: 'Call submit_score again with valid arguments.',
+        accept: async (score) => ({ value: score }),
+        onMessage: async (message, usage) => transcript?.add({ type: 'message', message, ...(usage ? { usage } : {}) }),
+      });
+      if ('value' in out) return out.value;
+      const problem = out.problem;
       throw new Error(`the judge gave no valid score for ${input.candidate} after ${attempts} attempts (${problem})`);
     },
   };
