@@ -3,7 +3,7 @@
 // real decision code as a cycle chains it: the race's order and caps (race.ts raceOrder, capFor), the
 // session scheduler with the futility rule and the last word on capped survivors (raceRuns.ts
 // runSession, race.ts raceLook, raceSettle), the comparison at the level the race's challengers share
-// (compare.ts compareRuns, cycle/verdicts.ts promotionLevel) and the promotion rule (strategy/accept.ts
+// (compare.ts compareRuns, cycle/sideBySide.ts promotionLevel) and the promotion rule (strategy/accept.ts
 // greedyAccept). Printed for 12, 22 and 44 instances: false
 // promotions per decision (pooled, and the 90th percentile over workspaces) and per 20 cycles, power at
 // 5/10/20% true gain, CPU per cycle in evaluations of the champion's perf set (whole cycle, per rejected
@@ -37,7 +37,7 @@ import { RacingSchema } from '../src/core/config/schema';
 import { prng } from '../src/core/stats/prng';
 import type { InstanceSpec } from '../src/core/instances/instances';
 import type { InstanceResult } from '../src/core/run/result';
-import { promotionLevel } from '../src/core/cycle/verdicts';
+import { promotionLevel } from '../src/core/cycle/sideBySide';
 import { greedyAccept } from '../src/core/strategy/accept';
 import type { Evaluated } from '../src/core/strategy/types';
 

@@ -26,7 +26,7 @@ import type { EvolutionAgent } from '../src/core/agents/agent';
 import { loadConfig } from '../src/core/config/load';
 import type { Config } from '../src/core/config/schema';
 import { runCycle } from '../src/core/cycle/engine';
-import { racePolicy } from '../src/core/cycle/verdicts';
+import { racePolicy } from '../src/core/cycle/sideBySide';
 import { allowedFalsePromotion, bandFor, calibrate, noiseOf } from '../src/core/eval/calibration';
 import { compareRuns, compareSeparate, cpuShare } from '../src/core/eval/compare';
 import { measureTogether } from '../src/core/eval/duel';

@@ -22,7 +22,7 @@ import { InstanceTable } from './dashboard/table';
 import { renderTab, tableColumns } from './dashboard/tabs';
 import type { TabContext } from './dashboard/tabContext';
 import { onThemeChange, readPalette, type Palette } from './dashboard/theme';
-import { neededPairs } from './dashboard/verdicts';
+import { neededPairs } from './dashboard/verdictsTab';
 
 const vscode = vscodeApi<DashboardViewMessage>();
 const root = document.getElementById('root')!;

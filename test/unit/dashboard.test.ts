@@ -20,7 +20,7 @@ import { CandidateStore } from '../../src/core/store/candidates';
 import { DashboardHostMessage, DashboardViewMessage } from '../../src/shared/dashboardProtocol';
 import type { CalibrationDoc } from '../../src/core/eval/calibration';
 import type { DuelDoc, DuelPair } from '../../src/core/eval/duel';
-import { decisionWhy } from '../../src/core/dashboard/verdicts';
+import { decisionWhy } from '../../src/core/dashboard/verdictsView';
 import type { EvalDoc } from '../../src/core/eval/evalDoc';
 import type { RaceDoc } from '../../src/core/eval/race';
 import { tempDir, write } from './helpers';

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { parseConfig } from '../../src/core/config/load';
 import { EvaluationSetupError, evaluateSolver } from '../../src/core/eval/service';
 import { bwrapArgs } from '../../src/core/isolation/bwrap';
-import { exitOfConfined } from '../../src/core/isolation/confine';
+import { exitOfConfined } from '../../src/core/isolation/confinedCommand';
 import { buildConfinement, solverRunConfinement } from '../../src/core/isolation/confinement';
 import { allowedEnvironment } from '../../src/core/isolation/environment';
 import { probeIsolation } from '../../src/core/isolation/probe';

@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
 import { DashboardSource } from '../../src/core/dashboard/build';
 import { createClient } from '../../src/core/llm/factory';
-import { confine } from '../../src/core/isolation/confine';
+import { confine } from '../../src/core/isolation/confinedCommand';
 import { scriptConfinement } from '../../src/core/isolation/confinement';
 import { DEFAULT_ISOLATION } from '../../src/core/isolation/settings';
 import { consensus, kendallTau, rankScores } from '../../src/core/objectives/consensus';

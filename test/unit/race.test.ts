@@ -4,7 +4,7 @@ import { runSession, sidePairs, type RunBlock } from '../../src/core/eval/raceRu
 import type { InstanceSpec } from '../../src/core/instances/instances';
 import { calibrationFile, noiseOf, readCalibration, staleBecause, type CalibrationDoc } from '../../src/core/eval/calibration';
 import { duelsDir, readDuels, type DuelDoc, type DuelPair } from '../../src/core/eval/duel';
-import { heldOutStop } from '../../src/core/cycle/verdicts';
+import { heldOutStop } from '../../src/core/cycle/sideBySide';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tempDir } from './helpers';

@@ -9,7 +9,7 @@ import { change, count, secs, secsUnit, tokens, usd } from './format';
 import { solvedTimes, styleOf } from './model';
 import type { Tab } from './state';
 import type { TableColumn } from './table';
-import { verdicts } from './verdicts';
+import { verdicts } from './verdictsTab';
 import type { TabContext } from './tabContext';
 
 /** Renders one tab into `el`; the charts it creates are pushed to `charts` (the caller destroys them). */

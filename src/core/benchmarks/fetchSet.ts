@@ -1,5 +1,5 @@
 // `satlution benchmarks fetch QUERY --set NAME`: the instances a GBD query selects, fetched through
-// the shared cache (instanceCache.ts, each verified by its GBD hash), become the benchmark set NAME of a
+// the shared cache (gbdCache.ts, each verified by its GBD hash), become the benchmark set NAME of a
 // workspace: linked into `benchmarks/.NAME.fetching/`, which is renamed to `benchmarks/NAME` only once
 // every instance is there, with `meta.csv` (answers from the server's `result` attribute, asked as
 // `(QUERY) and result=sat` / `unsat`) and `gbd-source.json` (where each instance came from). A killed or

@@ -32,7 +32,7 @@ import type { AgentSink, CycleEvent } from './events';
 import type { PauseRequest } from './pause';
 import { ProgressTracker } from './progress';
 import { readCycle, saveCycle, type CycleState } from '../store/cycleState';
-import { duelComparison, duelWithChampion, heldOutEnd, heldOutStop, promotionLevel, raceChallengers, raceDuel, type VerdictContext } from './verdicts';
+import { duelComparison, duelWithChampion, heldOutEnd, heldOutStop, promotionLevel, raceChallengers, raceDuel, type VerdictContext } from './sideBySide';
 import { newSessionName } from '../eval/duel';
 import { firstLook, HELD_OUT_VETO, heldOutLook, heldOutVetoNeeds } from '../eval/race';
 import { listSet } from '../instances/instances';
@@ -484,7 +484,7 @@ async function heldOutVerdict(req: CycleRequest, cycle: number, winner: number, 
   return end.slower ? { duel: d, objection: `it is worse on the held-out set ${set} (side by side: PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s; ${end.reason})` } : { duel: d };
 }
 
-/** The cycle request as the verdict helpers (cycle/verdicts.ts) need it. */
+/** The cycle request as the verdict helpers (cycle/sideBySide.ts) need it. */
 function verdictContext(req: CycleRequest): VerdictContext {
   let quarter = 0;
   const tracker = new ProgressTracker((e) => req.onEvent?.(e), null);

@@ -27,7 +27,7 @@ import { postmortem } from '../rules/evolution';
 import { stageRunners } from '../runners/select';
 import { CandidateStore } from '../store/candidates';
 import { writePromotionAudit, writeResults } from '../workspace/resultsFile';
-import type { VerdictContext } from './verdicts';
+import type { VerdictContext } from './sideBySide';
 
 /**
  * "Much faster": at most this share of the champion's time. The paired runs of a duel differ by a few

@@ -1,6 +1,6 @@
 // Builds the dashboard's data from a workspace's disk state: every candidate's latest evaluation, the
 // cycle log, champion changes, the usage ledger (paper Figs. 2-8), and the verdicts (the calibration and
-// the duels, verdicts.ts). Parsed evaluations and duels are cached by file size and mtime, so a refresh
+// the duels, verdictsView.ts). Parsed evaluations and duels are cached by file size and mtime, so a refresh
 // after one new evaluation reads one file.
 import { cpuMeasuredHere } from '../run/measurement';
 import * as fs from 'node:fs/promises';
@@ -21,7 +21,7 @@ import { CONFIG_FILE, parseCandidateDir, STATE_DIR } from '../layout';
 import { EVALS_DIR, EvalStore } from '../eval/evalStore';
 import { readChampionEvents, readCycles, readEvalLeniently, readUsage, type ChampionEvent, type ParsedEval, type ReadResult } from './read';
 import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle, type ConsensusData, type DuelPairs, type IslandsData, type SmcData, type TiersData } from './schema';
-import { DuelFiles, verdictsData } from './verdicts';
+import { DuelFiles, verdictsData } from './verdictsView';
 
 /** The candidates as the caller knows them (the extension passes its snapshot; else the store is read). */
 export interface DashboardInput {

@@ -1,7 +1,7 @@
 // Noise calibration: the champion measured against itself side by side (an A/A duel, duel.ts). What two
-// runs of one binary differ by on this machine, runner and perf set is the noise band; a promotion needs a
-// PAR-2 gain no smaller than it (on top of the paired test), so a challenger that behaves like the champion
-// cannot win on noise. Kept in `.satlution/calibration.json`; measured again when the machine, the runner,
+// runs of one binary differ by on this machine, runner and perf set is the noise band, shown for information:
+// no decision uses it (the promotion test is exact on same-session pairs, and the margin is
+// strategy.min_improvement_pct alone; strategy/accept.ts). Kept in `.satlution/calibration.json`; measured again when the machine, the runner,
 // the perf set or its limits change, or when it is older than calibration.max_age_days.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
@@ -144,7 +144,7 @@ export function bandFor(cal: CalibrationDoc | undefined, on: TimeBasis): number 
 
 /**
  * The false-promotion rate the rule allows per decision between two identical solvers: the promotion
- * test's one-sided level, alpha / 2 and at most 0.5% (cycle/verdicts.ts promotionLevel, before it is
+ * test's one-sided level, alpha / 2 and at most 0.5% (cycle/sideBySide.ts promotionLevel, before it is
  * shared among a race's challengers). The exact sign-flip test holds it whatever the noise, so no band is needed.
  */
 export const allowedFalsePromotion = (alpha: number): number => Math.round(1e9 * Math.min(alpha / 2, (1 - BAND_LEVEL) / 2)) / 1e9;

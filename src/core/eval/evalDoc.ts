@@ -156,7 +156,7 @@ export const EvalDoc = z.object({
   tier: z.object({ reached: z.number().int().positive(), of: z.number().int().positive() }).optional(),
   /** perf measured in a cycle's race (eval/race.ts); `rejected early`: only part of the set ran, so `metrics` is not the set's. */
   race: RaceDoc.optional(),
-  /** A cycle's challenger whose gates passed up to the full perf set, which its cycle's race is still to measure (cycle/race.ts). */
+  /** A cycle's challenger whose gates passed up to the full perf set, which its cycle's race is still to measure (cycle/sideBySide.ts raceChallengers). */
   race_pending: z.literal(true).optional(),
   /** The sandbox the build and runs had: `off` when any of them ran without isolation. Absent: written before sandboxes, so none. */
   isolation: z.enum(['bwrap', 'off']).optional(),

@@ -1,5 +1,5 @@
 // The policies: what candidate code may see and write for each kind of execution. A confinement is
-// plain data; `bwrap.ts` turns it into a bubblewrap command line and `confine.ts` applies it.
+// plain data; `bwrap.ts` turns it into a bubblewrap command line and `confinedCommand.ts` applies it.
 import * as path from 'node:path';
 import { allowedEnvironment } from './environment';
 

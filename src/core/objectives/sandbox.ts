@@ -8,7 +8,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { confine } from '../isolation/confine';
+import { confine } from '../isolation/confinedCommand';
 import { scriptConfinement } from '../isolation/confinement';
 import { DEFAULT_ISOLATION, type IsolationSettings } from '../isolation/settings';
 

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { confine } from '../isolation/confine';
+import { confine } from '../isolation/confinedCommand';
 import { buildConfinement } from '../isolation/confinement';
 import { SYSTEM_PATH } from '../isolation/environment';
 import { findExecutable } from '../isolation/probe';

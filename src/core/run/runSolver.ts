@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { confine, exitOfConfined } from '../isolation/confine';
+import { confine, exitOfConfined } from '../isolation/confinedCommand';
 import { solverRunConfinement } from '../isolation/confinement';
 import { DEFAULT_ISOLATION, type IsolationMode, type IsolationSettings, limitsOf } from '../isolation/settings';
 import { RUN_SCRIPT } from '../layout';

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { formatIssue } from '../../core/config/load';
 import { candidateDirName } from '../../core/layout';
 import type { CalibrationDoc } from '../../core/eval/calibration';
-import { ruleInForce } from '../../core/dashboard/verdicts';
+import { ruleInForce } from '../../core/dashboard/verdictsView';
 import type { WorkspaceSnapshot } from '../../core/workspace/snapshot';
 import type { Overview } from '../../shared/protocol';
 

@@ -168,7 +168,7 @@ export function verdictsData(o: {
   note: (m: string) => void;
 }): VerdictsData {
   const { cal } = o;
-  // The latest duel of each purpose per (cycle, challenger): a resumed cycle finds the one it measured (cycle/verdicts.ts).
+  // The latest duel of each purpose per (cycle, challenger): a resumed cycle finds the one it measured (cycle/sideBySide.ts).
   const kept = new Map<string, { decision?: DuelHead; heldOut?: DuelHead }>();
   const key = (cycle: number, id: number) => `${cycle}:${id}`;
   for (const d of [...o.duels].sort((x, y) => x.started_at.localeCompare(y.started_at))) {

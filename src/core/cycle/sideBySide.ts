@@ -1,7 +1,7 @@
 // What a cycle needs to reach a verdict noise cannot fool: the race (the champion and the cycle's
-// challengers side by side in one session, each dropped as soon as it cannot be the gain the race is
-// for), the test level a promotion needs, and the same-session duels (found again on resume instead of
-// measured twice).
+// challengers side by side in one session, each dropped once its chance to pass the promotion test at
+// the end of the set is too small; eval/race.ts), the test level a promotion needs, and the same-session
+// duels (found again on resume instead of measured twice).
 import * as path from 'node:path';
 import type { Config } from '../config/schema';
 import { compareRuns, type Comparison } from '../eval/compare';
