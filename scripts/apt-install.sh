@@ -1,7 +1,7 @@
 # Sourced by the set-up scripts: apt_install PACKAGE... installs Debian packages (with sudo when not
 # root) without letting their maintainer scripts start services now (a policy-rc.d that says no, for
 # the install only, unless one is there already). On systemd machines Debian still enables the
-# services for the next boot; README "What the two commands install and change" says how to undo it.
+# services for the next boot; docs/development.md, "What the two commands install and change", says how to undo it.
 apt_install() {
   local sudo=() made=0 rc=0
   [ "$(id -u)" = 0 ] || sudo=(sudo)

@@ -1,5 +1,5 @@
 // A screenshot of a workspace's dashboard in a real VS Code (code-server, installed by
-// scripts/setup-vscode-test.sh like the e2e tests): the README's picture comes from a demo run.
+// scripts/setup-vscode-test.sh like the e2e tests): the README's picture (docs/demo-dashboard.png) comes from a demo run.
 //   usage: node scripts/dashboard-shot.mjs WORKSPACE OUT.png   (after npm test or npx tsc -p tsconfig.test.json)
 import { createRequire } from 'node:module';
 import path from 'node:path';

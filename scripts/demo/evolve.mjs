@@ -74,7 +74,7 @@ function describe(dir, set, label, { cmp, pairs }, timeoutS) {
 function useModels(dir, from) {
   const models = parseYaml(fs.readFileSync(from, 'utf8'))?.models;
   if (!models || typeof models !== 'object' || !Object.keys(models).length) {
-    console.error(`demo: --agent llm needs models: ${from} has no models block (see README, "Models")`);
+    console.error(`demo: --agent llm needs models: ${from} has no models block (see docs/strategies.md)`);
     process.exit(2);
   }
   editConfig(dir, 'models: {}', stringifyYaml({ models }).trimEnd());

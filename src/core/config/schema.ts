@@ -493,7 +493,7 @@ export const EvaluationSchema = z
       examples: ['fail', 'warn'],
     }),
     decide_on: z.enum(['wall', 'cpu']).default('cpu').meta({
-      description: "The time a promotion is decided on. PAR-2 is always reported on wall time, as competitions define it; cpu (user + system of the solver's whole process tree, from its cgroup) is far less moved by other load on the machine, so an A/A test holds better with it (README, \"How a challenger wins\"). Runs without CPU accounting (no cgroup) fall back to wall time.",
+      description: "The time a promotion is decided on. PAR-2 is always reported on wall time, as competitions define it; cpu (user + system of the solver's whole process tree, from its cgroup) is far less moved by other load on the machine, so an A/A test holds better with it (docs/decisions.md). Runs without CPU accounting (no cgroup) fall back to wall time.",
       examples: ['cpu'],
     }),
     rank_by: z.enum(['par2', 'solved-then-par2']).default('par2').meta({

@@ -17,7 +17,7 @@ export function renderConfig(t: TemplateInput): string {
     .map(([k, v]) => `  ${k}: ${stringify(v).trim()}`)
     .join('\n');
   return `# SATLUTION project configuration. Every key is optional unless marked required;
-# the values shown are the defaults. Docs: the README's "Configuration" section.
+# the values shown are the defaults. Docs: docs/configuration.md.
 version: 1
 
 # Baseline solvers (required). Each was imported into seeds/<name>/ (read-only); the primary one

@@ -12,7 +12,7 @@ export interface HealthFinding {
 /** How a host measures CPU time and bounds memory (run/measurement.ts), as findings; `where` names the host. */
 export function measurementFindings(m: Measurement, where: string): HealthFinding[] {
   return [
-    { check: 'CPU time', level: m.cpu ? 'ok' : 'warning', detail: m.cpu ? `${m.cpu_detail}${where === 'this machine' ? '' : ` on ${where}`}` : `${m.cpu_detail} on ${where}. To get it: ${m.cpu_fix ?? 'see the README, "CPU time"'}` },
+    { check: 'CPU time', level: m.cpu ? 'ok' : 'warning', detail: m.cpu ? `${m.cpu_detail}${where === 'this machine' ? '' : ` on ${where}`}` : `${m.cpu_detail} on ${where}. To get it: ${m.cpu_fix ?? 'see the docs/measurement.md'}` },
     { check: 'memory limit', level: m.memory === 'rlimit' ? 'warning' : 'ok', detail: m.memory_detail },
   ];
 }

@@ -1,5 +1,5 @@
 // The Dashboard panel: PAR-2 per cycle, verdicts, cactus plot, SAT/UNSAT bars, per-instance results,
-// failures and cost (README, "In VS Code"). One panel at a time; it follows the workspace on disk, comes back after a
+// failures and cost (docs/using.md). One panel at a time; it follows the workspace on disk, comes back after a
 // window reload (serializer), and opens run logs, RESULTS.md and the diff with the parent on request.
 import * as vscode from 'vscode';
 import { islandsConfig } from '../../core/strategy/islands';
