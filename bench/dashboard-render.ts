@@ -130,7 +130,7 @@ function writeWorkspace(ws: string): void {
     const parent = champion;
     const u = rnd();
     const failAt = u < 0.26 ? gates[Math.min(4, Math.floor(rnd() * 5))] : undefined;
-    let outcome = '';
+    let outcome: string;
     let changed = false;
     if (failAt && failAt !== 'perf') {
       const i = gates.indexOf(failAt);

@@ -54,7 +54,7 @@ async function workspace(dir: string, strategy: string, tiers: boolean): Promise
     fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', 'approval: auto').replace(/timeout_s: \d+/g, 'timeout_s: 20')
       .replace(/^strategy:.*$/m, `strategy: ${strategy}`)
       // Multi-fidelity: half the perf set at a quarter of the timeout first; the better half goes on.
-      .replace(/^(  perf: *\{[^}]*)\}/m, tiers ? '$1, tiers: [{ fraction: 0.5, timeout_s: 5, promote_top: 0.5 }] }' : '$1}')
+      .replace(/^( {2}perf: *\{[^}]*)\}/m, tiers ? '$1, tiers: [{ fraction: 0.5, timeout_s: 5, promote_top: 0.5 }] }' : '$1}')
       .replace(/^models: \{\}$/m, 'models:\n  judge: { provider: openai-compatible, model: simulated, base_url: "http://127.0.0.1:9/v1" }'),
   );
   fs.copyFileSync(path.join(ROOT, 'test', 'fixtures', 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));

@@ -73,7 +73,10 @@ function intermittent(seed: number): () => void {
   let stop: (() => void) | undefined;
   let timer: NodeJS.Timeout;
   const flip = () => {
-    if (stop) (stop(), (stop = undefined));
+    if (stop) {
+      stop();
+      stop = undefined;
+    }
     else stop = busy(1);
     timer = setTimeout(flip, 300 + 1700 * rnd());
   };

@@ -35,6 +35,18 @@ function build() {
   if (fs.existsSync(path.join(root, 'media', 'src')) && fs.readdirSync(path.join(root, 'media', 'src')).some((f) => f.endsWith('.ts'))) run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'media/tsconfig.json']);
 }
 
+/** The formatter's check and the linter over the sources: one check, passed or failed with their own output. */
+function style() {
+  log('checking the format (prettier) and lint (eslint)');
+  const checks = [
+    [path.join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), ['--check', '--log-level', 'warn', '.']],
+    [path.join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), ['.']],
+  ];
+  const failed = checks.filter(([bin, args]) => spawnSync(process.execPath, [bin, ...args], { cwd: root, stdio: 'inherit' }).status !== 0);
+  if (failed.length) log('style: failed (npm run format fixes the format; npm run lint lists what the linter found)');
+  return failed.length ? { passed: 0, failed: 1 } : { passed: 1, failed: 0 };
+}
+
 /** Runs a setup script that prints KEY=VALUE lines; returns them as an object. */
 function setup(script, ...args) {
   const out = execFileSync('bash', [path.join(root, 'scripts', script), ...args], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
@@ -97,6 +109,9 @@ const totals = { passed: 0, failed: 0 };
 try {
   ensureDependencies();
   build();
+  const checked = style();
+  totals.passed += checked.passed;
+  totals.failed += checked.failed;
   // Real checkers and solvers for the evaluator's tests (every suite): cadical (Debian), drat-trim
   // (built from source, cached). The tests find drat-trim through SATLUTION_DRAT_TRIM.
   try {

@@ -18,7 +18,10 @@ function snapshot(dir: string): string[] {
       const st = fs.lstatSync(p);
       const rel = path.relative(dir, p);
       if (st.isSymbolicLink()) out.push(`${rel} -> ${fs.readlinkSync(p)}`);
-      else if (st.isDirectory()) (out.push(`${rel}/ ${st.mode.toString(8)}`), walk(p));
+      else if (st.isDirectory()) {
+        out.push(`${rel}/ ${st.mode.toString(8)}`);
+        walk(p);
+      }
       else out.push(`${rel} ${st.mode.toString(8)} ${createHash('sha256').update(fs.readFileSync(p)).digest('hex')}`);
     }
   };

@@ -69,14 +69,14 @@ describe('(1+lambda): champion-challenger with lambda proposals per cycle', func
   it('config edits keep the file as it was apart from the values set', async () => {
     const ws = await optsatWorkspace({ perf: 1, perfSeed: 1 });
     const text = fs.readFileSync(path.join(ws, 'satlution.yaml'), 'utf8');
-    const perfLine = /^  perf: +\{ set: perf, +timeout_s: \d+, .*\}.*$/m.exec(text)![0];
+    const perfLine = /^ {2}perf: +\{ set: perf, +timeout_s: \d+, .*\}.*$/m.exec(text)![0];
     const out = withValues(text, [
       { path: ['benchmarks', 'heldout'], value: 'benchmarks/heldout' },
       { path: ['stages', 'perf', 'holdout'], value: 'heldout' },
       { path: ['stages', 'perf', 'timeout_s'], value: 20 },
     ]);
     const expected = text
-      .replace(/^(  perf: benchmarks\/perf.*)$/m, '$1\n  heldout: benchmarks/heldout')
+      .replace(/^( {2}perf: benchmarks\/perf.*)$/m, '$1\n  heldout: benchmarks/heldout')
       .replace(perfLine, perfLine.replace(/timeout_s: \d+/, 'timeout_s: 20').replace(/ \}/, ', holdout: heldout }'));
     assert.notEqual(expected, text);
     assert.equal(out, expected);

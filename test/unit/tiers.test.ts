@@ -54,7 +54,7 @@ describe('tiers: cycles', function () {
   this.timeout(300000);
 
   it('measures the champion on every tier, candidates tier by tier, and never promotes from a cheap tier', async () => {
-    const ws = await optsat((y) => y.replace(/^(  perf: *\{[^}]*)\}/m, '$1, tiers: [{ fraction: 0.5, timeout_s: 10, promote_top: 0.5 }] }'), 12);
+    const ws = await optsat((y) => y.replace(/^( {2}perf: *\{[^}]*)\}/m, '$1, tiers: [{ fraction: 0.5, timeout_s: 10, promote_top: 0.5 }] }'), 12);
     const config = await loadConfig(ws);
     assert.deepEqual(config.stages.perf.tiers, [{ fraction: 0.5, timeout_s: 10, promote_top: 0.5 }]);
     const logs: string[] = [];
@@ -83,7 +83,7 @@ describe('tiers: cycles', function () {
   });
 
   it('lets a held-out set veto a winner that is slower there', async () => {
-    const ws = await optsat((y) => y.replace(/^benchmarks:\n/m, 'benchmarks:\n  held: benchmarks/held\n').replace(/^(  perf: *\{[^}]*)\}/m, '$1, holdout: held }'), 10);
+    const ws = await optsat((y) => y.replace(/^benchmarks:\n/m, 'benchmarks:\n  held: benchmarks/held\n').replace(/^( {2}perf: *\{[^}]*)\}/m, '$1, holdout: held }'), 10);
     for (let i = 0; i < 14; i++) write(path.join(ws, 'benchmarks', 'held', `h${i}.cnf`), planted3Sat(40, 4.0, 950 + i));
     // Slowing down on larger formulas is the point here; the rules are tested elsewhere.
     fs.rmSync(path.join(ws, '.rules'), { recursive: true });

@@ -130,7 +130,7 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
     }
     for (const call of res.toolCalls) {
       let content: string;
-      let isError = false;
+      let isError: boolean;
       if (call.name === 'submit_plan') {
         const p = call.arguments.length > argumentLimit(call.name) ? undefined : parseToolCall(call, Plan, '(plan)');
         if (p?.ok) {

@@ -208,7 +208,11 @@ export function subsetMeanCi(xs: number[], resamples: number, seed: number, leve
     for (let m = 1; m < 2 ** n; m++) {
       let s = 0;
       let k = 0;
-      for (let i = 0; i < n; i++) if (m & (1 << i)) (s += xs[i]!), k++;
+      for (let i = 0; i < n; i++)
+        if (m & (1 << i)) {
+          s += xs[i]!;
+          k++;
+        }
       means.push(s / k);
     }
   } else {
@@ -216,7 +220,11 @@ export function subsetMeanCi(xs: number[], resamples: number, seed: number, leve
     while (means.length < resamples) {
       let s = 0;
       let k = 0;
-      for (let i = 0; i < n; i++) if (rnd() < 0.5) (s += xs[i]!), k++;
+      for (let i = 0; i < n; i++)
+        if (rnd() < 0.5) {
+          s += xs[i]!;
+          k++;
+        }
       if (k) means.push(s / k);
     }
   }

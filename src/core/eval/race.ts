@@ -109,7 +109,10 @@ function crossSection<T>(ranked: readonly T[]): T[] {
     let x = 0;
     for (let f = 0.5, j = k; j > 0; j >>= 1, f /= 2) if (j & 1) x += f;
     const at = Math.floor(x * ranked.length);
-    if (!seen.has(at)) (seen.add(at), out.push(ranked[at]!));
+    if (!seen.has(at)) {
+      seen.add(at);
+      out.push(ranked[at]!);
+    }
   }
   return out;
 }

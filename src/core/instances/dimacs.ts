@@ -252,7 +252,7 @@ export async function readDimacs(file: string, sink: ClauseSink): Promise<Dimacs
   } catch (e) {
     stream.destroy();
     if (e instanceof DimacsError) throw e;
-    throw new Error(`cannot read ${file}: ${(e as Error).message}`);
+    throw new Error(`cannot read ${file}: ${(e as Error).message}`, { cause: e });
   }
   return parser.end();
 }

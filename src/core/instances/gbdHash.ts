@@ -43,7 +43,10 @@ export class GbdHasher {
   }
 
   digest(): string {
-    if (!this.cldelim) (this.emit(0x20), this.emit(0x30));
+    if (!this.cldelim) {
+      this.emit(0x20);
+      this.emit(0x30);
+    }
     this.flush();
     return this.md5.digest('hex');
   }

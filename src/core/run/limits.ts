@@ -145,7 +145,7 @@ async function pidsCgroup(v: CgroupFiles, dir: string, pidsBase: string | undefi
 async function tryCgroup(v: CgroupFiles, base: string, limitBytes: number | undefined, twins: TwinBases, processes: number | undefined): Promise<MemoryJail | undefined> {
   const name = `${CGROUP_PREFIX}${ownerTag()}-${++seq}`;
   const dir = path.join(base, name);
-  let memoryHere = true;
+  let memoryHere: boolean;
   try {
     await fs.mkdir(dir);
     memoryHere = v.method === 'cgroup-v1' || existsSync(path.join(dir, v.limit));

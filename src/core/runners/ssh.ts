@@ -37,7 +37,7 @@ export function controlDir(base: string = process.env.XDG_RUNTIME_DIR || os.tmpd
   try {
     fs.mkdirSync(dir, { mode: 0o700 });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot create the ssh control directory ${dir}: ${(e as Error).message}`);
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot create the ssh control directory ${dir}: ${(e as Error).message}`, { cause: e });
   }
   const st = fs.lstatSync(dir);
   const problem = !st.isDirectory() ? 'it is not a directory (a link?)' : st.uid !== uid ? `it belongs to another user (uid ${st.uid})` : st.mode & 0o077 ? `others can use it (mode ${(st.mode & 0o777).toString(8)})` : '';

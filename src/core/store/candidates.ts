@@ -196,7 +196,7 @@ export class CandidateStore {
     try {
       text = await fs.readFile(this.indexFile, 'utf8');
     } catch (e) {
-      throw new Error(`index ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable'}`);
+      throw new Error(`index ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable'}`, { cause: e });
     }
     let json: unknown;
     try {

@@ -22,7 +22,7 @@ export async function withLock<T>(dir: string, f: () => Promise<T>, timeoutMs = 
         await fs.rm(file, { force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`the store in ${dir} stayed locked for ${timeoutMs / 1000} s (${file})`);
+      if (Date.now() > deadline) throw new Error(`the store in ${dir} stayed locked for ${timeoutMs / 1000} s (${file})`, { cause: e });
       await new Promise((r) => setTimeout(r, wait));
     }
   }

@@ -28,7 +28,7 @@ export async function newCandidate(workspaceDir: string, opts: { parent?: number
     await copyCandidate(parentDir, staging);
   } catch (e) {
     await fs.rm(staging, { recursive: true, force: true });
-    throw new Error(`a new candidate cannot be made from ${parentRec.dir}: ${(e as Error).message}`);
+    throw new Error(`a new candidate cannot be made from ${parentRec.dir}: ${(e as Error).message}`, { cause: e });
   }
   const rec = await store.create({ parent, status: 'coding' }); // a crash after this leaves a record marked missing, never an orphan
   try {

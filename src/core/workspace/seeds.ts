@@ -71,7 +71,7 @@ async function cloneInto(source: string, dest: string, signal?: AbortSignal): Pr
     return commit;
   } catch (e) {
     const msg = (e as Error).message.trim().split('\n').filter(Boolean).slice(-2).join(' ');
-    throw new Error(`git could not fetch seed ${source}: ${msg}`);
+    throw new Error(`git could not fetch seed ${source}: ${msg}`, { cause: e });
   }
 }
 

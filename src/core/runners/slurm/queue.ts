@@ -29,7 +29,7 @@ export function phaseOf(state: string): Phase {
 
 /** `12_[3-5,7%2]` or `12_4`: the element indices of one squeue/sacct job id, [] when it is not ours. */
 export function elementIndices(id: string, jobId: string): number[] {
-  const m = /^(\d+)_(\d+|\[([0-9,\-]+)(?:%\d+)?\])$/.exec(id);
+  const m = /^(\d+)_(\d+|\[([0-9,-]+)(?:%\d+)?\])$/.exec(id);
   if (!m || m[1] !== jobId) return [];
   if (m[3] === undefined) return [Number(m[2])];
   const out: number[] = [];
