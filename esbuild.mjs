@@ -26,7 +26,10 @@ const node = {
 };
 
 const webviewEntries = fs.existsSync(path.join(root, 'media', 'src'))
-  ? fs.readdirSync(path.join(root, 'media', 'src')).filter((f) => /^[a-z][\w-]*\.ts$/.test(f) && !f.endsWith('.d.ts')).map((f) => path.join('media', 'src', f))
+  ? fs
+      .readdirSync(path.join(root, 'media', 'src'))
+      .filter((f) => /^[a-z][\w-]*\.ts$/.test(f) && !f.endsWith('.d.ts'))
+      .map((f) => path.join('media', 'src', f))
   : [];
 
 const builds = [
@@ -35,8 +38,19 @@ const builds = [
   // The worker is copied to remote hosts and cluster nodes: one file, no dependencies at all.
   { ...node, entryPoints: ['src/worker/main.ts'], outfile: 'dist/worker.js' },
   ...(webviewEntries.length
-    ? [{ bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production,
-         logLevel: 'warning', entryPoints: webviewEntries, outdir: 'dist/media' }]
+    ? [
+        {
+          bundle: true,
+          platform: 'browser',
+          target: 'es2022',
+          format: 'iife',
+          sourcemap: !production,
+          minify: production,
+          logLevel: 'warning',
+          entryPoints: webviewEntries,
+          outdir: 'dist/media',
+        },
+      ]
     : []),
 ];
 

@@ -104,7 +104,21 @@ function run(w: World, i: number, effect: number, f: number, cap: number, lane?:
   const t = w.times[i]! * effect * f * slow * Math.exp(w.sigma[i]! * normal(w.rnd));
   const solved = t <= cap;
   const time = solved ? t : cap;
-  return { instance: name(i), family: null, expected: null, expected_from: 'none', answer: solved ? 'SAT' : null, status: solved ? 'solved' : 'timeout', time_s: time, cpu_s: time, mem_mb: null, exit_code: null, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' };
+  return {
+    instance: name(i),
+    family: null,
+    expected: null,
+    expected_from: 'none',
+    answer: solved ? 'SAT' : null,
+    status: solved ? 'solved' : 'timeout',
+    time_s: time,
+    cpu_s: time,
+    mem_mb: null,
+    exit_code: null,
+    signal: null,
+    check: { kind: 'none', ok: null, time_s: 0, detail: '' },
+    detail: '',
+  };
 }
 
 const cost = (rs: Iterable<InstanceResult>) => [...rs].reduce((s, r) => s + (r.cpu_s ?? r.time_s), 0);
@@ -143,9 +157,19 @@ async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number
     lanes: LANES,
     block: LANES,
     timeoutS: TIMEOUT_S,
-    run: async (side, chunk, o) => chunk.map((x) => run(w, index(x.name), side === 'A' ? 1 : effects[keys.indexOf(side)]![index(x.name)]!, f, o.caps.get(x.name) ?? TIMEOUT_S, o.lane)),
+    run: async (side, chunk, o) =>
+      chunk.map((x) => run(w, index(x.name), side === 'A' ? 1 : effects[keys.indexOf(side)]![index(x.name)]!, f, o.caps.get(x.name) ?? TIMEOUT_S, o.lane)),
     cap: (n) => capFor(policy.reference.get(n), TIMEOUT_S, RACING),
-    look: raceLook(policy, order.map((i) => i.name), { of: order.length, timeoutS: TIMEOUT_S, test: { level, rankBy: RANK_BY, marginPct: MIN_IMPROVEMENT_PCT }, minInstances: firstLook(instances, RACING.min_instances) }),
+    look: raceLook(
+      policy,
+      order.map((i) => i.name),
+      {
+        of: order.length,
+        timeoutS: TIMEOUT_S,
+        test: { level, rankBy: RANK_BY, marginPct: MIN_IMPROVEMENT_PCT },
+        minInstances: firstLook(instances, RACING.min_instances),
+      },
+    ),
     settle: raceSettle(policy, TIMEOUT_S, level, RANK_BY),
   });
   const evaluated: Evaluated[] = keys.map((key, k) => {
@@ -153,15 +177,28 @@ async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number
     const survived = !s.dropped;
     const sp = sidePairs(out, key, order);
     const [a, b] = [sp.map((p) => p.a), sp.map((p) => p.b)];
-    const json = { verdict: 'pass', race: { outcome: survived ? 'survived' : 'rejected early', ran: b.length, of: order.length, reason: s.dropped?.reason ?? '' } } as Partial<EvalDoc> as EvalDoc;
+    const json = {
+      verdict: 'pass',
+      race: { outcome: survived ? 'survived' : 'rejected early', ran: b.length, of: order.length, reason: s.dropped?.reason ?? '' },
+    } as Partial<EvalDoc> as EvalDoc;
     return { candidate: k + 1, json, cmp: survived ? compareRuns(a, b, TIMEOUT_S, { alpha: 2 * level, on: ON, rankBy: RANK_BY }) : undefined };
   });
   const d = greedyAccept(evaluated, 0, MIN_IMPROVEMENT_PCT, 2 * level);
-  return { winner: d.winner === null ? null : d.winner - 1, rejectedEarly: keys.map((k) => (out.b.get(k)!.dropped?.after ?? Infinity) < order.length), championCost: cost(out.a.values()) + cost(new Set(keys.flatMap((k) => [...out.b.get(k)!.fresh.values()].map((f) => f.a)))), challengerCost: keys.map((k) => cost(out.b.get(k)!.results.values())) };
+  return {
+    winner: d.winner === null ? null : d.winner - 1,
+    rejectedEarly: keys.map((k) => (out.b.get(k)!.dropped?.after ?? Infinity) < order.length),
+    championCost: cost(out.a.values()) + cost(new Set(keys.flatMap((k) => [...out.b.get(k)!.fresh.values()].map((f) => f.a)))),
+    challengerCost: keys.map((k) => cost(out.b.get(k)!.results.values())),
+  };
 }
 
 /** One workspace: its stored champion measurement (the race's order and caps), then `cycles` cycles of challengers like `speeds` (with BENCH_SPREAD), or as `effectsOf` draws them. */
-async function workspace(n: number, seed: number, speeds: number[], o: { world?: World; effectsOf?: (w: World) => number[][]; cycles?: number } = {}): Promise<{ outcomes: CycleOutcome[]; unit: number }> {
+async function workspace(
+  n: number,
+  seed: number,
+  speeds: number[],
+  o: { world?: World; effectsOf?: (w: World) => number[][]; cycles?: number } = {},
+): Promise<{ outcomes: CycleOutcome[]; unit: number }> {
   const w = o.world ?? world(n, seed);
   const stored = w.times.map((_, i) => run(w, i, 1, session(w), w.timeout));
   // One evaluation of the champion: its expected CPU time over the set.
@@ -191,7 +228,9 @@ function worldWith(n: number, seed: number, o: { timeout: number; lo: number; hi
   const w = world(n, seed);
   const [lo, hi] = [Math.log(o.lo), Math.log(o.hi)];
   const out = Math.round(o.beyond * n);
-  w.times = w.times.map((_, i) => (i < out ? o.timeout * Math.exp(Math.log(1.5) + (Math.log(10) - Math.log(1.5)) * w.rnd()) : Math.exp(lo + (hi - lo) * w.rnd())));
+  w.times = w.times.map((_, i) =>
+    i < out ? o.timeout * Math.exp(Math.log(1.5) + (Math.log(10) - Math.log(1.5)) * w.rnd()) : Math.exp(lo + (hi - lo) * w.rnd()),
+  );
   w.timeout = o.timeout;
   return w;
 }
@@ -248,12 +287,37 @@ const SCENARIOS: Record<string, Scenario> = {
     noGain: true,
   },
   spread: { instances: 44, world, effect: (w) => spreadEffect(w, 1 - (process.env.BENCH_GAIN ? G : 0), SD), noGain: !process.env.BENCH_GAIN },
-  timeouts: { instances: 44, world: (n, seed) => worldWith(n, seed, { timeout: TIMEOUT_S, lo: 0.05, hi: 30, beyond: 0.25 }), effect: (w) => solvesMore(w, Math.round(SOLVED_SHARE * w.times.filter((t) => t > w.timeout).length)), noGain: SOLVED_SHARE <= 0 },
-  'timeouts-sc-12': { instances: 400, world: (n, seed) => worldWith(n, seed, { timeout: 5000, lo: 0.5, hi: 4000, beyond: 0.3 }), effect: (w) => solvesMore(w, 12), noGain: false },
-  'timeouts-sc-24': { instances: 400, world: (n, seed) => worldWith(n, seed, { timeout: 5000, lo: 0.5, hi: 4000, beyond: 0.3 }), effect: (w) => solvesMore(w, 24), noGain: false },
+  timeouts: {
+    instances: 44,
+    world: (n, seed) => worldWith(n, seed, { timeout: TIMEOUT_S, lo: 0.05, hi: 30, beyond: 0.25 }),
+    effect: (w) => solvesMore(w, Math.round(SOLVED_SHARE * w.times.filter((t) => t > w.timeout).length)),
+    noGain: SOLVED_SHARE <= 0,
+  },
+  'timeouts-sc-12': {
+    instances: 400,
+    world: (n, seed) => worldWith(n, seed, { timeout: 5000, lo: 0.5, hi: 4000, beyond: 0.3 }),
+    effect: (w) => solvesMore(w, 12),
+    noGain: false,
+  },
+  'timeouts-sc-24': {
+    instances: 400,
+    world: (n, seed) => worldWith(n, seed, { timeout: 5000, lo: 0.5, hi: 4000, beyond: 0.3 }),
+    effect: (w) => solvesMore(w, 24),
+    noGain: false,
+  },
   // Each lane's core slows down and recovers (AR(1), 15% sd, from run to run): both sides of a pair on one lane share it.
-  corrnoise: { instances: 44, world: (n, seed) => ({ ...world(n, seed), lanes: { log: [], keep: 0.9, sd: 0.15 } }), effect: (w) => w.times.map(() => 1), noGain: true },
-  lowcap: { instances: 44, world: (n, seed) => ({ ...world(n, seed), racing: RacingSchema.parse({ cap_factor: 1.1 }) }), effect: (w) => w.times.map(() => 1), noGain: true },
+  corrnoise: {
+    instances: 44,
+    world: (n, seed) => ({ ...world(n, seed), lanes: { log: [], keep: 0.9, sd: 0.15 } }),
+    effect: (w) => w.times.map(() => 1),
+    noGain: true,
+  },
+  lowcap: {
+    instances: 44,
+    world: (n, seed) => ({ ...world(n, seed), racing: RacingSchema.parse({ cap_factor: 1.1 }) }),
+    effect: (w) => w.times.map(() => 1),
+    noGain: true,
+  },
 };
 
 /** The noise-free PAR-2 and geometric-mean change of a challenger's effects in a world, percent (negative: better). */
@@ -309,7 +373,20 @@ async function scenario(name: string): Promise<void> {
     `${name}: ${n} instances, lambda ${LAMBDA}, ${outs.length} decisions; the challenger's true PAR-2 change ${truth.par2.toFixed(1)}%, geometric mean ${truth.geomean.toFixed(1)}%; ` +
       `${sc.noGain ? 'promoted anyone' : 'promoted it'} in ${pct(promoted / outs.length, 2)} (95% ${pct(lo, 2)} .. ${pct(hi, 2)}); ${perCycle.toFixed(2)} champion evaluations per cycle, ${perDropped.toFixed(2)} per challenger dropped early`,
   );
-  console.log(JSON.stringify({ scenario: name, instances: n, lambda: LAMBDA, decisions: outs.length, promoted: r3(promoted / outs.length), promoted_ci95: [r3(lo), r3(hi)], evals_per_cycle: r3(perCycle), evals_per_dropped: Number.isFinite(perDropped) ? r3(perDropped) : null, par2_change_pct: r3(truth.par2), geomean_change_pct: r3(truth.geomean) }));
+  console.log(
+    JSON.stringify({
+      scenario: name,
+      instances: n,
+      lambda: LAMBDA,
+      decisions: outs.length,
+      promoted: r3(promoted / outs.length),
+      promoted_ci95: [r3(lo), r3(hi)],
+      evals_per_cycle: r3(perCycle),
+      evals_per_dropped: Number.isFinite(perDropped) ? r3(perDropped) : null,
+      par2_change_pct: r3(truth.par2),
+      geomean_change_pct: r3(truth.geomean),
+    }),
+  );
 }
 
 /**
@@ -333,7 +410,15 @@ async function heldOut(): Promise<void> {
     const stop = heldOutLook(order.length, w.timeout, ON, minInstances, RANK_BY);
     for (let c = 0; c < Math.floor(decisions / worlds) + (k < decisions % worlds ? 1 : 0); c++) {
       const f = session(w);
-      const out = await runSession({ order, challengers: ['B'], lanes: LANES, block: LANES, timeoutS: w.timeout, run: async (side, chunk, o) => chunk.map((x) => run(w, index(x.name), side === 'A' ? 1 : 1 - G, f, w.timeout, o.lane)), look: (_side, pairs) => stop(pairs) });
+      const out = await runSession({
+        order,
+        challengers: ['B'],
+        lanes: LANES,
+        block: LANES,
+        timeoutS: w.timeout,
+        run: async (side, chunk, o) => chunk.map((x) => run(w, index(x.name), side === 'A' ? 1 : 1 - G, f, w.timeout, o.lane)),
+        look: (_side, pairs) => stop(pairs),
+      });
       const s = out.b.get('B')!;
       const pairs = sidePairs(out, 'B', order);
       const judged = heldOutPairs(pairs.slice(0, s.dropped?.after ?? pairs.length), w.timeout, ON);
@@ -343,8 +428,20 @@ async function heldOut(): Promise<void> {
   }
   const [lo, hi] = wilson(vetoed, decisions);
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
-  console.log(`heldout: ${n} held-out instances, a winner ${(100 * G).toFixed(0)}% faster there, ${decisions} checks; vetoed in ${pct(vetoed / decisions, 2)} (95% ${pct(lo, 2)} .. ${pct(hi, 2)}); ${(spent / decisions).toFixed(2)} held-out evaluations per check`);
-  console.log(JSON.stringify({ scenario: 'heldout', instances: n, gain: G, decisions, vetoed: r3(vetoed / decisions), vetoed_ci95: [r3(lo), r3(hi)], evals_per_check: r3(spent / decisions) }));
+  console.log(
+    `heldout: ${n} held-out instances, a winner ${(100 * G).toFixed(0)}% faster there, ${decisions} checks; vetoed in ${pct(vetoed / decisions, 2)} (95% ${pct(lo, 2)} .. ${pct(hi, 2)}); ${(spent / decisions).toFixed(2)} held-out evaluations per check`,
+  );
+  console.log(
+    JSON.stringify({
+      scenario: 'heldout',
+      instances: n,
+      gain: G,
+      decisions,
+      vetoed: r3(vetoed / decisions),
+      vetoed_ci95: [r3(lo), r3(hi)],
+      evals_per_check: r3(spent / decisions),
+    }),
+  );
 }
 
 async function main(): Promise<void> {
@@ -352,7 +449,9 @@ async function main(): Promise<void> {
     for (const name of process.env.BENCH_SCENARIO.split(',')) await (name.trim() === 'heldout' ? heldOut() : scenario(name.trim()));
     return;
   }
-  console.log(`decision simulator: ${WORKSPACES} workspaces x ${CYCLES} cycles per row, lambda = ${LAMBDA}, noise ${NOISE === 'mixed' ? 'mixed 2-15%' : `${NOISE}%`} per run, session drift ${pct(DRIFT_LO, 0)}-${pct(DRIFT_HI, 0)}, ${pct(UNSOLVABLE, 0)} unsolvable, timeout ${TIMEOUT_S} s, decided on ${ON} time, racing for ${RACING.detect_gain_pct}% gains, effects spread ${SPREAD} (log sd) over instances, promotion level ${promotionLevel(ALPHA, LAMBDA).toPrecision(2)} per challenger, seed ${SEED}`);
+  console.log(
+    `decision simulator: ${WORKSPACES} workspaces x ${CYCLES} cycles per row, lambda = ${LAMBDA}, noise ${NOISE === 'mixed' ? 'mixed 2-15%' : `${NOISE}%`} per run, session drift ${pct(DRIFT_LO, 0)}-${pct(DRIFT_HI, 0)}, ${pct(UNSOLVABLE, 0)} unsolvable, timeout ${TIMEOUT_S} s, decided on ${ON} time, racing for ${RACING.detect_gain_pct}% gains, effects spread ${SPREAD} (log sd) over instances, promotion level ${promotionLevel(ALPHA, LAMBDA).toPrecision(2)} per challenger, seed ${SEED}`,
+  );
   for (const n of SIZES) {
     console.log(`\n-- ${n} instances`);
     // A/A: every challenger behaves exactly like the champion.
@@ -363,8 +462,12 @@ async function main(): Promise<void> {
     const rejected = aa.flatMap((x) => units(x, (o) => o.challengerCost.filter((_, k) => o.rejectedEarly[k])));
     const perCycle = aa.flatMap((x) => units(x, (o) => [total(o)]));
     const dropped = aa.flatMap((x) => x.outcomes.flatMap((o) => o.rejectedEarly)).filter(Boolean).length;
-    console.log(`A/A: false promotions per decision ${pct(mean, 2)} (90th percentile over workspaces ${pct(quantile(rates, 0.9), 1)}, worst ${pct(Math.max(...rates), 1)}: one workspace resolves ${pct(1 / CYCLES, 1)}); per 20 cycles ${pct(1 - (1 - mean) ** 20)}`);
-    console.log(`     CPU per cycle ${meanOf(perCycle).toFixed(2)} champion evaluations; per challenger dropped early ${meanOf(rejected).toFixed(2)} (${dropped} of ${aa.length * CYCLES * LAMBDA} dropped early)`);
+    console.log(
+      `A/A: false promotions per decision ${pct(mean, 2)} (90th percentile over workspaces ${pct(quantile(rates, 0.9), 1)}, worst ${pct(Math.max(...rates), 1)}: one workspace resolves ${pct(1 / CYCLES, 1)}); per 20 cycles ${pct(1 - (1 - mean) ** 20)}`,
+    );
+    console.log(
+      `     CPU per cycle ${meanOf(perCycle).toFixed(2)} champion evaluations; per challenger dropped early ${meanOf(rejected).toFixed(2)} (${dropped} of ${aa.length * CYCLES * LAMBDA} dropped early)`,
+    );
     if (ONLY_AA) continue;
     for (const g of GAINS) {
       // One challenger with a true gain g, the others like the champion.
@@ -376,12 +479,18 @@ async function main(): Promise<void> {
       const lost = outs.filter((o) => o.rejectedEarly[0]).length / outs.length;
       const cpu = ws.flatMap((x) => units(x, (o) => [total(o)]));
       const loser = ws.flatMap((x) => units(x, (o) => o.challengerCost.slice(1).filter((_, k) => o.rejectedEarly[k + 1])));
-      console.log(`${pct(g, 0).padStart(3)} gain: promoted ${pct(power)} (another challenger ${pct(wrong)}); the real gain dropped early ${pct(lost)}; CPU per cycle ${meanOf(cpu).toFixed(2)}, per dropped no-gain challenger ${meanOf(loser).toFixed(2)} champion evaluations`);
+      console.log(
+        `${pct(g, 0).padStart(3)} gain: promoted ${pct(power)} (another challenger ${pct(wrong)}); the real gain dropped early ${pct(lost)}; CPU per cycle ${meanOf(cpu).toFixed(2)}, per dropped no-gain challenger ${meanOf(loser).toFixed(2)} champion evaluations`,
+      );
     }
     // Mixed: true gains of 0, 10% and 20% (the last the best): which one is promoted.
-    const mixed = await Promise.all(Array.from({ length: WORKSPACES }, (_, k) => workspace(n, SEED * 300007 + n * 1019 + k, [1, 0.9, 0.8, ...Array(Math.max(0, LAMBDA - 3)).fill(1)])));
+    const mixed = await Promise.all(
+      Array.from({ length: WORKSPACES }, (_, k) => workspace(n, SEED * 300007 + n * 1019 + k, [1, 0.9, 0.8, ...Array(Math.max(0, LAMBDA - 3)).fill(1)])),
+    );
     const mouts = mixed.flatMap((x) => x.outcomes);
-    console.log(`gains 0/10/20%: promoted the 20% one ${pct(mouts.filter((o) => o.winner === 2).length / mouts.length)}, the 10% one ${pct(mouts.filter((o) => o.winner === 1).length / mouts.length)}, the 0% one ${pct(mouts.filter((o) => o.winner === 0).length / mouts.length)}; CPU per cycle ${meanOf(mixed.flatMap((x) => units(x, (o) => [total(o)]))).toFixed(2)}`);
+    console.log(
+      `gains 0/10/20%: promoted the 20% one ${pct(mouts.filter((o) => o.winner === 2).length / mouts.length)}, the 10% one ${pct(mouts.filter((o) => o.winner === 1).length / mouts.length)}, the 0% one ${pct(mouts.filter((o) => o.winner === 0).length / mouts.length)}; CPU per cycle ${meanOf(mixed.flatMap((x) => units(x, (o) => [total(o)]))).toFixed(2)}`,
+    );
   }
 }
 

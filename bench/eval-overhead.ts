@@ -26,7 +26,9 @@ async function startupCost(dir: string): Promise<void> {
       times[mode].push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-  console.log(`one run of a solver that exits at once (memory cgroup, output parsing, run directory): median ${med(times.bwrap).toFixed(1)} ms in the sandbox, ${med(times.off).toFixed(1)} ms without: the sandbox costs ${(med(times.bwrap) - med(times.off)).toFixed(1)} ms per run`);
+  console.log(
+    `one run of a solver that exits at once (memory cgroup, output parsing, run directory): median ${med(times.bwrap).toFixed(1)} ms in the sandbox, ${med(times.off).toFixed(1)} ms without: the sandbox costs ${(med(times.bwrap) - med(times.off)).toFixed(1)} ms per run`,
+  );
 }
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -53,9 +55,15 @@ async function raw(solver: string, files: string[]): Promise<number> {
 /** `satlution eval` in a workspace of its own whose satlution.yaml sets `sandbox`. */
 function viaEval(solver: string, set: string, ws: string, sandbox: 'on' | 'off'): number {
   fs.mkdirSync(ws, { recursive: true });
-  fs.writeFileSync(path.join(ws, 'satlution.yaml'), `seeds: [{ name: cadical, source: ${JSON.stringify(solver)} }]\nsandbox: ${sandbox}\nstages: { perf: { audit: { min: 0, share: 0 } } }\n`);
+  fs.writeFileSync(
+    path.join(ws, 'satlution.yaml'),
+    `seeds: [{ name: cadical, source: ${JSON.stringify(solver)} }]\nsandbox: ${sandbox}\nstages: { perf: { audit: { min: 0, share: 0 } } }\n`,
+  );
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, [CLI, 'eval', solver, '--bench', set, '--no-build', '--no-proofs', '--jobs', String(JOBS), '--timeout', '120'], { cwd: ws, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, 'eval', solver, '--bench', set, '--no-build', '--no-proofs', '--jobs', String(JOBS), '--timeout', '120'], {
+    cwd: ws,
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(r.stdout + r.stderr);
   return (Date.now() - t0) / 1000;
 }
@@ -67,7 +75,10 @@ async function main(): Promise<void> {
     const set = path.join(dir, 'set');
     fs.mkdirSync(set);
     for (let i = 0; i < N; i++) fs.writeFileSync(path.join(set, `planted-${i}.cnf`), planted3Sat(Number(process.env.BENCH_VARS ?? 420), 4.26, 1000 + i));
-    const files = fs.readdirSync(set).map((f) => path.join(set, f)).sort();
+    const files = fs
+      .readdirSync(set)
+      .map((f) => path.join(set, f))
+      .sort();
     const solver = path.join(dir, 'cadical');
     fs.mkdirSync(path.join(solver, 'bin'), { recursive: true });
     fs.writeFileSync(path.join(solver, 'bin', 'starexec_run_default'), '#!/bin/sh\nexec cadical -q "$1"\n', { mode: 0o755 });
@@ -80,12 +91,16 @@ async function main(): Promise<void> {
       const on = viaEval(solver, set, fs.mkdtempSync(path.join(dir, 'ws-')), 'on');
       const off = viaEval(solver, set, fs.mkdtempSync(path.join(dir, 'ws-')), 'off');
       rows.push([r, on, off]);
-      console.log(`rep ${rep + 1}: raw ${r.toFixed(2)} s, satlution eval ${on.toFixed(2)} s (sandbox on), ${off.toFixed(2)} s (off); ratio ${(on / r).toFixed(3)} / ${(off / r).toFixed(3)}`);
+      console.log(
+        `rep ${rep + 1}: raw ${r.toFixed(2)} s, satlution eval ${on.toFixed(2)} s (sandbox on), ${off.toFixed(2)} s (off); ratio ${(on / r).toFixed(3)} / ${(off / r).toFixed(3)}`,
+      );
     }
     const med = (i: 0 | 1 | 2) => rows.map((x) => x[i]).sort((a, b) => a - b)[2]!;
     const [r, on, off] = [med(0), med(1), med(2)];
     console.log(`${N} instances, ${JOBS} jobs: median raw ${r.toFixed(2)} s, median eval ${on.toFixed(2)} s with the sandbox, ${off.toFixed(2)} s without`);
-    console.log(`overhead ${(on / r).toFixed(3)}x with the sandbox, ${(off / r).toFixed(3)}x without (includes node start-up, instance hashing/validation and every model check)`);
+    console.log(
+      `overhead ${(on / r).toFixed(3)}x with the sandbox, ${(off / r).toFixed(3)}x without (includes node start-up, instance hashing/validation and every model check)`,
+    );
     console.log(`the sandbox's own cost: ${(((on - off) * 1000 * JOBS) / N).toFixed(1)} ms per run`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

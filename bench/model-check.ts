@@ -24,7 +24,10 @@ async function main(): Promise<void> {
     const gz = path.join(dir, 'big.cnf.gz');
     fs.writeFileSync(gz, zlib.gzipSync(fs.readFileSync(file), { level: 1 }));
     console.log(`formula: ${vars} variables, ${clauses.length} clauses, ${mb.toFixed(1)} MB`);
-    for (const [label, f] of [['plain .cnf', file], ['.cnf.gz', gz]] as const) {
+    for (const [label, f] of [
+      ['plain .cnf', file],
+      ['.cnf.gz', gz],
+    ] as const) {
       const times: number[] = [];
       for (let rep = 0; rep < 3; rep++) {
         const r = await checkModel(f, model);
@@ -32,7 +35,9 @@ async function main(): Promise<void> {
         times.push(r.timeS);
       }
       const best = Math.min(...times);
-      console.log(`model check, ${label.padEnd(10)}: best of 3 ${best.toFixed(2)} s = ${(mb / best).toFixed(0)} MB/s of CNF (runs: ${times.map((t) => t.toFixed(2)).join(', ')} s)`);
+      console.log(
+        `model check, ${label.padEnd(10)}: best of 3 ${best.toFixed(2)} s = ${(mb / best).toFixed(0)} MB/s of CNF (runs: ${times.map((t) => t.toFixed(2)).join(', ')} s)`,
+      );
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

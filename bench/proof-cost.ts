@@ -37,9 +37,18 @@ function main(): void {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-bench-'));
   try {
     const set = path.join(dir, 'set');
-    const g = spawnSync(process.execPath, [CLI, 'generate', 'suite', '--out', set, '--seed', '3', '--count', 'planted=4,uniform-unsat=6,pigeonhole=4,miter=4', '--prover', solvers[0]![1]!], { encoding: 'utf8', env: { ...process.env, SATLUTION_DRAT_TRIM: dratTrim } });
+    const g = spawnSync(
+      process.execPath,
+      [CLI, 'generate', 'suite', '--out', set, '--seed', '3', '--count', 'planted=4,uniform-unsat=6,pigeonhole=4,miter=4', '--prover', solvers[0]![1]!],
+      { encoding: 'utf8', env: { ...process.env, SATLUTION_DRAT_TRIM: dratTrim } },
+    );
     if (g.status !== 0) throw new Error(`generate suite failed: ${g.stdout}${g.stderr}`);
-    const meta = fs.readFileSync(path.join(set, 'meta.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    const meta = fs
+      .readFileSync(path.join(set, 'meta.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','));
     for (const [name, bin] of solvers) {
       console.log(`\n${name}: CPU time with a proof file vs without (median of ${PAIRS} alternating pairs each)`);
       const ratios: number[] = [];
@@ -70,18 +79,34 @@ function main(): void {
         let check = '';
         if (expected === 'UNSAT') {
           // CPU time, as the solving time it is set against.
-          const c = spawnSync('bash', ['-c', `TIMEFORMAT='%3U %3S'; { time '${dratTrim}' '${cnf}' '${proof}' -t 600 > /dev/null; } 2>&1`], { encoding: 'utf8' });
-          const t = c.stdout.trim().split('\n').pop()!.split(' ').map(Number).reduce((a, b) => a + b, 0);
+          const c = spawnSync('bash', ['-c', `TIMEFORMAT='%3U %3S'; { time '${dratTrim}' '${cnf}' '${proof}' -t 600 > /dev/null; } 2>&1`], {
+            encoding: 'utf8',
+          });
+          const t = c.stdout
+            .trim()
+            .split('\n')
+            .pop()!
+            .split(' ')
+            .map(Number)
+            .reduce((a, b) => a + b, 0);
           unsat.push({ instance: instance!, solve: mw, check: t, proofMb: size / 2 ** 20 });
           check = `   drat-trim ${t.toFixed(2)} s CPU`;
         }
-        console.log(`${instance!.padEnd(34)} ${family!.padEnd(14)} ${mwo.toFixed(2)} -> ${mw.toFixed(2)} s CPU  (x${(mw / Math.max(mwo, 0.001)).toFixed(3)})  proof ${(size / 2 ** 20).toFixed(1)} MB${check}`);
+        console.log(
+          `${instance!.padEnd(34)} ${family!.padEnd(14)} ${mwo.toFixed(2)} -> ${mw.toFixed(2)} s CPU  (x${(mw / Math.max(mwo, 0.001)).toFixed(3)})  proof ${(size / 2 ** 20).toFixed(1)} MB${check}`,
+        );
       }
-      console.log(`${name}: writing proofs costs x${geomean(ratios).toFixed(3)} CPU time (geometric mean of ${ratios.length} instances; in total ${withoutTotal.toFixed(1)} -> ${withTotal.toFixed(1)} s, x${(withTotal / withoutTotal).toFixed(3)}); ${(bytes / 2 ** 20).toFixed(0)} MB of proofs, ${(bytes / 2 ** 20 / withTotal).toFixed(1)} MB per CPU second`);
+      console.log(
+        `${name}: writing proofs costs x${geomean(ratios).toFixed(3)} CPU time (geometric mean of ${ratios.length} instances; in total ${withoutTotal.toFixed(1)} -> ${withTotal.toFixed(1)} s, x${(withTotal / withoutTotal).toFixed(3)}); ${(bytes / 2 ** 20).toFixed(0)} MB of proofs, ${(bytes / 2 ** 20 / withTotal).toFixed(1)} MB per CPU second`,
+      );
       const solve = unsat.reduce((s, u) => s + u.solve, 0);
       const check = unsat.reduce((s, u) => s + u.check, 0);
-      console.log(`${name}: checking the ${unsat.length} UNSAT proofs: drat-trim ${check.toFixed(1)} s CPU for ${solve.toFixed(1)} s CPU of solving (x${(check / solve).toFixed(2)}); the largest proof ${Math.max(...unsat.map((u) => u.proofMb)).toFixed(1)} MB`);
-      console.log(`${name}: the perf audit per checked answer: now drat-trim on the kept proof, ${(check / unsat.length).toFixed(2)} s CPU on average; before, the answer was run again with a proof first: ${((solve + check) / unsat.length).toFixed(2)} s CPU (the check is ${(100 * (check / (solve + check))).toFixed(0)}% of that)`);
+      console.log(
+        `${name}: checking the ${unsat.length} UNSAT proofs: drat-trim ${check.toFixed(1)} s CPU for ${solve.toFixed(1)} s CPU of solving (x${(check / solve).toFixed(2)}); the largest proof ${Math.max(...unsat.map((u) => u.proofMb)).toFixed(1)} MB`,
+      );
+      console.log(
+        `${name}: the perf audit per checked answer: now drat-trim on the kept proof, ${(check / unsat.length).toFixed(2)} s CPU on average; before, the answer was run again with a proof first: ${((solve + check) / unsat.length).toFixed(2)} s CPU (the check is ${(100 * (check / (solve + check))).toFixed(0)}% of that)`,
+      );
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -17,7 +17,14 @@ import { openSidebar, waitForWorkbench, webview } from '../test/e2e/workbench';
 const ROOT = process.env.SATLUTION_ROOT ?? path.resolve(__dirname, '..', '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? 2);
 
-const kv = (out: string) => Object.fromEntries(out.trim().split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+const kv = (out: string) =>
+  Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
 
 async function main(): Promise<void> {
   const env = kv(execFileSync('bash', [path.join(ROOT, 'scripts', 'setup-vscode-test.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
@@ -34,7 +41,12 @@ async function main(): Promise<void> {
     }
     const rows: { workbench: number; placeholder: number; data: number }[] = [];
     for (let i = 0; i < RUNS; i++) {
-      const cs = await startCodeServer({ codeServer: env.CODE_SERVER!, nodeBin: env.NODE24_BIN!, installVsix: vsix, settings: { 'workbench.colorTheme': 'Default Dark+' } });
+      const cs = await startCodeServer({
+        codeServer: env.CODE_SERVER!,
+        nodeBin: env.NODE24_BIN!,
+        installVsix: vsix,
+        settings: { 'workbench.colorTheme': 'Default Dark+' },
+      });
       const browser = await launchBrowser(cs.env);
       try {
         const page = await newWorkbenchPage(browser);
@@ -49,14 +61,18 @@ async function main(): Promise<void> {
         await overview.locator('h2', { hasText: 'Champion' }).waitFor({ timeout: 90000 });
         const t3 = Date.now();
         rows.push({ workbench: t1 - t0, placeholder: t2 - t1, data: t3 - t1 });
-        console.log(`run ${i + 1}: workbench ready ${(t1 - t0) / 1000} s; then Overview first paint +${(t2 - t1) / 1000} s, Overview data +${(t3 - t1) / 1000} s`);
+        console.log(
+          `run ${i + 1}: workbench ready ${(t1 - t0) / 1000} s; then Overview first paint +${(t2 - t1) / 1000} s, Overview data +${(t3 - t1) / 1000} s`,
+        );
       } finally {
         await browser.close();
         await cs.stop();
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
-    console.log(`time from workbench ready to the Overview showing data (median of ${RUNS}): ${(median(rows.map((r) => r.data)) / 1000).toFixed(1)} s (first paint ${(median(rows.map((r) => r.placeholder)) / 1000).toFixed(1)} s)`);
+    console.log(
+      `time from workbench ready to the Overview showing data (median of ${RUNS}): ${(median(rows.map((r) => r.data)) / 1000).toFixed(1)} s (first paint ${(median(rows.map((r) => r.placeholder)) / 1000).toFixed(1)} s)`,
+    );
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

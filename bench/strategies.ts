@@ -47,11 +47,21 @@ async function workspace(dir: string, strategy: string, tiers: boolean): Promise
   const seed = path.join(dir, 'seed');
   writeOptsat(seed, path.join(ROOT, 'test', 'fixtures', 'seeds', 'tinysat', 'tinysat.c'), { delay: 100000000, inert: INERT });
   const ws = path.join(dir, 'ws');
-  await initWorkspace({ dir: ws, seeds: [{ name: 'optsat', source: seed }], defaultRulesDir: path.join(ROOT, 'rules'), approver: { confirm: async () => true }, log: silentLogger });
+  await initWorkspace({
+    dir: ws,
+    seeds: [{ name: 'optsat', source: seed }],
+    defaultRulesDir: path.join(ROOT, 'rules'),
+    approver: { confirm: async () => true },
+    log: silentLogger,
+  });
   const cfg = path.join(ws, 'satlution.yaml');
   fs.writeFileSync(
     cfg,
-    fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', 'approval: auto').replace(/timeout_s: \d+/g, 'timeout_s: 20')
+    fs
+      .readFileSync(cfg, 'utf8')
+      .replace(/check_proofs: true/g, 'check_proofs: false')
+      .replace('approval: semi', 'approval: auto')
+      .replace(/timeout_s: \d+/g, 'timeout_s: 20')
       .replace(/^strategy:.*$/m, `strategy: ${strategy}`)
       // Multi-fidelity: half the perf set at a quarter of the timeout first; the better half goes on.
       .replace(/^( {2}perf: *\{[^}]*)\}/m, tiers ? '$1, tiers: [{ fraction: 0.5, timeout_s: 5, promote_top: 0.5 }] }' : '$1}')
@@ -59,7 +69,8 @@ async function workspace(dir: string, strategy: string, tiers: boolean): Promise
   );
   fs.copyFileSync(path.join(ROOT, 'test', 'fixtures', 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
   // A verify set with known answers: an empty one would fail its gate (evaluation.vacuous_gates).
-  for (const f of ['sat-small.cnf', 'unsat-small.cnf']) fs.copyFileSync(path.join(ROOT, 'test', 'fixtures', 'cnf', f), path.join(ws, 'benchmarks', 'verify', f));
+  for (const f of ['sat-small.cnf', 'unsat-small.cnf'])
+    fs.copyFileSync(path.join(ROOT, 'test', 'fixtures', 'cnf', f), path.join(ws, 'benchmarks', 'verify', f));
   fs.writeFileSync(path.join(ws, 'benchmarks', 'verify', 'meta.csv'), 'instance,family,expected\nsat-small.cnf,tiny,SAT\nunsat-small.cnf,tiny,UNSAT\n');
   for (let i = 0; i < 12; i++) fs.writeFileSync(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 500 + i));
   return ws;
@@ -74,12 +85,25 @@ async function run(name: string, strategy: string, seed: number, tiers = false) 
     const config = await loadConfig(ws);
     const judge = simulatedJudge(seed);
     const agent = tunerAgent();
-    const evaluations = () => (fs.existsSync(path.join(ws, '.satlution', 'evals')) ? fs.readdirSync(path.join(ws, '.satlution', 'evals')).filter((f) => f !== 'SATLUTION_0.json').length : 0);
+    const evaluations = () =>
+      fs.existsSync(path.join(ws, '.satlution', 'evals'))
+        ? fs.readdirSync(path.join(ws, '.satlution', 'evals')).filter((f) => f !== 'SATLUTION_0.json').length
+        : 0;
     let cycles = 0;
     const t0 = Date.now();
     // Cycle numbers seed the tuner: offset them per repetition so repetitions differ.
     const now = new Date().toISOString();
-    await saveCycle(ws, { cycle: seed * 100, step: 'done', parent: 0, candidate: null, title: null, started_at: now, updated_at: now, outcome: 'repetition offset', champion_changed: false });
+    await saveCycle(ws, {
+      cycle: seed * 100,
+      step: 'done',
+      parent: 0,
+      candidate: null,
+      title: null,
+      started_at: now,
+      updated_at: now,
+      outcome: 'repetition offset',
+      champion_changed: false,
+    });
     while (evaluations() < BUDGET && cycles < BUDGET * 3) {
       await runCycle({ ws, config, agent, judge, approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
       cycles++;
@@ -96,7 +120,20 @@ async function run(name: string, strategy: string, seed: number, tiers = false) 
     const cmp = compareRuns(base.instances, champ.instances, champ.timeout_s ?? 20, { seed: 7 });
     const delay = /OPTION \(delay, (\d+),/.exec(fs.readFileSync(path.join(ws, `SATLUTION_${index.champion}`, 'src', 'options.h'), 'utf8'))?.[1];
     const j = await judgeStats(ws);
-    return { name, seed, full, rho: j.n ? j.spearman : undefined, cycles, coded, evaluations: evaluations(), par2: champ.metrics?.par2 ?? NaN, base: base.metrics?.par2 ?? NaN, ci: cmp.ci95, delay, s: (Date.now() - t0) / 1000 };
+    return {
+      name,
+      seed,
+      full,
+      rho: j.n ? j.spearman : undefined,
+      cycles,
+      coded,
+      evaluations: evaluations(),
+      par2: champ.metrics?.par2 ?? NaN,
+      base: base.metrics?.par2 ?? NaN,
+      ci: cmp.ci95,
+      delay,
+      s: (Date.now() - t0) / 1000,
+    };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -115,7 +152,12 @@ async function main(): Promise<void> {
   console.log(`budget: ${BUDGET} evaluations per run; optsat seed delay 1e8 (PAR-2 falls with a shorter delay); tuner proposals; ${SEEDS} repetitions`);
   console.log('strategy               rep  cycles  coded  evals (full)  seed PAR-2  best PAR-2  diff 95% CI (s)         champion delay  judge rho  wall s');
   for (const r of rows)
-    console.log(`${r.name.padEnd(22)} ${String(r.seed).padStart(3)}  ${String(r.cycles).padStart(6)}  ${String(r.coded).padStart(5)}  ${String(r.evaluations).padStart(5)} ${`(${r.full})`.padStart(6)}  ${r.base.toFixed(3).padStart(10)}  ${r.par2.toFixed(3).padStart(10)}  [${r.ci[0].toFixed(3)}, ${r.ci[1].toFixed(3)}]`.padEnd(110) + `${String(r.delay).padStart(12)}  ${(r.rho === undefined ? '-' : r.rho === null ? 'n/a' : r.rho.toFixed(2)).padStart(9)}  ${r.s.toFixed(0).padStart(6)}`);
+    console.log(
+      `${r.name.padEnd(22)} ${String(r.seed).padStart(3)}  ${String(r.cycles).padStart(6)}  ${String(r.coded).padStart(5)}  ${String(r.evaluations).padStart(5)} ${`(${r.full})`.padStart(6)}  ${r.base.toFixed(3).padStart(10)}  ${r.par2.toFixed(3).padStart(10)}  [${r.ci[0].toFixed(3)}, ${r.ci[1].toFixed(3)}]`.padEnd(
+        110,
+      ) +
+        `${String(r.delay).padStart(12)}  ${(r.rho === undefined ? '-' : r.rho === null ? 'n/a' : r.rho.toFixed(2)).padStart(9)}  ${r.s.toFixed(0).padStart(6)}`,
+    );
 }
 
 void main().catch((e) => {

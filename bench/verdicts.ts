@@ -76,8 +76,7 @@ function intermittent(seed: number): () => void {
     if (stop) {
       stop();
       stop = undefined;
-    }
-    else stop = busy(1);
+    } else stop = busy(1);
     timer = setTimeout(flip, 300 + 1700 * rnd());
   };
   timer = setTimeout(flip, 300 + 1700 * rnd());
@@ -96,9 +95,15 @@ function workspace(name: string, seedName: string, seed: string, perf: (dir: str
 function optsatWorkspace(name: string, delay: number, yaml?: (y: string) => string): Promise<string> {
   const seed = path.join(tmp, `${name}-seed`);
   writeOptsat(seed, path.join(FIX, 'seeds', 'tinysat', 'tinysat.c'), { delay, inert: INERT });
-  return workspace(name, 'optsat', seed, (dir) => {
-    for (let i = 0; i < 48; i++) fs.writeFileSync(path.join(dir, `p${i}.cnf`), planted3Sat(30, 4.0, 300 + i));
-  }, yaml);
+  return workspace(
+    name,
+    'optsat',
+    seed,
+    (dir) => {
+      for (let i = 0; i < 48; i++) fs.writeFileSync(path.join(dir, `p${i}.cnf`), planted3Sat(30, 4.0, 300 + i));
+    },
+    yaml,
+  );
 }
 
 /** An agent that scales `delay` by a factor: a real improvement (< 1) or a real loss (> 1). */
@@ -106,11 +111,18 @@ function delayAgent(factor: number): EvolutionAgent {
   return {
     name: 'scripted',
     async plan({ candidate }) {
-      return { title: `delay x${factor}`, hypothesis: `# ${candidate}: delay x${factor}\n\n## Change\nScale delay by ${factor}.\n\n## Rationale\nThe start-up loop is pure cost.\n\n## Expected effect\nEvery run ${factor < 1 ? 'faster' : 'slower'}.\n` };
+      return {
+        title: `delay x${factor}`,
+        hypothesis: `# ${candidate}: delay x${factor}\n\n## Change\nScale delay by ${factor}.\n\n## Rationale\nThe start-up loop is pure cost.\n\n## Expected effect\nEvery run ${factor < 1 ? 'faster' : 'slower'}.\n`,
+      };
     },
     async code({ host, candidateDir }) {
       const now = optsatDelay(candidateDir);
-      const edit = await runTool('edit_file', JSON.stringify({ path: 'src/options.h', search: `OPTION (delay, ${now},`, replace: `OPTION (delay, ${Math.round(now * factor)},` }), host);
+      const edit = await runTool(
+        'edit_file',
+        JSON.stringify({ path: 'src/options.h', search: `OPTION (delay, ${now},`, replace: `OPTION (delay, ${Math.round(now * factor)},` }),
+        host,
+      );
       if (edit.isError) throw new Error(edit.content);
       const b = await host.build();
       return { finished: b.ok, detail: b.text };
@@ -128,7 +140,14 @@ async function aaCycles(): Promise<void> {
   const config = await loadConfig(ws);
   const stop = busy(2);
   try {
-    await evaluateSolver({ ws, config, solverDir: path.join(ws, 'SATLUTION_0'), overrides: { stage: 'all', jobs: 2 }, tiers: { reference: true }, runnerEnv: env });
+    await evaluateSolver({
+      ws,
+      config,
+      solverDir: path.join(ws, 'SATLUTION_0'),
+      overrides: { stage: 'all', jobs: 2 },
+      tiers: { reference: true },
+      runnerEnv: env,
+    });
   } finally {
     stop();
   }
@@ -146,7 +165,9 @@ async function aaCycles(): Promise<void> {
     }
   }
   console.log(`champion measured under load: wall PAR-2 ${champion.metrics!.par2.toFixed(3)} s`);
-  console.log(`A/A promotions: ${promoted} of ${AA_CYCLES} cycles (the rule allows at most ${pct(100 * allowedFalsePromotion(config.strategy.alpha))} per decision); the old rule (stored champion vs challenger, wall time, 5% margin) would have promoted ${oldRule} of ${AA_CYCLES}; ${((Date.now() - t0) / 1000 / AA_CYCLES).toFixed(1)} s per cycle`);
+  console.log(
+    `A/A promotions: ${promoted} of ${AA_CYCLES} cycles (the rule allows at most ${pct(100 * allowedFalsePromotion(config.strategy.alpha))} per decision); the old rule (stored champion vs challenger, wall time, 5% margin) would have promoted ${oldRule} of ${AA_CYCLES}; ${((Date.now() - t0) / 1000 / AA_CYCLES).toFixed(1)} s per cycle`,
+  );
 }
 
 async function realGain(): Promise<void> {
@@ -162,19 +183,36 @@ async function realGain(): Promise<void> {
     if (d) gains.push(gain(d.comparison.par2A, d.comparison.par2B));
     console.log(`trial ${t + 1}: ${s.outcome}`);
   }
-  console.log(`real improvement promoted in ${promoted} of ${GAIN_TRIALS} trials (gain measured side by side where it got that far: ${gains.map((g) => g.toFixed(1)).join(', ')}%)`);
+  console.log(
+    `real improvement promoted in ${promoted} of ${GAIN_TRIALS} trials (gain measured side by side where it got that far: ${gains.map((g) => g.toFixed(1)).join(', ')}%)`,
+  );
 }
 
 /** One separate measurement of a solver on the workspace's perf set, under a session of its own (no reuse). */
 async function measureOnce(ws: string, config: Config, dir: string, session: string): Promise<{ results: InstanceResult[]; timeoutS: number }> {
   const perf = planStages(config, ws, { stage: 'perf' })[0]!;
   const ctx = gateContext(config, ws);
-  const out = await runSet({ solverDir: dir, instances: await listSet(perf.dir), timeoutS: perf.timeoutS, memMb: perf.memMb, checkProofs: false, maxProofMb: 1, checkerTimeoutS: 60, jobs: 2, cache: ctx.cache, store: ctx.store, session, ...(perf.isolation ? { isolation: perf.isolation } : {}) });
+  const out = await runSet({
+    solverDir: dir,
+    instances: await listSet(perf.dir),
+    timeoutS: perf.timeoutS,
+    memMb: perf.memMb,
+    checkProofs: false,
+    maxProofMb: 1,
+    checkerTimeoutS: 60,
+    jobs: 2,
+    cache: ctx.cache,
+    store: ctx.store,
+    session,
+    ...(perf.isolation ? { isolation: perf.isolation } : {}),
+  });
   return { results: out.results, timeoutS: perf.timeoutS };
 }
 
 async function compareSameSolver(): Promise<void> {
-  console.log(`\n-- 3. compare on the same solver twice: ${COMPARE_PAIRS} pairs of separate measurements and ${COMPARE_PAIRS} side-by-side ones, each under load with probability 1/2`);
+  console.log(
+    `\n-- 3. compare on the same solver twice: ${COMPARE_PAIRS} pairs of separate measurements and ${COMPARE_PAIRS} side-by-side ones, each under load with probability 1/2`,
+  );
   // A workspace in use: its champion evaluated, calibrated, and a few cycles run (racing off, so each
   // challenger meets the champion side by side). Each time the champion is measured again, the workspace
   // records the drift between separate measurements of it (drift.ts): that is what compare then uses.
@@ -183,11 +221,14 @@ async function compareSameSolver(): Promise<void> {
   const dir = path.join(ws, 'SATLUTION_0');
   await evaluateSolver({ ws, config, solverDir: dir, overrides: { stage: 'all', jobs: 2 }, tiers: { reference: true }, runnerEnv: env });
   const cal = await calibrate({ ws, config, solverDir: dir, runnerEnv: env });
-  for (let c = 0; c < HISTORY_CYCLES; c++) await runCycle({ ws, config, agent: tunerAgent({ only: INERT }), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
+  for (let c = 0; c < HISTORY_CYCLES; c++)
+    await runCycle({ ws, config, agent: tunerAgent({ only: INERT }), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
   const band = bandFor(cal, 'cpu');
   const record = await readDrift(ws);
   const drift = driftBand(record, 'cpu') ?? 'unmeasured';
-  console.log(`the workspace: calibrated band ${pct(band)}; drift between separate measurements of the champion after ${HISTORY_CYCLES} cycles: ${drift === 'unmeasured' ? 'none recorded' : `up to ${pct(drift.pct)} (${drift.n} observations: ${record!.observations.map((o) => pct(o.diff_pct)).join(', ')})`}`);
+  console.log(
+    `the workspace: calibrated band ${pct(band)}; drift between separate measurements of the champion after ${HISTORY_CYCLES} cycles: ${drift === 'unmeasured' ? 'none recorded' : `up to ${pct(drift.pct)} (${drift.n} observations: ${record!.observations.map((o) => pct(o.diff_pct)).join(', ')})`}`,
+  );
   const rnd = prng(17);
   let oldSame = 0;
   let newSame = 0;
@@ -211,7 +252,9 @@ async function compareSameSolver(): Promise<void> {
     const old = compareRuns(runs[0]!, runs[1]!, timeoutS, { on: 'wall' });
     const now = compareSeparate(runs[0]!, runs[1]!, timeoutS, { on: 'cpu', bandPct: band, drift });
     const share = (rs: InstanceResult[]) => pct(100 * (cpuShare(rs) ?? NaN));
-    console.log(`pair ${i + 1}: ${loaded.map((l) => (l ? 'loaded' : 'quiet')).join(' / ')}, CPU share ${share(runs[0]!)} / ${share(runs[1]!)}: old ${old.verdict} (${pct(gain(old.par2A, old.par2B))}), now ${now.verdict} (CPU ${pct(gain(now.par2A, now.par2B))}${now.caveat ? `: ${now.caveat.slice(0, 40)}...` : ''})`);
+    console.log(
+      `pair ${i + 1}: ${loaded.map((l) => (l ? 'loaded' : 'quiet')).join(' / ')}, CPU share ${share(runs[0]!)} / ${share(runs[1]!)}: old ${old.verdict} (${pct(gain(old.par2A, old.par2B))}), now ${now.verdict} (CPU ${pct(gain(now.par2A, now.par2B))}${now.caveat ? `: ${now.caveat.slice(0, 40)}...` : ''})`,
+    );
     if (old.verdict === 'no significant difference') oldSame++;
     if (now.verdict === 'no significant difference') newSame++;
     if (now.caveat) noVerdict++;
@@ -224,7 +267,9 @@ async function compareSameSolver(): Promise<void> {
       stop?.();
     }
   }
-  console.log(`no significant difference between two separate measurements: ${oldSame} of ${COMPARE_PAIRS} on wall time without a band (the old compare), ${newSame} of ${COMPARE_PAIRS} now (CPU time, the band raised to the recorded drift, no verdict for ${noVerdict} pairs measured under different load)`);
+  console.log(
+    `no significant difference between two separate measurements: ${oldSame} of ${COMPARE_PAIRS} on wall time without a band (the old compare), ${newSame} of ${COMPARE_PAIRS} now (CPU time, the band raised to the recorded drift, no verdict for ${noVerdict} pairs measured under different load)`,
+  );
   console.log(`no significant difference side by side (compare --measure, CPU time, the band): ${sideSame} of ${COMPARE_PAIRS}`);
 }
 
@@ -238,7 +283,18 @@ async function wallOrCpu(): Promise<void> {
   for (let i = 0; i < n; i++) {
     const stop = intermittent(40 + i);
     try {
-      const d = await measureSideBySide({ ws, config, a: dir, b: dir, purpose: 'calibration', on: 'cpu', bandPct: 0, alpha: 0.05, build: i === 0, runnerEnv: env });
+      const d = await measureSideBySide({
+        ws,
+        config,
+        a: dir,
+        b: dir,
+        purpose: 'calibration',
+        on: 'cpu',
+        bandPct: 0,
+        alpha: 0.05,
+        build: i === 0,
+        runnerEnv: env,
+      });
       rows.push({ wall: noiseOf(d.a, d.b, d.doc.timeout_s, 'wall', 0.05), cpu: noiseOf(d.a, d.b, d.doc.timeout_s, 'cpu', 0.05) });
     } finally {
       stop();
@@ -246,7 +302,9 @@ async function wallOrCpu(): Promise<void> {
   }
   const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
   for (const basis of ['wall', 'cpu'] as const)
-    console.log(`${basis.padEnd(4)}: band ${mean(rows.map((r) => r[basis].band_pct)).toFixed(1)}% on average (max ${Math.max(...rows.map((r) => r[basis].band_pct)).toFixed(1)}%), |A/A difference| ${mean(rows.map((r) => Math.abs(r[basis].diff_pct))).toFixed(1)}%, per-instance spread median ${mean(rows.map((r) => r[basis].spread_median_pct ?? 0)).toFixed(1)}%, A/A called significant without a band in ${rows.filter((r) => r[basis].aa_significant).length} of ${n}`);
+    console.log(
+      `${basis.padEnd(4)}: band ${mean(rows.map((r) => r[basis].band_pct)).toFixed(1)}% on average (max ${Math.max(...rows.map((r) => r[basis].band_pct)).toFixed(1)}%), |A/A difference| ${mean(rows.map((r) => Math.abs(r[basis].diff_pct))).toFixed(1)}%, per-instance spread median ${mean(rows.map((r) => r[basis].spread_median_pct ?? 0)).toFixed(1)}%, A/A called significant without a band in ${rows.filter((r) => r[basis].aa_significant).length} of ${n}`,
+    );
 }
 
 /** A proposal: a copy of the champion with one or two options mutated (the tuner's moves). */
@@ -269,7 +327,14 @@ async function propose(ws: string, rnd: () => number, names?: readonly string[])
 
 async function racing(label: string, ws: string, proposals: number, names?: readonly string[]): Promise<void> {
   const config = await loadConfig(ws);
-  const champ = await evaluateSolver({ ws, config, solverDir: path.join(ws, 'SATLUTION_0'), overrides: { stage: 'all', jobs: 2 }, tiers: { reference: true }, runnerEnv: env });
+  const champ = await evaluateSolver({
+    ws,
+    config,
+    solverDir: path.join(ws, 'SATLUTION_0'),
+    overrides: { stage: 'all', jobs: 2 },
+    tiers: { reference: true },
+    runnerEnv: env,
+  });
   const band = 0;
   const margin = config.strategy.min_improvement_pct;
   // As a cycle races: the champion beside the challenger in one session, dropped by the futility rule (race.ts).
@@ -287,7 +352,18 @@ async function racing(label: string, ws: string, proposals: number, names?: read
       continue;
     }
     const perfFull = full.gates[full.gates.length - 1]!.results!;
-    const raced = await measureTogether({ ws, config, a: path.join(ws, 'SATLUTION_0'), challengers: [p.dir], purpose: 'compare', race: policy, on: config.evaluation.decide_on, bandPct: 0, alpha: config.strategy.alpha, runnerEnv: env });
+    const raced = await measureTogether({
+      ws,
+      config,
+      a: path.join(ws, 'SATLUTION_0'),
+      challengers: [p.dir],
+      purpose: 'compare',
+      race: policy,
+      on: config.evaluation.decide_on,
+      bandPct: 0,
+      alpha: config.strategy.alpha,
+      runnerEnv: env,
+    });
     const race = raced.duels[0]!.race!;
     const cmp = compareRuns(champ.doc.instances, perfFull, champ.doc.timeout_s ?? 20, { on: config.evaluation.decide_on, bandPct: band });
     const wins = cmp.verdict === 'B faster' && gain(cmp.par2A, cmp.par2B) >= margin;
@@ -298,10 +374,14 @@ async function racing(label: string, ws: string, proposals: number, names?: read
       ratios.push(race.spent_s / fullCpu);
       if (wins) winnersRejected++;
     }
-    console.log(`${path.basename(p.dir)} (${p.what}): full ${fullCpu.toFixed(1)} s CPU, ${gain(cmp.par2A, cmp.par2B).toFixed(1)}% (${cmp.verdict}${wins ? ', wins' : ''}); raced: ${race.outcome} after ${race.ran}/${race.of}, ${race.spent_s.toFixed(1)} s`);
+    console.log(
+      `${path.basename(p.dir)} (${p.what}): full ${fullCpu.toFixed(1)} s CPU, ${gain(cmp.par2A, cmp.par2B).toFixed(1)}% (${cmp.verdict}${wins ? ', wins' : ''}); raced: ${race.outcome} after ${race.ran}/${race.of}, ${race.spent_s.toFixed(1)} s`,
+    );
   }
   const mean = ratios.length ? ratios.reduce((s, x) => s + x, 0) / ratios.length : NaN;
-  console.log(`${label}: ${rejected} of ${proposals} proposals rejected early, spending ${pct(100 * mean)} of a full evaluation's CPU on average (max ${pct(100 * Math.max(...ratios, 0))}); ${winners} won under full evaluation, ${winnersRejected} of them rejected early (margin ${pct(margin)}, band ${pct(band)})`);
+  console.log(
+    `${label}: ${rejected} of ${proposals} proposals rejected early, spending ${pct(100 * mean)} of a full evaluation's CPU on average (max ${pct(100 * Math.max(...ratios, 0))}); ${winners} won under full evaluation, ${winnersRejected} of them rejected early (margin ${pct(margin)}, band ${pct(band)})`,
+  );
 }
 
 /**
@@ -312,7 +392,13 @@ async function racing(label: string, ws: string, proposals: number, names?: read
 function kissatPerfSet(dir: string): void {
   for (let s = 1; s <= 16; s++) fs.writeFileSync(path.join(dir, `planted-${480 + 10 * (s % 6)}-${s}.cnf`), planted3Sat(480 + 10 * (s % 6), 4.24, s));
   for (let s = 1; s <= 10; s++) fs.writeFileSync(path.join(dir, `uniform-${220 + 5 * (s % 5)}-${s}.cnf`), uniform3Sat(220 + 5 * (s % 5), 4.26, s));
-  for (const [p, h] of [[8, 7], [9, 8], [10, 9], [11, 10]] as const) fs.writeFileSync(path.join(dir, `php-${p}-${h}.cnf`), pigeonhole(p, h));
+  for (const [p, h] of [
+    [8, 7],
+    [9, 8],
+    [10, 9],
+    [11, 10],
+  ] as const)
+    fs.writeFileSync(path.join(dir, `php-${p}-${h}.cnf`), pigeonhole(p, h));
 }
 
 /** An agent whose challengers behave exactly like their parent: a comment in kissat's options.h (a new binary identity, the same code). */
@@ -320,7 +406,10 @@ function commentAgent(): EvolutionAgent {
   return {
     name: 'scripted',
     async plan({ candidate }) {
-      return { title: 'a comment', hypothesis: `# ${candidate}: a comment\n\n## Change\nA comment in src/options.h.\n\n## Rationale\nNone: an A/A test.\n\n## Expected effect\nNone.\n` };
+      return {
+        title: 'a comment',
+        hypothesis: `# ${candidate}: a comment\n\n## Change\nA comment in src/options.h.\n\n## Rationale\nNone: an A/A test.\n\n## Expected effect\nNone.\n`,
+      };
     },
     async code({ candidateDir }) {
       fs.appendFileSync(path.join(candidateDir, 'src', 'options.h'), `\n/* A/A ${path.basename(candidateDir)} */\n`);
@@ -336,12 +425,28 @@ function commentAgent(): EvolutionAgent {
  */
 async function kissatAA(): Promise<void> {
   const src = kissatSource();
-  if (!src || !fs.existsSync(path.join(src, 'configure'))) return console.log('\n-- 6. kissat A/A: skipped (no source: set SATLUTION_KISSAT_SRC or run scripts/fetch-solver-source.sh kissat)');
+  if (!src || !fs.existsSync(path.join(src, 'configure')))
+    return console.log('\n-- 6. kissat A/A: skipped (no source: set SATLUTION_KISSAT_SRC or run scripts/fetch-solver-source.sh kissat)');
   const lambda = Number(process.env.BENCH_KISSAT_LAMBDA ?? 3);
-  console.log(`\n-- 6. kissat A/A: ${KISSAT_AA_CYCLES} cycles of ${lambda} challengers identical in behaviour to the champion (a comment in the source), raced beside it`);
-  const ws = await workspace('kissat-aa', 'kissat', src, (dir) => kissatPerfSet(dir), (y) => y.replace('strategy: { name: champion-challenger,', `strategy: { name: champion-challenger, lambda: ${lambda},`));
+  console.log(
+    `\n-- 6. kissat A/A: ${KISSAT_AA_CYCLES} cycles of ${lambda} challengers identical in behaviour to the champion (a comment in the source), raced beside it`,
+  );
+  const ws = await workspace(
+    'kissat-aa',
+    'kissat',
+    src,
+    (dir) => kissatPerfSet(dir),
+    (y) => y.replace('strategy: { name: champion-challenger,', `strategy: { name: champion-challenger, lambda: ${lambda},`),
+  );
   const config = await loadConfig(ws);
-  await evaluateSolver({ ws, config, solverDir: path.join(ws, 'SATLUTION_0'), overrides: { stage: 'all', jobs: 2 }, tiers: { reference: true }, runnerEnv: env });
+  await evaluateSolver({
+    ws,
+    config,
+    solverDir: path.join(ws, 'SATLUTION_0'),
+    overrides: { stage: 'all', jobs: 2 },
+    tiers: { reference: true },
+    runnerEnv: env,
+  });
   const champion = (await new EvalStore(ws).get(0))!;
   const unit = cpuOf(champion.instances);
   let promoted = 0;
@@ -362,9 +467,10 @@ async function kissatAA(): Promise<void> {
     console.log(`cycle ${c}: ${s.outcome} (race ${perCycle[perCycle.length - 1]!.toFixed(2)} champion evaluations)`);
   }
   const mean = perCycle.reduce((t, x) => t + x, 0) / Math.max(1, perCycle.length);
-  console.log(`kissat A/A: ${promoted} promoted in ${KISSAT_AA_CYCLES} cycles; ${dropped} of ${raced} challengers dropped early; a race cost ${mean.toFixed(2)} evaluations of the champion's perf set on average (${((Date.now() - t0) / 1000 / KISSAT_AA_CYCLES).toFixed(0)} s per cycle, builds and gates included)`);
+  console.log(
+    `kissat A/A: ${promoted} promoted in ${KISSAT_AA_CYCLES} cycles; ${dropped} of ${raced} challengers dropped early; a race cost ${mean.toFixed(2)} evaluations of the champion's perf set on average (${((Date.now() - t0) / 1000 / KISSAT_AA_CYCLES).toFixed(0)} s per cycle, builds and gates included)`,
+  );
 }
-
 
 async function main(): Promise<void> {
   console.log(`${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), 2 jobs`);
@@ -379,7 +485,8 @@ async function main(): Promise<void> {
   console.log(`\n-- 5. racing, the same proposals evaluated in full and raced`);
   await racing('optsat (the strategies bench)', await optsatWorkspace('race', 100_000_000), RACE_PROPOSALS);
   const src = kissatSource();
-  if (!src || !fs.existsSync(path.join(src, 'configure'))) console.log('kissat: skipped (no source: set SATLUTION_KISSAT_SRC or run scripts/fetch-solver-source.sh kissat)');
+  if (!src || !fs.existsSync(path.join(src, 'configure')))
+    console.log('kissat: skipped (no source: set SATLUTION_KISSAT_SRC or run scripts/fetch-solver-source.sh kissat)');
   else {
     const ws = await workspace('kissat', 'kissat', src, (dir) => kissatPerfSet(dir));
     await racing('kissat', ws, KISSAT_PROPOSALS, ['walkeffort', 'stable', 'rephaseint', 'target', 'restartint', 'reduceint', 'tier2', 'chrono', 'phase']);

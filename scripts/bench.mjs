@@ -13,7 +13,10 @@ const run = (args, opts = {}) => {
 if (!fs.existsSync(path.join(root, 'node_modules', 'esbuild'))) run(['npm', 'ci', '--no-audit', '--no-fund']);
 run([process.execPath, 'esbuild.mjs']);
 run([process.execPath, require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.test.json']);
-const all = fs.readdirSync(path.join(root, 'bench')).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3));
+const all = fs
+  .readdirSync(path.join(root, 'bench'))
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => f.slice(0, -3));
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : all;
 for (const name of chosen) {
   if (!all.includes(name)) {

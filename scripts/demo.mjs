@@ -11,7 +11,13 @@ import { root, prepare, seedSource, step } from './demo/common.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { quick: { type: 'boolean', default: false }, agent: { type: 'string', default: 'tuner' }, models: { type: 'string', default: 'satlution.yaml' }, minutes: { type: 'string', default: '8' }, seed: { type: 'string', default: '1' } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    agent: { type: 'string', default: 'tuner' },
+    models: { type: 'string', default: 'satlution.yaml' },
+    minutes: { type: 'string', default: '8' },
+    seed: { type: 'string', default: '1' },
+  },
 });
 const dir = path.resolve(positionals[0] ?? path.join(root, '.satlution-demo'));
 const minutes = Number(values.minutes);
@@ -29,7 +35,8 @@ prepare();
 const seed = seedSource();
 console.log(seed.src);
 if (values.quick || seed.name !== 'kissat') {
-  if (!values.quick) console.log('The evolution demo tunes kissat, whose source could not be fetched here: showing the quick tour of the gates with examples/minicdcl instead.');
+  if (!values.quick)
+    console.log('The evolution demo tunes kissat, whose source could not be fetched here: showing the quick tour of the gates with examples/minicdcl instead.');
   const { quickTour } = await import('./demo/quick.mjs');
   quickTour(dir, seed);
 } else {

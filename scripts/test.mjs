@@ -32,7 +32,8 @@ function build() {
   run(process.execPath, ['esbuild.mjs']);
   fs.rmSync(path.join(root, 'out'), { recursive: true, force: true });
   run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.test.json']);
-  if (fs.existsSync(path.join(root, 'media', 'src')) && fs.readdirSync(path.join(root, 'media', 'src')).some((f) => f.endsWith('.ts'))) run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'media/tsconfig.json']);
+  if (fs.existsSync(path.join(root, 'media', 'src')) && fs.readdirSync(path.join(root, 'media', 'src')).some((f) => f.endsWith('.ts')))
+    run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'media/tsconfig.json']);
 }
 
 /** The formatter's check and the linter over the sources: one check, passed or failed with their own output. */
@@ -50,7 +51,13 @@ function style() {
 /** Runs a setup script that prints KEY=VALUE lines; returns them as an object. */
 function setup(script, ...args) {
   const out = execFileSync('bash', [path.join(root, 'scripts', script), ...args], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  return Object.fromEntries(out.trim().split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
 }
 
 async function unit() {
@@ -58,7 +65,10 @@ async function unit() {
   let kissat = process.env.SATLUTION_KISSAT_SRC;
   if (!kissat) {
     try {
-      kissat = execFileSync('bash', [path.join(root, 'scripts', 'fetch-solver-source.sh'), 'kissat'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+      kissat = execFileSync('bash', [path.join(root, 'scripts', 'fetch-solver-source.sh'), 'kissat'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }).trim();
     } catch {
       log('could not fetch the kissat source; its tests will say so');
     }

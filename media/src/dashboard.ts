@@ -28,7 +28,16 @@ const vscode = vscodeApi<DashboardViewMessage>();
 const root = document.getElementById('root')!;
 
 // Short, so the tab strip fits a dashboard opened beside an editor; each tab's heading says more.
-const TAB_LABELS: Record<Tab, string> = { cycles: 'Cycles', verdicts: 'Verdicts', cactus: 'Cactus', satunsat: 'SAT / UNSAT', instances: 'Instances', failures: 'Failures', cost: 'Cost', strategy: 'Strategy' };
+const TAB_LABELS: Record<Tab, string> = {
+  cycles: 'Cycles',
+  verdicts: 'Verdicts',
+  cactus: 'Cactus',
+  satunsat: 'SAT / UNSAT',
+  instances: 'Instances',
+  failures: 'Failures',
+  cost: 'Cost',
+  strategy: 'Strategy',
+};
 
 const saved: Saved = restore(vscode.getState());
 let ui: UiState = saved.ui;
@@ -129,7 +138,10 @@ function context(cols = columns()): TabContext {
 function renderShell(): Promise<unknown> | undefined {
   if (none || !v) {
     root.replaceChildren(message);
-    message.replaceChildren(h('h1', {}, 'SATLUTION Dashboard'), h('p', { class: 'muted' }, none ? 'No SATLUTION workspace is open in this window.' : 'Reading the workspace…'));
+    message.replaceChildren(
+      h('h1', {}, 'SATLUTION Dashboard'),
+      h('p', { class: 'muted' }, none ? 'No SATLUTION workspace is open in this window.' : 'Reading the workspace…'),
+    );
     return undefined;
   }
   let attached: Promise<unknown> | undefined;
@@ -140,11 +152,21 @@ function renderShell(): Promise<unknown> | undefined {
   }
   const refresh = h('vscode-button', { secondary: '', title: 'Re-read the workspace', 'aria-label': 'Refresh the dashboard' }, 'Refresh');
   refresh.addEventListener('click', () => vscode.postMessage({ type: 'refresh' }));
-  head.replaceChildren(h('div', { class: 'titlebar' }, h('h1', {}, 'SATLUTION Dashboard'), h('span', { class: 'muted updated' }, updated(v)), refresh), kpis(v));
+  head.replaceChildren(
+    h('div', { class: 'titlebar' }, h('h1', {}, 'SATLUTION Dashboard'), h('span', { class: 'muted updated' }, updated(v)), refresh),
+    kpis(v),
+  );
   renderCompare();
   notes.replaceChildren(
     ...(v.data.notes.length
-      ? [h('details', {}, h('summary', { class: 'muted' }, `${v.data.notes.length} note${v.data.notes.length > 1 ? 's' : ''} from reading the workspace`), h('ul', {}, ...v.data.notes.map((n) => h('li', { class: 'muted' }, n))))]
+      ? [
+          h(
+            'details',
+            {},
+            h('summary', { class: 'muted' }, `${v.data.notes.length} note${v.data.notes.length > 1 ? 's' : ''} from reading the workspace`),
+            h('ul', {}, ...v.data.notes.map((n) => h('li', { class: 'muted' }, n))),
+          ),
+        ]
       : []),
   );
   return attached;
@@ -152,7 +174,12 @@ function renderShell(): Promise<unknown> | undefined {
 
 function renderCompare(): void {
   if (!v) return;
-  compare.replaceChildren(compareBar(v, ui.selected, palette, { post: (m) => vscode.postMessage(m), setSelected: (ids) => setUi({ selected: ids.slice(0, MAX_SELECTED), chosen: true }) }));
+  compare.replaceChildren(
+    compareBar(v, ui.selected, palette, {
+      post: (m) => vscode.postMessage(m),
+      setSelected: (ids) => setUi({ selected: ids.slice(0, MAX_SELECTED), chosen: true }),
+    }),
+  );
 }
 
 type Lit = HTMLElement & { updateComplete: Promise<boolean> };
@@ -177,7 +204,11 @@ function renderActive(): void {
 /** Tells tests and the benchmark harness that a render finished (no effect in VS Code). */
 function rendered(): void {
   const session = v && ui.tab === 'verdicts' ? neededPairs(v, ui) : undefined;
-  window.dispatchEvent(new CustomEvent('satlution:rendered', { detail: { tab: ui.tab, version: v?.data.version ?? 0, columns: columns() !== undefined, pairs: session === undefined || pairs.has(session) } }));
+  window.dispatchEvent(
+    new CustomEvent('satlution:rendered', {
+      detail: { tab: ui.tab, version: v?.data.version ?? 0, columns: columns() !== undefined, pairs: session === undefined || pairs.has(session) },
+    }),
+  );
 }
 
 function renderAll(): void {

@@ -80,7 +80,14 @@ const post = (m: SteeringViewMessage) => vscode.postMessage(m);
 
 const STEPS = ['plan', 'approve', 'code', 'screen', 'evaluate', 'analyze', 'decide'] as const;
 const STEP_LABEL: Record<(typeof STEPS)[number] | 'done', string> = {
-  plan: 'Plan', approve: 'Approve', code: 'Code', screen: 'Screen', evaluate: 'Evaluate', analyze: 'Analyze', decide: 'Decide', done: 'Done',
+  plan: 'Plan',
+  approve: 'Approve',
+  code: 'Code',
+  screen: 'Screen',
+  evaluate: 'Evaluate',
+  analyze: 'Analyze',
+  decide: 'Decide',
+  done: 'Done',
 };
 const ROLE_LABEL: Record<AgentRole, string> = { planner: 'Planner', coder: 'Coder', tuner: 'Tuner' };
 
@@ -92,32 +99,68 @@ const phaseBadge = h('span', { class: 'phase' });
 const cycleLine = h('span', { class: 'cycle-line' });
 const titleLine = h('p', { class: 'title' });
 const stepLive = h('p', { class: 'visually-hidden', 'aria-live': 'polite', 'aria-atomic': 'true' });
-const stepItems = STEPS.map((s) => h('li', { class: 'step' }, h('span', { class: 'bar', 'aria-hidden': 'true' }), h('span', { class: 'label' }, STEP_LABEL[s]), h('span', { class: 'visually-hidden state' })));
+const stepItems = STEPS.map((s) =>
+  h(
+    'li',
+    { class: 'step' },
+    h('span', { class: 'bar', 'aria-hidden': 'true' }),
+    h('span', { class: 'label' }, STEP_LABEL[s]),
+    h('span', { class: 'visually-hidden state' }),
+  ),
+);
 const stepper = h('ol', { class: 'stepper', 'aria-label': 'Cycle steps' }, ...stepItems);
 const note = h('p', { class: 'note', role: 'status' });
 // Start and Resume share a button: a paused cycle can only be resumed (starting would resume it too).
 const go = button('Start', () => post({ type: 'control', action: state?.phase === 'paused' ? 'resume' : 'start' }));
-const pauseBtn = button('Pause', () => post({ type: 'control', action: 'pause' }), { secondary: true, title: 'Stop when the current step ends; Resume continues from there' });
-const stopBtn = button('Stop', () => post({ type: 'control', action: 'stop' }), { secondary: true, title: 'Interrupt the current step now; Resume runs it again' });
-const abandonBtn = button('Abandon', () => post({ type: 'control', action: 'abandon' }), { secondary: true, title: 'Give up the interrupted cycle (its candidate is discarded); Start then begins a new one' });
+const pauseBtn = button('Pause', () => post({ type: 'control', action: 'pause' }), {
+  secondary: true,
+  title: 'Stop when the current step ends; Resume continues from there',
+});
+const stopBtn = button('Stop', () => post({ type: 'control', action: 'stop' }), {
+  secondary: true,
+  title: 'Interrupt the current step now; Resume runs it again',
+});
+const abandonBtn = button('Abandon', () => post({ type: 'control', action: 'abandon' }), {
+  secondary: true,
+  title: 'Give up the interrupted cycle (its candidate is discarded); Start then begins a new one',
+});
 const controlBar = h('div', { class: 'controls', role: 'toolbar', 'aria-label': 'Cycle controls' }, go, pauseBtn, stopBtn, abandonBtn);
 
 // What the cycle is doing right now: a bar for the evaluation under way, a model call being retried,
 // and why the last run stopped, with the actions that fix it.
 const whyLine = h('p', { class: 'why' });
 // Start with no models configured runs the offline tuner: said before it happens, with the fix.
-const agentHint = h('p', { class: 'muted small agent-hint' }, 'Start runs the offline tuner: no LLM models are configured. ', linkButton('Configure Models…', () => post({ type: 'fix', action: 'configureModels' })));
+const agentHint = h(
+  'p',
+  { class: 'muted small agent-hint' },
+  'Start runs the offline tuner: no LLM models are configured. ',
+  linkButton('Configure Models…', () => post({ type: 'fix', action: 'configureModels' })),
+);
 const progressLabel = h('span', { class: 'progress-label' });
 const progressBar = h('progress', { max: '1', value: '0', 'aria-label': 'Evaluation progress' });
 const progressDetail = h('span', { class: 'muted small progress-detail' });
 const progressBox = h('div', { class: 'progress-box', role: 'group', 'aria-label': 'Evaluation under way' }, progressLabel, progressBar, progressDetail);
 const retryText = h('span', {});
-const retryBox = h('div', { class: 'card warn', role: 'alert' }, retryText, h('div', { class: 'row' }, button('Retry Now', () => post({ type: 'retryNow' }))));
+const retryBox = h(
+  'div',
+  { class: 'card warn', role: 'alert' },
+  retryText,
+  h(
+    'div',
+    { class: 'row' },
+    button('Retry Now', () => post({ type: 'retryNow' })),
+  ),
+);
 const problemText = h('p', { class: 'problem-text' });
 const problemActions = h('div', { class: 'row', role: 'group', 'aria-label': 'Fixes' });
 const problemBox = h('div', { class: 'card error', role: 'alert' }, h('strong', {}, 'The last run stopped: '), problemText, problemActions);
 const FIX_LABEL: Record<FixAction, string> = {
-  setApiKey: 'Set API Key…', configureModels: 'Configure Models…', openConfig: 'Open satlution.yaml', resume: 'Resume', showLog: 'Show Log', runTuner: 'Run the Tuner Instead',
+  setApiKey: 'Set API Key…',
+  configureModels: 'Configure Models…',
+  openConfig: 'Open satlution.yaml',
+  resume: 'Resume',
+  showLog: 'Show Log',
+  runTuner: 'Run the Tuner Instead',
 };
 
 const planSection = section('plan', 'Plan awaiting approval');
@@ -135,7 +178,13 @@ const transcriptLink = linkButton('Open transcript…', () => post({ type: 'open
 const emptyLog = h('p', { class: 'muted empty' }, 'The planner, coder and tuner show their work here while a cycle runs.');
 
 // resize: none: vscode-textarea draws its resize grip from a data: image, which the view's CSP blocks.
-const notesArea = h('vscode-textarea', { id: 'notes', rows: '4', resize: 'none', label: 'Direction notes for the next cycle', placeholder: 'e.g. Focus on UNSAT instances; avoid touching the proof output.' });
+const notesArea = h('vscode-textarea', {
+  id: 'notes',
+  rows: '4',
+  resize: 'none',
+  label: 'Direction notes for the next cycle',
+  placeholder: 'e.g. Focus on UNSAT instances; avoid touching the proof output.',
+});
 const notesStatus = h('span', { class: 'muted small', role: 'status' });
 const notesSave = button('Save Notes', () => post({ type: 'saveNotes', text: notesArea.value }), { secondary: true });
 
@@ -155,18 +204,35 @@ noticeEl.hidden = true;
 
 const noWorkspace = h('p', { class: 'muted' }, 'No SATLUTION workspace in this window.');
 
-const main = h('div', { class: 'main' },
-  h('header', { class: 'status' }, h('div', { class: 'status-row' }, phaseBadge, cycleLine), titleLine, stepper, stepLive, note, whyLine, agentHint, progressBox, retryBox, problemBox, controlBar),
+const main = h(
+  'div',
+  { class: 'main' },
+  h(
+    'header',
+    { class: 'status' },
+    h('div', { class: 'status-row' }, phaseBadge, cycleLine),
+    titleLine,
+    stepper,
+    stepLive,
+    note,
+    whyLine,
+    agentHint,
+    progressBox,
+    retryBox,
+    problemBox,
+    controlBar,
+  ),
   noticeEl,
   planSection,
   section('stream', 'Agents', h('div', { class: 'log-wrap' }, logEl, jump), h('p', { class: 'log-links' }, transcriptLink)),
-  section('notes', 'Direction',
+  section(
+    'notes',
+    'Direction',
     h('label', { for: 'notes', class: 'field-label' }, 'Notes for the next cycles (the planner reads them)'),
     notesArea,
-    h('div', { class: 'row' }, notesSave, notesStatus)),
-  section('approval-mode', 'Approval',
-    h('label', { for: 'approval', class: 'field-label' }, 'When a plan needs a person'),
-    approvalSelect, approvalHelp),
+    h('div', { class: 'row' }, notesSave, notesStatus),
+  ),
+  section('approval-mode', 'Approval', h('label', { for: 'approval', class: 'field-label' }, 'When a plan needs a person'), approvalSelect, approvalHelp),
 );
 root.append(noWorkspace, main);
 
@@ -213,7 +279,11 @@ function showNotice(level: 'info' | 'error', text: string): void {
 // ---- rendering the state -----------------------------------------------------------------------
 
 const PHASE_LABEL: Record<SteeringState['phase'], string> = {
-  none: '', idle: 'Idle', running: 'Running', 'awaiting-approval': 'Awaiting approval', paused: 'Paused',
+  none: '',
+  idle: 'Idle',
+  running: 'Running',
+  'awaiting-approval': 'Awaiting approval',
+  paused: 'Paused',
 };
 
 function renderState(s: SteeringState | undefined): void {
@@ -224,17 +294,22 @@ function renderState(s: SteeringState | undefined): void {
   const phase = s.pausing ? 'pausing' : s.phase;
   phaseBadge.className = `phase p-${phase}`;
   phaseBadge.textContent = s.pausing ? 'Pausing' : PHASE_LABEL[s.phase];
-  cycleLine.textContent = [s.cycle ? `Cycle ${s.cycle}` : '', s.candidate ?? '', s.agent ? `(${s.agent === 'llm' ? 'LLM agents' : 'tuner'})` : ''].filter(Boolean).join(' · ');
+  cycleLine.textContent = [s.cycle ? `Cycle ${s.cycle}` : '', s.candidate ?? '', s.agent ? `(${s.agent === 'llm' ? 'LLM agents' : 'tuner'})` : '']
+    .filter(Boolean)
+    .join(' · ');
   titleLine.textContent = s.title ?? '';
   titleLine.hidden = !s.title;
   renderSteps(s);
-  note.textContent =
-    s.pausing ? 'Pausing when the current step ends…'
-    : s.phase === 'paused' ? `Stopped before ${s.step ? STEP_LABEL[s.step].toLowerCase() : 'the next step'}. Resume continues${s.step === 'approve' ? ' and asks for approval again' : ' there'}.`
-    // With a Why below, the outcome's own figures (in parentheses) would say it twice: they stay in the tooltip.
-    : s.phase === 'idle' && s.outcome ? `Last cycle: ${s.why ? s.outcome.split(' (')[0] : s.outcome}`
-    : s.phase === 'idle' ? 'No cycle in progress.'
-    : '';
+  note.textContent = s.pausing
+    ? 'Pausing when the current step ends…'
+    : s.phase === 'paused'
+      ? `Stopped before ${s.step ? STEP_LABEL[s.step].toLowerCase() : 'the next step'}. Resume continues${s.step === 'approve' ? ' and asks for approval again' : ' there'}.`
+      : // With a Why below, the outcome's own figures (in parentheses) would say it twice: they stay in the tooltip.
+        s.phase === 'idle' && s.outcome
+        ? `Last cycle: ${s.why ? s.outcome.split(' (')[0] : s.outcome}`
+        : s.phase === 'idle'
+          ? 'No cycle in progress.'
+          : '';
   note.hidden = !note.textContent;
   note.title = s.phase === 'idle' && s.outcome ? s.outcome : '';
   whyLine.textContent = s.why ? `Why: ${s.why}` : '';
@@ -272,7 +347,9 @@ function renderProgress(p: ProgressView | null): void {
   progressBar.hidden = !p.total;
   progressBar.value = p.total ? p.done / p.total : 0;
   progressBar.setAttribute('aria-valuetext', `${p.done} of ${p.total}`);
-  progressDetail.textContent = [`${clock(p.elapsedS)} elapsed`, p.etaS !== null ? `about ${clock(p.etaS)} left` : '', p.last ? `last: ${p.last}` : ''].filter(Boolean).join(' · ');
+  progressDetail.textContent = [`${clock(p.elapsedS)} elapsed`, p.etaS !== null ? `about ${clock(p.etaS)} left` : '', p.last ? `last: ${p.last}` : '']
+    .filter(Boolean)
+    .join(' · ');
 }
 
 function renderRetry(r: RetryView | null): void {
@@ -287,11 +364,13 @@ function renderProblem(p: Problem | null): void {
   if (!p || key === shownProblem) return;
   shownProblem = key;
   problemText.textContent = p.text;
-  problemActions.replaceChildren(...p.actions.map((a, i) => {
-    const b = button(FIX_LABEL[a], () => post({ type: 'fix', action: a }), { secondary: i > 0 });
-    b.disabled = !live;
-    return b;
-  }));
+  problemActions.replaceChildren(
+    ...p.actions.map((a, i) => {
+      const b = button(FIX_LABEL[a], () => post({ type: 'fix', action: a }), { secondary: i > 0 });
+      b.disabled = !live;
+      return b;
+    }),
+  );
 }
 
 let lastAnnounced = '';
@@ -310,7 +389,12 @@ function renderSteps(s: SteeringState): void {
     li.querySelector('.state')!.textContent = st === 'done' ? ', done' : st === 'current' ? (s.phase === 'paused' ? ', paused here' : ', in progress') : '';
   });
   stepper.hidden = s.step === null;
-  const text = s.step === null ? '' : finished ? `Cycle ${s.cycle} finished.` : `Cycle ${s.cycle}: step ${current + 1} of ${steps.length}, ${STEP_LABEL[s.step]}${s.phase === 'paused' ? ' (paused)' : s.phase === 'awaiting-approval' ? ': the plan awaits your approval' : ''}.`;
+  const text =
+    s.step === null
+      ? ''
+      : finished
+        ? `Cycle ${s.cycle} finished.`
+        : `Cycle ${s.cycle}: step ${current + 1} of ${steps.length}, ${STEP_LABEL[s.step]}${s.phase === 'paused' ? ' (paused)' : s.phase === 'awaiting-approval' ? ': the plan awaits your approval' : ''}.`;
   if (text !== lastAnnounced) stepLive.textContent = lastAnnounced = text;
 }
 
@@ -326,32 +410,57 @@ function renderPlan(p: PendingPlan | null): void {
   // The heading repeats the title the status line shows: the body starts at the first section.
   const body = p.hypothesis.replace(/^\s*#\s[^\n]*\n/, '');
   const doc = h('div', { class: 'hypothesis', tabindex: '0', role: 'document', 'aria-label': `HYPOTHESIS.md of ${candidate}` }, ...markdown(body));
-  const reason = h('vscode-textarea', { rows: '2', resize: 'none', label: 'Why is this plan rejected? (optional)', placeholder: 'Why not? (optional, recorded with the candidate)' });
-  const rejectBox = h('div', { class: 'reject-box' },
+  const reason = h('vscode-textarea', {
+    rows: '2',
+    resize: 'none',
+    label: 'Why is this plan rejected? (optional)',
+    placeholder: 'Why not? (optional, recorded with the candidate)',
+  });
+  const rejectBox = h(
+    'div',
+    { class: 'reject-box' },
     reason,
-    h('div', { class: 'row' },
+    h(
+      'div',
+      { class: 'row' },
       button('Reject Plan', () => post({ type: 'reject', candidate, ...(reason.value.trim() ? { reason: reason.value.trim().slice(0, LIMITS.reason) } : {}) })),
-      button('Cancel', () => {
-        rejectBox.hidden = true;
-        rejectBtn.setAttribute('aria-expanded', 'false');
-        rejectBtn.focus();
-      }, { secondary: true })));
+      button(
+        'Cancel',
+        () => {
+          rejectBox.hidden = true;
+          rejectBtn.setAttribute('aria-expanded', 'false');
+          rejectBtn.focus();
+        },
+        { secondary: true },
+      ),
+    ),
+  );
   rejectBox.hidden = true;
   const approve = button('Approve', () => post({ type: 'approve', candidate }), { aria: `Approve the plan for ${candidate}` });
-  const edit = button('Edit', () => post({ type: 'editPlan', candidate }), { secondary: true, aria: `Edit HYPOTHESIS.md of ${candidate}`, title: 'Open HYPOTHESIS.md; save your changes, then Approve: the coder works from the file' });
-  const rejectBtn = button('Reject…', () => {
-    rejectBox.hidden = false;
-    rejectBtn.setAttribute('aria-expanded', 'true');
-    reason.focus();
-  }, { secondary: true, aria: `Reject the plan for ${candidate}` });
+  const edit = button('Edit', () => post({ type: 'editPlan', candidate }), {
+    secondary: true,
+    aria: `Edit HYPOTHESIS.md of ${candidate}`,
+    title: 'Open HYPOTHESIS.md; save your changes, then Approve: the coder works from the file',
+  });
+  const rejectBtn = button(
+    'Reject…',
+    () => {
+      rejectBox.hidden = false;
+      rejectBtn.setAttribute('aria-expanded', 'true');
+      reason.focus();
+    },
+    { secondary: true, aria: `Reject the plan for ${candidate}` },
+  );
   rejectBtn.setAttribute('aria-expanded', 'false');
   for (const b of [approve, edit, rejectBtn]) b.disabled = !live;
-  planSection.append(h('p', { class: 'muted small' }, p.where === 'dialog' ? `${candidate}: a dialog asks too; answer in either place.` : `${candidate}: approve to start coding, or edit HYPOTHESIS.md first.`));
   planSection.append(
-    doc,
-    h('div', { class: 'row', role: 'group', 'aria-label': 'Plan decision' }, approve, edit, rejectBtn),
-    rejectBox,
+    h(
+      'p',
+      { class: 'muted small' },
+      p.where === 'dialog' ? `${candidate}: a dialog asks too; answer in either place.` : `${candidate}: approve to start coding, or edit HYPOTHESIS.md first.`,
+    ),
   );
+  planSection.append(doc, h('div', { class: 'row', role: 'group', 'aria-label': 'Plan decision' }, approve, edit, rejectBtn), rejectBox);
 }
 
 /** A small, safe Markdown subset (headings, lists, paragraphs, code, bold) rendered with DOM nodes. */
@@ -360,8 +469,12 @@ function markdown(text: string): Node[] {
   let list: HTMLElement | undefined;
   let para: string[] = [];
   const inline = (s: string): Node[] =>
-    s.split(/(`[^`]+`|\*\*[^*]+\*\*)/).filter(Boolean).map((part) =>
-      /^`.+`$/.test(part) ? h('code', {}, part.slice(1, -1)) : /^\*\*.+\*\*$/.test(part) ? h('strong', {}, part.slice(2, -2)) : document.createTextNode(part));
+    s
+      .split(/(`[^`]+`|\*\*[^*]+\*\*)/)
+      .filter(Boolean)
+      .map((part) =>
+        /^`.+`$/.test(part) ? h('code', {}, part.slice(1, -1)) : /^\*\*.+\*\*$/.test(part) ? h('strong', {}, part.slice(2, -2)) : document.createTextNode(part),
+      );
   const flush = () => {
     if (para.length) out.push(h('p', {}, ...inline(para.join(' '))));
     para = [];
@@ -414,11 +527,14 @@ function row(e: StreamEntry): HTMLElement {
     case 'text':
       return h('div', { class: `entry text r-${e.role}` }, h('span', { class: 'role' }, ROLE_LABEL[e.role]), h('span', { class: 'body' }, e.text));
     case 'tool':
-      return h('div', { class: `entry tool ${e.ok ? 'ok' : 'failed'}`, title: e.summary },
+      return h(
+        'div',
+        { class: `entry tool ${e.ok ? 'ok' : 'failed'}`, title: e.summary },
         h('span', { class: 'icon', 'aria-hidden': 'true' }, e.ok ? '✓' : '✗'),
         h('span', { class: 'visually-hidden' }, `${ROLE_LABEL[e.role]} tool call ${e.ok ? 'succeeded' : 'failed'}: `),
         h('span', { class: 'name' }, e.name),
-        h('span', { class: 'summary' }, e.summary));
+        h('span', { class: 'summary' }, e.summary),
+      );
     case 'log':
       return h('div', { class: 'entry log-line' }, e.role ? h('span', { class: 'role' }, ROLE_LABEL[e.role]) : null, h('span', { class: 'body' }, e.text));
     case 'step':
@@ -467,7 +583,8 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
   switch (m.type) {
     case 'snapshot':
       // A host that has just started (window reload) has no history yet: keep what this view showed.
-      if (!live && m.seq === 0 && !m.stream.length && entries.length) appendStream(entries, [{ kind: 'log', role: null, text: 'The window reloaded: the activity above is from before.' }]);
+      if (!live && m.seq === 0 && !m.stream.length && entries.length)
+        appendStream(entries, [{ kind: 'log', role: null, text: 'The window reloaded: the activity above is from before.' }]);
       else entries = m.stream.map((e) => ({ ...e }));
       live = true;
       state = m.state;

@@ -20,7 +20,8 @@ export function run(cmd, args, opts = {}) {
 }
 
 /** `satlution ARGS` with its output captured (stderr passes through). */
-export const satlution = (...args) => execFileSync(process.execPath, [cli, ...args.map(String)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 });
+export const satlution = (...args) =>
+  execFileSync(process.execPath, [cli, ...args.map(String)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 });
 
 /** npm packages, the bundles and the C tool chain. */
 export function prepare() {
@@ -33,7 +34,10 @@ export function prepare() {
   for (const tool of ['make', 'cc', 'git']) {
     if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) {
       step(`Installing build tools (${tool} is missing)`);
-      run('bash', ['-c', 'SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo; $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq build-essential git']);
+      run('bash', [
+        '-c',
+        'SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo; $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq build-essential git',
+      ]);
       break;
     }
   }
@@ -91,15 +95,25 @@ export function gateSets(dir, seed) {
   if (seed.name === 'kissat') {
     // Every fifth of kissat's own test formulas (27 of 135: a screen, not a test suite), without
     // hard.cnf and ph11.cnf, pigeonhole (12,11) and (11,10), which take minutes.
-    const cnfs = fs.readdirSync(path.join(seed.src, 'test', 'cnf')).filter((f) => f.endsWith('.cnf') && !['hard.cnf', 'ph11.cnf'].includes(f)).sort();
+    const cnfs = fs
+      .readdirSync(path.join(seed.src, 'test', 'cnf'))
+      .filter((f) => f.endsWith('.cnf') && !['hard.cnf', 'ph11.cnf'].includes(f))
+      .sort();
     for (const f of cnfs.filter((_, i) => i % 5 === 0)) fs.copyFileSync(path.join(seed.src, 'test', 'cnf', f), path.join(bench('smoke'), f));
   } else
     writeSet(dir, 'smoke', [
-      ...[[3, 2], [4, 3]].map(([p, h]) => [`php-${p}-${h}.cnf`, 'pigeonhole', 'UNSAT', pigeonhole(p, h)]),
+      ...[
+        [3, 2],
+        [4, 3],
+      ].map(([p, h]) => [`php-${p}-${h}.cnf`, 'pigeonhole', 'UNSAT', pigeonhole(p, h)]),
       ...[1, 2, 3, 4].map((s) => [`planted-40-${s}.cnf`, 'planted-3sat', 'SAT', planted(40, 4.0, s)]),
     ]);
   writeSet(dir, 'verify', [
-    ...[[6, 5], [7, 6], [8, 7]].map(([p, h]) => [`php-${p}-${h}.cnf`, 'pigeonhole', 'UNSAT', pigeonhole(p, h)]),
+    ...[
+      [6, 5],
+      [7, 6],
+      [8, 7],
+    ].map(([p, h]) => [`php-${p}-${h}.cnf`, 'pigeonhole', 'UNSAT', pigeonhole(p, h)]),
     ...[1, 2, 3, 4].map((s) => [`planted-200-${s}.cnf`, 'planted-3sat', 'SAT', planted(200, 4.2, s)]),
   ]);
   // A SAT Competition-style compressed instance in the verify set.

@@ -26,7 +26,11 @@ function referenceKissat(src) {
 
 /** Reads a `satlution compare --json` result and the duel's per-instance pairs. */
 function compareSideBySide(dir, a, b, set) {
-  const r = spawnSync(process.execPath, [cli, 'compare', '--measure', a, b, '--set', set, '--dir', dir, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, [cli, 'compare', '--measure', a, b, '--set', set, '--dir', dir, '--json'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 << 20,
+  });
   if (r.status !== 0) {
     console.error(`demo: satlution compare --measure on ${set} failed (exit ${r.status})`);
     process.exit(r.status || 1);
@@ -38,7 +42,11 @@ function compareSideBySide(dir, a, b, set) {
 
 /** meta.csv of a set as name -> family. */
 function families(dir, set) {
-  const lines = fs.readFileSync(path.join(dir, 'benchmarks', set, 'meta.csv'), 'utf8').trim().split('\n').slice(1);
+  const lines = fs
+    .readFileSync(path.join(dir, 'benchmarks', set, 'meta.csv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1);
   return new Map(lines.map((l) => l.split(',')).map(([name, family]) => [name, family]));
 }
 
@@ -64,7 +72,9 @@ function describe(dir, set, label, { cmp, pairs }, timeoutS) {
     const g = a > 0 ? (100 * (a - bb)) / a : 0;
     const faster = ps.filter((p) => par2(p.b) < par2(p.a)).length;
     perFamily.push({ family: f, gain: g });
-    lines.push(`  ${f.padEnd(14)} ${String(ps.length).padStart(2)} instances: PAR-2 ${a.toFixed(2)} -> ${bb.toFixed(2)} s, ${Math.abs(g).toFixed(0)}% ${g >= 0 ? 'faster' : 'slower'} (faster on ${faster} of ${ps.length})`);
+    lines.push(
+      `  ${f.padEnd(14)} ${String(ps.length).padStart(2)} instances: PAR-2 ${a.toFixed(2)} -> ${bb.toFixed(2)} s, ${Math.abs(g).toFixed(0)}% ${g >= 0 ? 'faster' : 'slower'} (faster on ${faster} of ${ps.length})`,
+    );
   }
   // The p of the test decisions use (objectiveTest.ts), one-sided in B's favour.
   return { lines, gain, p: cmp.test.p, par2A: cmp.par2A, par2B: cmp.par2B, perFamily };
@@ -98,7 +108,11 @@ export function evolveDemo(dir, seed, o) {
   // (1+1): one proposal per cycle, raced side by side with the champion. A race's challengers share the
   // 0.5% false-promotion level (Bonferroni), so on 22 instances one challenger at 0.5% makes more
   // progress per minute than three at 0.17% each (measured: 4 cycles in 8 minutes against 2-3).
-  editConfig(dir, 'strategy: { name: champion-challenger, min_improvement_pct: 5, alpha: 0.05 }', 'strategy: { name: champion-challenger, lambda: 1, min_improvement_pct: 5, alpha: 0.05 }');
+  editConfig(
+    dir,
+    'strategy: { name: champion-challenger, min_improvement_pct: 5, alpha: 0.05 }',
+    'strategy: { name: champion-challenger, lambda: 1, min_improvement_pct: 5, alpha: 0.05 }',
+  );
 
   step('satlution eval SATLUTION_0 --stage all   (build, smoke, verify with every model and proof checked, perf, audit)');
   run(process.execPath, [cli, 'eval', path.join(dir, 'SATLUTION_0'), '--stage', 'all', '--json', path.join(dir, 'seed-results.json')]);
@@ -117,15 +131,31 @@ export function evolveDemo(dir, seed, o) {
   }
 
   step(`Fresh instances of the same families, another seed (${o.suiteSeed + 1}), never seen by anything so far`);
-  run(process.execPath, [cli, 'generate', 'suite', '--out', path.join(dir, 'benchmarks', 'fresh'), '--seed', o.suiteSeed + 1, '--count', FRESH_COUNTS, '--prover', prover]);
+  run(process.execPath, [
+    cli,
+    'generate',
+    'suite',
+    '--out',
+    path.join(dir, 'benchmarks', 'fresh'),
+    '--seed',
+    o.suiteSeed + 1,
+    '--count',
+    FRESH_COUNTS,
+    '--prover',
+    prover,
+  ]);
   editConfig(dir, '\nbenchmarks:\n', '\nbenchmarks:\n  fresh: benchmarks/fresh\n');
 
   step(`The seed against the champion ${champion}, side by side, on the held-out set and on the fresh set   (${elapsed()} so far)`);
   const held = describe(dir, 'heldout', 'held-out set', compareSideBySide(dir, 'SATLUTION_0', champion, 'heldout'), timeoutS);
   const fresh = describe(dir, 'fresh', 'fresh set', compareSideBySide(dir, 'SATLUTION_0', champion, 'fresh'), timeoutS);
-  const slower = [['held-out', held], ['fresh', fresh]].flatMap(([name, r]) => r.perFamily.filter((f) => f.gain < 0).map((f) => `${f.family} on the ${name} set by ${(-f.gain).toFixed(0)}%`));
+  const slower = [
+    ['held-out', held],
+    ['fresh', fresh],
+  ].flatMap(([name, r]) => r.perFamily.filter((f) => f.gain < 0).map((f) => `${f.family} on the ${name} set by ${(-f.gain).toFixed(0)}%`));
   // The champion's defaults against the seed's: what the whole lineage changed.
-  const defaults = (c) => new Map([...fs.readFileSync(path.join(dir, c, 'src', 'options.h'), 'utf8').matchAll(/OPTION\s*\(\s*(\w+)\s*,\s*([^,]+?)\s*,/g)].map((m) => [m[1], m[2]]));
+  const defaults = (c) =>
+    new Map([...fs.readFileSync(path.join(dir, c, 'src', 'options.h'), 'utf8').matchAll(/OPTION\s*\(\s*(\w+)\s*,\s*([^,]+?)\s*,/g)].map((m) => [m[1], m[2]]));
   const [before, after] = [defaults('SATLUTION_0'), defaults(champion)];
   const lineage = [...after].filter(([name, v]) => before.get(name) !== v).map(([name, v]) => `${name}: ${before.get(name)} -> ${v}`);
   const report = [
@@ -138,7 +168,9 @@ export function evolveDemo(dir, seed, o) {
     '',
     ...fresh.lines,
     '',
-    held.gain >= 20 && held.p < 0.05 ? `Held-out: ${held.gain.toFixed(1)}% faster with p = ${held.p.toPrecision(2)}: the target (20%, p < 0.05) is met.` : `Held-out: ${held.gain.toFixed(1)}% with p = ${held.p.toPrecision(2)}: short of the target (20% faster, p < 0.05).`,
+    held.gain >= 20 && held.p < 0.05
+      ? `Held-out: ${held.gain.toFixed(1)}% faster with p = ${held.p.toPrecision(2)}: the target (20%, p < 0.05) is met.`
+      : `Held-out: ${held.gain.toFixed(1)}% with p = ${held.p.toPrecision(2)}: short of the target (20% faster, p < 0.05).`,
     `Fresh instances (seed ${o.suiteSeed + 1}): ${fresh.gain.toFixed(1)}% ${fresh.gain >= 0 ? 'faster' : 'slower'}, p = ${fresh.p.toPrecision(2)}.`,
     slower.length
       ? `Slower: ${slower.join('; ')}. The tuned defaults suit these families, not every formula: a general kissat improvement would need a general benchmark set.`

@@ -37,12 +37,16 @@ export function explainComparison(c: ExplainedComparison, o: { alpha: number; ma
   if (c.wilcoxon.n < need)
     return `${way} (${stats}), but with ${c.wilcoxon.n} instance${c.wilcoxon.n === 1 ? '' : 's'} that differ no result can be significant at alpha ${o.alpha}: even if every one went the same way, the test needs at least ${need}. Add instances to the perf set.`;
   if (c.verdict === 'B faster')
-    return gain >= o.marginPct ? `${way} (${stats}): significant, and over the ${o.marginPct.toFixed(1)}% margin.` : `${way} (${stats}): significant, but under the ${o.marginPct.toFixed(1)}% margin a promotion needs, which a difference this small may owe to the machine's noise.`;
+    return gain >= o.marginPct
+      ? `${way} (${stats}): significant, and over the ${o.marginPct.toFixed(1)}% margin.`
+      : `${way} (${stats}): significant, but under the ${o.marginPct.toFixed(1)}% margin a promotion needs, which a difference this small may owe to the machine's noise.`;
   if (c.verdict === 'A faster') return `${way} (${stats}): significantly slower.`;
   const zero = c.ci95[0] <= 0 && c.ci95[1] >= 0;
   const [par2Sig, ratioSig] = c.test ? [c.test.par2_p < level, c.test.log_ratio_p < level] : [false, false];
-  if (par2Sig && !ratioSig) return `${way} (${stats}), but not instance by instance (the geometric mean's p = ${c.test!.log_ratio_p.toPrecision(2)}): a few long instances carry the PAR-2 difference while the typical instance got no faster, so no gain is called.`;
-  if (ratioSig && !par2Sig) return `${way} (${stats}): faster instance by instance (p = ${c.test!.log_ratio_p.toPrecision(2)}), but its PAR-2 is not significantly lower (p = ${c.test!.par2_p.toPrecision(2)}): the gain is on instances that weigh little in PAR-2.`;
+  if (par2Sig && !ratioSig)
+    return `${way} (${stats}), but not instance by instance (the geometric mean's p = ${c.test!.log_ratio_p.toPrecision(2)}): a few long instances carry the PAR-2 difference while the typical instance got no faster, so no gain is called.`;
+  if (ratioSig && !par2Sig)
+    return `${way} (${stats}): faster instance by instance (p = ${c.test!.log_ratio_p.toPrecision(2)}), but its PAR-2 is not significantly lower (p = ${c.test!.par2_p.toPrecision(2)}): the gain is on instances that weigh little in PAR-2.`;
   return `${way} (${stats}), but not significant: ${p >= level ? `p is not under ${oneSided ? level.toPrecision(2) : level}` : 'the difference is inside the noise band'}${zero ? ', and the CI includes no difference at all' : ''}. The instances do not agree on a direction.`;
 }
 
@@ -67,6 +71,7 @@ export function explainSplit(s: AnswerSplit): string | undefined {
   const unsat = way(s.unsatA, s.unsatB);
   if (sat === 0 || unsat === 0 || sat === unsat) return undefined;
   const fig = (a: number | null, b: number | null) => `${a!.toFixed(2)} -> ${b!.toFixed(2)} s`;
-  const [fast, slow] = sat > 0 ? [`SAT (${fig(s.satA, s.satB)})`, `UNSAT (${fig(s.unsatA, s.unsatB)})`] : [`UNSAT (${fig(s.unsatA, s.unsatB)})`, `SAT (${fig(s.satA, s.satB)})`];
+  const [fast, slow] =
+    sat > 0 ? [`SAT (${fig(s.satA, s.satB)})`, `UNSAT (${fig(s.unsatA, s.unsatB)})`] : [`UNSAT (${fig(s.unsatA, s.unsatB)})`, `SAT (${fig(s.satA, s.satB)})`];
   return `Faster on ${fast} but slower on ${slow}, by each one's own evaluation.`;
 }

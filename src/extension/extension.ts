@@ -97,9 +97,15 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
     statusBar,
     trees.disposable,
     review.disposable,
-    cmd('satlution.evaluateCandidate', unlessMissing(model, 'evaluate', (arg?: unknown) => evaluateCandidate(arg, { model, log, buildProblems, compliance, jobs }))),
+    cmd(
+      'satlution.evaluateCandidate',
+      unlessMissing(model, 'evaluate', (arg?: unknown) => evaluateCandidate(arg, { model, log, buildProblems, compliance, jobs })),
+    ),
     cmd('satlution.evaluateOnRunner', (arg?: unknown) => evaluateOnRunner(arg, { model, log, buildProblems, compliance, jobs })),
-    cmd('satlution.checkRules', unlessMissing(model, 'check the rules on', (arg?: unknown) => checkRules(arg, { model, compliance }))),
+    cmd(
+      'satlution.checkRules',
+      unlessMissing(model, 'check the rules on', (arg?: unknown) => checkRules(arg, { model, compliance })),
+    ),
     cmd('satlution.reviewRulePatches', (arg?: unknown) => reviewRulePatches(arg, model)),
     cycles,
     cmd('satlution.startCycle', (arg?: unknown) => cycles.start(arg)),
@@ -137,7 +143,11 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
     model.onDidChange((snap) => {
       if (snap) void diagnostics.checkFile(vscode.Uri.file(path.join(snap.dir, CONFIG_FILE)));
       // The walkthrough's "Choose the agents" completes once a model is really configured.
-      void vscode.commands.executeCommand('setContext', 'satlution.modelsConfigured', !!(snap?.config.ok && (snap.config.config.models.planner || snap.config.config.models.coder)));
+      void vscode.commands.executeCommand(
+        'setContext',
+        'satlution.modelsConfigured',
+        !!(snap?.config.ok && (snap.config.config.models.planner || snap.config.config.models.coder)),
+      );
     }),
   );
   // The Overview and Steering views exist only once the workspace is known: when satlution.yaml is
@@ -173,7 +183,10 @@ export function activate(context: vscode.ExtensionContext): SatlutionApi {
 async function showViewsEarly(): Promise<void> {
   for (const f of vscode.workspace.workspaceFolders ?? []) {
     if (f.uri.scheme !== 'file') continue;
-    const found = await vscode.workspace.fs.stat(vscode.Uri.joinPath(f.uri, CONFIG_FILE)).then(() => true, () => false);
+    const found = await vscode.workspace.fs.stat(vscode.Uri.joinPath(f.uri, CONFIG_FILE)).then(
+      () => true,
+      () => false,
+    );
     if (found) {
       await vscode.commands.executeCommand('setContext', 'satlution.workspaceInitialized', true);
       return;

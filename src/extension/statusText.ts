@@ -12,7 +12,11 @@ export function statusText(cycle: CycleState | undefined, running: boolean, cham
   const active = cycle && cycle.step !== 'done';
   const phase = active ? `${running ? '$(sync~spin)' : '$(debug-pause)'} cycle ${cycle.cycle}: ${cycle.step}` : '$(beaker) SATLUTION';
   const lines = [
-    active ? `Cycle ${cycle.cycle} ${running ? 'is at' : 'stopped at'} step "${cycle.step}"${cycle.title ? ` — ${cycle.title}` : ''}${running ? '' : ' (Resume Evolution Cycle continues it)'}` : cycle ? `Last cycle ${cycle.cycle}: ${cycle.outcome ?? 'done'}` : 'No cycle run yet',
+    active
+      ? `Cycle ${cycle.cycle} ${running ? 'is at' : 'stopped at'} step "${cycle.step}"${cycle.title ? ` — ${cycle.title}` : ''}${running ? '' : ' (Resume Evolution Cycle continues it)'}`
+      : cycle
+        ? `Last cycle ${cycle.cycle}: ${cycle.outcome ?? 'done'}`
+        : 'No cycle run yet',
     champion ? `Champion ${champion.dir}${champion.par2 !== null ? `, PAR-2 ${champion.par2.toFixed(3)} s` : ', not measured yet'}` : 'No champion',
   ];
   return { text: `${phase}  ${champ}`, tooltip: lines.join('\n') };

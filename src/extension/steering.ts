@@ -9,7 +9,12 @@ import type { WorkspaceModel } from './workspaceModel';
 
 const Candidate = z.string().regex(/^SATLUTION_\d{1,9}$/);
 
-export function registerSteering(extensionUri: vscode.Uri, model: WorkspaceModel, cycles: CycleController, log: vscode.LogOutputChannel): { steering: SteeringViewProvider; disposable: vscode.Disposable } {
+export function registerSteering(
+  extensionUri: vscode.Uri,
+  model: WorkspaceModel,
+  cycles: CycleController,
+  log: vscode.LogOutputChannel,
+): { steering: SteeringViewProvider; disposable: vscode.Disposable } {
   const steering = new SteeringViewProvider(extensionUri, model, cycles, log);
   const transcripts = new TranscriptContentProvider(model);
   // The CodeLens passes the candidate; from the palette, the plan that waits is meant.
@@ -29,7 +34,8 @@ export function registerSteering(extensionUri: vscode.Uri, model: WorkspaceModel
     vscode.workspace.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts),
     cycles.onDidEvent((e) => e.type.startsWith('agent-') && transcripts.refreshSoon()),
     vscode.commands.registerCommand('satlution.pauseCycle', () => {
-      if (!cycles.pause()) void vscode.window.showInformationMessage(cycles.isRunning ? 'SATLUTION: the cycle is already pausing.' : 'SATLUTION: no cycle is running.');
+      if (!cycles.pause())
+        void vscode.window.showInformationMessage(cycles.isRunning ? 'SATLUTION: the cycle is already pausing.' : 'SATLUTION: no cycle is running.');
     }),
     vscode.commands.registerCommand('satlution.openTranscript', (arg?: unknown) => openTranscript(arg, model)),
     vscode.commands.registerCommand('satlution.approvePlan', answer(true)),

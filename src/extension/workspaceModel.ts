@@ -98,7 +98,14 @@ export class WorkspaceModel extends Disposable {
         });
       // An unreadable set or cache only loses the marks, never the snapshot.
       const cfg = this.current?.config;
-      this.stale = root && this.current && cfg?.ok ? await stalePerfMeasurements(root, cfg.config, this.current.candidates.map((c) => c.dir)).catch(() => new Map<string, string>()) : new Map();
+      this.stale =
+        root && this.current && cfg?.ok
+          ? await stalePerfMeasurements(
+              root,
+              cfg.config,
+              this.current.candidates.map((c) => c.dir),
+            ).catch(() => new Map<string, string>())
+          : new Map();
     } catch (e) {
       this.log.error(`Reading the workspace failed: ${(e as Error).message}`);
       this.current = undefined;
@@ -122,7 +129,10 @@ export class WorkspaceModel extends Disposable {
     // Candidate directories and their docs, the store's index, the evaluation documents, the noise
     // calibration, the config itself, and the benchmark sets (their counts and the perf set's version).
     this.watchedSets = this.setPatterns();
-    const pattern = new vscode.RelativePattern(folder, `{${CONFIG_FILE},SATLUTION_*,SATLUTION_*/*.md,.satlution/candidates.json,.satlution/evals/*.json,.satlution/calibration.json,${this.watchedSets}}`);
+    const pattern = new vscode.RelativePattern(
+      folder,
+      `{${CONFIG_FILE},SATLUTION_*,SATLUTION_*/*.md,.satlution/candidates.json,.satlution/evals/*.json,.satlution/calibration.json,${this.watchedSets}}`,
+    );
     this.watcher = vscode.workspace.createFileSystemWatcher(pattern);
     const soon = () => {
       clearTimeout(this.timer);
@@ -138,7 +148,10 @@ export class WorkspaceModel extends Disposable {
     const rel = (this.current?.benchmarks ?? [])
       .map((b) => path.posix.normalize(b.dir.split(path.sep).join('/')).replace(/\/$/, ''))
       .filter((d) => !path.isAbsolute(d) && d !== '.' && !d.startsWith('..') && !/[{}*?,[\]]/.test(d) && !d.startsWith(`${BENCH_DIR}/`));
-    return [...new Set([BENCH_DIR, ...rel])].sort().flatMap((d) => [d, `${d}/**`]).join(',');
+    return [...new Set([BENCH_DIR, ...rel])]
+      .sort()
+      .flatMap((d) => [d, `${d}/**`])
+      .join(',');
   }
 
   override dispose(): void {
@@ -149,7 +162,6 @@ export class WorkspaceModel extends Disposable {
 }
 
 async function findRoot(): Promise<string | undefined> {
-  for (const f of vscode.workspace.workspaceFolders ?? [])
-    if (f.uri.scheme === 'file' && (await workspaceState(f.uri.fsPath))) return f.uri.fsPath;
+  for (const f of vscode.workspace.workspaceFolders ?? []) if (f.uri.scheme === 'file' && (await workspaceState(f.uri.fsPath))) return f.uri.fsPath;
   return undefined;
 }

@@ -29,16 +29,28 @@ export const LIMITS = {
   reason: 2000,
 } as const;
 
-const ToolRow = z.object({ kind: z.literal('tool'), role: AgentRole, name: z.string().min(1).max(64), ok: z.boolean(), summary: z.string().max(LIMITS.line) }).strict();
+const ToolRow = z
+  .object({ kind: z.literal('tool'), role: AgentRole, name: z.string().min(1).max(64), ok: z.boolean(), summary: z.string().max(LIMITS.line) })
+  .strict();
 const LogRow = z.object({ kind: z.literal('log'), role: AgentRole.nullable(), text: z.string().max(LIMITS.line) }).strict();
 const StepRow = z.object({ kind: z.literal('step'), cycle: Cycle, step: Step, candidate: CandidateDir.nullable() }).strict();
 
 /** One row of the agents' live log. Streamed text is appended to the last row when it is the same role's text. */
-export const StreamEntry = z.discriminatedUnion('kind', [z.object({ kind: z.literal('text'), role: AgentRole, text: z.string().max(LIMITS.text) }).strict(), ToolRow, LogRow, StepRow]);
+export const StreamEntry = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('text'), role: AgentRole, text: z.string().max(LIMITS.text) }).strict(),
+  ToolRow,
+  LogRow,
+  StepRow,
+]);
 export type StreamEntry = z.infer<typeof StreamEntry>;
 
 /** What the host appends; a `text` item is a delta (a long one too: the reducer keeps the tail). */
-export const StreamItem = z.discriminatedUnion('kind', [z.object({ kind: z.literal('text'), role: AgentRole, text: z.string().max(LIMITS.text * 4) }).strict(), ToolRow, LogRow, StepRow]);
+export const StreamItem = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('text'), role: AgentRole, text: z.string().max(LIMITS.text * 4) }).strict(),
+  ToolRow,
+  LogRow,
+  StepRow,
+]);
 export type StreamItem = z.infer<typeof StreamItem>;
 
 export const Phase = z.enum(['none', 'idle', 'running', 'awaiting-approval', 'paused']);
@@ -102,7 +114,10 @@ export const SteeringState = z
     /** Whether the strategy screens proposals before evaluation (its cycles have a Screen step). */
     screens: z.boolean(),
     /** How the last cycle ended, when one did. */
-    outcome: z.string().max(LIMITS.line * 2).nullable(),
+    outcome: z
+      .string()
+      .max(LIMITS.line * 2)
+      .nullable(),
     pending: PendingPlan.nullable(),
     /** Whether any agent transcript exists to open. */
     transcripts: z.boolean(),
@@ -115,7 +130,10 @@ export const SteeringState = z
     /** The agent Start runs (the LLM agents once models are configured, else the offline tuner); null while the config is invalid. */
     nextAgent: z.enum(['llm', 'tuner']).nullable(),
     /** Why the last cycle's challenger was or was not promoted, in a sentence (core/explain.ts). */
-    why: z.string().max(LIMITS.line * 3).nullable(),
+    why: z
+      .string()
+      .max(LIMITS.line * 3)
+      .nullable(),
   })
   .strict();
 export type SteeringState = z.infer<typeof SteeringState>;
@@ -125,7 +143,15 @@ const Notes = z.string().max(LIMITS.notes);
 /** Extension -> webview. */
 export const SteeringHostMessage = z.discriminatedUnion('type', [
   /** Everything, after `ready`: the view replaces what it shows. `seq` numbers the stream batches. */
-  z.object({ type: z.literal('snapshot'), state: SteeringState, stream: z.array(StreamEntry).max(LIMITS.entries), seq: z.number().int().nonnegative(), notes: Notes }).strict(),
+  z
+    .object({
+      type: z.literal('snapshot'),
+      state: SteeringState,
+      stream: z.array(StreamEntry).max(LIMITS.entries),
+      seq: z.number().int().nonnegative(),
+      notes: Notes,
+    })
+    .strict(),
   z.object({ type: z.literal('state'), state: SteeringState }).strict(),
   /** Appended to the stream; a gap in `seq` makes the view ask for a snapshot again. */
   z.object({ type: z.literal('stream'), seq: z.number().int().positive(), items: z.array(StreamItem).min(1).max(1000) }).strict(),

@@ -32,7 +32,8 @@ export function compactItems(items: readonly StreamItem[]): StreamItem[] {
   const out: StreamItem[] = [];
   for (const it of items) {
     const last = out[out.length - 1];
-    if (it.kind === 'text' && last?.kind === 'text' && last.role === it.role) out[out.length - 1] = { ...last, text: tail(last.text + it.text, LIMITS.text * 4) };
+    if (it.kind === 'text' && last?.kind === 'text' && last.role === it.role)
+      out[out.length - 1] = { ...last, text: tail(last.text + it.text, LIMITS.text * 4) };
     else out.push({ ...it });
   }
   return out;

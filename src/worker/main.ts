@@ -159,7 +159,15 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** `--check-kept`: drat-trim on a kept proof; prints the run's result as the proof judges it (one JSON line). */
-async function checkKept(values: { 'check-kept'?: string; cnf?: string; 'drat-trim'?: string; result?: string; 'checker-timeout'?: string; 'max-proof-mb': string; timeout: string }): Promise<number> {
+async function checkKept(values: {
+  'check-kept'?: string;
+  cnf?: string;
+  'drat-trim'?: string;
+  result?: string;
+  'checker-timeout'?: string;
+  'max-proof-mb': string;
+  timeout: string;
+}): Promise<number> {
   let result: InstanceResult | undefined;
   try {
     result = InstanceResult.parse(JSON.parse(values.result ?? ''));
@@ -170,7 +178,7 @@ async function checkKept(values: { 'check-kept'?: string; cnf?: string; 'drat-tr
   const maxProofMb = Number(values['max-proof-mb']);
   const problems = [
     !values.cnf || !values['drat-trim'] ? USAGE : '',
-    !result ? '--result must be the run\'s result as JSON' : '',
+    !result ? "--result must be the run's result as JSON" : '',
     !(checkerTimeoutS > 0) ? `--checker-timeout must be a positive number of seconds, got "${values['checker-timeout']}"` : '',
     !(maxProofMb > 0) ? `--max-proof-mb must be a positive number of MB, got "${values['max-proof-mb']}"` : '',
   ].filter(Boolean);
@@ -182,7 +190,15 @@ async function checkKept(values: { 'check-kept'?: string; cnf?: string; 'drat-tr
   const onStop = () => stop.abort();
   process.once('SIGTERM', onStop);
   try {
-    const r = await checkKeptProof({ result, cnf: path.resolve(values.cnf!), proof: path.resolve(values['check-kept']!), dratTrim: values['drat-trim']!, checkerTimeoutS, maxProofMb, signal: stop.signal });
+    const r = await checkKeptProof({
+      result,
+      cnf: path.resolve(values.cnf!),
+      proof: path.resolve(values['check-kept']!),
+      dratTrim: values['drat-trim']!,
+      checkerTimeoutS,
+      maxProofMb,
+      signal: stop.signal,
+    });
     if (stop.signal.aborted) return 143;
     process.stdout.write(JSON.stringify(r) + '\n');
     return 0;

@@ -19,12 +19,22 @@ export function prepareEvolvedWorkspace(root: string, ws: string): void {
     fs.writeFileSync(path.join(dir, 'meta.csv'), ['instance,family,expected', ...rows.map(([f, fam, e]) => `${f},${fam},${e}`)].join('\n') + '\n');
     for (const [f, , , gen] of rows) fs.writeFileSync(path.join(dir, f), run('generate', ...gen));
   };
-  set('smoke', [['planted-40-1.cnf', 'planted-3sat', 'SAT', ['planted', '40', '4.0', '1']], ['php-4-3.cnf', 'pigeonhole', 'UNSAT', ['pigeonhole', '4', '3']]]);
+  set('smoke', [
+    ['planted-40-1.cnf', 'planted-3sat', 'SAT', ['planted', '40', '4.0', '1']],
+    ['php-4-3.cnf', 'pigeonhole', 'UNSAT', ['pigeonhole', '4', '3']],
+  ]);
   // An empty verify set fails the gates (evaluation.vacuous_gates: fail).
-  set('verify', [['planted-100-1.cnf', 'planted-3sat', 'SAT', ['planted', '100', '4.2', '1']], ['php-5-4.cnf', 'pigeonhole', 'UNSAT', ['pigeonhole', '5', '4']]]);
+  set('verify', [
+    ['planted-100-1.cnf', 'planted-3sat', 'SAT', ['planted', '100', '4.2', '1']],
+    ['php-5-4.cnf', 'pigeonhole', 'UNSAT', ['pigeonhole', '5', '4']],
+  ]);
   set('perf', [
     ...[1, 2, 3, 4].map((s): [string, string, 'SAT', string[]] => [`planted-250-${s}.cnf`, 'planted-3sat', 'SAT', ['planted', '250', '4.26', String(100 + s)]]),
-    ...[[6, 5], [7, 6], [8, 7]].map(([p, h]): [string, string, 'UNSAT', string[]] => [`php-${p}-${h}.cnf`, 'pigeonhole', 'UNSAT', ['pigeonhole', String(p), String(h)]]),
+    ...[
+      [6, 5],
+      [7, 6],
+      [8, 7],
+    ].map(([p, h]): [string, string, 'UNSAT', string[]] => [`php-${p}-${h}.cnf`, 'pigeonhole', 'UNSAT', ['pigeonhole', String(p), String(h)]]),
   ]);
   run('eval', path.join(ws, 'SATLUTION_0'), '--stage', 'all');
   run('cycle', '--agent', 'tuner', '--cycles', '2', '--yes', '--dir', ws);
@@ -92,7 +102,11 @@ export async function cycleFromTheSidebar({ page, workspace, shot }: E2eContext)
   assert.ok((await steps.count()) >= 6, 'the stepper shows the steps');
   assert.equal(await steering.getByRole('list', { name: 'Cycle steps' }).locator('li.step:not([hidden]):not(.done)').count(), 0, 'every step is done');
   assert.equal(await steering.locator('p.visually-hidden[aria-live="polite"]').textContent(), `Cycle ${next} finished.`);
-  await steering.getByRole('log', { name: 'Agent activity' }).getByRole('separator').filter({ hasText: `Done · ${dir}` }).waitFor({ timeout: 15000 });
+  await steering
+    .getByRole('log', { name: 'Agent activity' })
+    .getByRole('separator')
+    .filter({ hasText: `Done · ${dir}` })
+    .waitFor({ timeout: 15000 });
   // Nothing runs: Start is back and pressable, Pause and Stop are not.
   await enabled(steering, 'Start').waitFor({ timeout: 15000 });
   assert.equal(await steering.locator('vscode-button[disabled]', { hasText: /^\s*(Pause|Stop)\s*$/ }).count(), 2, 'Pause and Stop are disabled');

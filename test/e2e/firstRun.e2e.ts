@@ -8,7 +8,19 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findDratTrim } from '../../src/core/run/tools';
 import type { E2eContext } from './index';
-import { answerFileDialog, openSidebar, pickQuickItem, readToast, runCommand, settled, toast, toastShown, treeRow, waitForWorkbench, webview } from './workbench';
+import {
+  answerFileDialog,
+  openSidebar,
+  pickQuickItem,
+  readToast,
+  runCommand,
+  settled,
+  toast,
+  toastShown,
+  treeRow,
+  waitForWorkbench,
+  webview,
+} from './workbench';
 
 export async function firstRunFromEmptyFolder({ page, workspace, root, shot }: E2eContext): Promise<void> {
   const dratTrim = findDratTrim();
@@ -38,7 +50,10 @@ export async function firstRunFromEmptyFolder({ page, workspace, root, shot }: E
   assert.match(a.message, /smoke 3, verify 5, perf 12 \(planted SAT and pigeonhole UNSAT, answers known by construction\)/);
   assert.deepEqual(a.buttons, ['Evaluate the Seed']);
   assert.equal(fs.readdirSync(path.join(workspace, 'benchmarks', 'perf')).filter((f) => f.endsWith('.cnf')).length, 12);
-  await overview.getByRole('region', { name: 'Benchmarks' }).getByText(/^12 instances/).waitFor({ timeout: 15000 });
+  await overview
+    .getByRole('region', { name: 'Benchmarks' })
+    .getByText(/^12 instances/)
+    .waitFor({ timeout: 15000 });
   assert.equal(await overview.getByRole('button', { name: /Add small sample sets/ }).count(), 0, 'no empty set left to fill');
   await added.getByRole('button', { name: 'Evaluate the Seed' }).click();
 
@@ -49,7 +64,9 @@ export async function firstRunFromEmptyFolder({ page, workspace, root, shot }: E
   assert.equal(m.severity, 'error');
   assert.deepEqual(m.buttons, ['Set Up drat-trim…']);
   assert.doesNotMatch(m.message, /scripts\//, 'no advice that needs this repository');
-  await toastShown(page, /proof checking needs drat-trim/).waitFor({ timeout: 3000 }).catch(() => undefined);
+  await toastShown(page, /proof checking needs drat-trim/)
+    .waitFor({ timeout: 3000 })
+    .catch(() => undefined);
   await settled(page);
   console.log(`    screenshot: ${await shot('1-drat-trim-missing')}`);
   await missing.getByRole('button', { name: 'Set Up drat-trim…' }).click();
@@ -57,7 +74,10 @@ export async function firstRunFromEmptyFolder({ page, workspace, root, shot }: E
   await answerFileDialog(page, dratTrim, 'Use This drat-trim');
   const configured = toast(page, /evaluation\.drat_trim is .* \(it verified a proof and rejected a bogus one\)/);
   await configured.waitFor({ timeout: 30000 });
-  assert.match(fs.readFileSync(path.join(workspace, 'satlution.yaml'), 'utf8'), new RegExp(`\\n\\s+drat_trim: ${dratTrim.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\n`));
+  assert.match(
+    fs.readFileSync(path.join(workspace, 'satlution.yaml'), 'utf8'),
+    new RegExp(`\\n\\s+drat_trim: ${dratTrim.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\n`),
+  );
 
   // 4. The seed's first evaluation, proofs checked, passes every gate.
   await runCommand(page, 'SATLUTION: Evaluate Candidate');
@@ -90,7 +110,10 @@ export async function firstRunFromEmptyFolder({ page, workspace, root, shot }: E
   const steering = await webview(page, 'Steering');
   const card = steering.getByRole('alert').filter({ hasText: 'no API key for anthropic' });
   await card.waitFor({ timeout: 30000 });
-  assert.deepEqual((await card.locator('vscode-button').allInnerTexts()).map((t) => t.trim()), ['Set API Key…', 'Configure Models…', 'Resume']);
+  assert.deepEqual(
+    (await card.locator('vscode-button').allInnerTexts()).map((t) => t.trim()),
+    ['Set API Key…', 'Configure Models…', 'Resume'],
+  );
   await settled(page, steering);
   console.log(`    screenshot: ${await shot('3-steering-problem')}`);
   await card.locator('vscode-button', { hasText: 'Set API Key…' }).click();

@@ -32,9 +32,19 @@ interface Scenario {
 const SCENARIOS: Scenario[] = [
   { name: 'Initialize Workspace from the palette shows SATLUTION_0 in the Cycles tree', run: initializeFromPalette },
   { name: 'A cycle started, approved, reviewed and charted from the sidebar', prepare: prepareEvolvedWorkspace, run: cycleFromTheSidebar },
-  { name: 'Evaluate shows its progress and outcome in notifications', prepare: prepareNotificationsWorkspace, run: notificationsAsShown, smokeTestDriver: false },
+  {
+    name: 'Evaluate shows its progress and outcome in notifications',
+    prepare: prepareNotificationsWorkspace,
+    run: notificationsAsShown,
+    smokeTestDriver: false,
+  },
   // As a new user: no drat-trim known to the extension host, nothing but the .vsix and an empty folder.
-  { name: 'A first run from an empty folder: samples, drat-trim located, the seed evaluated, an LLM error fixed from Steering', run: firstRunFromEmptyFolder, smokeTestDriver: false, unsetEnv: ['SATLUTION_DRAT_TRIM', 'SATLUTION_DEV_CACHE', 'ANTHROPIC_API_KEY'] },
+  {
+    name: 'A first run from an empty folder: samples, drat-trim located, the seed evaluated, an LLM error fixed from Steering',
+    run: firstRunFromEmptyFolder,
+    smokeTestDriver: false,
+    unsetEnv: ['SATLUTION_DRAT_TRIM', 'SATLUTION_DEV_CACHE', 'ANTHROPIC_API_KEY'],
+  },
 ];
 
 export async function runE2e(o: { codeServer: string; nodeBin: string; root: string; verbose?: boolean }): Promise<{ passed: number; failed: number }> {
@@ -50,10 +60,21 @@ export async function runE2e(o: { codeServer: string; nodeBin: string; root: str
   const only = process.env.SATLUTION_E2E ? new RegExp(process.env.SATLUTION_E2E, 'i') : undefined;
   for (const { name, prepare, run: scenario, smokeTestDriver, unsetEnv } of SCENARIOS.filter((s) => !only || only.test(s.name))) {
     const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-e2e-'));
-    const cs = await startCodeServer({ codeServer: o.codeServer, nodeBin: o.nodeBin, installVsix: vsix, verbose: o.verbose, smokeTestDriver, ...(unsetEnv ? { unsetEnv } : {}), settings: { 'workbench.colorTheme': 'Default Dark Modern' } });
+    const cs = await startCodeServer({
+      codeServer: o.codeServer,
+      nodeBin: o.nodeBin,
+      installVsix: vsix,
+      verbose: o.verbose,
+      smokeTestDriver,
+      ...(unsetEnv ? { unsetEnv } : {}),
+      settings: { 'workbench.colorTheme': 'Default Dark Modern' },
+    });
     const browser = await launchBrowser(cs.env);
     const page = await newWorkbenchPage(browser);
-    const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 60);
+    const slug = name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .slice(0, 60);
     const ctx: E2eContext = {
       page,
       workspace,
@@ -73,7 +94,10 @@ export async function runE2e(o: { codeServer: string; nodeBin: string; root: str
     } catch (e) {
       failed++;
       console.log(`  ✖ ${name}\n    ${(e as Error).stack ?? e}`);
-      await ctx.shot('failure').then((f) => console.log(`    screenshot: ${f}`), () => undefined);
+      await ctx.shot('failure').then(
+        (f) => console.log(`    screenshot: ${f}`),
+        () => undefined,
+      );
     } finally {
       await browser.close();
       await cs.stop();

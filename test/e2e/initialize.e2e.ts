@@ -68,7 +68,8 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
 
   // Evaluate from the tree's inline action, as a person would.
   // Every stage runs: an empty set would fail its gate (evaluation.vacuous_gates: fail).
-  for (const set of ['smoke', 'verify', 'perf']) fs.copyFileSync(path.join(root, 'test', 'fixtures', 'cnf', 'sat-small.cnf'), path.join(workspace, 'benchmarks', set, 'sat-small.cnf'));
+  for (const set of ['smoke', 'verify', 'perf'])
+    fs.copyFileSync(path.join(root, 'test', 'fixtures', 'cnf', 'sat-small.cnf'), path.join(workspace, 'benchmarks', set, 'sat-small.cnf'));
   const c0 = treeRow(page, 'SATLUTION_0');
   await c0.hover();
   await c0.getByRole('button', { name: 'Evaluate Candidate' }).click();
@@ -85,7 +86,10 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
   await runCommand(page, 'Focus on Runners View');
   const cpu = page.locator('.monaco-list-row[aria-label^="CPU time: "]');
   await cpu.waitFor({ timeout: 60000 });
-  assert.match((await cpu.getAttribute('aria-label')) ?? '', /^CPU time: (ok, user \+ system of each run's whole process tree, orphans included, from (cpuacct\.usage|cpu\.stat) of its own cgroup|warning, not measured: .* To get it: )/);
+  assert.match(
+    (await cpu.getAttribute('aria-label')) ?? '',
+    /^CPU time: (ok, user \+ system of each run's whole process tree, orphans included, from (cpuacct\.usage|cpu\.stat) of its own cgroup|warning, not measured: .* To get it: )/,
+  );
   // The other sections folded, the Runners view has the room to show every finding; the notifications give way.
   await runCommand(page, 'Notifications: Clear All Notifications');
   for (const section of ['Overview', 'Steering', 'Cycles']) {
@@ -113,7 +117,14 @@ export async function initializeFromPalette({ page, workspace, root, shot }: E2e
 /** Waits until a webview frame (the Markdown preview) shows a heading with this text: the document is rendered, not shown as text. */
 async function renderedHeading(page: Page, text: string): Promise<void> {
   for (const end = Date.now() + 15000; ; await page.waitForTimeout(250)) {
-    for (const f of page.frames()) if (await f.locator('h1', { hasText: text }).count().catch(() => 0)) return;
+    for (const f of page.frames())
+      if (
+        await f
+          .locator('h1', { hasText: text })
+          .count()
+          .catch(() => 0)
+      )
+        return;
     if (Date.now() > end) throw new Error(`no rendered heading "${text}" in any webview`);
   }
 }

@@ -25,7 +25,9 @@ export function prepareNotificationsWorkspace(root: string, ws: string): void {
     const tinysat = path.join(root, 'test', 'fixtures', 'seeds', 'tinysat');
     for (const f of ['tinysat.c', 'Makefile']) fs.copyFileSync(path.join(tinysat, f), path.join(seed, f));
     fs.mkdirSync(path.join(seed, 'bin'));
-    fs.writeFileSync(path.join(seed, 'starexec_build'), '#!/usr/bin/env bash\nset -euo pipefail\ncd "$(dirname "$0")"\nmake\ncp -f tinysat bin/tinysat\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(seed, 'starexec_build'), '#!/usr/bin/env bash\nset -euo pipefail\ncd "$(dirname "$0")"\nmake\ncp -f tinysat bin/tinysat\n', {
+      mode: 0o755,
+    });
     fs.writeFileSync(path.join(seed, 'bin', 'starexec_run_default'), '#!/usr/bin/env bash\nsleep 1\nexec "$(dirname "$0")/tinysat" "$1"\n', { mode: 0o755 });
     run('init', '--yes', '--dir', ws, '--seed', `slowsat=${seed}`);
   } finally {
@@ -62,8 +64,15 @@ export async function notificationsAsShown({ page }: E2eContext): Promise<void> 
   // "<gate>: n/N", then what else the count knows (time elapsed and left, the last run not solved) after " · ".
   const perf = seen.messages.map((m) => /^SATLUTION: evaluating SATLUTION_0: perf: (\d+)\/(\d+)(?: · .+)?$/.exec(m)).filter((m) => m !== null);
   assert.ok(perf.length >= 3, `the perf gate's count was seen as it went (${perf.length} steps)`);
-  assert.ok(perf.every((m) => Number(m[2]) === PERF_RUNS), `perf counts to ${PERF_RUNS}`);
-  assert.deepEqual(perf.map((m) => Number(m[1])), [...new Set(perf.map((m) => Number(m[1])))].sort((x, y) => x - y), 'the perf count only goes up');
+  assert.ok(
+    perf.every((m) => Number(m[2]) === PERF_RUNS),
+    `perf counts to ${PERF_RUNS}`,
+  );
+  assert.deepEqual(
+    perf.map((m) => Number(m[1])),
+    [...new Set(perf.map((m) => Number(m[1])))].sort((x, y) => x - y),
+    'the perf count only goes up',
+  );
   // Each run moves the bar by 100 / N / gates (smoke, verify, perf): past 90% at perf 5/6.
   assert.ok(seen.bar !== undefined && seen.bar > 90 && Math.round(seen.bar) <= 100, `the progress bar filled as the runs finished (at most ${seen.bar}%)`);
   assert.deepEqual(seen.buttons, ['Cancel'], 'the evaluation can be cancelled from its notification');
@@ -71,7 +80,12 @@ export async function notificationsAsShown({ page }: E2eContext): Promise<void> 
   assert.ok(fs.statSync(shotFile).size > 10000, 'the screenshot has content');
   const passed = toast(page, 'SATLUTION: SATLUTION_0 passed every gate');
   const outcome = await readToast(passed);
-  assert.match(outcome.message, new RegExp(`^SATLUTION: SATLUTION_0 passed every gate: rules 100%, built, smoke 1/1 solved \\(PAR-2 [\\d.]+ s\\), verify 1/1 solved \\(PAR-2 [\\d.]+ s\\), perf ${PERF_RUNS}/${PERF_RUNS} solved`));
+  assert.match(
+    outcome.message,
+    new RegExp(
+      `^SATLUTION: SATLUTION_0 passed every gate: rules 100%, built, smoke 1/1 solved \\(PAR-2 [\\d.]+ s\\), verify 1/1 solved \\(PAR-2 [\\d.]+ s\\), perf ${PERF_RUNS}/${PERF_RUNS} solved`,
+    ),
+  );
   assert.equal(outcome.severity, 'info');
   assert.deepEqual(outcome.buttons, ['Show Details']);
   assert.equal(await toast(page, 'SATLUTION: evaluating SATLUTION_0').count(), 0, 'the progress notification closed');
@@ -89,10 +103,15 @@ export async function notificationsAsShown({ page }: E2eContext): Promise<void> 
   const failed = toast(page, 'SATLUTION: SATLUTION_1 failed the smoke gate');
   const error = await readToast(failed);
   // Without a fade-in (reduced motion) the class never comes: the screenshot is then taken as it is.
-  await toastShown(page, 'SATLUTION: SATLUTION_1 failed the smoke gate').waitFor({ timeout: 3000 }).catch(() => undefined);
+  await toastShown(page, 'SATLUTION: SATLUTION_1 failed the smoke gate')
+    .waitFor({ timeout: 3000 })
+    .catch(() => undefined);
   await settled(page);
   await shoot(page, 'satlution-e2e-evaluate-error.png');
-  assert.match(error.message, /^SATLUTION: SATLUTION_1 failed the smoke gate: .*SAT claimed on planted-30-1\.cnf, model rejected: clause \d+ .* is not satisfied/);
+  assert.match(
+    error.message,
+    /^SATLUTION: SATLUTION_1 failed the smoke gate: .*SAT claimed on planted-30-1\.cnf, model rejected: clause \d+ .* is not satisfied/,
+  );
   assert.equal(error.severity, 'error');
   assert.deepEqual(error.buttons, ['Show Details']);
   await failed.getByRole('button', { name: 'Show Details' }).click();
@@ -105,7 +124,12 @@ export async function notificationsAsShown({ page }: E2eContext): Promise<void> 
  * shows, until it returns true.
  * Polled, not waited for: each message lasts only as long as its run (a second here).
  */
-async function watchProgress(page: Page, candidate: string, done: RegExp, onMessage?: (message: string) => Promise<boolean>): Promise<{ messages: string[]; bar: number | undefined; buttons: string[]; shot: boolean }> {
+async function watchProgress(
+  page: Page,
+  candidate: string,
+  done: RegExp,
+  onMessage?: (message: string) => Promise<boolean>,
+): Promise<{ messages: string[]; bar: number | undefined; buttons: string[]; shot: boolean }> {
   const progress = toast(page, `SATLUTION: evaluating ${candidate}`);
   const outcome = toast(page, new RegExp(`SATLUTION: ${candidate} ${done.source}`));
   const messages: string[] = [];
@@ -140,10 +164,20 @@ async function outputShows(page: Page, line: RegExp): Promise<void> {
   const panel = page.locator('.part.panel');
   const lines = panel.locator('.monaco-editor .view-lines');
   for (const end = Date.now() + 15000; ; await page.waitForTimeout(250)) {
-    const text = ((await lines.first().innerText({ timeout: 1000 }).catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
+    const text = (
+      (await lines
+        .first()
+        .innerText({ timeout: 1000 })
+        .catch(() => '')) ?? ''
+    ).replace(/\u00a0/g, ' ');
     // The channel picker in the panel's title bar names the channel shown.
-    const channel = await panel.locator('select.monaco-select-box').first().inputValue({ timeout: 1000 }).catch(() => null);
+    const channel = await panel
+      .locator('select.monaco-select-box')
+      .first()
+      .inputValue({ timeout: 1000 })
+      .catch(() => null);
     if (channel === 'SATLUTION' && line.test(text)) return;
-    if (Date.now() > end) throw new Error(`the Output panel never showed ${line} in the SATLUTION channel; it shows channel "${channel}":\n${text.slice(-1500)}`);
+    if (Date.now() > end)
+      throw new Error(`the Output panel never showed ${line} in the SATLUTION channel; it shows channel "${channel}":\n${text.slice(-1500)}`);
   }
 }

@@ -16,7 +16,15 @@ export async function runCommand(page: Page, title: string, timeoutMs = 30000): 
     await input.waitFor();
     await input.fill(`>${title}`);
     const row = page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: title }) });
-    if (await row.first().waitFor({ timeout: 3000 }).then(() => true, () => false)) {
+    if (
+      await row
+        .first()
+        .waitFor({ timeout: 3000 })
+        .then(
+          () => true,
+          () => false,
+        )
+    ) {
       await row.first().click();
       return;
     }
@@ -64,7 +72,11 @@ export async function webview(page: Page, title: string, timeoutMs = 30000): Pro
   const hosts = page.locator('iframe.webview.ready');
   for (const end = Date.now() + timeoutMs; Date.now() < end; await page.waitForTimeout(250))
     for (const host of await hosts.all()) {
-      const found = await host.contentFrame().locator(`iframe#active-frame[title="${title}"]`).count().catch(() => 0);
+      const found = await host
+        .contentFrame()
+        .locator(`iframe#active-frame[title="${title}"]`)
+        .count()
+        .catch(() => 0);
       if (found) return page.frameLocator(`iframe.webview[name="${await host.getAttribute('name')}"]`).frameLocator('iframe#active-frame');
     }
   throw new Error(`webview "${title}" not found`);
@@ -101,14 +113,29 @@ export function toastShown(page: Page, text: string | RegExp) {
  * What a toast says and offers, read the way a person would see it (also while it still changes);
  * `progress` is its bar's percentage while the bar shows (0 when it has no steps).
  */
-export async function readToast(t: ReturnType<typeof toast>): Promise<{ message: string; buttons: string[]; severity: 'info' | 'warning' | 'error' | undefined; progress: number | undefined }> {
+export async function readToast(
+  t: ReturnType<typeof toast>,
+): Promise<{ message: string; buttons: string[]; severity: 'info' | 'warning' | 'error' | undefined; progress: number | undefined }> {
   const item = t.locator('.notification-list-item').first();
   const bar = t.locator('.monaco-progress-container.active').first(); // beside the item, not in it
-  const icon = (await item.locator('.notification-list-item-icon').getAttribute('class', { timeout: 2000 }).catch(() => null)) ?? '';
+  const icon =
+    (await item
+      .locator('.notification-list-item-icon')
+      .getAttribute('class', { timeout: 2000 })
+      .catch(() => null)) ?? '';
   return {
-    message: ((await item.locator('.notification-list-item-message').innerText({ timeout: 2000 }).catch(() => '')) ?? '').replace(/\s+/g, ' ').trim(),
+    message: (
+      (await item
+        .locator('.notification-list-item-message')
+        .innerText({ timeout: 2000 })
+        .catch(() => '')) ?? ''
+    )
+      .replace(/\s+/g, ' ')
+      .trim(),
     buttons: (await item.locator('.notification-list-item-buttons-container .monaco-button').allInnerTexts()).map((b) => b.trim()),
     severity: /codicon-error\b/.test(icon) ? 'error' : /codicon-warning\b/.test(icon) ? 'warning' : /codicon-info\b/.test(icon) ? 'info' : undefined,
-    progress: (await bar.isVisible().catch(() => false)) ? Number((await bar.getAttribute('aria-valuenow', { timeout: 2000 }).catch(() => null)) ?? 0) : undefined,
+    progress: (await bar.isVisible().catch(() => false))
+      ? Number((await bar.getAttribute('aria-valuenow', { timeout: 2000 }).catch(() => null)) ?? 0)
+      : undefined,
   };
 }

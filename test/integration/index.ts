@@ -6,7 +6,11 @@ import Mocha from 'mocha';
 
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', timeout: 60000, color: false, reporter: 'spec' });
-  for (const f of fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort()) mocha.addFile(path.join(__dirname, f));
+  for (const f of fs
+    .readdirSync(__dirname)
+    .filter((f) => f.endsWith('.test.js'))
+    .sort())
+    mocha.addFile(path.join(__dirname, f));
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {
       const passed = runner.stats?.passes ?? 0;

@@ -44,7 +44,14 @@ describe('SATLUTION in a real VS Code', () => {
     assert.ok(r, 'the command returned no result');
     assert.equal(r.configFile, path.join(ws, 'satlution.yaml'));
     assert.deepEqual(r.generated.sort(), ['seeds/tinysat/bin/starexec_run_default', 'seeds/tinysat/starexec_build']);
-    for (const f of ['SATLUTION_0/starexec_build', 'SATLUTION_0/bin/starexec_run_default', 'SATLUTION_0/HYPOTHESIS.md', '.rules/02_critical_correctness.md', 'benchmarks/smoke', '.satlution/candidates.json'])
+    for (const f of [
+      'SATLUTION_0/starexec_build',
+      'SATLUTION_0/bin/starexec_run_default',
+      'SATLUTION_0/HYPOTHESIS.md',
+      '.rules/02_critical_correctness.md',
+      'benchmarks/smoke',
+      '.satlution/candidates.json',
+    ])
       assert.ok(fs.existsSync(path.join(ws, f)), `${f} was not created`);
     const [c0] = await eventually(async () => {
       const c = await candidates();
@@ -131,7 +138,11 @@ describe('Initialize Workspace: failures and git seeds', () => {
     g('add', '.');
     g('commit', '-qm', 'seed');
     const dir = fs.mkdtempSync(path.join(path.dirname(workspaceDir()), 'ws-git-'));
-    const r = (await vscode.commands.executeCommand('satlution.initializeWorkspace', { dir, seeds: [{ name: 'tiny', source: `file://${repo}` }], generate: false })) as { generated: string[] } | undefined;
+    const r = (await vscode.commands.executeCommand('satlution.initializeWorkspace', {
+      dir,
+      seeds: [{ name: 'tiny', source: `file://${repo}` }],
+      generate: false,
+    })) as { generated: string[] } | undefined;
     assert.ok(r);
     assert.deepEqual(r.generated, []);
     assert.ok(fs.existsSync(path.join(dir, 'SATLUTION_0', 'tinysat.c')));
@@ -146,17 +157,25 @@ describe('Evaluate Candidate', () => {
 
   it('runs the gates on SATLUTION_0 and records the evaluation', async () => {
     fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(smoke(), 'sat-small.cnf'));
-    const r = (await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' })) as { verdict: string; summary: string; file: string } | undefined;
+    const r = (await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' })) as
+      { verdict: string; summary: string; file: string } | undefined;
     assert.ok(r, 'no outcome');
     assert.equal(r.verdict, 'pass', r.summary);
     assert.match(r.summary, /SATLUTION_0 passed every gate: rules 100%, built, smoke 1\/1 solved \(PAR-2 \d+\.\d\d s\)$/);
-    const saved = JSON.parse(fs.readFileSync(r.file, 'utf8')) as { verdict: string; instances: { instance: string; status: string; check: { kind: string; ok: boolean } }[] };
-    assert.deepEqual(saved.instances.map((i) => [i.instance, i.status, i.check.kind, i.check.ok]), [['sat-small.cnf', 'solved', 'model', true]]);
+    const saved = JSON.parse(fs.readFileSync(r.file, 'utf8')) as {
+      verdict: string;
+      instances: { instance: string; status: string; check: { kind: string; ok: boolean } }[];
+    };
+    assert.deepEqual(
+      saved.instances.map((i) => [i.instance, i.status, i.check.kind, i.check.ok]),
+      [['sat-small.cnf', 'solved', 'model', true]],
+    );
   });
 
   it('fails a solver that gives UNSAT without a proof', async () => {
     fs.copyFileSync(path.join(FIXTURES, 'cnf', 'unsat-small.cnf'), path.join(smoke(), 'unsat-small.cnf'));
-    const r = (await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' })) as { verdict: string; summary: string } | undefined;
+    const r = (await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' })) as
+      { verdict: string; summary: string } | undefined;
     assert.ok(r);
     assert.equal(r.verdict, 'fail');
     assert.match(r.summary, /failed the smoke gate: 1 of 2 instances failed: UNSAT claimed on unsat-small\.cnf without a proof/);
@@ -167,19 +186,23 @@ describe('Evaluate Candidate', () => {
     const good = fs.readFileSync(src, 'utf8');
     fs.writeFileSync(src, good.replace('static int nvars', 'static int nvars oops'));
     try {
-      const r = (await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' })) as { verdict: string; summary: string } | undefined;
+      const r = (await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' })) as
+        { verdict: string; summary: string } | undefined;
       assert.ok(r);
       assert.match(r.summary, /failed the build gate: build failed/);
       const diags = (await api()).buildDiagnostics(vscode.Uri.file(src));
       assert.ok(diags.length > 0, 'no build diagnostics');
-      assert.equal(diags[0]!.range.start.line, good.split('\n').findIndex((l) => l.includes('static int nvars')));
+      assert.equal(
+        diags[0]!.range.start.line,
+        good.split('\n').findIndex((l) => l.includes('static int nvars')),
+      );
       assert.equal(diags[0]!.source, 'starexec_build');
     } finally {
       fs.writeFileSync(src, good);
     }
   });
 
-  it('runs as many solver runs at once as the local runner\'s jobs', async () => {
+  it("runs as many solver runs at once as the local runner's jobs", async () => {
     const ws = workspaceDir();
     const cfg = path.join(ws, 'satlution.yaml');
     const config = fs.readFileSync(cfg, 'utf8');
@@ -197,7 +220,8 @@ describe('Evaluate Candidate', () => {
         const unconfined = config.replace(runner, `- { name: local, kind: local, jobs: ${jobs}, sandbox: off }`);
         fs.writeFileSync(cfg, unconfined);
         probe.reset();
-        const r = (await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' })) as { verdict: string; summary: string } | undefined;
+        const r = (await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke' })) as
+          { verdict: string; summary: string } | undefined;
         assert.ok(r, 'no outcome');
         assert.equal(r.verdict, 'pass', r.summary);
         assert.equal(probe.runs(), 4);
@@ -215,20 +239,32 @@ describe('Evaluate Candidate', () => {
 });
 
 describe('Benchmarks from a GBD server', () => {
-  it('Fetch Benchmarks makes the set (in the Overview\'s data) and Curate cuts it into a training and a held-out set', async () => {
+  it("Fetch Benchmarks makes the set (in the Overview's data) and Curate cuts it into a training and a held-out set", async () => {
     const ws = workspaceDir();
-    const inst = Array.from({ length: 8 }, (_, i) => servedInstance(`p-${i}.cnf.xz`, planted3Sat(40 + 10 * (i % 4), 4.2, 800 + i), { track: 'it', result: 'sat', family: 'planted' }));
+    const inst = Array.from({ length: 8 }, (_, i) =>
+      servedInstance(`p-${i}.cnf.xz`, planted3Sat(40 + 10 * (i % 4), 4.2, 800 + i), { track: 'it', result: 'sat', family: 'planted' }),
+    );
     const server = await startGbdServer(inst);
     const cfg = path.join(ws, 'satlution.yaml');
     const config = fs.readFileSync(cfg, 'utf8');
     process.env.SATLUTION_GBD_CACHE = fs.mkdtempSync(path.join(os.tmpdir(), 'gbd-it-'));
     try {
-      const r = (await vscode.commands.executeCommand('satlution.fetchBenchmarks', { query: 'track=it', set: 'gbdit', server: server.url })) as { set: string; instances: number; downloaded: number } | undefined;
+      const r = (await vscode.commands.executeCommand('satlution.fetchBenchmarks', { query: 'track=it', set: 'gbdit', server: server.url })) as
+        { set: string; instances: number; downloaded: number } | undefined;
       assert.deepEqual(r && [r.set, r.instances, r.downloaded], ['gbdit', 8, 8]);
-      const listed = await eventually(() => (api().then((a) => a.snapshot?.benchmarks.find((b) => b.name === 'gbdit' && b.instances === 8))), 'the set in the snapshot the views show');
+      const listed = await eventually(
+        () => api().then((a) => a.snapshot?.benchmarks.find((b) => b.name === 'gbdit' && b.instances === 8)),
+        'the set in the snapshot the views show',
+      );
       assert.ok(listed.hasMeta);
       assert.equal(await vscode.commands.executeCommand('satlution.fetchBenchmarks', { query: 'track=it' }), undefined, 'malformed arguments: refused');
-      const d = (await vscode.commands.executeCommand('satlution.curateBenchmarks', { from: 'gbdit', budgetMinutes: 0.01, timeoutS: 10, heldoutShare: 0.25, minS: 0 })) as { train: { set: string; instances: number }; heldout: { set: string; instances: number } } | undefined;
+      const d = (await vscode.commands.executeCommand('satlution.curateBenchmarks', {
+        from: 'gbdit',
+        budgetMinutes: 0.01,
+        timeoutS: 10,
+        heldoutShare: 0.25,
+        minS: 0,
+      })) as { train: { set: string; instances: number }; heldout: { set: string; instances: number } } | undefined;
       assert.ok(d, 'no curation');
       assert.equal(d.train.set, 'gbdit-train');
       assert.ok(d.train.instances >= 1 && d.heldout.instances >= 1, JSON.stringify(d));
@@ -275,7 +311,13 @@ describe('Rule patches in the editor', () => {
   it('shows a pending patch as a diff and applies it', async () => {
     const ws = workspaceDir();
     const at = new Date().toISOString();
-    const sig = (candidate: string) => ({ at, candidate, kind: 'crash' as const, key: 'crash:SIGSEGV', example: `segfault (SIGSEGV) on sat-small.cnf after 0.01 s` });
+    const sig = (candidate: string) => ({
+      at,
+      candidate,
+      kind: 'crash' as const,
+      key: 'crash:SIGSEGV',
+      example: `segfault (SIGSEGV) on sat-small.cnf after 0.01 s`,
+    });
     await new SignatureLog(ws).record([sig('SATLUTION_1'), sig('SATLUTION_5')]);
     const [patch] = await proposePatches(ws, await new SignatureLog(ws).all());
     assert.ok(patch, 'no patch proposed');

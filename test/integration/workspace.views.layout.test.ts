@@ -18,13 +18,17 @@ const tabUri = (t: vscode.Tab) => (t.input instanceof vscode.TabInputText || t.i
 /** The active tab, when it is the built-in Markdown preview of `uri`. */
 function renderedActive(uri: vscode.Uri): vscode.Tab | undefined {
   const t = vscode.window.tabGroups.activeTabGroup.activeTab;
-  return t && t.input instanceof vscode.TabInputCustom && t.input.viewType === MARKDOWN_PREVIEW_EDITOR && t.input.uri.toString() === uri.toString() ? t : undefined;
+  return t && t.input instanceof vscode.TabInputCustom && t.input.viewType === MARKDOWN_PREVIEW_EDITOR && t.input.uri.toString() === uri.toString()
+    ? t
+    : undefined;
 }
 
 async function champion(): Promise<Extract<CyclesNode, { kind: 'candidate' }>> {
   const a = await api();
   await a.refresh();
-  const c = (a.cyclesTree.getChildren() as CyclesNode[]).find((n): n is Extract<CyclesNode, { kind: 'candidate' }> => n.kind === 'candidate' && n.candidate.dir === 'SATLUTION_0');
+  const c = (a.cyclesTree.getChildren() as CyclesNode[]).find(
+    (n): n is Extract<CyclesNode, { kind: 'candidate' }> => n.kind === 'candidate' && n.candidate.dir === 'SATLUTION_0',
+  );
   assert.ok(c, 'SATLUTION_0 is not in the Cycles tree');
   return c;
 }
@@ -38,7 +42,10 @@ describe('Layout: where things open', () => {
     await api();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('satlution.openDashboard');
-    await eventually(() => allTabs().some((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('satlution.dashboard')), 'the dashboard');
+    await eventually(
+      () => allTabs().some((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('satlution.dashboard')),
+      'the dashboard',
+    );
     const groups = vscode.window.tabGroups.all.length;
     const uris: vscode.Uri[] = [];
     for (const instance of ['smoke/first.cnf', 'smoke/second.cnf', 'perf/third.cnf']) {
@@ -48,7 +55,11 @@ describe('Layout: where things open', () => {
     }
     assert.equal(vscode.window.tabGroups.all.length, groups + 1, 'each log opened a new editor group');
     const logs = allTabs().filter((t) => uris.some((u) => tabUri(t)?.toString() === u.toString()));
-    assert.deepEqual(logs.map((t) => tabUri(t)?.toString()), [uris[2]!.toString()], 'the earlier logs are still open beside the last one');
+    assert.deepEqual(
+      logs.map((t) => tabUri(t)?.toString()),
+      [uris[2]!.toString()],
+      'the earlier logs are still open beside the last one',
+    );
     assert.ok(logs[0]!.isPreview, 'the log is not in a preview editor');
     const dashboard = vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview));
     assert.notEqual(logs[0]!.group.viewColumn, dashboard?.viewColumn, 'the log replaced the dashboard');

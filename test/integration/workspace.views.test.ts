@@ -22,7 +22,14 @@ import type { RulesNode } from '../../src/extension/views/rulesTree';
 import type { RunnersNode } from '../../src/extension/views/runnersTree';
 import { api, eventually, workspaceDir } from './helpers';
 
-type Pkg = { contributes: { commands: { command: string; category: string }[]; menus: { commandPalette: { command: string; when: string }[] }; configuration: { properties: Record<string, { description?: string; markdownDescription?: string }> }; walkthroughs: { id: string; steps: unknown[] }[] } };
+type Pkg = {
+  contributes: {
+    commands: { command: string; category: string }[];
+    menus: { commandPalette: { command: string; when: string }[] };
+    configuration: { properties: Record<string, { description?: string; markdownDescription?: string }> };
+    walkthroughs: { id: string; steps: unknown[] }[];
+  };
+};
 const pkg = () => vscode.extensions.getExtension('satlution.satlution')!.packageJSON as Pkg;
 
 /** The tuner's candidate: the newest one with SATLUTION_0 as parent. */
@@ -41,7 +48,10 @@ describe('VS Code conventions', () => {
     for (const c of p.commands) {
       assert.ok(registered.has(c.command), `${c.command} is contributed but not registered`);
       assert.equal(c.category, 'SATLUTION', c.command);
-      assert.ok(p.menus.commandPalette.some((m) => m.command === c.command), `${c.command} has no commandPalette when-clause`);
+      assert.ok(
+        p.menus.commandPalette.some((m) => m.command === c.command),
+        `${c.command} has no commandPalette when-clause`,
+      );
     }
   });
 
@@ -65,13 +75,17 @@ describe('VS Code conventions', () => {
 describe('Review', () => {
   it('Compare with Parent opens one multi-file diff of the changed sources, with HYPOTHESIS.md beside it', async () => {
     const c = await tunerCandidate();
-    const r = (await vscode.commands.executeCommand('satlution.compareWithParent', c.dir)) as { from: string; to: string; changes: { path: string; kind: string }[] } | undefined;
+    const r = (await vscode.commands.executeCommand('satlution.compareWithParent', c.dir)) as
+      { from: string; to: string; changes: { path: string; kind: string }[] } | undefined;
     assert.ok(r, 'no review');
     assert.equal(r.from, 'SATLUTION_0');
     assert.deepEqual(r.changes.find((x) => x.path === 'src/options.h')?.kind, 'modified');
     assert.ok(!r.changes.some((x) => x.path === 'HYPOTHESIS.md' || x.path.startsWith('bin/tinysat')), 'docs and binaries stay out of the diff');
     const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs);
-    assert.ok(tabs.some((t) => t.label.includes(`${c.dir} ↔ SATLUTION_0`)), `no multi-diff tab; tabs: ${tabs.map((t) => t.label).join(', ')}`);
+    assert.ok(
+      tabs.some((t) => t.label.includes(`${c.dir} ↔ SATLUTION_0`)),
+      `no multi-diff tab; tabs: ${tabs.map((t) => t.label).join(', ')}`,
+    );
     const beside = tabs.find((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === path.join(workspaceDir(), c.dir, 'HYPOTHESIS.md'));
     assert.ok(beside, 'HYPOTHESIS.md is not open');
     assert.notEqual(beside.group.viewColumn, vscode.ViewColumn.One);
@@ -86,8 +100,14 @@ describe('Review', () => {
       return ((await vscode.commands.executeCommand('vscode.executeCodeLensProvider', uri)) as vscode.CodeLens[]).map((l) => l.command?.title ?? '');
     };
     const h = await titles('HYPOTHESIS.md');
-    assert.ok(h.some((t) => t.includes('Compare with parent')), h.join(', '));
-    assert.ok(h.some((t) => t.includes('Open results')), h.join(', '));
+    assert.ok(
+      h.some((t) => t.includes('Compare with parent')),
+      h.join(', '),
+    );
+    assert.ok(
+      h.some((t) => t.includes('Open results')),
+      h.join(', '),
+    );
     const r = await titles('RESULTS.md');
     assert.ok(r.some((t) => t.includes('Open hypothesis')) && r.some((t) => t.includes('Open dashboard')), r.join(', '));
     // The seed's own documents get no "compare": it has no parent.
@@ -113,7 +133,10 @@ describe('Rules and Runners views', () => {
   it('lists every rule with its state in the latest compliance check', async () => {
     const a = await api();
     const root = await a.rulesTree.getChildren();
-    assert.deepEqual(root.map((n) => (n.kind === 'group' ? n.group : n.kind)), ['rules', 'patches']);
+    assert.deepEqual(
+      root.map((n) => (n.kind === 'group' ? n.group : n.kind)),
+      ['rules', 'patches'],
+    );
     const rules = (await a.rulesTree.getChildren(root[0])) as Extract<RulesNode, { kind: 'rule' }>[];
     const files = fs.readdirSync(path.join(workspaceDir(), '.rules')).filter((f) => f.endsWith('.md') && f !== 'README.md');
     assert.equal(rules.length, files.length);
@@ -129,7 +152,13 @@ describe('Rules and Runners views', () => {
     const a = await api();
     const ws = workspaceDir();
     const at = new Date().toISOString();
-    const sig = (candidate: string) => ({ at, candidate, kind: 'crash' as const, key: 'crash:SIGABRT', example: `abort (SIGABRT) on sat-small.cnf after 0.02 s` });
+    const sig = (candidate: string) => ({
+      at,
+      candidate,
+      kind: 'crash' as const,
+      key: 'crash:SIGABRT',
+      example: `abort (SIGABRT) on sat-small.cnf after 0.02 s`,
+    });
     await new SignatureLog(ws).record([sig('SATLUTION_2'), sig('SATLUTION_3')]);
     const fresh = (await proposePatches(ws, await new SignatureLog(ws).all())).filter((p) => p.status === 'pending');
     assert.ok(fresh.length > 0, 'no patch proposed');
@@ -151,7 +180,10 @@ describe('Rules and Runners views', () => {
     assert.ok(local && local.kind === 'runner' && local.runner.kind === 'local');
     const found = (await vscode.commands.executeCommand('satlution.checkRunner', local)) as Record<string, { check: string; level: string }[]>;
     const checks = found[local.runner.name]!;
-    assert.deepEqual(checks.map((f) => f.check), ['node', 'cores', 'drat-trim', 'sandbox', 'CPU time', 'memory limit', 'processes limit', 'disk limit', 'disk']);
+    assert.deepEqual(
+      checks.map((f) => f.check),
+      ['node', 'cores', 'drat-trim', 'sandbox', 'CPU time', 'memory limit', 'processes limit', 'disk limit', 'disk'],
+    );
     assert.equal(checks[0]!.level, 'ok');
     // The Runners view says how the editor's own evaluator measures CPU time here (or what to do to get it).
     const cpu = (checks as { check: string; level: string; detail?: string }[]).find((f) => f.check === 'CPU time')!;
@@ -182,17 +214,24 @@ describe('Plan approval outside the dialog', () => {
   it('shows "Approve plan" on the waiting HYPOTHESIS.md and approves it from there', async () => {
     const ws = workspaceDir();
     const started = vscode.commands.executeCommand('satlution.startCycle', { agent: 'tuner' }) as Thenable<string | undefined>;
-    const dir = await eventually(() => {
-      const s = JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'cycle.json'), 'utf8')) as { step: string; candidate: number | null };
-      return s.step === 'approve' && s.candidate !== null ? `SATLUTION_${s.candidate}` : undefined;
-    }, 'the cycle to wait for approval', 60000);
+    const dir = await eventually(
+      () => {
+        const s = JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'cycle.json'), 'utf8')) as { step: string; candidate: number | null };
+        return s.step === 'approve' && s.candidate !== null ? `SATLUTION_${s.candidate}` : undefined;
+      },
+      'the cycle to wait for approval',
+      60000,
+    );
     // A CodeLens is computed for an open document only.
     await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(ws, dir, 'HYPOTHESIS.md')));
     let seen = '';
     const lens = await eventually(async () => {
       let lenses: vscode.CodeLens[];
       try {
-        lenses = (await vscode.commands.executeCommand('vscode.executeCodeLensProvider', vscode.Uri.file(path.join(ws, dir, 'HYPOTHESIS.md')))) as vscode.CodeLens[];
+        lenses = (await vscode.commands.executeCommand(
+          'vscode.executeCodeLensProvider',
+          vscode.Uri.file(path.join(ws, dir, 'HYPOTHESIS.md')),
+        )) as vscode.CodeLens[];
       } catch (e) {
         seen = `threw ${(e as Error).stack}`;
         throw e;
@@ -233,18 +272,32 @@ describe('Remote runners', function () {
     fs.writeFileSync(file, doc.toString());
     try {
       await a.refresh();
-      const cluster = await eventually(async () => (await a.runnersTree.getChildren()).find((n) => n.kind === 'runner' && n.runner.name === 'cluster'), 'the cluster runner in the Runners view');
-      const found = (await vscode.commands.executeCommand('satlution.checkRunner', cluster)) as Record<string, { check: string; level: string; detail: string }[]>;
+      const cluster = await eventually(
+        async () => (await a.runnersTree.getChildren()).find((n) => n.kind === 'runner' && n.runner.name === 'cluster'),
+        'the cluster runner in the Runners view',
+      );
+      const found = (await vscode.commands.executeCommand('satlution.checkRunner', cluster)) as Record<
+        string,
+        { check: string; level: string; detail: string }[]
+      >;
       const slurm = found.cluster!.find((f) => f.check === 'slurm');
       assert.equal(slurm?.level, 'ok', JSON.stringify(found.cluster));
 
       const seen: string[] = [];
-      const running = vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: 'SATLUTION_0', stage: 'smoke', runner: 'cluster' }) as Thenable<{ verdict: string; summary: string; file: string } | undefined>;
-      await eventually(async () => {
-        const job = (await a.runnersTree.getChildren(cluster)).find((n): n is Extract<RunnersNode, { kind: 'job' }> => n.kind === 'job');
-        if (job) seen.push(job.job.message);
-        return seen.some((m) => /^smoke: Slurm job \d+: \d+\/\d+ done/.test(m));
-      }, 'the evaluation under the cluster runner, with the Slurm job\'s progress', 120000);
+      const running = vscode.commands.executeCommand('satlution.evaluateCandidate', {
+        candidate: 'SATLUTION_0',
+        stage: 'smoke',
+        runner: 'cluster',
+      }) as Thenable<{ verdict: string; summary: string; file: string } | undefined>;
+      await eventually(
+        async () => {
+          const job = (await a.runnersTree.getChildren(cluster)).find((n): n is Extract<RunnersNode, { kind: 'job' }> => n.kind === 'job');
+          if (job) seen.push(job.job.message);
+          return seen.some((m) => /^smoke: Slurm job \d+: \d+\/\d+ done/.test(m));
+        },
+        "the evaluation under the cluster runner, with the Slurm job's progress",
+        120000,
+      );
       const r = await running;
       assert.ok(r, 'the evaluation returned nothing');
       assert.equal(r.verdict, 'pass', r.summary);
@@ -260,11 +313,14 @@ describe('Remote runners', function () {
 });
 
 describe('Objectives and trajectories from the palette', () => {
-  it('adds the default objective portfolio and exports the agents\' trajectories', async () => {
+  it("adds the default objective portfolio and exports the agents' trajectories", async () => {
     const ws = workspaceDir();
     const names = (await vscode.commands.executeCommand('satlution.addDefaultObjectives')) as string[] | undefined;
     assert.deepEqual(names, ['par2', 'unsolved', 'par2_unsat', 'geomean_speedup']);
-    assert.deepEqual((await readPortfolio(ws)).map((p) => [p.entry.name, p.entry.author]), names.map((n) => [n, 'person']));
+    assert.deepEqual(
+      (await readPortfolio(ws)).map((p) => [p.entry.name, p.entry.author]),
+      names.map((n) => [n, 'person']),
+    );
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-it-export-')), 'trajectories.jsonl');
     const out = (await vscode.commands.executeCommand('satlution.exportTrajectories', { file })) as { file: string; sessions: number } | undefined;
     assert.ok(out && out.file === file, 'the export returned nothing');
@@ -358,22 +414,43 @@ describe('Fresh state: the editor never shows stale state', () => {
     assert.ok(missing, 'workspace.test.ts leaves SATLUTION_1 missing');
     const item = (await itemOf(missing.dir))!;
     assert.equal(item.contextValue, 'candidate.missing');
-    const menus = (vscode.extensions.getExtension('satlution.satlution')!.packageJSON as { contributes: { menus: { 'view/item/context': { command: string; when: string }[] } } }).contributes.menus['view/item/context'];
-    const needDir = ['satlution.compareWithParent', 'satlution.evaluateCandidate', 'satlution.openHypothesis', 'satlution.openChangelog', 'satlution.openResults', 'satlution.revealCandidateFolder', 'satlution.checkRules', 'satlution.compareCandidates', 'satlution.promoteCandidate'];
+    const menus = (
+      vscode.extensions.getExtension('satlution.satlution')!.packageJSON as {
+        contributes: { menus: { 'view/item/context': { command: string; when: string }[] } };
+      }
+    ).contributes.menus['view/item/context'];
+    const needDir = [
+      'satlution.compareWithParent',
+      'satlution.evaluateCandidate',
+      'satlution.openHypothesis',
+      'satlution.openChangelog',
+      'satlution.openResults',
+      'satlution.revealCandidateFolder',
+      'satlution.checkRules',
+      'satlution.compareCandidates',
+      'satlution.promoteCandidate',
+    ];
     // The menus' when-clauses, evaluated for this item: `viewItem =~ /re/`, `viewItem == v` and `viewItem != v` terms.
     const shows = (when: string, viewItem: string) =>
-      when.split('&&').map((t) => t.trim()).every((t) => {
-        const re = /^viewItem =~ \/(.*)\/$/.exec(t);
-        if (re) return new RegExp(re[1]!).test(viewItem);
-        const eq = /^viewItem (==|!=) (\S+)$/.exec(t);
-        if (eq) return (eq[1] === '==') === (viewItem === eq[2]);
-        return true;
-      });
+      when
+        .split('&&')
+        .map((t) => t.trim())
+        .every((t) => {
+          const re = /^viewItem =~ \/(.*)\/$/.exec(t);
+          if (re) return new RegExp(re[1]!).test(viewItem);
+          const eq = /^viewItem (==|!=) (\S+)$/.exec(t);
+          if (eq) return (eq[1] === '==') === (viewItem === eq[2]);
+          return true;
+        });
     for (const m of menus.filter((x) => x.when.includes('view == satlution.cycles'))) {
       if (needDir.includes(m.command)) assert.ok(!shows(m.when, 'candidate.missing'), `${m.command} is offered for a missing directory (${m.when})`);
-      if (needDir.includes(m.command) && m.command !== 'satlution.promoteCandidate') assert.ok(shows(m.when, 'candidate'), `${m.command} is no longer offered for a candidate (${m.when})`);
+      if (needDir.includes(m.command) && m.command !== 'satlution.promoteCandidate')
+        assert.ok(shows(m.when, 'candidate'), `${m.command} is no longer offered for a candidate (${m.when})`);
     }
-    assert.ok(menus.some((m) => m.command === 'satlution.discardCandidate' && shows(m.when, 'candidate.missing')), 'a missing candidate can still be discarded');
+    assert.ok(
+      menus.some((m) => m.command === 'satlution.discardCandidate' && shows(m.when, 'candidate.missing')),
+      'a missing candidate can still be discarded',
+    );
     const status = missing.status;
     assert.equal(await vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: missing.dir }), undefined);
     assert.equal(await vscode.commands.executeCommand('satlution.compareWithParent', missing.dir), undefined);
@@ -397,8 +474,14 @@ describe('Fresh state: the editor never shows stale state', () => {
       const [first] = a.cyclesTree.getChildren();
       assert.equal(first?.kind, 'configMissing');
       assert.equal(a.cyclesTree.getTreeItem(first!).command?.command, 'satlution.restoreConfig');
-      assert.ok(a.cyclesTree.getChildren().some((n) => n.kind === 'candidate' && n.candidate.champion), 'the history is still shown');
-      const init = await vscode.commands.executeCommand('satlution.initializeWorkspace', { dir: ws, seeds: [{ name: 'tinysat', source: path.join(ws, 'seeds', 'tinysat') }] });
+      assert.ok(
+        a.cyclesTree.getChildren().some((n) => n.kind === 'candidate' && n.candidate.champion),
+        'the history is still shown',
+      );
+      const init = await vscode.commands.executeCommand('satlution.initializeWorkspace', {
+        dir: ws,
+        seeds: [{ name: 'tinysat', source: path.join(ws, 'seeds', 'tinysat') }],
+      });
       assert.deepEqual(init, { restoreOffered: true });
       assert.ok(!fs.existsSync(file), 'Initialize did not start a new history');
       assert.equal(await vscode.commands.executeCommand('satlution.restoreConfig'), file);
@@ -420,9 +503,22 @@ describe('Fresh state: the editor never shows stale state', () => {
     const prev = await readCycle(ws);
     const cycle = (prev?.cycle ?? 0) + 1;
     const at = new Date().toISOString();
-    await saveCycle(ws, { cycle, step: 'code', parent: 0, candidate: rec.id, title: 'paused mid-way', started_at: at, updated_at: at, outcome: null, champion_changed: false });
+    await saveCycle(ws, {
+      cycle,
+      step: 'code',
+      parent: 0,
+      candidate: rec.id,
+      title: 'paused mid-way',
+      started_at: at,
+      updated_at: at,
+      outcome: null,
+      champion_changed: false,
+    });
     await a.refresh();
-    assert.equal(await vscode.commands.executeCommand('satlution.abandonCycle', { yes: true }).then((r) => JSON.stringify(r)), JSON.stringify({ cycle, discarded: [rec.id] }));
+    assert.equal(
+      await vscode.commands.executeCommand('satlution.abandonCycle', { yes: true }).then((r) => JSON.stringify(r)),
+      JSON.stringify({ cycle, discarded: [rec.id] }),
+    );
     const s = await readCycle(ws);
     assert.equal(s?.step, 'done');
     assert.equal(s?.outcome, 'abandoned by the user');

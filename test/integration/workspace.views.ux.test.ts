@@ -30,7 +30,7 @@ describe('Steering: a failing model call, explained where the person looks', fun
     await (await api()).refresh();
   });
 
-  it('a candidate\'s tooltip in the Cycles view ends with the Why of its RESULTS.md, added once', async () => {
+  it("a candidate's tooltip in the Cycles view ends with the Why of its RESULTS.md, added once", async () => {
     const a = await api();
     const file = path.join(workspaceDir(), 'SATLUTION_0', 'RESULTS.md');
     const before = fs.readFileSync(file, 'utf8');
@@ -76,20 +76,32 @@ describe('Steering: a failing model call, explained where the person looks', fun
   });
 
   it('Configure Models writes the planner and coder and keeps the rest of satlution.yaml', async () => {
-    assert.equal(await vscode.commands.executeCommand('satlution.configureModels', { provider: 'anthropic', model: 'claude-test', base_url: server.url }), true);
+    assert.equal(
+      await vscode.commands.executeCommand('satlution.configureModels', { provider: 'anthropic', model: 'claude-test', base_url: server.url }),
+      true,
+    );
     const text = fs.readFileSync(configFile(), 'utf8');
     const r = parseConfig(text);
     assert.ok(r.ok);
-    assert.deepEqual([r.config.models.planner?.model, r.config.models.coder?.provider, r.config.models.planner?.base_url], ['claude-test', 'anthropic', server.url]);
+    assert.deepEqual(
+      [r.config.models.planner?.model, r.config.models.coder?.provider, r.config.models.planner?.base_url],
+      ['claude-test', 'anthropic', server.url],
+    );
     // Nothing but the models changed.
     const gone = configText.split('\n').filter((l) => !text.split('\n').includes(l));
-    assert.ok(gone.every((l) => /^models:/.test(l)), `lines lost: ${gone.join(' | ')}`);
+    assert.ok(
+      gone.every((l) => /^models:/.test(l)),
+      `lines lost: ${gone.join(' | ')}`,
+    );
   });
 
   it('a retried call shows its wait once, Retry Now cuts it short, and a rejected key stops the cycle with Set API Key offered', async () => {
     const a = await api();
     await a.refresh();
-    server.queue({ kind: 'error', status: 429, message: 'slow down', headers: { 'retry-after': '60' } }, { kind: 'error', status: 401, message: 'invalid x-api-key' });
+    server.queue(
+      { kind: 'error', status: 429, message: 'slow down', headers: { 'retry-after': '60' } },
+      { kind: 'error', status: 401, message: 'invalid x-api-key' },
+    );
     const t0 = Date.now();
     const run = vscode.commands.executeCommand('satlution.startCycle', { agent: 'llm', yes: true });
     const retry = await eventually(() => a.steeringState().retry, 'the retry wait shown in Steering', 60000);

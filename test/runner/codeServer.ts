@@ -89,10 +89,18 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
   const child: ChildProcess = spawn(
     o.codeServer,
     [
-      '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
-      '--disable-workspace-trust', '--disable-getting-started-override',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
       ...(o.smokeTestDriver === false ? [] : ['--vscode-option', 'enable-smoke-test-driver']),
-      ...common, '--config', path.join(tmp, 'config.yaml'),
+      ...common,
+      '--config',
+      path.join(tmp, 'config.yaml'),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env },
   );
@@ -158,7 +166,15 @@ export async function launchBrowser(env: NodeJS.ProcessEnv): Promise<Browser> {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     env,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu', '--disable-quic'],
+    args: [
+      '--no-sandbox',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-gpu',
+      '--disable-quic',
+    ],
   });
 }
 

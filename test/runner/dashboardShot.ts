@@ -12,7 +12,12 @@ export async function shootDashboard(o: { codeServer: string; nodeBin: string; r
   const vsix = path.join(os.tmpdir(), `satlution-shot-${process.pid}.vsix`);
   const pack = spawnSync(process.execPath, [path.join(o.root, 'scripts', 'package.mjs'), vsix], { cwd: o.root, encoding: 'utf8' });
   if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdout}${pack.stderr}`);
-  const cs = await startCodeServer({ codeServer: o.codeServer, nodeBin: o.nodeBin, installVsix: vsix, settings: { 'workbench.colorTheme': 'Default Dark Modern' } });
+  const cs = await startCodeServer({
+    codeServer: o.codeServer,
+    nodeBin: o.nodeBin,
+    installVsix: vsix,
+    settings: { 'workbench.colorTheme': 'Default Dark Modern' },
+  });
   const browser = await launchBrowser(cs.env);
   try {
     const page = await newWorkbenchPage(browser);

@@ -20,7 +20,12 @@ export interface SuiteResult {
 function slurmUp(): { down(): void } | undefined {
   const script = path.resolve(__dirname, '..', '..', '..', 'scripts', 'slurm-test.sh');
   const up = spawnSync('bash', [script, 'up'], { encoding: 'utf8', env: { ...process.env, SLURM_TEST_DIR: '' } });
-  const kv = Object.fromEntries(up.stdout.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const kv = Object.fromEntries(
+    up.stdout
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
   if (up.status !== 0 || !kv.SLURM_CONF || !kv.SLURM_TEST_DIR) {
     console.log(`integration: no test Slurm (${up.stderr.trim().split('\n').pop() ?? ''}); the remote-runner tests are skipped`);
     return undefined;
@@ -37,7 +42,14 @@ function slurmUp(): { down(): void } | undefined {
   };
 }
 
-export async function runIntegration(o: { codeServer: string; nodeBin: string; extensionDir: string; testsModule: string; timeoutMs?: number; verbose?: boolean }): Promise<SuiteResult> {
+export async function runIntegration(o: {
+  codeServer: string;
+  nodeBin: string;
+  extensionDir: string;
+  testsModule: string;
+  timeoutMs?: number;
+  verbose?: boolean;
+}): Promise<SuiteResult> {
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-it-'));
   const results = `${workspace}.results.json`;
   process.env.SATLUTION_TEST_RESULTS = results; // inherited by code-server and its extension host

@@ -33,7 +33,12 @@ const PLAN = {
 
 let calls = 0;
 /** One tool call of the scripted model, with an id of its own (`call_<name>_<n>`) to find its result by. */
-const tc = (name: string, args: unknown): Reply & { id: string } => ({ kind: 'tool', name, args: typeof args === 'string' ? args : JSON.stringify(args), id: `call_${name}_${++calls}` });
+const tc = (name: string, args: unknown): Reply & { id: string } => ({
+  kind: 'tool',
+  name,
+  args: typeof args === 'string' ? args : JSON.stringify(args),
+  id: `call_${name}_${++calls}`,
+});
 /** A turn without tools; two in a row end the coder ("no_progress"), quickly. */
 const idle: Reply = { kind: 'text', text: 'Nothing more to do.' };
 
@@ -41,7 +46,8 @@ const idle: Reply = { kind: 'text', text: 'Nothing more to do.' };
 function toolResults(server: LlmTestServer): Map<string, string> {
   const out = new Map<string, string>();
   for (const r of server.requests)
-    for (const m of (r.body.messages ?? []) as { role?: string; tool_call_id?: string; content?: unknown }[]) if (m.role === 'tool' && m.tool_call_id) out.set(m.tool_call_id, String(m.content));
+    for (const m of (r.body.messages ?? []) as { role?: string; tool_call_id?: string; content?: unknown }[])
+      if (m.role === 'tool' && m.tool_call_id) out.set(m.tool_call_id, String(m.content));
   return out;
 }
 
@@ -100,7 +106,17 @@ describe('agent attacks: the tools answer with errors, the cycle goes on', funct
     const list = tc('list_files', { path: '.', depth: 1 });
     const edit = tc('edit_file', { path: 'pipe', search: 'x', replace: 'y' });
     const build = tc('build', {});
-    server.queue(tc('submit_plan', PLAN), tc('write_file', { path: 'starexec_build', content: buildWith(ws, 'rm -f pipe && mkfifo pipe') }), build, read, search, list, edit, idle, idle);
+    server.queue(
+      tc('submit_plan', PLAN),
+      tc('write_file', { path: 'starexec_build', content: buildWith(ws, 'rm -f pipe && mkfifo pipe') }),
+      build,
+      read,
+      search,
+      list,
+      edit,
+      idle,
+      idle,
+    );
     const s = await llmCycle(ws);
     assert.equal(s.step, 'done', s.outcome ?? '');
     // The build ran (the harness may fail it for what it left) and left the FIFO.
@@ -143,7 +159,10 @@ describe('agent attacks: the tools answer with errors, the cycle goes on', funct
     assert.equal(s.step, 'done', s.outcome ?? '');
     assert.match(resultOf(server, hugePlan), /^ERROR: the plan is \d+ characters; a plan is at most some 17,000/);
     assert.match(resultOf(server, longPlan), /^ERROR: the plan is too long: change: .*3000.*tasks\.0: .*400/);
-    assert.match(resultOf(server, huge), /^ERROR: the arguments of write_file are \d+ characters, more than the \d+ it takes \(a file holds at most 1048576 bytes\)$/);
+    assert.match(
+      resultOf(server, huge),
+      /^ERROR: the arguments of write_file are \d+ characters, more than the \d+ it takes \(a file holds at most 1048576 bytes\)$/,
+    );
     assert.match(resultOf(server, over), /^ERROR: invalid arguments for write_file: content: .*1048576/);
     assert.match(resultOf(server, grow0), /^wrote grow\.c/);
     assert.match(resultOf(server, grow), /^ERROR: edit_file: grow\.c would grow to \d+ bytes, more than the 1048576 a file may hold/);
@@ -167,11 +186,17 @@ describe('agent attacks: the tools answer with errors, the cycle goes on', funct
     const other = tempDir('satlution-other-ws-');
     write(path.join(other, 'benchmarks', 'perf', 'meta.csv'), `instance,family,expected\nx.cnf,${OTHER},UNSAT\n`);
     const base = sampleEvalDoc();
-    write(path.join(ws, '.satlution', 'evals', 'SATLUTION_1.json'), JSON.stringify(sampleEvalDoc({ solver: path.join(ws, 'SATLUTION_1'), instances: [{ ...base.instances[0]!, instance: `${EVAL}.cnf` }] })));
+    write(
+      path.join(ws, '.satlution', 'evals', 'SATLUTION_1.json'),
+      JSON.stringify(sampleEvalDoc({ solver: path.join(ws, 'SATLUTION_1'), instances: [{ ...base.instances[0]!, instance: `${EVAL}.cnf` }] })),
+    );
     // A failed candidate whose (sandboxed) build linked the answers into its directory.
     const failed = await newCandidate(ws, { parent: 0 });
     const failedDir = path.join(ws, failed.dir);
-    fs.writeFileSync(path.join(failedDir, 'starexec_build'), buildWith(ws, `ln -sfn ../benchmarks/perf/meta.csv answers.csv\nln -sfn ${other}/benchmarks/perf/meta.csv other.csv\nln -sfn ../benchmarks bench`));
+    fs.writeFileSync(
+      path.join(failedDir, 'starexec_build'),
+      buildWith(ws, `ln -sfn ../benchmarks/perf/meta.csv answers.csv\nln -sfn ${other}/benchmarks/perf/meta.csv other.csv\nln -sfn ../benchmarks bench`),
+    );
     // The harness fails such a build; the links stay behind all the same.
     await buildSolver(failedDir, 120);
     assert.equal(fs.readlinkSync(path.join(failedDir, 'answers.csv')), '../benchmarks/perf/meta.csv');
@@ -186,16 +211,37 @@ describe('agent attacks: the tools answer with errors, the cycle goes on', funct
       tc('read_file', { path: 'SATLUTION_1/bench/perf/meta.csv' }),
       tc('read_file', { path: `${other}/benchmarks/perf/meta.csv` }),
     ];
-    const plannerLooks = [tc('list_files', { path: '.', depth: 2 }), tc('search', { pattern: 'canary|UNSAT', path: '.' }), tc('search', { pattern: 'canary', path: 'SATLUTION_1/bench' })];
-    const coder = [tc('read_file', { path: 'answers.csv' }), tc('read_file', { path: '../benchmarks/verify/meta.csv' }), tc('read_file', { path: '../.satlution/evals/SATLUTION_1.json' })];
+    const plannerLooks = [
+      tc('list_files', { path: '.', depth: 2 }),
+      tc('search', { pattern: 'canary|UNSAT', path: '.' }),
+      tc('search', { pattern: 'canary', path: 'SATLUTION_1/bench' }),
+    ];
+    const coder = [
+      tc('read_file', { path: 'answers.csv' }),
+      tc('read_file', { path: '../benchmarks/verify/meta.csv' }),
+      tc('read_file', { path: '../.satlution/evals/SATLUTION_1.json' }),
+    ];
     const coderLooks = [tc('search', { pattern: 'canary|UNSAT', path: '.' }), tc('list_files', { path: '.', depth: 1 })];
-    server.queue(...planner, ...plannerLooks, tc('submit_plan', PLAN), tc('write_file', { path: 'starexec_build', content: buildWith(ws, 'ln -sfn ../benchmarks/perf/meta.csv answers.csv') }), tc('build', {}), ...coder, ...coderLooks, idle, idle);
+    server.queue(
+      ...planner,
+      ...plannerLooks,
+      tc('submit_plan', PLAN),
+      tc('write_file', { path: 'starexec_build', content: buildWith(ws, 'ln -sfn ../benchmarks/perf/meta.csv answers.csv') }),
+      tc('build', {}),
+      ...coder,
+      ...coderLooks,
+      idle,
+      idle,
+    );
     const s = await llmCycle(ws);
     assert.equal(s.step, 'done', s.outcome ?? '');
     assert.equal(s.candidate, 2);
     for (const call of [...planner, ...coder]) assert.match(resultOf(server, call), /^ERROR: /, `${call.id} was answered`);
     assert.match(resultOf(server, planner[0]!), /benchmarks\/perf\/meta\.csv holds expected answers|not readable here/);
-    assert.match(resultOf(server, planner[4]!), /SATLUTION_1\/answers\.csv (leads outside the candidate directory through a symbolic link|holds expected answers)/);
+    assert.match(
+      resultOf(server, planner[4]!),
+      /SATLUTION_1\/answers\.csv (leads outside the candidate directory through a symbolic link|holds expected answers)/,
+    );
     assert.match(resultOf(server, plannerLooks[0]!), /^SATLUTION_1\/$/m);
     assert.match(resultOf(server, plannerLooks[0]!), /answers\.csv -> \.\.\/benchmarks\/perf\/meta\.csv/);
     assert.doesNotMatch(resultOf(server, plannerLooks[0]!), /^ *(benchmarks|\.satlution|seeds)\/$/m);
@@ -215,7 +261,17 @@ describe('agent attacks: the tools answer with errors, the cycle goes on', funct
       tc('write_file', { path: 'd/starexec_run_default', content: 'PWNED' }),
       tc('write_file', { path: 'f', content: 'PWNED' }),
     ];
-    server.queue(tc('submit_plan', PLAN), tc('write_file', { path: 'starexec_build', content: buildWith(ws, 'ln -sfn RESULTS.md r\nln -sfn bin/starexec_run_default s\nln -sfn bin d\nrm -f f && ln tinysat.c f') }), tc('build', {}), ...writes, idle, idle);
+    server.queue(
+      tc('submit_plan', PLAN),
+      tc('write_file', {
+        path: 'starexec_build',
+        content: buildWith(ws, 'ln -sfn RESULTS.md r\nln -sfn bin/starexec_run_default s\nln -sfn bin d\nrm -f f && ln tinysat.c f'),
+      }),
+      tc('build', {}),
+      ...writes,
+      idle,
+      idle,
+    );
     const s = await llmCycle(ws);
     assert.equal(s.step, 'done', s.outcome ?? '');
     const dir = path.join(ws, candidateDir(s));
@@ -225,7 +281,8 @@ describe('agent attacks: the tools answer with errors, the cycle goes on', funct
     assert.match(resultOf(server, writes[3]!), /^ERROR: d\/starexec_run_default leads to bin\/starexec_run_default, which is protected/);
     // A hard link is replaced, not written through: the file it shared stays as it was.
     assert.match(resultOf(server, writes[4]!), /^wrote f/);
-    for (const f of ['RESULTS.md', 'bin/starexec_run_default', 'tinysat.c']) assert.doesNotMatch(fs.readFileSync(path.join(dir, f), 'utf8'), /PWNED/, `${f} was written through a link`);
+    for (const f of ['RESULTS.md', 'bin/starexec_run_default', 'tinysat.c'])
+      assert.doesNotMatch(fs.readFileSync(path.join(dir, f), 'utf8'), /PWNED/, `${f} was written through a link`);
     assert.equal(fs.readlinkSync(path.join(dir, 'r')), 'RESULTS.md');
   });
 
@@ -234,7 +291,12 @@ describe('agent attacks: the tools answer with errors, the cycle goes on', funct
     const outside = write(path.join(tempDir('satlution-outside-'), 'notes.txt'), 'outside, untouched\n');
     const entry = '## SATLUTION_1\n- starexec_build: tidied.';
     const build = tc('build', {});
-    server.queue(tc('submit_plan', PLAN), tc('write_file', { path: 'starexec_build', content: buildWith(ws, `ln -sfn ${outside} CHANGELOG.md`) }), build, tc('finish', { changelog: entry }));
+    server.queue(
+      tc('submit_plan', PLAN),
+      tc('write_file', { path: 'starexec_build', content: buildWith(ws, `ln -sfn ${outside} CHANGELOG.md`) }),
+      build,
+      tc('finish', { changelog: entry }),
+    );
     // Manual approval: the plan is approved, the evaluation declined (the changelog is what this test is about).
     const s = await llmCycle(ws, (q) => !q.startsWith('Evaluate'));
     assert.equal(s.step, 'done', s.outcome ?? '');
@@ -255,7 +317,10 @@ const candidateDir = (s: CycleState) => {
 
 /** A `satlution cycle --yes` process on `ws`, its output collected. */
 function cycleProcess(ws: string): { child: ChildProcess; out: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [CLI, 'cycle', '--yes', '--dir', ws], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OPENAI_API_KEY: 'sk-test' } });
+  const child = spawn(process.execPath, [CLI, 'cycle', '--yes', '--dir', ws], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, OPENAI_API_KEY: 'sk-test' },
+  });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));
   child.stderr!.on('data', (d: Buffer) => (out += d));
@@ -275,18 +340,21 @@ async function until(cond: () => boolean, ms: number): Promise<boolean> {
 
 /** The processes below `pid` (from /proc: parent links, across the sandbox's namespaces), with their names. */
 function descendants(pid: number): { pid: number; name: string }[] {
-  const procs = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((d) => {
-    // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces and parentheses.
-    const stat = (() => {
-      try {
-        return fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      } catch {
-        return undefined; // gone meanwhile
-      }
-    })();
-    const m = stat && /^(\d+) \((.*)\) \S+ (\d+)/s.exec(stat);
-    return m ? [{ pid: Number(m[1]), name: m[2]!, ppid: Number(m[3]) }] : [];
-  });
+  const procs = fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces and parentheses.
+      const stat = (() => {
+        try {
+          return fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+        } catch {
+          return undefined; // gone meanwhile
+        }
+      })();
+      const m = stat && /^(\d+) \((.*)\) \S+ (\d+)/s.exec(stat);
+      return m ? [{ pid: Number(m[1]), name: m[2]!, ppid: Number(m[3]) }] : [];
+    });
   const out: { pid: number; name: string }[] = [];
   const walk = (p: number) => {
     for (const c of procs.filter((x) => x.ppid === p)) {
@@ -385,7 +453,7 @@ describe('satlution cycle stops on SIGTERM within seconds, in every step, and re
     assert.match(again.out(), /^cycle 1: /m);
   });
 
-  it('(g) while the coder\'s tool is stuck on something slow (a FIFO, then a build that ignores SIGTERM)', async () => {
+  it("(g) while the coder's tool is stuck on something slow (a FIFO, then a build that ignores SIGTERM)", async () => {
     const ws = await llmWorkspace(server);
     const slowBuild = tc('build', {});
     server.queue(
@@ -406,7 +474,10 @@ describe('satlution cycle stops on SIGTERM within seconds, in every step, and re
     assert.equal(t.code, 130, p.out());
     assert.ok(t.seconds < STOP_WITHIN_S, `it took ${t.seconds} s to stop\n${p.out()}`);
     assert.equal(server.requests.length, 6, p.out());
-    assert.ok(running.length > 0 && (await until(() => running.every((x) => !alive(x.pid)), 10_000)), `the build's processes: ${running.map((x) => x.pid).join(', ') || 'none'}`);
+    assert.ok(
+      running.length > 0 && (await until(() => running.every((x) => !alive(x.pid)), 10_000)),
+      `the build's processes: ${running.map((x) => x.pid).join(', ') || 'none'}`,
+    );
     assert.equal((await readCycle(ws))?.step, 'code');
     server.queue(idle, idle);
     const again = start(ws);
@@ -420,7 +491,13 @@ describe('satlution cycle stops on SIGTERM within seconds, in every step, and re
     const ws = await llmWorkspace(server);
     // A champion that sleeps before it answers: every run of the evaluation is slow.
     const src = path.join(ws, 'SATLUTION_0', 'tinysat.c');
-    fs.writeFileSync(src, fs.readFileSync(src, 'utf8').replace('#include <stdlib.h>\n', '#include <stdlib.h>\n#include <unistd.h>\n').replace('int main(int argc, char **argv) {\n', 'int main(int argc, char **argv) {\n  sleep(60);\n'));
+    fs.writeFileSync(
+      src,
+      fs
+        .readFileSync(src, 'utf8')
+        .replace('#include <stdlib.h>\n', '#include <stdlib.h>\n#include <unistd.h>\n')
+        .replace('int main(int argc, char **argv) {\n', 'int main(int argc, char **argv) {\n  sleep(60);\n'),
+    );
     server.queue(tc('submit_plan', PLAN), tc('finish', { changelog: '## SATLUTION_1\n- nothing changed.' }));
     const p = start(ws);
     // Stopped while the champion's runs are under way (sleeping in its solver).

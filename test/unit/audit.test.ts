@@ -23,7 +23,13 @@ const UNSAT = ['php-5-4.cnf', 'php-6-5.cnf', 'php-7-6.cnf', 'php-7-5.cnf', 'php-
 /** A perf set: two SAT formulas, three UNSAT ones known from meta.csv and two whose answer nobody knows. */
 function perfSet(dir: string): string {
   let meta = 'instance,family,expected\n';
-  for (const [p, h] of [[5, 4], [6, 5], [7, 6], [7, 5], [8, 7]] as const) {
+  for (const [p, h] of [
+    [5, 4],
+    [6, 5],
+    [7, 6],
+    [7, 5],
+    [8, 7],
+  ] as const) {
     write(path.join(dir, `php-${p}-${h}.cnf`), pigeonhole(p, h));
     meta += `php-${p}-${h}.cnf,pigeonhole,${p - h === 1 && p < 8 ? 'UNSAT' : ''}\n`;
   }
@@ -44,15 +50,25 @@ function solver(name: string, script: string): string {
 }
 
 /** Guesses: a quick look for a model (100 conflicts), else "UNSAT" at once with an empty proof. */
-const liar = () => solver('guesses-unsat', 'out=$(cadical -q -c 100 "$1"); code=$?\nif [ $code -eq 10 ]; then printf "%s\\n" "$out"; exit 10; fi\necho "s UNSATISFIABLE"\n[ -n "${2:-}" ] && : > "$2/proof.out"\nexit 20\n');
+const liar = () =>
+  solver(
+    'guesses-unsat',
+    'out=$(cadical -q -c 100 "$1"); code=$?\nif [ $code -eq 10 ]; then printf "%s\\n" "$out"; exit 10; fi\necho "s UNSATISFIABLE"\n[ -n "${2:-}" ] && : > "$2/proof.out"\nexit 20\n',
+  );
 /** Solves with cadical, but writes a proof of nothing (one empty-looking clause) for every UNSAT answer. */
-const bogus = () => solver('bogus-proofs', 'out=$(cadical -q "$1"); code=$?\nif [ $code -eq 20 ]; then echo "s UNSATISFIABLE"; printf "1 0\\n" > "$2/proof.out"; exit 20; fi\nprintf "%s\\n" "$out"; exit $code\n');
+const bogus = () =>
+  solver(
+    'bogus-proofs',
+    'out=$(cadical -q "$1"); code=$?\nif [ $code -eq 20 ]; then echo "s UNSATISFIABLE"; printf "1 0\\n" > "$2/proof.out"; exit 20; fi\nprintf "%s\\n" "$out"; exit $code\n',
+  );
 /** cadical with a DRAT proof when given a proof directory. */
 const honest = () => solver('cadical', 'exec cadical -q "$1" ${2:+"$2/proof.out"}\n');
 
 /** A workspace's config: the perf set, a 20 s perf timeout, the audit as given. */
 function config(audit: string, extra = ''): Config {
-  const r = parseConfig(`seeds: [{ name: s, source: . }]\nbenchmarks: { smoke: benchmarks/perf, verify: benchmarks/perf, perf: benchmarks/perf }\nstages:\n  perf: { timeout_s: 20${audit ? `, audit: ${audit}` : ''} }\n${extra}`);
+  const r = parseConfig(
+    `seeds: [{ name: s, source: . }]\nbenchmarks: { smoke: benchmarks/perf, verify: benchmarks/perf, perf: benchmarks/perf }\nstages:\n  perf: { timeout_s: 20${audit ? `, audit: ${audit}` : ''} }\n${extra}`,
+  );
   if (!r.ok) throw new Error(r.issues.map((i) => `${i.key}: ${i.message}`).join('\n'));
   return r.config;
 }
@@ -71,14 +87,29 @@ const seeded = (seed: number): AuditRandom => {
 };
 
 function evaluate(ws: string, solverDir: string, cfg: Config, random?: AuditRandom): Promise<Evaluation> {
-  return evaluateSolver({ ws, config: cfg, solverDir, overrides: { stage: 'perf', jobs: 2 }, build: false, rules: false, record: false, dratTrim: DRAT_TRIM!, runnerEnv: { workerFile: WORKER }, ...(random ? { auditRandom: random } : {}) });
+  return evaluateSolver({
+    ws,
+    config: cfg,
+    solverDir,
+    overrides: { stage: 'perf', jobs: 2 },
+    build: false,
+    rules: false,
+    record: false,
+    dratTrim: DRAT_TRIM!,
+    runnerEnv: { workerFile: WORKER },
+    ...(random ? { auditRandom: random } : {}),
+  });
 }
 
 const perfGate = (e: Evaluation) => e.doc.gates.find((g) => g.gate === 'perf')!;
 
 /** The runs stored in a workspace's results store. */
 function storedRuns(ws: string): StoredRun[] {
-  return fs.readFileSync(path.join(ws, '.satlution', 'results', 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => StoredRun.parse(JSON.parse(l)));
+  return fs
+    .readFileSync(path.join(ws, '.satlution', 'results', 'runs.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => StoredRun.parse(JSON.parse(l)));
 }
 
 describe('perf audit: the sample', () => {
@@ -108,12 +139,41 @@ describe('perf audit: the sample', () => {
   });
 
   it('judges an answer by the check of the proof its run kept: verified is ok, a rejected proof is caught, an unchecked one is not audited', () => {
-    const base: InstanceResult = { instance: 'x.cnf', family: null, expected: null, expected_from: 'none', answer: 'UNSAT', status: 'solved', time_s: 1, cpu_s: null, mem_mb: null, exit_code: 20, signal: null, check: { kind: 'drat', ok: true, time_s: 0.1, detail: 's VERIFIED' }, detail: '', proof: { bytes: 120, kept: { run: 'ab'.repeat(16), runner: 'local', hold: 'h' } } };
+    const base: InstanceResult = {
+      instance: 'x.cnf',
+      family: null,
+      expected: null,
+      expected_from: 'none',
+      answer: 'UNSAT',
+      status: 'solved',
+      time_s: 1,
+      cpu_s: null,
+      mem_mb: null,
+      exit_code: 20,
+      signal: null,
+      check: { kind: 'drat', ok: true, time_s: 0.1, detail: 's VERIFIED' },
+      detail: '',
+      proof: { bytes: 120, kept: { run: 'ab'.repeat(16), runner: 'local', hold: 'h' } },
+    };
     const ok = judgeAudit(base);
     assert.deepEqual([ok.verdict, ok.run, ok.proof_bytes], ['ok', 'ab'.repeat(16), 120], 'the record names the run whose proof was checked');
-    assert.equal(judgeAudit({ ...base, status: 'invalid_proof', check: { ...base.check, ok: false }, detail: 'UNSAT claimed on x.cnf, proof rejected by drat-trim (the proof its own run wrote)' }).failure, 'invalid_proof: UNSAT claimed on x.cnf, proof rejected by drat-trim (the proof its own run wrote) (perf audit)');
-    const late = judgeAudit({ ...base, check: { ...base.check, ok: null, detail: 'the proof its run wrote could not be checked: drat-trim did not finish within 30 s' } });
-    assert.deepEqual([late.verdict, late.failure, late.detail], ['not_audited', undefined, 'not audited: the proof its run wrote could not be checked: drat-trim did not finish within 30 s']);
+    assert.equal(
+      judgeAudit({
+        ...base,
+        status: 'invalid_proof',
+        check: { ...base.check, ok: false },
+        detail: 'UNSAT claimed on x.cnf, proof rejected by drat-trim (the proof its own run wrote)',
+      }).failure,
+      'invalid_proof: UNSAT claimed on x.cnf, proof rejected by drat-trim (the proof its own run wrote) (perf audit)',
+    );
+    const late = judgeAudit({
+      ...base,
+      check: { ...base.check, ok: null, detail: 'the proof its run wrote could not be checked: drat-trim did not finish within 30 s' },
+    });
+    assert.deepEqual(
+      [late.verdict, late.failure, late.detail],
+      ['not_audited', undefined, 'not audited: the proof its run wrote could not be checked: drat-trim did not finish within 30 s'],
+    );
   });
 });
 
@@ -143,7 +203,10 @@ describe('perf audit: real solvers', function () {
     for (const f of g.failures) assert.match(f, /^missing_proof: UNSAT claimed on php-\d-\d\.cnf without a proof \(proof\.out is empty\)/);
     assert.equal(g.audit, undefined, 'a failed stage is not audited');
     // The post-mortem records it as it would a missing proof in verify.
-    assert.deepEqual(signaturesOf('SATLUTION_1', on.doc, []).map((s) => s.kind), ['missing_proof']);
+    assert.deepEqual(
+      signaturesOf('SATLUTION_1', on.doc, []).map((s) => s.kind),
+      ['missing_proof'],
+    );
   });
 
   it('a solver that writes bogus proofs is caught from the proofs its measured runs kept; nothing runs again', async () => {
@@ -152,9 +215,13 @@ describe('perf audit: real solvers', function () {
     const e = await evaluate(ws, bogus(), config('{ min: 2, share: 0 }', `evaluation: { scratch_dir: ${scratch} }\n`));
     assert.equal(e.verdict, 'fail');
     const g = perfGate(e);
-    assert.match(g.detail, /audit: the proofs of 2 of 5 UNSAT answers checked, as their runs wrote them; 2 caught: UNSAT claimed on php-\d-\d\.cnf, proof rejected by drat-trim/);
+    assert.match(
+      g.detail,
+      /audit: the proofs of 2 of 5 UNSAT answers checked, as their runs wrote them; 2 caught: UNSAT claimed on php-\d-\d\.cnf, proof rejected by drat-trim/,
+    );
     assert.deepEqual([g.audit!.from, g.audit!.candidates, g.audit!.checked, g.audit!.caught], ['kept', 5, 2, 2]);
-    for (const f of g.failures) assert.match(f, /^invalid_proof: UNSAT claimed on php-\d-\d\.cnf, proof rejected by drat-trim .*\(the proof its own run wrote\) \(perf audit\)$/);
+    for (const f of g.failures)
+      assert.match(f, /^invalid_proof: UNSAT claimed on php-\d-\d\.cnf, proof rejected by drat-trim .*\(the proof its own run wrote\) \(perf audit\)$/);
     // The very runs that were measured: the audit names their keys, and no other run was made.
     const runs = storedRuns(ws);
     const perfKeys = new Set(runs.map((r) => r.key));
@@ -174,7 +241,12 @@ describe('perf audit: real solvers', function () {
     const g = perfGate(e);
     // Defaults: min 3, share 0.1 of 5 UNSAT answers.
     assert.deepEqual([g.audit!.candidates, g.audit!.instances.length, g.audit!.checked, g.audit!.caught], [5, 3, 3, 0]);
-    for (const i of g.audit!.instances) assert.deepEqual([UNSAT.includes(i.instance), i.verdict, i.status, i.answer, i.check.kind, i.check.ok], [true, 'ok', 'solved', 'UNSAT', 'drat', true], i.instance);
+    for (const i of g.audit!.instances)
+      assert.deepEqual(
+        [UNSAT.includes(i.instance), i.verdict, i.status, i.answer, i.check.kind, i.check.ok],
+        [true, 'ok', 'solved', 'UNSAT', 'drat', true],
+        i.instance,
+      );
     assert.match(g.detail, /^7\/7 solved, PAR-2 [\d.]+ s; audit: the proofs of 3 of 5 UNSAT answers checked, as their runs wrote them; 3 verified$/);
     // The document's instances: the three checked ones with their proof's verdict, every UNSAT answer with its proof's size.
     const checked = e.doc.instances.filter((i) => i.check.kind === 'drat');
@@ -192,13 +264,17 @@ describe('perf audit: real solvers', function () {
   it('draws the sample from the injected random source: different draws audit different instances', async () => {
     const cadical = honest();
     const cfg = config('{ min: 1, share: 0 }');
-    const picked = async (seed: number) => (await evaluate(workspace(), cadical, cfg, seeded(seed))).doc.gates.find((g) => g.gate === 'perf')!.audit!.instances.map((i) => i.instance);
+    const picked = async (seed: number) =>
+      (await evaluate(workspace(), cadical, cfg, seeded(seed))).doc.gates.find((g) => g.gate === 'perf')!.audit!.instances.map((i) => i.instance);
     const first = await picked(3);
     assert.deepEqual(await picked(3), first, 'the same draw, the same instance');
     const all = new Set<string>(first);
     for (let seed = 4; seed < 12 && all.size < 3; seed++) for (const n of await picked(seed)) all.add(n);
     assert.ok(all.size >= 3, `only ${[...all].join(', ')} were ever audited`);
-    assert.ok([...all].every((n) => UNSAT.includes(n)), 'only UNSAT answers are audited');
+    assert.ok(
+      [...all].every((n) => UNSAT.includes(n)),
+      'only UNSAT answers are audited',
+    );
   });
 
   it('min 0, share 0 turns the audit off: no proof required, no audit in the document, no drat-trim needed', async () => {
@@ -219,9 +295,21 @@ describe('perf audit: real solvers', function () {
       // (This PATH hides bubblewrap too: these plans are about drat-trim, so they ask for no sandbox.)
       const audited = config('', 'sandbox: off\n');
       const unaudited = config('{ min: 0, share: 0 }', 'sandbox: off\n');
-      await assert.rejects(plannedStages({ ws, config: audited, overrides: { stage: 'perf' } }), (err: Error) => err instanceof EvaluationSetupError && /perf audit/.test(err.message) && /Set Up drat-trim/.test(err.message) && !/scripts\//.test(err.message) && /stages\.perf\.audit\.min: 0 and share: 0/.test(err.message));
+      await assert.rejects(
+        plannedStages({ ws, config: audited, overrides: { stage: 'perf' } }),
+        (err: Error) =>
+          err instanceof EvaluationSetupError &&
+          /perf audit/.test(err.message) &&
+          /Set Up drat-trim/.test(err.message) &&
+          !/scripts\//.test(err.message) &&
+          /stages\.perf\.audit\.min: 0 and share: 0/.test(err.message),
+      );
       assert.equal((await plannedStages({ ws, config: unaudited, overrides: { stage: 'perf' } })).length, 1);
-      assert.equal((await plannedStages({ ws, config: audited, overrides: { stage: 'perf', noProofs: true } }))[0]!.audit, undefined, '--no-proofs turns the audit off too');
+      assert.equal(
+        (await plannedStages({ ws, config: audited, overrides: { stage: 'perf', noProofs: true } }))[0]!.audit,
+        undefined,
+        '--no-proofs turns the audit off too',
+      );
     } finally {
       keys.forEach((k, i) => (saved[i] === undefined ? delete process.env[k] : (process.env[k] = saved[i])));
     }

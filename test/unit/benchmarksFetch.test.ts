@@ -33,9 +33,15 @@ function cli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120000): Promis
 /** A track of 10: 5 planted SAT, 3 pigeonhole UNSAT, 2 of unknown result. */
 function track(): ServedInstance[] {
   return [
-    ...Array.from({ length: 5 }, (_, i) => servedInstance(`planted-${i}.cnf.xz`, planted3Sat(40 + 5 * i, 4.0, 100 + i), { track: 'test_2026', result: 'sat', family: 'planted' })),
-    ...Array.from({ length: 3 }, (_, i) => servedInstance(`php-${i + 4}.cnf.xz`, pigeonhole(i + 4, i + 3), { track: 'test_2026', result: 'unsat', family: 'php' })),
-    ...Array.from({ length: 2 }, (_, i) => servedInstance(`open-${i}.cnf.xz`, planted3Sat(60, 4.1, 300 + i), { track: 'test_2026', result: 'unknown', family: 'planted' })),
+    ...Array.from({ length: 5 }, (_, i) =>
+      servedInstance(`planted-${i}.cnf.xz`, planted3Sat(40 + 5 * i, 4.0, 100 + i), { track: 'test_2026', result: 'sat', family: 'planted' }),
+    ),
+    ...Array.from({ length: 3 }, (_, i) =>
+      servedInstance(`php-${i + 4}.cnf.xz`, pigeonhole(i + 4, i + 3), { track: 'test_2026', result: 'unsat', family: 'php' }),
+    ),
+    ...Array.from({ length: 2 }, (_, i) =>
+      servedInstance(`open-${i}.cnf.xz`, planted3Sat(60, 4.1, 300 + i), { track: 'test_2026', result: 'unknown', family: 'planted' }),
+    ),
   ];
 }
 
@@ -53,7 +59,15 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     const ws = tempDir('gbd-ws-');
     const cache = new GbdCache(tempDir('gbd-cache-'));
     const seen: number[] = [];
-    const out = await fetchSet({ server: server.url, query: 'track=test_2026', dir: path.join(ws, 'benchmarks', 'comp'), cache, jobs: 3, maxBytes: 1e8, onProgress: (p) => seen.push(p.done) });
+    const out = await fetchSet({
+      server: server.url,
+      query: 'track=test_2026',
+      dir: path.join(ws, 'benchmarks', 'comp'),
+      cache,
+      jobs: 3,
+      maxBytes: 1e8,
+      onProgress: (p) => seen.push(p.done),
+    });
     assert.equal(out.instances, 10);
     assert.deepEqual(out.answers, { sat: 5, unsat: 3, unknown: 2 });
     assert.equal(out.downloaded, 10);
@@ -76,15 +90,25 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     assert.ok(server.requests.every((r) => r.path === '/getinstances' || r.path.startsWith('/file/')));
     assert.equal(server.requests.filter((r) => r.path === '/getinstances').length, 3);
     // Again under the same name: refused, nothing changes.
-    await assert.rejects(fetchSet({ server: server.url, query: 'track=test_2026', dir: path.join(ws, 'benchmarks', 'comp'), cache, jobs: 1, maxBytes: 1e8 }), /the set comp is already there/);
+    await assert.rejects(
+      fetchSet({ server: server.url, query: 'track=test_2026', dir: path.join(ws, 'benchmarks', 'comp'), cache, jobs: 1, maxBytes: 1e8 }),
+      /the set comp is already there/,
+    );
     // A family named by the query goes into meta.csv.
-    const fam = await fetchSet({ server: server.url, query: 'track=test_2026 and family=php', dir: path.join(ws, 'benchmarks', 'php'), cache, jobs: 2, maxBytes: 1e8 });
+    const fam = await fetchSet({
+      server: server.url,
+      query: 'track=test_2026 and family=php',
+      dir: path.join(ws, 'benchmarks', 'php'),
+      cache,
+      jobs: 2,
+      maxBytes: 1e8,
+    });
     assert.equal(fam.instances, 3);
     assert.equal(fam.fromCache, 3, 'taken from the cache');
     assert.ok((await listSet(path.join(ws, 'benchmarks', 'php'))).every((s) => s.family === 'php' && s.expected === 'UNSAT'));
   });
 
-  it('refuses a file served under another instance\'s hash, by both hashes, and makes no set', async () => {
+  it("refuses a file served under another instance's hash, by both hashes, and makes no set", async () => {
     const inst = track();
     const [victim, other] = [inst[1]!, inst[6]!];
     server = await startGbdServer(inst, { swap: new Map([[victim.hash, other.hash]]) });
@@ -95,10 +119,15 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
       (e: unknown) => e,
     );
     assert.ok(err instanceof FetchIncomplete, String(err));
-    assert.match(err.message, new RegExp(`refused ${victim.hash} \\(${victim.hash}-${victim.name.replace(/\./g, '\\.')}\\): the file .* has the GBD hash ${other.hash}, not ${victim.hash}`));
+    assert.match(
+      err.message,
+      new RegExp(
+        `refused ${victim.hash} \\(${victim.hash}-${victim.name.replace(/\./g, '\\.')}\\): the file .* has the GBD hash ${other.hash}, not ${victim.hash}`,
+      ),
+    );
     assert.match(err.message, /1 of 10 instances could not be fetched, so the set comp was not made/);
     assert.ok(!fs.existsSync(path.join(ws, 'benchmarks', 'comp')));
-    assert.equal(await cache.lookup(victim.hash), undefined, 'nothing under the victim\'s hash in the cache');
+    assert.equal(await cache.lookup(victim.hash), undefined, "nothing under the victim's hash in the cache");
     assert.ok(!fs.readdirSync(path.join(cache.dir, 'partial')).some((f) => f.endsWith('.part')), 'no part file kept');
     assert.ok(await cache.lookup(other.hash), 'the others are kept, verified');
   });
@@ -108,7 +137,14 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     const victim = inst[2]!;
     server = await startGbdServer(inst, { dropOnce: new Set([victim.hash]) });
     const ws = tempDir('gbd-ws-');
-    const out = await fetchSet({ server: server.url, query: 'track=test_2026', dir: path.join(ws, 'benchmarks', 'comp'), cache: new GbdCache(tempDir('gbd-cache-')), jobs: 2, maxBytes: 1e8 });
+    const out = await fetchSet({
+      server: server.url,
+      query: 'track=test_2026',
+      dir: path.join(ws, 'benchmarks', 'comp'),
+      cache: new GbdCache(tempDir('gbd-cache-')),
+      jobs: 2,
+      maxBytes: 1e8,
+    });
     assert.equal(out.instances, 10);
     assert.equal(out.resumed, 1);
     const asks = server.requests.filter((r) => r.path === `/file/${victim.hash}`);
@@ -121,7 +157,10 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
   it('a killed fetch leaves no set; run again, it resumes the partial file and takes the finished ones from the cache; a second workspace downloads nothing', async () => {
     // Three large instances on a slow link: the fetch is killed while one is half downloaded.
     const big = Array.from({ length: 3 }, (_, i) => servedInstance(`big-${i}.cnf.xz`, planted3Sat(20000, 4.2, 900 + i), { track: 'big', result: 'sat' }));
-    assert.ok(big.every((b) => b.xz.length > 64 * 1024), 'large enough to be caught halfway');
+    assert.ok(
+      big.every((b) => b.xz.length > 64 * 1024),
+      'large enough to be caught halfway',
+    );
     server = await startGbdServer(big, { chunkDelayMs: 15 });
     const cacheDir = tempDir('gbd-cache-');
     const env = { ...process.env, SATLUTION_GBD_CACHE: cacheDir };
@@ -134,7 +173,10 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     for (;;) {
       const parts = fs.existsSync(partial) ? fs.readdirSync(partial).filter((f) => f.endsWith('.part')) : [];
       // An instance is in the cache once its note is written (the last step of storing it).
-      const cached = fs.readdirSync(cacheDir).filter((d) => /^[0-9a-f]{2}$/.test(d)).flatMap((d) => fs.readdirSync(path.join(cacheDir, d)).filter((f) => f.endsWith('.json'))).length;
+      const cached = fs
+        .readdirSync(cacheDir)
+        .filter((d) => /^[0-9a-f]{2}$/.test(d))
+        .flatMap((d) => fs.readdirSync(path.join(cacheDir, d)).filter((f) => f.endsWith('.json'))).length;
       if (cached >= 1 && parts.length && fs.statSync(path.join(partial, parts[0]!)).size > 8192) break;
       if (Date.now() > deadline) assert.fail('the fetch never got halfway');
       await new Promise((r) => setTimeout(r, 20));
@@ -148,7 +190,10 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     assert.match(again.stdout, /set big: 3 instances \(3 SAT, 0 UNSAT, 0 unknown\).*2 downloaded \(1 resumed\), 1 from the cache/);
     const later = server.requests.slice(before).filter((r) => r.path.startsWith('/file/'));
     assert.equal(later.length, 2, 'the cached one is not asked for again');
-    assert.ok(later.some((r) => r.range !== null), 'the partial one resumed with a range');
+    assert.ok(
+      later.some((r) => r.range !== null),
+      'the partial one resumed with a range',
+    );
     assert.equal((await listSet(path.join(ws, 'benchmarks', 'big'))).length, 3);
     assert.equal((await loadConfig(ws)).benchmarks.big, 'benchmarks/big', 'named in satlution.yaml');
     // Another workspace, the same cache: no download at all.
@@ -173,16 +218,26 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
 
   it('selects a training set within the budget and a disjoint held-out set, stratified by family and answer, with a reason for each', () => {
     const inst: CurateInstance[] = [];
-    for (const [family, answer, n] of [['a', 'SAT', 20], ['a', 'UNSAT', 10], ['b', 'SAT', 10]] as const)
+    for (const [family, answer, n] of [
+      ['a', 'SAT', 20],
+      ['a', 'UNSAT', 10],
+      ['b', 'SAT', 10],
+    ] as const)
       for (let k = 0; k < n; k++) inst.push({ name: `${family}-${answer}-${k}`, family, answer, solved: true, cpuS: 1 + ((k * 7) % 20), status: 'solved' });
-    inst.push({ name: 'hard', family: 'a', answer: null, solved: false, cpuS: 100, status: 'timeout' }, { name: 'easy', family: 'b', answer: 'SAT', solved: true, cpuS: 0.1, status: 'solved' });
+    inst.push(
+      { name: 'hard', family: 'a', answer: null, solved: false, cpuS: 100, status: 'timeout' },
+      { name: 'easy', family: 'b', answer: 'SAT', solved: true, cpuS: 0.1, status: 'solved' },
+    );
     const sel = selectInstances(inst, { budgetS: 200, heldoutShare: 0.3, minS: 0.5, timeoutS: 100 });
     const of = (set: string) => sel.decisions.filter((d) => d.set === set);
     assert.ok(sel.train.cpuS <= 200 && sel.train.cpuS > 150, `train ${sel.train.cpuS}`);
     assert.ok(sel.heldout.cpuS <= sel.heldout.budgetS, `held-out ${sel.heldout.cpuS} of ${sel.heldout.budgetS}`);
     assert.ok(Math.abs(sel.heldout.budgetS - (200 * 0.3) / 0.7) < 1e-9);
     const train = new Set(of('train').map((d) => d.name));
-    assert.ok(of('heldout').every((d) => !train.has(d.name)), 'disjoint');
+    assert.ok(
+      of('heldout').every((d) => !train.has(d.name)),
+      'disjoint',
+    );
     assert.equal(sel.decisions.length, inst.length, 'a decision for every instance');
     assert.match(sel.decisions.find((d) => d.name === 'hard')!.reason, /not solved by the champion within 100 s \(timeout\)/);
     assert.match(sel.decisions.find((d) => d.name === 'easy')!.reason, /solved in 0\.10 s, under 0\.50 s/);
@@ -193,13 +248,18 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
       assert.ok(aUnsat >= 1 && bSat >= 1, `${set}: ${aSat}/${aUnsat}/${bSat}`);
       assert.ok(aSat >= aUnsat && aSat >= bSat, `${set}: the largest stratum the most (${aSat}/${aUnsat}/${bSat})`);
     }
-    assert.ok(of('out').some((d) => /budget .* was spent/.test(d.reason)), 'over-budget instances say so');
+    assert.ok(
+      of('out').some((d) => /budget .* was spent/.test(d.reason)),
+      'over-budget instances say so',
+    );
     assert.equal(stratumOf({ family: null, answer: null }), 'no family/unknown');
   });
 
   it('curates a fetched set: the champion runs it once, the two sets are written and named in satlution.yaml', async () => {
     const inst = [
-      ...Array.from({ length: 12 }, (_, i) => servedInstance(`p-${i}.cnf.xz`, planted3Sat(40 + 10 * (i % 4), 4.2, 500 + i), { track: 'c', result: 'sat', family: 'planted' })),
+      ...Array.from({ length: 12 }, (_, i) =>
+        servedInstance(`p-${i}.cnf.xz`, planted3Sat(40 + 10 * (i % 4), 4.2, 500 + i), { track: 'c', result: 'sat', family: 'planted' }),
+      ),
       ...Array.from({ length: 4 }, (_, i) => servedInstance(`php-${i}.cnf.xz`, pigeonhole(4 + i, 3 + i), { track: 'c', result: 'unsat', family: 'php' })),
     ];
     server = await startGbdServer(inst);
@@ -210,7 +270,20 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     assert.notEqual((await new CandidateStore(ws).load()).index.champion, null, 'the seed is the champion');
     // The champion's times decide; min 0 s so tinysat's fast runs count. First with room for all, to
     // learn the times; then with half of that budget (the champion's runs are kept: not run again).
-    const curate = async (budgetS: number) => curateSet({ ws, config: await loadConfig(ws), championDir: path.join(ws, 'SATLUTION_0'), from: 'comp', name: 'comp', budgetS, timeoutS: 10, heldoutShare: 0.25, minS: 0, replace: true, runnerEnv: { workerFile: WORKER } });
+    const curate = async (budgetS: number) =>
+      curateSet({
+        ws,
+        config: await loadConfig(ws),
+        championDir: path.join(ws, 'SATLUTION_0'),
+        from: 'comp',
+        name: 'comp',
+        budgetS,
+        timeoutS: 10,
+        heldoutShare: 0.25,
+        minS: 0,
+        replace: true,
+        runnerEnv: { workerFile: WORKER },
+      });
     const all = await curate(1e6);
     const solved = all.doc.decisions.filter((x) => x.set !== 'out');
     assert.ok(solved.length >= 12, `tinysat solved ${solved.length} of 16`);
@@ -220,14 +293,23 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     const d = out.doc;
     assert.equal(d.decisions.length, 16);
     assert.ok(d.train.cpu_s <= trainable / 2 + 1e-9, `train ${d.train.cpu_s} of ${trainable / 2}`);
-    assert.ok(d.decisions.some((x) => x.set === 'out' && /training budget .* was spent/.test(x.reason)), 'some left out for the budget');
+    assert.ok(
+      d.decisions.some((x) => x.set === 'out' && /training budget .* was spent/.test(x.reason)),
+      'some left out for the budget',
+    );
     const train = await listSet(out.trainDir);
     const held = await listSet(out.heldoutDir);
     assert.equal(train.length, d.train.instances);
     assert.ok(train.length >= 1 && held.length >= 1, `${train.length} / ${held.length}`);
     assert.ok(!train.some((t) => held.some((h) => h.name === t.name)), 'disjoint');
-    assert.ok(train.every((t) => t.expected !== null), 'meta.csv rows carried over');
-    const yaml = parseYaml(fs.readFileSync(path.join(ws, 'satlution.yaml'), 'utf8')) as { stages: { perf: { set: string; holdout: string; timeout_s: number } }; benchmarks: Record<string, string> };
+    assert.ok(
+      train.every((t) => t.expected !== null),
+      'meta.csv rows carried over',
+    );
+    const yaml = parseYaml(fs.readFileSync(path.join(ws, 'satlution.yaml'), 'utf8')) as {
+      stages: { perf: { set: string; holdout: string; timeout_s: number } };
+      benchmarks: Record<string, string>;
+    };
     assert.deepEqual([yaml.stages.perf.set, yaml.stages.perf.holdout, yaml.stages.perf.timeout_s], ['comp-train', 'comp-heldout', 10]);
     assert.equal(yaml.benchmarks['comp-train'], 'benchmarks/comp-train');
     const md = fs.readFileSync(path.join(ws, 'benchmarks', 'comp', 'CURATION.md'), 'utf8');

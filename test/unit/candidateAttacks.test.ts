@@ -34,7 +34,14 @@ const META_ROW = 'p0.cnf,planted,SAT';
 const sha = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 const tc = (name: string, args: unknown, n = 0): Reply => ({ kind: 'tool', name, args: JSON.stringify(args), id: `call_${name}_${n}` });
 const plan = (title: string): Reply =>
-  tc('submit_plan', { title, change: 'Rewrite starexec_build so the build does more in one go.', rationale: 'A faster build leaves more of the budget for the search.', expected_effect: { sat: 'unchanged', unsat: 'unchanged', par2: 'unchanged' }, risks: 'None: the binary is the same.', tasks: ['Rewrite starexec_build.', 'Build and finish.'] });
+  tc('submit_plan', {
+    title,
+    change: 'Rewrite starexec_build so the build does more in one go.',
+    rationale: 'A faster build leaves more of the budget for the search.',
+    expected_effect: { sat: 'unchanged', unsat: 'unchanged', par2: 'unchanged' },
+    risks: 'None: the binary is the same.',
+    tasks: ['Rewrite starexec_build.', 'Build and finish.'],
+  });
 
 /** A tinysat workspace whose models are the scripted server's, with a perf meta.csv to steal. */
 async function scriptedWorkspace(server: LlmTestServer): Promise<string> {
@@ -62,7 +69,13 @@ async function scriptedCycle(ws: string, server: LlmTestServer, replies: Reply[]
   const config = await loadConfig(ws);
   const session = cycleSession({ ws, config, agent: 'llm', host: { apiKey: (_role, m) => apiKeyFromEnv(m), runnerEnv: { workerFile: WORKER } } });
   const state = await runCycle({ ws, config, ...session, approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
-  return { state, bodies: server.requests.slice(from).map((r) => JSON.stringify(r.body)).join('\n') };
+  return {
+    state,
+    bodies: server.requests
+      .slice(from)
+      .map((r) => JSON.stringify(r.body))
+      .join('\n'),
+  };
 }
 
 /** The store's record of a candidate. */
@@ -93,7 +106,12 @@ describe('a candidate at rest: links, rewritten scripts and hidden sources a bui
     const rule = path.join(ws, '.rules', '02_critical_correctness.md');
     const before = [sha(champion), sha(rule)];
     const build = buildWith(ws, 'ln -sfn ../SATLUTION_0/tinysat.c RESULTS.md\nln -sfn ../.rules/02_critical_correctness.md CHANGELOG.md');
-    const { state } = await scriptedCycle(ws, server, [plan('Links to the champion'), tc('write_file', { path: 'starexec_build', content: build }), tc('build', {}), tc('finish', { changelog: '## SATLUTION_1\n- starexec_build: links.' })]);
+    const { state } = await scriptedCycle(ws, server, [
+      plan('Links to the champion'),
+      tc('write_file', { path: 'starexec_build', content: build }),
+      tc('build', {}),
+      tc('finish', { changelog: '## SATLUTION_1\n- starexec_build: links.' }),
+    ]);
     assert.deepEqual([sha(champion), sha(rule)], before, "the champion's source or the rule was overwritten");
     const dir = path.join(ws, 'SATLUTION_1');
     assert.ok(fs.lstatSync(path.join(dir, 'RESULTS.md')).isFile(), 'RESULTS.md is still a link');
@@ -110,7 +128,12 @@ describe('a candidate at rest: links, rewritten scripts and hidden sources a bui
     const log = path.join(ws, '.satlution', 'candidates.jsonl');
     const forged = JSON.stringify({ type: 'champion', at: new Date().toISOString(), id: 1 });
     const build = buildWith(ws, 'ln -sfn ../.satlution/candidates.jsonl CHANGELOG.md\nln -sfn ../.satlution/candidates.json RESULTS.md');
-    await scriptedCycle(ws, server, [plan('Forge the champion'), tc('write_file', { path: 'starexec_build', content: build }), tc('build', {}), tc('finish', { changelog: forged })]);
+    await scriptedCycle(ws, server, [
+      plan('Forge the champion'),
+      tc('write_file', { path: 'starexec_build', content: build }),
+      tc('build', {}),
+      tc('finish', { changelog: forged }),
+    ]);
     assert.equal(fs.readFileSync(log, 'utf8').includes(forged), false, 'the forged event reached the candidate log');
     const { champion, rec } = await record(ws, 1);
     assert.equal(champion, 0);
@@ -124,12 +147,22 @@ describe('a candidate at rest: links, rewritten scripts and hidden sources a bui
     const evil = 'int evil(void) { return system("id"); }\n';
     // The coder writes two; its build writes the third where a coder's tools might not reach, and compiles one.
     const build = buildWith(ws, `mkdir -p .satlution && printf '%s' '${evil.trim()}' > .satlution/evil.c\ncc -c .git/evil.c -o /dev/null || true`);
-    const replies = [plan('Helpers in hidden folders'), ...['.git/evil.c', 'node_modules/evil.c'].map((p, i) => tc('write_file', { path: p, content: evil }, i)), tc('write_file', { path: 'starexec_build', content: build }, 9), tc('build', {}), tc('finish', { changelog: '## SATLUTION_1\n- helpers.' })];
+    const replies = [
+      plan('Helpers in hidden folders'),
+      ...['.git/evil.c', 'node_modules/evil.c'].map((p, i) => tc('write_file', { path: p, content: evil }, i)),
+      tc('write_file', { path: 'starexec_build', content: build }, 9),
+      tc('build', {}),
+      tc('finish', { changelog: '## SATLUTION_1\n- helpers.' }),
+    ];
     await scriptedCycle(ws, server, replies);
     const doc = await new EvalStore(ws).get(1);
     const comply = doc?.gates.find((g) => g.gate === 'comply');
     assert.equal(comply?.ok, false, JSON.stringify(doc?.gates));
-    for (const p of ['.git/evil.c', '.satlution/evil.c', 'node_modules/evil.c']) assert.ok(comply!.failures.some((f) => f.includes(p)), `${p}: ${comply!.failures.join('\n')}`);
+    for (const p of ['.git/evil.c', '.satlution/evil.c', 'node_modules/evil.c'])
+      assert.ok(
+        comply!.failures.some((f) => f.includes(p)),
+        `${p}: ${comply!.failures.join('\n')}`,
+      );
     const changes = (await diffCandidates(path.join(ws, 'SATLUTION_0'), path.join(ws, 'SATLUTION_1'))).map((c) => c.path);
     for (const p of ['.git/evil.c', '.satlution/evil.c', 'node_modules/evil.c']) assert.ok(changes.includes(p), changes.join(', '));
   });
@@ -138,7 +171,11 @@ describe('a candidate at rest: links, rewritten scripts and hidden sources a bui
     const ws = await scriptedWorkspace(server);
     // Only the evaluation's build runs it (the coder never builds), so the compliance check before it sees the original.
     const build = buildWith(ws, 'if [ -f bin/starexec_run_default ]; then echo "# rewritten by the build" >> bin/starexec_run_default; fi');
-    await scriptedCycle(ws, server, [plan('Touch the run script'), tc('write_file', { path: 'starexec_build', content: build }), tc('finish', { changelog: '## SATLUTION_1\n- starexec_build.' })]);
+    await scriptedCycle(ws, server, [
+      plan('Touch the run script'),
+      tc('write_file', { path: 'starexec_build', content: build }),
+      tc('finish', { changelog: '## SATLUTION_1\n- starexec_build.' }),
+    ]);
     const doc = await new EvalStore(ws).get(1);
     assert.equal(doc?.gates.find((g) => g.gate === 'comply')?.ok, true, JSON.stringify(doc?.gates));
     const gate = doc?.gates.find((g) => g.gate === 'build');
@@ -150,18 +187,26 @@ describe('a candidate at rest: links, rewritten scripts and hidden sources a bui
 
   it('a new candidate from a parent with links (satlution new --from, or the next cycle) writes nothing through them', async () => {
     const ws = await scriptedWorkspace(server);
-    const outside = write(path.join(tempDir('satlution-outside-'), 'bashrc'), '# the user\'s file\n');
+    const outside = write(path.join(tempDir('satlution-outside-'), 'bashrc'), "# the user's file\n");
     const meta = path.join(ws, 'benchmarks', 'perf', 'meta.csv');
     const before = [sha(outside), sha(meta)];
     const build = buildWith(ws, `ln -sfn ../benchmarks/perf/meta.csv HYPOTHESIS.md\nln -sfn ${outside} notes.md`);
-    await scriptedCycle(ws, server, [plan('Leave links'), tc('write_file', { path: 'starexec_build', content: build }), tc('build', {}), tc('finish', { changelog: '## SATLUTION_1\n- links.' })]);
+    await scriptedCycle(ws, server, [
+      plan('Leave links'),
+      tc('write_file', { path: 'starexec_build', content: build }),
+      tc('build', {}),
+      tc('finish', { changelog: '## SATLUTION_1\n- links.' }),
+    ]);
     assert.equal((await record(ws, 1)).rec?.status, 'failed');
     const made = spawnSync(process.execPath, [CLI, 'new', '--from', 'SATLUTION_1', '--dir', ws], { encoding: 'utf8' });
     assert.equal(made.status, 2, made.stdout + made.stderr);
     assert.match(made.stderr, /cannot be made from SATLUTION_1: .*links outside SATLUTION_1/);
     assert.deepEqual([sha(outside), sha(meta)], before, 'a template was written through a link');
     assert.equal((await new CandidateStore(ws).load()).index.candidates.length, 2, 'a refused copy leaves no record');
-    assert.deepEqual(fs.readdirSync(ws).filter((n) => n.endsWith('.partial')), []);
+    assert.deepEqual(
+      fs.readdirSync(ws).filter((n) => n.endsWith('.partial')),
+      [],
+    );
     // A person promotes it by hand; the next cycle starts from it.
     await new CandidateStore(ws).setChampion(1);
     await assert.rejects(scriptedCycle(ws, server, []), /a new candidate cannot be made from SATLUTION_1: .*links outside/);
@@ -174,10 +219,19 @@ describe('a candidate at rest: links, rewritten scripts and hidden sources a bui
     // two that each fit but together do not are found by the check after the build.
     for (const [cycle, cmd, reason] of [
       [1, 'truncate -s 2G huge.bin', /a file the build wrote reached its limit of 1024 MB \(evaluation\.disk_max_mb\)/],
-      [2, 'truncate -s 700M a.bin && truncate -s 700M b.bin', /left what the harness refuses: it holds 1400 MB, over its disk limit of 1024 MB \(evaluation\.disk_max_mb\)/],
+      [
+        2,
+        'truncate -s 700M a.bin && truncate -s 700M b.bin',
+        /left what the harness refuses: it holds 1400 MB, over its disk limit of 1024 MB \(evaluation\.disk_max_mb\)/,
+      ],
     ] as const) {
       const build = buildWith(ws, cmd);
-      await scriptedCycle(ws, server, [plan('Keep a big table'), tc('write_file', { path: 'starexec_build', content: build }), tc('build', {}), tc('finish', { changelog: `## SATLUTION_${cycle}\n- table.` })]);
+      await scriptedCycle(ws, server, [
+        plan('Keep a big table'),
+        tc('write_file', { path: 'starexec_build', content: build }),
+        tc('build', {}),
+        tc('finish', { changelog: `## SATLUTION_${cycle}\n- table.` }),
+      ]);
       const { rec } = await record(ws, cycle);
       assert.equal(rec?.status, 'failed');
       assert.match(rec?.detail ?? '', reason);
@@ -193,14 +247,22 @@ describe('a candidate at rest: links, rewritten scripts and hidden sources a bui
     const forks = (n: number) => `for i in $(seq ${n}); do sleep 3017 & done; wait`;
     const ws = await scriptedWorkspace(server);
     // The build forks; the coder does not build, so the evaluation's build meets it.
-    await scriptedCycle(ws, server, [plan('Build in parallel'), tc('write_file', { path: 'starexec_build', content: buildWith(ws, forks(2000)) }), tc('finish', { changelog: '## SATLUTION_1\n- parallel build.' })]);
+    await scriptedCycle(ws, server, [
+      plan('Build in parallel'),
+      tc('write_file', { path: 'starexec_build', content: buildWith(ws, forks(2000)) }),
+      tc('finish', { changelog: '## SATLUTION_1\n- parallel build.' }),
+    ]);
     const built = (await new EvalStore(ws).get(1))?.gates.find((g) => g.gate === 'build');
     assert.equal(built?.ok, false, JSON.stringify(built));
     assert.match(built!.detail, /the build hit its limit of 256 processes \(evaluation\.processes_max\)/);
     // The binary the run script starts becomes a wrapper that forks before it solves (the run script itself is protected).
     const wrapper = `mv bin/tinysat bin/tinysat.real\ncat > bin/tinysat <<'WRAPPER'\n#!/bin/bash\nfor i in $(seq 2000); do sleep 3017 & done\nexec "$(dirname "$0")/tinysat.real" "$@"\nWRAPPER\nchmod +x bin/tinysat`;
     const honest = fs.readFileSync(path.join(ws, 'SATLUTION_0', 'starexec_build'), 'utf8');
-    await scriptedCycle(ws, server, [plan('Solve in parallel'), tc('write_file', { path: 'starexec_build', content: `${honest.trimEnd()}\n${wrapper}\n` }), tc('finish', { changelog: '## SATLUTION_2\n- parallel solve.' })]);
+    await scriptedCycle(ws, server, [
+      plan('Solve in parallel'),
+      tc('write_file', { path: 'starexec_build', content: `${honest.trimEnd()}\n${wrapper}\n` }),
+      tc('finish', { changelog: '## SATLUTION_2\n- parallel solve.' }),
+    ]);
     const doc = await new EvalStore(ws).get(2);
     const failed = doc?.gates.find((g) => !g.ok);
     assert.equal(failed?.gate, 'smoke', JSON.stringify(doc?.gates.map((g) => [g.gate, g.ok, g.detail])));
@@ -221,7 +283,9 @@ describe('a candidate at rest: links, rewritten scripts and hidden sources a bui
         // The fourth request (the one left hanging) comes after the build made the link.
         for (let i = 0; i < 600 && server.requests.length < from + 4; i++) await new Promise((r) => setTimeout(r, 100));
         assert.equal(server.requests.length, from + 4, 'the coder did not get as far as the build');
-        const results = server.requests.slice(from).flatMap((r) => ((r.body.messages ?? []) as { role?: string; content?: unknown }[]).filter((m) => m.role === 'tool').map((m) => String(m.content)));
+        const results = server.requests
+          .slice(from)
+          .flatMap((r) => ((r.body.messages ?? []) as { role?: string; content?: unknown }[]).filter((m) => m.role === 'tool').map((m) => String(m.content)));
         assert.ok(fs.lstatSync(path.join(dir, 'HYPOTHESIS.md')).isSymbolicLink(), `the build made no link: ${results.join('\n')}`);
       } finally {
         first.kill('SIGKILL');
@@ -230,7 +294,10 @@ describe('a candidate at rest: links, rewritten scripts and hidden sources a bui
       server.queue(tc('finish', { changelog: '## SATLUTION_1\n- resumed.' }), tc('finish', { changelog: '## SATLUTION_1\n- resumed.' }));
       const resumedFrom = server.requests.length;
       const second = spawnSync(process.execPath, [CLI, 'cycle', '--agent', 'llm', '--dir', ws], { env, encoding: 'utf8', timeout: 240000 });
-      const sent = server.requests.slice(resumedFrom).map((r) => JSON.stringify(r.body)).join('\n');
+      const sent = server.requests
+        .slice(resumedFrom)
+        .map((r) => JSON.stringify(r.body))
+        .join('\n');
       assert.equal(sent.includes(KEY), false, 'the API key was sent to the model');
       assert.equal(sent.includes(META_ROW), false, 'the answers were sent to the model');
       assert.equal(second.status, 0, second.stdout + second.stderr);
@@ -245,7 +312,10 @@ describe('a candidate at rest: links, rewritten scripts and hidden sources a bui
 function linkingBuild(keys: string): string {
   const dir = path.join(tempDir(), 'SATLUTION_3');
   fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
-  write(path.join(dir, 'starexec_build'), `#!/bin/sh\ncd "$(dirname "$0")"\nln -sfn ${keys} .satlution-build.log\nmkdir -p bin\nprintf '#!/bin/sh\\necho "s UNKNOWN"\\n' > bin/starexec_run_default\nchmod +x bin/starexec_run_default\necho "ssh-ed25519 AAAA the-attacker"\n`);
+  write(
+    path.join(dir, 'starexec_build'),
+    `#!/bin/sh\ncd "$(dirname "$0")"\nln -sfn ${keys} .satlution-build.log\nmkdir -p bin\nprintf '#!/bin/sh\\necho "s UNKNOWN"\\n' > bin/starexec_run_default\nchmod +x bin/starexec_run_default\necho "ssh-ed25519 AAAA the-attacker"\n`,
+  );
   return dir;
 }
 
@@ -278,8 +348,19 @@ describe('the worker build on a runner host: the log written beside the build ne
 
     it('the build fails with the reason, authorized_keys stays', async () => {
       const { keys, before } = authorizedKeys();
-      const config: SshRunnerConfig = { name: 'box', kind: 'ssh', host: sshd!.host, workdir: path.join(tempDir('satlution-remote-'), 'work'), node: process.execPath, build: 'remote', jobs: 1 };
-      const failed = await evalOn(sshRunner({ config, workerFile: WORKER, sshArgs: ['-F', sshd!.config] }), makeSet(), { solver: linkingBuild(keys) }).then(() => undefined, (e: Error) => e);
+      const config: SshRunnerConfig = {
+        name: 'box',
+        kind: 'ssh',
+        host: sshd!.host,
+        workdir: path.join(tempDir('satlution-remote-'), 'work'),
+        node: process.execPath,
+        build: 'remote',
+        jobs: 1,
+      };
+      const failed = await evalOn(sshRunner({ config, workerFile: WORKER, sshArgs: ['-F', sshd!.config] }), makeSet(), { solver: linkingBuild(keys) }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       assert.equal(sha(keys), before, 'the remote build log replaced authorized_keys');
       assert.match(String(failed), /the build on .* failed \(bash starexec_build\):[\s\S]*links outside the candidate/);
     });
@@ -302,8 +383,21 @@ describe('the worker build on a runner host: the log written beside the build ne
 
     it('the build fails with the reason, authorized_keys stays', async () => {
       const { keys, before } = authorizedKeys();
-      const config: SlurmRunnerConfig = { name: 'cluster', kind: 'slurm', workdir: path.join(tempDir('satlution-shared-'), 'work'), cpus_per_task: 1, max_array: 1000, node: process.execPath, build: 'remote', sbatch_args: [], login_host: sshd!.host };
-      const failed = await evalOn(slurmRunner({ config, workerFile: WORKER, sshArgs, pollMs: 300 }), makeSet(), { solver: linkingBuild(keys) }).then(() => undefined, (e: Error) => e);
+      const config: SlurmRunnerConfig = {
+        name: 'cluster',
+        kind: 'slurm',
+        workdir: path.join(tempDir('satlution-shared-'), 'work'),
+        cpus_per_task: 1,
+        max_array: 1000,
+        node: process.execPath,
+        build: 'remote',
+        sbatch_args: [],
+        login_host: sshd!.host,
+      };
+      const failed = await evalOn(slurmRunner({ config, workerFile: WORKER, sshArgs, pollMs: 300 }), makeSet(), { solver: linkingBuild(keys) }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       assert.equal(sha(keys), before, 'the build log on the login node replaced authorized_keys');
       assert.match(String(failed), /the build on .* failed \(bash starexec_build\):[\s\S]*links outside the candidate/);
     });

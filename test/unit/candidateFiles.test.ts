@@ -8,7 +8,16 @@ import * as path from 'node:path';
 import { solverIdentity } from '../../src/core/eval/resultsStore';
 import { copyCandidate } from '../../src/core/workspace/candidateCopy';
 import { inspectCandidate, treeProblem } from '../../src/core/workspace/candidateCheck';
-import { appendCandidateDoc, leadsInside, listFiles, readCandidateDoc, readCandidateText, UnsafeCandidateFile, walkCandidate, writeCandidateDoc } from '../../src/core/workspace/candidateFs';
+import {
+  appendCandidateDoc,
+  leadsInside,
+  listFiles,
+  readCandidateDoc,
+  readCandidateText,
+  UnsafeCandidateFile,
+  walkCandidate,
+  writeCandidateDoc,
+} from '../../src/core/workspace/candidateFs';
 import { tempDir, write } from './helpers';
 
 /** A candidate directory `SATLUTION_1` in a fresh workspace-like folder, with a file outside it. */
@@ -36,8 +45,14 @@ describe('candidate files: reads', () => {
     fs.symlinkSync('pipe', path.join(dir, 'to-pipe'));
     write(path.join(dir, 'big'), 'x'.repeat(5000));
     assert.equal(await readCandidateText(dir, 'src/alias.c', { maxBytes: 1000 }), 'int main(void) { return 0; }\n');
-    for (const rel of ['out-abs', 'out-rel', 'sneaky']) await assert.rejects(readCandidateText(dir, rel, { maxBytes: 1000 }), (e: Error) => e instanceof UnsafeCandidateFile && /leads outside the candidate/.test(e.message), rel);
-    for (const rel of ['pipe', 'to-pipe']) await assert.rejects(readCandidateText(dir, rel, { maxBytes: 1000 }), /is a FIFO \(named pipe\), not a regular file/, rel);
+    for (const rel of ['out-abs', 'out-rel', 'sneaky'])
+      await assert.rejects(
+        readCandidateText(dir, rel, { maxBytes: 1000 }),
+        (e: Error) => e instanceof UnsafeCandidateFile && /leads outside the candidate/.test(e.message),
+        rel,
+      );
+    for (const rel of ['pipe', 'to-pipe'])
+      await assert.rejects(readCandidateText(dir, rel, { maxBytes: 1000 }), /is a FIFO \(named pipe\), not a regular file/, rel);
     await assert.rejects(readCandidateText(dir, 'big', { maxBytes: 1000 }), /has 5000 bytes, more than the 1000 read here/);
     await assert.rejects(readCandidateText(dir, '../outside/secret.txt', { maxBytes: 1000 }), /is outside SATLUTION_1/);
     // A document is never read through a link, not even one inside.
@@ -70,11 +85,20 @@ describe('candidate files: documents the harness writes', () => {
     await writeCandidateDoc(dir, '.satlution-build.log', 'log\n');
     assert.equal(fs.readFileSync(outside, 'utf8'), 'the answers\n');
     assert.equal(fs.readFileSync(path.join(dir, 'src', 'main.c'), 'utf8'), 'int main(void) { return 0; }\n');
-    for (const [name, text] of [['RESULTS.md', '# Results\n'], ['CHANGELOG.md', '# Changelog\n- entry\n'], ['HYPOTHESIS.md', '# plan\n'], ['.satlution-build.log', 'log\n']] as const) {
+    for (const [name, text] of [
+      ['RESULTS.md', '# Results\n'],
+      ['CHANGELOG.md', '# Changelog\n- entry\n'],
+      ['HYPOTHESIS.md', '# plan\n'],
+      ['.satlution-build.log', 'log\n'],
+    ] as const) {
       assert.ok(fs.lstatSync(path.join(dir, name)).isFile(), `${name} is a regular file now`);
       assert.equal(fs.readFileSync(path.join(dir, name), 'utf8'), text);
     }
-    assert.deepEqual(fs.readdirSync(dir).filter((n) => n.endsWith('.tmp')), [], 'no temporary file is left');
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((n) => n.endsWith('.tmp')),
+      [],
+      'no temporary file is left',
+    );
   });
 
   it('refuse a candidate directory that is itself a link', async () => {

@@ -15,15 +15,28 @@ const HYBRID_MOUNTS = [
   '41 31 0:38 / /sys/fs/cgroup/unified rw,relatime shared:10 - cgroup2 cgroup2 rw,nsdelegate',
 ].join('\n');
 
-describe('cgroups: finding this process\'s cgroups on any layout (mountinfo, /proc/self/cgroup)', () => {
+describe("cgroups: finding this process's cgroups on any layout (mountinfo, /proc/self/cgroup)", () => {
   it('hybrid: the v1 controllers where they are mounted (cpu and cpuacct together), and the unified mount', () => {
-    const own = ownCgroupsOf(['9:name=systemd:/user.slice/a.scope', '4:memory:/user.slice', '3:pids:/user.slice/a.scope', '2:cpu,cpuacct:/user.slice', '0::/user.slice/a.scope'].join('\n'), HYBRID_MOUNTS);
-    assert.deepEqual(own, { memory: '/sys/fs/cgroup/memory/user.slice', pids: '/sys/fs/cgroup/pids/user.slice/a.scope', cpuacct: '/sys/fs/cgroup/cpu,cpuacct/user.slice', v2: '/sys/fs/cgroup/unified/user.slice/a.scope' });
+    const own = ownCgroupsOf(
+      ['9:name=systemd:/user.slice/a.scope', '4:memory:/user.slice', '3:pids:/user.slice/a.scope', '2:cpu,cpuacct:/user.slice', '0::/user.slice/a.scope'].join(
+        '\n',
+      ),
+      HYBRID_MOUNTS,
+    );
+    assert.deepEqual(own, {
+      memory: '/sys/fs/cgroup/memory/user.slice',
+      pids: '/sys/fs/cgroup/pids/user.slice/a.scope',
+      cpuacct: '/sys/fs/cgroup/cpu,cpuacct/user.slice',
+      v2: '/sys/fs/cgroup/unified/user.slice/a.scope',
+    });
     assert.deepEqual(cgroupMounts(HYBRID_MOUNTS).find((m) => m.controllers.includes('name=systemd'))?.mountPoint, '/sys/fs/cgroup/systemd');
   });
 
   it('pure v2 (a systemd desktop): only the unified hierarchy, at /sys/fs/cgroup', () => {
-    const own = ownCgroupsOf('0::/user.slice/user-1000.slice/user@1000.service/app.slice/code.scope\n', '30 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n');
+    const own = ownCgroupsOf(
+      '0::/user.slice/user-1000.slice/user@1000.service/app.slice/code.scope\n',
+      '30 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n',
+    );
     assert.deepEqual(own, { v2: '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice/code.scope' });
   });
 

@@ -70,7 +70,8 @@ interface Setup {
 const SYSTEMD = ['/lib/systemd/systemd', '/usr/lib/systemd/systemd'].find((f) => fs.existsSync(f));
 
 /** The v1 name=systemd hierarchy's mount (the hybrid layout's), where the user manager also keeps its cgroups. */
-const namedSystemd = () => cgroupMounts(fs.readFileSync('/proc/self/mountinfo', 'utf8')).find((m) => !m.v2 && m.controllers.includes('name=systemd'))?.mountPoint;
+const namedSystemd = () =>
+  cgroupMounts(fs.readFileSync('/proc/self/mountinfo', 'utf8')).find((m) => !m.v2 && m.controllers.includes('name=systemd'))?.mountPoint;
 
 /** Runs `argv` and resolves with its exit code and output (never through a shell string). */
 function run(argv: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
@@ -96,7 +97,14 @@ describe('CPU time, the kill and the labels in five cgroup setups (real kernel, 
   const manager = { trees: [] as string[], runtime: '', pid: 0, why: '' };
 
   before(async function () {
-    const missing = [!isRoot && 'root (to make the setups)', !has('useradd', '--help') && 'useradd', !has('setpriv', '--help') && 'setpriv', !has('unshare', '--help') && 'unshare', !has('bwrap', '--version') && 'bubblewrap', !ownCgroups().v2 && 'a cgroup2 mount'].filter(Boolean);
+    const missing = [
+      !isRoot && 'root (to make the setups)',
+      !has('useradd', '--help') && 'useradd',
+      !has('setpriv', '--help') && 'setpriv',
+      !has('unshare', '--help') && 'unshare',
+      !has('bwrap', '--version') && 'bubblewrap',
+      !ownCgroups().v2 && 'a cgroup2 mount',
+    ].filter(Boolean);
     if (missing.length) {
       if (process.env.CI) throw new Error(`these setups need ${missing.join(', ')}`);
       console.log(`    skipped: needs ${missing.join(', ')}`);
@@ -114,7 +122,11 @@ describe('CPU time, the kill and the labels in five cgroup setups (real kernel, 
     write(path.join(root, 'spin.c'), SPIN_C);
     execFileSync('cc', ['-O1', '-o', path.join(root, spinName), path.join(root, 'spin.c')]);
     // The hanging solver's spinner has a name of its own: what a killed evaluator left is told from the rest.
-    for (const [name, script, spin] of [['burn', BURN, spinName], ['linger', LINGER, spinName], ['hang', HANG, `${spinName}h`]] as const) {
+    for (const [name, script, spin] of [
+      ['burn', BURN, spinName],
+      ['linger', LINGER, spinName],
+      ['hang', HANG, `${spinName}h`],
+    ] as const) {
       const bin = path.join(root, name, 'bin');
       fs.mkdirSync(bin, { recursive: true });
       fs.copyFileSync(path.join(root, spinName), path.join(bin, spin));
@@ -123,9 +135,13 @@ describe('CPU time, the kill and the labels in five cgroup setups (real kernel, 
     }
     for (let i = 1; i <= INSTANCES; i++) write(path.join(root, 'bench', `i${i}.cnf`), 'p cnf 1 1\n1 0\n');
     write(path.join(root, 'one', 'i1.cnf'), 'p cnf 1 1\n1 0\n');
-    execFileSync(process.execPath, [cli, 'init', '--dir', path.join(root, 'ws'), '--seed', `s=${path.join(root, 'burn')}`, '--no-generate'], { stdio: 'ignore' });
+    execFileSync(process.execPath, [cli, 'init', '--dir', path.join(root, 'ws'), '--seed', `s=${path.join(root, 'burn')}`, '--no-generate'], {
+      stdio: 'ignore',
+    });
     // A workspace whose runs are not sandboxed: with a cgroup, what a killed evaluator left is found by the next one's sweep alone.
-    execFileSync(process.execPath, [cli, 'init', '--dir', path.join(root, 'wsoff'), '--seed', `s=${path.join(root, 'burn')}`, '--no-generate'], { stdio: 'ignore' });
+    execFileSync(process.execPath, [cli, 'init', '--dir', path.join(root, 'wsoff'), '--seed', `s=${path.join(root, 'burn')}`, '--no-generate'], {
+      stdio: 'ignore',
+    });
     const yaml = path.join(root, 'wsoff', 'satlution.yaml');
     fs.writeFileSync(yaml, fs.readFileSync(yaml, 'utf8').replace(/^sandbox: on$/m, 'sandbox: off'));
     execFileSync('useradd', ['-M', '-d', path.join(root, 'home'), '-s', '/usr/sbin/nologin', user]);
@@ -159,12 +175,40 @@ describe('CPU time, the kill and the labels in five cgroup setups (real kernel, 
     fs.mkdirSync(manager.runtime, { recursive: true, mode: 0o700 });
     fs.chownSync(manager.runtime, uid, gid);
     const join = manager.trees.map((t) => `echo $$ > ${t}/cgroup.procs`).join(' && ');
-    const child = spawn('unshare', ['-m', '--propagation', 'private', 'sh', '-c', `${join} && mkdir -p /run/systemd && mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system && exec "$@"`, 'sh', 'setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--', 'env', '-i', `HOME=${path.join(root, 'home')}`, `XDG_RUNTIME_DIR=${manager.runtime}`, 'PATH=/usr/bin:/bin', SYSTEMD, '--user'], { stdio: 'ignore' });
+    const child = spawn(
+      'unshare',
+      [
+        '-m',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        `${join} && mkdir -p /run/systemd && mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system && exec "$@"`,
+        'sh',
+        'setpriv',
+        `--reuid=${uid}`,
+        `--regid=${gid}`,
+        '--clear-groups',
+        '--',
+        'env',
+        '-i',
+        `HOME=${path.join(root, 'home')}`,
+        `XDG_RUNTIME_DIR=${manager.runtime}`,
+        'PATH=/usr/bin:/bin',
+        SYSTEMD,
+        '--user',
+      ],
+      { stdio: 'ignore' },
+    );
     manager.pid = child.pid ?? 0;
     child.unref();
     // Ready once it answers on its bus.
     for (let i = 0; i < 150; i++) {
-      const r = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--', 'env', `XDG_RUNTIME_DIR=${manager.runtime}`, 'busctl', '--user', 'status'], { stdio: 'ignore' });
+      const r = spawnSync(
+        'setpriv',
+        [`--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--', 'env', `XDG_RUNTIME_DIR=${manager.runtime}`, 'busctl', '--user', 'status'],
+        { stdio: 'ignore' },
+      );
       if (r.status === 0) return;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -193,11 +237,25 @@ describe('CPU time, the kill and the labels in five cgroup setups (real kernel, 
     { name: `(a) root on cgroup ${ownCgroups().cpuacct ? 'v1' : 'v2'}`, prefix: () => [], user: false, cpu: ownCgroups().cpuacct ? 'cgroup-v1' : 'cgroup-v2' },
     {
       name: '(b) root where only cgroup2 is mounted at /sys/fs/cgroup (as in a container)',
-      prefix: () => ['unshare', '-m', '--propagation', 'private', 'sh', '-c', 'umount -l /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup && exec "$@"', 'sh'],
+      prefix: () => [
+        'unshare',
+        '-m',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        'umount -l /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup && exec "$@"',
+        'sh',
+      ],
       user: false,
       cpu: 'cgroup-v2',
     },
-    { name: '(c) a normal user in a cgroup-v2 subtree delegated to it', prefix: () => ['sh', '-c', 'echo $$ > "$0" && exec "$@"', path.join(deleg, 'cgroup.procs'), ...asUser()], user: true, cpu: 'cgroup-v2' },
+    {
+      name: '(c) a normal user in a cgroup-v2 subtree delegated to it',
+      prefix: () => ['sh', '-c', 'echo $$ > "$0" && exec "$@"', path.join(deleg, 'cgroup.procs'), ...asUser()],
+      user: true,
+      cpu: 'cgroup-v2',
+    },
     { name: '(d) a normal user without a writable cgroup', prefix: asUser, user: true, cpu: null },
     {
       name: "(e) a normal user in root's session cgroup beside its systemd user manager",
@@ -220,10 +278,30 @@ describe('CPU time, the kill and the labels in five cgroup setups (real kernel, 
       }
       const home = path.join(root, 'home');
       // A results store of its own (XDG_CACHE_HOME): no setup reuses another's runs.
-      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, XDG_CACHE_HOME: path.join(root, `cache-${i}`), ...(process.env.SATLUTION_DRAT_TRIM ? { SATLUTION_DRAT_TRIM: process.env.SATLUTION_DRAT_TRIM } : {}), ...s.env?.() };
+      const env = {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: home,
+        XDG_CACHE_HOME: path.join(root, `cache-${i}`),
+        ...(process.env.SATLUTION_DRAT_TRIM ? { SATLUTION_DRAT_TRIM: process.env.SATLUTION_DRAT_TRIM } : {}),
+        ...s.env?.(),
+      };
       const cmd = (...args: string[]) => run([...s.prefix(), process.execPath, cli, ...args], env);
       const json = path.join(root, `burn-${i}.json`);
-      const ev = await cmd('eval', path.join(root, 'burn'), '--bench', path.join(root, 'bench'), '--stage', 'perf', '--no-build', '--no-rules', '--no-proofs', '--jobs', '1', '--json', json);
+      const ev = await cmd(
+        'eval',
+        path.join(root, 'burn'),
+        '--bench',
+        path.join(root, 'bench'),
+        '--stage',
+        'perf',
+        '--no-build',
+        '--no-rules',
+        '--no-proofs',
+        '--jobs',
+        '1',
+        '--json',
+        json,
+      );
       assert.equal(ev.code, 0, ev.out);
       const doc = JSON.parse(fs.readFileSync(json, 'utf8')) as { instances: { status: string; time_s: number; cpu_s: number | null }[] };
       assert.equal(doc.instances.length, INSTANCES);
@@ -251,7 +329,19 @@ describe('CPU time, the kill and the labels in five cgroup setups (real kernel, 
         assert.match(cpu.detail, /not measured.*wall time.*To get it: /);
       }
       // The kill: a solver that leaves a spinning child behind leaves nothing once its run is over.
-      const ln = await cmd('eval', path.join(root, 'linger'), '--bench', path.join(root, 'bench'), '--stage', 'perf', '--no-build', '--no-rules', '--no-proofs', '--jobs', '1');
+      const ln = await cmd(
+        'eval',
+        path.join(root, 'linger'),
+        '--bench',
+        path.join(root, 'bench'),
+        '--stage',
+        'perf',
+        '--no-build',
+        '--no-rules',
+        '--no-proofs',
+        '--jobs',
+        '1',
+      );
       assert.equal(ln.code, 0, ln.out);
       const left = spawnSync('pgrep', ['-f', spinName]).stdout.toString().trim();
       assert.equal(left, '', `processes left behind: ${left}`);
@@ -259,7 +349,22 @@ describe('CPU time, the kill and the labels in five cgroup setups (real kernel, 
       // evaluation starts. With a cgroup, unsandboxed (a workspace with sandbox: off), so that only the
       // next one's sweep can find it; without one, in the sandbox, whose pid namespace dies with it.
       const hangSpin = `${spinName}h`;
-      const argv = [...s.prefix(), process.execPath, cli, 'eval', path.join(root, 'hang'), '--bench', path.join(root, 'one'), '--stage', 'perf', '--no-build', '--no-rules', '--no-proofs', '--jobs', '1'];
+      const argv = [
+        ...s.prefix(),
+        process.execPath,
+        cli,
+        'eval',
+        path.join(root, 'hang'),
+        '--bench',
+        path.join(root, 'one'),
+        '--stage',
+        'perf',
+        '--no-build',
+        '--no-rules',
+        '--no-proofs',
+        '--jobs',
+        '1',
+      ];
       const victim = spawn(argv[0]!, argv.slice(1), { env, stdio: 'ignore', cwd: path.join(root, s.cpu ? 'wsoff' : 'ws') });
       const spinning = () => spawnSync('pgrep', ['-f', hangSpin]).stdout.toString().trim();
       for (let t = 0; t < 300 && !spinning(); t++) await new Promise((r) => setTimeout(r, 100));
@@ -268,11 +373,31 @@ describe('CPU time, the kill and the labels in five cgroup setups (real kernel, 
       victim.kill('SIGKILL');
       await new Promise((r) => victim.once('exit', r));
       if (s.cpu) assert.ok(spinning(), 'unsandboxed, the spinner outlives its killed evaluator until a sweep');
-      const next = await cmd('eval', path.join(root, 'burn'), '--bench', path.join(root, 'bench'), '--stage', 'perf', '--no-build', '--no-rules', '--no-proofs', '--jobs', '1');
+      const next = await cmd(
+        'eval',
+        path.join(root, 'burn'),
+        '--bench',
+        path.join(root, 'bench'),
+        '--stage',
+        'perf',
+        '--no-build',
+        '--no-rules',
+        '--no-proofs',
+        '--jobs',
+        '1',
+      );
       assert.equal(next.code, 0, next.out);
       for (let t = 0; t < 20 && spinning(); t++) await new Promise((r) => setTimeout(r, 100));
       assert.equal(spinning(), '', 'what the killed evaluator left is gone');
-      if (s.name.startsWith('(c)')) assert.deepEqual(fs.readdirSync(deleg, { withFileTypes: true }).filter((e) => e.isDirectory() && e.name.startsWith('satlution-') && !e.name.startsWith('satlution-self-')).map((e) => e.name), [], 'run cgroups removed');
+      if (s.name.startsWith('(c)'))
+        assert.deepEqual(
+          fs
+            .readdirSync(deleg, { withFileTypes: true })
+            .filter((e) => e.isDirectory() && e.name.startsWith('satlution-') && !e.name.startsWith('satlution-self-'))
+            .map((e) => e.name),
+          [],
+          'run cgroups removed',
+        );
     });
   }
 });

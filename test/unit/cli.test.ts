@@ -20,10 +20,18 @@ describe('cli: satlution init / status', () => {
     assert.match(init.err, /Generate them\? yes \(no terminal to ask/);
     const st = cli(['status', '--json'], path.join(dir, 'SATLUTION_0')); // found from a subdirectory
     assert.equal(st.code, 0, st.err);
-    const j = JSON.parse(st.out) as { champion: string; config_ok: boolean; candidates: { dir: string; status: string; lineage: string[]; docs: string[] }[]; seeds: { name: string; source: string }[] };
+    const j = JSON.parse(st.out) as {
+      champion: string;
+      config_ok: boolean;
+      candidates: { dir: string; status: string; lineage: string[]; docs: string[] }[];
+      seeds: { name: string; source: string }[];
+    };
     assert.equal(j.champion, 'SATLUTION_0');
     assert.equal(j.config_ok, true);
-    assert.deepEqual(j.candidates.map((c) => [c.dir, c.status, c.lineage, c.docs.length]), [['SATLUTION_0', 'seed', ['SATLUTION_0'], 3]]);
+    assert.deepEqual(
+      j.candidates.map((c) => [c.dir, c.status, c.lineage, c.docs.length]),
+      [['SATLUTION_0', 'seed', ['SATLUTION_0'], 3]],
+    );
     assert.equal(j.seeds[0]!.source, path.join(FIXTURES, 'seeds', 'tinysat'));
     const text = cli(['status', '--dir', dir]);
     assert.match(text.out, /★ SATLUTION_0 +seed /);
@@ -36,7 +44,9 @@ describe('cli: satlution init / status', () => {
     await s.create({ parent: 0, status: 'failed', detail: 'build failed' });
     await s.create({ parent: 0, status: 'verified' });
     await s.create({ parent: 2, status: 'coding' });
-    const out = cli(['status', '--dir', dir]).out.split('\n').filter((l) => /^[★ ] +SATLUTION_/.test(l));
+    const out = cli(['status', '--dir', dir])
+      .out.split('\n')
+      .filter((l) => /^[★ ] +SATLUTION_/.test(l));
     assert.match(out[0]!, /^★ SATLUTION_0 /);
     assert.match(out[1]!, /^ {4}SATLUTION_1 +failed .*DIRECTORY MISSING · build failed/);
     assert.match(out[2]!, /^ {4}SATLUTION_2 +verified/);

@@ -5,7 +5,14 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { ROOT, tempDir } from './helpers';
 
-const kv = (out: string) => Object.fromEntries(out.trim().split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+const kv = (out: string) =>
+  Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
 
 export interface Slurm {
   dir: string;
@@ -26,7 +33,12 @@ export function slurmUp(ctx: Mocha.Context): Slurm {
   const v = kv(up.stdout);
   assert.ok(v.SLURM_TEST_DIR && v.SLURM_CONF, up.stdout);
   const dir = v.SLURM_TEST_DIR;
-  return { dir, conf: v.SLURM_CONF, env: { ...process.env, SLURM_CONF: v.SLURM_CONF }, down: () => void spawnSync(script, ['down', dir], { stdio: 'inherit' }) };
+  return {
+    dir,
+    conf: v.SLURM_CONF,
+    env: { ...process.env, SLURM_CONF: v.SLURM_CONF },
+    down: () => void spawnSync(script, ['down', dir], { stdio: 'inherit' }),
+  };
 }
 
 export interface Sshd {

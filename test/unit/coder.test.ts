@@ -24,7 +24,11 @@ class ScriptedModel implements LlmClient {
     const step = this.script[this.turns++];
     if (!step) throw new Error('the script ran out of turns');
     const { text = '', calls = [] } = step(req.messages);
-    const toolCalls: ToolCall[] = calls.map(([name, args], i) => ({ id: `c${this.turns}_${i}`, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) }));
+    const toolCalls: ToolCall[] = calls.map(([name, args], i) => ({
+      id: `c${this.turns}_${i}`,
+      name,
+      arguments: typeof args === 'string' ? args : JSON.stringify(args),
+    }));
     return { text, toolCalls, usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 }, stop: toolCalls.length ? 'tool_use' : 'end', model: this.model };
   }
 }
@@ -45,10 +49,27 @@ function candidate(): { dir: string; host: ToolHost; smokeDir: string } {
     sandbox: new Sandbox(dir, ['bin/starexec_run_default', 'HYPOTHESIS.md']),
     async build() {
       const b = await buildSolver(dir, 60);
-      return b.ok ? { ok: true, text: 'build ok' } : { ok: false, text: `${b.detail}\n${b.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.file}:${d.line}: ${d.message}`).join('\n')}` };
+      return b.ok
+        ? { ok: true, text: 'build ok' }
+        : {
+            ok: false,
+            text: `${b.detail}\n${b.diagnostics
+              .filter((d) => d.severity === 'error')
+              .map((d) => `${d.file}:${d.line}: ${d.message}`)
+              .join('\n')}`,
+          };
     },
     async smoke() {
-      const r = await runGates({ solverDir: dir, build: false, buildTimeoutS: 60, stages: [{ gate: 'smoke', dir: smokeDir, timeoutS: 5, memMb: 512, checkProofs: false }], jobs: 1, cache: new InstanceCache(path.join(state, 'cache')), store: new ResultsStore(path.join(state, 'runs.jsonl')), maxProofMb: 10 });
+      const r = await runGates({
+        solverDir: dir,
+        build: false,
+        buildTimeoutS: 60,
+        stages: [{ gate: 'smoke', dir: smokeDir, timeoutS: 5, memMb: 512, checkProofs: false }],
+        jobs: 1,
+        cache: new InstanceCache(path.join(state, 'cache')),
+        store: new ResultsStore(path.join(state, 'runs.jsonl')),
+        maxProofMb: 10,
+      });
       const g = r.gates[0]!;
       return { ok: g.ok, text: g.ok ? g.detail : g.failures.join('\n') };
     },
@@ -71,7 +92,18 @@ describe('coder agent: a tool loop with a scripted model', function () {
         assert.equal(lastTool(m).isError, true);
         assert.match(lastTool(m).content, /does not occur in tinysat\.c; read the file again/);
         // Decide the highest unassigned variable first; the missing semicolon is a real mistake.
-        return { calls: [['edit_file', { path: 'tinysat.c', search: '  int pick = 0;\n  for (int v = 1; v <= nvars && !pick; v++) if (!assign[v]) pick = v;', replace: '  int pick = 0\n  for (int v = nvars; v >= 1 && !pick; v--) if (!assign[v]) pick = v;' }]] };
+        return {
+          calls: [
+            [
+              'edit_file',
+              {
+                path: 'tinysat.c',
+                search: '  int pick = 0;\n  for (int v = 1; v <= nvars && !pick; v++) if (!assign[v]) pick = v;',
+                replace: '  int pick = 0\n  for (int v = nvars; v >= 1 && !pick; v--) if (!assign[v]) pick = v;',
+              },
+            ],
+          ],
+        };
       },
       () => ({ calls: [['build', {}]] }),
       (m) => {
@@ -92,7 +124,14 @@ describe('coder agent: a tool loop with a scripted model', function () {
     ]);
     const transcriptFile = path.join(tempDir(), 'coder.jsonl');
     const events: string[] = [];
-    const out = await runCoder({ client: model, host, task: 'Decide variables from the highest index down.', rules: 'R04: no threads.', transcriptFile, onEvent: (e) => e.type === 'tool' && events.push(`${e.name}:${e.ok}`) });
+    const out = await runCoder({
+      client: model,
+      host,
+      task: 'Decide variables from the highest index down.',
+      rules: 'R04: no threads.',
+      transcriptFile,
+      onEvent: (e) => e.type === 'tool' && events.push(`${e.name}:${e.ok}`),
+    });
     assert.deepEqual([out.finished, out.reason, out.iterations], [true, 'finished', 8]);
     assert.deepEqual(events, ['search:true', 'edit_file:false', 'edit_file:true', 'build:false', 'edit_file:true', 'build:true', 'smoke:true', 'finish:true']);
     assert.match(fs.readFileSync(path.join(dir, 'tinysat.c'), 'utf8'), /for \(int v = nvars; v >= 1 && !pick; v--\)/);
@@ -153,7 +192,10 @@ describe('coder tools: confinement and exact edits', () => {
     assert.equal(fs.readFileSync(path.join(dir, 'crlf.c'), 'utf8'), 'int a;\r\nint c;\r\nint a2;\r\n');
     write(path.join(dir, 'big.txt'), 'x'.repeat(50_000));
     const big = await runTool('read_file', '{"path": "big.txt"}', host);
-    assert.match(big.content, /\[\.\.\. truncated: \d+ more characters; ask for a narrower range: the file has 1 lines, read them in parts with start_line and end_line\]$/);
+    assert.match(
+      big.content,
+      /\[\.\.\. truncated: \d+ more characters; ask for a narrower range: the file has 1 lines, read them in parts with start_line and end_line\]$/,
+    );
     assert.ok(big.content.length < 21_000);
   });
 });

@@ -144,7 +144,14 @@ async function attackedCycle(o: { sandbox?: 'off'; sshSources: (fakeHome: string
     const text = fs.readFileSync(cfg, 'utf8').replace('models: {}\n', models);
     assert.match(text, /^sandbox: on$/m, 'the template turns the sandbox on');
     fs.writeFileSync(cfg, o.sandbox ? text.replace(/^sandbox: on$/m, `sandbox: ${o.sandbox}`) : text);
-    const plan = { title: 'Build with all cores', change: 'Rewrite starexec_build to run make with one job per core.', rationale: 'A faster build leaves more of the budget for the search.', expected_effect: { sat: 'unchanged', unsat: 'unchanged', par2: 'unchanged' }, risks: 'None: the binary is the same.', tasks: ['Rewrite starexec_build.', 'Build, run smoke, finish.'] };
+    const plan = {
+      title: 'Build with all cores',
+      change: 'Rewrite starexec_build to run make with one job per core.',
+      rationale: 'A faster build leaves more of the budget for the search.',
+      expected_effect: { sat: 'unchanged', unsat: 'unchanged', par2: 'unchanged' },
+      risks: 'None: the binary is the same.',
+      tasks: ['Rewrite starexec_build.', 'Build, run smoke, finish.'],
+    };
     const script = attackScript({ ws, outside, port, sshSources: o.sshSources(o.fakeHome) });
     const tc = (name: string, args: unknown): Reply => ({ kind: 'tool', name, args: JSON.stringify(args), id: `call_${name}` });
     server.queue(
@@ -244,11 +251,20 @@ describe('an LLM coder attacks the host through starexec_build', function () {
     try {
       assert.ok(a.authHeaders.every((h) => h === `Bearer ${KEY}`));
       assert.equal(fs.readFileSync(path.join(a.outside, 'pwned'), 'utf8'), 'pwned\n');
-      assert.ok(a.diff.some((d) => d.startsWith('satlution.yaml: ')), a.diff.join('\n'));
+      assert.ok(
+        a.diff.some((d) => d.startsWith('satlution.yaml: ')),
+        a.diff.join('\n'),
+      );
       assert.match(fs.readFileSync(path.join(a.ws, 'satlution.yaml'), 'utf8'), /# pwned \(relative\)\n(.*\n)*# pwned \(absolute\)/);
       const files = filesUnder(a.candidateDir);
-      assert.ok(files.some((f) => path.basename(f.rel) === 'meta.csv' && f.content.includes(META_ROW)), 'no meta.csv was stolen');
-      assert.ok(files.some((f) => f.content.includes(SSH_CANARY)), 'the ssh key was not copied');
+      assert.ok(
+        files.some((f) => path.basename(f.rel) === 'meta.csv' && f.content.includes(META_ROW)),
+        'no meta.csv was stolen',
+      );
+      assert.ok(
+        files.some((f) => f.content.includes(SSH_CANARY)),
+        'the ssh key was not copied',
+      );
       assert.ok(a.connections > 0, 'no TCP connection');
       // `off` still clears the environment: the dump is there, the keys are not.
       const dump = fs.readFileSync(path.join(a.candidateDir, 'env.dump'), 'utf8');

@@ -43,7 +43,11 @@ describe('config: satlution.yaml', () => {
   });
 
   it('the file `init` writes is valid and matches the defaults', () => {
-    const text = renderConfig({ seeds: [{ name: 'kissat', source: '/src/kissat', primary: false }], benchmarks: { smoke: 'benchmarks/smoke', verify: 'benchmarks/verify', perf: 'b/perf' }, jobs: 3 });
+    const text = renderConfig({
+      seeds: [{ name: 'kissat', source: '/src/kissat', primary: false }],
+      benchmarks: { smoke: 'benchmarks/smoke', verify: 'benchmarks/verify', perf: 'b/perf' },
+      jobs: 3,
+    });
     const r = parseConfig(text);
     assert.ok(r.ok, r.ok ? '' : r.issues.map((i) => formatIssue(i)).join('\n'));
     const d = parseConfig(MIN);
@@ -66,11 +70,23 @@ describe('config: satlution.yaml', () => {
 
   it('checks the strategy settings against the strategy, and where a remote build can happen', () => {
     const keys = (text: string) => issues(MIN + text).map((i) => `${i.key}: ${i.message}`);
-    assert.deepEqual(keys('strategy: { name: champion-challenger, proposals: 3 }\n'), ['strategy.proposals: only used by strategy sift (champion-challenger evaluates every proposal it makes: `lambda` per cycle)']);
-    assert.deepEqual(keys('strategy: { name: sift }\n'), ['strategy.name: sift needs a judge model: set models.judge (or models.planner, which then also judges)']);
+    assert.deepEqual(keys('strategy: { name: champion-challenger, proposals: 3 }\n'), [
+      'strategy.proposals: only used by strategy sift (champion-challenger evaluates every proposal it makes: `lambda` per cycle)',
+    ]);
+    assert.deepEqual(keys('strategy: { name: sift }\n'), [
+      'strategy.name: sift needs a judge model: set models.judge (or models.planner, which then also judges)',
+    ]);
     assert.deepEqual(keys('strategy: { name: islands, smc: { particles: 4 } }\n'), ['strategy.smc: only used by strategy smc']);
-    assert.match(keys('runners: [{name: local, kind: local}, {name: c, kind: slurm, workdir: /s, build: remote}]\n').join('\n'), /runners\.1\.build: build: remote builds on the login node: set login_host/);
-    assert.ok(parseConfig(MIN + 'strategy: { name: smc, smc: { particles: 8, mh_steps: 2, max_evaluations: 64 } }\nrunners: [{name: local, kind: local}, {name: box, kind: ssh, host: lab, build: remote, jobs: 4}]\n').ok);
+    assert.match(
+      keys('runners: [{name: local, kind: local}, {name: c, kind: slurm, workdir: /s, build: remote}]\n').join('\n'),
+      /runners\.1\.build: build: remote builds on the login node: set login_host/,
+    );
+    assert.ok(
+      parseConfig(
+        MIN +
+          'strategy: { name: smc, smc: { particles: 8, mh_steps: 2, max_evaluations: 64 } }\nrunners: [{name: local, kind: local}, {name: box, kind: ssh, host: lab, build: remote, jobs: 4}]\n',
+      ).ok,
+    );
   });
 
   it('suggests the intended key for a typo', () => {
@@ -180,19 +196,36 @@ describe('config: the strategy block, one variant per strategy', () => {
   it('gives each strategy its hooks, so the engine never checks a name', () => {
     const of = (name: string) => strategyFor(parsed(`strategy: { name: ${name} }\n`));
     assert.deepEqual(
-      ['champion-challenger', 'sift', 'islands', 'smc'].map((n) => { const s = of(n); return [s.name, s.proposals, s.screens, s.needsJudge, typeof s.measured, typeof s.parent]; }),
-      [['champion-challenger', 1, false, false, 'undefined', 'undefined'], ['sift', 4, true, true, 'function', 'undefined'], ['islands', 1, true, false, 'undefined', 'function'], ['smc', 1, true, false, 'undefined', 'function']],
+      ['champion-challenger', 'sift', 'islands', 'smc'].map((n) => {
+        const s = of(n);
+        return [s.name, s.proposals, s.screens, s.needsJudge, typeof s.measured, typeof s.parent];
+      }),
+      [
+        ['champion-challenger', 1, false, false, 'undefined', 'undefined'],
+        ['sift', 4, true, true, 'function', 'undefined'],
+        ['islands', 1, true, false, 'undefined', 'function'],
+        ['smc', 1, true, false, 'undefined', 'function'],
+      ],
     );
   });
 
-  it('still refuses an old file with another strategy\'s keys, saying whose they are', () => {
+  it("still refuses an old file with another strategy's keys, saying whose they are", () => {
     const keys = (text: string) => issues(MIN + JUDGE + text).map((i) => `${i.key}: ${i.message}`);
-    assert.deepEqual(keys('strategy: { name: champion-challenger, proposals: 3 }\n'), ['strategy.proposals: only used by strategy sift (champion-challenger evaluates every proposal it makes: `lambda` per cycle)']);
-    assert.deepEqual(keys('strategy: { evaluate_top: 1, judge_rubric: "Prefer small changes, please." }\n'), ['strategy.evaluate_top: only used by strategy sift (champion-challenger evaluates every proposal it makes: `lambda` per cycle)', 'strategy.judge_rubric: only used by strategy sift (champion-challenger evaluates every proposal it makes: `lambda` per cycle)']);
+    assert.deepEqual(keys('strategy: { name: champion-challenger, proposals: 3 }\n'), [
+      'strategy.proposals: only used by strategy sift (champion-challenger evaluates every proposal it makes: `lambda` per cycle)',
+    ]);
+    assert.deepEqual(keys('strategy: { evaluate_top: 1, judge_rubric: "Prefer small changes, please." }\n'), [
+      'strategy.evaluate_top: only used by strategy sift (champion-challenger evaluates every proposal it makes: `lambda` per cycle)',
+      'strategy.judge_rubric: only used by strategy sift (champion-challenger evaluates every proposal it makes: `lambda` per cycle)',
+    ]);
     assert.deepEqual(keys('strategy: { name: sift, islands: { count: 2 } }\n'), ['strategy.islands: only used by strategy islands']);
     assert.deepEqual(keys('strategy: { name: champion-challenger, smc: { particles: 4 } }\n'), ['strategy.smc: only used by strategy smc']);
-    assert.deepEqual(keys('strategy: { name: sift, proposals: 2, evaluate_top: 3 }\n'), ['strategy.evaluate_top: cannot evaluate more than the 2 proposals made per cycle']);
-    assert.deepEqual(keys('strategy: { name: hillclimb }\n'), ['strategy.name: must be one of "champion-challenger", "sift", "islands", "smc"; got "hillclimb"']);
+    assert.deepEqual(keys('strategy: { name: sift, proposals: 2, evaluate_top: 3 }\n'), [
+      'strategy.evaluate_top: cannot evaluate more than the 2 proposals made per cycle',
+    ]);
+    assert.deepEqual(keys('strategy: { name: hillclimb }\n'), [
+      'strategy.name: must be one of "champion-challenger", "sift", "islands", "smc"; got "hillclimb"',
+    ]);
     const [typo] = issues(MIN + JUDGE + 'strategy: { name: sift, propsals: 2 }\n');
     assert.equal(typo!.key, 'strategy.propsals');
     assert.match(typo!.message, /did you mean "proposals"\?/);
@@ -200,9 +233,14 @@ describe('config: the strategy block, one variant per strategy', () => {
   });
 
   it('exports each strategy as a variant of the JSON Schema, with descriptions', () => {
-    const s = configJsonSchema() as { properties: { strategy: { oneOf: { properties: Record<string, { const?: string; description?: string; default?: unknown }>; required?: string[] }[] } } };
+    const s = configJsonSchema() as {
+      properties: { strategy: { oneOf: { properties: Record<string, { const?: string; description?: string; default?: unknown }>; required?: string[] }[] } };
+    };
     const variants = s.properties.strategy.oneOf;
-    assert.deepEqual(variants.map((v) => v.properties.name!.const), ['champion-challenger', 'sift', 'islands', 'smc']);
+    assert.deepEqual(
+      variants.map((v) => v.properties.name!.const),
+      ['champion-challenger', 'sift', 'islands', 'smc'],
+    );
     assert.equal(variants[0]!.required, undefined, 'champion-challenger needs no name');
     for (const v of variants) for (const [k, p] of Object.entries(v.properties)) assert.ok(p.description, `${v.properties.name!.const}.${k} has a description`);
     assert.equal(variants[1]!.properties.proposals!.default, 4);

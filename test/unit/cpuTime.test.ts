@@ -59,7 +59,21 @@ describe('CPU time of a run (cgroup accounting, in the sandbox)', function () {
   };
 
   const run = (solverDir: string, extra: Partial<InstanceRunRequest> = {}) =>
-    runInstance({ solverDir, name: 'one.cnf', cnf, vars: 1, family: null, expected: null, expectedFrom: 'none', timeoutS: 20, memMb: 1024, checkProofs: false, maxProofMb: 10, checkerTimeoutS: 10, ...extra });
+    runInstance({
+      solverDir,
+      name: 'one.cnf',
+      cnf,
+      vars: 1,
+      family: null,
+      expected: null,
+      expectedFrom: 'none',
+      timeoutS: 20,
+      memMb: 1024,
+      checkProofs: false,
+      maxProofMb: 10,
+      checkerTimeoutS: 10,
+      ...extra,
+    });
 
   before(async function () {
     if (!hasBwrap) {
@@ -142,7 +156,7 @@ describe('CPU time of a run (cgroup accounting, in the sandbox)', function () {
     );
   });
 
-  it('a daemon that leaves the process group is counted until it is killed at the solver\'s exit', async function () {
+  it("a daemon that leaves the process group is counted until it is killed at the solver's exit", async function () {
     needCgroups(this);
     const r = await run(solver('setsid "$SPIN" 30 0 > /dev/null 2>&1 < /dev/null &\nexec "$SPIN" 0.5 0'));
     assert.equal(r.status, 'unknown', r.detail);
@@ -177,12 +191,29 @@ describe('CPU time of a run (cgroup accounting, in the sandbox)', function () {
     const own = ownCgroups();
     const mine = `satlution-${ownerTag()}-`;
     for (const base of [own.memory, own.cpuacct, own.v2].filter((b): b is string => !!b))
-      assert.deepEqual(fs.readdirSync(base).filter((n) => n.startsWith(mine)), [], base);
+      assert.deepEqual(
+        fs.readdirSync(base).filter((n) => n.startsWith(mine)),
+        [],
+        base,
+      );
   });
 });
 
 describe('CPU time in stored results', () => {
-  const old = { instance: 'a.cnf', family: null, expected: 'SAT', expected_from: 'meta', answer: 'SAT', status: 'solved', time_s: 0.5, mem_mb: 3, exit_code: 10, signal: null, check: { kind: 'model', ok: true, time_s: 0.01, detail: 'ok' }, detail: '' };
+  const old = {
+    instance: 'a.cnf',
+    family: null,
+    expected: 'SAT',
+    expected_from: 'meta',
+    answer: 'SAT',
+    status: 'solved',
+    time_s: 0.5,
+    mem_mb: 3,
+    exit_code: 10,
+    signal: null,
+    check: { kind: 'model', ok: true, time_s: 0.01, detail: 'ok' },
+    detail: '',
+  };
 
   it('a result stored before CPU time was measured parses, with cpu_s null', () => {
     assert.equal(InstanceResult.parse(old).cpu_s, null);

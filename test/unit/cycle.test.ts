@@ -37,7 +37,10 @@ function speedUpAgent(counts = { plan: 0, code: 0 }, crashOnFirstCode = false): 
     name: 'scripted',
     async plan({ candidate }) {
       counts.plan++;
-      return { title: 'remove the slow start', hypothesis: `# ${candidate}: remove the slow start\n\n## Change\nDelete the spin loop in main().\n\n## Rationale\nIt wastes time on every run.\n\n## Expected effect\nEvery instance faster.\n` };
+      return {
+        title: 'remove the slow start',
+        hypothesis: `# ${candidate}: remove the slow start\n\n## Change\nDelete the spin loop in main().\n\n## Rationale\nIt wastes time on every run.\n\n## Expected effect\nEvery instance faster.\n`,
+      };
     },
     async code({ host }) {
       counts.code++;
@@ -57,10 +60,21 @@ describe('evolution cycle (champion/challenger)', function () {
   it('plans, codes, passes every gate, measures, writes RESULTS.md and crowns a faster challenger', async () => {
     const ws = await workspace();
     const events: string[] = [];
-    const s = await runCycle({ ws, config: await loadConfig(ws), agent: speedUpAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent: (e) => e.type === 'step' && events.push(e.step) });
+    const s = await runCycle({
+      ws,
+      config: await loadConfig(ws),
+      agent: speedUpAgent(),
+      approver: { confirm: async () => true },
+      log: silentLogger,
+      jobs: 2,
+      onEvent: (e) => e.type === 'step' && events.push(e.step),
+    });
     assert.equal(s.step, 'done');
     assert.equal(s.champion_changed, true, s.outcome ?? '');
-    assert.match(s.outcome!, /SATLUTION_1 is the new champion \(side by side on (CPU|wall) time: PAR-2 \d+\.\d+ -> \d+\.\d+ s, \d+\.\d% faster, p = [\d.e-]+, n = 8; over the \d+\.\d% margin/);
+    assert.match(
+      s.outcome!,
+      /SATLUTION_1 is the new champion \(side by side on (CPU|wall) time: PAR-2 \d+\.\d+ -> \d+\.\d+ s, \d+\.\d% faster, p = [\d.e-]+, n = 8; over the \d+\.\d% margin/,
+    );
     for (const st of ['plan', 'approve', 'code', 'evaluate', 'analyze', 'decide', 'done']) assert.ok(events.includes(st), st);
     const { index } = await new CandidateStore(ws).load();
     assert.equal(index.champion, 1);
@@ -74,10 +88,28 @@ describe('evolution cycle (champion/challenger)', function () {
     // The verdict came from the race: the challenger beside the champion in one session, no noise band needed.
     assert.match(results, /## Against the champion, side by side \(8 instances, one session\)/);
     assert.match(results, /Instance by instance: \d+\.\d% faster as a geometric mean of the time ratios\./);
-    assert.match(results, /The promotion test \(ranked by PAR-2; one-sided, every sign pattern\): p = [\d.e-]+ against the promotion level 0\.0050; its parts: PAR-2 lower p = [\d.e-]+, faster instance by instance p = [\d.e-]+\./);
-    assert.match(results, /Promotion needs a significant gain of at least 5\.0% in PAR-2 \(min_improvement_pct 5%; two identical solvers pass this rule in at most 0\.5% of decisions\)/);
-    const duels = fs.readdirSync(path.join(ws, '.satlution', 'duels')).map((f) => JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'duels', f), 'utf8')) as { purpose: string; pairs: { order: string }[]; race?: { outcome: string } });
-    assert.deepEqual(duels.map((d) => [d.purpose, d.race?.outcome]), [['decision', 'survived']]);
+    assert.match(
+      results,
+      /The promotion test \(ranked by PAR-2; one-sided, every sign pattern\): p = [\d.e-]+ against the promotion level 0\.0050; its parts: PAR-2 lower p = [\d.e-]+, faster instance by instance p = [\d.e-]+\./,
+    );
+    assert.match(
+      results,
+      /Promotion needs a significant gain of at least 5\.0% in PAR-2 \(min_improvement_pct 5%; two identical solvers pass this rule in at most 0\.5% of decisions\)/,
+    );
+    const duels = fs
+      .readdirSync(path.join(ws, '.satlution', 'duels'))
+      .map(
+        (f) =>
+          JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'duels', f), 'utf8')) as {
+            purpose: string;
+            pairs: { order: string }[];
+            race?: { outcome: string };
+          },
+      );
+    assert.deepEqual(
+      duels.map((d) => [d.purpose, d.race?.outcome]),
+      [['decision', 'survived']],
+    );
     assert.deepEqual([...new Set(duels[0]!.pairs.map((p) => p.order))].sort(), ['AB', 'BA'], 'the order alternates which solver goes first');
     assert.ok(!fs.existsSync(path.join(ws, '.satlution', 'calibration.json')), 'no calibration');
   });
@@ -93,7 +125,10 @@ describe('evolution cycle (champion/challenger)', function () {
     assert.equal(s.step, 'done');
     assert.equal(s.cycle, 1);
     assert.deepEqual(counts, { plan: 1, code: 2 }, 'the plan was not made again');
-    assert.deepEqual((await new CandidateStore(ws).load()).index.candidates.map((c) => c.dir), ['SATLUTION_0', 'SATLUTION_1']);
+    assert.deepEqual(
+      (await new CandidateStore(ws).load()).index.candidates.map((c) => c.dir),
+      ['SATLUTION_0', 'SATLUTION_1'],
+    );
   });
 
   it('a rejected plan discards the candidate; a coder that does not finish fails it', async () => {
@@ -108,7 +143,14 @@ describe('evolution cycle (champion/challenger)', function () {
     assert.equal(s2.cycle, 2);
     assert.equal(s2.outcome, 'coding did not finish: iteration cap');
     const { index } = await new CandidateStore(ws).load();
-    assert.deepEqual(index.candidates.map((c) => [c.dir, c.status]), [['SATLUTION_0', 'seed'], ['SATLUTION_1', 'discarded'], ['SATLUTION_2', 'failed']]);
+    assert.deepEqual(
+      index.candidates.map((c) => [c.dir, c.status]),
+      [
+        ['SATLUTION_0', 'seed'],
+        ['SATLUTION_1', 'discarded'],
+        ['SATLUTION_2', 'failed'],
+      ],
+    );
     assert.equal(index.champion, 0);
   });
 });
@@ -124,8 +166,20 @@ describe('satlution cycle with the real openai client against a local model serv
       const cfg = path.join(ws, 'satlution.yaml');
       const models = `models:\n  planner: { provider: openai-compatible, model: scripted-planner, base_url: ${server.url}/v1 }\n  coder: { provider: openai-compatible, model: scripted-coder, base_url: ${server.url}/v1 }\n`;
       fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace('models: {}\n', models));
-      const plan = { title: 'Remove the slow start', change: 'Delete the spin loop at the top of main() in tinysat.c.', rationale: 'It burns time on every run and decides nothing.', expected_effect: { sat: 'faster', unsat: 'faster', par2: 'lower on every instance' }, risks: 'None: the loop has no effect on the search.', tasks: ['Delete the spin loop in main().', 'Build, run smoke, finish.'] };
-      const tc = (name: string, args: unknown) => ({ kind: 'tool' as const, name, args: JSON.stringify(args), id: `call_${name}_${Math.random().toString(36).slice(2, 6)}` });
+      const plan = {
+        title: 'Remove the slow start',
+        change: 'Delete the spin loop at the top of main() in tinysat.c.',
+        rationale: 'It burns time on every run and decides nothing.',
+        expected_effect: { sat: 'faster', unsat: 'faster', par2: 'lower on every instance' },
+        risks: 'None: the loop has no effect on the search.',
+        tasks: ['Delete the spin loop in main().', 'Build, run smoke, finish.'],
+      };
+      const tc = (name: string, args: unknown) => ({
+        kind: 'tool' as const,
+        name,
+        args: JSON.stringify(args),
+        id: `call_${name}_${Math.random().toString(36).slice(2, 6)}`,
+      });
       server.queue(
         tc('read_file', { path: 'SATLUTION_0/tinysat.c', start_line: 40, end_line: 50 }),
         tc('submit_plan', plan),
@@ -154,7 +208,11 @@ describe('satlution cycle with the real openai client against a local model serv
       assert.match(fs.readFileSync(path.join(dir, 'CHANGELOG.md'), 'utf8'), /removed the spin loop/);
       assert.match(fs.readFileSync(path.join(dir, 'RESULTS.md'), 'utf8'), /faster than the champion/);
       assert.doesNotMatch(fs.readFileSync(path.join(dir, 'tinysat.c'), 'utf8'), /spin/);
-      const usage = fs.readFileSync(path.join(ws, '.satlution', 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { role: string; cycle: number });
+      const usage = fs
+        .readFileSync(path.join(ws, '.satlution', 'usage.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { role: string; cycle: number });
       assert.deepEqual([...new Set(usage.map((u) => `${u.role}:${u.cycle}`))], ['planner:1', 'coder:1']);
       assert.ok(fs.existsSync(path.join(ws, '.satlution', 'transcripts', 'cycle-1-coder.jsonl')));
     } finally {
@@ -167,11 +225,28 @@ describe('the offline tuner', function () {
   this.timeout(240000);
 
   it('parses kissat-style options and mutates within their ranges', () => {
-    const opts = parseOptions('#define OPTIONS \\\n  OPTION (chrono, 1, 0, 1, "chrono") \\\n  OPTION (reduceint, 1e3, 2, 1e5, "base") \\\n  OPTION (stable, STABLE_DEFAULT, 0, 2, "macro") \\\n');
-    assert.deepEqual(opts.map((o) => [o.name, o.value, o.low, o.high]), [['chrono', 1, 0, 1], ['reduceint', 1000, 2, 100000]], 'a macro without a #define is not tunable');
+    const opts = parseOptions(
+      '#define OPTIONS \\\n  OPTION (chrono, 1, 0, 1, "chrono") \\\n  OPTION (reduceint, 1e3, 2, 1e5, "base") \\\n  OPTION (stable, STABLE_DEFAULT, 0, 2, "macro") \\\n',
+    );
+    assert.deepEqual(
+      opts.map((o) => [o.name, o.value, o.low, o.high]),
+      [
+        ['chrono', 1, 0, 1],
+        ['reduceint', 1000, 2, 100000],
+      ],
+      'a macro without a #define is not tunable',
+    );
     // kissat 4 names some defaults by macros: the unconditional #define counts (a plain build), not the #ifdef SAT/UNSAT ones.
-    const guarded = parseOptions('#ifndef _options_h\n#define _options_h\n#define OPTIONS \\\n  OPTION (stable, STABLE_DEFAULT, 0, 2, "macro") \\\n  OPTION (target, TARGET_DEFAULT, 0, 2, "macro")\n#define TARGET_SAT 2\n#define TARGET_DEFAULT 1\n#define STABLE_DEFAULT 1\n#ifdef SAT\n#undef TARGET_DEFAULT\n#define TARGET_DEFAULT TARGET_SAT\n#endif\n#ifdef UNSAT\n#define STABLE_DEFAULT 0\n#endif\n#endif\n');
-    assert.deepEqual(guarded.map((o) => [o.name, o.text, o.value]), [['stable', 'STABLE_DEFAULT', 1], ['target', 'TARGET_DEFAULT', 1]]);
+    const guarded = parseOptions(
+      '#ifndef _options_h\n#define _options_h\n#define OPTIONS \\\n  OPTION (stable, STABLE_DEFAULT, 0, 2, "macro") \\\n  OPTION (target, TARGET_DEFAULT, 0, 2, "macro")\n#define TARGET_SAT 2\n#define TARGET_DEFAULT 1\n#define STABLE_DEFAULT 1\n#ifdef SAT\n#undef TARGET_DEFAULT\n#define TARGET_DEFAULT TARGET_SAT\n#endif\n#ifdef UNSAT\n#define STABLE_DEFAULT 0\n#endif\n#endif\n',
+    );
+    assert.deepEqual(
+      guarded.map((o) => [o.name, o.text, o.value]),
+      [
+        ['stable', 'STABLE_DEFAULT', 1],
+        ['target', 'TARGET_DEFAULT', 1],
+      ],
+    );
     const rnd = prng(3);
     for (let i = 0; i < 50; i++) {
       assert.equal(mutate(opts[0]!, rnd), 0);
@@ -185,16 +260,33 @@ describe('the offline tuner', function () {
     const seed = tempDir();
     writeOptsat(seed, path.join(FIXTURES, 'seeds', 'tinysat', 'tinysat.c'), { delay: 400000000, inert: ['unused'] });
     const ws = tempDir();
-    await initWorkspace({ dir: ws, seeds: [{ name: 'optsat', source: seed }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    await initWorkspace({
+      dir: ws,
+      seeds: [{ name: 'optsat', source: seed }],
+      defaultRulesDir: RULES,
+      approver: { confirm: async () => true },
+      log: silentLogger,
+    });
     const cfg = path.join(ws, 'satlution.yaml');
-    fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace(/check_proofs: true/g, 'check_proofs: false').replace('approval: semi', 'approval: auto').replace(/timeout_s: \d+/g, 'timeout_s: 20'));
+    fs.writeFileSync(
+      cfg,
+      fs
+        .readFileSync(cfg, 'utf8')
+        .replace(/check_proofs: true/g, 'check_proofs: false')
+        .replace('approval: semi', 'approval: auto')
+        .replace(/timeout_s: \d+/g, 'timeout_s: 20'),
+    );
     fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
     // A verify set with a known answer: an empty one would fail its gate (evaluation.vacuous_gates).
     fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'verify', 'sat-small.cnf'));
     for (let i = 0; i < 8; i++) write(path.join(ws, 'benchmarks', 'perf', `p${i}.cnf`), planted3Sat(30, 4.0, 70 + i));
     const config = await loadConfig(ws);
     const outcomes: string[] = [];
-    for (let c = 0; c < 4; c++) outcomes.push((await runCycle({ ws, config, agent: tunerAgent({ only: ['delay'] }), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 })).outcome ?? '');
+    for (let c = 0; c < 4; c++)
+      outcomes.push(
+        (await runCycle({ ws, config, agent: tunerAgent({ only: ['delay'] }), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 })).outcome ??
+          '',
+      );
     const { index } = await new CandidateStore(ws).load();
     assert.ok(index.champion !== 0, `no tuned candidate won: ${outcomes.join(' | ')}`);
     const champ = fs.readFileSync(path.join(ws, `SATLUTION_${index.champion}`, 'src', 'options.h'), 'utf8');
@@ -221,13 +313,20 @@ describe('the cycle resumes after a crash at any step', function () {
           throw new Error(`simulated crash at ${at}`);
         }
       };
-      await assert.rejects(runCycle({ ws, config, agent, approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent }), new RegExp(`simulated crash at ${at}`));
+      await assert.rejects(
+        runCycle({ ws, config, agent, approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent }),
+        new RegExp(`simulated crash at ${at}`),
+      );
       assert.equal((await readCycle(ws))!.step, at, 'the step was saved before the crash');
       const s = await runCycle({ ws, config, agent, approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
       assert.equal(s.step, 'done');
       assert.equal(s.cycle, 1);
       assert.equal(s.champion_changed, true, s.outcome ?? '');
       assert.ok(counts.plan <= 2 && counts.code <= 2, JSON.stringify(counts));
-      assert.deepEqual((await new CandidateStore(ws).load()).index.candidates.map((c) => c.dir), ['SATLUTION_0', 'SATLUTION_1'], 'no second candidate');
+      assert.deepEqual(
+        (await new CandidateStore(ws).load()).index.candidates.map((c) => c.dir),
+        ['SATLUTION_0', 'SATLUTION_1'],
+        'no second candidate',
+      );
     });
 });

@@ -33,7 +33,10 @@ function commentAgent(seen: { plans: number; codes: number; hypotheses: string[]
     async plan({ candidate, emit }) {
       seen.plans++;
       emit?.({ type: 'agent-log', role: 'planner', message: 'planning a comment' });
-      return { title: 'add a comment', hypothesis: `# ${candidate}: add a comment\n\n## Change\nPut a comment on top of tinysat.c.\n\n## Rationale\nA harmless change.\n\n## Expected effect\nNone.\n` };
+      return {
+        title: 'add a comment',
+        hypothesis: `# ${candidate}: add a comment\n\n## Change\nPut a comment on top of tinysat.c.\n\n## Rationale\nA harmless change.\n\n## Expected effect\nNone.\n`,
+      };
     },
     async code({ host, hypothesis, emit }) {
       seen.codes++;
@@ -60,7 +63,16 @@ describe('cycle steering: pause and resume', function () {
     const seen = { plans: 0, codes: 0, hypotheses: [] as string[] };
     const pause = new PauseSignal();
     const events: CycleEvent[] = [];
-    const s1 = await runCycle({ ws, config, agent: commentAgent(seen, () => pause.request()), approver: { confirm: async () => true }, log: silentLogger, jobs: 2, pause, onEvent: (e) => events.push(e) });
+    const s1 = await runCycle({
+      ws,
+      config,
+      agent: commentAgent(seen, () => pause.request()),
+      approver: { confirm: async () => true },
+      log: silentLogger,
+      jobs: 2,
+      pause,
+      onEvent: (e) => events.push(e),
+    });
     assert.equal(s1.step, 'evaluate', 'the code step finished, and the cycle stopped before evaluating');
     assert.deepEqual(steps(events), ['plan', 'plan', 'approve', 'code', 'evaluate']);
     assert.deepEqual(events[events.length - 1], { type: 'paused', cycle: 1, step: 'evaluate', candidate: 'SATLUTION_1' });
@@ -69,7 +81,16 @@ describe('cycle steering: pause and resume', function () {
     assert.ok(fs.readFileSync(path.join(ws, 'SATLUTION_1', 'tinysat.c'), 'utf8').startsWith(MARK));
 
     const after: CycleEvent[] = [];
-    const s2 = await runCycle({ ws, config, agent: commentAgent(seen), approver: { confirm: async () => true }, log: silentLogger, jobs: 2, pause: new PauseSignal(), onEvent: (e) => after.push(e) });
+    const s2 = await runCycle({
+      ws,
+      config,
+      agent: commentAgent(seen),
+      approver: { confirm: async () => true },
+      log: silentLogger,
+      jobs: 2,
+      pause: new PauseSignal(),
+      onEvent: (e) => after.push(e),
+    });
     assert.equal(s2.step, 'done');
     assert.equal(s2.cycle, 1);
     assert.match(s2.outcome ?? '', /stays champion|new champion/);
@@ -81,10 +102,19 @@ describe('cycle steering: pause and resume', function () {
       assert.ok(mine.length >= 2, `${gate} reported its runs`);
       assert.equal(mine[0]!.done, 0);
       assert.equal(mine[mine.length - 1]!.done, mine[0]!.total, `${gate} counted to its total`);
-      assert.ok(mine.slice(1).every((e) => e.etaS !== null && e.elapsedS >= 0), 'an estimate once a run finished');
+      assert.ok(
+        mine.slice(1).every((e) => e.etaS !== null && e.elapsedS >= 0),
+        'an estimate once a run finished',
+      );
     }
-    assert.ok(progress.some((e) => e.what === 'side by side' && e.done > 0), 'the race reported its runs');
-    assert.ok(progress.some((e) => e.what === 'building' && e.total === 0), 'the build is named, without a count');
+    assert.ok(
+      progress.some((e) => e.what === 'side by side' && e.done > 0),
+      'the race reported its runs',
+    );
+    assert.ok(
+      progress.some((e) => e.what === 'building' && e.total === 0),
+      'the build is named, without a count',
+    );
     assert.ok(!progress.some((e) => e.what === 'comply' || e.what === 'build'), 'no gate name a person would not read as a step');
     assert.ok(fs.existsSync(path.join(ws, 'SATLUTION_1', 'RESULTS.md')));
   });
@@ -100,13 +130,31 @@ describe('cycle steering: pause and resume', function () {
     const s1 = await runCycle({ ws, config, agent: commentAgent(seen), approver: withdraw, log: silentLogger, pause });
     assert.equal(s1.step, 'approve');
     assert.equal((await readCycle(ws))!.step, 'approve');
-    assert.deepEqual(asked.map((p) => [p.cycle, p.candidate, p.title]), [[1, 'SATLUTION_1', 'add a comment']]);
+    assert.deepEqual(
+      asked.map((p) => [p.cycle, p.candidate, p.title]),
+      [[1, 'SATLUTION_1', 'add a comment']],
+    );
     assert.match(asked[0]!.hypothesis, /^# SATLUTION_1: add a comment/);
     // Without a pause, a failing approver is an error (the step stays resumable).
-    await assert.rejects(runCycle({ ws, config, agent: commentAgent(seen), approver: { confirm: async () => true, plan: async () => Promise.reject(new Error('window closed')) }, log: silentLogger }), /window closed/);
+    await assert.rejects(
+      runCycle({
+        ws,
+        config,
+        agent: commentAgent(seen),
+        approver: { confirm: async () => true, plan: async () => Promise.reject(new Error('window closed')) },
+        log: silentLogger,
+      }),
+      /window closed/,
+    );
     assert.equal((await readCycle(ws))!.step, 'approve');
     // Resumed: asked again; a rejection stops it before any code.
-    const s2 = await runCycle({ ws, config, agent: commentAgent(seen), approver: { confirm: async () => true, plan: async (p) => (asked.push(p), { approved: false, reason: 'touches nothing that matters ' }) }, log: silentLogger });
+    const s2 = await runCycle({
+      ws,
+      config,
+      agent: commentAgent(seen),
+      approver: { confirm: async () => true, plan: async (p) => (asked.push(p), { approved: false, reason: 'touches nothing that matters ' }) },
+      log: silentLogger,
+    });
     assert.equal(asked.length, 2);
     assert.equal(s2.outcome, 'the plan was rejected (touches nothing that matters)');
     assert.equal(seen.codes, 0);
@@ -130,7 +178,15 @@ describe('cycle steering: pause and resume', function () {
     };
     const events: CycleEvent[] = [];
     const pause = new PauseSignal();
-    const s = await runCycle({ ws, config, agent: commentAgent(seen, () => pause.request()), approver, log: silentLogger, pause, onEvent: (e) => events.push(e) });
+    const s = await runCycle({
+      ws,
+      config,
+      agent: commentAgent(seen, () => pause.request()),
+      approver,
+      log: silentLogger,
+      pause,
+      onEvent: (e) => events.push(e),
+    });
     assert.equal(s.step, 'evaluate');
     assert.deepEqual(seen.hypotheses, [edited], 'the coder got the edited plan');
     assert.equal(s.title, 'add a comment, and say why');
@@ -150,13 +206,38 @@ describe('cycle steering: the agents at work', function () {
     try {
       const ws = await workspace('auto');
       const cfg = path.join(ws, 'satlution.yaml');
-      fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace('models: {}\n', `models:\n  planner: { provider: openai-compatible, model: p, base_url: ${server.url}/v1 }\n  coder: { provider: openai-compatible, model: c, base_url: ${server.url}/v1 }\n`));
-      const plan = { title: 'A comment on top', change: 'Add a comment at the top of tinysat.c, nothing else.', rationale: 'A harmless change that the gates can check end to end.', expected_effect: { sat: 'same', unsat: 'same', par2: 'same' }, risks: 'None at all.', tasks: ['Add the comment.', 'Build and finish.'] };
+      fs.writeFileSync(
+        cfg,
+        fs
+          .readFileSync(cfg, 'utf8')
+          .replace(
+            'models: {}\n',
+            `models:\n  planner: { provider: openai-compatible, model: p, base_url: ${server.url}/v1 }\n  coder: { provider: openai-compatible, model: c, base_url: ${server.url}/v1 }\n`,
+          ),
+      );
+      const plan = {
+        title: 'A comment on top',
+        change: 'Add a comment at the top of tinysat.c, nothing else.',
+        rationale: 'A harmless change that the gates can check end to end.',
+        expected_effect: { sat: 'same', unsat: 'same', par2: 'same' },
+        risks: 'None at all.',
+        tasks: ['Add the comment.', 'Build and finish.'],
+      };
       server.queue(
-        { kind: 'tool', text: 'Reading the solver first.', name: 'read_file', args: JSON.stringify({ path: 'SATLUTION_0/tinysat.c', start_line: 1, end_line: 3 }) },
+        {
+          kind: 'tool',
+          text: 'Reading the solver first.',
+          name: 'read_file',
+          args: JSON.stringify({ path: 'SATLUTION_0/tinysat.c', start_line: 1, end_line: 3 }),
+        },
         { kind: 'tool', name: 'read_file', args: JSON.stringify({ path: 'SATLUTION_0/missing.c' }) },
         { kind: 'tool', text: 'Submitting.', name: 'submit_plan', args: JSON.stringify(plan) },
-        { kind: 'tool', text: 'Adding the comment.', name: 'edit_file', args: JSON.stringify({ path: 'tinysat.c', search: '/* tinysat', replace: '/* steered */\n/* tinysat' }) },
+        {
+          kind: 'tool',
+          text: 'Adding the comment.',
+          name: 'edit_file',
+          args: JSON.stringify({ path: 'tinysat.c', search: '/* tinysat', replace: '/* steered */\n/* tinysat' }),
+        },
         { kind: 'tool', name: 'build', args: '{}' },
         { kind: 'tool', name: 'finish', args: JSON.stringify({ changelog: '- tinysat.c: a comment on top.' }) },
       );
@@ -180,7 +261,14 @@ describe('cycle steering: the agents at work', function () {
       assert.equal(text('coder'), 'Adding the comment.');
       assert.ok(agent.filter((e) => e.type === 'agent-text').length >= 3, 'text arrives as it streams');
       const tools = agent.flatMap((e) => (e.type === 'agent-tool' ? [`${e.role} ${e.name} ${e.ok ? 'ok' : 'failed'}`] : []));
-      assert.deepEqual(tools, ['planner read_file ok', 'planner read_file failed', 'planner submit_plan ok', 'coder edit_file ok', 'coder build ok', 'coder finish ok']);
+      assert.deepEqual(tools, [
+        'planner read_file ok',
+        'planner read_file failed',
+        'planner submit_plan ok',
+        'coder edit_file ok',
+        'coder build ok',
+        'coder finish ok',
+      ]);
       const submit = agent.find((e) => e.type === 'agent-tool' && e.name === 'submit_plan');
       assert.equal(submit?.type === 'agent-tool' && submit.summary, 'plan accepted: A comment on top');
       const failed = agent.find((e) => e.type === 'agent-tool' && !e.ok);
@@ -191,7 +279,8 @@ describe('cycle steering: the agents at work', function () {
       const codeAt = at((e) => e.type === 'step' && e.step === 'code');
       const evalAt = at((e) => e.type === 'step' && e.step === 'evaluate');
       events.forEach((e, i) => {
-        if (e.type.startsWith('agent-') && 'role' in e) assert.ok(e.role === 'planner' ? i < approveAt : i > codeAt && i < evalAt, `${e.type} ${e.role} at ${i}`);
+        if (e.type.startsWith('agent-') && 'role' in e)
+          assert.ok(e.role === 'planner' ? i < approveAt : i > codeAt && i < evalAt, `${e.type} ${e.role} at ${i}`);
       });
     } finally {
       await server.close();
@@ -202,7 +291,13 @@ describe('cycle steering: the agents at work', function () {
     const champion = path.join(tempDir(), 'SATLUTION_0');
     fs.cpSync(path.join(FIXTURES, 'seeds', 'tinysat'), champion, { recursive: true });
     const turns: { text: string; calls: [string, string][] }[] = [
-      { text: 'Let me look.', calls: [['search', JSON.stringify({ pattern: 'int main' })], ['write_file', JSON.stringify({ path: 'x', content: 'y' })]] },
+      {
+        text: 'Let me look.',
+        calls: [
+          ['search', JSON.stringify({ pattern: 'int main' })],
+          ['write_file', JSON.stringify({ path: 'x', content: 'y' })],
+        ],
+      },
       { text: '', calls: [['submit_plan', '{not json']] },
     ];
     const client: LlmClient = {
@@ -212,7 +307,13 @@ describe('cycle steering: the agents at work', function () {
         const t = turns.shift();
         if (!t) throw new Error('out of turns');
         for (const piece of t.text.match(/.{1,4}/g) ?? []) req.onText?.(piece);
-        return { text: t.text, toolCalls: t.calls.map(([name, args], i) => ({ id: `c${i}`, name, arguments: args })), usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }, stop: 'tool_use', model: 'scripted' };
+        return {
+          text: t.text,
+          toolCalls: t.calls.map(([name, args], i) => ({ id: `c${i}`, name, arguments: args })),
+          usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 },
+          stop: 'tool_use',
+          model: 'scripted',
+        };
       },
     };
     const seen: string[] = [];
@@ -239,12 +340,19 @@ describe('cycle steering: the agents at work', function () {
     const dir = path.join(tempDir(), 'SATLUTION_1');
     write(path.join(dir, 'src', 'options.h'), '#define OPTIONS \\\n  OPTION (delay, 400, 0, 1000, "busy loop") \\\n  OPTION (other, 5, 0, 10, "unused")\n');
     const built: string[] = [];
-    const host: ToolHost = { sandbox: new Sandbox(dir, ['HYPOTHESIS.md']), build: async () => (built.push('b'), { ok: true, text: 'build ok' }), smoke: async () => ({ ok: true, text: '' }) };
+    const host: ToolHost = {
+      sandbox: new Sandbox(dir, ['HYPOTHESIS.md']),
+      build: async () => (built.push('b'), { ok: true, text: 'build ok' }),
+      smoke: async () => ({ ok: true, text: '' }),
+    };
     const agent = tunerAgent({ only: ['delay'] });
     const events: AgentEvent[] = [];
     const p = await agent.plan({ ws: tempDir(), cycle: 3, championDir: dir, candidate: 'SATLUTION_1', emit: (e) => events.push(e) });
     assert.match(p.title, /^tune delay 400 -> \d+$/);
-    assert.deepEqual(events.map((e) => e.type), ['agent-log', 'agent-log']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['agent-log', 'agent-log'],
+    );
     assert.match(events[0]!.type === 'agent-log' ? events[0]!.message : '', /2 tunable options in src\/options\.h; choosing among delay/);
     // The person edits the value before approving: the edit is what lands in the source.
     const edited = p.hypothesis.replace(/`delay` from 400 to \d+/, '`delay` from 400 to 123');
@@ -253,7 +361,10 @@ describe('cycle steering: the agents at work', function () {
     const out = await agent.code({ ws: tempDir(), cycle: 3, candidateDir: dir, hypothesis: edited, host, emit: (e) => events.push(e) });
     assert.deepEqual(out, { finished: true, detail: 'options changed' });
     assert.match(fs.readFileSync(path.join(dir, 'src', 'options.h'), 'utf8'), /OPTION \(delay, 123, 0, 1000, "busy loop"\)/);
-    assert.deepEqual(events.map((e) => (e.type === 'agent-tool' ? `${e.name}:${e.ok}:${e.summary}` : e.type === 'agent-log' ? e.message : e.type)), ['edit_file:true:src/options.h: delay = 123', 'building', 'build:true:build ok']);
+    assert.deepEqual(
+      events.map((e) => (e.type === 'agent-tool' ? `${e.name}:${e.ok}:${e.summary}` : e.type === 'agent-log' ? e.message : e.type)),
+      ['edit_file:true:src/options.h: delay = 123', 'building', 'build:true:build ok'],
+    );
     assert.equal(built.length, 1);
     // A value outside the option's range is refused before anything is edited.
     const out2 = await tunerAgent().code({ ws: tempDir(), cycle: 4, candidateDir: dir, hypothesis: '`delay` from 123 to 5000', host });

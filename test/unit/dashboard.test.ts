@@ -33,7 +33,17 @@ type Run = [instance: string, family: string | null, expected: 'SAT' | 'UNSAT' |
 
 function result([instance, family, expected, status, time_s, answer]: Run): InstanceResult {
   return {
-    instance, family, expected, expected_from: expected ? 'meta' : 'none', answer, status, time_s, cpu_s: null, mem_mb: 12.5, exit_code: answer === 'SAT' ? 10 : answer === 'UNSAT' ? 20 : null, signal: null,
+    instance,
+    family,
+    expected,
+    expected_from: expected ? 'meta' : 'none',
+    answer,
+    status,
+    time_s,
+    cpu_s: null,
+    mem_mb: 12.5,
+    exit_code: answer === 'SAT' ? 10 : answer === 'UNSAT' ? 20 : null,
+    signal: null,
     check: { kind: answer === 'SAT' ? 'model' : 'none', ok: answer === 'SAT' ? true : null, time_s: 0.001, detail: '' },
     detail: status === 'solved' ? '' : `${status} on ${instance}`,
   };
@@ -55,7 +65,17 @@ async function saveEval(ws: string, dir: string, gates: GateReport[], verdict: '
 
 async function savePerf(ws: string, dir: string, runs: Run[], hash: string, fatal?: string): Promise<void> {
   const results = runs.map(result);
-  const perf: GateReport = { gate: 'perf', ok: !fatal, detail: fatal ?? 'measured', failures: [], results, metrics: computeMetrics(results, T), plan: perfPlan('perf'), solverHash: hash, reused: 0 };
+  const perf: GateReport = {
+    gate: 'perf',
+    ok: !fatal,
+    detail: fatal ?? 'measured',
+    failures: [],
+    results,
+    metrics: computeMetrics(results, T),
+    plan: perfPlan('perf'),
+    solverHash: hash,
+    reused: 0,
+  };
   await saveEval(ws, dir, [ok('comply'), ok('build'), ok('smoke'), ok('verify'), perf], fatal ? 'fail' : 'pass');
 }
 
@@ -87,7 +107,19 @@ const SLOW: Run[] = [
 ];
 
 const cycle = (n: number, step: CycleState['step'], parent: number, candidate: number | null, changed = false): CycleState => ({
-  cycle: n, step, parent, candidate, title: `idea ${n}`, started_at: new Date().toISOString(), updated_at: '', outcome: step === 'done' ? 'ended' : null, champion_changed: changed, proposals: [], hint: null, island: null, selected: null,
+  cycle: n,
+  step,
+  parent,
+  candidate,
+  title: `idea ${n}`,
+  started_at: new Date().toISOString(),
+  updated_at: '',
+  outcome: step === 'done' ? 'ended' : null,
+  champion_changed: changed,
+  proposals: [],
+  hint: null,
+  island: null,
+  selected: null,
 });
 
 /**
@@ -123,13 +155,29 @@ async function workspace(): Promise<string> {
   await sleep(5);
   // Cycle 4: a wrong answer at verify (its file holds verify results, not perf ones); still recording.
   await store.create({ parent: 3, status: 'failed' });
-  const verify: GateReport = { gate: 'verify', ok: false, detail: '1 of 2 instances failed: wrong', failures: [], results: [result(['v1.cnf', null, 'UNSAT', 'wrong', 0.2, 'SAT']), result(['v2.cnf', null, 'SAT', 'solved', 0.1, 'SAT'])], metrics: computeMetrics([], T), solverHash: HASH(5) };
+  const verify: GateReport = {
+    gate: 'verify',
+    ok: false,
+    detail: '1 of 2 instances failed: wrong',
+    failures: [],
+    results: [result(['v1.cnf', null, 'UNSAT', 'wrong', 0.2, 'SAT']), result(['v2.cnf', null, 'SAT', 'solved', 0.1, 'SAT'])],
+    metrics: computeMetrics([], T),
+    solverHash: HASH(5),
+  };
   await saveEval(ws, 'SATLUTION_5', [ok('comply'), ok('build'), ok('smoke'), verify], 'fail');
   await saveCycle(ws, cycle(4, 'evaluate', 3, 5));
   await store.create({ parent: 3, status: 'planning' });
   const ledger = UsageLedger.forWorkspace(ws);
   const use = (cycleNo: number | null, input: number, output: number, usd: number) =>
-    ledger.add({ at: new Date().toISOString(), run: 'r', cycle: cycleNo, role: 'planner', model: 'm', usage: { input, output, cacheRead: 10, cacheWrite: 1 }, usd });
+    ledger.add({
+      at: new Date().toISOString(),
+      run: 'r',
+      cycle: cycleNo,
+      role: 'planner',
+      model: 'm',
+      usage: { input, output, cacheRead: 10, cacheWrite: 1 },
+      usd,
+    });
   await use(1, 1000, 200, 0.5);
   await use(1, 500, 100, 0.25);
   await use(2, 2000, 400, 1);
@@ -146,10 +194,21 @@ describe('dashboard data', function () {
     const d = b.data;
     assert.deepEqual(d.notes, []);
     const by = new Map(d.candidates.map((c) => [c.dir, c]));
-    assert.deepEqual(d.candidates.map((c) => c.dir), ['SATLUTION_0', 'SATLUTION_1', 'SATLUTION_2', 'SATLUTION_3', 'SATLUTION_4', 'SATLUTION_5', 'SATLUTION_6']);
-    assert.deepEqual(d.candidates.filter((c) => c.seed).map((c) => c.seed), ['kissat', 'cadical']);
+    assert.deepEqual(
+      d.candidates.map((c) => c.dir),
+      ['SATLUTION_0', 'SATLUTION_1', 'SATLUTION_2', 'SATLUTION_3', 'SATLUTION_4', 'SATLUTION_5', 'SATLUTION_6'],
+    );
+    assert.deepEqual(
+      d.candidates.filter((c) => c.seed).map((c) => c.seed),
+      ['kissat', 'cadical'],
+    );
     assert.equal(d.champion, 3);
-    for (const [dir, runs] of [['SATLUTION_0', KISSAT], ['SATLUTION_1', CADICAL], ['SATLUTION_3', FAST], ['SATLUTION_4', SLOW]] as const) {
+    for (const [dir, runs] of [
+      ['SATLUTION_0', KISSAT],
+      ['SATLUTION_1', CADICAL],
+      ['SATLUTION_3', FAST],
+      ['SATLUTION_4', SLOW],
+    ] as const) {
       const p = by.get(dir)!.perf!;
       assert.ok(Math.abs(p.par2 - par2(runs)!) < 1e-9, `${dir} PAR-2`);
       assert.ok(Math.abs((p.par2Sat ?? NaN) - par2(runs, 'SAT')!) < 1e-9, `${dir} SAT PAR-2`);
@@ -162,16 +221,49 @@ describe('dashboard data', function () {
     assert.deepEqual([by.get('SATLUTION_2')!.perf, by.get('SATLUTION_2')!.failedGate, by.get('SATLUTION_2')!.verdict], [null, 'build', 'fail']);
     assert.deepEqual([by.get('SATLUTION_5')!.perf, by.get('SATLUTION_5')!.failedGate, by.get('SATLUTION_5')!.hasDetail], [null, 'verify', false]);
     assert.deepEqual([by.get('SATLUTION_6')!.verdict, by.get('SATLUTION_6')!.perf, by.get('SATLUTION_6')!.failedGate], [null, null, null]);
-    assert.deepEqual(d.candidates.map((c) => c.cycle), [null, null, 1, 2, 3, 4, null]);
+    assert.deepEqual(
+      d.candidates.map((c) => c.cycle),
+      [null, null, 1, 2, 3, 4, null],
+    );
 
     // Paper Fig. 8: the champion after each cycle, and each cycle's measured candidate.
-    assert.deepEqual(d.cycles.map((c) => [c.cycle, c.candidate, c.champion, c.step]), [[1, 2, 0, 'done'], [2, 3, 3, 'done'], [3, 4, 3, 'done'], [4, 5, 3, 'evaluate']]);
-    assert.deepEqual(d.cycles.map((c) => c.championPar2), [par2(KISSAT), par2(FAST), par2(FAST), par2(FAST)]);
-    assert.deepEqual(d.cycles.map((c) => c.candidatePar2), [null, par2(FAST), par2(SLOW), null]);
-    assert.deepEqual(d.cycles.map((c) => c.championChanged), [false, true, false, false]);
+    assert.deepEqual(
+      d.cycles.map((c) => [c.cycle, c.candidate, c.champion, c.step]),
+      [
+        [1, 2, 0, 'done'],
+        [2, 3, 3, 'done'],
+        [3, 4, 3, 'done'],
+        [4, 5, 3, 'evaluate'],
+      ],
+    );
+    assert.deepEqual(
+      d.cycles.map((c) => c.championPar2),
+      [par2(KISSAT), par2(FAST), par2(FAST), par2(FAST)],
+    );
+    assert.deepEqual(
+      d.cycles.map((c) => c.candidatePar2),
+      [null, par2(FAST), par2(SLOW), null],
+    );
+    assert.deepEqual(
+      d.cycles.map((c) => c.championChanged),
+      [false, true, false, false],
+    );
 
-    assert.deepEqual(d.failures, [{ gate: 'comply', count: 0 }, { gate: 'build', count: 1 }, { gate: 'smoke', count: 0 }, { gate: 'verify', count: 1 }, { gate: 'perf', count: 0 }]);
-    assert.deepEqual(d.cost.map((r) => [r.cycle, r.calls, r.input, r.output, r.cacheRead]), [[1, 2, 1500, 300, 20], [2, 1, 2000, 400, 10], [null, 1, 50, 5, 10]]);
+    assert.deepEqual(d.failures, [
+      { gate: 'comply', count: 0 },
+      { gate: 'build', count: 1 },
+      { gate: 'smoke', count: 0 },
+      { gate: 'verify', count: 1 },
+      { gate: 'perf', count: 0 },
+    ]);
+    assert.deepEqual(
+      d.cost.map((r) => [r.cycle, r.calls, r.input, r.output, r.cacheRead]),
+      [
+        [1, 2, 1500, 300, 20],
+        [2, 1, 2000, 400, 10],
+        [null, 1, 50, 5, 10],
+      ],
+    );
     assert.ok(Math.abs(d.cost[0]!.usd - 0.75) < 1e-12);
 
     // The instance universe: every perf instance of any candidate, once; families and known answers.
@@ -185,7 +277,10 @@ describe('dashboard data', function () {
 
     // Columns: only for known candidates with perf results, aligned with the names.
     const cols = b.columns([3, 1, 99, 2, 3]);
-    assert.deepEqual(cols.map((c) => c.id), [3, 1]);
+    assert.deepEqual(
+      cols.map((c) => c.id),
+      [3, 1],
+    );
     const cad = cols[1]!;
     for (const r of CADICAL) {
       const i = at(r[0]);
@@ -213,7 +308,7 @@ describe('dashboard data', function () {
     assert.deepEqual(replayed, [0, 3, 3, 3]);
   });
 
-  it('keeps the figures of a candidate that failed at perf, but never plots them as its cycle\'s result', async () => {
+  it("keeps the figures of a candidate that failed at perf, but never plots them as its cycle's result", async () => {
     const ws = await workspace();
     await new CandidateStore(ws).create({ parent: 3, status: 'failed' });
     const lying: Run[] = FAST.map((r) => (r[0] === 'b.cnf' ? [r[0], r[1], r[2], 'wrong', 0.1, 'SAT'] : r));
@@ -262,7 +357,11 @@ describe('dashboard data', function () {
     const cols = built.columns([0]);
     assert.ok(DashboardHostMessage.safeParse({ type: 'detail', version: d.version, columns: cols }).success);
     assert.equal(cols[0]!.time[d.instances.name.indexOf('neg.cnf')], 0);
-    const note = (re: RegExp) => assert.ok(d.notes.some((n) => re.test(n)), `a note matching ${re} in ${JSON.stringify(d.notes)}`);
+    const note = (re: RegExp) =>
+      assert.ok(
+        d.notes.some((n) => re.test(n)),
+        `a note matching ${re} in ${JSON.stringify(d.notes)}`,
+      );
     note(/SATLUTION_0\.json: 1 malformed instance result left out/);
     note(/SATLUTION_1\.json: not valid JSON; skipped/);
     note(/SATLUTION_2\.json: not an evaluation/);
@@ -276,9 +375,18 @@ describe('dashboard data', function () {
     const by = new Map(d.candidates.map((c) => [c.dir, c]));
     assert.ok(Math.abs(by.get('SATLUTION_0')!.perf!.par2 - par2(KISSAT)!) < 1e-9, 'the good instances still count');
     assert.ok(Math.abs(by.get('SATLUTION_3')!.perf!.par2 - par2(SLOW)!) < 1e-9, 'PAR-2 computed from the instances');
-    assert.deepEqual(['SATLUTION_1', 'SATLUTION_2', 'SATLUTION_4'].map((x) => by.get(x)!.perf), [null, null, null]);
-    assert.deepEqual(d.cycles.map((c) => c.cycle), [1]);
-    assert.deepEqual(d.cost.map((c) => [c.cycle, c.calls, c.usd]), [[1, 1, 0.5]]);
+    assert.deepEqual(
+      ['SATLUTION_1', 'SATLUTION_2', 'SATLUTION_4'].map((x) => by.get(x)!.perf),
+      [null, null, null],
+    );
+    assert.deepEqual(
+      d.cycles.map((c) => c.cycle),
+      [1],
+    );
+    assert.deepEqual(
+      d.cost.map((c) => [c.cycle, c.calls, c.usd]),
+      [[1, 1, 0.5]],
+    );
     assert.equal(d.instances.name.includes('broken.cnf'), false);
 
     // Nothing at all: an empty dashboard, not an error.
@@ -299,14 +407,45 @@ describe('dashboard data', function () {
 });
 
 /** A kept duel as eval/duel.ts writes it: A the champion, B the challenger, each pair's times. */
-function duelDoc(ws: string, o: { session: string; purpose: DuelDoc['purpose']; cycle: number | null; a: string; b: string; pairs: DuelPair[]; comparison: DuelDoc['comparison']; at: string }): DuelDoc {
+function duelDoc(
+  ws: string,
+  o: {
+    session: string;
+    purpose: DuelDoc['purpose'];
+    cycle: number | null;
+    a: string;
+    b: string;
+    pairs: DuelPair[];
+    comparison: DuelDoc['comparison'];
+    at: string;
+  },
+): DuelDoc {
   return {
-    session: o.session, purpose: o.purpose, cycle: o.cycle, a: { dir: path.join(ws, o.a), hash: HASH(1) }, b: { dir: path.join(ws, o.b), hash: HASH(2) },
-    set: path.join(ws, 'benchmarks', 'perf'), runner: 'local', timeout_s: T, on: 'cpu', started_at: o.at, ended_at: o.at, block: 1, together: true, pairs: o.pairs, comparison: o.comparison, fatal: null,
+    session: o.session,
+    purpose: o.purpose,
+    cycle: o.cycle,
+    a: { dir: path.join(ws, o.a), hash: HASH(1) },
+    b: { dir: path.join(ws, o.b), hash: HASH(2) },
+    set: path.join(ws, 'benchmarks', 'perf'),
+    runner: 'local',
+    timeout_s: T,
+    on: 'cpu',
+    started_at: o.at,
+    ended_at: o.at,
+    block: 1,
+    together: true,
+    pairs: o.pairs,
+    comparison: o.comparison,
+    fatal: null,
   };
 }
 
-const pair = (instance: string, order: 'AB' | 'BA', a: [string, number, number | null], b: [string, number, number | null]): DuelPair => ({ instance, order, a: { status: a[0], time_s: a[1], cpu_s: a[2] }, b: { status: b[0], time_s: b[1], cpu_s: b[2] } });
+const pair = (instance: string, order: 'AB' | 'BA', a: [string, number, number | null], b: [string, number, number | null]): DuelPair => ({
+  instance,
+  order,
+  a: { status: a[0], time_s: a[1], cpu_s: a[2] },
+  b: { status: b[0], time_s: b[1], cpu_s: b[2] },
+});
 
 describe('dashboard verdicts', function () {
   this.timeout(30000);
@@ -314,9 +453,16 @@ describe('dashboard verdicts', function () {
   it('shows the rule in force, every decision with its duel, the pairs on request, and where racing stopped a challenger', async () => {
     const ws = await workspace();
     const state = path.join(ws, '.satlution');
-    write(path.join(ws, 'satlution.yaml'), 'version: 1\nseeds:\n  - { name: kissat, source: ./kissat }\nstrategy:\n  min_improvement_pct: 2\nevaluation:\n  decide_on: cpu\n');
+    write(
+      path.join(ws, 'satlution.yaml'),
+      'version: 1\nseeds:\n  - { name: kissat, source: ./kissat }\nstrategy:\n  min_improvement_pct: 2\nevaluation:\n  decide_on: cpu\n',
+    );
     const cal: CalibrationDoc = {
-      at: '2026-11-02T10:00:00.000Z', scope: { machine: 'box / Some CPU x8', runner: 'local', set: 'abcdef0123456789', timeout_s: T }, session: '20261102T100000-aaaa0000', solver: 'SATLUTION_0', n: 40,
+      at: '2026-11-02T10:00:00.000Z',
+      scope: { machine: 'box / Some CPU x8', runner: 'local', set: 'abcdef0123456789', timeout_s: T },
+      session: '20261102T100000-aaaa0000',
+      solver: 'SATLUTION_0',
+      n: 40,
       wall: { band_pct: 4.2, diff_pct: -1.5, p: 0.4, spread_median_pct: 2.5, spread_p90_pct: 7.75, aa_significant: false },
       cpu: { band_pct: 3.1, diff_pct: 0.5, p: 0.7, spread_median_pct: 1.25, spread_p90_pct: 4.5, aa_significant: false },
       alpha: 0.05,
@@ -324,30 +470,112 @@ describe('dashboard verdicts', function () {
     write(path.join(state, 'calibration.json'), JSON.stringify(cal));
     // Cycle 2: SATLUTION_3 against SATLUTION_0, faster beyond the margin, promoted (and a held-out check).
     const promoted = duelDoc(ws, {
-      session: '20261102T110000-bbbb0000', purpose: 'decision', cycle: 2, a: 'SATLUTION_0', b: 'SATLUTION_3', at: '2026-11-02T11:00:00.000Z',
-      pairs: [pair('a.cnf', 'AB', ['solved', 1.1, 1.0], ['solved', 0.6, 0.5]), pair('b.cnf', 'AB', ['solved', 2.2, 2.0], ['solved', 1.6, 1.5]), pair('d.cnf', 'BA', ['solved', 4.1, null], ['solved', 0.5, 0.45]), pair('sub/c.cnf', 'BA', ['timeout', T, T], ['solved', 51, 50])],
-      comparison: { par2A: 51.75, par2B: 13.125, diff: -38.625, ci95: [-74, -0.5], p: 0.03, n: 4, verdict: 'B faster', band_pct: 3.1, wall_par2A: 51.85, wall_par2B: 13.425 },
+      session: '20261102T110000-bbbb0000',
+      purpose: 'decision',
+      cycle: 2,
+      a: 'SATLUTION_0',
+      b: 'SATLUTION_3',
+      at: '2026-11-02T11:00:00.000Z',
+      pairs: [
+        pair('a.cnf', 'AB', ['solved', 1.1, 1.0], ['solved', 0.6, 0.5]),
+        pair('b.cnf', 'AB', ['solved', 2.2, 2.0], ['solved', 1.6, 1.5]),
+        pair('d.cnf', 'BA', ['solved', 4.1, null], ['solved', 0.5, 0.45]),
+        pair('sub/c.cnf', 'BA', ['timeout', T, T], ['solved', 51, 50]),
+      ],
+      comparison: {
+        par2A: 51.75,
+        par2B: 13.125,
+        diff: -38.625,
+        ci95: [-74, -0.5],
+        p: 0.03,
+        n: 4,
+        verdict: 'B faster',
+        band_pct: 3.1,
+        wall_par2A: 51.85,
+        wall_par2B: 13.425,
+      },
     });
-    const heldOut = duelDoc(ws, { ...promoted, session: '20261102T120000-cccc0000', purpose: 'held-out', cycle: 2, a: 'SATLUTION_0', b: 'SATLUTION_3', at: '2026-11-02T12:00:00.000Z', pairs: promoted.pairs.slice(0, 2), comparison: { ...promoted.comparison, n: 2, par2A: 1.5, par2B: 1.0, verdict: 'no significant difference' } });
+    const heldOut = duelDoc(ws, {
+      ...promoted,
+      session: '20261102T120000-cccc0000',
+      purpose: 'held-out',
+      cycle: 2,
+      a: 'SATLUTION_0',
+      b: 'SATLUTION_3',
+      at: '2026-11-02T12:00:00.000Z',
+      pairs: promoted.pairs.slice(0, 2),
+      comparison: { ...promoted.comparison, n: 2, par2A: 1.5, par2B: 1.0, verdict: 'no significant difference' },
+    });
     // Cycle 3: SATLUTION_4 against SATLUTION_3, slower side by side.
     const slower = duelDoc(ws, {
-      session: '20261102T130000-dddd0000', purpose: 'decision', cycle: 3, a: 'SATLUTION_3', b: 'SATLUTION_4', at: '2026-11-02T13:00:00.000Z',
+      session: '20261102T130000-dddd0000',
+      purpose: 'decision',
+      cycle: 3,
+      a: 'SATLUTION_3',
+      b: 'SATLUTION_4',
+      at: '2026-11-02T13:00:00.000Z',
       pairs: [pair('a.cnf', 'AB', ['solved', 0.5, 0.5], ['solved', 1.3, 1.25]), pair('b.cnf', 'BA', ['solved', 1.5, 1.5], ['timeout', T, T])],
-      comparison: { par2A: 1, par2B: 100.625, diff: 99.625, ci95: [0.75, 198.5], p: 0.04, n: 2, verdict: 'A faster', band_pct: 3.1, wall_par2A: 1, wall_par2B: 100.65 },
+      comparison: {
+        par2A: 1,
+        par2B: 100.625,
+        diff: 99.625,
+        ci95: [0.75, 198.5],
+        p: 0.04,
+        n: 2,
+        verdict: 'A faster',
+        band_pct: 3.1,
+        wall_par2A: 1,
+        wall_par2B: 100.65,
+      },
     });
     // Neither a calibration's A/A duel nor `satlution compare --measure` is a decision.
-    const aa = duelDoc(ws, { ...slower, session: cal.session, purpose: 'calibration', cycle: null, a: 'SATLUTION_0', b: 'SATLUTION_0', at: '2026-11-02T10:00:00.000Z' });
-    const compare = duelDoc(ws, { ...slower, session: '20261102T140000-eeee0000', purpose: 'compare', cycle: null, a: 'SATLUTION_0', b: 'SATLUTION_4', at: '2026-11-02T14:00:00.000Z' });
+    const aa = duelDoc(ws, {
+      ...slower,
+      session: cal.session,
+      purpose: 'calibration',
+      cycle: null,
+      a: 'SATLUTION_0',
+      b: 'SATLUTION_0',
+      at: '2026-11-02T10:00:00.000Z',
+    });
+    const compare = duelDoc(ws, {
+      ...slower,
+      session: '20261102T140000-eeee0000',
+      purpose: 'compare',
+      cycle: null,
+      a: 'SATLUTION_0',
+      b: 'SATLUTION_4',
+      at: '2026-11-02T14:00:00.000Z',
+    });
     for (const d of [promoted, heldOut, slower, aa, compare]) write(path.join(state, 'duels', `${d.session}.json`), JSON.stringify(d));
     write(path.join(state, 'duels', 'torn.json'), '{"session": "x", "pairs": [');
     // Cycle 5: SATLUTION_7 raced against the champion and rejected after 2 of 4 instances.
     await new CandidateStore(ws).create({ parent: 3, status: 'evaluated' });
     await savePerf(ws, 'SATLUTION_7', SLOW.slice(1, 3), HASH(7));
-    const race: RaceDoc = { outcome: 'rejected early', on: 'cpu', ran: 2, of: 4, capped: 1, champion_reruns: 2, challenger_s: 103.5, champion_s: 51.5, champion_total_s: 52.5, threshold_s: 52.02, margin_pct: 3.1, band_pct: 3.1, estimated_par2: 26.4, spent_s: 104.25, reason: 'cannot win: its first 2 runs already take 103.50 s' };
+    const race: RaceDoc = {
+      outcome: 'rejected early',
+      on: 'cpu',
+      ran: 2,
+      of: 4,
+      capped: 1,
+      champion_reruns: 2,
+      challenger_s: 103.5,
+      champion_s: 51.5,
+      champion_total_s: 52.5,
+      threshold_s: 52.02,
+      margin_pct: 3.1,
+      band_pct: 3.1,
+      estimated_par2: 26.4,
+      spent_s: 104.25,
+      reason: 'cannot win: its first 2 runs already take 103.50 s',
+    };
     const file = new EvalStore(ws).file('SATLUTION_7');
     const raced: EvalDoc = { ...(JSON.parse(fs.readFileSync(file, 'utf8')) as EvalDoc), race };
     write(file, JSON.stringify(raced));
-    await saveCycle(ws, { ...cycle(5, 'done', 3, 7), outcome: 'SATLUTION_3 stays champion (SATLUTION_7 rejected early by racing after 2 of 4 instances: cannot win)' });
+    await saveCycle(ws, {
+      ...cycle(5, 'done', 3, 7),
+      outcome: 'SATLUTION_3 stays champion (SATLUTION_7 rejected early by racing after 2 of 4 instances: cannot win)',
+    });
 
     const built = await buildDashboard(ws);
     const d = built.data;
@@ -360,15 +588,33 @@ describe('dashboard verdicts', function () {
     assert.deepEqual(rule.calibrated, { at: cal.at, n: 40, machine: 'box / Some CPU x8' });
     assert.equal(rule.short, 'Decisions: CPU time, raced side by side · exact sign-flip test · margin 2% · ≤0.5% false promotions');
     assert.match(rule.line, /noise band 3\.1% \(calibrated 2026-11-02, 40 instances; for information\)/);
-    assert.deepEqual(d.verdicts.noise.map((n) => [n.basis, n.bandPct, n.diffPct, n.spreadMedianPct, n.spreadP90Pct, n.aaSignificant]), [['cpu', 3.1, 0.5, 1.25, 4.5, false], ['wall', 4.2, -1.5, 2.5, 7.75, false]]);
+    assert.deepEqual(
+      d.verdicts.noise.map((n) => [n.basis, n.bandPct, n.diffPct, n.spreadMedianPct, n.spreadP90Pct, n.aaSignificant]),
+      [
+        ['cpu', 3.1, 0.5, 1.25, 4.5, false],
+        ['wall', 4.2, -1.5, 2.5, 7.75, false],
+      ],
+    );
     assert.deepEqual(d.verdicts.calibration, { at: cal.at, n: 40, machine: 'box / Some CPU x8', solver: 'SATLUTION_0', runner: 'local', timeoutS: T });
 
     // One decision per cycle's challenger, each with how it ended.
     const ds = d.verdicts.decisions;
-    assert.deepEqual(ds.map((x) => [x.cycle, x.candidate, x.outcome]), [[1, 2, 'failed'], [2, 3, 'promoted'], [3, 4, 'slower'], [4, 5, 'failed'], [5, 7, 'rejected early']]);
+    assert.deepEqual(
+      ds.map((x) => [x.cycle, x.candidate, x.outcome]),
+      [
+        [1, 2, 'failed'],
+        [2, 3, 'promoted'],
+        [3, 4, 'slower'],
+        [4, 5, 'failed'],
+        [5, 7, 'rejected early'],
+      ],
+    );
     const won = ds[1]!;
     assert.equal(won.champion, 0);
-    assert.deepEqual([won.duel!.session, won.duel!.on, won.duel!.n, won.duel!.par2A, won.duel!.par2B, won.duel!.p, won.duel!.bandPct, won.duel!.together], [promoted.session, 'cpu', 4, 51.75, 13.125, 0.03, 3.1, true]);
+    assert.deepEqual(
+      [won.duel!.session, won.duel!.on, won.duel!.n, won.duel!.par2A, won.duel!.par2B, won.duel!.p, won.duel!.bandPct, won.duel!.together],
+      [promoted.session, 'cpu', 4, 51.75, 13.125, 0.03, 3.1, true],
+    );
     assert.ok(Math.abs(won.duel!.gainPct - (100 * (51.75 - 13.125)) / 51.75) < 1e-3, 'the gain, to a thousandth of a percent');
     assert.deepEqual([won.heldOut!.session, won.heldOut!.verdict], [heldOut.session, 'no significant difference']);
     assert.deepEqual([ds[2]!.champion, ds[2]!.duel!.verdict, ds[2]!.heldOut], [3, 'A faster', null]);
@@ -382,7 +628,10 @@ describe('dashboard verdicts', function () {
     assert.deepEqual(pairs.b.par2, [0.5, 1.5, 0.45, 50]);
     assert.deepEqual(pairs.a.wall, [1.1, 2.2, 4.1, T]);
     assert.deepEqual(pairs.a.cpu, [1.0, 2.0, null, T]);
-    assert.deepEqual(pairs.a.status.map((c) => RUN_STATUSES[c]), ['solved', 'solved', 'solved', 'timeout']);
+    assert.deepEqual(
+      pairs.a.status.map((c) => RUN_STATUSES[c]),
+      ['solved', 'solved', 'solved', 'timeout'],
+    );
     assert.ok(DashboardHostMessage.safeParse({ type: 'pairs', session: promoted.session, pairs }).success, 'the pairs satisfy the protocol');
     assert.equal(await built.pairs(aa.session), undefined, 'a calibration duel is no decision');
     assert.equal(await built.pairs('nope'), undefined);
@@ -390,39 +639,94 @@ describe('dashboard verdicts', function () {
     // Rejected early by racing: the evidence, and its PAR-2 of 2 instances is no point of the progress line.
     const r = ds[4]!;
     assert.equal(r.duel, null);
-    assert.deepEqual(r.race, { on: 'cpu', ran: 2, of: 4, capped: 1, challengerS: 103.5, championS: 51.5, championTotalS: 52.5, thresholdS: 52.02, marginPct: 3.1, bandPct: 3.1, estimatedPar2: 26.4, spentS: 104.25, reason: race.reason });
+    assert.deepEqual(r.race, {
+      on: 'cpu',
+      ran: 2,
+      of: 4,
+      capped: 1,
+      challengerS: 103.5,
+      championS: 51.5,
+      championTotalS: 52.5,
+      thresholdS: 52.02,
+      marginPct: 3.1,
+      bandPct: 3.1,
+      estimatedPar2: 26.4,
+      spentS: 104.25,
+      reason: race.reason,
+    });
     const c7 = d.candidates.find((c) => c.id === 7)!;
     assert.deepEqual([c7.verdict, c7.partial, c7.perf?.n], ['pass', 'rejected early', 2]);
-    assert.deepEqual(d.candidates.filter((c) => c.partial).map((c) => c.id), [7]);
+    assert.deepEqual(
+      d.candidates.filter((c) => c.partial).map((c) => c.id),
+      [7],
+    );
     const c5 = d.cycles.find((c) => c.cycle === 5)!;
     assert.deepEqual([c5.candidate, c5.candidatePar2, c5.candidatePartial, c5.candidateEstimate], [7, null, 'rejected early', 26.4]);
-    assert.deepEqual(d.cycles.filter((c) => c.candidatePar2 !== null).map((c) => c.cycle), [2, 3], 'only candidates measured on the whole set are points');
+    assert.deepEqual(
+      d.cycles.filter((c) => c.candidatePar2 !== null).map((c) => c.cycle),
+      [2, 3],
+      'only candidates measured on the whole set are points',
+    );
 
     // Without a readable config the rule is not shown; the noise and the decisions still are.
     fs.rmSync(path.join(ws, 'satlution.yaml'));
     const bare = (await buildDashboard(ws)).data.verdicts;
     assert.equal(bare.rule, null);
     assert.equal(bare.noise.length, 2);
-    assert.deepEqual(bare.decisions.map((x) => x.outcome), ['failed', 'promoted', 'slower', 'failed', 'rejected early']);
+    assert.deepEqual(
+      bare.decisions.map((x) => x.outcome),
+      ['failed', 'promoted', 'slower', 'failed', 'rejected early'],
+    );
   });
 
   it('says how a decision ended: not significant, under the margin, faster but not promoted, still pending', async () => {
     const ws = await workspace();
     const state = path.join(ws, '.satlution');
     const base = { pairs: [pair('a.cnf', 'AB', ['solved', 1, 1], ['solved', 0.9, 0.9])], a: 'SATLUTION_3', at: '2026-11-03T00:00:00.000Z' };
-    const cmp = (par2B: number, verdict: DuelDoc['comparison']['verdict']): DuelDoc['comparison'] => ({ par2A: 10, par2B, diff: par2B - 10, ci95: [-1, 1], p: verdict === 'no significant difference' ? 0.5 : 0.01, n: 1, verdict, band_pct: 3, wall_par2A: 10, wall_par2B: par2B });
+    const cmp = (par2B: number, verdict: DuelDoc['comparison']['verdict']): DuelDoc['comparison'] => ({
+      par2A: 10,
+      par2B,
+      diff: par2B - 10,
+      ci95: [-1, 1],
+      p: verdict === 'no significant difference' ? 0.5 : 0.01,
+      n: 1,
+      verdict,
+      band_pct: 3,
+      wall_par2A: 10,
+      wall_par2B: par2B,
+    });
     const store = new CandidateStore(ws);
-    const rows: [cycle: number, verdict: DuelDoc['comparison']['verdict'], par2B: number, step: CycleState['step']][] = [[5, 'no significant difference', 9.9, 'done'], [6, 'B faster', 9.8, 'done'], [7, 'B faster', 8, 'done'], [8, 'B faster', 8, 'decide']];
+    const rows: [cycle: number, verdict: DuelDoc['comparison']['verdict'], par2B: number, step: CycleState['step']][] = [
+      [5, 'no significant difference', 9.9, 'done'],
+      [6, 'B faster', 9.8, 'done'],
+      [7, 'B faster', 8, 'done'],
+      [8, 'B faster', 8, 'decide'],
+    ];
     for (const [n, verdict, par2B, step] of rows) {
       const id = (await store.create({ parent: 3, status: 'evaluated' })).id;
       await savePerf(ws, `SATLUTION_${id}`, FAST, HASH(id));
-      const doc = duelDoc(ws, { ...base, session: `2026110${n}T000000-ffff0000`, purpose: 'decision', cycle: n, b: `SATLUTION_${id}`, comparison: cmp(par2B, verdict) });
+      const doc = duelDoc(ws, {
+        ...base,
+        session: `2026110${n}T000000-ffff0000`,
+        purpose: 'decision',
+        cycle: n,
+        b: `SATLUTION_${id}`,
+        comparison: cmp(par2B, verdict),
+      });
       write(path.join(state, 'duels', `${doc.session}.json`), JSON.stringify(doc));
       await saveCycle(ws, cycle(n, step, 3, id));
     }
     const d = (await buildDashboard(ws)).data;
     // No config: the margin is the band the duel was judged with (3%): 2% under it, 20% over it.
-    assert.deepEqual(d.verdicts.decisions.filter((x) => x.cycle >= 5).map((x) => [x.cycle, x.outcome]), [[5, 'not significant'], [6, 'under the margin'], [7, 'vetoed'], [8, 'pending']]);
+    assert.deepEqual(
+      d.verdicts.decisions.filter((x) => x.cycle >= 5).map((x) => [x.cycle, x.outcome]),
+      [
+        [5, 'not significant'],
+        [6, 'under the margin'],
+        [7, 'vetoed'],
+        [8, 'pending'],
+      ],
+    );
     // Each says why in a sentence: one pair can never be significant; a faster one was vetoed; one is undecided.
     const why = new Map(d.verdicts.decisions.map((x) => [x.cycle, x.why]));
     assert.match(why.get(5)!, /^1\.0% faster \(PAR-2 10\.00 -> 9\.90 s.*n = 1\), but with 1 instance that differ no result can be significant at alpha 0\.05/);
@@ -435,20 +739,69 @@ describe('dashboard verdicts explained', () => {
   const base = { cycle: 2, candidate: 2, champion: 0, duel: null, heldOut: null, race: null, tier: null } as const;
   const o = { alpha: 0.05, minImprovementPct: 5, failure: null, challenger: undefined, champion: undefined };
   it('says why for outcomes without a duel, and when the noise band leaves nothing provable', () => {
-    assert.equal(decisionWhy({ ...base, outcome: 'failed' }, { ...o, failure: 'failed the verify gate: UNSAT claimed on php.cnf, proof rejected' }), 'It failed a gate: failed the verify gate: UNSAT claimed on php.cnf, proof rejected. A candidate that fails a gate is never compared.');
+    assert.equal(
+      decisionWhy({ ...base, outcome: 'failed' }, { ...o, failure: 'failed the verify gate: UNSAT claimed on php.cnf, proof rejected' }),
+      'It failed a gate: failed the verify gate: UNSAT claimed on php.cnf, proof rejected. A candidate that fails a gate is never compared.',
+    );
     assert.match(decisionWhy({ ...base, outcome: 'stopped at a tier', tier: { reached: 1, of: 3 } }, o), /^It stopped at perf tier 1 of 3/);
-    const race = { on: 'cpu' as const, ran: 1, of: 7, capped: 0, challengerS: 0.39, championS: 0.1, championTotalS: 2.74, thresholdS: 0, marginPct: 105.4, bandPct: 105.4, estimatedPar2: null, spentS: 0.4, reason: 'cannot win: its first 1 runs already take 0.39 s' };
+    const race = {
+      on: 'cpu' as const,
+      ran: 1,
+      of: 7,
+      capped: 0,
+      challengerS: 0.39,
+      championS: 0.1,
+      championTotalS: 2.74,
+      thresholdS: 0,
+      marginPct: 105.4,
+      bandPct: 105.4,
+      estimatedPar2: null,
+      spentS: 0.4,
+      reason: 'cannot win: its first 1 runs already take 0.39 s',
+    };
     const why = decisionWhy({ ...base, outcome: 'rejected early', race }, o);
-    assert.match(why, /^Racing stopped it after 1 of 7 instances: cannot win: its first 1 runs already take 0\.39 s\. The calibrated noise band is 105%: on instances this short/);
+    assert.match(
+      why,
+      /^Racing stopped it after 1 of 7 instances: cannot win: its first 1 runs already take 0\.39 s\. The calibrated noise band is 105%: on instances this short/,
+    );
     assert.doesNotMatch(decisionWhy({ ...base, outcome: 'rejected early', race: { ...race, bandPct: 4 } }, o), /noise band/);
   });
 
-  it('names a SAT/UNSAT split from the two candidates\' own evaluations', () => {
-    const duel = { session: 's', purpose: 'decision' as const, on: 'cpu' as const, n: 20, timeoutS: 60, together: true, par2A: 2, par2B: 1.9, wallPar2A: 2, wallPar2B: 1.9, gainPct: 5, ci95: [-0.3, 0.1] as [number, number], p: 0.4, bandPct: 3, verdict: 'no significant difference' as const, fatal: null, at: '' };
-    const perf = (sat: number, unsat: number) => ({ n: 20, solved: 20, solvedSat: 10, solvedUnsat: 10, par2: (sat + unsat) / 2, par2Sat: sat, par2Unsat: unsat });
+  it("names a SAT/UNSAT split from the two candidates' own evaluations", () => {
+    const duel = {
+      session: 's',
+      purpose: 'decision' as const,
+      on: 'cpu' as const,
+      n: 20,
+      timeoutS: 60,
+      together: true,
+      par2A: 2,
+      par2B: 1.9,
+      wallPar2A: 2,
+      wallPar2B: 1.9,
+      gainPct: 5,
+      ci95: [-0.3, 0.1] as [number, number],
+      p: 0.4,
+      bandPct: 3,
+      verdict: 'no significant difference' as const,
+      fatal: null,
+      at: '',
+    };
+    const perf = (sat: number, unsat: number) => ({
+      n: 20,
+      solved: 20,
+      solvedSat: 10,
+      solvedUnsat: 10,
+      par2: (sat + unsat) / 2,
+      par2Sat: sat,
+      par2Unsat: unsat,
+    });
     const cand = (id: number, p: ReturnType<typeof perf>) => ({ id, perf: p }) as unknown as Parameters<typeof decisionWhy>[1]['challenger'];
     const why = decisionWhy({ ...base, outcome: 'not significant', duel }, { ...o, champion: cand(0, perf(1, 3)), challenger: cand(2, perf(1.5, 2.1)) });
-    assert.match(why, /^5\.0% faster \(PAR-2 2\.00 -> 1\.90 s.*but not significant.* Faster on UNSAT \(3\.00 -> 2\.10 s\) but slower on SAT \(1\.00 -> 1\.50 s\), by each one's own evaluation\.$/);
+    assert.match(
+      why,
+      /^5\.0% faster \(PAR-2 2\.00 -> 1\.90 s.*but not significant.* Faster on UNSAT \(3\.00 -> 2\.10 s\) but slower on SAT \(1\.00 -> 1\.50 s\), by each one's own evaluation\.$/,
+    );
   });
 });
 
@@ -515,7 +868,15 @@ describe('per-run logs', function () {
 
   it('says when the output was not kept', () => {
     const r = result(['x.cnf', null, 'SAT', 'timeout', T, null]);
-    const kept = formatRunLog({ result: r, command: ['run', 'x.cnf'], timeoutS: T, memMb: 512, memoryMethod: 'rlimit', output: { stdout: 'c hello\n', stderr: '', bytes: 8 }, at: 'now' });
+    const kept = formatRunLog({
+      result: r,
+      command: ['run', 'x.cnf'],
+      timeoutS: T,
+      memMb: 512,
+      memoryMethod: 'rlimit',
+      output: { stdout: 'c hello\n', stderr: '', bytes: 8 },
+      at: 'now',
+    });
     assert.match(kept, /^status: +timeout - timeout on x\.cnf$/m);
     assert.match(kept, /^---- stdout -+\nc hello\n/m);
     assert.match(kept, /^---- stderr -+\n\(empty\)/m);
@@ -523,17 +884,20 @@ describe('per-run logs', function () {
     assert.match(formatRunLog({ result: r, timeoutS: T, memMb: null, at: 'now' }), /output of this run was not kept/);
   });
 
-  it('keeps each run\'s output in a workspace evaluation; a reused run has none, and open log says so', async () => {
+  it("keeps each run's output in a workspace evaluation; a reused run has none, and open log says so", async () => {
     const ws = tempDir();
     const solver = path.join(ws, 'SATLUTION_1');
-    write(path.join(solver, 'bin', 'starexec_run_default'), [
-      '#!/usr/bin/env bash',
-      'echo "c tiny test solver"',
-      'if grep -q "^p cnf 1 1" "$1"; then echo "s SATISFIABLE"; echo "v 1 0"; exit 10; fi',
-      'echo "assertion failed: trail not empty" >&2',
-      'exit 3',
-      '',
-    ].join('\n'));
+    write(
+      path.join(solver, 'bin', 'starexec_run_default'),
+      [
+        '#!/usr/bin/env bash',
+        'echo "c tiny test solver"',
+        'if grep -q "^p cnf 1 1" "$1"; then echo "s SATISFIABLE"; echo "v 1 0"; exit 10; fi',
+        'echo "assertion failed: trail not empty" >&2',
+        'exit 3',
+        '',
+      ].join('\n'),
+    );
     fs.chmodSync(path.join(solver, 'bin', 'starexec_run_default'), 0o755);
     const set = path.join(ws, 'benchmarks', 'perf');
     write(path.join(set, 'sat.cnf'), 'p cnf 1 1\n1 0\n');
@@ -543,10 +907,17 @@ describe('per-run logs', function () {
     assert.equal(gateContext(parsed.config, undefined).logDir, undefined, 'outside a workspace no logs are kept');
     const ctx = gateContext(parsed.config, ws);
     assert.equal(ctx.logDir, path.join(ws, '.satlution', 'logs'));
-    const run = () => runGates({ ...ctx, solverDir: solver, build: false, stages: [{ gate: 'perf', dir: set, timeoutS: 10, memMb: 1024, checkProofs: false }], jobs: 2 });
+    const run = () =>
+      runGates({ ...ctx, solverDir: solver, build: false, stages: [{ gate: 'perf', dir: set, timeoutS: 10, memMb: 1024, checkProofs: false }], jobs: 2 });
     const first = await run();
     const perf = first.gates[0]!;
-    assert.deepEqual(perf.results!.map((r) => [r.instance, r.status]), [['deep/crash.cnf', 'crash'], ['sat.cnf', 'solved']]);
+    assert.deepEqual(
+      perf.results!.map((r) => [r.instance, r.status]),
+      [
+        ['deep/crash.cnf', 'crash'],
+        ['sat.cnf', 'solved'],
+      ],
+    );
     const logFile = (name: string) => runLogPath(ctx.logDir!, perf.solverHash!, name)!;
     const crash = fs.readFileSync(logFile('deep/crash.cnf'), 'utf8');
     assert.match(crash, /^# deep\/crash\.cnf$/m);
@@ -560,12 +931,21 @@ describe('per-run logs', function () {
     assert.match(sat, /^check: +model: ok/m);
     assert.match(sat, /s SATISFIABLE\nv 1 0/);
 
-    await new EvalStore(ws).write(path.basename(solver), evalDoc({ solverDir: solver, runner: 'local', verdict: first.verdict, gates: first.gates, stages: [] }));
+    await new EvalStore(ws).write(
+      path.basename(solver),
+      evalDoc({ solverDir: solver, runner: 'local', verdict: first.verdict, gates: first.gates, stages: [] }),
+    );
     assert.deepEqual(await instanceLog(ws, 'SATLUTION_1', 'deep/crash.cnf'), { kind: 'file', file: logFile('deep/crash.cnf') });
 
     // The same binary again: every run comes from the results store, no solver runs, no log is written.
     fs.rmSync(ctx.logDir!, { recursive: true });
-    const again = await runGates({ ...gateContext(parsed.config, ws), solverDir: solver, build: false, stages: [{ gate: 'perf', dir: set, timeoutS: 10, memMb: 1024, checkProofs: false }], jobs: 2 });
+    const again = await runGates({
+      ...gateContext(parsed.config, ws),
+      solverDir: solver,
+      build: false,
+      stages: [{ gate: 'perf', dir: set, timeoutS: 10, memMb: 1024, checkProofs: false }],
+      jobs: 2,
+    });
     assert.equal(again.gates[0]!.reused, 2);
     assert.equal(fs.existsSync(ctx.logDir!), false);
     const shown = await instanceLog(ws, 'SATLUTION_1', 'deep/crash.cnf');

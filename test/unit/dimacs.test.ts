@@ -33,7 +33,11 @@ describe('DIMACS: streaming reader', () => {
     fs.writeFileSync(f, CNF + '%\n0\n\n');
     const clauses: number[][] = [];
     const s = await readDimacs(f, { clause: (l, n) => clauses.push(Array.from(l.subarray(0, n))) });
-    assert.deepEqual(clauses, [[1, -2], [2, 3], [-1, -3]]);
+    assert.deepEqual(clauses, [
+      [1, -2],
+      [2, 3],
+      [-1, -3],
+    ]);
     assert.deepEqual([s.vars, s.clauses], [3, 3]);
   });
 

@@ -6,7 +6,21 @@ import { driftBand, driftFile, driftOf, readDrift, recordDrift } from '../../src
 import type { InstanceResult } from '../../src/core/run/result';
 import { tempDir } from './helpers';
 
-const run = (instance: string, wall: number, cpu: number | null, status: InstanceResult['status'] = 'solved'): InstanceResult => ({ instance, family: null, expected: null, expected_from: 'none', answer: status === 'solved' ? 'SAT' : null, status, time_s: wall, cpu_s: cpu, mem_mb: null, exit_code: 0, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' });
+const run = (instance: string, wall: number, cpu: number | null, status: InstanceResult['status'] = 'solved'): InstanceResult => ({
+  instance,
+  family: null,
+  expected: null,
+  expected_from: 'none',
+  answer: status === 'solved' ? 'SAT' : null,
+  status,
+  time_s: wall,
+  cpu_s: cpu,
+  mem_mb: null,
+  exit_code: 0,
+  signal: null,
+  check: { kind: 'none', ok: null, time_s: 0, detail: '' },
+  detail: '',
+});
 /** 20 runs of 1..20 s CPU scaled by `speed`, getting `share` of a core. */
 const session = (speed: number, share = 0.95) => Array.from({ length: 20 }, (_, i) => run(`i${i}`, (speed * (i + 1)) / share, speed * (i + 1)));
 
@@ -30,9 +44,18 @@ describe('drift between separate measurements', () => {
     assert.equal(driftBand(await readDrift(ws), 'cpu'), undefined);
     await recordDrift(ws, { solver: 'SATLUTION_0', from: 'calibration', stored: session(1), now: session(1.04), timeoutS: 100, on: 'cpu' });
     await recordDrift(ws, { solver: 'SATLUTION_0', from: 'decision', stored: session(1), now: session(0.88), timeoutS: 100, on: 'cpu' });
-    assert.equal(await recordDrift(ws, { solver: 'SATLUTION_0', from: 'decision', stored: session(1), now: session(1.2, 0.6), timeoutS: 100, on: 'cpu' }), undefined);
+    assert.equal(
+      await recordDrift(ws, { solver: 'SATLUTION_0', from: 'decision', stored: session(1), now: session(1.2, 0.6), timeoutS: 100, on: 'cpu' }),
+      undefined,
+    );
     const doc = (await readDrift(ws))!;
-    assert.deepEqual(doc.observations.map((o) => [o.from, o.diff_pct]), [['calibration', 4], ['decision', -12]]);
+    assert.deepEqual(
+      doc.observations.map((o) => [o.from, o.diff_pct]),
+      [
+        ['calibration', 4],
+        ['decision', -12],
+      ],
+    );
     const band = driftBand(doc, 'cpu')!;
     assert.equal(band.n, 2);
     assert.equal(band.pct, Math.max(...doc.observations.map((o) => o.drift_pct)));

@@ -17,12 +17,31 @@ const EvalDoc = z.object({
   mem_limit_mb: z.number(),
   verdict: z.enum(['pass', 'fail']),
   instances: z.array(InstanceResult),
-  metrics: z.object({ n: z.number(), solved: z.number(), solved_sat: z.number(), solved_unsat: z.number(), par2: z.number(), par2_sat: z.number().nullable(), par2_unsat: z.number().nullable(), solved_within: z.record(z.string(), z.number()), mem_avg_mb: z.number().nullable(), mem_max_mb: z.number().nullable(), wrong: z.number(), vbs_match: z.boolean(), unique_solved: z.number().nullable() }).nullable(),
+  metrics: z
+    .object({
+      n: z.number(),
+      solved: z.number(),
+      solved_sat: z.number(),
+      solved_unsat: z.number(),
+      par2: z.number(),
+      par2_sat: z.number().nullable(),
+      par2_unsat: z.number().nullable(),
+      solved_within: z.record(z.string(), z.number()),
+      mem_avg_mb: z.number().nullable(),
+      mem_max_mb: z.number().nullable(),
+      wrong: z.number(),
+      vbs_match: z.boolean(),
+      unique_solved: z.number().nullable(),
+    })
+    .nullable(),
 });
 
 function makeSet(dir: string, withMeta = true): string {
   let meta = 'instance,family,expected\n';
-  for (const [p, h] of [[5, 4], [6, 5]] as const) {
+  for (const [p, h] of [
+    [5, 4],
+    [6, 5],
+  ] as const) {
     write(path.join(dir, `php-${p}-${h}.cnf`), pigeonhole(p, h));
     meta += `php-${p}-${h}.cnf,pigeonhole,UNSAT\n`;
   }
@@ -67,14 +86,20 @@ describe('satlution eval', function () {
     const j = EvalDoc.parse(JSON.parse(fs.readFileSync(json, 'utf8')));
     assert.equal(j.verdict, 'pass');
     assert.equal(j.timeout_s, 60);
-    assert.deepEqual(j.instances.map((i) => [i.instance, i.status, i.answer, i.check.kind, i.check.ok, i.expected_from]), [
-      ['php-5-4.cnf', 'solved', 'UNSAT', 'drat', true, 'meta'],
-      ['php-6-5.cnf', 'solved', 'UNSAT', 'drat', true, 'meta'],
-      ['planted-1.cnf', 'solved', 'SAT', 'model', true, 'meta'],
-      ['planted-2.cnf', 'solved', 'SAT', 'model', true, 'meta'],
-      ['planted-3.cnf', 'solved', 'SAT', 'model', true, 'meta'],
-    ]);
-    assert.deepEqual([j.metrics!.n, j.metrics!.solved, j.metrics!.solved_sat, j.metrics!.solved_unsat, j.metrics!.wrong, j.metrics!.vbs_match], [5, 5, 3, 2, 0, true]);
+    assert.deepEqual(
+      j.instances.map((i) => [i.instance, i.status, i.answer, i.check.kind, i.check.ok, i.expected_from]),
+      [
+        ['php-5-4.cnf', 'solved', 'UNSAT', 'drat', true, 'meta'],
+        ['php-6-5.cnf', 'solved', 'UNSAT', 'drat', true, 'meta'],
+        ['planted-1.cnf', 'solved', 'SAT', 'model', true, 'meta'],
+        ['planted-2.cnf', 'solved', 'SAT', 'model', true, 'meta'],
+        ['planted-3.cnf', 'solved', 'SAT', 'model', true, 'meta'],
+      ],
+    );
+    assert.deepEqual(
+      [j.metrics!.n, j.metrics!.solved, j.metrics!.solved_sat, j.metrics!.solved_unsat, j.metrics!.wrong, j.metrics!.vbs_match],
+      [5, 5, 3, 2, 0, true],
+    );
     const mean = j.instances.reduce((s, i) => s + i.time_s, 0) / 5;
     assert.ok(Math.abs(j.metrics!.par2 - mean) < 1e-9, 'PAR-2 of all-solved = mean time');
   });
@@ -113,15 +138,28 @@ describe('satlution eval', function () {
     const set = tempDir();
     for (let i = 0; i < 8; i++) write(path.join(set, `p${i}.cnf`), planted3Sat(60, 4.0, 100 + i));
     const solver = cadicalSolver(0.4, 'slow');
-    const child = spawn(process.execPath, [CLI, 'eval', solver, '--bench', set, '--no-build', '--no-proofs', '--jobs', '2'], { env: { ...process.env, XDG_CACHE_HOME: cacheHome }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [CLI, 'eval', solver, '--bench', set, '--no-build', '--no-proofs', '--jobs', '2'], {
+      env: { ...process.env, XDG_CACHE_HOME: cacheHome },
+      stdio: 'ignore',
+    });
     // Killed once two runs are stored (not after a fixed time: start-up varies with the machine's load).
     const store = path.join(cacheHome, 'satlution', 'results', 'runs.jsonl');
-    const stored = () => (fs.existsSync(store) ? fs.readFileSync(store, 'utf8').split('\n').filter((l) => /"p\d\.cnf"/.test(l)).length : 0);
+    const stored = () =>
+      fs.existsSync(store)
+        ? fs
+            .readFileSync(store, 'utf8')
+            .split('\n')
+            .filter((l) => /"p\d\.cnf"/.test(l)).length
+        : 0;
     for (let i = 0; i < 200 && stored() < 2; i++) await new Promise((r) => setTimeout(r, 50));
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     // The runs it finished: whole lines only (a line torn by the kill is skipped on reading, and runs again).
-    const finished = fs.readFileSync(store, 'utf8').split('\n').slice(0, -1).filter((l) => /"p\d\.cnf"/.test(l)).length;
+    const finished = fs
+      .readFileSync(store, 'utf8')
+      .split('\n')
+      .slice(0, -1)
+      .filter((l) => /"p\d\.cnf"/.test(l)).length;
     const json = path.join(tempDir(), 'r.json');
     const r = cli(['eval', solver, '--bench', set, '--no-build', '--no-proofs', '--jobs', '2', '--json', json]);
     assert.equal(r.code, 0, r.err);
@@ -130,8 +168,15 @@ describe('satlution eval', function () {
     // Counted, not timed (a busy machine slows the runs left): every finished run is reused, so none is repeated.
     assert.equal(reused, finished, 'finished runs were not repeated');
     const j = EvalDoc.parse(JSON.parse(fs.readFileSync(json, 'utf8')));
-    assert.deepEqual(j.instances.map((i) => i.instance), [...Array(8)].map((_, i) => `p${i}.cnf`));
-    const lines = fs.readFileSync(path.join(cacheHome, 'satlution', 'results', 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { key: string; result: { instance: string } });
+    assert.deepEqual(
+      j.instances.map((i) => i.instance),
+      [...Array(8)].map((_, i) => `p${i}.cnf`),
+    );
+    const lines = fs
+      .readFileSync(path.join(cacheHome, 'satlution', 'results', 'runs.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { key: string; result: { instance: string } });
     const mine = lines.filter((l) => /^p\d\.cnf$/.test(l.result.instance));
     assert.equal(new Set(mine.map((l) => l.key)).size, mine.length, 'no run stored twice');
     assert.equal(mine.length, 8);
@@ -150,7 +195,20 @@ describe('satlution eval', function () {
 
   it('smoke: a hang is a failure there, not just slowness', () => {
     const set = makeSet(tempDir());
-    const r = cli(['eval', path.join(FIXTURES, 'liars', 'hang'), '--bench', set, '--stage', 'smoke', '--timeout', '0.5', '--no-build', '--no-proofs', '--jobs', '2']);
+    const r = cli([
+      'eval',
+      path.join(FIXTURES, 'liars', 'hang'),
+      '--bench',
+      set,
+      '--stage',
+      'smoke',
+      '--timeout',
+      '0.5',
+      '--no-build',
+      '--no-proofs',
+      '--jobs',
+      '2',
+    ]);
     assert.equal(r.code, 1);
     assert.match(r.out, /✗ smoke +5 of 5 instances failed: no answer within 0\.5 s/);
   });

@@ -82,7 +82,10 @@ describe('the evaluation document and EvalStore', () => {
     assert.doesNotMatch(byHand.stdout, /why:/);
     // The same solver measured quiet and beside another program (its runs got 60% of a core, and 15% more CPU):
     // no verdict between measurements under different load, and the reason.
-    const timed = (k: number, share: number) => sampleEvalDoc({ instances: names.map((instance, i) => ({ ...inst, instance, status: 'solved' as const, cpu_s: k * (1 + i / 10), time_s: (k * (1 + i / 10)) / share })) });
+    const timed = (k: number, share: number) =>
+      sampleEvalDoc({
+        instances: names.map((instance, i) => ({ ...inst, instance, status: 'solved' as const, cpu_s: k * (1 + i / 10), time_s: (k * (1 + i / 10)) / share })),
+      });
     const quiet = write(path.join(dir, 'quiet.json'), JSON.stringify(timed(1, 0.95)));
     const loaded = write(path.join(dir, 'loaded.json'), JSON.stringify(timed(1.15, 0.6)));
     const off = spawnSync(process.execPath, [CLI, 'compare', quiet, loaded, '--on', 'cpu'], { encoding: 'utf8' });

@@ -18,7 +18,13 @@ const cli = (args: string[], cwd?: string) => spawnSync(process.execPath, [CLI, 
 async function workspace(git = false): Promise<string> {
   const ws = tempDir();
   if (git) execFileSync('git', ['init', '-q'], { cwd: ws });
-  await initWorkspace({ dir: ws, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+  await initWorkspace({
+    dir: ws,
+    seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }],
+    defaultRulesDir: RULES,
+    approver: { confirm: async () => true },
+    log: silentLogger,
+  });
   fs.copyFileSync(path.join(FIXTURES, 'cnf', 'sat-small.cnf'), path.join(ws, 'benchmarks', 'smoke', 'sat-small.cnf'));
   return ws;
 }
@@ -34,13 +40,14 @@ async function child(ws: string, id: number, edit: (src: string) => string, docs
   return dir;
 }
 
-const segfault = (s: string) => s.replace('int main(int argc, char **argv) {', 'int main(int argc, char **argv) {\n  if (argc > 1) { volatile int *p = 0; *p = 1; }');
+const segfault = (s: string) =>
+  s.replace('int main(int argc, char **argv) {', 'int main(int argc, char **argv) {\n  if (argc > 1) { volatile int *p = 0; *p = 1; }');
 
 describe('rule evolution', function () {
   this.timeout(120000);
 
   it('normalizes compiler messages so repeats match', () => {
-    assert.equal(normalize("implicit declaration of function ‘kissat_foo’ at /tmp/x/y.c line 12"), "implicit declaration of function '*' at <path> line N");
+    assert.equal(normalize('implicit declaration of function ‘kissat_foo’ at /tmp/x/y.c line 12'), "implicit declaration of function '*' at <path> line N");
   });
 
   it('a real segfault in two candidates becomes a FORBIDDEN block that a person applies', async () => {
@@ -70,7 +77,13 @@ describe('rule evolution', function () {
     assert.equal(text, p.after);
     assert.match(text, /^version: 2$/m);
     const h = await history(ws);
-    assert.deepEqual(h.map((e) => [e.version, e.patch]), [[1, null], [2, p.id]]);
+    assert.deepEqual(
+      h.map((e) => [e.version, e.patch]),
+      [
+        [1, null],
+        [2, p.id],
+      ],
+    );
     assert.match(h[1]!.why, /crash failure "crash:SIGSEGV" repeated in 2 candidates: SATLUTION_1, SATLUTION_2/);
     assert.match(fs.readFileSync(path.join(ws, '.rules', '.history', 'v1', '04_forbidden_patterns.md'), 'utf8'), /^version: 1$/m);
     assert.equal(fs.readFileSync(path.join(ws, '.rules', '.history', 'v2', '04_forbidden_patterns.md'), 'utf8'), p.after);
@@ -88,7 +101,15 @@ describe('rule evolution', function () {
     for (const id of [1, 2]) {
       const dir = await child(ws, id, (s) => s);
       // a bogus proof: tinysat now writes an unjustified empty clause to the proof file
-      fs.writeFileSync(path.join(dir, 'tinysat.c'), fs.readFileSync(path.join(dir, 'tinysat.c'), 'utf8').replace('printf("s UNSATISFIABLE\\n");', 'printf("s UNSATISFIABLE\\n");\n    if (argc > 2) { FILE *p = fopen(argv[2], "w"); if (p) { fputs("0\\n", p); fclose(p); } }'));
+      fs.writeFileSync(
+        path.join(dir, 'tinysat.c'),
+        fs
+          .readFileSync(path.join(dir, 'tinysat.c'), 'utf8')
+          .replace(
+            'printf("s UNSATISFIABLE\\n");',
+            'printf("s UNSATISFIABLE\\n");\n    if (argc > 2) { FILE *p = fopen(argv[2], "w"); if (p) { fputs("0\\n", p); fclose(p); } }',
+          ),
+      );
       const r = cli(['eval', dir, '--stage', 'smoke', '--drat-trim', DRAT_TRIM]);
       assert.equal(r.status, 1);
       assert.match(r.stdout, /UNSAT claimed on php-4-3\.cnf, proof rejected by drat-trim/);
@@ -98,7 +119,10 @@ describe('rule evolution', function () {
     assert.equal(b.status, 1);
     const keys = (await new SignatureLog(ws).all()).map((s) => s.key);
     assert.ok(keys.includes('invalid_proof'));
-    assert.ok(keys.some((k) => /^build:'\*' undeclared/.test(k)), keys.join('\n'));
+    assert.ok(
+      keys.some((k) => /^build:'\*' undeclared/.test(k)),
+      keys.join('\n'),
+    );
     const p = (await listPatches(ws)).find((x) => x.key === 'invalid_proof');
     assert.ok(p);
     assert.match(p.after, /## FORBIDDEN: proof output that drat-trim rejects/);

@@ -21,8 +21,7 @@ function snapshot(dir: string): string[] {
       else if (st.isDirectory()) {
         out.push(`${rel}/ ${st.mode.toString(8)}`);
         walk(p);
-      }
-      else out.push(`${rel} ${st.mode.toString(8)} ${createHash('sha256').update(fs.readFileSync(p)).digest('hex')}`);
+      } else out.push(`${rel} ${st.mode.toString(8)} ${createHash('sha256').update(fs.readFileSync(p)).digest('hex')}`);
     }
   };
   walk(dir);
@@ -42,7 +41,10 @@ describe('fetching a solver source leaves /etc/apt alone', function () {
     fs.cpSync('/etc/apt', etc, { recursive: true, verbatimSymlinks: true });
     // The file earlier versions wrote: the script must say so and not depend on it.
     fs.mkdirSync(path.join(etc, 'sources.list.d'), { recursive: true });
-    fs.writeFileSync(path.join(etc, 'sources.list.d', 'satlution-debsrc.sources'), 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n');
+    fs.writeFileSync(
+      path.join(etc, 'sources.list.d', 'satlution-debsrc.sources'),
+      'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n',
+    );
     const before = snapshot(etc);
     const cache = path.join(t, 'cache');
     fs.mkdirSync(cache);
@@ -50,7 +52,32 @@ describe('fetching a solver source leaves /etc/apt alone', function () {
     // Everything read-only but the temp dir (the cache, and TMPDIR for apt's signature checks) and the copy of /etc/apt.
     const tmp = path.join(t, 'tmp');
     fs.mkdirSync(tmp);
-    const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', t, t, '--bind', etc, '/etc/apt', '--', 'env', `SATLUTION_DEV_CACHE=${cache}`, `TMPDIR=${tmp}`, 'bash', script, 'kissat'], { encoding: 'utf8', timeout: 280000 });
+    const r = spawnSync(
+      'bwrap',
+      [
+        '--ro-bind',
+        '/',
+        '/',
+        '--dev',
+        '/dev',
+        '--proc',
+        '/proc',
+        '--bind',
+        t,
+        t,
+        '--bind',
+        etc,
+        '/etc/apt',
+        '--',
+        'env',
+        `SATLUTION_DEV_CACHE=${cache}`,
+        `TMPDIR=${tmp}`,
+        'bash',
+        script,
+        'kissat',
+      ],
+      { encoding: 'utf8', timeout: 280000 },
+    );
     if (r.status !== 0 && !process.env.CI && /Could not resolve|Failed to fetch|Temporary failure|unreachable/i.test(r.stderr)) this.skip(); // no Debian mirror from here
     assert.equal(r.status, 0, r.stderr);
     const root = r.stdout.trim();
@@ -61,7 +88,11 @@ describe('fetching a solver source leaves /etc/apt alone', function () {
     assert.match(r.stderr, /sudo rm \/etc\/apt\/sources\.list\.d\/satlution-debsrc\.sources && sudo apt-get update/);
     assert.match(r.stderr, /private apt configuration in .*\/etc\/apt untouched/);
     // A second call answers from the cache.
-    const again = spawnSync('bash', [script, 'kissat'], { encoding: 'utf8', env: { ...process.env, SATLUTION_DEV_CACHE: cache, SATLUTION_APT_ETC: etc }, timeout: 20000 });
+    const again = spawnSync('bash', [script, 'kissat'], {
+      encoding: 'utf8',
+      env: { ...process.env, SATLUTION_DEV_CACHE: cache, SATLUTION_APT_ETC: etc },
+      timeout: 20000,
+    });
     assert.equal(again.status, 0, again.stderr);
     assert.equal(again.stdout.trim(), root);
     assert.doesNotMatch(again.stderr, /reading the source index/);

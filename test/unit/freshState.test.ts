@@ -22,7 +22,8 @@ import { silentLogger } from '../../src/core/ports';
 import { sampleEvalDoc } from '../fixtures/evalDocs';
 import { CLI, FIXTURES, RULES, tempDir, WORKER, write } from './helpers';
 
-const YAML = 'seeds: [{ name: s, source: . }]\n# a comment that must survive a restore byte for byte\nstages:\n  perf: { timeout_s: 5, audit: { min: 0, share: 0 } }\n';
+const YAML =
+  'seeds: [{ name: s, source: . }]\n# a comment that must survive a restore byte for byte\nstages:\n  perf: { timeout_s: 5, audit: { min: 0, share: 0 } }\n';
 
 /** A workspace with a store (SATLUTION_0 the champion) and the config above. */
 async function workspace(): Promise<{ ws: string; store: CandidateStore }> {
@@ -68,7 +69,11 @@ describe('fresh state: the last good satlution.yaml', () => {
     assert.equal(await workspaceState(tempDir()), undefined);
     const snap = await readSnapshot(ws);
     assert.deepEqual(snap.configMissing, { restorable: true });
-    assert.deepEqual(snap.candidates.map((c) => c.dir), ['SATLUTION_0'], 'the history is still read');
+    assert.deepEqual(
+      snap.candidates.map((c) => c.dir),
+      ['SATLUTION_0'],
+      'the history is still read',
+    );
     await assert.rejects(loadConfig(ws), /satlution restore-config/);
     assert.equal(await restoreConfig(ws), path.join(ws, 'satlution.yaml'));
     assert.equal(fs.readFileSync(path.join(ws, 'satlution.yaml'), 'utf8'), YAML);
@@ -88,7 +93,16 @@ describe('fresh state: the last good satlution.yaml', () => {
     const { ws } = await workspace();
     await loadConfig(ws);
     fs.rmSync(path.join(ws, 'satlution.yaml'));
-    await assert.rejects(initWorkspace({ dir: ws, seeds: [{ name: 's', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger }), /satlution.yaml is missing.*satlution restore-config/);
+    await assert.rejects(
+      initWorkspace({
+        dir: ws,
+        seeds: [{ name: 's', source: path.join(FIXTURES, 'seeds', 'tinysat') }],
+        defaultRulesDir: RULES,
+        approver: { confirm: async () => true },
+        log: silentLogger,
+      }),
+      /satlution.yaml is missing.*satlution restore-config/,
+    );
     assert.ok(!fs.existsSync(path.join(ws, 'satlution.yaml')) && fs.existsSync(path.join(ws, 'SATLUTION_0')), 'init left the folder as it was');
     const r = spawnSync(process.execPath, [CLI, 'status', '--dir', ws], { encoding: 'utf8' });
     assert.equal(r.status, 2);
@@ -109,7 +123,18 @@ describe('fresh state: the last good satlution.yaml', () => {
 });
 
 /** A cycle state as the engine saves it, interrupted at `step`. */
-const interrupted = (over: Partial<CycleStateInput> = {}): CycleStateInput => ({ cycle: 3, step: 'code', parent: 0, candidate: 2, title: 'a change', started_at: '2026-11-26T00:00:00.000Z', updated_at: '2026-11-26T00:00:00.000Z', outcome: null, champion_changed: false, ...over });
+const interrupted = (over: Partial<CycleStateInput> = {}): CycleStateInput => ({
+  cycle: 3,
+  step: 'code',
+  parent: 0,
+  candidate: 2,
+  title: 'a change',
+  started_at: '2026-11-26T00:00:00.000Z',
+  updated_at: '2026-11-26T00:00:00.000Z',
+  outcome: null,
+  champion_changed: false,
+  ...over,
+});
 
 describe('fresh state: abandoning an interrupted cycle', () => {
   it('discards the unfinished candidates and ends the cycle, so the next one is new', async () => {
@@ -117,22 +142,36 @@ describe('fresh state: abandoning an interrupted cycle', () => {
     await store.create({ parent: 0, status: 'failed' }); // 1: settled earlier, stays failed
     await store.create({ parent: 0, status: 'coding' }); // 2: the cycle's current candidate
     await store.create({ parent: 0, status: 'verified' }); // 3: an earlier proposal of the cycle
-    await saveCycle(ws, interrupted({ proposals: [{ candidate: 1, title: null, coded: false }, { candidate: 3, title: null, coded: true }] }));
+    await saveCycle(
+      ws,
+      interrupted({
+        proposals: [
+          { candidate: 1, title: null, coded: false },
+          { candidate: 3, title: null, coded: true },
+        ],
+      }),
+    );
     const r = await abandonCycle(ws);
     assert.deepEqual(r, { cycle: 3, discarded: [2, 3] });
     const { index } = await store.load();
-    assert.deepEqual(index.candidates.map((c) => [c.id, c.status, c.detail ?? null]), [
-      [0, 'seed', null],
-      [1, 'failed', null],
-      [2, 'discarded', ABANDONED],
-      [3, 'discarded', ABANDONED],
-    ]);
+    assert.deepEqual(
+      index.candidates.map((c) => [c.id, c.status, c.detail ?? null]),
+      [
+        [0, 'seed', null],
+        [1, 'failed', null],
+        [2, 'discarded', ABANDONED],
+        [3, 'discarded', ABANDONED],
+      ],
+    );
     assert.equal(index.champion, 0);
     const s = await readCycle(ws);
     assert.equal(s?.step, 'done');
     assert.equal(s?.outcome, ABANDONED);
     assert.equal(s?.cycle, 3, 'the engine numbers the next cycle after it');
-    const log = fs.readFileSync(path.join(ws, '.satlution', 'cycles.jsonl'), 'utf8').trim().split('\n');
+    const log = fs
+      .readFileSync(path.join(ws, '.satlution', 'cycles.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
     assert.match(log[log.length - 1]!, /"step":"done".*"outcome":"abandoned by the user"/, 'the history records it like any ended cycle');
     await assert.rejects(abandonCycle(ws), AbandonError, 'nothing is left to abandon');
   });
@@ -218,7 +257,11 @@ describe('fresh state: the perf set version', () => {
     assert.deepEqual([...stale.keys()], ['SATLUTION_2', 'SATLUTION_4']);
     assert.match(stale.get('SATLUTION_2')!, /older perf set \(40 instances.*now has 1/);
     write(path.join(perf, 'b.cnf'), planted3Sat(20, 4.0, 2));
-    assert.deepEqual([...(await stalePerfMeasurements(ws, config(), dirs)).keys()], ['SATLUTION_1', 'SATLUTION_2', 'SATLUTION_3', 'SATLUTION_4'], 'an instance added makes every earlier measurement stale');
+    assert.deepEqual(
+      [...(await stalePerfMeasurements(ws, config(), dirs)).keys()],
+      ['SATLUTION_1', 'SATLUTION_2', 'SATLUTION_3', 'SATLUTION_4'],
+      'an instance added makes every earlier measurement stale',
+    );
   });
 
   it('the evaluation records the perf set it ran on', async function () {
@@ -228,12 +271,30 @@ describe('fresh state: the perf set version', () => {
     write(path.join(ws, 'benchmarks', 'perf', 'a.cnf'), planted3Sat(20, 4.0, 1));
     write(path.join(ws, 'benchmarks', 'perf', 'b.cnf'), planted3Sat(20, 4.0, 2));
     const solverDir = path.join(FIXTURES, 'liars', 'honest');
-    const e = await evaluateSolver({ ws, config: config(), solverDir, overrides: { stage: 'perf', jobs: 2, noProofs: true }, build: false, rules: false, record: false, runnerEnv: { workerFile: WORKER } });
+    const e = await evaluateSolver({
+      ws,
+      config: config(),
+      solverDir,
+      overrides: { stage: 'perf', jobs: 2, noProofs: true },
+      build: false,
+      rules: false,
+      record: false,
+      runnerEnv: { workerFile: WORKER },
+    });
     assert.equal(e.verdict, 'pass', e.gates.map((g) => g.detail).join('; '));
     const expected = await setVersion(path.join(ws, 'benchmarks', 'perf'), new InstanceCache(path.join(ws, '.satlution', 'cache')));
     assert.deepEqual(e.doc.perf_set, expected);
     write(path.join(ws, 'benchmarks', 'smoke', 'a.cnf'), planted3Sat(20, 4.0, 1));
-    const smoke = await evaluateSolver({ ws, config: config(), solverDir, overrides: { stage: 'smoke', jobs: 1, noProofs: true }, build: false, rules: false, record: false, runnerEnv: { workerFile: WORKER } });
+    const smoke = await evaluateSolver({
+      ws,
+      config: config(),
+      solverDir,
+      overrides: { stage: 'smoke', jobs: 1, noProofs: true },
+      build: false,
+      rules: false,
+      record: false,
+      runnerEnv: { workerFile: WORKER },
+    });
     assert.equal(smoke.verdict, 'pass', smoke.gates.map((g) => g.detail).join('; '));
     assert.equal(smoke.doc.perf_set, undefined, 'no perf, no perf set');
   });

@@ -41,7 +41,10 @@ describe('workspace: init and seeds', () => {
     for (const s of ['smoke', 'verify', 'perf']) assert.ok(fs.statSync(path.join(dir, 'benchmarks', s)).isDirectory());
     const snap = await readSnapshot(dir);
     assert.equal(snap.champion, 0);
-    assert.deepEqual(snap.candidates.map((c) => [c.dir, c.status, c.seed, c.docs.length]), [['SATLUTION_0', 'seed', 'tinysat', 3]]);
+    assert.deepEqual(
+      snap.candidates.map((c) => [c.dir, c.status, c.seed, c.docs.length]),
+      [['SATLUTION_0', 'seed', 'tinysat', 3]],
+    );
     assert.equal(snap.seeds[0]!.name, 'tinysat');
     assert.ok(snap.seeds[0]!.files >= 2);
   });
@@ -64,7 +67,10 @@ describe('workspace: init and seeds', () => {
     const dir = tempDir();
     const warnings: string[] = [];
     const r = await initWorkspace({
-      dir, seeds: [{ name: 'tinysat', source: TINYSAT }], defaultRulesDir: RULES, approver: recordingApprover(false),
+      dir,
+      seeds: [{ name: 'tinysat', source: TINYSAT }],
+      defaultRulesDir: RULES,
+      approver: recordingApprover(false),
       log: { ...silentLogger, warn: (m) => warnings.push(m) },
     });
     assert.deepEqual(r.generated, []);
@@ -88,12 +94,25 @@ describe('workspace: init and seeds', () => {
     const other = tempDir();
     fs.cpSync(TINYSAT, other, { recursive: true });
     await initWorkspace({
-      dir, seeds: [{ name: 'a', source: TINYSAT }, { name: 'b', source: other }], primary: 'b',
-      defaultRulesDir: RULES, approver: recordingApprover(true), log: silentLogger,
+      dir,
+      seeds: [
+        { name: 'a', source: TINYSAT },
+        { name: 'b', source: other },
+      ],
+      primary: 'b',
+      defaultRulesDir: RULES,
+      approver: recordingApprover(true),
+      log: silentLogger,
     });
     const cfg = parseConfig(fs.readFileSync(path.join(dir, 'satlution.yaml'), 'utf8'));
     assert.ok(cfg.ok);
-    assert.deepEqual(cfg.config.seeds.map((s) => [s.name, s.primary]), [['a', false], ['b', true]]);
+    assert.deepEqual(
+      cfg.config.seeds.map((s) => [s.name, s.primary]),
+      [
+        ['a', false],
+        ['b', true],
+      ],
+    );
     assert.equal((await readSnapshot(dir)).candidates[0]!.seed, 'b');
   });
 
@@ -108,7 +127,13 @@ describe('workspace: init and seeds', () => {
     fs.appendFileSync(path.join(repo, 'tinysat.c'), '/* v2 */\n');
     git(repo, 'commit', '-qam', 'v2');
     const dir = tempDir();
-    const r = await initWorkspace({ dir, seeds: [parseSeedArg(`tiny=file://${repo}#v1`)], defaultRulesDir: RULES, approver: recordingApprover(true), log: silentLogger });
+    const r = await initWorkspace({
+      dir,
+      seeds: [parseSeedArg(`tiny=file://${repo}#v1`)],
+      defaultRulesDir: RULES,
+      approver: recordingApprover(true),
+      log: silentLogger,
+    });
     assert.equal(r.seeds[0]!.commit, v1);
     assert.ok(!fs.existsSync(path.join(dir, 'seeds', 'tiny', '.git')));
     assert.doesNotMatch(fs.readFileSync(path.join(dir, 'SATLUTION_0', 'tinysat.c'), 'utf8'), /v2/);
@@ -118,7 +143,10 @@ describe('workspace: init and seeds', () => {
     const dir = tempDir();
     const base = { dir, defaultRulesDir: RULES, approver: recordingApprover(true), log: silentLogger };
     await assert.rejects(initWorkspace({ ...base, seeds: [{ name: 'x', source: path.join(dir, 'nope') }] }), /seed directory .*nope does not exist/);
-    await assert.rejects(initWorkspace({ ...base, seeds: [{ name: 'x', source: 'file:///no/such/repo.git' }] }), /git could not fetch seed file:\/\/\/no\/such\/repo\.git/);
+    await assert.rejects(
+      initWorkspace({ ...base, seeds: [{ name: 'x', source: 'file:///no/such/repo.git' }] }),
+      /git could not fetch seed file:\/\/\/no\/such\/repo\.git/,
+    );
     await assert.rejects(initWorkspace({ ...base, seeds: [{ name: 'x', source: path.dirname(dir) }] }), /contains the workspace itself/);
     assert.ok(!fs.existsSync(path.join(dir, 'satlution.yaml')));
     assert.ok(!fs.existsSync(path.join(dir, 'SATLUTION_0')));
@@ -134,14 +162,17 @@ describe('workspace: init and seeds', () => {
 
   it('parses --seed arguments', () => {
     assert.deepEqual(parseSeedArg('kissat=../k'), { name: 'kissat', source: '../k' });
-    assert.deepEqual(parseSeedArg('cadical=https://example.org/x/cadical.git#rel-1.7'), { name: 'cadical', source: 'https://example.org/x/cadical.git#rel-1.7' });
+    assert.deepEqual(parseSeedArg('cadical=https://example.org/x/cadical.git#rel-1.7'), {
+      name: 'cadical',
+      source: 'https://example.org/x/cadical.git#rel-1.7',
+    });
     assert.deepEqual(parseSeedArg('/src/kissat-4.0.2/'), { name: 'kissat-4.0.2', source: '/src/kissat-4.0.2/' });
     assert.deepEqual(parseSeedArg('git@host:solvers/minisat.git'), { name: 'minisat', source: 'git@host:solvers/minisat.git' });
   });
 });
 
 describe('workspace: git checkpoints', () => {
-  it('checkpoints SATLUTION_0 on its own ref without touching the user\'s branch or index', async () => {
+  it("checkpoints SATLUTION_0 on its own ref without touching the user's branch or index", async () => {
     const dir = tempDir();
     git(dir, 'init', '-q');
     write(path.join(dir, 'notes.txt'), 'mine\n');
@@ -160,8 +191,8 @@ describe('workspace: git checkpoints', () => {
     assert.deepEqual(warnings, []);
     assert.ok(r.checkpoint);
     assert.equal(git(dir, 'rev-parse', CHECKPOINT_REF), r.checkpoint);
-    assert.equal(git(dir, 'rev-parse', 'HEAD'), head, 'the user\'s branch did not move');
-    assert.equal(git(dir, 'diff', '--cached', '--name-only'), 'staged.txt', 'the user\'s index is unchanged');
+    assert.equal(git(dir, 'rev-parse', 'HEAD'), head, "the user's branch did not move");
+    assert.equal(git(dir, 'diff', '--cached', '--name-only'), 'staged.txt', "the user's index is unchanged");
     const files = git(dir, 'ls-tree', '-r', '--name-only', CHECKPOINT_REF).split('\n');
     assert.ok(files.includes('SATLUTION_0/tinysat.c'));
     assert.ok(files.includes('SATLUTION_0/bin/starexec_run_default'));
@@ -178,7 +209,13 @@ describe('workspace: git checkpoints in an ignored directory', () => {
     git(repo, 'init', '-q');
     write(path.join(repo, '.gitignore'), 'scratch/\n');
     const dir = path.join(repo, 'scratch', 'ws');
-    const r = await initWorkspace({ dir, seeds: [{ name: 'tinysat', source: TINYSAT }], defaultRulesDir: RULES, approver: recordingApprover(true), log: silentLogger });
+    const r = await initWorkspace({
+      dir,
+      seeds: [{ name: 'tinysat', source: TINYSAT }],
+      defaultRulesDir: RULES,
+      approver: recordingApprover(true),
+      log: silentLogger,
+    });
     assert.equal(r.checkpoint, undefined);
     assert.throws(() => git(repo, 'rev-parse', '--verify', '--quiet', CHECKPOINT_REF));
   });
@@ -199,7 +236,20 @@ describe('workspace: a failed init leaves the folder as it was', () => {
     const dir = tempDir();
     const abort = new AbortController();
     const approver: Approver = { confirm: async () => (abort.abort(new Error('cancelled by the person')), true) };
-    await assert.rejects(initWorkspace({ dir, seeds: [{ name: 'a', source: TINYSAT }, { name: 'b', source: TINYSAT }], defaultRulesDir: RULES, approver, log: silentLogger, signal: abort.signal }), /cancelled by the person/);
+    await assert.rejects(
+      initWorkspace({
+        dir,
+        seeds: [
+          { name: 'a', source: TINYSAT },
+          { name: 'b', source: TINYSAT },
+        ],
+        defaultRulesDir: RULES,
+        approver,
+        log: silentLogger,
+        signal: abort.signal,
+      }),
+      /cancelled by the person/,
+    );
     assert.deepEqual(fs.readdirSync(dir), []);
   });
 });
@@ -221,7 +271,13 @@ describe('workspace: an init killed half-way', () => {
       if (fs.existsSync(path.join(dir, 'satlution.yaml'))) continue; // finished before the kill: nothing to test
       assert.ok(fs.existsSync(path.join(dir, '.satlution-init.json')), 'the interrupted init left its marker');
       const warnings: string[] = [];
-      const r = await initWorkspace({ dir, seeds: [{ name: 'big', source: seed }], defaultRulesDir: RULES, approver: recordingApprover(true), log: { ...silentLogger, warn: (m) => warnings.push(m) } });
+      const r = await initWorkspace({
+        dir,
+        seeds: [{ name: 'big', source: seed }],
+        defaultRulesDir: RULES,
+        approver: recordingApprover(true),
+        log: { ...silentLogger, warn: (m) => warnings.push(m) },
+      });
       assert.match(warnings.join('\n'), /Removing what an interrupted init left/);
       assert.ok(fs.existsSync(r.configFile));
       assert.ok(!fs.existsSync(path.join(dir, '.satlution-init.json')));

@@ -24,7 +24,13 @@ function solver(script: string): string {
 /** The verify stage on one set, outside any workspace. */
 async function verify(solverDir: string, set: string, sandbox: 'on' | 'off' = 'on') {
   const config = ConfigSchema.parse({ seeds: [{ name: 'none', source: '.' }], sandbox });
-  return evaluateSolver({ ws: undefined, config, solverDir, overrides: { stage: 'verify', bench: set, noProofs: true, jobs: 1 }, runnerEnv: { workerFile: '' } });
+  return evaluateSolver({
+    ws: undefined,
+    config,
+    solverDir,
+    overrides: { stage: 'verify', bench: set, noProofs: true, jobs: 1 },
+    runnerEnv: { workerFile: '' },
+  });
 }
 
 describe('the instance a solver is given', function () {
@@ -48,7 +54,9 @@ describe('the instance a solver is given', function () {
     write(path.join(set, 'meta.csv'), 'instance,family,expected\nphp-secret-1.cnf,x,SAT\nphp-secret-2.cnf,x,SAT\n');
     const seen = tempDir();
     // Notes what it can see beside its instance, leaves a file there, then gives up.
-    const spy = solver(`ls -A "$(dirname "$1")" >> ${JSON.stringify(seen)}/seen\necho "$(basename "$1")" >> ${JSON.stringify(seen)}/names\ntouch "$(dirname "$1")/answer-cache"\necho 's UNKNOWN'\nexit 0`);
+    const spy = solver(
+      `ls -A "$(dirname "$1")" >> ${JSON.stringify(seen)}/seen\necho "$(basename "$1")" >> ${JSON.stringify(seen)}/names\ntouch "$(dirname "$1")/answer-cache"\necho 's UNKNOWN'\nexit 0`,
+    );
     // Unconfined, so that it can report what it saw in a directory of the test's (the sandbox hides more: sandboxAttacks.test.ts).
     const r = await verify(spy, set, 'off');
     assert.equal(r.gates.find((g) => g.gate === 'verify')!.results!.length, 2);
@@ -56,7 +64,10 @@ describe('the instance a solver is given', function () {
     // Each run saw only its own instance (beside its private proof, home and tmp directories): no
     // meta.csv, no other instance, no cache left by the previous run.
     const lines = fs.readFileSync(path.join(seen, 'seen'), 'utf8').trim().split('\n');
-    assert.deepEqual(lines.filter((l) => !['home', 'tmp', 'proof'].includes(l)), ['instance.cnf', 'instance.cnf']);
+    assert.deepEqual(
+      lines.filter((l) => !['home', 'tmp', 'proof'].includes(l)),
+      ['instance.cnf', 'instance.cnf'],
+    );
   });
 
   it('the instance cache notices a rewrite that keeps the size and puts the mtime back', async () => {
@@ -106,4 +117,3 @@ describe('evidence before expected answers', function () {
     assert.match(res.detail, /UNSAT claimed on planted\.cnf, but it is SAT \(meta\.csv\)/);
   });
 });
-

@@ -39,13 +39,30 @@ describe('islands: cycles', function () {
     const config = await loadConfig(ws);
     const logs: string[] = [];
     const states = [];
-    for (let c = 0; c < 3; c++) states.push(await runCycle({ ws, config, agent: tunerAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent: (e) => e.type === 'log' && logs.push(e.message) }));
-    assert.deepEqual(states.map((s) => s.island), [0, 1, 0]);
+    for (let c = 0; c < 3; c++)
+      states.push(
+        await runCycle({
+          ws,
+          config,
+          agent: tunerAgent(),
+          approver: { confirm: async () => true },
+          log: silentLogger,
+          jobs: 2,
+          onEvent: (e) => e.type === 'log' && logs.push(e.message),
+        }),
+      );
+    assert.deepEqual(
+      states.map((s) => s.island),
+      [0, 1, 0],
+    );
     assert.match(logs[0]!, /^cycle 1 starts from SATLUTION_0: island 0 is empty: starting from the champion/);
     // Cycle 2 migrates island 0's best to island 1 first, and starts from it there.
     const db = await readIslandDb(ws, { ...DEFAULT_ISLANDS, count: 2, population: 10, archive: 3, bins: 3, migration_interval: 2, exploitation: 1 });
     assert.equal(db.migrations, 1);
-    assert.match(logs.find((l) => l.startsWith('cycle 2 starts'))!, /island 1's best/);
+    assert.match(
+      logs.find((l) => l.startsWith('cycle 2 starts'))!,
+      /island 1's best/,
+    );
     // Every candidate and the seed are recorded once, with a cell if they passed.
     assert.deepEqual([...db.byCandidate.keys()].sort(), [0, 1, 2, 3]);
     for (const m of db.byCandidate.values()) assert.ok(m.penalty !== null || m.par2 !== null, JSON.stringify(m));
@@ -55,7 +72,9 @@ describe('islands: cycles', function () {
     const dash = (await new DashboardSource(ws).build()).data;
     assert.equal(dash.strategy, 'islands');
     assert.equal(dash.islands!.islands.length, 5, 'without the config the dashboard uses the default count');
-    const withCfg = (await new DashboardSource(ws).build({ ...(await new CandidateStore(ws).load()).index, islands: { ...DEFAULT_ISLANDS, count: 2, bins: 3 } })).data;
+    const withCfg = (
+      await new DashboardSource(ws).build({ ...(await new CandidateStore(ws).load()).index, islands: { ...DEFAULT_ISLANDS, count: 2, bins: 3 } })
+    ).data;
     assert.equal(withCfg.islands!.islands.length, 2);
     assert.equal(withCfg.islands!.migrations, 1);
   });
@@ -76,7 +95,15 @@ describe('islands: cycles', function () {
       },
     };
     const logs: string[] = [];
-    const s = await runCycle({ ws, config, agent, approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent: (e) => e.type === 'log' && logs.push(e.message) });
+    const s = await runCycle({
+      ws,
+      config,
+      agent,
+      approver: { confirm: async () => true },
+      log: silentLogger,
+      jobs: 2,
+      onEvent: (e) => e.type === 'log' && logs.push(e.message),
+    });
     assert.match(s.outcome ?? '', /SATLUTION_2 not evaluated: a duplicate of SATLUTION_1 \(the same sources up to comments and whitespace\)/);
     assert.ok(!fs.existsSync(path.join(ws, '.satlution', 'evals', 'SATLUTION_2.json')), 'never evaluated');
     const { index } = await new CandidateStore(ws).load();
@@ -88,7 +115,10 @@ describe('islands: cycles', function () {
     // Same binaries from other sources (an option spelled differently): caught after a fresh build.
     fs.cpSync(path.join(ws, 'SATLUTION_1'), path.join(ws, 'SATLUTION_9'), { recursive: true });
     const opt = path.join(ws, 'SATLUTION_9', 'src', 'options.h');
-    fs.writeFileSync(opt, fs.readFileSync(opt, 'utf8').replace(/OPTION \(delay, (\d+),/, (_m, v: string) => `OPTION (delay, (${v} + 0),`));
+    fs.writeFileSync(
+      opt,
+      fs.readFileSync(opt, 'utf8').replace(/OPTION \(delay, (\d+),/, (_m, v: string) => `OPTION (delay, (${v} + 0),`),
+    );
     assert.deepEqual(await duplicateOf(ws, db, 9, { timeoutS: 120, isolation: DEFAULT_ISOLATION }), { of: 1, how: 'identical binaries' });
     assert.ok(fs.readFileSync(islandsFile(ws), 'utf8').trim().split('\n').length >= 3);
   });

@@ -56,12 +56,22 @@ describe('isolation: when it is unavailable', () => {
   it('an evaluation refuses to start, naming the fix, and the CLI exits 2', async () => {
     const ws = tempDir();
     write(path.join(ws, 'benchmarks', 'perf', 'a.cnf'), planted3Sat(20, 4.0, 1));
-    const text = 'seeds: [{ name: s, source: . }]\nbenchmarks: { smoke: benchmarks/perf, verify: benchmarks/perf, perf: benchmarks/perf }\nsandbox: { mode: on, bwrap: /nonexistent/bwrap }\nstages: { perf: { audit: { min: 0, share: 0 } } }\n';
+    const text =
+      'seeds: [{ name: s, source: . }]\nbenchmarks: { smoke: benchmarks/perf, verify: benchmarks/perf, perf: benchmarks/perf }\nsandbox: { mode: on, bwrap: /nonexistent/bwrap }\nstages: { perf: { audit: { min: 0, share: 0 } } }\n';
     const r = parseConfig(text);
     assert.ok(r.ok);
     const dir = solver('echo "s UNKNOWN"\n');
     await assert.rejects(
-      evaluateSolver({ ws, config: r.config, solverDir: dir, overrides: { stage: 'perf', noProofs: true }, build: false, rules: false, record: false, runnerEnv: { workerFile: '' } }),
+      evaluateSolver({
+        ws,
+        config: r.config,
+        solverDir: dir,
+        overrides: { stage: 'perf', noProofs: true },
+        build: false,
+        rules: false,
+        record: false,
+        runnerEnv: { workerFile: '' },
+      }),
       (e: Error) => e instanceof EvaluationSetupError && /sandbox\.bwrap names \/nonexistent\/bwrap/.test(e.message) && /sandbox: off/.test(e.message),
     );
     write(path.join(ws, 'satlution.yaml'), text);
@@ -73,13 +83,20 @@ describe('isolation: when it is unavailable', () => {
 
 describe('isolation: the policies', () => {
   it('reads sandbox from the workspace and the runners', () => {
-    const view = (sandbox: Parameters<typeof isolationFor>[0]['sandbox'], runner?: 'on' | 'off') => ({ sandbox, runners: [{ name: 'local' }, { name: 'lab', sandbox: runner }] });
+    const view = (sandbox: Parameters<typeof isolationFor>[0]['sandbox'], runner?: 'on' | 'off') => ({
+      sandbox,
+      runners: [{ name: 'local' }, { name: 'lab', sandbox: runner }],
+    });
     assert.equal(isolationFor(view('on')).mode, 'bwrap');
     assert.equal(isolationFor(view('off')).mode, 'off');
     assert.equal(isolationFor(view('on', 'off'), 'lab').mode, 'off');
     assert.equal(isolationFor(view('on', 'off'), 'local').mode, 'bwrap');
     assert.equal(isolationFor(view('off', 'on'), 'lab').mode, 'bwrap');
-    assert.deepEqual(isolationFor(view({ mode: 'on', build_network: true, read_only: ['/opt/x'] })), { mode: 'bwrap', buildNetwork: true, readOnly: ['/opt/x'] });
+    assert.deepEqual(isolationFor(view({ mode: 'on', build_network: true, read_only: ['/opt/x'] })), {
+      mode: 'bwrap',
+      buildNetwork: true,
+      readOnly: ['/opt/x'],
+    });
     assert.deepEqual(unisolated(view('on', 'off')), { workspace: false, runners: ['lab'] });
     const parsed = parseConfig('seeds: [{ name: s, source: . }]\nsandbox: off\nrunners: [{ name: local, kind: local, sandbox: on }]\n');
     assert.ok(parsed.ok);
@@ -88,7 +105,14 @@ describe('isolation: the policies', () => {
   });
 
   it('a run sees the system read-only, its solver, its instance under a neutral name, and one writable directory', () => {
-    const c = solverRunConfinement({ solverDir: '/ws/SATLUTION_3', instance: '/ws/benchmarks/perf/x.cnf', given: '/tmp/r/instance.cnf', runDir: '/tmp/r', proofDir: '/tmp/r/proof', readOnly: [] });
+    const c = solverRunConfinement({
+      solverDir: '/ws/SATLUTION_3',
+      instance: '/ws/benchmarks/perf/x.cnf',
+      given: '/tmp/r/instance.cnf',
+      runDir: '/tmp/r',
+      proofDir: '/tmp/r/proof',
+      readOnly: [],
+    });
     const a = bwrapArgs(c);
     const pairs = (flag: string) => a.flatMap((x, i) => (x === flag ? [`${a[i + 1]} ${a[i + 2]}`] : []));
     for (const f of ['--unshare-all', '--die-with-parent', '--new-session', '--clearenv']) assert.ok(a.includes(f), f);
@@ -97,7 +121,10 @@ describe('isolation: the policies', () => {
     assert.deepEqual(pairs('--bind'), ['/tmp/r /tmp/r']);
     assert.ok(pairs('--ro-bind').includes('/ws/SATLUTION_3 /ws/SATLUTION_3'));
     assert.ok(pairs('--ro-bind').includes('/ws/benchmarks/perf/x.cnf /tmp/r/instance.cnf'));
-    assert.ok(!a.some((x) => x === '/ws' || x === '/ws/benchmarks' || x === '/home' || x === '/root' || x === '/etc'), 'nothing else of the workspace, no home, not all of /etc');
+    assert.ok(
+      !a.some((x) => x === '/ws' || x === '/ws/benchmarks' || x === '/home' || x === '/root' || x === '/etc'),
+      'nothing else of the workspace, no home, not all of /etc',
+    );
     // The instance is mounted after (inside) the run directory.
     assert.ok(a.lastIndexOf('/tmp/r/instance.cnf') > a.indexOf('/tmp/r'));
   });
@@ -111,7 +138,16 @@ describe('isolation: the policies', () => {
   });
 
   it('the environment is an allow-list: no API keys, agent sockets or editor variables', () => {
-    const from = { PATH: '/home/me/bin:/usr/bin', OPENAI_API_KEY: 'sk-x', ANTHROPIC_API_KEY: 'a', SSH_AUTH_SOCK: '/tmp/ssh', VSCODE_PID: '1', AWS_SECRET_ACCESS_KEY: 's', CC: 'clang', LANG: 'de_DE.UTF-8' };
+    const from = {
+      PATH: '/home/me/bin:/usr/bin',
+      OPENAI_API_KEY: 'sk-x',
+      ANTHROPIC_API_KEY: 'a',
+      SSH_AUTH_SOCK: '/tmp/ssh',
+      VSCODE_PID: '1',
+      AWS_SECRET_ACCESS_KEY: 's',
+      CC: 'clang',
+      LANG: 'de_DE.UTF-8',
+    };
     const run = allowedEnvironment({ home: '/r/home', tmp: '/r/tmp', build: false, from });
     const build = allowedEnvironment({ home: '/b/home', tmp: '/b/tmp', build: true, from });
     assert.deepEqual(Object.keys(run).sort(), ['HOME', 'LANG', 'PATH', 'TMPDIR']);

@@ -20,7 +20,10 @@ async function probedWorkspace(jobs: number): Promise<{ ws: string; probe: Concu
   const text = fs.readFileSync(cfg, 'utf8');
   assert.match(text, /- \{ name: local, kind: local, jobs: \d+ \}/, 'the template writes the local runner with its jobs');
   // The probe counts runs in a directory outside the candidate, which only an unconfined run can write.
-  fs.writeFileSync(cfg, text.replace(/- \{ name: local, kind: local, jobs: \d+ \}/, `- { name: local, kind: local, jobs: ${jobs} }`).replace(/^sandbox: on$/m, 'sandbox: off'));
+  fs.writeFileSync(
+    cfg,
+    text.replace(/- \{ name: local, kind: local, jobs: \d+ \}/, `- { name: local, kind: local, jobs: ${jobs} }`).replace(/^sandbox: on$/m, 'sandbox: off'),
+  );
   return { ws, probe: installProbe(path.join(ws, 'SATLUTION_0'), tempDir('probe-')) };
 }
 
@@ -28,7 +31,10 @@ async function probedWorkspace(jobs: number): Promise<{ ws: string; probe: Concu
 const touchAgent: EvolutionAgent = {
   name: 'touch',
   async plan({ candidate }) {
-    return { title: 'an unused global', hypothesis: `# ${candidate}: an unused global\n\n## Change\nA global variable nothing reads.\n\n## Rationale\nA new binary that behaves like the old one.\n\n## Expected effect\nNone.\n` };
+    return {
+      title: 'an unused global',
+      hypothesis: `# ${candidate}: an unused global\n\n## Change\nA global variable nothing reads.\n\n## Rationale\nA new binary that behaves like the old one.\n\n## Expected effect\nNone.\n`,
+    };
   },
   async code({ candidateDir }) {
     fs.appendFileSync(path.join(candidateDir, 'tinysat.c'), '\nvolatile int satlution_touched = 1;\n');
@@ -42,7 +48,13 @@ describe('jobs: every entry point runs as many solver runs at once as the config
   for (const jobs of [1, 2]) {
     it(`the evaluation service with jobs: ${jobs}`, async () => {
       const { ws, probe } = await probedWorkspace(jobs);
-      const r = await evaluateSolver({ ws, config: await loadConfig(ws), solverDir: path.join(ws, 'SATLUTION_0'), overrides: { stage: 'perf' }, runnerEnv: { workerFile: '' } });
+      const r = await evaluateSolver({
+        ws,
+        config: await loadConfig(ws),
+        solverDir: path.join(ws, 'SATLUTION_0'),
+        overrides: { stage: 'perf' },
+        runnerEnv: { workerFile: '' },
+      });
       assert.equal(r.verdict, 'pass', r.gates.map((g) => g.detail).join('; '));
       assert.equal(probe.runs(), 6);
       assert.equal(probe.max(), jobs);

@@ -30,9 +30,15 @@ describe('real solver: kissat', function () {
     const init = spawnSync(process.execPath, [CLI, 'init', '--dir', ws, '--seed', `kissat=${SRC}`], { encoding: 'utf8' });
     assert.equal(init.status, 0, init.stderr);
     assert.match(init.stderr, /Wrote seeds\/kissat\/starexec_build \(seed had none; build system: configure\)/);
-    const st = JSON.parse(execFileSync(process.execPath, [CLI, 'status', '--json', '--dir', ws], { encoding: 'utf8' })) as { champion: string; candidates: { dir: string; status: string }[] };
+    const st = JSON.parse(execFileSync(process.execPath, [CLI, 'status', '--json', '--dir', ws], { encoding: 'utf8' })) as {
+      champion: string;
+      candidates: { dir: string; status: string }[];
+    };
     assert.equal(st.champion, 'SATLUTION_0');
-    assert.deepEqual(st.candidates.map((c) => [c.dir, c.status]), [['SATLUTION_0', 'seed']]);
+    assert.deepEqual(
+      st.candidates.map((c) => [c.dir, c.status]),
+      [['SATLUTION_0', 'seed']],
+    );
     assert.ok(fs.existsSync(path.join(cand, 'src', 'kissat.h')));
   });
 
@@ -54,7 +60,10 @@ describe('real solver: kissat', function () {
   it('satlution eval SATLUTION_0 --bench <verify set> --json: correct results, checks and metrics', () => {
     const set = tempDir();
     let meta = 'instance,family,expected\n';
-    for (const [p, h] of [[7, 6], [8, 7]] as const) {
+    for (const [p, h] of [
+      [7, 6],
+      [8, 7],
+    ] as const) {
       write(path.join(set, `php-${p}-${h}.cnf`), pigeonhole(p, h));
       meta += `php-${p}-${h}.cnf,pigeonhole,UNSAT\n`;
     }
@@ -64,8 +73,16 @@ describe('real solver: kissat', function () {
     }
     write(path.join(set, 'meta.csv'), meta);
     // A multiplier miter from berkeley-abc: an equivalence check, UNSAT, written by no one here.
-    const abc = spawnSync('berkeley-abc', ['-q', 'gen -m -N 6 m.blif; read m.blif; strash; dc2; if -K 4; strash; dch; if -K 6; strash; write_blif r.blif; miter m.blif r.blif; write_cnf miter-6.cnf'], { cwd: set });
-    if (abc.status !== 0 || !fs.existsSync(path.join(set, 'miter-6.cnf'))) throw new Error('berkeley-abc could not generate a miter (scripts/setup-sat-tools.sh installs it)');
+    const abc = spawnSync(
+      'berkeley-abc',
+      [
+        '-q',
+        'gen -m -N 6 m.blif; read m.blif; strash; dc2; if -K 4; strash; dch; if -K 6; strash; write_blif r.blif; miter m.blif r.blif; write_cnf miter-6.cnf',
+      ],
+      { cwd: set },
+    );
+    if (abc.status !== 0 || !fs.existsSync(path.join(set, 'miter-6.cnf')))
+      throw new Error('berkeley-abc could not generate a miter (scripts/setup-sat-tools.sh installs it)');
     for (const f of ['m.blif', 'r.blif']) fs.rmSync(path.join(set, f), { force: true });
     fs.appendFileSync(path.join(set, 'meta.csv'), 'miter-6.cnf,miter,UNSAT\n');
     fs.copyFileSync(path.join(cand, 'test', 'cnf', 'add8.cnf'), path.join(set, 'add8.cnf'));
@@ -75,21 +92,28 @@ describe('real solver: kissat', function () {
     const json = path.join(tempDir(), 'r.json');
     const r = spawnSync(process.execPath, [CLI, 'eval', cand, '--bench', set, '--json', json], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    const j = JSON.parse(fs.readFileSync(json, 'utf8')) as { verdict: string; instances: { instance: string; status: string; answer: string; check: { kind: string; ok: boolean } }[]; metrics: { n: number; solved: number; wrong: number } };
+    const j = JSON.parse(fs.readFileSync(json, 'utf8')) as {
+      verdict: string;
+      instances: { instance: string; status: string; answer: string; check: { kind: string; ok: boolean } }[];
+      metrics: { n: number; solved: number; wrong: number };
+    };
     assert.equal(j.verdict, 'pass');
-    assert.deepEqual(j.instances.map((i) => [i.instance, i.answer, i.status, i.check.kind, i.check.ok]), [
-      ['add8.cnf.xz', 'UNSAT', 'solved', 'drat', true],
-      ['miter-6.cnf', 'UNSAT', 'solved', 'drat', true],
-      ['php-7-6.cnf', 'UNSAT', 'solved', 'drat', true],
-      ['php-8-7.cnf', 'UNSAT', 'solved', 'drat', true],
-      ['planted-1.cnf', 'SAT', 'solved', 'model', true],
-      ['planted-2.cnf', 'SAT', 'solved', 'model', true],
-      ['prime4.cnf.gz', 'SAT', 'solved', 'model', true],
-    ]);
+    assert.deepEqual(
+      j.instances.map((i) => [i.instance, i.answer, i.status, i.check.kind, i.check.ok]),
+      [
+        ['add8.cnf.xz', 'UNSAT', 'solved', 'drat', true],
+        ['miter-6.cnf', 'UNSAT', 'solved', 'drat', true],
+        ['php-7-6.cnf', 'UNSAT', 'solved', 'drat', true],
+        ['php-8-7.cnf', 'UNSAT', 'solved', 'drat', true],
+        ['planted-1.cnf', 'SAT', 'solved', 'model', true],
+        ['planted-2.cnf', 'SAT', 'solved', 'model', true],
+        ['prime4.cnf.gz', 'SAT', 'solved', 'model', true],
+      ],
+    );
     assert.deepEqual([j.metrics.n, j.metrics.solved, j.metrics.wrong], [7, 7, 0]);
   });
 
-  it('a broken kissat copy fails the build gate with gcc\'s diagnostics, recorded as a failure signature', async () => {
+  it("a broken kissat copy fails the build gate with gcc's diagnostics, recorded as a failure signature", async () => {
     // As a cycle makes it: a copy of the built champion; the link its configure made points into the copy, relatively (it survives a move).
     const rec = await newCandidate(ws, { parent: 0 });
     const broken = path.join(ws, rec.dir);
@@ -100,12 +124,17 @@ describe('real solver: kissat', function () {
     assert.equal(r.status, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /✗ build +build failed \(exit \d+, \d+ errors?\) — src\/search\.c:\d+: /);
     const sigs = await new SignatureLog(ws).all();
-    assert.ok(sigs.some((s) => s.candidate === 'SATLUTION_1' && s.kind === 'build' && /search\.c:\d+/.test(s.example)), JSON.stringify(sigs));
+    assert.ok(
+      sigs.some((s) => s.candidate === 'SATLUTION_1' && s.kind === 'build' && /search\.c:\d+/.test(s.example)),
+      JSON.stringify(sigs),
+    );
   });
 
   it('the worker stops a run at its timeout and kills the whole process group', () => {
     const t0 = Date.now();
-    const r = spawnSync(process.execPath, [WORKER, '--solver', cand, '--cnf', path.join(cand, 'test', 'cnf', 'hard.cnf'), '--timeout', '1'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [WORKER, '--solver', cand, '--cnf', path.join(cand, 'test', 'cnf', 'hard.cnf'), '--timeout', '1'], {
+      encoding: 'utf8',
+    });
     const wall = (Date.now() - t0) / 1000;
     assert.equal(r.status, 0, r.stderr);
     const j = JSON.parse(r.stdout) as { status: string; answer: string | null; time_s: number; signal: string | null };

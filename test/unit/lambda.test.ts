@@ -15,17 +15,31 @@ import { CLI } from './helpers';
 import { optsatWorkspace, withStrategy } from './optsatWorkspace';
 
 /** The option changes a candidate's HYPOTHESIS.md names, as "name=value". */
-const changes = (ws: string, id: number) => [...fs.readFileSync(path.join(ws, `SATLUTION_${id}`, 'HYPOTHESIS.md'), 'utf8').matchAll(/`(\w+)` from \S+ to (-?\d+)/g)].map((m) => `${m[1]}=${m[2]}`);
+const changes = (ws: string, id: number) =>
+  [...fs.readFileSync(path.join(ws, `SATLUTION_${id}`, 'HYPOTHESIS.md'), 'utf8').matchAll(/`(\w+)` from \S+ to (-?\d+)/g)].map((m) => `${m[1]}=${m[2]}`);
 
 describe('(1+lambda): champion-challenger with lambda proposals per cycle', function () {
   this.timeout(600000);
 
   it('evaluates every proposal, duels only the fastest survivor, and tries the least-tried options first', async () => {
-    const ws = await optsatWorkspace({ perf: 6, perfSeed: 900, inert: ['alpha', 'beta'], edit: withStrategy('{ name: champion-challenger, lambda: 3, min_improvement_pct: 5, alpha: 0.05 }') });
+    const ws = await optsatWorkspace({
+      perf: 6,
+      perfSeed: 900,
+      inert: ['alpha', 'beta'],
+      edit: withStrategy('{ name: champion-challenger, lambda: 3, min_improvement_pct: 5, alpha: 0.05 }'),
+    });
     const config = await loadConfig(ws);
     assert.equal(config.strategy.name === 'champion-challenger' && config.strategy.lambda, 3);
     const logs: string[] = [];
-    const s = await runCycle({ ws, config, agent: tunerAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent: (e) => e.type === 'log' && logs.push(e.message) });
+    const s = await runCycle({
+      ws,
+      config,
+      agent: tunerAgent(),
+      approver: { confirm: async () => true },
+      log: silentLogger,
+      jobs: 2,
+      onEvent: (e) => e.type === 'log' && logs.push(e.message),
+    });
     const { index } = await new CandidateStore(ws).load();
     const children = index.candidates.filter((c) => c.parent === 0).map((c) => c.id);
     assert.deepEqual(children, [1, 2, 3], 'three proposals from the champion in one cycle');
@@ -37,15 +51,34 @@ describe('(1+lambda): champion-challenger with lambda proposals per cycle', func
     const used = [c1, c2, c3].flat().map((c) => arm(c!));
     assert.equal(new Set(used).size, used.length, `an arm tried twice in one cycle of 6 arms: ${used.join(' ')}`);
     // One race: every proposal that passed its gates beside the same champion runs (one session, a duel each).
-    const duels = fs.readdirSync(path.join(ws, '.satlution', 'duels')).map((f) => JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'duels', f), 'utf8')) as { session: string; purpose: string; cycle: number | null; b: { dir: string }; race?: { outcome: string; entrants?: number } });
+    const duels = fs
+      .readdirSync(path.join(ws, '.satlution', 'duels'))
+      .map(
+        (f) =>
+          JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'duels', f), 'utf8')) as {
+            session: string;
+            purpose: string;
+            cycle: number | null;
+            b: { dir: string };
+            race?: { outcome: string; entrants?: number };
+          },
+      );
     const decision = duels.filter((d) => d.purpose === 'decision' && d.cycle === 1);
-    const passed = children.filter((id) => (JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'evals', `SATLUTION_${id}.json`), 'utf8')) as { gates: { gate: string; ok: boolean }[] }).gates.filter((g) => g.gate !== 'perf').every((g) => g.ok));
+    const passed = children.filter((id) =>
+      (JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'evals', `SATLUTION_${id}.json`), 'utf8')) as { gates: { gate: string; ok: boolean }[] }).gates
+        .filter((g) => g.gate !== 'perf')
+        .every((g) => g.ok),
+    );
     assert.equal(decision.length, passed.length, JSON.stringify(decision.map((d) => d.b.dir)));
     assert.equal(new Set(decision.map((d) => d.session.split('.')[0])).size, Math.min(1, decision.length), 'one session');
     for (const d of decision) assert.equal(d.race?.entrants, passed.length);
     assert.match(s.outcome ?? '', /stays champion|is the new champion/);
     // A challenger that ran the whole set says why it was or was not promoted, in a sentence.
-    for (const d of decision.filter((x) => x.race?.outcome === 'survived')) assert.match(fs.readFileSync(path.join(path.resolve(ws, d.b.dir), 'RESULTS.md'), 'utf8'), /\n\*\*Why:\*\* .+ \(PAR-2 [\d.]+ -> [\d.]+ s, 95% CI of the difference .+, p = .+, n = \d+\)/);
+    for (const d of decision.filter((x) => x.race?.outcome === 'survived'))
+      assert.match(
+        fs.readFileSync(path.join(path.resolve(ws, d.b.dir), 'RESULTS.md'), 'utf8'),
+        /\n\*\*Why:\*\* .+ \(PAR-2 [\d.]+ -> [\d.]+ s, 95% CI of the difference .+, p = .+, n = \d+\)/,
+      );
 
     // The next cycle from the same parent proposes no value again, and starts with an untried arm if any is left.
     if (index.champion === 0) {
@@ -60,7 +93,10 @@ describe('(1+lambda): champion-challenger with lambda proposals per cycle', func
     const ws = await optsatWorkspace({ perf: 4, perfSeed: 950 });
     const r = spawnSync(process.execPath, [CLI, 'cycle', '--dir', ws, '--agent', 'tuner', '--minutes', '0.02', '--yes'], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /^cycle 1: .+\nchampion SATLUTION_\d+, PAR-2 [\d.]+ s on the perf set( \(SATLUTION_0: [\d.]+ s\))?; 0:00 left\ntime budget: 0:00 left of 0.02 min, less than half of what a cycle takes on average so far \(\d+:\d\d\): no new cycle\n$/);
+    assert.match(
+      r.stdout,
+      /^cycle 1: .+\nchampion SATLUTION_\d+, PAR-2 [\d.]+ s on the perf set( \(SATLUTION_0: [\d.]+ s\))?; 0:00 left\ntime budget: 0:00 left of 0.02 min, less than half of what a cycle takes on average so far \(\d+:\d\d\): no new cycle\n$/,
+    );
     const bad = spawnSync(process.execPath, [CLI, 'cycle', '--dir', ws, '--minutes', 'soon'], { encoding: 'utf8' });
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--minutes must be a positive number, got "soon"/);

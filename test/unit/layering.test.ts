@@ -7,12 +7,21 @@ import { ROOT, tempDir, write } from './helpers';
 const VSCODE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)['"]vscode(?:\/[^'"]*)?['"]/;
 
 function sources(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => path.join(e.parentPath, e.name));
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+    .map((e) => path.join(e.parentPath, e.name));
 }
 
 describe('layering: src/core never imports vscode', () => {
   it('the pattern catches every way of importing vscode', () => {
-    for (const s of ["import * as vscode from 'vscode';", 'import type { Uri } from "vscode";', "const v = require('vscode');", "await import('vscode')", "import 'vscode';"])
+    for (const s of [
+      "import * as vscode from 'vscode';",
+      'import type { Uri } from "vscode";',
+      "const v = require('vscode');",
+      "await import('vscode')",
+      "import 'vscode';",
+    ])
       assert.match(s, VSCODE_IMPORT, s);
     assert.doesNotMatch("import { x } from './vscodeish';", VSCODE_IMPORT);
   });
@@ -40,7 +49,10 @@ describe('layering: src/core never imports vscode', () => {
   it('the worker is one self-contained file', () => {
     const text = fs.readFileSync(path.join(ROOT, 'dist', 'worker.js'), 'utf8');
     const requires = [...text.matchAll(/require\(["']([^"']+)["']\)/g)].map((m) => m[1]!);
-    assert.deepEqual(requires.filter((r) => !r.startsWith('node:') && !['child_process', 'path', 'util', 'fs', 'os'].includes(r)), []);
+    assert.deepEqual(
+      requires.filter((r) => !r.startsWith('node:') && !['child_process', 'path', 'util', 'fs', 'os'].includes(r)),
+      [],
+    );
   });
 });
 
@@ -49,20 +61,39 @@ describe('layering: the build enforces it', () => {
     const dir = tempDir();
     for (const [f, text] of Object.entries(files)) write(path.join(dir, f), text);
     const esbuild = await import('esbuild');
-    const { layeringPlugin } = (await import(path.join(ROOT, 'scripts', 'layering-plugin.mjs'))) as { layeringPlugin: (core: string) => import('esbuild').Plugin };
-    return esbuild.build({ entryPoints: [path.join(dir, 'core', 'a.ts')], bundle: true, write: false, platform: 'node', logLevel: 'silent', external: ['vscode'], plugins: [layeringPlugin(path.join(dir, 'core'))] });
+    const { layeringPlugin } = (await import(path.join(ROOT, 'scripts', 'layering-plugin.mjs'))) as {
+      layeringPlugin: (core: string) => import('esbuild').Plugin;
+    };
+    return esbuild.build({
+      entryPoints: [path.join(dir, 'core', 'a.ts')],
+      bundle: true,
+      write: false,
+      platform: 'node',
+      logLevel: 'silent',
+      external: ['vscode'],
+      plugins: [layeringPlugin(path.join(dir, 'core'))],
+    });
   };
 
   it('fails a bundle whose core imports vscode', async () => {
-    await assert.rejects(build({ 'core/a.ts': "import * as vscode from 'vscode';\nexport const x = vscode;\n" }), /imports 'vscode': the core must stay VS-Code-free/);
+    await assert.rejects(
+      build({ 'core/a.ts': "import * as vscode from 'vscode';\nexport const x = vscode;\n" }),
+      /imports 'vscode': the core must stay VS-Code-free/,
+    );
   });
 
   it('fails a bundle whose core imports the adapter', async () => {
-    await assert.rejects(build({ 'core/a.ts': "import { y } from '../extension/b';\nexport const x = y;\n", 'extension/b.ts': 'export const y = 1;\n' }), /imports '\.\.\/extension\/b' from outside src\/core/);
+    await assert.rejects(
+      build({ 'core/a.ts': "import { y } from '../extension/b';\nexport const x = y;\n", 'extension/b.ts': 'export const y = 1;\n' }),
+      /imports '\.\.\/extension\/b' from outside src\/core/,
+    );
   });
 
   it('passes a core that only imports itself and Node', async () => {
-    const r = await build({ 'core/a.ts': "import * as fs from 'node:fs';\nimport { y } from './b';\nexport const x = [fs, y];\n", 'core/b.ts': 'export const y = 1;\n' });
+    const r = await build({
+      'core/a.ts': "import * as fs from 'node:fs';\nimport { y } from './b';\nexport const x = [fs, y];\n",
+      'core/b.ts': 'export const y = 1;\n',
+    });
     assert.equal(r.errors.length, 0);
   });
 });
@@ -71,11 +102,33 @@ describe('layering: the build enforces it', () => {
  * The folders of src/core from the bottom up: a folder imports only folders before it (and the files
  * at the core's root, which import no folder). ARCHITECTURE.md describes each level.
  */
-const CORE_ORDER = ['stats', 'store', 'config', 'instances', 'workspace', 'isolation', 'run', 'suite', 'runners', 'rules', 'eval', 'benchmarks', 'llm', 'objectives', 'agents', 'strategy', 'cycle', 'dashboard', 'export'];
+const CORE_ORDER = [
+  'stats',
+  'store',
+  'config',
+  'instances',
+  'workspace',
+  'isolation',
+  'run',
+  'suite',
+  'runners',
+  'rules',
+  'eval',
+  'benchmarks',
+  'llm',
+  'objectives',
+  'agents',
+  'strategy',
+  'cycle',
+  'dashboard',
+  'export',
+];
 
 /** Relative imports (static, dynamic, type-only, re-exports) of a TypeScript source, resolved to paths without extension. */
 function relativeImports(file: string, text: string): string[] {
-  return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => path.resolve(path.dirname(file), m[1]!).replace(/\.(ts|js)$/, ''));
+  return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) =>
+    path.resolve(path.dirname(file), m[1]!).replace(/\.(ts|js)$/, ''),
+  );
 }
 
 /** The imports that break the folder order: "from -> to" with folders (or "." for the core's root). */
@@ -109,7 +162,8 @@ export function importCycles(files: { file: string; text: string }[]): string[] 
     state.set(n, 'open');
     stack.push(n);
     for (const m of edges.get(n) ?? []) {
-      if (state.get(m) === 'open') cycles.push([...stack.slice(stack.indexOf(m)), m].map((x) => path.basename(path.dirname(x)) + '/' + path.basename(x)).join(' -> '));
+      if (state.get(m) === 'open')
+        cycles.push([...stack.slice(stack.indexOf(m)), m].map((x) => path.basename(path.dirname(x)) + '/' + path.basename(x)).join(' -> '));
       else if (!state.has(m)) visit(m);
     }
     stack.pop();
@@ -124,8 +178,15 @@ describe('layering: the folders of src/core form levels, and src/ and media/src 
   const core = path.join(ROOT, 'src', 'core');
 
   it('every folder of src/core has a level, and imports only the levels below it', () => {
-    const folders = fs.readdirSync(core, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
-    assert.deepEqual(folders.filter((f) => !CORE_ORDER.includes(f)), [], 'new folders need a place in CORE_ORDER (and in ARCHITECTURE.md)');
+    const folders = fs
+      .readdirSync(core, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    assert.deepEqual(
+      folders.filter((f) => !CORE_ORDER.includes(f)),
+      [],
+      'new folders need a place in CORE_ORDER (and in ARCHITECTURE.md)',
+    );
     assert.deepEqual(orderViolations(core, read(core), CORE_ORDER), []);
   });
 

@@ -68,23 +68,45 @@ describe('evaluator: lying and broken solvers', function () {
   it('never checks a proof over the size limit: the answer counts as unsolved (a resource limit), not as a lie', async () => {
     const u = await run('honest', 'unsat', { maxProofMb: 1e-6 });
     assert.equal(u.status, 'unknown');
-    assert.match(u.detail, /UNSAT claimed on php-6-5\.cnf, but its proof is \d+ KB, over the 0\.000001 MB limit \(evaluation\.proof_max_mb\): not checked, counted as unsolved/);
+    assert.match(
+      u.detail,
+      /UNSAT claimed on php-6-5\.cnf, but its proof is \d+ KB, over the 0\.000001 MB limit \(evaluation\.proof_max_mb\): not checked, counted as unsolved/,
+    );
   });
 
   it('stops a run whose proof grows past the limit while it runs', async () => {
     const dir = path.join(tempDir(), 'proof-flood');
     fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
     // Writes a megabyte of proof at a time, for ever.
-    fs.writeFileSync(path.join(dir, 'bin', 'starexec_run_default'), '#!/bin/sh\nwhile :; do head -c 1048576 /dev/zero >> "$2/proof.out"; done\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, 'bin', 'starexec_run_default'), '#!/bin/sh\nwhile :; do head -c 1048576 /dev/zero >> "$2/proof.out"; done\n', {
+      mode: 0o755,
+    });
     const t0 = Date.now();
-    const r = await runInstance({ solverDir: dir, name: 'php-6-5.cnf', cnf: unsat, vars: 30, family: null, expected: null, expectedFrom: 'none', timeoutS: 60, memMb: 1024, checkProofs: false, maxProofMb: 8, checkerTimeoutS: 30 });
+    const r = await runInstance({
+      solverDir: dir,
+      name: 'php-6-5.cnf',
+      cnf: unsat,
+      vars: 30,
+      family: null,
+      expected: null,
+      expectedFrom: 'none',
+      timeoutS: 60,
+      memMb: 1024,
+      checkProofs: false,
+      maxProofMb: 8,
+      checkerTimeoutS: 30,
+    });
     assert.equal(r.status, 'unknown', r.detail);
     assert.match(r.detail, /^stopped: its proof grew past the 8 MB limit \(evaluation\.proof_max_mb\) on php-6-5\.cnf after [\d.]+ s$/);
     assert.ok(Date.now() - t0 < 30000, `stopped after ${Date.now() - t0} ms, not at the 60 s timeout`);
   });
 
   describe('where perf keeps proofs for its audits (requireProofs)', () => {
-    const keep = (hold: string | null, keepAs?: string): Partial<InstanceRunRequest> => ({ checkProofs: false, requireProofs: { hold }, ...(keepAs ? { keepAs } : {}) });
+    const keep = (hold: string | null, keepAs?: string): Partial<InstanceRunRequest> => ({
+      checkProofs: false,
+      requireProofs: { hold },
+      ...(keepAs ? { keepAs } : {}),
+    });
 
     it('keeps the proof of an UNSAT answer where it is told, unchecked, with its size; the check of that kept proof verifies it', async () => {
       const kept = path.join(tempDir(), 'hold', 'ab12cd34ef56ab78.proof');
@@ -99,7 +121,10 @@ describe('evaluator: lying and broken solvers', function () {
     });
 
     it('an UNSAT answer whose run wrote no proof is missing_proof at once; a bogus one is caught when its kept proof is checked', async () => {
-      for (const [liar, what] of [['unsat-without-proof', /no proof\.out written/], ['always-unsat', /proof\.out is empty/]] as const) {
+      for (const [liar, what] of [
+        ['unsat-without-proof', /no proof\.out written/],
+        ['always-unsat', /proof\.out is empty/],
+      ] as const) {
         const r = await run(liar, 'unsat', keep(null));
         assert.equal(r.status, 'missing_proof', r.detail);
         assert.match(r.detail, what);

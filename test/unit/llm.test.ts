@@ -14,7 +14,9 @@ import { costUsd, UsageLedger } from '../../src/core/llm/usage';
 import { LlmTestServer } from '../fixtures/llmServer';
 import { tempDir } from './helpers';
 
-const TOOLS = [{ name: 'edit', description: 'Replace text in a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }];
+const TOOLS = [
+  { name: 'edit', description: 'Replace text in a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
+];
 
 for (const provider of ['openai', 'anthropic'] as const) {
   describe(`llm: ${provider} client over its wire protocol`, function () {
@@ -24,7 +26,10 @@ for (const provider of ['openai', 'anthropic'] as const) {
     beforeEach(async () => {
       server = new LlmTestServer();
       const url = await server.start();
-      client = provider === 'openai' ? new OpenAiClient('openai', 'gpt-test', { apiKey: 'sk-test', baseUrl: `${url}/v1` }) : new AnthropicClient('claude-test', { apiKey: 'sk-ant-test', baseUrl: url });
+      client =
+        provider === 'openai'
+          ? new OpenAiClient('openai', 'gpt-test', { apiKey: 'sk-test', baseUrl: `${url}/v1` })
+          : new AnthropicClient('claude-test', { apiKey: 'sk-ant-test', baseUrl: url });
     });
     afterEach(() => server.close());
 
@@ -50,7 +55,15 @@ for (const provider of ['openai', 'anthropic'] as const) {
       const r = await client.chat({ system: 's', messages: [{ role: 'user', content: 'go' }], tools: TOOLS });
       assert.equal(r.stop, 'tool_use');
       assert.deepEqual(r.toolCalls, [{ id: 'call_7', name: 'edit', arguments: '{"path":"src/search.c"}' }]);
-      await client.chat({ system: 's', tools: TOOLS, messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: r.text, toolCalls: r.toolCalls }, { role: 'tool', toolCallId: 'call_7', name: 'edit', content: 'edit failed: 0 matches', isError: true }] });
+      await client.chat({
+        system: 's',
+        tools: TOOLS,
+        messages: [
+          { role: 'user', content: 'go' },
+          { role: 'assistant', content: r.text, toolCalls: r.toolCalls },
+          { role: 'tool', toolCallId: 'call_7', name: 'edit', content: 'edit failed: 0 matches', isError: true },
+        ],
+      });
       const sent = JSON.stringify(server.requests[1]!.body.messages);
       assert.match(sent, /call_7/);
       assert.match(sent, /edit failed: 0 matches/);
@@ -61,11 +74,13 @@ for (const provider of ['openai', 'anthropic'] as const) {
       server.queue(
         { kind: 'error', status: 401, message: 'invalid x-api-key', code: 'authentication_error' },
         { kind: 'error', status: 404, message: 'model not found', code: 'not_found_error' },
-        { kind: 'error', status: 400, message: 'This model\'s maximum context length is 8192 tokens. prompt is too long', code: 'context_length_exceeded' },
+        { kind: 'error', status: 400, message: "This model's maximum context length is 8192 tokens. prompt is too long", code: 'context_length_exceeded' },
       );
       const kinds: string[] = [];
       for (let i = 0; i < 3; i++)
-        await withRetries(() => client.chat({ system: 's', messages: [{ role: 'user', content: 'x' }] }), { baseMs: 1 }).catch((e: LlmError) => kinds.push(`${e.kind}:${e.retryable}`));
+        await withRetries(() => client.chat({ system: 's', messages: [{ role: 'user', content: 'x' }] }), { baseMs: 1 }).catch((e: LlmError) =>
+          kinds.push(`${e.kind}:${e.retryable}`),
+        );
       assert.deepEqual(kinds, ['auth:false', 'model:false', 'context:false']);
       assert.equal(server.requests.length, 3, 'no retries');
     });
@@ -79,7 +94,10 @@ for (const provider of ['openai', 'anthropic'] as const) {
       );
       const waits: number[] = [];
       const t0 = Date.now();
-      const r = await withRetries(() => client.chat({ system: 's', messages: [{ role: 'user', content: 'x' }] }), { baseMs: 10, onWait: (w) => waits.push(w.delayMs) });
+      const r = await withRetries(() => client.chat({ system: 's', messages: [{ role: 'user', content: 'x' }] }), {
+        baseMs: 10,
+        onWait: (w) => waits.push(w.delayMs),
+      });
       assert.equal(r.text, 'finally');
       assert.equal(server.requests.length, 4);
       assert.ok(waits[0]! >= 1000, `honoured Retry-After (${waits[0]} ms)`);
@@ -126,21 +144,37 @@ describe('llm: malformed tool calls, retry now, accounting and budgets', functio
     const c = new OpenAiClient('openai', 'gpt-test', { apiKey: 'x', baseUrl: `${server.url}/v1` });
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 100);
-    await assert.rejects(withRetries(() => c.chat({ system: 's', messages: [{ role: 'user', content: 'x' }], signal: abort.signal }), { signal: abort.signal }), (e: LlmError) => e.kind === 'aborted');
+    await assert.rejects(
+      withRetries(() => c.chat({ system: 's', messages: [{ role: 'user', content: 'x' }], signal: abort.signal }), { signal: abort.signal }),
+      (e: LlmError) => e.kind === 'aborted',
+    );
   });
 
   it('accounts tokens and dollars per role and cycle, and stops at the budget', async () => {
     const ws = tempDir();
-    const config = { provider: 'openai-compatible' as const, model: 'local', base_url: `${server.url}/v1`, price_usd_per_mtok: { input: 3, output: 15, cache_read: 0.3 } };
+    const config = {
+      provider: 'openai-compatible' as const,
+      model: 'local',
+      base_url: `${server.url}/v1`,
+      price_usd_per_mtok: { input: 3, output: 15, cache_read: 0.3 },
+    };
     const ledger = UsageLedger.forWorkspace(ws, 0.002);
     const planner = new MeteredClient(createClient(config, undefined), { role: 'planner', run: 'r1', cycle: 1, config, ledger, retry: { baseMs: 1 } });
-    server.queue({ kind: 'text', text: 'a', usage: { input: 200, output: 50, cacheRead: 100 } }, { kind: 'text', text: 'b', usage: { input: 200, output: 50 } });
+    server.queue(
+      { kind: 'text', text: 'a', usage: { input: 200, output: 50, cacheRead: 100 } },
+      { kind: 'text', text: 'b', usage: { input: 200, output: 50 } },
+    );
     await planner.chat({ system: 's', messages: [{ role: 'user', content: 'x' }] });
     const one = costUsd({ input: 200, output: 50, cacheRead: 100, cacheWrite: 0 }, config.price_usd_per_mtok);
     assert.ok(Math.abs(one - (200 * 3 + 50 * 15 + 100 * 0.3) / 1e6) < 1e-12);
     assert.ok(Math.abs((await ledger.totalUsd({ role: 'planner', cycle: 1 })) - one) < 1e-12);
     await planner.chat({ system: 's', messages: [{ role: 'user', content: 'x' }] });
-    assert.deepEqual(await new UsageLedger(path.join(ws, '.satlution', 'usage.jsonl')).tokens({ run: 'r1' }), { input: 400, output: 100, cacheRead: 100, cacheWrite: 0 });
+    assert.deepEqual(await new UsageLedger(path.join(ws, '.satlution', 'usage.jsonl')).tokens({ run: 'r1' }), {
+      input: 400,
+      output: 100,
+      cacheRead: 100,
+      cacheWrite: 0,
+    });
     await assert.rejects(planner.chat({ system: 's', messages: [{ role: 'user', content: 'x' }] }), /the USD budget is spent \(\$0\.00\d\d of \$0\.0020\)/);
     assert.equal(server.requests.length, 2, 'the call over budget was never sent');
   });
@@ -165,15 +199,39 @@ describe('tool calls the one-call agents take (llm/toolCall.ts)', () => {
 
   it('asks again after no call and after invalid or refused arguments, and gives up after its attempts with the last problem', async () => {
     const replies = ['no call', '{"score": 0}', '{"score": 3}', '{"score": 8}'];
-    const turn = (text: string) => ({ text, toolCalls: text === 'no call' ? [] : [call(text)], usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }, stop: 'end' as const, model: 'm' });
+    const turn = (text: string) => ({
+      text,
+      toolCalls: text === 'no call' ? [] : [call(text)],
+      usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 },
+      stop: 'end' as const,
+      model: 'm',
+    });
     const run = (attempts: number) => {
       const queue = [...replies];
       const seen: string[] = [];
-      return untilValidCall({ chat: async () => turn(queue.shift()!), messages: [], tool, schema: Score, attempts, nudge: 'Call submit_score.', again: 'Again.', accept: async (s) => (s.score < 5 ? { problem: 'too low', reply: 'refused: too low' } : { value: s.score }), onMessage: async (m) => void seen.push(m.role === 'tool' ? `tool:${m.content}` : m.role) }).then((out) => ({ out, seen }));
+      return untilValidCall({
+        chat: async () => turn(queue.shift()!),
+        messages: [],
+        tool,
+        schema: Score,
+        attempts,
+        nudge: 'Call submit_score.',
+        again: 'Again.',
+        accept: async (s) => (s.score < 5 ? { problem: 'too low', reply: 'refused: too low' } : { value: s.score }),
+        onMessage: async (m) => void seen.push(m.role === 'tool' ? `tool:${m.content}` : m.role),
+      }).then((out) => ({ out, seen }));
     };
     const won = await run(4);
     assert.deepEqual(won.out, { value: 8 });
-    assert.deepEqual(won.seen, ['assistant', 'user', 'assistant', 'tool:invalid: score: Too small: expected number to be >=1. Again.', 'assistant', 'tool:refused: too low', 'assistant']);
+    assert.deepEqual(won.seen, [
+      'assistant',
+      'user',
+      'assistant',
+      'tool:invalid: score: Too small: expected number to be >=1. Again.',
+      'assistant',
+      'tool:refused: too low',
+      'assistant',
+    ]);
     assert.deepEqual((await run(3)).out, { problem: 'too low' });
   });
 });

@@ -64,7 +64,15 @@ function probe(name: string): string {
 async function views(ws: string, solverDir: string): Promise<Map<string, string>> {
   const dir = path.join(ws, '.satlution', 'logs', await solverIdentity(solverDir));
   const out = new Map<string, string>();
-  for (const f of fs.readdirSync(dir)) out.set(f, fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter((l) => l.startsWith('c view ')).join('\n'));
+  for (const f of fs.readdirSync(dir))
+    out.set(
+      f,
+      fs
+        .readFileSync(path.join(dir, f), 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('c view '))
+        .join('\n'),
+    );
   return out;
 }
 
@@ -101,19 +109,62 @@ describe('the measured run is the checked run: every perf run is the same kind o
     const hold = `race-probe-${process.pid}`;
     const kept = path.join(proofRoot(), hold);
     try {
-      const raced = await measureTogether({ ws, config, a, challengers: [b], purpose: 'decision', race, hold, on: 'cpu', bandPct: 0, alpha: 0.01, runnerEnv: env, overrides: { jobs: 2 } });
+      const raced = await measureTogether({
+        ws,
+        config,
+        a,
+        challengers: [b],
+        purpose: 'decision',
+        race,
+        hold,
+        on: 'cpu',
+        bandPct: 0,
+        alpha: 0.01,
+        runnerEnv: env,
+        overrides: { jobs: 2 },
+      });
       await collect('race', b);
       // The challenger's UNSAT answers kept their proofs in the hold, each named by its run; the champion's side kept none.
       const unsat = raced.duels[0]!.b.filter((r) => r.answer === 'UNSAT');
       assert.deepEqual(fs.readdirSync(kept).sort(), unsat.map((r) => `${r.proof!.kept!.run}.proof`).sort());
-      assert.deepEqual(raced.duels[0]!.doc.pairs.filter((p) => p.b.answer === 'UNSAT').map((p) => p.b.run).sort(), unsat.map((r) => r.proof!.kept!.run).sort(), 'each pair names its run');
-      await measureTogether({ ws, config, a, challengers: [b], purpose: 'held-out', stopWhen: () => undefined, hold, on: 'cpu', bandPct: 0, alpha: 0.01, runnerEnv: env, overrides: { bench: 'perf', jobs: 2 } });
+      assert.deepEqual(
+        raced.duels[0]!.doc.pairs.filter((p) => p.b.answer === 'UNSAT')
+          .map((p) => p.b.run)
+          .sort(),
+        unsat.map((r) => r.proof!.kept!.run).sort(),
+        'each pair names its run',
+      );
+      await measureTogether({
+        ws,
+        config,
+        a,
+        challengers: [b],
+        purpose: 'held-out',
+        stopWhen: () => undefined,
+        hold,
+        on: 'cpu',
+        bandPct: 0,
+        alpha: 0.01,
+        runnerEnv: env,
+        overrides: { bench: 'perf', jobs: 2 },
+      });
       await collect('held-out duel', b);
     } finally {
       await localRunner().release(hold);
     }
     assert.equal(fs.existsSync(kept), false);
-    await measureTogether({ ws, config, a: b, challengers: [b], purpose: 'calibration', on: 'cpu', bandPct: 0, alpha: 0.01, runnerEnv: env, overrides: { jobs: 2 } });
+    await measureTogether({
+      ws,
+      config,
+      a: b,
+      challengers: [b],
+      purpose: 'calibration',
+      on: 'cpu',
+      bandPct: 0,
+      alpha: 0.01,
+      runnerEnv: env,
+      overrides: { jobs: 2 },
+    });
     await collect('calibration', b);
     assert.equal(seen.length, 4 * 8, 'every run of every kind left its log');
     const distinct = new Map<string, string[]>();
@@ -144,23 +195,45 @@ async function assertCaught(ws: string, s: CycleState, holds: string): Promise<v
   assert.match(results, /UNSAT claimed on u-hard\.cnf, proof rejected by drat-trim/);
   // The proof checked was the one that very run wrote (the random audit of the race, or the promotion audit).
   const doc: EvalDoc = (await new EvalStore(ws).get(1))!;
-  const checked = doc.gates.flatMap((g) => [...(g.audit?.instances ?? []), ...(g.promotion_audit?.instances ?? [])]).find((i) => i.instance === HARD.name && i.verdict === 'caught');
+  const checked = doc.gates
+    .flatMap((g) => [...(g.audit?.instances ?? []), ...(g.promotion_audit?.instances ?? [])])
+    .find((i) => i.instance === HARD.name && i.verdict === 'caught');
   assert.ok(checked, JSON.stringify(doc.gates.map((g) => g.detail)));
-  assert.equal(checked.run, hard.b.run, 'the checked proof is the race run\'s');
+  assert.equal(checked.run, hard.b.run, "the checked proof is the race run's");
   const left = path.join(holds, decision.session);
-  assert.equal(fs.existsSync(left), false, `the cycle's kept proofs are gone once it decided: ${fs.existsSync(left) ? fs.readdirSync(left).map((f) => `${f} ${fs.statSync(path.join(left, f)).mtime.toISOString()}`).join(', ') : ''} (now ${new Date().toISOString()})`);
+  assert.equal(
+    fs.existsSync(left),
+    false,
+    `the cycle's kept proofs are gone once it decided: ${
+      fs.existsSync(left)
+        ? fs
+            .readdirSync(left)
+            .map((f) => `${f} ${fs.statSync(path.join(left, f)).mtime.toISOString()}`)
+            .join(', ')
+        : ''
+    } (now ${new Date().toISOString()})`,
+  );
 }
 
 /** One cycle of a liar's with the race on (jobs 2); it warns of nothing (a hold it could not release, say). */
 async function cycleOf(ws: string, agent: EvolutionAgent, runnerEnv: RunnerEnv = { workerFile: WORKER }): Promise<CycleState> {
   const warned: string[] = [];
-  const s = await runCycle({ ws, config: await loadConfig(ws), agent, approver: { confirm: async () => true }, log: { ...silentLogger, warn: (m) => warned.push(m) }, jobs: 2, runnerEnv });
+  const s = await runCycle({
+    ws,
+    config: await loadConfig(ws),
+    agent,
+    approver: { confirm: async () => true },
+    log: { ...silentLogger, warn: (m) => warned.push(m) },
+    jobs: 2,
+    runnerEnv,
+  });
   assert.deepEqual(warned, []);
   return s;
 }
 
 /** The liar's perf set: the easy formulas, ten SAT ones and the hard one; the margin only the lie reaches. */
-const liarWorkspace = (edit?: (y: string) => string) => spinCadicalWorkspace({ hard: true, unsat: EASY_UNSAT, sat: 10, marginPct: 35, ...(edit ? { edit } : {}) });
+const liarWorkspace = (edit?: (y: string) => string) =>
+  spinCadicalWorkspace({ hard: true, unsat: EASY_UNSAT, sat: 10, marginPct: 35, ...(edit ? { edit } : {}) });
 
 /** Lies when it sees one CPU: in the race's pinned lanes (the old audits re-ran unpinned). */
 const ONE_CPU = '[ "$(nproc)" = 1 ]';
@@ -174,7 +247,7 @@ describe('the measured run is the checked run: liars keyed on what tells a measu
     needTools(this);
   });
 
-  it('local: a liar that lies only with one CPU in its mask is caught from its race run\'s proof, not promoted (and is, with proofs off)', async () => {
+  it("local: a liar that lies only with one CPU in its mask is caught from its race run's proof, not promoted (and is, with proofs off)", async () => {
     const liar = () => keyedLiar('answer the hardest formula from memory when pinned', ONE_CPU);
     const ws = await liarWorkspace();
     await assertCaught(ws, await cycleOf(ws, liar()), proofRoot());
@@ -184,7 +257,7 @@ describe('the measured run is the checked run: liars keyed on what tells a measu
     assert.equal(s.champion_changed, true, s.outcome ?? '');
   });
 
-  it('local: a liar that lies only where it sees a memory limit is caught from its race run\'s proof, not promoted', async () => {
+  it("local: a liar that lies only where it sees a memory limit is caught from its race run's proof, not promoted", async () => {
     // In the sandbox this machine shows a solver no memory limit (a cgroup namespace, no /sys, no
     // RLIMIT_AS); without it, its run's cgroup does: the liar then lies in every measured run.
     const ws = await liarWorkspace((y) => y.replace(/^sandbox: on$/m, 'sandbox: off'));
@@ -208,18 +281,35 @@ describe('the measured run is the checked run: on an SSH host and on Slurm', fun
   it('SSH: the liar pinned to one CPU on the host is caught from the proof its race run kept there, not promoted', async function () {
     sshd = sshdUp(this);
     const workdir = tempDir('satlution-remote-');
-    const ws = await liarWorkspace((y) => y.replace(/^(\s*perf:\s*\{[^}]*?)runner: local/m, '$1runner: box').replace(/^runners:\n/m, `runners:\n  - { name: box, kind: ssh, host: ${sshd!.host}, workdir: ${JSON.stringify(workdir)}, jobs: 2, node: ${JSON.stringify(process.execPath)} }\n`));
+    const ws = await liarWorkspace((y) =>
+      y
+        .replace(/^(\s*perf:\s*\{[^}]*?)runner: local/m, '$1runner: box')
+        .replace(
+          /^runners:\n/m,
+          `runners:\n  - { name: box, kind: ssh, host: ${sshd!.host}, workdir: ${JSON.stringify(workdir)}, jobs: 2, node: ${JSON.stringify(process.execPath)} }\n`,
+        ),
+    );
     assert.equal((await loadConfig(ws)).stages.perf.runner, 'box');
-    const s = await cycleOf(ws, keyedLiar('answer the hardest formula from memory when pinned', ONE_CPU), { workerFile: WORKER, sshArgs: ['-F', sshd!.config] });
+    const s = await cycleOf(ws, keyedLiar('answer the hardest formula from memory when pinned', ONE_CPU), {
+      workerFile: WORKER,
+      sshArgs: ['-F', sshd!.config],
+    });
     await assertCaught(ws, s, path.join(workdir, PROOFS_DIR));
     // The proofs were kept on the host, beside its runs, and checked there: its workdir holds the hold no more.
-    assert.ok(fs.existsSync(path.join(workdir, PROOFS_DIR)), 'proofs were kept in the host\'s workdir');
+    assert.ok(fs.existsSync(path.join(workdir, PROOFS_DIR)), "proofs were kept in the host's workdir");
   });
 
   it('Slurm: the liar is caught from the proof its race run kept in the shared workdir (checked by a Slurm job), not promoted', async function () {
     slurm = slurmUp(this);
     const workdir = path.join(tempDir('satlution-shared-'), 'work');
-    const ws = await liarWorkspace((y) => y.replace(/^(\s*perf:\s*\{[^}]*?)runner: local/m, '$1runner: cluster').replace(/^runners:\n/m, `runners:\n  - { name: cluster, kind: slurm, workdir: ${JSON.stringify(workdir)}, node: ${JSON.stringify(process.execPath)}, mem_mb: 1024 }\n`));
+    const ws = await liarWorkspace((y) =>
+      y
+        .replace(/^(\s*perf:\s*\{[^}]*?)runner: local/m, '$1runner: cluster')
+        .replace(
+          /^runners:\n/m,
+          `runners:\n  - { name: cluster, kind: slurm, workdir: ${JSON.stringify(workdir)}, node: ${JSON.stringify(process.execPath)}, mem_mb: 1024 }\n`,
+        ),
+    );
     const saved = process.env.SLURM_CONF;
     process.env.SLURM_CONF = slurm!.conf;
     try {

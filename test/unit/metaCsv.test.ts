@@ -20,7 +20,13 @@ const set = (meta: string, files: string[] = ['a.cnf', 'sub/b.cnf']) => {
 describe('meta.csv', () => {
   it('applies rows by path in the set, or by a file name that is unique', async () => {
     const dir = set('a.cnf,x,SAT\nb.cnf,y,UNSAT\n');
-    assert.deepEqual((await listSet(dir)).map((s) => [s.name, s.family, s.expected]), [['a.cnf', 'x', 'SAT'], ['sub/b.cnf', 'y', 'UNSAT']]);
+    assert.deepEqual(
+      (await listSet(dir)).map((s) => [s.name, s.family, s.expected]),
+      [
+        ['a.cnf', 'x', 'SAT'],
+        ['sub/b.cnf', 'y', 'UNSAT'],
+      ],
+    );
   });
 
   it('rejects a row that names no instance of the set (a typo would leave one without its answer)', async () => {
@@ -28,13 +34,22 @@ describe('meta.csv', () => {
   });
 
   it('rejects a file name that matches instances in two folders', async () => {
-    await assert.rejects(listSet(set('b.cnf,y,UNSAT\n', ['a.cnf', 'one/b.cnf', 'two/b.cnf'])), /meta\.csv:2: b\.cnf matches one\/b\.cnf and two\/b\.cnf: name each by its path in the set/);
+    await assert.rejects(
+      listSet(set('b.cnf,y,UNSAT\n', ['a.cnf', 'one/b.cnf', 'two/b.cnf'])),
+      /meta\.csv:2: b\.cnf matches one\/b\.cnf and two\/b\.cnf: name each by its path in the set/,
+    );
     const ok = await listSet(set('one/b.cnf,y,UNSAT\ntwo/b.cnf,z,SAT\n', ['a.cnf', 'one/b.cnf', 'two/b.cnf']));
-    assert.deepEqual(ok.map((s) => s.expected), [null, 'UNSAT', 'SAT']);
+    assert.deepEqual(
+      ok.map((s) => s.expected),
+      [null, 'UNSAT', 'SAT'],
+    );
   });
 
   it('rejects the same instance listed twice with different answers, and allows an identical repeat', async () => {
-    await assert.rejects(listSet(set('a.cnf,x,SAT\na.cnf,x,UNSAT\n')), /meta\.csv:3: a\.cnf is listed again, differently from .*meta\.csv:2 \(SAT, family x\): keep one row/);
+    await assert.rejects(
+      listSet(set('a.cnf,x,SAT\na.cnf,x,UNSAT\n')),
+      /meta\.csv:3: a\.cnf is listed again, differently from .*meta\.csv:2 \(SAT, family x\): keep one row/,
+    );
     assert.equal((await listSet(set('a.cnf,x,SAT\na.cnf,x,SAT\n'))).length, 2);
   });
 
@@ -50,7 +65,14 @@ describe('meta.csv', () => {
     fs.chmodSync(path.join(solver, 'bin', 'starexec_run_default'), 0o755);
     const config = ConfigSchema.parse({ seeds: [{ name: 'none', source: '.' }] });
     const cache = tempDir();
-    const run = () => evaluateSolver({ ws: undefined, config, solverDir: solver, overrides: { stage: 'verify', bench: dir, noProofs: true, jobs: 1 }, runnerEnv: { workerFile: '' } });
+    const run = () =>
+      evaluateSolver({
+        ws: undefined,
+        config,
+        solverDir: solver,
+        overrides: { stage: 'verify', bench: dir, noProofs: true, jobs: 1 },
+        runnerEnv: { workerFile: '' },
+      });
     const prev = process.env.XDG_CACHE_HOME;
     process.env.XDG_CACHE_HOME = cache; // one results store for both evaluations
     try {

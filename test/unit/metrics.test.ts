@@ -5,8 +5,29 @@ import { prng } from '../../src/core/stats/prng';
 import { explainComparison } from '../../src/core/explain';
 import type { InstanceResult, RunStatus } from '../../src/core/run/result';
 
-function r(instance: string, status: RunStatus, time_s: number, answer: 'SAT' | 'UNSAT' | null, expected: 'SAT' | 'UNSAT' | null = null, mem_mb: number | null = 10): InstanceResult {
-  return { instance, family: null, expected, expected_from: expected ? 'meta' : 'none', answer, status, time_s, cpu_s: null, mem_mb, exit_code: null, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' };
+function r(
+  instance: string,
+  status: RunStatus,
+  time_s: number,
+  answer: 'SAT' | 'UNSAT' | null,
+  expected: 'SAT' | 'UNSAT' | null = null,
+  mem_mb: number | null = 10,
+): InstanceResult {
+  return {
+    instance,
+    family: null,
+    expected,
+    expected_from: expected ? 'meta' : 'none',
+    answer,
+    status,
+    time_s,
+    cpu_s: null,
+    mem_mb,
+    exit_code: null,
+    signal: null,
+    check: { kind: 'none', ok: null, time_s: 0, detail: '' },
+    detail: '',
+  };
 }
 
 describe('metrics (paper Table 3)', () => {
@@ -34,8 +55,20 @@ describe('metrics (paper Table 3)', () => {
   });
 
   it('the virtual best solver takes the best correct run per instance', () => {
-    const vbs = virtualBest([[r('x', 'solved', 5, 'SAT'), r('y', 'timeout', 10, null)], [r('x', 'solved', 2, 'SAT'), r('y', 'solved', 7, 'UNSAT')]], 10);
-    assert.deepEqual(vbs.map((v) => [v.instance, v.time_s]), [['x', 2], ['y', 7]]);
+    const vbs = virtualBest(
+      [
+        [r('x', 'solved', 5, 'SAT'), r('y', 'timeout', 10, null)],
+        [r('x', 'solved', 2, 'SAT'), r('y', 'solved', 7, 'UNSAT')],
+      ],
+      10,
+    );
+    assert.deepEqual(
+      vbs.map((v) => [v.instance, v.time_s]),
+      [
+        ['x', 2],
+        ['y', 7],
+      ],
+    );
   });
 });
 
@@ -179,6 +212,13 @@ describe('paired comparison', () => {
     assert.match(unknown.caveat ?? '', /drifts between sessions is not measured yet/);
     // Without CPU times there is no load to compare: the test alone.
     assert.equal(cpuShare(inst.map((n) => r(n, 'solved', 1, 'SAT'))), null);
-    assert.equal(compareSeparate(inst.map((n, i) => r(n, 'solved', 10 + i, 'SAT')), inst.map((n, i) => r(n, 'solved', 7 + i, 'SAT')), T).verdict, 'B faster');
+    assert.equal(
+      compareSeparate(
+        inst.map((n, i) => r(n, 'solved', 10 + i, 'SAT')),
+        inst.map((n, i) => r(n, 'solved', 7 + i, 'SAT')),
+        T,
+      ).verdict,
+      'B faster',
+    );
   });
 });

@@ -38,7 +38,13 @@ describe('a workspace moved to another folder', function () {
   this.timeout(180000);
   it('still builds its champion and new candidates (the configure link is made relative, or pointed home)', async () => {
     const from = path.join(tempDir(), 'first-place');
-    await initWorkspace({ dir: from, seeds: [{ name: 'tinysat', source: kissatLikeSeed() }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    await initWorkspace({
+      dir: from,
+      seeds: [{ name: 'tinysat', source: kissatLikeSeed() }],
+      defaultRulesDir: RULES,
+      approver: { confirm: async () => true },
+      log: silentLogger,
+    });
     const built = await buildSolver(path.join(from, 'SATLUTION_0'), 120);
     assert.ok(built.ok, `${built.detail}\n${built.log}`);
     assert.equal(fs.readlinkSync(path.join(from, 'SATLUTION_0', 'src', 'makefile')), '../makefile', 'the build left an absolute link into its own tree');
@@ -58,8 +64,20 @@ describe('a workspace moved to another folder', function () {
 
   it('a build that fails with no compiler error shows the end of its log in the build gate', async () => {
     const dir = path.join(tempDir(), 'SATLUTION_1');
-    write(path.join(dir, 'starexec_build'), '#!/bin/sh\necho "configuring..."\necho "ln: failed to create symbolic link \'src/makefile\': File exists" >&2\nexit 1\n');
-    const r = await runGates({ solverDir: dir, build: true, buildTimeoutS: 60, stages: [], jobs: 1, cache: new InstanceCache(tempDir()), store: new ResultsStore(path.join(tempDir(), 'runs.jsonl')), maxProofMb: 64 });
+    write(
+      path.join(dir, 'starexec_build'),
+      '#!/bin/sh\necho "configuring..."\necho "ln: failed to create symbolic link \'src/makefile\': File exists" >&2\nexit 1\n',
+    );
+    const r = await runGates({
+      solverDir: dir,
+      build: true,
+      buildTimeoutS: 60,
+      stages: [],
+      jobs: 1,
+      cache: new InstanceCache(tempDir()),
+      store: new ResultsStore(path.join(tempDir(), 'runs.jsonl')),
+      maxProofMb: 64,
+    });
     const gate = r.gates.find((g) => g.gate === 'build')!;
     assert.equal(gate.ok, false);
     assert.match(gate.detail, /build failed \(exit 1, 0 errors\)/);

@@ -47,13 +47,32 @@ describe('consensus: aggregation', () => {
     assert.ok(Math.abs(aged.weights[0]! - (0.81 * 2) / 3 / ((0.81 * 2) / 3 + 4 / 3)) < 1e-9, 'two rounds old: 0.9^2');
     const boosted = consensus(scores, [at(5, 3), at(5), at(5), at(5, 10)], 5);
     assert.deepEqual(r3(boosted.weights), [0.6, 0.2, 0.2, 0], 'a multiplier cannot revive a zero weight');
-    assert.deepEqual(consensus([[1, 2], [2, 1]], [{ createdRound: 0, multiplier: 1 }, { createdRound: 0, multiplier: 1 }], 0).weights, [0.5, 0.5], 'no agreement anywhere: uniform');
+    assert.deepEqual(
+      consensus(
+        [
+          [1, 2],
+          [2, 1],
+        ],
+        [
+          { createdRound: 0, multiplier: 1 },
+          { createdRound: 0, multiplier: 1 },
+        ],
+        0,
+      ).weights,
+      [0.5, 0.5],
+      'no agreement anywhere: uniform',
+    );
   });
 });
 
 describe('consensus: the sandbox', function () {
   this.timeout(60000);
-  const input = (candidate: string, times: number[]): ObjectiveInput => ({ candidate, timeout_s: 10, instances: times.map((t, i) => ({ instance: `i${i}`, family: null, expected: 'SAT', answer: 'SAT', status: 'solved', time_s: t, mem_mb: 10 })), baseline: [] });
+  const input = (candidate: string, times: number[]): ObjectiveInput => ({
+    candidate,
+    timeout_s: 10,
+    instances: times.map((t, i) => ({ instance: `i${i}`, family: null, expected: 'SAT', answer: 'SAT', status: 'solved', time_s: t, mem_mb: 10 })),
+    baseline: [],
+  });
   const inputs = [input('a', [1, 2]), input('b', [3, 4])];
 
   it('scores pure functions and gives nothing for code that throws, loops, hogs memory, escapes or returns junk', async () => {
@@ -128,26 +147,56 @@ describe('consensus: the portfolio on real candidates', function () {
     assert.match(empty.stdout, /\(none: `satlution objectives defaults` adds a starting set\)/);
     const d = cli('defaults', '--json');
     assert.equal(d.status, 0, d.stderr);
-    const view = JSON.parse(d.stdout) as { objectives: { name: string; weight: number; error: string | null }[]; candidates: { candidate: number; score: number }[] };
-    assert.deepEqual(view.objectives.map((o) => o.name), ['par2', 'unsolved', 'par2_unsat', 'geomean_speedup']);
-    assert.ok(view.objectives.every((o) => o.error === null), JSON.stringify(view.objectives));
+    const view = JSON.parse(d.stdout) as {
+      objectives: { name: string; weight: number; error: string | null }[];
+      candidates: { candidate: number; score: number }[];
+    };
+    assert.deepEqual(
+      view.objectives.map((o) => o.name),
+      ['par2', 'unsolved', 'par2_unsat', 'geomean_speedup'],
+    );
+    assert.ok(
+      view.objectives.every((o) => o.error === null),
+      JSON.stringify(view.objectives),
+    );
     assert.ok(Math.abs(view.objectives.reduce((s, o) => s + o.weight, 0) - 1) < 1e-9);
     assert.ok(view.candidates.length >= 2, 'the seed and passing candidates are scored');
     assert.equal(cli('add', 'Bad Name!', path.join(ws, 'satlution.yaml')).status, 2);
 
     // A model proposes an objective that crashes, is told why, then one that works.
     server.queue(
-      { kind: 'tool', name: 'submit_objective', args: JSON.stringify({ name: 'hazard', rationale: 'instances finishing just under the timeout', code: '(d) => d.missing.length' }) },
-      { kind: 'tool', name: 'submit_objective', args: JSON.stringify({ name: 'hazard', rationale: 'instances finishing just under the timeout', code: '(d) => d.instances.filter((r) => r.status === "solved" && r.time_s > 0.5 * d.timeout_s).length' }) },
+      {
+        kind: 'tool',
+        name: 'submit_objective',
+        args: JSON.stringify({ name: 'hazard', rationale: 'instances finishing just under the timeout', code: '(d) => d.missing.length' }),
+      },
+      {
+        kind: 'tool',
+        name: 'submit_objective',
+        args: JSON.stringify({
+          name: 'hazard',
+          rationale: 'instances finishing just under the timeout',
+          code: '(d) => d.instances.filter((r) => r.status === "solved" && r.time_s > 0.5 * d.timeout_s).length',
+        }),
+      },
     );
     const client = createClient({ provider: 'openai-compatible', model: 'objective-model', base_url: `${server.url}/v1` }, 'test-key');
     const added = await proposeObjective(ws, client);
     assert.equal(added.name, 'hazard');
     assert.equal(added.author, 'model');
-    assert.match(JSON.stringify(server.requests[1]!.body.messages), /rejected: it gave no number for \d+ of \d+ candidates.*Cannot read properties of undefined/);
-    assert.deepEqual((await readPortfolio(ws)).map((p) => p.entry.name), ['par2', 'unsolved', 'par2_unsat', 'geomean_speedup', 'hazard']);
+    assert.match(
+      JSON.stringify(server.requests[1]!.body.messages),
+      /rejected: it gave no number for \d+ of \d+ candidates.*Cannot read properties of undefined/,
+    );
+    assert.deepEqual(
+      (await readPortfolio(ws)).map((p) => p.entry.name),
+      ['par2', 'unsolved', 'par2_unsat', 'geomean_speedup', 'hazard'],
+    );
     // The planner sees the consensus beside the measurements.
-    assert.match(await consensusSummary(ws), /^Consensus of the objective portfolio \(0 = first on every weighted objective\): SATLUTION_\d+ [01]\.\d\d.*Objectives: par2 \(weight [01]\.\d\d\): PAR-2 over the whole set/);
+    assert.match(
+      await consensusSummary(ws),
+      /^Consensus of the objective portfolio \(0 = first on every weighted objective\): SATLUTION_\d+ [01]\.\d\d.*Objectives: par2 \(weight [01]\.\d\d\): PAR-2 over the whole set/,
+    );
     const dash = (await new DashboardSource(ws).build()).data;
     assert.equal(dash.consensus!.objectives.length, 5);
     assert.ok(dash.consensus!.candidates.length >= 2);

@@ -8,7 +8,13 @@ import { FIXTURES, tempDir, write } from './helpers';
 import { writeOptsat } from '../fixtures/optsat';
 import { seededWorkspace } from '../fixtures/seededWorkspace';
 
-export async function optsatWorkspace(o: { perf: number; perfSeed: number; delay?: number; inert?: readonly string[]; edit?: (yaml: string) => string }): Promise<string> {
+export async function optsatWorkspace(o: {
+  perf: number;
+  perfSeed: number;
+  delay?: number;
+  inert?: readonly string[];
+  edit?: (yaml: string) => string;
+}): Promise<string> {
   const seed = tempDir();
   writeOptsat(seed, path.join(FIXTURES, 'seeds', 'tinysat', 'tinysat.c'), { delay: o.delay ?? 100000000, inert: o.inert ?? [] });
   return seededWorkspace({

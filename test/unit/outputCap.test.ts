@@ -16,7 +16,10 @@ import { tempDir, WORKER, write } from './helpers';
 function flood(ws: string, mb: number): void {
   const bin = path.join(ws, 'SATLUTION_0', 'bin');
   fs.renameSync(path.join(bin, 'starexec_run_default'), path.join(bin, 'quiet_run'));
-  write(path.join(bin, 'starexec_run_default'), `#!/usr/bin/env bash\nyes 'c flooding the output' | head -c ${mb * 2 ** 20}\nexec "$(dirname "$0")/quiet_run" "$@"\n`);
+  write(
+    path.join(bin, 'starexec_run_default'),
+    `#!/usr/bin/env bash\nyes 'c flooding the output' | head -c ${mb * 2 ** 20}\nexec "$(dirname "$0")/quiet_run" "$@"\n`,
+  );
   fs.chmodSync(path.join(bin, 'starexec_run_default'), 0o755);
 }
 
@@ -27,7 +30,15 @@ describe('evaluation.output_max_mb', function () {
     const ws = await tinysatCycleWorkspace({ approval: 'auto', perf: 2, perfSeed: 80 });
     flood(ws, 3);
     const cfg = path.join(ws, 'satlution.yaml');
-    const evaluate = async () => evaluateSolver({ ws, config: await loadConfig(ws), solverDir: path.join(ws, 'SATLUTION_0'), overrides: { stage: 'perf' }, runnerEnv: { workerFile: '' }, record: false });
+    const evaluate = async () =>
+      evaluateSolver({
+        ws,
+        config: await loadConfig(ws),
+        solverDir: path.join(ws, 'SATLUTION_0'),
+        overrides: { stage: 'perf' },
+        runnerEnv: { workerFile: '' },
+        record: false,
+      });
     const roomy = await evaluate();
     assert.equal(roomy.verdict, 'pass', roomy.gates.map((g) => g.detail).join('; '));
     const text = fs.readFileSync(cfg, 'utf8');
@@ -36,15 +47,36 @@ describe('evaluation.output_max_mb', function () {
     const tight = await evaluate();
     assert.equal(tight.verdict, 'fail');
     const perf = tight.gates.find((g) => g.gate === 'perf')!;
-    assert.ok(perf.results!.every((r) => r.status === 'crash' && /wrote more than 1 MB of output/.test(r.detail)), JSON.stringify(perf.results!.map((r) => r.detail)));
+    assert.ok(
+      perf.results!.every((r) => r.status === 'crash' && /wrote more than 1 MB of output/.test(r.detail)),
+      JSON.stringify(perf.results!.map((r) => r.detail)),
+    );
   });
 
   it('reaches the worker that remote runners start', async () => {
     const ws = await tinysatCycleWorkspace({ approval: 'auto', perf: 1, perfSeed: 90 });
     flood(ws, 3);
     const cnf = path.join(ws, 'benchmarks', 'perf', 'p0.cnf');
-    const settings = { solverDir: path.join(ws, 'SATLUTION_0'), timeoutS: 20, memMb: 1024, checkProofs: false, maxProofMb: 64, checkerTimeoutS: 20, maxOutputMb: 1 };
-    const task = { key: 'k', name: 'p0.cnf', cnf, instanceHash: 'h', vars: 30, emptyClause: false, family: null, expected: 'SAT' as const, expectedFrom: 'meta' as const };
+    const settings = {
+      solverDir: path.join(ws, 'SATLUTION_0'),
+      timeoutS: 20,
+      memMb: 1024,
+      checkProofs: false,
+      maxProofMb: 64,
+      checkerTimeoutS: 20,
+      maxOutputMb: 1,
+    };
+    const task = {
+      key: 'k',
+      name: 'p0.cnf',
+      cnf,
+      instanceHash: 'h',
+      vars: 30,
+      emptyClause: false,
+      family: null,
+      expected: 'SAT' as const,
+      expectedFrom: 'meta' as const,
+    };
     const args = workerArgs(settings, task, { solver: settings.solverDir, cnf, dratTrim: '' });
     assert.ok(args.includes('--max-output-mb=1'), args.join(' '));
     const r = spawnSync(process.execPath, [WORKER, ...args], { encoding: 'utf8', cwd: tempDir() });
@@ -57,7 +89,7 @@ describe('evaluation.output_max_mb', function () {
     assert.match(bad.stderr, /--max-output-mb must be a positive number of MB, got "lots"/);
   });
 
-  it('is part of a stored run\'s key, except at the old fixed 256 MB (stored results stay valid)', () => {
+  it("is part of a stored run's key, except at the old fixed 256 MB (stored results stay valid)", () => {
     const parts = { solverHash: 's', instanceHash: 'i', timeoutS: 10, memMb: 100, checkProofs: true };
     assert.equal(runKey({ ...parts, maxOutputMb: 256 }), runKey(parts));
     assert.notEqual(runKey({ ...parts, maxOutputMb: 1 }), runKey(parts));

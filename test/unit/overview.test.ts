@@ -26,7 +26,14 @@ describe('webview protocol and the Overview model', () => {
     write(path.join(smoke, 'a.cnf'), 'p cnf 1 1\n1 0\n');
     write(path.join(smoke, 'sub', 'b.cnf.xz'), 'x');
     write(path.join(smoke, 'meta.csv'), 'instance,family,expected\n');
-    await initWorkspace({ dir, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], benchmarks: { smoke }, defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    await initWorkspace({
+      dir,
+      seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }],
+      benchmarks: { smoke },
+      defaultRulesDir: RULES,
+      approver: { confirm: async () => true },
+      log: silentLogger,
+    });
     const store = new CandidateStore(dir);
     await store.create({ parent: 0, status: 'failed' });
     await store.create({ parent: 0, status: 'verified' });
@@ -37,25 +44,58 @@ describe('webview protocol and the Overview model', () => {
     assert.deepEqual(o.champion, { dir: 'SATLUTION_0', status: 'seed', seed: 'tinysat' });
     assert.equal(o.total, 3);
     assert.deepEqual(o.counts, { seed: 1, failed: 1, verified: 1 });
-    assert.deepEqual(o.latest.map((c) => [c.dir, c.parent, c.missing]), [['SATLUTION_2', 'SATLUTION_0', true], ['SATLUTION_1', 'SATLUTION_0', true], ['SATLUTION_0', null, false]]);
-    assert.deepEqual(o.benchmarks.map((b) => [b.name, b.exists, b.instances, b.hasMeta]), [['smoke', true, 2, true], ['verify', true, 0, false], ['perf', false, 0, false]]);
+    assert.deepEqual(
+      o.latest.map((c) => [c.dir, c.parent, c.missing]),
+      [
+        ['SATLUTION_2', 'SATLUTION_0', true],
+        ['SATLUTION_1', 'SATLUTION_0', true],
+        ['SATLUTION_0', null, false],
+      ],
+    );
+    assert.deepEqual(
+      o.benchmarks.map((b) => [b.name, b.exists, b.instances, b.hasMeta]),
+      [
+        ['smoke', true, 2, true],
+        ['verify', true, 0, false],
+        ['perf', false, 0, false],
+      ],
+    );
     assert.deepEqual(toOverview(undefined), { state: 'none' });
   });
 
   it('says the promotion rule in force in one short line; a noise band, once measured, is shown for information', async () => {
     const dir = tempDir();
-    await initWorkspace({ dir, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    await initWorkspace({
+      dir,
+      seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }],
+      defaultRulesDir: RULES,
+      approver: { confirm: async () => true },
+      log: silentLogger,
+    });
     const snap = await readSnapshot(dir);
     assert.ok(snap.config.ok);
     const { decide_on: on } = snap.config.config.evaluation;
     const { min_improvement_pct: margin, alpha } = snap.config.config.strategy;
-    assert.deepEqual([on, margin, alpha], ['cpu', 5, 0.05], 'the template\'s defaults');
+    assert.deepEqual([on, margin, alpha], ['cpu', 5, 0.05], "the template's defaults");
     const none = toOverview(snap);
     assert.ok(none.state === 'workspace');
-    assert.deepEqual(none.rule, { short: 'Decisions: CPU time, raced side by side · exact sign-flip test · margin 5% · ≤0.5% false promotions', full: none.rule!.full, calibrated: false });
+    assert.deepEqual(none.rule, {
+      short: 'Decisions: CPU time, raced side by side · exact sign-flip test · margin 5% · ≤0.5% false promotions',
+      full: none.rule!.full,
+      calibrated: false,
+    });
     assert.match(none.rule!.full, /exact sign-flip test, no noise band needed/);
     const noise = { diff_pct: 0.4, p: 0.6, spread_median_pct: 1, spread_p90_pct: 3, aa_significant: false };
-    const cal: CalibrationDoc = { at: '2026-11-02T10:00:00.000Z', scope: { machine: 'box', runner: 'local', set: '0123456789abcdef', timeout_s: 60 }, session: 's', solver: 'SATLUTION_0', n: 30, wall: { ...noise, band_pct: 7.25 }, cpu: { ...noise, band_pct: 3.14 }, alpha: 0.05 };
+    const cal: CalibrationDoc = {
+      at: '2026-11-02T10:00:00.000Z',
+      scope: { machine: 'box', runner: 'local', set: '0123456789abcdef', timeout_s: 60 },
+      session: 's',
+      solver: 'SATLUTION_0',
+      n: 30,
+      wall: { ...noise, band_pct: 7.25 },
+      cpu: { ...noise, band_pct: 3.14 },
+      alpha: 0.05,
+    };
     const o = toOverview(snap, 5, new Map(), cal);
     assert.ok(o.state === 'workspace');
     assert.equal(o.rule!.short, 'Decisions: CPU time, raced side by side · exact sign-flip test · margin 5% · ≤0.5% false promotions');
@@ -70,7 +110,11 @@ describe('webview protocol and the Overview model', () => {
     assert.ok(noCpuHere.state === 'workspace');
     assert.equal(noCpuHere.rule!.short, 'Decisions: wall time, raced side by side · exact sign-flip test · margin 5% · ≤0.5% false promotions');
     assert.match(noCpuHere.rule!.full, /^raced side by side on wall time;/);
-    assert.equal((toOverview(snap, 5, new Map(), undefined, true) as { rule: { short: string } }).rule.short, none.rule!.short, 'CPU where this machine measures it');
+    assert.equal(
+      (toOverview(snap, 5, new Map(), undefined, true) as { rule: { short: string } }).rule.short,
+      none.rule!.short,
+      'CPU where this machine measures it',
+    );
     assert.ok(HostMessage.safeParse({ type: 'overview', overview: o }).success);
     // A state saved before the rule existed still loads (as no rule); an invalid config has none.
     const { rule: _rule, ...before } = o;

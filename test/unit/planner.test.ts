@@ -38,7 +38,10 @@ describe('planner', () => {
       (m) => {
         const t = m[m.length - 1] as Extract<ChatMessage, { role: 'tool' }>;
         assert.match(t.content, /^ {4}1 {2}\/\* tinysat/);
-        return [['write_file', JSON.stringify({ path: 'x.c', content: 'no' })], ['submit_plan', JSON.stringify({ ...PLAN, rationale: undefined })]];
+        return [
+          ['write_file', JSON.stringify({ path: 'x.c', content: 'no' })],
+          ['submit_plan', JSON.stringify({ ...PLAN, rationale: undefined })],
+        ];
       },
       (m) => {
         const tools = m.filter((x): x is Extract<ChatMessage, { role: 'tool' }> => x.role === 'tool').slice(-2);
@@ -53,15 +56,26 @@ describe('planner', () => {
       client: model,
       championDir: champion,
       candidate: 'SATLUTION_1',
-      context: { rules: 'R02: only definitive answers.', codeMap: map, metrics: 'SATLUTION_0: pass', failures: '(none)', notes: 'Try decision order.', directive: DEFAULT_DIRECTIONS[3]!.text },
+      context: {
+        rules: 'R02: only definitive answers.',
+        codeMap: map,
+        metrics: 'SATLUTION_0: pass',
+        failures: '(none)',
+        notes: 'Try decision order.',
+        directive: DEFAULT_DIRECTIONS[3]!.text,
+      },
       transcriptFile: path.join(tempDir(), 'planner.jsonl'),
     });
     assert.deepEqual(r.plan, PLAN);
     assert.match(r.hypothesis, /^# SATLUTION_1: Highest-index-first decisions\n\n## Change\n/);
-    for (const h of ['## Rationale', '## Expected effect', '- PAR-2: within noise', '## Risks', '## Tasks\n1. Change the loop']) assert.ok(r.hypothesis.includes(h), h);
+    for (const h of ['## Rationale', '## Expected effect', '- PAR-2: within noise', '## Risks', '## Tasks\n1. Change the loop'])
+      assert.ok(r.hypothesis.includes(h), h);
     const prompt = model.seen[0]!;
     assert.match(prompt.system, /R02: only definitive answers/);
-    assert.match((prompt.messages[0] as { content: string }).content, /# Directive for this cycle\nImprove decisions[\s\S]*# The champion's code\ntinysat\.c[\s\S]*# Notes from the person steering\nTry decision order\./);
+    assert.match(
+      (prompt.messages[0] as { content: string }).content,
+      /# Directive for this cycle\nImprove decisions[\s\S]*# The champion's code\ntinysat\.c[\s\S]*# Notes from the person steering\nTry decision order\./,
+    );
     assert.ok(!fs.existsSync(path.join(champion, 'x.c')), 'the planner wrote nothing');
   });
 
@@ -80,7 +94,10 @@ describe('planner', () => {
   it('withholds PAR-2 from the agents until the configured cycle', async () => {
     const ws = tempDir();
     const m = sampleEvalDoc().metrics!;
-    write(path.join(ws, '.satlution', 'evals', 'SATLUTION_0.json'), JSON.stringify(sampleEvalDoc({ metrics: { ...m, n: 8, solved: 8, solved_sat: 6, solved_unsat: 2, par2: 0.23, par2_sat: 0.22, par2_unsat: 0.25 } })));
+    write(
+      path.join(ws, '.satlution', 'evals', 'SATLUTION_0.json'),
+      JSON.stringify(sampleEvalDoc({ metrics: { ...m, n: 8, solved: 8, solved_sat: 6, solved_unsat: 2, par2: 0.23, par2_sat: 0.22, par2_unsat: 0.25 } })),
+    );
     const early = await metricsHistory(ws, 3, 10);
     assert.match(early, /SATLUTION_0: pass; solved 8\/8 \(SAT 6, UNSAT 2\)$/m);
     assert.doesNotMatch(early, /PAR-2 0\.23/);
@@ -93,7 +110,10 @@ describe('planner context without the answers', () => {
   it('says a wrong answer was wrong, not what the answer is', async () => {
     const ws = tempDir();
     const detail = '1 of 2 instances failed: SAT claimed on a.cnf, but it is UNSAT (meta.csv)';
-    write(path.join(ws, '.satlution', 'evals', 'SATLUTION_1.json'), JSON.stringify(sampleEvalDoc({ verdict: 'fail', gates: [{ gate: 'verify', ok: false, detail, failures: [], reused: 0 }] })));
+    write(
+      path.join(ws, '.satlution', 'evals', 'SATLUTION_1.json'),
+      JSON.stringify(sampleEvalDoc({ verdict: 'fail', gates: [{ gate: 'verify', ok: false, detail, failures: [], reused: 0 }] })),
+    );
     const h = await metricsHistory(ws, 1, 10);
     assert.match(h, /SATLUTION_1: fail \(failed verify: 1 of 2 instances failed: SAT claimed on a\.cnf, which is wrong \(meta\.csv\)\)/);
     assert.doesNotMatch(h, /it is UNSAT/);
@@ -101,7 +121,7 @@ describe('planner context without the answers', () => {
 });
 
 describe('planner diagnosis', () => {
-  it('reads a failed candidate\'s results in the workspace, and writes nothing', async () => {
+  it("reads a failed candidate's results in the workspace, and writes nothing", async () => {
     const ws = tempDir();
     fs.cpSync(path.join(FIXTURES, 'seeds', 'tinysat'), path.join(ws, 'SATLUTION_0'), { recursive: true });
     write(path.join(ws, 'SATLUTION_2', 'RESULTS.md'), '# Results\nVerdict: **fail**\n- crash: segfault (SIGSEGV) on uf50-01.cnf after 0.02 s\n');
@@ -111,7 +131,10 @@ describe('planner diagnosis', () => {
       (m) => {
         const t = m[m.length - 1] as Extract<ChatMessage, { role: 'tool' }>;
         assert.match(t.content, /SATLUTION_2\/RESULTS\.md:3: - crash: segfault \(SIGSEGV\) on uf50-01\.cnf/);
-        return [['write_file', JSON.stringify({ path: 'SATLUTION_0/tinysat.c', content: '' })], ['submit_plan', JSON.stringify(PLAN)]];
+        return [
+          ['write_file', JSON.stringify({ path: 'SATLUTION_0/tinysat.c', content: '' })],
+          ['submit_plan', JSON.stringify(PLAN)],
+        ];
       },
     ]);
     await runPlanner({
@@ -122,7 +145,10 @@ describe('planner diagnosis', () => {
       context: { rules: '', codeMap: '', metrics: '', failures: 'SATLUTION_2: failed the smoke gate', notes: '', directive: 'd' },
       transcriptFile: path.join(tempDir(), 'p.jsonl'),
     });
-    assert.match((model.seen[0]!.messages[0] as { content: string }).content, /the champion is SATLUTION_0\/; the other candidates, failed ones too, are SATLUTION_<n>\/ with their sources, HYPOTHESIS\.md \(the plan\), CHANGELOG\.md \(what was done\) and RESULTS\.md/);
+    assert.match(
+      (model.seen[0]!.messages[0] as { content: string }).content,
+      /the champion is SATLUTION_0\/; the other candidates, failed ones too, are SATLUTION_<n>\/ with their sources, HYPOTHESIS\.md \(the plan\), CHANGELOG\.md \(what was done\) and RESULTS\.md/,
+    );
     assert.ok(fs.readFileSync(path.join(ws, 'SATLUTION_0', 'tinysat.c'), 'utf8').length > 100, 'the planner cannot write');
   });
 });

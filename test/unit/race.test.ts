@@ -1,5 +1,19 @@
 import * as assert from 'node:assert/strict';
-import { capFor, DROP_BELOW, firstLook, futility, heldOutCall, HELD_OUT_VETO, heldOutVetoNeeds, lowerBound, raceLook, raceOrder, raceSettle, tQuantile, type SeenPair } from '../../src/core/eval/race';
+import {
+  capFor,
+  DROP_BELOW,
+  firstLook,
+  futility,
+  heldOutCall,
+  HELD_OUT_VETO,
+  heldOutVetoNeeds,
+  lowerBound,
+  raceLook,
+  raceOrder,
+  raceSettle,
+  tQuantile,
+  type SeenPair,
+} from '../../src/core/eval/race';
 import { runSession, sidePairs, type RunBlock } from '../../src/core/eval/raceRuns';
 import type { InstanceSpec } from '../../src/core/instances/instances';
 import { calibrationFile, noiseOf, readCalibration, staleBecause, type CalibrationDoc } from '../../src/core/eval/calibration';
@@ -14,10 +28,25 @@ import type { InstanceResult } from '../../src/core/run/result';
 import { prng } from '../../src/core/stats/prng';
 
 const racing = { enabled: true, detect_gain_pct: 10, cap_factor: 3, cap_floor_s: 1, min_instances: 5 };
-const run = (instance: string, status: InstanceResult['status'], time: number, cpu: number | null = null): InstanceResult => ({ instance, family: null, expected: null, expected_from: 'none', answer: status === 'solved' ? 'SAT' : null, status, time_s: time, cpu_s: cpu, mem_mb: null, exit_code: 0, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' });
+const run = (instance: string, status: InstanceResult['status'], time: number, cpu: number | null = null): InstanceResult => ({
+  instance,
+  family: null,
+  expected: null,
+  expected_from: 'none',
+  answer: status === 'solved' ? 'SAT' : null,
+  status,
+  time_s: time,
+  cpu_s: cpu,
+  mem_mb: null,
+  exit_code: 0,
+  signal: null,
+  check: { kind: 'none', ok: null, time_s: 0, detail: '' },
+  detail: '',
+});
 const spec = (name: string): InstanceSpec => ({ name, file: name, family: null, expected: null });
 /** A session of one challenger 'B' in one lane, timeout 100 s, with no look. */
-const oneChallenger = (order: InstanceSpec[], runBlock: RunBlock, cap: (instance: string) => number | undefined) => runSession({ order, challengers: ['B'], lanes: 1, block: 1, timeoutS: 100, run: runBlock, cap });
+const oneChallenger = (order: InstanceSpec[], runBlock: RunBlock, cap: (instance: string) => number | undefined) =>
+  runSession({ order, challengers: ['B'], lanes: 1, block: 1, timeoutS: 100, run: runBlock, cap });
 
 describe('the race (the rules)', () => {
   it('runs instances the champion has no time for first, then a cross-section of the set: every prefix spreads over easy and hard', () => {
@@ -31,27 +60,51 @@ describe('the race (the rules)', () => {
     const rank = (n: string) => Number(n.slice(1));
     for (const k of [2, 4, 8]) assert.equal(order.slice(1, 1 + k).filter((n) => rank(n) < 8).length, k / 2, `prefix ${k}`);
     // An odd-sized set is covered too.
-    const five = new Map([['a', 5], ['b', 4], ['c', 3], ['d', 2], ['e', 1]]);
-    assert.deepEqual(raceOrder([...five.keys()].map((name) => ({ name })), five).map((i) => i.name).sort(), ['a', 'b', 'c', 'd', 'e']);
+    const five = new Map([
+      ['a', 5],
+      ['b', 4],
+      ['c', 3],
+      ['d', 2],
+      ['e', 1],
+    ]);
+    assert.deepEqual(
+      raceOrder(
+        [...five.keys()].map((name) => ({ name })),
+        five,
+      )
+        .map((i) => i.name)
+        .sort(),
+      ['a', 'b', 'c', 'd', 'e'],
+    );
   });
 
   it('interleaves the families in proportion to their sizes, so a look never judges on one family alone', () => {
     // Sorted by name, the held-out set of the demo began with five multiplier miters: a look after five
     // judged a change that helps random SAT on the one family it does not help.
-    const inst = [...Array.from({ length: 8 }, (_, i) => ({ name: `a-planted-${i}`, family: 'planted' })), ...Array.from({ length: 4 }, (_, i) => ({ name: `m-miter-${i}`, family: 'miter' })), ...Array.from({ length: 4 }, (_, i) => ({ name: `p-php-${i}`, family: 'php' }))];
+    const inst = [
+      ...Array.from({ length: 8 }, (_, i) => ({ name: `a-planted-${i}`, family: 'planted' })),
+      ...Array.from({ length: 4 }, (_, i) => ({ name: `m-miter-${i}`, family: 'miter' })),
+      ...Array.from({ length: 4 }, (_, i) => ({ name: `p-php-${i}`, family: 'php' })),
+    ];
     const order = raceOrder([...inst].reverse(), new Map());
     const count = (k: number, f: string) => order.slice(0, k).filter((i) => i.family === f).length;
     for (const k of [4, 8, 12, 16]) assert.deepEqual([count(k, 'planted'), count(k, 'miter'), count(k, 'php')], [k / 2, k / 4, k / 4], `prefix ${k}`);
     assert.equal(new Set(order.map((i) => i.name)).size, 16);
     // Within a family without times: a cross-section of the names (4, 2, 6, 1, ... of eight).
-    assert.deepEqual(order.filter((i) => i.family === 'planted').slice(0, 4).map((i) => i.name), ['a-planted-4', 'a-planted-2', 'a-planted-6', 'a-planted-1']);
+    assert.deepEqual(
+      order
+        .filter((i) => i.family === 'planted')
+        .slice(0, 4)
+        .map((i) => i.name),
+      ['a-planted-4', 'a-planted-2', 'a-planted-6', 'a-planted-1'],
+    );
     // The first look waits for one instance of each family, and for min_instances.
     assert.equal(firstLook(inst, 2), 3);
     assert.equal(firstLook(inst, 5), 5);
     assert.equal(firstLook([{ family: null }], 0), 2);
   });
 
-  it('caps at a multiple of the champion\'s time, never under the floor, never where the champion failed', () => {
+  it("caps at a multiple of the champion's time, never under the floor, never where the champion failed", () => {
     assert.equal(capFor(2, 100, racing), 6);
     assert.equal(capFor(0.05, 100, racing), 1, 'floor');
     assert.equal(capFor(40, 100, racing), 100, 'over the timeout: no cap');
@@ -71,7 +124,8 @@ describe('the race (the rules)', () => {
   /** A level ten instances can reach (2^-10 < 0.025 < 2^-5), for the session's own tests. */
   const loose = { level: 0.025, rankBy: 'par2' as const, marginPct: 5 };
   /** `n` pairs of a challenger `ratio` times the champion's time (alternating jitter), of a set of `of` whose champion times are 2, 3, ... s. */
-  const seen = (ratio: number, n: number, jitter = 0.02): SeenPair[] => Array.from({ length: n }, (_, i) => ({ a: 2 + i, b: (2 + i) * ratio * (1 + (i % 2 ? jitter : -jitter)), solvedA: true, solvedB: true, timeout: false }));
+  const seen = (ratio: number, n: number, jitter = 0.02): SeenPair[] =>
+    Array.from({ length: n }, (_, i) => ({ a: 2 + i, b: (2 + i) * ratio * (1 + (i % 2 ? jitter : -jitter)), solvedA: true, solvedB: true, timeout: false }));
   const restOf = (n: number, of: number) => Array.from({ length: of - n }, (_, i) => 2 + n + i);
   const look = (pairs: SeenPair[], of: number, rest = restOf(pairs.length, of)) => futility(pairs, rest, { of, timeoutS: 100, test, minInstances: 5 });
 
@@ -81,7 +135,10 @@ describe('the race (the rules)', () => {
     assert.equal(look(seen(1, 8), 20).drop, false);
     const same = look(seen(1, 12), 20);
     assert.equal(same.drop, true, JSON.stringify(same));
-    assert.match(same.reason, /^it cannot pass the promotion test: after 12 of 20 instances it is 0\.\d% (faster|slower) than the champion \(geometric mean of the time ratios, same session\) and its chance to pass at the end of the set is (under 0\.1%|\d\.\d%) \(the race drops under 3\.0%\)$/);
+    assert.match(
+      same.reason,
+      /^it cannot pass the promotion test: after 12 of 20 instances it is 0\.\d% (faster|slower) than the champion \(geometric mean of the time ratios, same session\) and its chance to pass at the end of the set is (under 0\.1%|\d\.\d%) \(the race drops under 3\.0%\)$/,
+    );
     assert.ok(same.chance! < DROP_BELOW);
     assert.equal(look(seen(1, 5, 0.15), 20).drop, false, 'five pairs 15% apart are not yet enough evidence');
     assert.equal(look(seen(1, 16, 0.15), 20).drop, true, 'sixteen are');
@@ -95,20 +152,29 @@ describe('the race (the rules)', () => {
 
   it('does not drop a winner the exact test passes on a normal approximation that just misses: no call once every instance ran, and slack for the exact test near the end', () => {
     // A demo race (kissat, walkeffort 50 -> 200, CPU s): ten planted formulas up to 35x faster, the rest about even. Exact p = 0.0017 against 0.005; the normal approximation's z of the log ratios is -2.572 against -2.576.
-    const times = '0.52/0.08 1.12/0.74 0.12/0.12 0.25/0.26 1.52/0.54 0.48/0.07 1.25/1.27 0.12/0.13 1.55/0.08 2.46/2.56 0.53/0.07 0.81/0.61 1.56/1.57 0.11/0.12 0.07/0.08 1.82/1.77 0.21/0.22 3.26/0.09 0.16/0.17 0.52/0.07 0.59/0.53 0.07/0.07';
-    const all: SeenPair[] = times.split(' ').map((x) => x.split('/').map(Number)).map(([a, b]) => ({ a: a!, b: b!, solvedA: true, solvedB: true, timeout: false }));
+    const times =
+      '0.52/0.08 1.12/0.74 0.12/0.12 0.25/0.26 1.52/0.54 0.48/0.07 1.25/1.27 0.12/0.13 1.55/0.08 2.46/2.56 0.53/0.07 0.81/0.61 1.56/1.57 0.11/0.12 0.07/0.08 1.82/1.77 0.21/0.22 3.26/0.09 0.16/0.17 0.52/0.07 0.59/0.53 0.07/0.07';
+    const all: SeenPair[] = times
+      .split(' ')
+      .map((x) => x.split('/').map(Number))
+      .map(([a, b]) => ({ a: a!, b: b!, solvedA: true, solvedB: true, timeout: false }));
     const demo = { level: 0.005, rankBy: 'par2' as const, marginPct: 5 };
     assert.ok(objectiveTest(all, 'par2').p < 0.005, 'the exact test passes it');
     const end = futility(all, [], { of: 22, timeoutS: 20, test: demo, minInstances: 5 });
     assert.deepEqual([end.drop, end.chance], [false, null]);
-    const near = futility(all.slice(0, 20), all.slice(20).map((p) => p.a), { of: 22, timeoutS: 20, test: demo, minInstances: 5 });
+    const near = futility(
+      all.slice(0, 20),
+      all.slice(20).map((p) => p.a),
+      { of: 22, timeoutS: 20, test: demo, minInstances: 5 },
+    );
     assert.ok(!near.drop && near.chance! > 0.5, JSON.stringify(near));
   });
 
   it('predicts the rest by difficulty: one faster on the easy instances and slower on the hard ones that carry PAR-2 is dropped though faster as a geometric mean; a uniformly faster one stays', () => {
     // 44 instances 0.1 s to 0.1 * 1.2^43 s; the pairs seen are every second one from the easiest up.
     const t = (i: number) => 0.1 * 1.2 ** i;
-    const pairs = (f: (i: number) => number, n: number): SeenPair[] => Array.from({ length: n }, (_, k) => ({ a: t(2 * k), b: t(2 * k) * f(2 * k) * (k % 2 ? 1.02 : 0.98), solvedA: true, solvedB: true, timeout: false }));
+    const pairs = (f: (i: number) => number, n: number): SeenPair[] =>
+      Array.from({ length: n }, (_, k) => ({ a: t(2 * k), b: t(2 * k) * f(2 * k) * (k % 2 ? 1.02 : 0.98), solvedA: true, solvedB: true, timeout: false }));
     const rest = (n: number) => Array.from({ length: 44 - n }, (_, k) => t(2 * k + 1));
     const at = (f: (i: number) => number, n: number) => futility(pairs(f, n), rest(n), { of: 44, timeoutS: 1000, test, minInstances: 5 });
     const easyFast = (i: number) => (i < 22 ? 0.8 : 1.08);
@@ -118,12 +184,16 @@ describe('the race (the rules)', () => {
     for (const n of [10, 18, 22]) assert.equal(at(() => 0.9, n).drop, false, `10% faster everywhere, after ${n}`);
   });
 
-  it('waits for the champion\'s timeouts before dropping a challenger no faster where the champion solved: that is where a solved-more gain shows', () => {
+  it("waits for the champion's timeouts before dropping a challenger no faster where the champion solved: that is where a solved-more gain shows", () => {
     const T = 100;
     // 400 instances, 120 of them the champion's timeouts (2T), interleaved as the race's order makes them.
     const timeoutAt = (i: number) => i % 10 < 3;
     const pairs = (n: number, solved: (i: number) => boolean): SeenPair[] =>
-      Array.from({ length: n }, (_, i) => (timeoutAt(i) ? { a: 2 * T, b: solved(i) ? 0.5 * T : 2 * T, solvedA: false, solvedB: solved(i), timeout: true } : { a: 5 + (i % 7), b: (5 + (i % 7)) * (i % 2 ? 1.03 : 0.97), solvedA: true, solvedB: true, timeout: false }));
+      Array.from({ length: n }, (_, i) =>
+        timeoutAt(i)
+          ? { a: 2 * T, b: solved(i) ? 0.5 * T : 2 * T, solvedA: false, solvedB: solved(i), timeout: true }
+          : { a: 5 + (i % 7), b: (5 + (i % 7)) * (i % 2 ? 1.03 : 0.97), solvedA: true, solvedB: true, timeout: false },
+      );
     const rest = (n: number) => Array.from({ length: 400 - n }, (_, k) => (timeoutAt(n + k) ? 2 * T : 5 + ((n + k) % 7)));
     const at = (n: number, solved: (i: number) => boolean) => futility(pairs(n, solved), rest(n), { of: 400, timeoutS: T, test, minInstances: 5 });
     const never = () => false;
@@ -149,7 +219,10 @@ describe('the race (the rules)', () => {
     };
     const none = Array.from({ length: 400 }, () => race(0));
     const slower = Array.from({ length: 400 }, () => race(-0.3));
-    assert.ok(slower.every((n) => n !== undefined && n <= 10), 'a challenger 30% slower is dropped within 10 pairs');
+    assert.ok(
+      slower.every((n) => n !== undefined && n <= 10),
+      'a challenger 30% slower is dropped within 10 pairs',
+    );
     const gain = Array.from({ length: 400 }, () => race(0.15));
     const dropped = none.filter((n) => n !== undefined) as number[];
     const meanStop = dropped.reduce((t, n) => t + n, 0) / dropped.length;
@@ -159,12 +232,12 @@ describe('the race (the rules)', () => {
     assert.ok(lost <= 16, `a true 15% gain dropped in ${lost} of 400 races`);
   });
 
-  it('has Student\'s t quantiles close to the tables', () => {
+  it("has Student's t quantiles close to the tables", () => {
     assert.ok(Math.abs(tQuantile(0.995, 4) - 4.604) < 0.05, String(tQuantile(0.995, 4)));
     assert.ok(Math.abs(tQuantile(0.995, 20) - 2.845) < 0.01, String(tQuantile(0.995, 20)));
   });
 
-  it('the session runs every side on each instance in rotating order, drops by the look, stops the champion when no one is left, and runs a survivor\'s capped instances again in full, the champion beside it', async () => {
+  it("the session runs every side on each instance in rotating order, drops by the look, stops the champion when no one is left, and runs a survivor's capped instances again in full, the champion beside it", async () => {
     const order = Array.from({ length: 10 }, (_, i) => spec(`i${i}`));
     const calls: string[] = [];
     const out = await runSession({
@@ -182,7 +255,11 @@ describe('the race (the rules)', () => {
         });
       },
       cap: (name) => (name === 'i1' ? 3 : undefined),
-      look: raceLook({ racing, on: 'cpu', reference: new Map(order.map((i) => [i.name, 2])) }, order.map((i) => i.name), { of: 10, timeoutS: 100, test: loose, minInstances: 5 }),
+      look: raceLook(
+        { racing, on: 'cpu', reference: new Map(order.map((i) => [i.name, 2])) },
+        order.map((i) => i.name),
+        { of: 10, timeoutS: 100, test: loose, minInstances: 5 },
+      ),
     });
     assert.equal(out.b.get('slow')!.dropped?.after, 5, 'dropped at the first look it may be');
     assert.equal(out.b.get('slow')!.results.size, 5);
@@ -198,7 +275,15 @@ describe('the race (the rules)', () => {
     assert.equal(i1.a, out.b.get('fast')!.fresh.get('i1')!.a, "its pair on i1 holds the champion's fresh run, not the session's");
     assert.notEqual(i1.a, out.a.get('i1'));
     // No challenger left: the champion stops too.
-    const gone = await runSession({ order, challengers: ['slow'], lanes: 2, block: 1, timeoutS: 100, run: async (side, chunk) => chunk.map((i) => run(i.name, 'solved', side === 'A' ? 1 : 3, side === 'A' ? 1 : 3)), look: (_s, pairs) => (pairs.length >= 5 ? 'slow' : undefined) });
+    const gone = await runSession({
+      order,
+      challengers: ['slow'],
+      lanes: 2,
+      block: 1,
+      timeoutS: 100,
+      run: async (side, chunk) => chunk.map((i) => run(i.name, 'solved', side === 'A' ? 1 : 3, side === 'A' ? 1 : 3)),
+      look: (_s, pairs) => (pairs.length >= 5 ? 'slow' : undefined),
+    });
     assert.ok(gone.a.size <= 7, `the champion ran ${gone.a.size} of 10`);
     assert.equal(gone.b.get('slow')!.dropped?.after, 5);
   });
@@ -212,12 +297,23 @@ describe('the race (the rules)', () => {
     const rules = { settle: raceSettle(policy, 100, loose.level, 'par2') };
     const runs = (fastOn: (i: number) => boolean) => async (side: string, chunk: InstanceSpec[], o: { caps: ReadonlyMap<string, number> }) => {
       calls.push(`${side}:${chunk.map((i) => i.name).join(',')}${o.caps.size ? ':capped' : ''}`);
-      return chunk.map((i) => (side === 'A' ? run(i.name, 'solved', 2, 2) : fastOn(Number(i.name.slice(1))) ? run(i.name, 'solved', 0.6, 0.6) : o.caps.size ? run(i.name, 'timeout', 6, 6) : run(i.name, 'solved', 9, 9)));
+      return chunk.map((i) =>
+        side === 'A'
+          ? run(i.name, 'solved', 2, 2)
+          : fastOn(Number(i.name.slice(1)))
+            ? run(i.name, 'solved', 0.6, 0.6)
+            : o.caps.size
+              ? run(i.name, 'timeout', 6, 6)
+              : run(i.name, 'solved', 9, 9),
+      );
     };
     const wild = await runSession({ order, challengers: ['wild'], lanes: 1, block: 1, timeoutS: 100, run: runs((i) => i % 2 === 0), cap: () => 6, ...rules });
     const s = wild.b.get('wild')!;
     assert.equal(s.dropped?.after, 10);
-    assert.match(s.dropped!.reason, /^cannot win: with its 5 capped runs counted at the cap and as solved \(the best they could have done\), the promotion test gives p = 0\.\d+ against the 0\.025 a promotion needs$/);
+    assert.match(
+      s.dropped!.reason,
+      /^cannot win: with its 5 capped runs counted at the cap and as solved \(the best they could have done\), the promotion test gives p = 0\.\d+ against the 0\.025 a promotion needs$/,
+    );
     assert.equal(s.capped, 5);
     assert.ok(!calls.some((c) => c.startsWith('wild:') && !c.endsWith(':capped')), 'no run again in full');
     // Capped on one instance only and fast on the rest: it could win, so its capped run runs again.
@@ -225,7 +321,10 @@ describe('the race (the rules)', () => {
     const good = await runSession({ order, challengers: ['good'], lanes: 1, block: 1, timeoutS: 100, run: runs((i) => i !== 3), cap: () => 6, ...rules });
     assert.equal(good.b.get('good')!.dropped, undefined);
     assert.equal(good.b.get('good')!.results.get('i3')!.status, 'solved');
-    assert.deepEqual(calls.filter((c) => !c.endsWith(':capped') && c.startsWith('good')), ['good:i3']);
+    assert.deepEqual(
+      calls.filter((c) => !c.endsWith(':capped') && c.startsWith('good')),
+      ['good:i3'],
+    );
     assert.ok(calls.filter((c) => c === 'A:i3').length === 2, 'the champion ran i3 again beside it');
   });
 
@@ -269,14 +368,20 @@ describe('the race (the rules)', () => {
         (name) => 1.1 * stored.get(name)!,
       );
       const sp = sidePairs(out, 'B', order);
-      const c = compareRuns(sp.map((p) => p.a), sp.map((p) => p.b), 100, { alpha: 0.1, on: 'cpu', resamples: 2000 });
+      const c = compareRuns(
+        sp.map((p) => p.a),
+        sp.map((p) => p.b),
+        100,
+        { alpha: 0.1, on: 'cpu', resamples: 2000 },
+      );
       if (c.test.p < 0.05) called++;
     }
     // 5% expected (15 of 300); 26 or more happens by chance in under 0.5% of seeds.
     assert.ok(called <= 25, `${called} of ${trials} identical challengers called faster at a one-sided 5%`);
   });
 
-  const testPairs = (ratio: number, n: number, jitter = 0.02): TestPair[] => Array.from({ length: n }, (_, i) => ({ a: 2 + i, b: (2 + i) * ratio * (1 + (i % 2 ? jitter : -jitter)), solvedA: true, solvedB: true }));
+  const testPairs = (ratio: number, n: number, jitter = 0.02): TestPair[] =>
+    Array.from({ length: n }, (_, i) => ({ a: 2 + i, b: (2 + i) * ratio * (1 + (i % 2 ? jitter : -jitter)), solvedA: true, solvedB: true }));
 
   it('the held-out check stops with a pass as soon as the pairs show faster, vetoes only once they show worse at its stated error, and runs on while they cannot', () => {
     assert.equal(heldOutCall(testPairs(0.7, 4), 20, 5, 'par2').stop, false, 'before min_instances');
@@ -284,10 +389,16 @@ describe('the race (the rules)', () => {
     // A veto may err in HELD_OUT_VETO of checks, shared among the 16 looks from 5 to 20 pairs: 10 pairs all 3x slower are not enough (p = 2^-10), 12 are.
     const ten = heldOutCall(testPairs(3, 10), 20, 5, 'par2');
     assert.deepEqual([ten.stop, ten.slower], [false, undefined]);
-    assert.match(ten.reason, /not shown worse than the champion there \(\d+\.\d% slower as a geometric mean; the test of worse gives p = 0\.00098, a veto needs under 0\.00063\)/);
+    assert.match(
+      ten.reason,
+      /not shown worse than the champion there \(\d+\.\d% slower as a geometric mean; the test of worse gives p = 0\.00098, a veto needs under 0\.00063\)/,
+    );
     const slow = heldOutCall(testPairs(3, 12), 20, 5, 'par2');
     assert.deepEqual([slow.stop, slow.slower], [true, true]);
-    assert.match(slow.reason, /^after 12 of 20 instances worse than the champion there \(\d+\.\d% slower as a geometric mean; the test of worse in PAR-2 or instance by instance gives p = 0\.00024, under the 0\.00063 each look may veto at\)$/);
+    assert.match(
+      slow.reason,
+      /^after 12 of 20 instances worse than the champion there \(\d+\.\d% slower as a geometric mean; the test of worse in PAR-2 or instance by instance gives p = 0\.00024, under the 0\.00063 each look may veto at\)$/,
+    );
     assert.equal(HELD_OUT_VETO / 16, 0.000625);
     assert.equal(heldOutVetoNeeds(5), 9, 'nine instances all worse: 2^-9 under 1% shared among five looks; fewer can never veto');
     const unsure = heldOutCall(testPairs(0.97, 8, 0.1), 20, 5, 'par2');
@@ -323,7 +434,9 @@ describe('the race (the rules)', () => {
     // Times under the floor count as the floor: 0.01 s against 0.04 s is no difference.
     assert.deepEqual(logRatios([0.04, 2], [0.01, 1]), [0, Math.log(0.5)]);
     // Solving more: 12 of 40 instances solved where the champion timed out (2T), 5% slower on the other 28.
-    const solvesMore = Array.from({ length: 40 }, (_, i): TestPair => (i < 12 ? { a: 200, b: 50, solvedA: false, solvedB: true } : { a: 2 + i, b: (2 + i) * 1.05 * (i % 2 ? 1.02 : 0.98), solvedA: true, solvedB: true }));
+    const solvesMore = Array.from({ length: 40 }, (_, i): TestPair =>
+      i < 12 ? { a: 200, b: 50, solvedA: false, solvedB: true } : { a: 2 + i, b: (2 + i) * 1.05 * (i % 2 ? 1.02 : 0.98), solvedA: true, solvedB: true },
+    );
     const ranked = objectiveTest(solvesMore, 'solved-then-par2');
     assert.ok(ranked.p < 0.001 && ranked.solved_p! < 0.001, JSON.stringify(ranked));
     assert.ok(objectiveTest(solvesMore, 'par2').p < 0.001, 'its PAR-2 is far lower too: seen by the PAR-2 part');

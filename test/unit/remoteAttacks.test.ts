@@ -91,13 +91,20 @@ function arena(): Arena {
     { name: 'php-7-6.cnf', expected: 'UNSAT', leaked: false },
   ];
   const body = (name: string) =>
-    name.startsWith('planted-40-') ? planted3Sat(40, 4.0, Number(name.slice(-5, -4))) : name.startsWith('php-') ? pigeonhole(Number(name[4]), Number(name[6])) : fs.readFileSync(path.join(FIXTURES, 'cnf', name), 'utf8');
+    name.startsWith('planted-40-')
+      ? planted3Sat(40, 4.0, Number(name.slice(-5, -4)))
+      : name.startsWith('php-')
+        ? pigeonhole(Number(name[4]), Number(name[6]))
+        : fs.readFileSync(path.join(FIXTURES, 'cnf', name), 'utf8');
   const instances = raw.map((i) => ({ ...i, text: `c arena ${token}\n${body(i.name)}` }));
   const set = path.join(root, 'hidden', 'a', 'b', 'c', 'set');
   for (const i of instances) write(path.join(set, i.name), i.text);
   write(path.join(set, 'meta.csv'), ['instance,family,expected', ...instances.map((i) => `${i.name},arena,${i.expected}`), ''].join('\n'));
   for (const i of instances.filter((x) => x.leaked)) write(path.join(root, 'leaked', i.name), i.text);
-  write(path.join(root, 'leaked', 'meta.csv'), ['instance,family,expected', ...instances.filter((i) => i.leaked).map((i) => `${i.name},leak,UNSAT`), ''].join('\n'));
+  write(
+    path.join(root, 'leaked', 'meta.csv'),
+    ['instance,family,expected', ...instances.filter((i) => i.leaked).map((i) => `${i.name},leak,UNSAT`), ''].join('\n'),
+  );
   const decoy = path.join(root, 'benchmarks', 'decoy');
   write(path.join(decoy, 'decoy.cnf'), pigeonhole(4, 3));
   const storeFile = write(path.join(root, '.satlution', 'results', 'runs.jsonl'), '');
@@ -169,7 +176,12 @@ function honest(): string {
 }
 
 /** One evaluation of `solver` on the arena's set (perf-like: no proofs, unless asked). */
-async function evaluate(runner: Runner, a: Arena, solver: string, o: { isolation: IsolationSettings; store: ResultsStore; timeoutS?: number; checkProofs?: boolean }): Promise<RunSetOutcome> {
+async function evaluate(
+  runner: Runner,
+  a: Arena,
+  solver: string,
+  o: { isolation: IsolationSettings; store: ResultsStore; timeoutS?: number; checkProofs?: boolean },
+): Promise<RunSetOutcome> {
   const dratTrim = findDratTrim();
   return runSet({
     solverDir: solver,
@@ -198,7 +210,11 @@ function daemonsIn(root: string): number[] {
       return '';
     }
   };
-  return r.stdout.split('\n').filter(Boolean).map(Number).filter((pid) => cwd(pid).includes(root));
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map(Number)
+    .filter((pid) => cwd(pid).includes(root));
 }
 
 /** What the thief got out of a run, by every channel it tries. */
@@ -232,7 +248,10 @@ async function loot(a: Arena, out: RunSetOutcome, tcp: Listener, decoyBefore: Ma
     }
   };
   walk(a.root);
-  const lines = fs.readFileSync(a.storeFile, 'utf8').split('\n').filter((l) => l.trim());
+  const lines = fs
+    .readFileSync(a.storeFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   const parses = (l: string) => {
     try {
       return StoredRun.safeParse(JSON.parse(l)).success;
@@ -295,7 +314,7 @@ function assertUntouched(a: Arena, candidate: string, before: { set: Map<string,
   assert.deepEqual(snapshot(a.set), before.set, 'the set changed');
   // Remote instances are named by the sha256 of their content: a name whose content hashes to it is untouched.
   const setCnfs = [...snapshot(a.set)].filter(([f]) => f.endsWith('.cnf')).map(([, h]): [string, string] => [`${h}.cnf`, h]);
-  assert.deepEqual(snapshot(path.join(a.workdir, 'instances')), new Map(setCnfs), 'the remote instances are not exactly the set\'s files');
+  assert.deepEqual(snapshot(path.join(a.workdir, 'instances')), new Map(setCnfs), "the remote instances are not exactly the set's files");
   const solvers = fs.readdirSync(path.join(a.workdir, 'solvers'));
   assert.equal(solvers.length, 1, solvers.join(' '));
   assert.deepEqual(snapshot(path.join(a.workdir, 'solvers', solvers[0]!)), snapshot(candidate), 'the synced solver is not the candidate any more');
@@ -323,7 +342,11 @@ function strictInCi(ctx: Mocha.Context, what: string): Mocha.Context {
 /** Skips (fails in CI) where the attacks cannot run: no working bubblewrap, cadical or drat-trim here. */
 async function needTools(ctx: Mocha.Context): Promise<void> {
   const box = await probeIsolation({ mode: 'bwrap' });
-  const missing = [box.ok ? '' : `a working bubblewrap (${box.problem})`, spawnSync('cadical', ['--version']).status === 0 ? '' : 'cadical', findDratTrim() ? '' : 'drat-trim'].filter(Boolean);
+  const missing = [
+    box.ok ? '' : `a working bubblewrap (${box.problem})`,
+    spawnSync('cadical', ['--version']).status === 0 ? '' : 'cadical',
+    findDratTrim() ? '' : 'drat-trim',
+  ].filter(Boolean);
   assert.ok(fs.existsSync(WORKER), `${WORKER} is missing: run node esbuild.mjs first`);
   if (!missing.length) return;
   const why = `needs ${missing.join(', ')} (scripts/setup-sat-tools.sh; apt-get install bubblewrap)`;
@@ -385,7 +408,10 @@ function attackTests(runnerAt: () => (workdir: string) => Runner): void {
       const said = JSON.stringify(got);
       assert.deepEqual(got.answeredFromLeak, ['planted-40-1.cnf'], said);
       assert.equal(out.results.find((r) => r.instance === 'planted-40-1.cnf')?.status, 'wrong');
-      assert.ok(got.hostCaches.some((f) => f.startsWith('/tmp/thief-cache/')), said);
+      assert.ok(
+        got.hostCaches.some((f) => f.startsWith('/tmp/thief-cache/')),
+        said,
+      );
       const solver = path.join('work', 'solvers', fs.readdirSync(path.join(a.workdir, 'solvers'))[0]!);
       assert.ok(got.drops.includes(path.join(solver, 'env.dump')) && got.drops.includes(path.join(solver, '.thief-cache')), said);
       assert.ok(got.spoiledBenchmark, said);
@@ -407,14 +433,19 @@ function attackTests(runnerAt: () => (workdir: string) => Runner): void {
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.deepEqual(daemonsIn(a.root), [], 'the daemons were ended');
-    assert.deepEqual(HOST_CACHES.flatMap((c) => a.hashes.map((h) => path.join(c, h))).filter((f) => fs.existsSync(f)), [], 'the host caches were removed');
+    assert.deepEqual(
+      HOST_CACHES.flatMap((c) => a.hashes.map((h) => path.join(c, h))).filter((f) => fs.existsSync(f)),
+      [],
+      'the host caches were removed',
+    );
   });
 
   it('an honest solver passes in the sandbox with every check ok (models, DRAT proofs)', async () => {
     const a = arena();
     const out = await evaluate(runnerAt()(a.workdir), a, honest(), { isolation: SANDBOX, store: freshStore(a), checkProofs: true });
     assertSolvedRight(out, a);
-    for (const r of out.results) assert.deepEqual([r.instance, r.check.kind, r.check.ok], [r.instance, r.expected === 'SAT' ? 'model' : 'drat', true], r.check.detail);
+    for (const r of out.results)
+      assert.deepEqual([r.instance, r.check.kind, r.check.ok], [r.instance, r.expected === 'SAT' ? 'model' : 'drat', true], r.check.detail);
   });
 }
 
@@ -452,17 +483,27 @@ async function sshdWithoutBwrap(sshd: Sshd): Promise<NoBwrapSshd> {
   const port = await freePort();
   const sshdConfig = write(
     path.join(mine, 'sshd_config'),
-    fs.readFileSync(path.join(dir, 'sshd_config'), 'utf8').replace(/^Port \d+$/m, `Port ${port}`).replace(/^PidFile .*$/m, `PidFile ${path.join(mine, 'sshd.pid')}`) + `SetEnv PATH=${farm}\n`,
+    fs
+      .readFileSync(path.join(dir, 'sshd_config'), 'utf8')
+      .replace(/^Port \d+$/m, `Port ${port}`)
+      .replace(/^PidFile .*$/m, `PidFile ${path.join(mine, 'sshd.pid')}`) + `SetEnv PATH=${farm}\n`,
   );
   const sshConfig = write(
     path.join(mine, 'ssh_config'),
-    fs.readFileSync(sshd.config, 'utf8').replace(/^Host .*$/m, `Host ${NO_BWRAP_HOST}`).replace(/^(\s*)Port \d+$/m, `$1Port ${port}`).replace(/^(\s*)UserKnownHostsFile .*$/m, `$1UserKnownHostsFile ${path.join(mine, 'known_hosts')}`),
+    fs
+      .readFileSync(sshd.config, 'utf8')
+      .replace(/^Host .*$/m, `Host ${NO_BWRAP_HOST}`)
+      .replace(/^(\s*)Port \d+$/m, `$1Port ${port}`)
+      .replace(/^(\s*)UserKnownHostsFile .*$/m, `$1UserKnownHostsFile ${path.join(mine, 'known_hosts')}`),
   );
   const bin = ['/usr/sbin/sshd', '/usr/bin/sshd'].find((p) => fs.existsSync(p)) ?? 'sshd';
   const child: ChildProcess = spawn(bin, ['-D', '-f', sshdConfig, '-E', path.join(mine, 'sshd.log')], { stdio: 'ignore' });
   const down = async () => {
     // Its per-connection children serve the control connections: end them too (as sshd-test.sh down does).
-    const kids = spawnSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' }).stdout.split('\n').filter((l) => l.trim()).map(Number);
+    const kids = spawnSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter((l) => l.trim())
+      .map(Number);
     for (const k of kids)
       try {
         process.kill(k, 'SIGTERM');
@@ -477,7 +518,9 @@ async function sshdWithoutBwrap(sshd: Sshd): Promise<NoBwrapSshd> {
   };
   const sshArgs = ['-F', sshConfig];
   for (const end = Date.now() + 10000; ; await new Promise((r) => setTimeout(r, 200))) {
-    const r = spawnSync('ssh', [...sshArgs, '-o', 'ControlMaster=no', '-o', 'ControlPath=none', NO_BWRAP_HOST, 'command -v bwrap || echo nobwrap'], { encoding: 'utf8' });
+    const r = spawnSync('ssh', [...sshArgs, '-o', 'ControlMaster=no', '-o', 'ControlPath=none', NO_BWRAP_HOST, 'command -v bwrap || echo nobwrap'], {
+      encoding: 'utf8',
+    });
     if (r.status === 0) {
       if (r.stdout.trim() !== 'nobwrap') {
         await down();
@@ -502,7 +545,15 @@ describe('attacks on the SSH runner (real sshd on 127.0.0.1)', function () {
   let sshd: Sshd | undefined;
 
   /** The SSH runner's config for a host and workdir. */
-  const config = (host: string, workdir: string): SshRunnerConfig => ({ name: 'box', kind: 'ssh', host, workdir, node: process.execPath, build: 'local', jobs: 2 });
+  const config = (host: string, workdir: string): SshRunnerConfig => ({
+    name: 'box',
+    kind: 'ssh',
+    host,
+    workdir,
+    node: process.execPath,
+    build: 'local',
+    jobs: 2,
+  });
 
   before(async function () {
     await needTools(this);
@@ -553,6 +604,11 @@ describe('attacks on the Slurm runner (real Slurm)', function () {
 
   attackTests(
     () => (workdir) =>
-      slurmRunner({ config: { name: 'cluster', kind: 'slurm', workdir, cpus_per_task: 1, max_array: 1000, node: process.execPath, build: 'local', sbatch_args: [] }, workerFile: WORKER, env: slurm!.env, pollMs: 300 }),
+      slurmRunner({
+        config: { name: 'cluster', kind: 'slurm', workdir, cpus_per_task: 1, max_array: 1000, node: process.execPath, build: 'local', sbatch_args: [] },
+        workerFile: WORKER,
+        env: slurm!.env,
+        pollMs: 300,
+      }),
   );
 });

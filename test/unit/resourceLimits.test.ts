@@ -51,7 +51,9 @@ const forkBomb = (n: number, marker: string) => `for i in $(seq ${n}); do sleep 
 async function survivors(marker: string): Promise<string[]> {
   let left: string[] = [];
   for (let i = 0; i < 50; i++) {
-    left = spawnSync('pgrep', ['-f', `sleep ${marker}`], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+    left = spawnSync('pgrep', ['-f', `sleep ${marker}`], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter(Boolean);
     if (!left.length) break;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -64,11 +66,29 @@ const cnf = () => write(path.join(tempDir(), 'a.cnf'), 'p cnf 1 1\n1 0\n');
 
 /** One checked run of `solverDir` with the limits in `isolation`. */
 function run(solverDir: string, isolation: IsolationSettings, extra: Partial<InstanceRunRequest> = {}) {
-  return runInstance({ solverDir, cnf: cnf(), name: 'a.cnf', vars: 1, family: null, expected: null, expectedFrom: 'none', timeoutS: 60, memMb: 2048, checkProofs: false, maxProofMb: 64, checkerTimeoutS: 60, isolation, ...extra });
+  return runInstance({
+    solverDir,
+    cnf: cnf(),
+    name: 'a.cnf',
+    vars: 1,
+    family: null,
+    expected: null,
+    expectedFrom: 'none',
+    timeoutS: 60,
+    memMb: 2048,
+    checkProofs: false,
+    maxProofMb: 64,
+    checkerTimeoutS: 60,
+    isolation,
+    ...extra,
+  });
 }
 
 /** `isolation` with the given limits. */
-const limited = (isolation: IsolationSettings, diskMaxMb: number, processesMax: number): IsolationSettings => ({ ...isolation, limits: { diskMaxMb, processesMax } });
+const limited = (isolation: IsolationSettings, diskMaxMb: number, processesMax: number): IsolationSettings => ({
+  ...isolation,
+  limits: { diskMaxMb, processesMax },
+});
 
 const PIDS_REASON = (what: string, n: number) => new RegExp(`${what} hit its limit of ${n} processes \\(evaluation\\.processes_max\\)`);
 const DISK_REASON = /evaluation\.disk_max_mb/;
@@ -86,7 +106,9 @@ describe('resource limits: evaluation.processes_max and evaluation.disk_max_mb',
     const text = renderConfig({ seeds: [{ name: 's', source: '.', primary: false }], benchmarks: { smoke: 'b' }, jobs: 1 });
     assert.match(text, /^ {2}disk_max_mb: 1024 /m);
     assert.match(text, /^ {2}processes_max: 256 /m);
-    const set = parseConfig('seeds: [{ name: s, source: . }]\nevaluation: { disk_max_mb: 64, processes_max: 32 }\nrunners: [{ name: local, kind: local }, { name: lab, kind: local, sandbox: off }]\n');
+    const set = parseConfig(
+      'seeds: [{ name: s, source: . }]\nevaluation: { disk_max_mb: 64, processes_max: 32 }\nrunners: [{ name: local, kind: local }, { name: lab, kind: local, sandbox: off }]\n',
+    );
     assert.ok(set.ok);
     // The runner's own sandbox setting does not change the limits: they are the workspace's everywhere.
     for (const runner of [undefined, 'local', 'lab']) assert.deepEqual(isolationFor(set.config, runner).limits, { diskMaxMb: 64, processesMax: 32 });
@@ -132,7 +154,12 @@ describe('resource limits: evaluation.processes_max and evaluation.disk_max_mb',
 
   it('a build within its limits still builds', async () => {
     for (const isolation of MODES) {
-      const b = await buildSolver(building('for i in $(seq 20); do sleep 0.2 & done\nwait\ntruncate -s 30M data\ndd if=/dev/zero of="$TMPDIR/x" bs=1M count=20 2>/dev/null\n'), 150, undefined, limited(isolation, 64, 64));
+      const b = await buildSolver(
+        building('for i in $(seq 20); do sleep 0.2 & done\nwait\ntruncate -s 30M data\ndd if=/dev/zero of="$TMPDIR/x" bs=1M count=20 2>/dev/null\n'),
+        150,
+        undefined,
+        limited(isolation, 64, 64),
+      );
       assert.ok(b.ok, `${isolation.mode}: ${b.detail}\n${b.log}`);
     }
   });
@@ -152,7 +179,9 @@ describe('resource limits: evaluation.processes_max and evaluation.disk_max_mb',
   it('where no cgroup can be made, the process tree is counted instead', async () => {
     // RLIMIT_AS for memory means no cgroup for the run at all.
     const marker = '4203.5';
-    const r = await run(running(`${forkBomb(2000, marker)}echo "s UNKNOWN"`), limited(hasBwrap ? DEFAULT_ISOLATION : OFF, 1024, 64), { memoryMethod: 'rlimit' });
+    const r = await run(running(`${forkBomb(2000, marker)}echo "s UNKNOWN"`), limited(hasBwrap ? DEFAULT_ISOLATION : OFF, 1024, 64), {
+      memoryMethod: 'rlimit',
+    });
     const left = await survivors(marker);
     assert.equal(r.status, 'crash', r.detail);
     assert.match(r.detail, PIDS_REASON('the run', 64));
@@ -168,14 +197,22 @@ describe('resource limits: evaluation.processes_max and evaluation.disk_max_mb',
   });
 
   (hasBwrap ? it : it.skip)('a run that fills its /tmp in the sandbox (a tmpfs the size of the limit) fails with the reason', async () => {
-    const r = await run(running('dd if=/dev/zero of=/tmp/fill bs=1M count=100 2>&1 | tail -1 >&2\nls -l /tmp/fill >&2\nsleep 30\necho "s UNKNOWN"'), limited(DEFAULT_ISOLATION, 64, 256));
+    const r = await run(
+      running('dd if=/dev/zero of=/tmp/fill bs=1M count=100 2>&1 | tail -1 >&2\nls -l /tmp/fill >&2\nsleep 30\necho "s UNKNOWN"'),
+      limited(DEFAULT_ISOLATION, 64, 256),
+    );
     assert.equal(r.status, 'crash', r.detail);
     assert.match(r.detail, /the run wrote more than 64 MB to its scratch space/);
   });
 
   it('a run within its limits is not touched', async () => {
     for (const isolation of MODES) {
-      const r = await run(running('for i in $(seq 20); do sleep 0.2 & done\nwait\ndd if=/dev/zero of="$HOME/f" bs=1M count=20 2>/dev/null\ndd if=/dev/zero of=/tmp/g bs=1M count=20 2>/dev/null\nrm -f /tmp/g\necho "s SATISFIABLE"\necho "v 1 0"\nexit 10'), limited(isolation, 64, 64));
+      const r = await run(
+        running(
+          'for i in $(seq 20); do sleep 0.2 & done\nwait\ndd if=/dev/zero of="$HOME/f" bs=1M count=20 2>/dev/null\ndd if=/dev/zero of=/tmp/g bs=1M count=20 2>/dev/null\nrm -f /tmp/g\necho "s SATISFIABLE"\necho "v 1 0"\nexit 10',
+        ),
+        limited(isolation, 64, 64),
+      );
       assert.equal(r.status, 'solved', `${isolation.mode}: ${r.detail}`);
     }
   });
@@ -183,11 +220,20 @@ describe('resource limits: evaluation.processes_max and evaluation.disk_max_mb',
   it('reach the builds and runs of an evaluation from satlution.yaml', async () => {
     const ws = tempDir();
     write(path.join(ws, 'benchmarks', 'perf', 'a.cnf'), 'p cnf 1 1\n1 0\n');
-    const yaml = (limits: string) => `seeds: [{ name: s, source: . }]\nbenchmarks: { smoke: benchmarks/perf, verify: benchmarks/perf, perf: benchmarks/perf }\nstages: { perf: { timeout_s: 60, audit: { min: 0, share: 0 } } }\nevaluation: { ${limits} }\n${hasBwrap ? '' : 'sandbox: off\n'}`;
+    const yaml = (limits: string) =>
+      `seeds: [{ name: s, source: . }]\nbenchmarks: { smoke: benchmarks/perf, verify: benchmarks/perf, perf: benchmarks/perf }\nstages: { perf: { timeout_s: 60, audit: { min: 0, share: 0 } } }\nevaluation: { ${limits} }\n${hasBwrap ? '' : 'sandbox: off\n'}`;
     const evaluate = async (solverDir: string, limits: string) => {
       const c = parseConfig(yaml(limits));
       assert.ok(c.ok, c.ok ? '' : JSON.stringify(c.issues));
-      return evaluateSolver({ ws, config: c.config, solverDir, overrides: { stage: 'perf', noProofs: true }, rules: false, record: false, runnerEnv: { workerFile: '' } });
+      return evaluateSolver({
+        ws,
+        config: c.config,
+        solverDir,
+        overrides: { stage: 'perf', noProofs: true },
+        rules: false,
+        record: false,
+        runnerEnv: { workerFile: '' },
+      });
     };
     const marker = '4204.5';
     const bomb = building(forkBomb(2000, marker));
@@ -196,7 +242,9 @@ describe('resource limits: evaluation.processes_max and evaluation.disk_max_mb',
     const build = e.gates.find((g) => g.gate === 'build')!;
     assert.equal(build.ok, false);
     assert.match(build.detail, PIDS_REASON('the build', 48));
-    const filler = building(`cp bin/starexec_run_default bin/quiet\nprintf '#!/bin/sh\\ndd if=/dev/zero of="$HOME/fill" bs=1M count=40 2>/dev/null\\nexec "$(dirname "$0")/quiet"\\n' > bin/starexec_run_default\n`);
+    const filler = building(
+      `cp bin/starexec_run_default bin/quiet\nprintf '#!/bin/sh\\ndd if=/dev/zero of="$HOME/fill" bs=1M count=40 2>/dev/null\\nexec "$(dirname "$0")/quiet"\\n' > bin/starexec_run_default\n`,
+    );
     const f = await evaluate(filler, 'disk_max_mb: 32');
     const perf = f.gates.find((g) => g.gate === 'perf')!;
     assert.equal(perf.ok, false, JSON.stringify(f.gates.map((g) => g.detail)));
@@ -211,7 +259,17 @@ describe('resource limits: evaluation.processes_max and evaluation.disk_max_mb',
       assert.ok(parsed.ok);
       const isolation = isolationFor(parsed.config);
       const settings = { solverDir: '/s', timeoutS: 5, memMb: 64, checkProofs: false, maxProofMb: 64, checkerTimeoutS: 5, isolation };
-      const task = { key: 'k', name: 'a.cnf', cnf: '/a.cnf', instanceHash: 'h', vars: 1, emptyClause: false, family: null, expected: null, expectedFrom: 'none' as const };
+      const task = {
+        key: 'k',
+        name: 'a.cnf',
+        cnf: '/a.cnf',
+        instanceHash: 'h',
+        vars: 1,
+        emptyClause: false,
+        family: null,
+        expected: null,
+        expectedFrom: 'none' as const,
+      };
       const args = workerArgs(settings, task, { solver: '/s', cnf: '/a.cnf', dratTrim: '' });
       assert.ok(args.includes('--disk-mb=64') && args.includes('--processes=32'), args.join(' '));
       assert.deepEqual(limitArgs(isolation), ['--disk-mb=64', '--processes=32']);
@@ -220,7 +278,9 @@ describe('resource limits: evaluation.processes_max and evaluation.disk_max_mb',
 
     it('fails a build that forks 2000 processes or writes a 2 GiB file, with the reason, and a run that forks', async () => {
       const marker = '4205.5';
-      const bomb = spawnSync(process.execPath, [WORKER, `--build=${building(forkBomb(2000, marker))}`, '--processes=64', '--timeout=150'], { encoding: 'utf8' });
+      const bomb = spawnSync(process.execPath, [WORKER, `--build=${building(forkBomb(2000, marker))}`, '--processes=64', '--timeout=150'], {
+        encoding: 'utf8',
+      });
       assert.deepEqual(await survivors(marker), []);
       assert.equal(bomb.status, 5, bomb.stderr);
       assert.match(bomb.stderr, PIDS_REASON('the build', 64));
@@ -230,13 +290,27 @@ describe('resource limits: evaluation.processes_max and evaluation.disk_max_mb',
       assert.match(disk.stderr, DISK_REASON);
       assert.ok(fs.statSync(path.join(big, 'big')).size <= 65 * MB);
       const runMarker = '4206.5';
-      const r = spawnSync(process.execPath, [WORKER, `--solver=${running(`${forkBomb(2000, runMarker)}echo "s UNKNOWN"`)}`, `--cnf=${cnf()}`, '--processes=64', '--timeout=60'], { encoding: 'utf8' });
+      const r = spawnSync(
+        process.execPath,
+        [WORKER, `--solver=${running(`${forkBomb(2000, runMarker)}echo "s UNKNOWN"`)}`, `--cnf=${cnf()}`, '--processes=64', '--timeout=60'],
+        { encoding: 'utf8' },
+      );
       assert.deepEqual(await survivors(runMarker), []);
       assert.equal(r.status, 0, r.stderr);
       const res = JSON.parse(r.stdout) as { status: string; detail: string };
       assert.equal(res.status, 'crash');
       assert.match(res.detail, PIDS_REASON('the run', 64));
-      const fill = spawnSync(process.execPath, [WORKER, `--solver=${running('dd if=/dev/zero of="$HOME/fill" bs=1M count=100 2>/dev/null\necho "s UNKNOWN"')}`, `--cnf=${cnf()}`, '--disk-mb=64', '--timeout=60'], { encoding: 'utf8' });
+      const fill = spawnSync(
+        process.execPath,
+        [
+          WORKER,
+          `--solver=${running('dd if=/dev/zero of="$HOME/fill" bs=1M count=100 2>/dev/null\necho "s UNKNOWN"')}`,
+          `--cnf=${cnf()}`,
+          '--disk-mb=64',
+          '--timeout=60',
+        ],
+        { encoding: 'utf8' },
+      );
       assert.equal(fill.status, 0, fill.stderr);
       assert.match((JSON.parse(fill.stdout) as { detail: string }).detail, /the run wrote more than 64 MB to its scratch space/);
     });
@@ -248,16 +322,26 @@ describe('resource limits: evaluation.processes_max and evaluation.disk_max_mb',
       });
       after(() => sshd?.down());
       const runner = (build: 'local' | 'remote') =>
-        sshRunner({ config: { name: 'box', kind: 'ssh', host: sshd!.host, workdir: path.join(tempDir('limits-remote-'), 'work'), node: process.execPath, build, jobs: 2 }, workerFile: WORKER, sshArgs: ['-F', sshd!.config] });
+        sshRunner({
+          config: { name: 'box', kind: 'ssh', host: sshd!.host, workdir: path.join(tempDir('limits-remote-'), 'work'), node: process.execPath, build, jobs: 2 },
+          workerFile: WORKER,
+          sshArgs: ['-F', sshd!.config],
+        });
 
       it('a build there (build: remote) that forks 2000 processes fails with the reason, and a run there that fills its $HOME', async () => {
         const marker = '4207.5';
         const isolation = limited(hasBwrap ? DEFAULT_ISOLATION : OFF, 64, 64);
-        await assert.rejects(evalOn(runner('remote'), makeSet(), { solver: building(forkBomb(2000, marker)), isolation }), (e: Error) => /the build on .* failed/.test(e.message) && PIDS_REASON('the build', 64).test(e.message));
+        await assert.rejects(
+          evalOn(runner('remote'), makeSet(), { solver: building(forkBomb(2000, marker)), isolation }),
+          (e: Error) => /the build on .* failed/.test(e.message) && PIDS_REASON('the build', 64).test(e.message),
+        );
         assert.deepEqual(await survivors(marker), []);
         const fill = running('dd if=/dev/zero of="$HOME/fill" bs=1M count=100 2>/dev/null\necho "s UNKNOWN"');
         const out = await evalOn(runner('local'), makeSet(), { solver: fill, isolation });
-        assert.ok(out.results.length > 0 && out.results.every((r) => r.status === 'crash' && /the run wrote more than 64 MB to its scratch space/.test(r.detail)), JSON.stringify(out.results.map((r) => r.detail)));
+        assert.ok(
+          out.results.length > 0 && out.results.every((r) => r.status === 'crash' && /the run wrote more than 64 MB to its scratch space/.test(r.detail)),
+          JSON.stringify(out.results.map((r) => r.detail)),
+        );
       });
     });
 

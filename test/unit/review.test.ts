@@ -42,7 +42,10 @@ describe('candidate diff', () => {
     write(path.join(b, 'HYPOTHESIS.md'), '# plan\n');
     write(path.join(b, 'RESULTS.md'), '# results\n');
     write(path.join(b, 'bin/starexec_run_default'), '#!/bin/sh\n');
-    assert.deepEqual((await diffCandidates(a, b)).map((c) => c.path), ['bin/starexec_run_default']);
+    assert.deepEqual(
+      (await diffCandidates(a, b)).map((c) => c.path),
+      ['bin/starexec_run_default'],
+    );
   });
 
   it('compares large files byte for byte without counting lines', async () => {
@@ -66,7 +69,15 @@ describe('candidate diff', () => {
     fs.symlinkSync('x.c', path.join(d, 'B', 'inside'));
     spawnSync('mkfifo', [path.join(d, 'B', 'pipe')]);
     const changes = await diffCandidates(path.join(d, 'A'), path.join(d, 'B'));
-    assert.deepEqual(changes.map((c) => [c.path, c.kind]), [['.hidden/y.c', 'modified'], ['inside', 'added'], ['pipe', 'added'], ['x.c', 'modified']]);
+    assert.deepEqual(
+      changes.map((c) => [c.path, c.kind]),
+      [
+        ['.hidden/y.c', 'modified'],
+        ['inside', 'added'],
+        ['pipe', 'added'],
+        ['x.c', 'modified'],
+      ],
+    );
     assert.deepEqual(changes.find((c) => c.path === 'x.c')!.after, { link: path.join(d, 'secret'), outside: true });
     assert.deepEqual(changes.find((c) => c.path === 'inside')!.after, { link: 'x.c', outside: true });
     assert.deepEqual(changes.find((c) => c.path === 'pipe')!.after, { special: 'a FIFO (named pipe)' });
@@ -88,14 +99,26 @@ describe('runner health', () => {
   it('checks node, cores, drat-trim, CPU time, the memory, processes and disk limits and disk space of a local runner', async () => {
     const c = config(base + 'runners: [{name: local, kind: local, jobs: 1}]\n');
     const f = await checkRunnerHealth(c.runners[0]!, c, tempDir());
-    assert.deepEqual(f.map((x) => x.check), ['node', 'cores', 'drat-trim', 'sandbox', 'CPU time', 'memory limit', 'processes limit', 'disk limit', 'disk']);
-    assert.match(f.find((x) => x.check === 'CPU time')!.detail, /^(user \+ system of each run's whole process tree, orphans included, from (cpuacct\.usage|cpu\.stat) of its own cgroup|not measured: .* To get it: )/);
-    assert.match(f.find((x) => x.check === 'processes limit')!.detail, /^256 per build or run, (enforced with cgroup-v[12] pids\.max|but (no cgroup can hold it here|the cgroup-v2 here has no pids controller))/);
+    assert.deepEqual(
+      f.map((x) => x.check),
+      ['node', 'cores', 'drat-trim', 'sandbox', 'CPU time', 'memory limit', 'processes limit', 'disk limit', 'disk'],
+    );
+    assert.match(
+      f.find((x) => x.check === 'CPU time')!.detail,
+      /^(user \+ system of each run's whole process tree, orphans included, from (cpuacct\.usage|cpu\.stat) of its own cgroup|not measured: .* To get it: )/,
+    );
+    assert.match(
+      f.find((x) => x.check === 'processes limit')!.detail,
+      /^256 per build or run, (enforced with cgroup-v[12] pids\.max|but (no cgroup can hold it here|the cgroup-v2 here has no pids controller))/,
+    );
     assert.match(f.find((x) => x.check === 'disk limit')!.detail, /^1024 MB for a build's directory/);
     assert.equal(f.find((x) => x.check === 'node')!.level, 'ok');
     assert.match(f.find((x) => x.check === 'cores')!.detail, /^1 parallel run on \d+ cores$/);
     assert.match(f.find((x) => x.check === 'disk')!.detail, /GB free/);
-    assert.deepEqual([f.find((x) => x.check === 'sandbox')!.level, f.find((x) => x.check === 'sandbox')!.detail], ['ok', 'bubblewrap on this machine: builds and runs see only the candidate (and their instance), no network, a cleared environment']);
+    assert.deepEqual(
+      [f.find((x) => x.check === 'sandbox')!.level, f.find((x) => x.check === 'sandbox')!.detail],
+      ['ok', 'bubblewrap on this machine: builds and runs see only the candidate (and their instance), no network, a cleared environment'],
+    );
   });
 
   it('says when a runner measures without isolation, and what a missing bubblewrap needs', async () => {
@@ -128,7 +151,21 @@ describe('runner health', () => {
 });
 
 describe('status bar text', () => {
-  const cycle = { cycle: 3, step: 'code' as const, parent: 1, candidate: 4, title: 'restarts', started_at: '', updated_at: '', outcome: null, champion_changed: false, proposals: [], hint: null, island: null, selected: null };
+  const cycle = {
+    cycle: 3,
+    step: 'code' as const,
+    parent: 1,
+    candidate: 4,
+    title: 'restarts',
+    started_at: '',
+    updated_at: '',
+    outcome: null,
+    champion_changed: false,
+    proposals: [],
+    hint: null,
+    island: null,
+    selected: null,
+  };
   it('shows the running phase and the champion with its PAR-2', () => {
     const t = statusText(cycle, true, { dir: 'SATLUTION_1', par2: 12.345 });
     assert.equal(t.text, '$(sync~spin) cycle 3: code  $(star-full) SATLUTION_1 12.35 s');

@@ -13,18 +13,32 @@ import { CLI, FIXTURES, RULES, tempDir, write } from './helpers';
 const rule = (front: string, body = 'text') => `---\n${front}\n---\n${body}\n`;
 
 describe('rules: format and selection', () => {
-  it('the default rulebase loads, with the paper\'s rule family', async () => {
+  it("the default rulebase loads, with the paper's rule family", async () => {
     const rules = await loadRules(RULES);
     const ids = rules.map((r) => r.id);
-    for (const id of ['R00-compliance', 'R01-pre-evaluation', 'R02-critical-correctness', 'R03-mandatory-logging', 'R04-forbidden-patterns', 'R05-rule-evolution', 'K15-solver-constraints'])
+    for (const id of [
+      'R00-compliance',
+      'R01-pre-evaluation',
+      'R02-critical-correctness',
+      'R03-mandatory-logging',
+      'R04-forbidden-patterns',
+      'R05-rule-evolution',
+      'K15-solver-constraints',
+    ])
       assert.ok(ids.includes(id), id);
-    assert.ok(rules.every((r) => r.body.length > 100), 'every rule explains itself');
+    assert.ok(
+      rules.every((r) => r.body.length > 100),
+      'every rule explains itself',
+    );
   });
 
   it('reports a broken rule file with the file and the key', () => {
     assert.throws(() => parseRule('x.md', 'no front matter'), /x\.md: no YAML front matter/);
     assert.throws(() => parseRule('x.md', rule('id: a\ntitle: t\nphases: [cooking]')), /x\.md: phases\.0: /);
-    assert.throws(() => parseRule('x.md', rule('id: a\ntitle: t\nphases: [coding]\nchecks:\n  - { kind: forbidden_pattern, id: p, pattern: "(", message: m }')), /checks\.0\.pattern: not a valid regular expression/);
+    assert.throws(
+      () => parseRule('x.md', rule('id: a\ntitle: t\nphases: [coding]\nchecks:\n  - { kind: forbidden_pattern, id: p, pattern: "(", message: m }')),
+      /checks\.0\.pattern: not a valid regular expression/,
+    );
     assert.throws(() => parseRule('x.md', rule('id: a\ntitle: t\nscope: auto\nphases: [coding]')), /globs: scope auto needs at least one glob/);
     assert.ok(new RuleError('x') instanceof Error);
   });
@@ -57,7 +71,13 @@ describe('rules: the C/C++ lexer', () => {
 describe('rules: compliance checks', () => {
   async function candidate(): Promise<{ ws: string; parent: string; cand: string }> {
     const ws = tempDir();
-    await initWorkspace({ dir: ws, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    await initWorkspace({
+      dir: ws,
+      seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }],
+      defaultRulesDir: RULES,
+      approver: { confirm: async () => true },
+      log: silentLogger,
+    });
     const cand = path.join(ws, 'SATLUTION_1');
     await new CandidateStore(ws).create({ id: 1, parent: 0, status: 'coding' }); // the record first, then the directory
     fs.cpSync(path.join(ws, 'SATLUTION_0'), cand, { recursive: true });
@@ -77,7 +97,13 @@ describe('rules: compliance checks', () => {
     const c = await candidate();
     const src = path.join(c.cand, 'tinysat.c');
     const lines = fs.readFileSync(src, 'utf8').split('\n');
-    lines.push('/* fork() would be wrong */', 'static const char *why = "never fork()";', 'static int spawn_helper (void) { return fork (); }', 'static char table[65536];', '#include <pthread.h>');
+    lines.push(
+      '/* fork() would be wrong */',
+      'static const char *why = "never fork()";',
+      'static int spawn_helper (void) { return fork (); }',
+      'static char table[65536];',
+      '#include <pthread.h>',
+    );
     fs.writeFileSync(src, lines.join('\n'));
     const r = await check(c);
     const at = (id: string) => r.violations.find((v) => v.check === id);
@@ -105,7 +131,10 @@ describe('rules: compliance checks', () => {
 
   it('finds benchmark instance names in the source, strings included', async () => {
     const c = await candidate();
-    fs.appendFileSync(path.join(c.cand, 'tinysat.c'), '\nstatic int special (const char *f) { return !strcmp (f, "uf250-1065-042.cnf"); }\n// uf250-1065-017 in a comment is fine\n');
+    fs.appendFileSync(
+      path.join(c.cand, 'tinysat.c'),
+      '\nstatic int special (const char *f) { return !strcmp (f, "uf250-1065-042.cnf"); }\n// uf250-1065-017 in a comment is fine\n',
+    );
     const r = await check(c, ['uf250-1065-042.cnf', 'uf250-1065-017.cnf.xz', 'add8.cnf']);
     const leaks = r.violations.filter((v) => v.check === 'instance_name_leak');
     assert.equal(leaks.length, 1);
@@ -128,7 +157,10 @@ describe('rules: compliance checks', () => {
     const r = spawnSync(process.execPath, [CLI, 'rules', 'check', c.cand], { encoding: 'utf8' });
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stdout, /^error {3}R04-forbidden-patterns threads-and-processes {2}tinysat\.c:\d+ {2}solvers are single-threaded/m);
-    assert.match(r.stdout, /1 error\(s\), 0 warning\(s\), \d+ hit\(s\) in code the candidate inherited \(not counted\); compliance \d+% \(\d+\/\d+ checks passed\)/);
+    assert.match(
+      r.stdout,
+      /1 error\(s\), 0 warning\(s\), \d+ hit\(s\) in code the candidate inherited \(not counted\); compliance \d+% \(\d+\/\d+ checks passed\)/,
+    );
     const j = spawnSync(process.execPath, [CLI, 'rules', 'check', c.cand, '--json'], { encoding: 'utf8' });
     assert.equal((JSON.parse(j.stdout) as { errors: number }).errors, 1);
   });
@@ -147,21 +179,36 @@ describe('rules: compliance checks', () => {
 describe('rules: checks that apply in some phases only', () => {
   it('asks for RESULTS.md after evaluation, not before', async () => {
     const ws = tempDir();
-    await initWorkspace({ dir: ws, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    await initWorkspace({
+      dir: ws,
+      seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }],
+      defaultRulesDir: RULES,
+      approver: { confirm: async () => true },
+      log: silentLogger,
+    });
     const dir = path.join(ws, 'SATLUTION_0');
     fs.rmSync(path.join(dir, 'RESULTS.md'));
     const rules = await loadRules(RULES);
     const before = await checkCompliance({ dir, rules, phase: 'pre-evaluation' });
     const after = await checkCompliance({ dir, rules, phase: 'post-evaluation' });
     assert.ok(!before.violations.some((v) => v.file === 'RESULTS.md'));
-    assert.deepEqual(after.violations.filter((v) => v.file === 'RESULTS.md').map((v) => v.message), ['RESULTS.md is missing']);
+    assert.deepEqual(
+      after.violations.filter((v) => v.file === 'RESULTS.md').map((v) => v.message),
+      ['RESULTS.md is missing'],
+    );
   });
 });
 
 describe('rules: candidates without a recorded parent', () => {
   it('a directory made by hand is judged against the primary seed, not trusted as a seed', async () => {
     const ws = tempDir();
-    await initWorkspace({ dir: ws, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    await initWorkspace({
+      dir: ws,
+      seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }],
+      defaultRulesDir: RULES,
+      approver: { confirm: async () => true },
+      log: silentLogger,
+    });
     const dir = path.join(ws, 'SATLUTION_7'); // no record: adopted from disk as "unknown"
     fs.cpSync(path.join(ws, 'SATLUTION_0'), dir, { recursive: true });
     fs.appendFileSync(path.join(dir, 'tinysat.c'), '\nstatic int h (void) { return fork (); }\n');
@@ -177,8 +224,19 @@ describe('rules: candidates without a recorded parent', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout.trim(), path.join(ws, 'SATLUTION_1'));
     assert.match(fs.readFileSync(path.join(ws, 'SATLUTION_1', 'HYPOTHESIS.md'), 'utf8'), /^# SATLUTION_1: try luby restarts\n\n## Change/);
-    const st = JSON.parse(spawnSync(process.execPath, [CLI, 'status', '--json', '--dir', ws], { encoding: 'utf8' }).stdout) as { candidates: { dir: string; parent: string | null; status: string }[] };
-    assert.deepEqual(st.candidates.map((c) => [c.dir, c.parent, c.status]), [['SATLUTION_0', null, 'seed'], ['SATLUTION_1', 'SATLUTION_0', 'coding']]);
-    assert.match(spawnSync(process.execPath, [CLI, 'new', '--dir', ws, '--from', 'SATLUTION_9'], { encoding: 'utf8' }).stderr, /SATLUTION_9 is not a known candidate/);
+    const st = JSON.parse(spawnSync(process.execPath, [CLI, 'status', '--json', '--dir', ws], { encoding: 'utf8' }).stdout) as {
+      candidates: { dir: string; parent: string | null; status: string }[];
+    };
+    assert.deepEqual(
+      st.candidates.map((c) => [c.dir, c.parent, c.status]),
+      [
+        ['SATLUTION_0', null, 'seed'],
+        ['SATLUTION_1', 'SATLUTION_0', 'coding'],
+      ],
+    );
+    assert.match(
+      spawnSync(process.execPath, [CLI, 'new', '--dir', ws, '--from', 'SATLUTION_9'], { encoding: 'utf8' }).stderr,
+      /SATLUTION_9 is not a known candidate/,
+    );
   });
 });

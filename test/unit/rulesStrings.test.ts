@@ -31,7 +31,13 @@ const rawHits = async (dir: string, rules: Rule[]): Promise<ComplianceReport> =>
 /** A workspace with the tinysat seed and a faithful child SATLUTION_1 to edit. */
 async function candidate(): Promise<{ parent: string; cand: string }> {
   const ws = tempDir();
-  await initWorkspace({ dir: ws, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+  await initWorkspace({
+    dir: ws,
+    seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }],
+    defaultRulesDir: RULES,
+    approver: { confirm: async () => true },
+    log: silentLogger,
+  });
   const cand = path.join(ws, 'SATLUTION_1');
   await new CandidateStore(ws).create({ id: 1, parent: 0, status: 'coding' });
   fs.cpSync(path.join(ws, 'SATLUTION_0'), cand, { recursive: true });
@@ -39,7 +45,8 @@ async function candidate(): Promise<{ parent: string; cand: string }> {
   return { parent: path.join(ws, 'SATLUTION_0'), cand };
 }
 
-const checkChild = async (c: { parent: string; cand: string }) => checkCompliance({ dir: c.cand, parentDir: c.parent, rules: await loadRules(RULES), phase: 'pre-evaluation' });
+const checkChild = async (c: { parent: string; cand: string }) =>
+  checkCompliance({ dir: c.cand, parentDir: c.parent, rules: await loadRules(RULES), phase: 'pre-evaluation' });
 
 /** Appends lines to a file; returns the 1-based line number of the first one. */
 function appendLines(file: string, lines: string[]): number {
@@ -69,7 +76,15 @@ describe('rules in strings: the lexer keeps strings and blanks comments', () => 
   });
 
   it('scripts get # comments blanked, but not $# or a # inside quotes', () => {
-    assert.deepEqual(['src/a.c', 'x/y.hpp', 'bin/starexec_run_default', 'starexec_build', 'build/go.sh', 'Makefile', 'README.md'].map(commentStyleOf), ['c', 'c', 'hash', 'hash', 'hash', 'hash', 'none']);
+    assert.deepEqual(['src/a.c', 'x/y.hpp', 'bin/starexec_run_default', 'starexec_build', 'build/go.sh', 'Makefile', 'README.md'].map(commentStyleOf), [
+      'c',
+      'c',
+      'hash',
+      'hash',
+      'hash',
+      'hash',
+      'none',
+    ]);
     const src = '#!/usr/bin/env bash\n# never read ../../benchmarks\nn=$# ; echo "a#b" \'c#d\' # $HOME here\ncat "$HOME/x"\n';
     const out = blankComments(src, 'hash');
     assert.equal(out.length, src.length);
@@ -80,7 +95,10 @@ describe('rules in strings: the lexer keeps strings and blanks comments', () => 
 });
 
 describe('rules in strings: the in_strings field', () => {
-  const fp = (extra: string) => rule(`id: T\ntitle: t\nphases: [pre-evaluation]\nchecks:\n  - { kind: forbidden_pattern, id: meta, pattern: 'meta\\.csv', message: 'reads metadata'${extra} }`);
+  const fp = (extra: string) =>
+    rule(
+      `id: T\ntitle: t\nphases: [pre-evaluation]\nchecks:\n  - { kind: forbidden_pattern, id: meta, pattern: 'meta\\.csv', message: 'reads metadata'${extra} }`,
+    );
 
   it('defaults to false and rejects a non-boolean', () => {
     const c = fp('').checks[0]!;
@@ -96,7 +114,10 @@ describe('rules in strings: the in_strings field', () => {
     const off = await rawHits(dir, [fp('')]);
     assert.deepEqual(off.violations, [], 'strings are blanked by default');
     const on = await rawHits(dir, [fp(', in_strings: true')]);
-    assert.deepEqual(on.violations.map((v) => [v.rule, v.check, v.file, v.line, v.severity]), [['T', 'meta', 'src/io.c', 3, 'error']]);
+    assert.deepEqual(
+      on.violations.map((v) => [v.rule, v.check, v.file, v.line, v.severity]),
+      [['T', 'meta', 'src/io.c', 3, 'error']],
+    );
     assert.match(on.violations[0]!.message, /^reads metadata \(`meta\.csv`\)$/);
   });
 });
@@ -131,7 +152,10 @@ describe('rules in strings: the default data-access checks', () => {
     const line = appendLines(run, ['# never cat ../../benchmarks/meta.csv', 'cat "$HOME/answers" >/dev/null']);
     appendLines(path.join(c.cand, 'tinysat.c'), ['#include "../src/x.h"', '#  include "../../src/y.h"']);
     const r = await checkChild(c);
-    assert.deepEqual(r.violations.filter((v) => v.rule === R06).map((v) => `${v.check} ${v.file}:${v.line}`), [`home-paths bin/starexec_run_default:${line + 1}`]);
+    assert.deepEqual(
+      r.violations.filter((v) => v.rule === R06).map((v) => `${v.check} ${v.file}:${v.line}`),
+      [`home-paths bin/starexec_run_default:${line + 1}`],
+    );
   });
 
   it('do not count a string the parent has too (inherited), but do count a new copy', async () => {
@@ -141,13 +165,19 @@ describe('rules in strings: the default data-access checks', () => {
     appendLines(path.join(c.parent, 'tinysat.c'), [code]);
     appendLines(path.join(c.cand, 'tinysat.c'), [code]);
     const same = await checkChild(c);
-    assert.deepEqual(same.violations.filter((v) => v.rule === R06), []);
+    assert.deepEqual(
+      same.violations.filter((v) => v.rule === R06),
+      [],
+    );
     assert.equal(same.inherited - before, 2, 'benchmark-metadata and parent-directory-escape, both inherited');
     const line = appendLines(path.join(c.cand, 'tinysat.c'), [code.replace('peek', 'peek2')]);
     const more = await checkChild(c);
     const counted = more.violations.filter((v) => v.rule === R06);
     assert.deepEqual(counted.map((v) => v.check).sort(), ['benchmark-metadata', 'parent-directory-escape'], 'one copy is inherited, the new one counts');
-    assert.ok(counted.every((v) => v.file === 'tinysat.c' && (v.line === line || v.line === line - 1)), 'reported at one of the two copies');
+    assert.ok(
+      counted.every((v) => v.file === 'tinysat.c' && (v.line === line || v.line === line - 1)),
+      'reported at one of the two copies',
+    );
   });
 
   it('give examples/minicdcl, with its generated run script, no hit', async () => {
@@ -167,7 +197,10 @@ describe('rules in strings: the default data-access checks', () => {
     if (!src) this.skip();
     const r = await rawHits(src!, await dataAccessRules());
     assert.equal(r.checksRun, 4);
-    assert.deepEqual(r.violations.map((v) => `${v.severity} ${v.check} ${v.file}:${v.line} ${v.match}`), []);
+    assert.deepEqual(
+      r.violations.map((v) => `${v.severity} ${v.check} ${v.file}:${v.line} ${v.match}`),
+      [],
+    );
   });
 });
 
@@ -188,13 +221,23 @@ describe('rules in strings: short instance names', function () {
       ),
     );
     const rules = (await loadRules(RULES)).filter((r) => r.id === 'R02-critical-correctness');
-    const r = await checkCompliance({ dir: cand, parentDir: parent, rules, phase: 'pre-evaluation', instanceNames: ['php-9-8.cnf', 'ph6.cnf', 'true.cnf', 'sat.cnf'] });
+    const r = await checkCompliance({
+      dir: cand,
+      parentDir: parent,
+      rules,
+      phase: 'pre-evaluation',
+      instanceNames: ['php-9-8.cnf', 'ph6.cnf', 'true.cnf', 'sat.cnf'],
+    });
     const leaks = r.violations.filter((v) => v.check === 'instance_name_leak');
-    assert.deepEqual(leaks.map((v) => `${v.file}:${v.match}`), ['tinysat.c:php-9-8'], JSON.stringify(leaks));
+    assert.deepEqual(
+      leaks.map((v) => `${v.file}:${v.match}`),
+      ['tinysat.c:php-9-8'],
+      JSON.stringify(leaks),
+    );
     assert.match(leaks[0]!.message, /benchmark instance "php-9-8" is named in the source/);
   });
 
-  it('do not fire on kissat\'s solver sources with every one of its test formulas as instances', async function () {
+  it("do not fire on kissat's solver sources with every one of its test formulas as instances", async function () {
     const src = kissatSource();
     if (!src) {
       if (process.env.CI) throw new Error('kissat source unavailable');
@@ -205,7 +248,13 @@ describe('rules in strings: short instance names', function () {
     const r = await checkCompliance({ dir: src, rules, phase: 'pre-evaluation', keepSourceHits: true, instanceNames: names });
     // kissat's own test harness (test/) names its test formulas; its solver (src/) names none.
     const hits = r.violations.filter((v) => v.check === 'instance_name_leak');
-    assert.ok(hits.some((v) => v.match!.length < 8), 'short names are looked for');
-    assert.deepEqual(hits.filter((v) => !v.file!.startsWith('test/')).map((v) => `${v.file}:${v.line} ${v.match}`), []);
+    assert.ok(
+      hits.some((v) => v.match!.length < 8),
+      'short names are looked for',
+    );
+    assert.deepEqual(
+      hits.filter((v) => !v.file!.startsWith('test/')).map((v) => `${v.file}:${v.line} ${v.match}`),
+      [],
+    );
   });
 });

@@ -34,7 +34,18 @@ export function makeSet(extra: Record<string, string> = {}): string {
   return dir;
 }
 
-export async function evalOn(runner: Runner, set: string, opts: { solver: string; store?: ResultsStore; isolation?: IsolationSettings; signal?: AbortSignal; onResult?: (r: InstanceResult) => void; onStatus?: (m: string) => void }): Promise<RunSetOutcome> {
+export async function evalOn(
+  runner: Runner,
+  set: string,
+  opts: {
+    solver: string;
+    store?: ResultsStore;
+    isolation?: IsolationSettings;
+    signal?: AbortSignal;
+    onResult?: (r: InstanceResult) => void;
+    onStatus?: (m: string) => void;
+  },
+): Promise<RunSetOutcome> {
   return runSet({
     solverDir: opts.solver,
     instances: await listSet(set),

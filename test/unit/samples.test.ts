@@ -21,7 +21,10 @@ describe('first run: sample benchmarks and drat-trim', function () {
   it('samples are deterministic, with a planted SAT and a pigeonhole UNSAT family per stage', () => {
     for (const stage of ['smoke', 'verify', 'perf'] as const) {
       const a = stageSamples(stage);
-      assert.deepEqual(a.map((s) => s.text), stageSamples(stage).map((s) => s.text));
+      assert.deepEqual(
+        a.map((s) => s.text),
+        stageSamples(stage).map((s) => s.text),
+      );
       assert.deepEqual([...new Set(a.map((s) => `${s.family}:${s.expected}`))].sort(), ['pigeonhole:UNSAT', 'planted:SAT']);
       assert.equal(new Set(a.map((s) => s.name)).size, a.length, 'names are unique');
     }
@@ -30,20 +33,46 @@ describe('first run: sample benchmarks and drat-trim', function () {
   it('fills the empty sets, leaves one with instances alone, and the seed passes every gate on them with proofs checked', async function () {
     if (!DRAT_TRIM) this.skip();
     const ws = tempDir();
-    await initWorkspace({ dir: ws, seeds: [{ name: 'minicdcl', source: path.join(ROOT, 'examples', 'minicdcl') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    await initWorkspace({
+      dir: ws,
+      seeds: [{ name: 'minicdcl', source: path.join(ROOT, 'examples', 'minicdcl') }],
+      defaultRulesDir: RULES,
+      approver: { confirm: async () => true },
+      log: silentLogger,
+    });
     const mine = write(path.join(ws, 'benchmarks', 'smoke', 'mine.cnf'), 'p cnf 1 1\n1 0\n');
     const config = await loadConfig(ws);
     const r = await addSampleBenchmarks(ws, config);
-    assert.deepEqual(r.map((x) => [x.set, x.written, x.kept]), [['smoke', 0, 1], ['verify', 5, 0], ['perf', 12, 0]]);
+    assert.deepEqual(
+      r.map((x) => [x.set, x.written, x.kept]),
+      [
+        ['smoke', 0, 1],
+        ['verify', 5, 0],
+        ['perf', 12, 0],
+      ],
+    );
     assert.equal(fs.readFileSync(mine, 'utf8'), 'p cnf 1 1\n1 0\n');
-    assert.deepEqual(fs.readdirSync(path.join(ws, 'benchmarks', 'smoke')).filter((n) => n.endsWith('.cnf')), ['mine.cnf']);
+    assert.deepEqual(
+      fs.readdirSync(path.join(ws, 'benchmarks', 'smoke')).filter((n) => n.endsWith('.cnf')),
+      ['mine.cnf'],
+    );
     const meta = fs.readFileSync(path.join(ws, 'benchmarks', 'verify', 'meta.csv'), 'utf8');
     assert.match(meta, /^instance,family,expected\nplanted-80-200\.cnf,planted,SAT\n/);
     assert.match(meta, /php-6-5-s200\.cnf,pigeonhole,UNSAT/);
     // Adding again writes nothing: every set has instances now.
-    assert.deepEqual((await addSampleBenchmarks(ws, config)).map((x) => x.written), [0, 0, 0]);
+    assert.deepEqual(
+      (await addSampleBenchmarks(ws, config)).map((x) => x.written),
+      [0, 0, 0],
+    );
     assert.ok(config.stages.verify?.check_proofs, 'the template checks proofs in verify');
-    const e = await evaluateSolver({ ws, config, solverDir: path.join(ws, 'SATLUTION_0'), overrides: { stage: 'all', jobs: 2 }, dratTrim: DRAT_TRIM!, runnerEnv: { workerFile: WORKER } });
+    const e = await evaluateSolver({
+      ws,
+      config,
+      solverDir: path.join(ws, 'SATLUTION_0'),
+      overrides: { stage: 'all', jobs: 2 },
+      dratTrim: DRAT_TRIM!,
+      runnerEnv: { workerFile: WORKER },
+    });
     const bad = e.gates.find((g) => !g.ok);
     assert.equal(bad, undefined, bad && `${bad.gate}: ${bad.detail}\n${bad.failures.join('\n')}`);
     assert.equal(e.verdict, 'pass');
@@ -56,7 +85,13 @@ describe('first run: sample benchmarks and drat-trim', function () {
 
   it('satlution generate samples fills the sets of the workspace it is run in, once', async () => {
     const ws = tempDir();
-    await initWorkspace({ dir: ws, seeds: [{ name: 'minicdcl', source: path.join(ROOT, 'examples', 'minicdcl') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    await initWorkspace({
+      dir: ws,
+      seeds: [{ name: 'minicdcl', source: path.join(ROOT, 'examples', 'minicdcl') }],
+      defaultRulesDir: RULES,
+      approver: { confirm: async () => true },
+      log: silentLogger,
+    });
     const run = () => spawnSync(process.execPath, [CLI, 'generate', 'samples'], { cwd: path.join(ws, 'benchmarks'), encoding: 'utf8' });
     const first = run();
     assert.equal(first.status, 0, first.stderr);

@@ -29,7 +29,13 @@ export function hashListing(dir: string): Map<string, string> {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else out.set(path.relative(dir, p), createHash('sha256').update(e.isSymbolicLink() ? fs.readlinkSync(p) : fs.readFileSync(p)).digest('hex'));
+      else
+        out.set(
+          path.relative(dir, p),
+          createHash('sha256')
+            .update(e.isSymbolicLink() ? fs.readlinkSync(p) : fs.readFileSync(p))
+            .digest('hex'),
+        );
     }
   };
   walk(dir);
@@ -40,7 +46,10 @@ export function hashListing(dir: string): Map<string, string> {
 function changed(before: Map<string, string>, after: Map<string, string>, except: string[]): string[] {
   const keep = (p: string) => !except.some((x) => p === x || p.startsWith(x + path.sep));
   const keys = new Set([...before.keys(), ...after.keys()]);
-  return [...keys].filter(keep).filter((k) => before.get(k) !== after.get(k)).sort();
+  return [...keys]
+    .filter(keep)
+    .filter((k) => before.get(k) !== after.get(k))
+    .sort();
 }
 
 /** A workspace: verify and perf sets with meta.csv (UNSAT pigeonholes, planted SAT), and the thief as SATLUTION_1. */
@@ -48,7 +57,11 @@ function workspace(port: number): string {
   const ws = tempDir();
   const perf = path.join(ws, 'benchmarks', 'perf');
   let meta = 'instance,family,expected\n';
-  for (const [p, h] of [[7, 6], [8, 7], [9, 8]] as const) {
+  for (const [p, h] of [
+    [7, 6],
+    [8, 7],
+    [9, 8],
+  ] as const) {
     write(path.join(perf, `php-${p}-${h}.cnf`), pigeonhole(p, h));
     meta += `php-${p}-${h}.cnf,pigeonhole,UNSAT\n`;
   }
@@ -123,7 +136,16 @@ describe('sandbox: attacks by an answer-hunting solver gain nothing (local runne
   });
 
   const evaluate = (ws: string, sandbox: 'on' | 'off', stage: 'all' | 'perf' = 'all'): Promise<Evaluation> =>
-    evaluateSolver({ ws, config: config(sandbox), solverDir: path.join(ws, 'SATLUTION_1'), rules: false, record: false, dratTrim: DRAT_TRIM!, overrides: { jobs: 2, stage }, runnerEnv: { workerFile: WORKER } });
+    evaluateSolver({
+      ws,
+      config: config(sandbox),
+      solverDir: path.join(ws, 'SATLUTION_1'),
+      rules: false,
+      record: false,
+      dratTrim: DRAT_TRIM!,
+      overrides: { jobs: 2, stage },
+      runnerEnv: { workerFile: WORKER },
+    });
 
   it('finds nothing, caches nothing, writes nothing outside, and passes honestly', async () => {
     const ws = workspace(port);
@@ -132,7 +154,11 @@ describe('sandbox: attacks by an answer-hunting solver gain nothing (local runne
     assert.equal(e.verdict, 'pass', e.gates.map((g) => `${g.gate}: ${g.detail}`).join('\n'));
     const perf = e.gates.find((g) => g.gate === 'perf')!;
     assert.deepEqual(perf.results!.map((r) => [r.instance, r.status, r.answer]).sort(), [
-      ['php-7-6.cnf', 'solved', 'UNSAT'], ['php-8-7.cnf', 'solved', 'UNSAT'], ['php-9-8.cnf', 'solved', 'UNSAT'], ['planted-1.cnf', 'solved', 'SAT'], ['planted-2.cnf', 'solved', 'SAT'],
+      ['php-7-6.cnf', 'solved', 'UNSAT'],
+      ['php-8-7.cnf', 'solved', 'UNSAT'],
+      ['php-9-8.cnf', 'solved', 'UNSAT'],
+      ['planted-1.cnf', 'solved', 'SAT'],
+      ['planted-2.cnf', 'solved', 'SAT'],
     ]);
     assert.equal(e.doc.isolation, 'bwrap');
     const text = logs(ws);
@@ -145,7 +171,11 @@ describe('sandbox: attacks by an answer-hunting solver gain nothing (local runne
     for (const c of CACHES) assert.equal(fs.existsSync(c), false, `${c} was written`);
     assert.equal(connections, 0, 'a connection reached the loopback listener');
     assert.equal(daemons(), '', 'a daemon outlived its run');
-    assert.equal(fs.readdirSync(os.tmpdir()).filter((f) => /^satlution-(run|build)-/.test(f) && f.includes(`-${process.pid}-`)).length, 0, 'run directories were removed');
+    assert.equal(
+      fs.readdirSync(os.tmpdir()).filter((f) => /^satlution-(run|build)-/.test(f) && f.includes(`-${process.pid}-`)).length,
+      0,
+      'run directories were removed',
+    );
   });
 
   it('a second measurement of the same instances learns nothing from the first', async () => {
@@ -156,7 +186,10 @@ describe('sandbox: attacks by an answer-hunting solver gain nothing (local runne
     fs.rmSync(path.join(ws, '.satlution', 'logs'), { recursive: true, force: true });
     const e = await evaluate(ws, 'on');
     assert.equal(e.verdict, 'pass');
-    assert.ok(e.gates.every((g) => !g.reused), 'the runs were not reused');
+    assert.ok(
+      e.gates.every((g) => !g.reused),
+      'the runs were not reused',
+    );
     assert.doesNotMatch(logs(ws), /c saw/);
   });
 
@@ -171,7 +204,10 @@ describe('sandbox: attacks by an answer-hunting solver gain nothing (local runne
       // It spoiled the benchmarks it could reach: caught by the instance's hash before any check.
       const perf = e.gates.find((g) => g.gate === 'perf');
       assert.ok(perf && !perf.ok, 'the attack fails perf');
-      assert.ok(perf!.failures.some((f) => /was changed during the run/.test(f)), perf!.failures.join('\n'));
+      assert.ok(
+        perf!.failures.some((f) => /was changed during the run/.test(f)),
+        perf!.failures.join('\n'),
+      );
     } finally {
       cleanUp();
     }

@@ -30,10 +30,26 @@ function tinysat(delayS = 0): string {
 }
 
 function opts(workdir: string, extra: Partial<ArrayOptions> = {}): ArrayOptions {
-  return { jobName: 'satlution-test', workdir, node: process.execPath, workerFile: WORKER, cpusPerTask: 1, memMb: 600, timeLimitMin: timeLimitMinutes(30, false), extraArgs: [], ...extra };
+  return {
+    jobName: 'satlution-test',
+    workdir,
+    node: process.execPath,
+    workerFile: WORKER,
+    cpusPerTask: 1,
+    memMb: 600,
+    timeLimitMin: timeLimitMinutes(30, false),
+    extraArgs: [],
+    ...extra,
+  };
 }
 
-const workerArgs = (solverDir: string, cnf: string, name: string, timeoutS = 30) => [`--solver=${solverDir}`, `--cnf=${cnf}`, `--name=${name}`, `--timeout=${timeoutS}`, '--mem=512'];
+const workerArgs = (solverDir: string, cnf: string, name: string, timeoutS = 30) => [
+  `--solver=${solverDir}`,
+  `--cnf=${cnf}`,
+  `--name=${name}`,
+  `--timeout=${timeoutS}`,
+  '--mem=512',
+];
 
 /** What must match between a run on Slurm and the same run here (times and memory vary). */
 function comparable(r: InstanceResult) {
@@ -62,10 +78,29 @@ async function until(what: string, ok: () => boolean, ms = 60000) {
 
 describe('slurm array jobs (parsing)', function () {
   it('reads squeue and sacct lines defensively, including unsplit pending ranges', function () {
-    const q = parseSqueue('7_[2-3,5%2] PENDING JobArrayTaskLimit\n7_1 RUNNING None\n7_0 OUT_OF_MEMORY OutOfMemory\n8_0 RUNNING None\nslurm warning: junk\n', '7');
-    assert.deepEqual(q.map((s) => [s.index, s.state, s.phase, s.reason]), [[2, 'PENDING', 'pending', 'JobArrayTaskLimit'], [3, 'PENDING', 'pending', 'JobArrayTaskLimit'], [5, 'PENDING', 'pending', 'JobArrayTaskLimit'], [1, 'RUNNING', 'running', ''], [0, 'OUT_OF_MEMORY', 'finished', 'OutOfMemory']]);
+    const q = parseSqueue(
+      '7_[2-3,5%2] PENDING JobArrayTaskLimit\n7_1 RUNNING None\n7_0 OUT_OF_MEMORY OutOfMemory\n8_0 RUNNING None\nslurm warning: junk\n',
+      '7',
+    );
+    assert.deepEqual(
+      q.map((s) => [s.index, s.state, s.phase, s.reason]),
+      [
+        [2, 'PENDING', 'pending', 'JobArrayTaskLimit'],
+        [3, 'PENDING', 'pending', 'JobArrayTaskLimit'],
+        [5, 'PENDING', 'pending', 'JobArrayTaskLimit'],
+        [1, 'RUNNING', 'running', ''],
+        [0, 'OUT_OF_MEMORY', 'finished', 'OutOfMemory'],
+      ],
+    );
     const a = parseSacct('7_0|CANCELLED by 0|0:15\n7_1|TIMEOUT|0:0\n7_2|NODE_FAIL|1:0\n|\n', '7');
-    assert.deepEqual(a.map((s) => [s.index, s.state, s.reason]), [[0, 'CANCELLED', 'exit code 0:15'], [1, 'TIMEOUT', ''], [2, 'NODE_FAIL', 'exit code 1:0']]);
+    assert.deepEqual(
+      a.map((s) => [s.index, s.state, s.reason]),
+      [
+        [0, 'CANCELLED', 'exit code 0:15'],
+        [1, 'TIMEOUT', ''],
+        [2, 'NODE_FAIL', 'exit code 1:0'],
+      ],
+    );
     assert.equal(timeLimitMinutes(60, false), 7);
     assert.throws(() => renderTaskFile([{ key: '../x', args: [] }]));
   });
@@ -104,16 +139,26 @@ describe('slurm array jobs (real Slurm)', function () {
     const { a, results, died } = await collect(workdir, tasks, { throttle: 1 });
     assert.deepEqual(died, []);
     for (const t of tasks) assert.deepEqual(comparable(results.get(t.key)!), comparable(runLocally(t.args)));
-    assert.deepEqual([...results.values()].map((r) => r.answer), ['SAT', 'UNSAT']);
+    assert.deepEqual(
+      [...results.values()].map((r) => r.answer),
+      ['SAT', 'UNSAT'],
+    );
     assert.ok(fs.existsSync(path.join(workdir, 'results', 'k0.json')));
     // A record goes once its job ended. An element still completing when the last result came in (slow
     // on a busy machine) keeps it; each of its tasks has a result, so nothing re-attaches to it (liveRecords
     // skips it), and the next look at the ended job removes it.
     const jobs = path.join(workdir, 'jobs');
     for (const r of fs.readdirSync(jobs).map((f) => JSON.parse(fs.readFileSync(path.join(jobs, f), 'utf8')) as { keys: (string | null)[] }))
-      assert.ok(r.keys.every((k) => !k || fs.existsSync(path.join(workdir, 'results', `${k}.json`))), 'a record left holds finished tasks only');
+      assert.ok(
+        r.keys.every((k) => !k || fs.existsSync(path.join(workdir, 'results', `${k}.json`))),
+        'a record left holds finished tasks only',
+      );
     const id = a.jobs[0]!.id;
-    await until('the job to end', () => parseSqueue(spawnSync('squeue', ['--array', '--job', id, '-h', '-t', 'all', '-o', '%i %T %r'], { encoding: 'utf8', env }).stdout, id).every((e) => e.phase === 'finished'));
+    await until('the job to end', () =>
+      parseSqueue(spawnSync('squeue', ['--array', '--job', id, '-h', '-t', 'all', '-o', '%i %T %r'], { encoding: 'utf8', env }).stdout, id).every(
+        (e) => e.phase === 'finished',
+      ),
+    );
     await follow({ exec, dir: localDir(workdir) }, a, { onResult: () => undefined, onDied: (d) => assert.fail(`died: ${JSON.stringify(d)}`) }, { pollMs: 300 });
     assert.deepEqual(fs.readdirSync(jobs), [], 'job records removed once all ended');
   });
@@ -164,22 +209,44 @@ describe('slurm array jobs (real Slurm)', function () {
     assert.deepEqual(again.jobs, first.jobs);
     const one = await submitOrAttach({ ...b, dir: localDir(workdir), tasks: tasks.slice(1) });
     assert.deepEqual([one.submitted, one.jobs], [[], [{ id: first.jobs[0]!.id, keys: [null, 'r1'] }]]);
-    const jobs = spawnSync('squeue', ['-h', '-o', '%A %j'], { encoding: 'utf8', env }).stdout.trim().split('\n').filter((l) => l.endsWith(' satlution-test'));
+    const jobs = spawnSync('squeue', ['-h', '-o', '%A %j'], { encoding: 'utf8', env })
+      .stdout.trim()
+      .split('\n')
+      .filter((l) => l.endsWith(' satlution-test'));
     assert.deepEqual(new Set(jobs.map((l) => l.split(' ')[0])), new Set([first.jobs[0]!.id]), 'exactly one job queued');
     const results = new Map<string, InstanceResult>();
-    await follow(b, again, { onResult: (k, r) => void results.set(k, r), onDied: (d) => assert.fail(`${d.key} died: ${d.state} ${d.reason}`) }, { pollMs: 300 });
+    await follow(
+      b,
+      again,
+      { onResult: (k, r) => void results.set(k, r), onDied: (d) => assert.fail(`${d.key} died: ${d.state} ${d.reason}`) },
+      { pollMs: 300 },
+    );
     assert.deepEqual([...results.keys()].sort(), ['r0', 'r1']);
 
     // Stop: an abort scancels the job and forgets it, so a re-run submits afresh.
     const stopDir = tempDir();
-    const s = { opts: opts(stopDir), exec, dir: localDir(stopDir), tasks: [{ key: 'stop', args: workerArgs(tinysat(60), path.join(FIXTURES, 'cnf', 'sat-small.cnf'), 'stop', 90) }], maxArray: 1000 };
+    const s = {
+      opts: opts(stopDir),
+      exec,
+      dir: localDir(stopDir),
+      tasks: [{ key: 'stop', args: workerArgs(tinysat(60), path.join(FIXTURES, 'cnf', 'sat-small.cnf'), 'stop', 90) }],
+      maxArray: 1000,
+    };
     const sa = await submitOrAttach(s);
     const stop = new AbortController();
-    const ended = follow(s, sa, { onResult: () => assert.fail('no result expected'), onDied: () => assert.fail('nothing died') }, { pollMs: 300, signal: stop.signal });
+    const ended = follow(
+      s,
+      sa,
+      { onResult: () => assert.fail('no result expected'), onDied: () => assert.fail('nothing died') },
+      { pollMs: 300, signal: stop.signal },
+    );
     setTimeout(() => stop.abort(), 1000);
     assert.equal(await ended, false);
     const sid = sa.jobs[0]!.id;
-    await until('the job to be cancelled', () => !/PENDING|RUNNING/.test(spawnSync('squeue', ['--array', '--job', sid, '-h', '-t', 'all', '-o', '%T'], { encoding: 'utf8', env }).stdout));
+    await until(
+      'the job to be cancelled',
+      () => !/PENDING|RUNNING/.test(spawnSync('squeue', ['--array', '--job', sid, '-h', '-t', 'all', '-o', '%T'], { encoding: 'utf8', env }).stdout),
+    );
     assert.ok(!fs.existsSync(path.join(stopDir, recordFile(sid))), 'a cancelled job is forgotten');
   });
 });

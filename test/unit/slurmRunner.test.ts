@@ -17,7 +17,15 @@ import { CLI, tempDir, WORKER, write } from './helpers';
 import { evalOn, makeSet, summary, tinysat } from './runnerFixtures';
 
 const config = (over: Partial<SlurmRunnerConfig> = {}): SlurmRunnerConfig => ({
-  name: 'cluster', kind: 'slurm', workdir: path.join(tempDir('satlution-shared-'), 'work'), cpus_per_task: 1, max_array: 1000, node: process.execPath, build: 'local', sbatch_args: [], ...over,
+  name: 'cluster',
+  kind: 'slurm',
+  workdir: path.join(tempDir('satlution-shared-'), 'work'),
+  cpus_per_task: 1,
+  max_array: 1000,
+  node: process.execPath,
+  build: 'local',
+  sbatch_args: [],
+  ...over,
 });
 
 async function until(what: string, ok: () => boolean, ms = 60000) {
@@ -43,14 +51,23 @@ describe('Slurm runner (real Slurm)', function () {
     const local = await evalOn(localRunner(), set, { solver: solverDir });
     const cfg = config({ array_throttle: 2 });
     const said: string[] = [];
-    const viaSlurm = await evalOn(slurmRunner({ config: cfg, workerFile: WORKER, env: slurm!.env, pollMs: 300 }), set, { solver: solverDir, onStatus: (m) => said.push(m) });
+    const viaSlurm = await evalOn(slurmRunner({ config: cfg, workerFile: WORKER, env: slurm!.env, pollMs: 300 }), set, {
+      solver: solverDir,
+      onStatus: (m) => said.push(m),
+    });
     assert.deepEqual(summary(viaSlurm), summary(local));
     assert.ok(viaSlurm.results.every((r) => r.status === 'solved'));
     const [ml, ms] = [computeMetrics(local.results, 30), computeMetrics(viaSlurm.results, 30)];
     assert.deepEqual([ms.n, ms.solved, ms.solved_sat, ms.solved_unsat, ms.wrong], [ml.n, ml.solved, ml.solved_sat, ml.solved_unsat, ml.wrong]);
     assert.ok(Math.abs(ms.par2 - ml.par2) < 0.5, `PAR-2 ${ms.par2} on Slurm vs ${ml.par2} locally`);
-    assert.ok(said.some((m) => /^submitted job \d+$/.test(m)), said.join('\n'));
-    assert.ok(said.some((m) => /^Slurm job \d+: 6\/6 done$/.test(m)), said.join('\n'));
+    assert.ok(
+      said.some((m) => /^submitted job \d+$/.test(m)),
+      said.join('\n'),
+    );
+    assert.ok(
+      said.some((m) => /^Slurm job \d+: 6\/6 done$/.test(m)),
+      said.join('\n'),
+    );
     // The shared workdir holds one copy of each thing, every result, and no job record anyone would
     // re-attach to: the job's record goes once it ended, or, when an element was still completing as the
     // last result came in (slow on a busy machine), at the next look (slurm.test.ts follows that one).
@@ -60,7 +77,7 @@ describe('Slurm runner (real Slurm)', function () {
     assert.deepEqual(ls('jobs'), [], 'and that look removes it');
   });
 
-  it('gives a job none of the submitter\'s secrets: an API key and SSH_AUTH_SOCK stay out of the runs', async () => {
+  it("gives a job none of the submitter's secrets: an API key and SSH_AUTH_SOCK stay out of the runs", async () => {
     const spy = await tinysat();
     const seen = tempDir('satlution-env-');
     // The attack: every run writes its environment where the test can read it.
@@ -69,8 +86,14 @@ describe('Slurm runner (real Slurm)', function () {
     const env = { ...slurm!.env, OPENAI_API_KEY: 'sk-attack-canary-1234', SSH_AUTH_SOCK: '/tmp/agent-canary.sock', SATLUTION_SECRET_CANARY: 'x' };
     // Unconfined (sandbox: off), so that the spy can leave its dumps where the test reads them: the job's
     // allow-listed environment (--export) must hold even then.
-    const out = await evalOn(slurmRunner({ config: config(), workerFile: WORKER, env, pollMs: 300 }), makeSet(), { solver: spy, isolation: { mode: 'off', buildNetwork: false, readOnly: [] } });
-    assert.ok(out.results.every((r) => r.status === 'solved'), JSON.stringify(summary(out)));
+    const out = await evalOn(slurmRunner({ config: config(), workerFile: WORKER, env, pollMs: 300 }), makeSet(), {
+      solver: spy,
+      isolation: { mode: 'off', buildNetwork: false, readOnly: [] },
+    });
+    assert.ok(
+      out.results.every((r) => r.status === 'solved'),
+      JSON.stringify(summary(out)),
+    );
     const dumps = fs.readdirSync(seen).map((f) => fs.readFileSync(path.join(seen, f), 'utf8'));
     assert.equal(dumps.length, 6);
     for (const d of dumps) {
@@ -84,16 +107,19 @@ describe('Slurm runner (real Slurm)', function () {
     const set = makeSet();
     const slow = await tinysat(2);
     const cfg = config();
-    write(path.join(ws, 'satlution.yaml'), [
-      'seeds: [{name: s, source: .}]',
-      `benchmarks: {smoke: ${JSON.stringify(set)}, tiny: ${JSON.stringify(set)}, perf: ${JSON.stringify(set)}}`,
-      'runners:',
-      '  - {name: local, kind: local}',
-      `  - {name: cluster, kind: slurm, workdir: ${JSON.stringify(cfg.workdir)}, node: ${JSON.stringify(process.execPath)}, array_throttle: 2}`,
-      'stages:',
-      '  verify: {set: tiny, runner: cluster, check_proofs: false, mem_mb: 1024}',
-      '',
-    ].join('\n'));
+    write(
+      path.join(ws, 'satlution.yaml'),
+      [
+        'seeds: [{name: s, source: .}]',
+        `benchmarks: {smoke: ${JSON.stringify(set)}, tiny: ${JSON.stringify(set)}, perf: ${JSON.stringify(set)}}`,
+        'runners:',
+        '  - {name: local, kind: local}',
+        `  - {name: cluster, kind: slurm, workdir: ${JSON.stringify(cfg.workdir)}, node: ${JSON.stringify(process.execPath)}, array_throttle: 2}`,
+        'stages:',
+        '  verify: {set: tiny, runner: cluster, check_proofs: false, mem_mb: 1024}',
+        '',
+      ].join('\n'),
+    );
     const args = [CLI, 'eval', slow, '--stage', 'verify', '--no-build'];
     const opts = { cwd: ws, env: { ...slurm!.env, XDG_CACHE_HOME: tempDir() } };
     const first = spawn(process.execPath, args, { ...opts, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -109,12 +135,20 @@ describe('Slurm runner (real Slurm)', function () {
     assert.match(squeue('--job', id, '-o', '%i'), new RegExp(`^${id}_`), 'the job is still queued after the CLI died');
     // The health check points at the orphaned job, and tells how to collect it.
     const health = spawnSync(process.execPath, [CLI, 'runners', 'cluster'], { ...opts, encoding: 'utf8' });
-    assert.match(health.stdout, new RegExp(`! jobs +job ${id} \\(\\d+ tasks?\\) submitted by an earlier evaluation: evaluate the same candidate again to re-attach`), health.stdout + health.stderr);
+    assert.match(
+      health.stdout,
+      new RegExp(`! jobs +job ${id} \\(\\d+ tasks?\\) submitted by an earlier evaluation: evaluate the same candidate again to re-attach`),
+      health.stdout + health.stderr,
+    );
     const again = spawnSync(process.execPath, args, { ...opts, encoding: 'utf8' });
     assert.equal(again.status, 0, again.stdout + again.stderr);
     assert.match(again.stderr, new RegExp(`re-attached to job ${id}`));
     assert.doesNotMatch(again.stderr, /submitted job/);
-    const store = fs.readFileSync(path.join(ws, '.satlution', 'results', 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { key: string }).key);
+    const store = fs
+      .readFileSync(path.join(ws, '.satlution', 'results', 'runs.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { key: string }).key);
     assert.equal(store.length, 6, 'exactly one stored result per instance');
     assert.equal(new Set(store).size, 6);
     assert.match(again.stdout, /6\/6 solved/);
@@ -140,29 +174,44 @@ describe('Slurm runner (real Slurm)', function () {
     assert.equal((await store.load()).size, 1, 'the other run finished and is stored');
     const said: string[] = [];
     const resumed = await evalOn(runner, set, { solver: slow, store: new ResultsStore(store.file), onStatus: (m) => said.push(m) });
-    assert.deepEqual(resumed.results.map((r) => r.status), ['solved', 'solved']);
-    assert.ok(said.some((m) => /^submitted job \d+$/.test(m) && !m.includes(id)), said.join('\n'));
-    assert.ok(said.some((m) => /: 1\/1 done$/.test(m)), `only the cancelled task ran again:\n${said.join('\n')}`);
+    assert.deepEqual(
+      resumed.results.map((r) => r.status),
+      ['solved', 'solved'],
+    );
+    assert.ok(
+      said.some((m) => /^submitted job \d+$/.test(m) && !m.includes(id)),
+      said.join('\n'),
+    );
+    assert.ok(
+      said.some((m) => /: 1\/1 done$/.test(m)),
+      `only the cancelled task ran again:\n${said.join('\n')}`,
+    );
   });
 
   it('explains a missing Slurm or a Node.js that does not run', async () => {
     const noSlurm = slurmRunner({ config: config(), workerFile: WORKER, env: { ...slurm!.env, PATH: '/nonexistent' } });
     await assert.rejects(evalOn(noSlurm, makeSet(), { solver: solverDir }), /sbatch does not run on this machine.*install the Slurm client/);
     const noNode = slurmRunner({ config: config({ node: '/nonexistent/node' }), workerFile: WORKER, env: slurm!.env });
-    await assert.rejects(evalOn(noNode, makeSet(), { solver: solverDir }), /Node\.js \("\/nonexistent\/node"\) does not run on this machine.*compute nodes need it too/);
+    await assert.rejects(
+      evalOn(noNode, makeSet(), { solver: solverDir }),
+      /Node\.js \("\/nonexistent\/node"\) does not run on this machine.*compute nodes need it too/,
+    );
   });
 
   it('checks the cluster: sbatch and sinfo, the partition, Node.js, disk and accounting', () => {
     const ws = tempDir();
-    write(path.join(ws, 'satlution.yaml'), [
-      'seeds: [{name: s, source: .}]',
-      'runners:',
-      '  - {name: local, kind: local}',
-      `  - {name: cluster, kind: slurm, workdir: ${JSON.stringify(config().workdir)}, node: ${JSON.stringify(process.execPath)}}`,
-      `  - {name: nopart, kind: slurm, workdir: ${JSON.stringify(config().workdir)}, partition: gpu-huge}`,
-      'stages: {smoke: {check_proofs: false}, verify: {check_proofs: false}}',
-      '',
-    ].join('\n'));
+    write(
+      path.join(ws, 'satlution.yaml'),
+      [
+        'seeds: [{name: s, source: .}]',
+        'runners:',
+        '  - {name: local, kind: local}',
+        `  - {name: cluster, kind: slurm, workdir: ${JSON.stringify(config().workdir)}, node: ${JSON.stringify(process.execPath)}}`,
+        `  - {name: nopart, kind: slurm, workdir: ${JSON.stringify(config().workdir)}, partition: gpu-huge}`,
+        'stages: {smoke: {check_proofs: false}, verify: {check_proofs: false}}',
+        '',
+      ].join('\n'),
+    );
     const r = spawnSync(process.execPath, [CLI, 'runners', 'cluster', 'nopart', '--json'], { cwd: ws, encoding: 'utf8', env: slurm!.env });
     assert.equal(r.status, 1, r.stdout + r.stderr);
     const report = JSON.parse(r.stdout) as Record<string, { check: string; level: string; detail: string }[]>;
@@ -195,12 +244,20 @@ describe('Slurm runner (real Slurm)', function () {
       // The login node builds the candidate from its sources (build: remote), as for a cluster of another platform.
       const cfg = config({ login_host: sshd!.host, build: 'remote' });
       const said: string[] = [];
-      const remote = await evalOn(slurmRunner({ config: cfg, workerFile: WORKER, sshArgs, pollMs: 300 }), set, { solver: solverDir, onStatus: (m) => said.push(m) });
+      const remote = await evalOn(slurmRunner({ config: cfg, workerFile: WORKER, sshArgs, pollMs: 300 }), set, {
+        solver: solverDir,
+        onStatus: (m) => said.push(m),
+      });
       assert.deepEqual(summary(remote), summary(local));
       assert.ok(said.includes(`syncing to the login node ${sshd!.host}`), said.join('\n'));
       assert.equal(fs.readdirSync(path.join(cfg.workdir, 'results')).length, 6);
       assert.ok(said.includes('syncing to the login node ' + sshd!.host), said.join('\n'));
-      assert.ok(fs.readdirSync(path.join(cfg.workdir, 'solvers')).filter((d) => !d.endsWith('.built')).every((d) => d.endsWith('.remote') && fs.existsSync(path.join(cfg.workdir, 'solvers', `${d}.built`))));
+      assert.ok(
+        fs
+          .readdirSync(path.join(cfg.workdir, 'solvers'))
+          .filter((d) => !d.endsWith('.built'))
+          .every((d) => d.endsWith('.remote') && fs.existsSync(path.join(cfg.workdir, 'solvers', `${d}.built`))),
+      );
     });
   });
 });

@@ -59,7 +59,11 @@ interface Ran {
 /** One call of the runner's remote script for KEY, as the SSH runner makes it. */
 function runCall(dir: string, o: { ms?: number; limitS?: number } = {}): { child: ChildProcess; done: Promise<Ran> } {
   const t0 = Date.now();
-  const child = track(spawn('sh', ['-c', remoteRunScript({ workdir: dir, key: KEY, worker: workerCmd(o.ms ?? 0), limitS: o.limitS ?? 3600 })], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(
+    spawn('sh', ['-c', remoteRunScript({ workdir: dir, key: KEY, worker: workerCmd(o.ms ?? 0), limitS: o.limitS ?? 3600 })], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -69,7 +73,8 @@ function runCall(dir: string, o: { ms?: number; limitS?: number } = {}): { child
 }
 
 const plant = (dir: string, key: string, text: string | Buffer) => fs.writeFileSync(path.join(dir, 'running', `${key}.pid`), text);
-const calls = (dir: string) => (fs.existsSync(path.join(dir, 'calls.log')) ? fs.readFileSync(path.join(dir, 'calls.log'), 'utf8').trim().split('\n').length : 0);
+const calls = (dir: string) =>
+  fs.existsSync(path.join(dir, 'calls.log')) ? fs.readFileSync(path.join(dir, 'calls.log'), 'utf8').trim().split('\n').length : 0;
 
 async function until(what: string, ok: () => boolean, ms = 10000): Promise<void> {
   for (const end = Date.now() + ms; Date.now() < end; await sleep(50)) if (ok()) return;
@@ -157,7 +162,7 @@ describe('run markers (running/<key>.pid): stale ones never hold a run up', func
     // The control: the same lookalike under a correct marker and a generous limit does hold the run.
     const dir = workdir();
     plant(dir, KEY, `${twin.pid} ${start} ${BOOT} ${HOST}\n`);
-    await heldUntilGone(dir, twin, 1500, 'a marker that names this run\'s worker holds the run');
+    await heldUntilGone(dir, twin, 1500, "a marker that names this run's worker holds the run");
   });
 
   it('a marker that is a FIFO or a 2 GB file is stale, read no further than its start, and neither blocks nor fills memory', async () => {
@@ -166,7 +171,10 @@ describe('run markers (running/<key>.pid): stale ones never hold a run up', func
     const huge = workdir();
     fs.writeFileSync(path.join(huge, 'running', `${KEY}.pid`), '');
     fs.truncateSync(path.join(huge, 'running', `${KEY}.pid`), 2 ** 31);
-    for (const [what, dir] of [['a FIFO', fifo], ['a 2 GB file', huge]] as const) {
+    for (const [what, dir] of [
+      ['a FIFO', fifo],
+      ['a 2 GB file', huge],
+    ] as const) {
       const r = await runCall(dir).done;
       assert.equal(r.code, 0, `${what}: ${r.stderr}`);
       assert.ok(r.ms < 10000, `${what}: took ${r.ms} ms`);
@@ -174,7 +182,7 @@ describe('run markers (running/<key>.pid): stale ones never hold a run up', func
     }
   });
 
-  it('a marker of a really running worker still holds the next call: it waits and returns that run\'s result, the worker runs once', async () => {
+  it("a marker of a really running worker still holds the next call: it waits and returns that run's result, the worker runs once", async () => {
     const dir = workdir();
     const first = runCall(dir, { ms: 2500 });
     const marker = path.join(dir, 'running', `${KEY}.pid`);
@@ -192,7 +200,7 @@ describe('run markers (running/<key>.pid): stale ones never hold a run up', func
     assert.ok(!fs.existsSync(marker));
   });
 
-  it('after the worker it waited on ends, the next call waits for that run\'s shell to move the result in, and does not run the worker again', async () => {
+  it("after the worker it waited on ends, the next call waits for that run's shell to move the result in, and does not run the worker again", async () => {
     const dir = workdir();
     const worker = lookalike(dir);
     const shell = bystander(); // stands in for the run's shell, between its worker's exit and the result's move
@@ -221,7 +229,7 @@ describe('run markers (running/<key>.pid): stale ones never hold a run up', func
     await heldUntilGone(dir2, worker2, 1200, 'a live worker holds the call');
   });
 
-  it('Stop signals only live workers of ours: a planted marker\'s process is left alone', async () => {
+  it("Stop signals only live workers of ours: a planted marker's process is left alone", async () => {
     const dir = workdir();
     const run = runCall(dir, { ms: 30000 });
     const marker = path.join(dir, 'running', `${KEY}.pid`);
@@ -252,13 +260,24 @@ describe('run markers through the SSH runner (real sshd on 127.0.0.1)', function
   it('markers a solver planted for every run, naming a live process, do not hold up the next evaluation', async () => {
     const solver = await tinysat();
     const set = makeSet();
-    const config = { name: 'box', kind: 'ssh' as const, host: sshd!.host, workdir: path.join(tempDir('satlution-remote-'), 'work'), node: process.execPath, build: 'local' as const, jobs: 2 };
+    const config = {
+      name: 'box',
+      kind: 'ssh' as const,
+      host: sshd!.host,
+      workdir: path.join(tempDir('satlution-remote-'), 'work'),
+      node: process.execPath,
+      build: 'local' as const,
+      jobs: 2,
+    };
     const runner = sshRunner({ config, workerFile: WORKER, sshArgs: ['-F', sshd!.config] });
     const first = await evalOn(runner, set, { solver });
     assert.ok(first.results.every((r) => r.status === 'solved'));
     // The attack: results gone, and a marker per key naming a process that lives on (both formats).
     const results = path.join(config.workdir, 'results');
-    const keys = fs.readdirSync(results).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length));
+    const keys = fs
+      .readdirSync(results)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.slice(0, -'.json'.length));
     assert.equal(keys.length, 6);
     const victim = bystander();
     await until('the bystander runs', () => alive(victim.pid!));
@@ -270,7 +289,10 @@ describe('run markers through the SSH runner (real sshd on 127.0.0.1)', function
     const again = await evalOn(runner, set, { solver });
     assert.ok(Date.now() - t0 < 30000, `took ${Date.now() - t0} ms (the bystander lives 60 s)`);
     assert.equal(again.results.length, 6);
-    assert.ok(again.results.every((r) => r.status === 'solved'), JSON.stringify(again.results.map((r) => r.status)));
+    assert.ok(
+      again.results.every((r) => r.status === 'solved'),
+      JSON.stringify(again.results.map((r) => r.status)),
+    );
     assert.equal(again.reused, 0);
     assert.deepEqual(fs.readdirSync(path.join(config.workdir, 'running')), []);
     assert.ok(alive(victim.pid!));

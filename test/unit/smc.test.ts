@@ -35,7 +35,7 @@ describe('smc: arithmetic', () => {
     assert.ok(Math.abs(w[0]! - 0.25) < 1e-12 && Math.abs(w[1]! - 0.75) < 1e-12);
   });
 
-  it('resamples systematically and accepts by min(1, exp(beta (R\' - R))), never a failure', () => {
+  it("resamples systematically and accepts by min(1, exp(beta (R' - R))), never a failure", () => {
     assert.deepEqual(systematicResample([0.1, 0.2, 0.7], 0.5), [1, 2, 2]);
     assert.deepEqual(systematicResample([0.5, 0.5], 0.1), [0, 1]);
     assert.equal(acceptance(10, 0.5, 0.6, false), 1);
@@ -49,7 +49,10 @@ describe('smc: arithmetic', () => {
     assert.ok(wins > 190, String(wins));
     const arms = updateArms({ x: { a: 3, b: 1 }, y: { a: 1, b: 5 } }, 'x', false);
     const round = (x: number) => Math.round(x * 1e6) / 1e6;
-    assert.deepEqual(Object.fromEntries(Object.entries(arms).map(([k, v]) => [k, { a: round(v.a), b: round(v.b) }])), { x: { a: 2.97, b: 2 }, y: { a: 1, b: 4.95 } });
+    assert.deepEqual(Object.fromEntries(Object.entries(arms).map(([k, v]) => [k, { a: round(v.a), b: round(v.b) }])), {
+      x: { a: 2.97, b: 2 },
+      y: { a: 1, b: 4.95 },
+    });
   });
 });
 
@@ -57,7 +60,11 @@ describe('smc: cycles', function () {
   this.timeout(300000);
 
   it('moves one particle per cycle, raises the temperature each iteration and ends the run', async () => {
-    const ws = await optsatWorkspace({ perf: 6, perfSeed: 700, edit: withStrategy('{ name: smc, smc: { particles: 2, mh_steps: 1, min_iterations: 2, max_iterations: 2 } }') });
+    const ws = await optsatWorkspace({
+      perf: 6,
+      perfSeed: 700,
+      edit: withStrategy('{ name: smc, smc: { particles: 2, mh_steps: 1, min_iterations: 2, max_iterations: 2 } }'),
+    });
     const config = await loadConfig(ws);
     const logs: string[] = [];
     const hints: string[] = [];
@@ -65,7 +72,15 @@ describe('smc: cycles', function () {
     const agent = { ...tuner, plan: (ctx: Parameters<typeof tuner.plan>[0]) => (hints.push(ctx.hint ?? ''), tuner.plan(ctx)) };
     const lambdas: number[] = [];
     for (let c = 0; c < 5; c++) {
-      await runCycle({ ws, config, agent, approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent: (e) => e.type === 'log' && logs.push(e.message) });
+      await runCycle({
+        ws,
+        config,
+        agent,
+        approver: { confirm: async () => true },
+        log: silentLogger,
+        jobs: 2,
+        onEvent: (e) => e.type === 'log' && logs.push(e.message),
+      });
       lambdas.push((await readSmc(ws))!.lambda);
     }
     const s = (await readSmc(ws))!;
@@ -73,13 +88,32 @@ describe('smc: cycles', function () {
     assert.equal(s.run, 2, JSON.stringify(s.ended));
     assert.match(s.ended[0]!.reason, /T_max = 2 iterations|lambda reached 1|stalled|has not improved/);
     assert.ok(lambdas[0]! > 0 && lambdas[2]! > lambdas[0]!, `lambda rises within a run: ${lambdas.join(', ')}`);
-    assert.ok(logs.some((l) => /^cycle 1 starts from SATLUTION_0: SMC run 1, iteration 1 \(lambda 0\.\d+, beta_t [\d.]+\): particle 1\/2, move 1\/1, kernel \S+; about \d+ evaluations left in this run$/.test(l)), logs.join('\n'));
+    assert.ok(
+      logs.some((l) =>
+        /^cycle 1 starts from SATLUTION_0: SMC run 1, iteration 1 \(lambda 0\.\d+, beta_t [\d.]+\): particle 1\/2, move 1\/1, kernel \S+; about \d+ evaluations left in this run$/.test(
+          l,
+        ),
+      ),
+      logs.join('\n'),
+    );
     // Run 1 ends at T_max; when lambda reaches 1 in that same iteration, that reason is named instead.
-    assert.ok(logs.some((l) => /: SMC run 1 ended: (T_max = 2 iterations|lambda reached 1 after 2 iterations[^;]*); SMC run 2, iteration 1/.test(l)), logs.join('\n'));
-    assert.equal(logs.filter((l) => /^SMC: SATLUTION_\d+ (reward [\d.]+ vs [\d.]+, acceptance [\d.]+: (accepted|rejected)|failed its gates: rejected) \(kernel \S+\)$/.test(l)).length, 5, logs.join('\n'));
+    assert.ok(
+      logs.some((l) => /: SMC run 1 ended: (T_max = 2 iterations|lambda reached 1 after 2 iterations[^;]*); SMC run 2, iteration 1/.test(l)),
+      logs.join('\n'),
+    );
+    assert.equal(
+      logs.filter((l) =>
+        /^SMC: SATLUTION_\d+ (reward [\d.]+ vs [\d.]+, acceptance [\d.]+: (accepted|rejected)|failed its gates: rejected) \(kernel \S+\)$/.test(l),
+      ).length,
+      5,
+      logs.join('\n'),
+    );
     // Every proposal carried its kernel to the agent; the kernels' evidence counts every move.
     assert.equal(hints.length, 5);
-    assert.ok(hints.every((h) => /^(diff|rewrite)/.test(h)), hints.join(' | '));
+    assert.ok(
+      hints.every((h) => /^(diff|rewrite)/.test(h)),
+      hints.join(' | '),
+    );
     const evidence = Object.values(s.kernels).reduce((n, k) => n + k.a + k.b, 0);
     assert.ok(evidence > 8 && evidence <= 13, `4 fresh arms (8) plus 5 decayed updates: ${evidence}`);
     const dash = (await new DashboardSource(ws).build()).data;
@@ -99,7 +133,7 @@ describe('budgets', function () {
     const s = (await readSmc(ws))!;
     assert.equal(s.run, 2);
     assert.equal(s.ended[0]!.reason, 'its budget of 3 evaluations is spent');
-    assert.equal(s.moves, 1, 'the 4th cycle is the new run\'s first move');
+    assert.equal(s.moves, 1, "the 4th cycle is the new run's first move");
   });
 
   it('starts no new cycle once budgets.cpu_hours is spent, and says so', async () => {
@@ -108,7 +142,10 @@ describe('budgets', function () {
     assert.equal(config.budgets.cpu_hours, 0.000001);
     const first = await runCycle({ ws, config, agent: tunerAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
     assert.equal(first.step, 'done', 'the cycle in progress finishes');
-    await assert.rejects(runCycle({ ws, config, agent: tunerAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 }), (e: unknown) => e instanceof BudgetExhausted && /the CPU budget of 0\.000001 h is spent \([\d.]+ h of solver time used\)/.test((e as Error).message));
+    await assert.rejects(
+      runCycle({ ws, config, agent: tunerAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 }),
+      (e: unknown) => e instanceof BudgetExhausted && /the CPU budget of 0\.000001 h is spent \([\d.]+ h of solver time used\)/.test((e as Error).message),
+    );
     const cli = spawnSync(process.execPath, [CLI, 'cycle', '--dir', ws, '--agent', 'tuner'], { encoding: 'utf8' });
     assert.equal(cli.status, 0, cli.stderr);
     assert.match(cli.stderr, /satlution cycle: stopped: the CPU budget of 0\.000001 h is spent/);

@@ -44,14 +44,21 @@ describe('the solver identity of stored results', function () {
       const prev = process.env.XDG_CACHE_HOME;
       process.env.XDG_CACHE_HOME = cache; // one results store for both
       try {
-        const run = (dir: string) => evaluateSolver({ ws: undefined, config, solverDir: dir, overrides: { stage: 'verify', bench: set, noProofs: true, jobs: 1 }, runnerEnv: { workerFile: '' } });
+        const run = (dir: string) =>
+          evaluateSolver({
+            ws: undefined,
+            config,
+            solverDir: dir,
+            overrides: { stage: 'verify', bench: set, noProofs: true, jobs: 1 },
+            runnerEnv: { workerFile: '' },
+          });
         const h = await run(honest);
         const hv = h.gates.find((g) => g.gate === 'verify')!;
         assert.equal(h.verdict, 'pass', hv.detail);
         const l = await run(liar);
         const lv = l.gates.find((g) => g.gate === 'verify')!;
         assert.equal(lv.reused, 0);
-        assert.equal(l.verdict, 'fail', 'the liar passed on the honest solver\'s results');
+        assert.equal(l.verdict, 'fail', "the liar passed on the honest solver's results");
       } finally {
         if (prev === undefined) delete process.env.XDG_CACHE_HOME;
         else process.env.XDG_CACHE_HOME = prev;

@@ -15,7 +15,8 @@ import { tempDir, write } from './helpers';
 export const SPIN = 200000;
 
 /** The run script: a CPU-bound start-up loop, then cadical with a DRAT proof when given a proof directory. */
-const runScript = (spin: number) => `#!/usr/bin/env bash\n# cadical after a start-up loop.\nfor ((i = 0; i < ${spin}; i++)); do :; done\nexec cadical -q "$1" \${2:+"$2/proof.out"}\n`;
+const runScript = (spin: number) =>
+  `#!/usr/bin/env bash\n# cadical after a start-up loop.\nfor ((i = 0; i < ${spin}; i++)); do :; done\nexec cadical -q "$1" \${2:+"$2/proof.out"}\n`;
 
 /** The seed: solver.sh, built into bin/solver, which the run script (protected by the rules: it stays as the parent had it) runs. */
 function seed(): string {
@@ -39,7 +40,13 @@ export const EASY_UNSAT: [number, number][] = [
 ];
 
 /** A workspace around the seed: easy UNSAT and `sat` SAT formulas, the hard one when asked, 60 s perf timeout, the promotion margin given; `edit` rewrites satlution.yaml further. */
-export function spinCadicalWorkspace(o: { hard: boolean; unsat: [number, number][]; sat: number; marginPct: number; edit?: (yaml: string) => string }): Promise<string> {
+export function spinCadicalWorkspace(o: {
+  hard: boolean;
+  unsat: [number, number][];
+  sat: number;
+  marginPct: number;
+  edit?: (yaml: string) => string;
+}): Promise<string> {
   return seededWorkspace({
     dir: tempDir(),
     seedName: 'spincadical',
@@ -51,7 +58,9 @@ export function spinCadicalWorkspace(o: { hard: boolean; unsat: [number, number]
     },
     // Room for the hard formula on a busy machine (wall time is the limit), and the margin of the test.
     edit: (y) => {
-      const base = y.replace(/^(\s*perf:\s*\{[^}]*?)timeout_s: \d+/m, '$1timeout_s: 60').replace(/min_improvement_pct: \d+/, `min_improvement_pct: ${o.marginPct}`);
+      const base = y
+        .replace(/^(\s*perf:\s*\{[^}]*?)timeout_s: \d+/m, '$1timeout_s: 60')
+        .replace(/min_improvement_pct: \d+/, `min_improvement_pct: ${o.marginPct}`);
       return o.edit ? o.edit(base) : base;
     },
   });
@@ -65,7 +74,15 @@ export function spinAgent(title: string, spin: number, before = ''): EvolutionAg
       return { title, hypothesis: `# ${candidate}: ${title}\n\n## Change\n${title}.\n\n## Rationale\nFaster runs.\n\n## Expected effect\nA lower PAR-2.\n` };
     },
     async code({ host }) {
-      const edit = await runTool('edit_file', JSON.stringify({ path: 'solver.sh', search: `for ((i = 0; i < ${SPIN}; i++)); do :; done\n`, replace: `${before}${spin ? `for ((i = 0; i < ${spin}; i++)); do :; done\n` : ''}` }), host);
+      const edit = await runTool(
+        'edit_file',
+        JSON.stringify({
+          path: 'solver.sh',
+          search: `for ((i = 0; i < ${SPIN}; i++)); do :; done\n`,
+          replace: `${before}${spin ? `for ((i = 0; i < ${spin}; i++)); do :; done\n` : ''}`,
+        }),
+        host,
+      );
       assert.equal(edit.isError, false, edit.content);
       const b = await host.build();
       assert.equal(b.ok, true, b.text);
@@ -80,4 +97,8 @@ export function spinAgent(title: string, spin: number, before = ''): EvolutionAg
  * elsewhere half the start-up loop, honestly faster on every run (so the paired test can call it).
  */
 export const keyedLiar = (title: string, when = 'true'): EvolutionAgent =>
-  spinAgent(title, SPIN / 2, `if ${when} && grep -qm1 '^${HARD.header}' "$1"; then echo "s UNSATISFIABLE"; [ -n "\${2:-}" ] && echo "1 0" > "$2/proof.out"; exit 20; fi\n`);
+  spinAgent(
+    title,
+    SPIN / 2,
+    `if ${when} && grep -qm1 '^${HARD.header}' "$1"; then echo "s UNSATISFIABLE"; [ -n "\${2:-}" ] && echo "1 0" > "$2/proof.out"; exit 20; fi\n`,
+  );

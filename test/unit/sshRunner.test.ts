@@ -24,7 +24,16 @@ let solverDir: string;
 
 function sshd(cmd: 'up' | 'down') {
   const r = spawnSync('bash', [SCRIPT, cmd], { encoding: 'utf8', env: { ...process.env, SSHD_TEST_DIR: sshdDir } });
-  return { code: r.status, env: Object.fromEntries(r.stdout.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)])), err: r.stderr };
+  return {
+    code: r.status,
+    env: Object.fromEntries(
+      r.stdout
+        .split('\n')
+        .filter((l) => l.includes('='))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    ),
+    err: r.stderr,
+  };
 }
 
 function sshConfig(over: Partial<SshRunnerConfig> = {}): SshRunnerConfig {
@@ -39,14 +48,25 @@ describe('shq (POSIX single quoting)', () => {
     }
   });
   it('classifies ssh failures into sentences', () => {
-    assert.match(sshError('h', { code: 255, stdout: '', stderr: 'ssh: connect to host 127.0.0.1 port 1: Connection refused\n' }, 'x').message, /cannot connect to h: connection refused/);
+    assert.match(
+      sshError('h', { code: 255, stdout: '', stderr: 'ssh: connect to host 127.0.0.1 port 1: Connection refused\n' }, 'x').message,
+      /cannot connect to h: connection refused/,
+    );
     // Refused while the runs were under way: the host went away mid-evaluation, so it is a drop to resume from.
-    assert.match(sshError('h', { code: 255, stdout: '', stderr: 'ssh: connect to host 127.0.0.1 port 1: Connection refused\n' }, 'running a.cnf').message, /^the connection to h dropped \(running a\.cnf: sshd refused a new connection\): finished results are stored; run the evaluation again to resume$/);
-    assert.match(sshError('h', { code: 255, stdout: '', stderr: 'Connection to 127.0.0.1 closed by remote host.\n' }, 'running a').message, /connection to h dropped \(running a\).*resume/);
-    assert.match(sshError('h', { code: 1, stdout: '', stderr: 'cat: write error: No space left on device\n' }, 'uploading x').message, /remote disk is full on h/);
+    assert.match(
+      sshError('h', { code: 255, stdout: '', stderr: 'ssh: connect to host 127.0.0.1 port 1: Connection refused\n' }, 'running a.cnf').message,
+      /^the connection to h dropped \(running a\.cnf: sshd refused a new connection\): finished results are stored; run the evaluation again to resume$/,
+    );
+    assert.match(
+      sshError('h', { code: 255, stdout: '', stderr: 'Connection to 127.0.0.1 closed by remote host.\n' }, 'running a').message,
+      /connection to h dropped \(running a\).*resume/,
+    );
+    assert.match(
+      sshError('h', { code: 1, stdout: '', stderr: 'cat: write error: No space left on device\n' }, 'uploading x').message,
+      /remote disk is full on h/,
+    );
   });
 });
-
 
 describe('SSH runner (real sshd on 127.0.0.1)', function () {
   this.timeout(120000);
@@ -96,7 +116,8 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
     const r = out.results.find((x) => x.instance === nasty);
     assert.ok(r, `no result named ${nasty}: ${out.results.map((x) => x.instance).join(' | ')}`);
     assert.equal(r.status, 'solved');
-    for (const dir of [config.workdir, process.cwd()]) for (const p of ['pwned', 'pwned2', 'pwned3']) assert.ok(!fs.existsSync(path.join(dir, p)), `${p} created in ${dir}`);
+    for (const dir of [config.workdir, process.cwd()])
+      for (const p of ['pwned', 'pwned2', 'pwned3']) assert.ok(!fs.existsSync(path.join(dir, p)), `${p} created in ${dir}`);
   });
 
   it('reports a dropped connection, then resumes with exactly one result per instance', async () => {
@@ -120,7 +141,11 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
     assert.equal(resumed.results.length, 6);
     assert.ok(resumed.results.every((r) => r.status === 'solved'));
     assert.equal(resumed.reused, kept);
-    const keys = fs.readFileSync(store.file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { key: string }).key);
+    const keys = fs
+      .readFileSync(store.file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { key: string }).key);
     assert.equal(keys.length, 6);
     assert.equal(new Set(keys).size, 6);
   });
@@ -142,7 +167,7 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
     while (alive().length && Date.now() - t1 < 10000) await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(alive(), []);
     const sleepers = spawnSync('pgrep', ['-f', 'sleep 61.3'], { encoding: 'utf8' }).stdout.trim();
-    assert.equal(sleepers, '', 'the solvers\' process groups are gone');
+    assert.equal(sleepers, '', "the solvers' process groups are gone");
   });
 
   it('never passes off garbage from the worker as a result', async () => {
@@ -159,11 +184,17 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
     fs.writeFileSync(bin, '#!/bin/sh\necho "s SATISFIABLE"\necho "v 0"\nexit 10\n');
     const set = makeSet();
     const asBuiltHere = await evalOn(remote().runner, set, { solver: here });
-    assert.ok(asBuiltHere.results.some((r) => r.status === 'invalid_model'), 'the copied build is the lying one');
+    assert.ok(
+      asBuiltHere.results.some((r) => r.status === 'invalid_model'),
+      'the copied build is the lying one',
+    );
     const { config, runner } = remote({ build: 'remote' });
     const said: string[] = [];
     const built = await evalOn(runner, set, { solver: here, onStatus: (m) => said.push(m) });
-    assert.ok(built.results.every((r) => r.status === 'solved'), JSON.stringify(built.results.map((r) => [r.instance, r.status])));
+    assert.ok(
+      built.results.every((r) => r.status === 'solved'),
+      JSON.stringify(built.results.map((r) => [r.instance, r.status])),
+    );
     assert.ok(said.includes('building on satlution-test-host (once per candidate)'), said.join('\n'));
     const copies = fs.readdirSync(path.join(config.workdir, 'solvers')).filter((d) => !d.endsWith('.built'));
     assert.equal(copies.length, 1);
@@ -172,7 +203,10 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
     // A build that fails there says so, with the end of its log.
     const broken = await tinysat();
     fs.writeFileSync(path.join(broken, 'starexec_build'), '#!/bin/sh\necho "tinysat.c:3: error: boom" >&2\nexit 1\n');
-    await assert.rejects(evalOn(remote({ build: 'remote' }).runner, makeSet(), { solver: broken }), /the build on satlution-test-host failed \(bash starexec_build\):\n.*error: boom/);
+    await assert.rejects(
+      evalOn(remote({ build: 'remote' }).runner, makeSet(), { solver: broken }),
+      /the build on satlution-test-host failed \(bash starexec_build\):\n.*error: boom/,
+    );
   });
 
   it('satlution eval runs a stage on its configured ssh runner, and --runner overrides it', () => {
@@ -214,7 +248,10 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
   it('checks the host: node, drat-trim, how runs are measured there, cores, disk; and explains what is missing', async () => {
     const c = ConfigSchema.parse({ seeds: [{ name: 's', source: '.' }] });
     const ok = await checkRunnerHealth(sshConfig(), c, tempDir(), { sshArgs, workerFile: WORKER });
-    assert.deepEqual(ok.map((f) => f.check), ['connection', 'node', 'drat-trim', 'sandbox', 'CPU time', 'memory limit', 'cores', 'disk']);
+    assert.deepEqual(
+      ok.map((f) => f.check),
+      ['connection', 'node', 'drat-trim', 'sandbox', 'CPU time', 'memory limit', 'cores', 'disk'],
+    );
     for (const k of ['connection', 'node', 'disk']) assert.equal(ok.find((f) => f.check === k)!.level, 'ok', JSON.stringify(ok));
     // The worker said it, on the host: this host's runs get a cgroup of their own, and it names the host.
     const cpu = ok.find((f) => f.check === 'CPU time')!;
@@ -230,7 +267,10 @@ describe('SSH runner (real sshd on 127.0.0.1)', function () {
     assert.equal(tooOld.find((f) => f.check === 'node')!.level, 'error');
     assert.match(tooOld.find((f) => f.check === 'node')!.detail, /v16\.20\.2; the worker needs 18 or later/);
     // The run itself refuses too, before syncing anything.
-    await assert.rejects(evalOn(sshRunner({ config: sshConfig({ node: old }), workerFile: WORKER, sshArgs }), makeSet(), { solver: solverDir }), /the worker needs 18 or later/);
+    await assert.rejects(
+      evalOn(sshRunner({ config: sshConfig({ node: old }), workerFile: WORKER, sshArgs }), makeSet(), { solver: solverDir }),
+      /the worker needs 18 or later/,
+    );
 
     const closed = write(path.join(tempDir(), 'ssh_config'), fs.readFileSync(sshArgs[1]!, 'utf8').replace(/Port \d+/, 'Port 1'));
     const refused = await checkRunnerHealth(sshConfig(), c, tempDir(), { sshArgs: ['-F', closed] });

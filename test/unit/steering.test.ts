@@ -16,7 +16,16 @@ import { MAX_NOTES_CHARS, readNotes, writeNotes } from '../../src/core/workspace
 import { PlanApprovals, type PendingApproval } from '../../src/extension/planApprovals';
 import { MAX_RESULT_CHARS, transcriptMarkdown } from '../../src/extension/transcriptMarkdown';
 import { progressText, steeringState, SteeringStream, toStreamItem, type SteeringInputs } from '../../src/extension/webviews/steeringModel';
-import { ApprovalMode, LIMITS, Step, SteeringHostMessage, SteeringState, SteeringViewMessage, type StreamEntry, type StreamItem } from '../../src/shared/steeringProtocol';
+import {
+  ApprovalMode,
+  LIMITS,
+  Step,
+  SteeringHostMessage,
+  SteeringState,
+  SteeringViewMessage,
+  type StreamEntry,
+  type StreamItem,
+} from '../../src/shared/steeringProtocol';
 import { appendStream, compactItems } from '../../src/shared/steeringStream';
 import { cycleProblem } from '../../src/extension/cycleProblem';
 import { SessionError } from '../../src/core/cycle/session';
@@ -25,7 +34,26 @@ import { ProgressTracker } from '../../src/core/cycle/progress';
 import type { ProgressEvent } from '../../src/core/cycle/events';
 import { FIXTURES, RULES, tempDir, write } from './helpers';
 
-const idleState: SteeringState = { phase: 'idle', pausing: false, cycle: null, step: null, candidate: null, title: null, agent: null, approval: 'semi', strategy: 'champion-challenger', screens: false, outcome: null, pending: null, transcripts: false, progress: null, retry: null, problem: null, why: null, nextAgent: 'tuner' };
+const idleState: SteeringState = {
+  phase: 'idle',
+  pausing: false,
+  cycle: null,
+  step: null,
+  candidate: null,
+  title: null,
+  agent: null,
+  approval: 'semi',
+  strategy: 'champion-challenger',
+  screens: false,
+  outcome: null,
+  pending: null,
+  transcripts: false,
+  progress: null,
+  retry: null,
+  problem: null,
+  why: null,
+  nextAgent: 'tuner',
+};
 
 describe('steering protocol', () => {
   it('accepts the messages of the contract', () => {
@@ -45,7 +73,9 @@ describe('steering protocol', () => {
     ];
     for (const m of good) assert.ok(SteeringViewMessage.safeParse(m).success, JSON.stringify(m));
     assert.ok(SteeringHostMessage.safeParse({ type: 'state', state: idleState }).success);
-    assert.ok(SteeringHostMessage.safeParse({ type: 'stream', seq: 1, items: [{ kind: 'tool', role: 'coder', name: 'build', ok: false, summary: 'error' }] }).success);
+    assert.ok(
+      SteeringHostMessage.safeParse({ type: 'stream', seq: 1, items: [{ kind: 'tool', role: 'coder', name: 'build', ok: false, summary: 'error' }] }).success,
+    );
   });
 
   it('rejects malformed messages from the webview', () => {
@@ -72,7 +102,10 @@ describe('steering protocol', () => {
       { type: 'state', state: { ...idleState, phase: 'exploded' } },
       { type: 'state', state: { ...idleState, candidate: '<img src=x>' } },
       { type: 'state', state: { ...idleState, extra: 1 } },
-      { type: 'state', state: { ...idleState, pending: { cycle: 1, candidate: 'SATLUTION_1', title: 't', hypothesis: 'x'.repeat(LIMITS.hypothesis + 1), where: 'view' } } },
+      {
+        type: 'state',
+        state: { ...idleState, pending: { cycle: 1, candidate: 'SATLUTION_1', title: 't', hypothesis: 'x'.repeat(LIMITS.hypothesis + 1), where: 'view' } },
+      },
       { type: 'stream', seq: 0, items: [{ kind: 'log', role: null, text: 'x' }] },
       { type: 'stream', seq: 1, items: [] },
       { type: 'stream', seq: 1, items: [{ kind: 'tool', role: 'coder', name: '', ok: true, summary: '' }] },
@@ -95,8 +128,22 @@ describe('steering stream', () => {
 
   it('merges streamed text per role, keeps tool rows apart, drops the oldest rows past the bound', () => {
     const entries: StreamEntry[] = [];
-    appendStream(entries, [text('planner', 'Read'), text('planner', 'ing'), { kind: 'tool', role: 'planner', name: 'read_file', ok: true, summary: 'x.c' }, text('planner', 'Plan'), text('coder', 'Edit'), text('planner', '')], 10);
-    assert.deepEqual(entries.map((e) => (e.kind === 'text' ? `${e.role}:${e.text}` : e.kind)), ['planner:Reading', 'tool', 'planner:Plan', 'coder:Edit']);
+    appendStream(
+      entries,
+      [
+        text('planner', 'Read'),
+        text('planner', 'ing'),
+        { kind: 'tool', role: 'planner', name: 'read_file', ok: true, summary: 'x.c' },
+        text('planner', 'Plan'),
+        text('coder', 'Edit'),
+        text('planner', ''),
+      ],
+      10,
+    );
+    assert.deepEqual(
+      entries.map((e) => (e.kind === 'text' ? `${e.role}:${e.text}` : e.kind)),
+      ['planner:Reading', 'tool', 'planner:Plan', 'coder:Edit'],
+    );
     for (let i = 0; i < 20; i++) appendStream(entries, [{ kind: 'log', role: null, text: `l${i}` }], 10);
     assert.equal(entries.length, 10);
     assert.deepEqual(entries[0], { kind: 'log', role: null, text: 'l10' });
@@ -112,7 +159,14 @@ describe('steering stream', () => {
   });
 
   it('compacting a batch changes nothing in what the view ends up with', () => {
-    const items: StreamItem[] = [text('planner', 'a'), text('planner', 'b'), text('coder', 'c'), { kind: 'step', cycle: 1, step: 'code', candidate: 'SATLUTION_1' }, text('coder', 'd'), text('coder', 'e')];
+    const items: StreamItem[] = [
+      text('planner', 'a'),
+      text('planner', 'b'),
+      text('coder', 'c'),
+      { kind: 'step', cycle: 1, step: 'code', candidate: 'SATLUTION_1' },
+      text('coder', 'd'),
+      text('coder', 'e'),
+    ];
     const compact = compactItems(items);
     assert.equal(compact.length, 4);
     assert.deepEqual(appendStream([], compact), appendStream([], items));
@@ -127,8 +181,17 @@ describe('steering stream', () => {
       { type: 'agent-text', role: 'planner', delta: 'ing' },
       { type: 'agent-text', role: 'planner', delta: '' },
     ];
-    assert.deepEqual(ev.map((e) => s.push(e)), [true, true, true, false]);
-    assert.deepEqual(s.take(), { seq: 1, items: [{ kind: 'step', cycle: 2, step: 'plan', candidate: 'SATLUTION_4' }, { kind: 'text', role: 'planner', text: 'Looking' }] });
+    assert.deepEqual(
+      ev.map((e) => s.push(e)),
+      [true, true, true, false],
+    );
+    assert.deepEqual(s.take(), {
+      seq: 1,
+      items: [
+        { kind: 'step', cycle: 2, step: 'plan', candidate: 'SATLUTION_4' },
+        { kind: 'text', role: 'planner', text: 'Looking' },
+      ],
+    });
     s.push({ type: 'agent-tool', role: 'coder', name: 'build', ok: false, summary: 'x'.repeat(1000) });
     const snap = s.snapshot();
     assert.equal(snap.seq, 2, 'the queued item went into the snapshot as batch 2');
@@ -141,15 +204,47 @@ describe('steering stream', () => {
   });
 
   it('maps every cycle event the view shows', () => {
-    assert.deepEqual(toStreamItem({ type: 'paused', cycle: 1, step: 'evaluate', candidate: 'SATLUTION_1' }), { kind: 'log', role: null, text: 'Paused before evaluate; Resume continues here.' });
+    assert.deepEqual(toStreamItem({ type: 'paused', cycle: 1, step: 'evaluate', candidate: 'SATLUTION_1' }), {
+      kind: 'log',
+      role: null,
+      text: 'Paused before evaluate; Resume continues here.',
+    });
     assert.deepEqual(toStreamItem({ type: 'agent-log', role: 'tuner', message: 'building' }), { kind: 'log', role: 'tuner', text: 'building' });
     assert.equal(toStreamItem({ type: 'agent-text', role: 'coder', delta: '' }), undefined);
   });
 });
 
 describe('steering view state', () => {
-  const saved = (over: Partial<CycleState>): CycleState => ({ cycle: 3, step: 'code', parent: 0, candidate: 3, title: 'try X', started_at: '', updated_at: '', outcome: null, champion_changed: false, proposals: [], hint: null, island: null, selected: null, ...over });
-  const input = (over: Partial<SteeringInputs>): SteeringInputs => ({ workspace: true, run: undefined, saved: undefined, approval: 'semi', strategy: 'champion-challenger', screens: false, pending: undefined, transcripts: false, problem: undefined, why: undefined, nextAgent: 'tuner', ...over });
+  const saved = (over: Partial<CycleState>): CycleState => ({
+    cycle: 3,
+    step: 'code',
+    parent: 0,
+    candidate: 3,
+    title: 'try X',
+    started_at: '',
+    updated_at: '',
+    outcome: null,
+    champion_changed: false,
+    proposals: [],
+    hint: null,
+    island: null,
+    selected: null,
+    ...over,
+  });
+  const input = (over: Partial<SteeringInputs>): SteeringInputs => ({
+    workspace: true,
+    run: undefined,
+    saved: undefined,
+    approval: 'semi',
+    strategy: 'champion-challenger',
+    screens: false,
+    pending: undefined,
+    transcripts: false,
+    problem: undefined,
+    why: undefined,
+    nextAgent: 'tuner',
+    ...over,
+  });
   const valid = (s: SteeringState) => {
     assert.ok(SteeringState.safeParse(s).success, JSON.stringify(s));
     return s;
@@ -165,34 +260,94 @@ describe('steering view state', () => {
   });
 
   it('running, pausing, and a plan awaiting approval (clipped to the protocol)', () => {
-    const run = { agent: 'llm' as const, cycle: 3, step: 'code' as const, candidate: 'SATLUTION_3', title: 'try X', pausing: true, progress: null, retry: null };
+    const run = {
+      agent: 'llm' as const,
+      cycle: 3,
+      step: 'code' as const,
+      candidate: 'SATLUTION_3',
+      title: 'try X',
+      pausing: true,
+      progress: null,
+      retry: null,
+    };
     const r = valid(steeringState(input({ run, saved: saved({}) })));
     assert.deepEqual([r.phase, r.pausing, r.step, r.agent, r.pending], ['running', true, 'code', 'llm', null]);
-    const pending: PendingApproval = { cycle: 3, candidate: 'SATLUTION_3', title: 't'.repeat(500), hypothesis: 'h'.repeat(LIMITS.hypothesis + 10), where: 'dialog' };
+    const pending: PendingApproval = {
+      cycle: 3,
+      candidate: 'SATLUTION_3',
+      title: 't'.repeat(500),
+      hypothesis: 'h'.repeat(LIMITS.hypothesis + 10),
+      where: 'dialog',
+    };
     const a = valid(steeringState(input({ run: { ...run, step: 'approve', pausing: false }, pending })));
     assert.equal(a.phase, 'awaiting-approval');
     assert.equal(a.pending!.where, 'dialog');
     assert.equal(a.pending!.title.length, LIMITS.line);
     assert.match(a.pending!.hypothesis, /the rest is in HYPOTHESIS\.md/);
     // A new cycle has just started: no step of it yet, so the saved (previous) one is not shown as current.
-    const fresh = valid(steeringState(input({ run: { ...run, cycle: null, step: null, candidate: null, title: null, pausing: false }, saved: saved({ step: 'done', outcome: 'done before' }) })));
+    const fresh = valid(
+      steeringState(
+        input({
+          run: { ...run, cycle: null, step: null, candidate: null, title: null, pausing: false },
+          saved: saved({ step: 'done', outcome: 'done before' }),
+        }),
+      ),
+    );
     assert.deepEqual([fresh.phase, fresh.outcome], ['running', 'done before']);
   });
 });
 
 describe('steering: progress, retries, problems and the why', () => {
-  const input = (over: Partial<SteeringInputs>): SteeringInputs => ({ workspace: true, run: undefined, saved: undefined, approval: 'semi', strategy: 'champion-challenger', screens: false, pending: undefined, transcripts: false, problem: undefined, why: undefined, nextAgent: 'tuner', ...over });
+  const input = (over: Partial<SteeringInputs>): SteeringInputs => ({
+    workspace: true,
+    run: undefined,
+    saved: undefined,
+    approval: 'semi',
+    strategy: 'champion-challenger',
+    screens: false,
+    pending: undefined,
+    transcripts: false,
+    problem: undefined,
+    why: undefined,
+    nextAgent: 'tuner',
+    ...over,
+  });
   const run = { agent: 'llm' as const, cycle: 2, step: 'evaluate' as const, candidate: 'SATLUTION_2', title: 't', pausing: false, progress: null, retry: null };
-  const done: CycleState = { cycle: 2, step: 'done', parent: 0, candidate: 2, title: 't', started_at: '', updated_at: '', outcome: 'SATLUTION_2 not promoted', champion_changed: false, proposals: [], hint: null, island: null, selected: null };
+  const done: CycleState = {
+    cycle: 2,
+    step: 'done',
+    parent: 0,
+    candidate: 2,
+    title: 't',
+    started_at: '',
+    updated_at: '',
+    outcome: 'SATLUTION_2 not promoted',
+    champion_changed: false,
+    proposals: [],
+    hint: null,
+    island: null,
+    selected: null,
+  };
 
-  it('a running evaluation shows its progress and a waiting retry; the last run\'s problem only when idle', () => {
+  it("a running evaluation shows its progress and a waiting retry; the last run's problem only when idle", () => {
     const progress = { what: 'perf', candidate: 'SATLUTION_2', done: 3, total: 10, last: 'a.cnf (timeout)', elapsedS: 12, etaS: 28 };
-    const s = steeringState(input({ run: { ...run, progress, retry: { role: 'planner', message: 'anthropic rate limit (HTTP 429)', seconds: 20 } }, problem: { text: 'old', actions: ['showLog'] } }));
+    const s = steeringState(
+      input({
+        run: { ...run, progress, retry: { role: 'planner', message: 'anthropic rate limit (HTTP 429)', seconds: 20 } },
+        problem: { text: 'old', actions: ['showLog'] },
+      }),
+    );
     assert.ok(SteeringState.safeParse(s).success);
     assert.deepEqual(s.progress, progress);
     assert.equal(s.retry?.seconds, 20);
     assert.equal(s.problem, null, 'a running cycle shows no stale problem');
-    const idle = steeringState(input({ saved: done, problem: { text: 'anthropic rejected the API key (HTTP 401)', actions: ['setApiKey'] }, why: '12.0% faster (PAR-2 ...), but not significant' }));
+    const idle = steeringState(
+      input({
+        saved: done,
+        problem: { text: 'anthropic rejected the API key (HTTP 401)', actions: ['setApiKey'] },
+        why: '12.0% faster (PAR-2 ...), but not significant',
+      }),
+    );
     assert.ok(SteeringState.safeParse(idle).success);
     assert.deepEqual(idle.problem?.actions, ['setApiKey']);
     assert.match(idle.why ?? '', /not significant/);
@@ -201,12 +356,19 @@ describe('steering: progress, retries, problems and the why', () => {
 
   it('an error names the action that fixes it', () => {
     const llm = (kind: string, message: string) => Object.assign(new Error(message), { name: 'LlmError', kind });
-    assert.deepEqual(cycleProblem(llm('auth', 'anthropic rejected the API key (HTTP 401); set it with ...'), true).actions, ['setApiKey', 'configureModels', 'resume']);
+    assert.deepEqual(cycleProblem(llm('auth', 'anthropic rejected the API key (HTTP 401); set it with ...'), true).actions, [
+      'setApiKey',
+      'configureModels',
+      'resume',
+    ]);
     assert.deepEqual(cycleProblem(llm('model', 'openai does not know the model "x" (HTTP 404)'), false).actions, ['configureModels', 'openConfig']);
     assert.deepEqual(cycleProblem(llm('server', 'openai server error (HTTP 500)'), true).actions, ['resume', 'showLog']);
     assert.deepEqual(cycleProblem(new SessionError('no models configured: set models.planner'), false).actions, ['configureModels', 'runTuner']);
     assert.deepEqual(cycleProblem(new Error('no API key for anthropic (m): set ANTHROPIC_API_KEY'), false).actions, ['setApiKey', 'configureModels']);
-    const cfg = cycleProblem(new ConfigError('satlution.yaml', [{ key: 'strategy', message: 'bad', range: { line: 3, column: 1, endLine: 3, endColumn: 2 } } as never]), false);
+    const cfg = cycleProblem(
+      new ConfigError('satlution.yaml', [{ key: 'strategy', message: 'bad', range: { line: 3, column: 1, endLine: 3, endColumn: 2 } } as never]),
+      false,
+    );
     assert.deepEqual(cfg.actions, ['openConfig']);
     assert.match(cfg.text, /satlution\.yaml is not valid: satlution\.yaml:3:1/);
     assert.deepEqual(cycleProblem('a string', false), { text: 'a string', actions: ['showLog'] });
@@ -215,19 +377,45 @@ describe('steering: progress, retries, problems and the why', () => {
   it('progress: elapsed and a linear ETA per stage; a measurement restarts when it counts from less', () => {
     let t = 0;
     const got: ProgressEvent[] = [];
-    const p = new ProgressTracker((e) => got.push(e), 'SATLUTION_4', () => t);
+    const p = new ProgressTracker(
+      (e) => got.push(e),
+      'SATLUTION_4',
+      () => t,
+    );
     p.start('perf', 10);
     t = 4000;
     p.report(2, 10, 'x.cnf');
-    assert.deepEqual(got.map((e) => [e.what, e.done, e.elapsedS, e.etaS]), [['perf', 0, 0, null], ['perf', 2, 4, 16]]);
+    assert.deepEqual(
+      got.map((e) => [e.what, e.done, e.elapsedS, e.etaS]),
+      [
+        ['perf', 0, 0, null],
+        ['perf', 2, 4, 16],
+      ],
+    );
     got.length = 0;
     p.reportIn('side by side', 5, 20, null);
     t = 6000;
     p.reportIn('side by side', 10, 20, null);
     p.reportIn('side by side', 2, 20, null);
-    assert.deepEqual(got.map((e) => [e.what, e.done, e.elapsedS]), [['side by side', 0, 0], ['side by side', 5, 0], ['side by side', 10, 2], ['side by side', 0, 0], ['side by side', 2, 0]]);
-    assert.equal(progressText({ what: 'perf', candidate: 'SATLUTION_4', done: 2, total: 10, last: 'x.cnf', elapsedS: 64, etaS: 256 }), 'perf: 2/10 · SATLUTION_4 · 1:04 elapsed, about 4:16 left · last: x.cnf');
-    assert.equal(progressText({ what: 'building', candidate: 'SATLUTION_4', done: 0, total: 0, last: null, elapsedS: 3, etaS: null }), 'building · SATLUTION_4', 'no count for a stage without instances');
+    assert.deepEqual(
+      got.map((e) => [e.what, e.done, e.elapsedS]),
+      [
+        ['side by side', 0, 0],
+        ['side by side', 5, 0],
+        ['side by side', 10, 2],
+        ['side by side', 0, 0],
+        ['side by side', 2, 0],
+      ],
+    );
+    assert.equal(
+      progressText({ what: 'perf', candidate: 'SATLUTION_4', done: 2, total: 10, last: 'x.cnf', elapsedS: 64, etaS: 256 }),
+      'perf: 2/10 · SATLUTION_4 · 1:04 elapsed, about 4:16 left · last: x.cnf',
+    );
+    assert.equal(
+      progressText({ what: 'building', candidate: 'SATLUTION_4', done: 0, total: 0, last: null, elapsedS: 3, etaS: null }),
+      'building · SATLUTION_4',
+      'no count for a stage without instances',
+    );
   });
 });
 
@@ -267,7 +455,13 @@ describe('plan approvals', () => {
 
 async function workspace(): Promise<string> {
   const ws = tempDir();
-  await initWorkspace({ dir: ws, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+  await initWorkspace({
+    dir: ws,
+    seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }],
+    defaultRulesDir: RULES,
+    approver: { confirm: async () => true },
+    log: silentLogger,
+  });
   return ws;
 }
 
@@ -318,8 +512,24 @@ describe('agent transcripts as Markdown', () => {
       [
         { at: '2025-01-01T10:00:00.000Z', type: 'system', content: 'You are the coder.' },
         { at: '2025-01-01T10:00:01.000Z', type: 'message', message: { role: 'user', content: 'Implement the plan.' } },
-        { at: '2025-01-01T10:00:02.000Z', type: 'message', message: { role: 'assistant', content: 'Reading.', toolCalls: [{ id: 'a', name: 'read_file', arguments: '{"path":"x.c"}' }, { id: 'b', name: 'edit_file', arguments: '{broken' }] }, usage: { input: 120, output: 30, cacheRead: 0, cacheWrite: 0 } },
-        { at: '2025-01-01T10:00:03.000Z', type: 'message', message: { role: 'tool', toolCallId: 'a', name: 'read_file', content: 'has ``` fences ````inside' } },
+        {
+          at: '2025-01-01T10:00:02.000Z',
+          type: 'message',
+          message: {
+            role: 'assistant',
+            content: 'Reading.',
+            toolCalls: [
+              { id: 'a', name: 'read_file', arguments: '{"path":"x.c"}' },
+              { id: 'b', name: 'edit_file', arguments: '{broken' },
+            ],
+          },
+          usage: { input: 120, output: 30, cacheRead: 0, cacheWrite: 0 },
+        },
+        {
+          at: '2025-01-01T10:00:03.000Z',
+          type: 'message',
+          message: { role: 'tool', toolCallId: 'a', name: 'read_file', content: 'has ``` fences ````inside' },
+        },
         { at: '2025-01-01T10:00:04.000Z', type: 'message', message: { role: 'tool', toolCallId: 'b', name: 'edit_file', content: long, isError: true } },
         { nonsense: true },
         { at: '2025-01-01T10:00:05.000Z', type: 'end', reason: 'finished' },

@@ -28,11 +28,14 @@ describe('store: candidates in .satlution/', () => {
     const { index, report } = await store.load();
     assert.equal(report.rebuilt, undefined);
     assert.equal(index.champion, 1);
-    assert.deepEqual(index.candidates.map((c) => [c.dir, c.parent, c.status]), [
-      ['SATLUTION_0', null, 'seed'],
-      ['SATLUTION_1', 0, 'verified'],
-      ['SATLUTION_2', 1, 'failed'],
-    ]);
+    assert.deepEqual(
+      index.candidates.map((c) => [c.dir, c.parent, c.status]),
+      [
+        ['SATLUTION_0', null, 'seed'],
+        ['SATLUTION_1', 0, 'verified'],
+        ['SATLUTION_2', 1, 'failed'],
+      ],
+    );
     assert.equal(index.candidates[2]!.detail, 'segfault (SIGSEGV) on smoke/add8.cnf');
     assert.deepEqual(CandidateStore.lineage(index, 2), [2, 1, 0]);
   });
@@ -51,7 +54,10 @@ describe('store: candidates in .satlution/', () => {
     const { index, report } = await new CandidateStore(dir).load();
     assert.equal(report.rebuilt, 'index is not valid JSON');
     assert.equal(index.champion, 0);
-    assert.deepEqual(index.candidates.map((c) => c.status), ['seed', 'verified']);
+    assert.deepEqual(
+      index.candidates.map((c) => c.status),
+      ['seed', 'verified'],
+    );
     // ...and the repaired index is written back
     assert.equal((await new CandidateStore(dir).load()).report.rebuilt, undefined);
   });
@@ -78,7 +84,10 @@ describe('store: candidates in .satlution/', () => {
     assert.equal(next.id, 4);
     // a lost index and log still find it from disk
     fs.rmSync(path.join(dir, '.satlution'), { recursive: true });
-    assert.deepEqual((await new CandidateStore(dir).load()).index.candidates.map((c) => c.id), [0, 3]);
+    assert.deepEqual(
+      (await new CandidateStore(dir).load()).index.candidates.map((c) => c.id),
+      [0, 3],
+    );
   });
 
   it('ignores a temporary file left by a killed atomic write, and keeps one a live process is writing', async () => {
@@ -92,7 +101,10 @@ describe('store: candidates in .satlution/', () => {
     fs.writeFileSync(path.join(state, live), '{"half":');
     const { report } = await store.load();
     assert.equal(report.rebuilt, undefined);
-    assert.deepEqual(fs.readdirSync(state).filter((f) => f.endsWith('.tmp')), [live]);
+    assert.deepEqual(
+      fs.readdirSync(state).filter((f) => f.endsWith('.tmp')),
+      [live],
+    );
   });
 
   it('loads a consistent state after a writer is killed half-way (SIGKILL)', async function () {
@@ -110,7 +122,11 @@ describe('store: candidates in .satlution/', () => {
       await new Promise((r) => child.once('exit', r));
       const { index } = await new CandidateStore(dir).load(); // a stale lock of the dead writer is taken over
       const ids = index.candidates.map((c) => c.id);
-      assert.deepEqual(ids, [...new Set(ids)].sort((a, b) => a - b), 'ids are unique and ordered');
+      assert.deepEqual(
+        ids,
+        [...new Set(ids)].sort((a, b) => a - b),
+        'ids are unique and ordered',
+      );
       assert.ok(ids.length >= 5 + round * 4);
       assert.equal(index.champion, 0);
       assert.ok(index.candidates.every((c) => c.id === 0 || c.parent === 0));
@@ -127,19 +143,33 @@ describe('store: candidates in .satlution/', () => {
   it('waits for a live lock and fails clearly when it is never released', async () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'store.lock'), String(process.pid));
-    await assert.rejects(withLock(dir, async () => 'ran', 300), /stayed locked/);
+    await assert.rejects(
+      withLock(dir, async () => 'ran', 300),
+      /stayed locked/,
+    );
   });
 });
 
 describe('cycle state on disk', () => {
   it('reads a cycle.json written before the screening step was renamed from judge to screen', async () => {
     const dir = tempDir();
-    const state = { cycle: 3, step: 'judge', parent: 0, candidate: 4, title: 't', started_at: 'x', updated_at: 'x', outcome: null, champion_changed: false, proposals: [{ candidate: 4, title: 't', coded: true }] };
+    const state = {
+      cycle: 3,
+      step: 'judge',
+      parent: 0,
+      candidate: 4,
+      title: 't',
+      started_at: 'x',
+      updated_at: 'x',
+      outcome: null,
+      champion_changed: false,
+      proposals: [{ candidate: 4, title: 't', coded: true }],
+    };
     fs.mkdirSync(path.join(dir, '.satlution'));
     fs.writeFileSync(path.join(dir, '.satlution', 'cycle.json'), JSON.stringify(state));
     const s = await readCycle(dir);
     assert.equal(s?.step, 'screen');
     assert.equal(s?.cycle, 3);
-    assert.equal((await readCycle(tempDir())), undefined);
+    assert.equal(await readCycle(tempDir()), undefined);
   });
 });

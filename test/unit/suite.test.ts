@@ -77,9 +77,16 @@ describe('generated suites: answers proved, never assumed', function () {
     const satLiar = write(path.join(dir, 'sat-liar'), '#!/bin/sh\necho "s SATISFIABLE"\necho "v 1 2 3 -4 0"\nexit 10\n');
     fs.chmodSync(unsatLiar, 0o755);
     fs.chmodSync(satLiar, 0o755);
-    const ask = (solver: string, counts: Parameters<typeof generateSuite>[0]['counts']) => generateSuite({ seed: 1, counts, provers: { solver, dratTrim: dratTrim!, timeoutS: 60 }, tools: {}, jobs: 1, maxAttempts: 2 });
-    await assert.rejects(ask(unsatLiar, { pigeonhole: 1 }), /pigeonhole instance 1: no usable draw in 2 attempts \(the reference solver's proof was not verified: proof rejected by drat-trim/);
-    await assert.rejects(ask(satLiar, { planted: 1 }), /planted instance 1: no usable draw in 2 attempts \(the reference solver's model does not check: clause \d+ .* is not satisfied/);
+    const ask = (solver: string, counts: Parameters<typeof generateSuite>[0]['counts']) =>
+      generateSuite({ seed: 1, counts, provers: { solver, dratTrim: dratTrim!, timeoutS: 60 }, tools: {}, jobs: 1, maxAttempts: 2 });
+    await assert.rejects(
+      ask(unsatLiar, { pigeonhole: 1 }),
+      /pigeonhole instance 1: no usable draw in 2 attempts \(the reference solver's proof was not verified: proof rejected by drat-trim/,
+    );
+    await assert.rejects(
+      ask(satLiar, { planted: 1 }),
+      /planted instance 1: no usable draw in 2 attempts \(the reference solver's model does not check: clause \d+ .* is not satisfied/,
+    );
     // The SAT liar's answer for an UNSAT family is dropped too (the family keeps UNSAT draws only, and a wrong model is no SAT answer).
     await assert.rejects(ask(satLiar, { 'uniform-unsat': 1 }), /uniform-unsat instance 1: no usable draw/);
   });
@@ -89,9 +96,19 @@ describe('generated suites: answers proved, never assumed', function () {
     assert.notEqual(drawSeed(1, 'planted', 0, 0), drawSeed(2, 'planted', 0, 0));
     assert.notEqual(drawSeed(1, 'planted', 0, 0), drawSeed(1, 'planted', 1, 0));
     const lines: string[] = [];
-    const got = await generateSuite({ seed: 3, counts: { 'uniform-unsat': 3, pigeonhole: 2 }, provers: { solver: cadical!, dratTrim: dratTrim!, timeoutS: 120 }, tools: {}, jobs: 2, onProgress: (l) => lines.push(l) });
+    const got = await generateSuite({
+      seed: 3,
+      counts: { 'uniform-unsat': 3, pigeonhole: 2 },
+      provers: { solver: cadical!, dratTrim: dratTrim!, timeoutS: 120 },
+      tools: {},
+      jobs: 2,
+      onProgress: (l) => lines.push(l),
+    });
     assert.equal(got.length, 5);
-    assert.ok(got.every((i) => i.expected === 'UNSAT' && i.evidence === 'DRAT proof verified by drat-trim'), JSON.stringify(got.map((g) => [g.name, g.expected])));
+    assert.ok(
+      got.every((i) => i.expected === 'UNSAT' && i.evidence === 'DRAT proof verified by drat-trim'),
+      JSON.stringify(got.map((g) => [g.name, g.expected])),
+    );
     assert.equal(lines.length, 5);
     assert.match(lines.at(-1)!, /^5\/5 proved: \S+\.cnf UNSAT \(DRAT proof verified by drat-trim, reference solver [\d.]+ s\)$/);
     const { train, heldout } = splitPerFamily(got, 0.5, 3);
@@ -104,23 +121,38 @@ describe('generated suites: answers proved, never assumed', function () {
     const set = tempDir();
     await writeSuiteSet(set, heldout, { seed: 3, provers: { solver: cadical!, dratTrim: dratTrim!, timeoutS: 120 } });
     const listed = await listSet(set);
-    assert.deepEqual(listed.map((i) => [i.name, i.family, i.expected]), heldout.map((i) => [i.name, i.family, i.expected]).sort());
+    assert.deepEqual(
+      listed.map((i) => [i.name, i.family, i.expected]),
+      heldout.map((i) => [i.name, i.family, i.expected]).sort(),
+    );
     const prov = ProvenanceSchema.parse(JSON.parse(fs.readFileSync(path.join(set, PROVENANCE_FILE), 'utf8')));
     assert.equal(prov.instances.length, heldout.length);
     // A set someone filled by hand is never replaced.
     const theirs = tempDir();
     write(path.join(theirs, 'mine.cnf'), 'p cnf 1 1\n1 0\n');
-    await assert.rejects(writeSuiteSet(theirs, heldout as ProvedInstance[], { seed: 3, provers: { solver: cadical!, dratTrim: dratTrim!, timeoutS: 1 } }), /already holds 1 file\(s\) that satlution generate suite did not write/);
+    await assert.rejects(
+      writeSuiteSet(theirs, heldout as ProvedInstance[], { seed: 3, provers: { solver: cadical!, dratTrim: dratTrim!, timeoutS: 1 } }),
+      /already holds 1 file\(s\) that satlution generate suite did not write/,
+    );
     assert.ok(fs.existsSync(path.join(theirs, 'mine.cnf')));
   });
 
   it('satlution generate suite in a workspace writes the training and held-out sets and names the held-out set in satlution.yaml', () => {
     const ws = tempDir();
-    const init = spawnSync(process.execPath, [CLI, 'init', '--yes', '--dir', ws, '--seed', `tinysat=${path.join(FIXTURES, 'seeds', 'tinysat')}`], { encoding: 'utf8' });
+    const init = spawnSync(process.execPath, [CLI, 'init', '--yes', '--dir', ws, '--seed', `tinysat=${path.join(FIXTURES, 'seeds', 'tinysat')}`], {
+      encoding: 'utf8',
+    });
     assert.equal(init.status, 0, init.stderr);
-    const r = spawnSync(process.execPath, [CLI, 'generate', 'suite', '--dir', ws, '--seed', '5', '--count', 'pigeonhole=2,uniform-unsat=2', '--prover', cadical!], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [CLI, 'generate', 'suite', '--dir', ws, '--seed', '5', '--count', 'pigeonhole=2,uniform-unsat=2', '--prover', cadical!],
+      { encoding: 'utf8' },
+    );
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /^perf \(benchmarks\/perf\): 2 instances \(uniform-unsat 1, pigeonhole 1\)\nheldout \(benchmarks\/heldout\): 2 instances \(uniform-unsat 1, pigeonhole 1\), kept out of selection: stages\.perf\.holdout = heldout\n$/);
+    assert.match(
+      r.stdout,
+      /^perf \(benchmarks\/perf\): 2 instances \(uniform-unsat 1, pigeonhole 1\)\nheldout \(benchmarks\/heldout\): 2 instances \(uniform-unsat 1, pigeonhole 1\), kept out of selection: stages\.perf\.holdout = heldout\n$/,
+    );
     const yaml = fs.readFileSync(path.join(ws, 'satlution.yaml'), 'utf8');
     assert.match(yaml, /# The gates, cheapest first/, 'the comments stay');
     return loadConfig(ws).then(async (config) => {

@@ -128,7 +128,7 @@ describe('sweepLeftovers (real cgroups and processes)', function () {
     assert.deepEqual([r.cgroups, r.dirs], [e.cgroups, [e.dir]]);
   });
 
-  it('leaves a live evaluator\'s cgroup, solver and run directory alone (another child, and this process)', async () => {
+  it("leaves a live evaluator's cgroup, solver and run directory alone (another child, and this process)", async () => {
     const other = await startEvaluator(scratch, childFile);
     const mine: MemoryJail = await memoryJail(64);
     const [cmd, args] = mine.wrap('sleep', ['300']);
@@ -146,7 +146,10 @@ describe('sweepLeftovers (real cgroups and processes)', function () {
       const myCgroups = cgroupsOf(s.pid!);
       const r = await sweepLeftovers({ scratchDirs: [scratch] });
       assert.deepEqual([r.killed, r.cgroups, r.dirs, r.errors], [[], [], [], []]);
-      for (const [pid, cgs, dir] of [[other.sleep, other.cgroups, other.dir], [s.pid!, myCgroups, myDir]] as const) {
+      for (const [pid, cgs, dir] of [
+        [other.sleep, other.cgroups, other.dir],
+        [s.pid!, myCgroups, myDir],
+      ] as const) {
         assert.ok(alive(pid), `solver ${pid} still runs`);
         for (const cg of cgs) assert.ok(fs.existsSync(cg), `${cg} is still there`);
         assert.ok(fs.existsSync(dir), `${dir} is still there`);
@@ -183,7 +186,7 @@ describe('sweepLeftovers (real cgroups and processes)', function () {
 });
 
 describe('sweepLeftovers: run directories by name', () => {
-  it('removes a dead owner\'s, keeps a live one\'s, tells a reused pid by its start time, and ages out unnamed ones', async () => {
+  it("removes a dead owner's, keeps a live one's, tells a reused pid by its start time, and ages out unnamed ones", async () => {
     const scratch = tempDir('sweep-names-');
     const gone = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
     const deadPid = Number(gone.stdout.trim());
@@ -248,7 +251,10 @@ describe('sweepLeftovers: proofs kept for the audits (run/keptProof.ts)', () => 
     assert.deepEqual(await sweepHolds(root, { owners: false }), [old]);
     const r = await sweepLeftovers({ scratchDirs: [scratch], cgroupBases: [] });
     assert.deepEqual(r.dirs, [dead]);
-    assert.deepEqual([dead, old, live, race].map((d) => fs.existsSync(d)), [false, false, true, true]);
+    assert.deepEqual(
+      [dead, old, live, race].map((d) => fs.existsSync(d)),
+      [false, false, true, true],
+    );
     // Names that could leave the root are refused, never sanitized.
     assert.throws(() => keptProofPath(root, '../x', 'ab'.repeat(16)), /not a hold name/);
     assert.throws(() => keptProofPath(root, 'h', '../../etc'), /not a run key/);
@@ -259,7 +265,7 @@ describe('sweepLeftovers: proofs kept for the audits (run/keptProof.ts)', () => 
     assert.equal(fs.existsSync(race), false);
   });
 
-  it('keeps proofs only in a root of this user\'s own: a link planted in its place is neither written through nor swept through', async () => {
+  it("keeps proofs only in a root of this user's own: a link planted in its place is neither written through nor swept through", async () => {
     const scratch = tempDir('sweep-holds-');
     const elsewhere = tempDir('elsewhere-');
     const victim = path.join(elsewhere, 'h1');
@@ -269,7 +275,10 @@ describe('sweepLeftovers: proofs kept for the audits (run/keptProof.ts)', () => 
     fs.symlinkSync(elsewhere, proofRoot(scratch));
     const proof = path.join(tempDir(), 'proof.out');
     write(proof, 'd 1 0\n');
-    await assert.rejects(keepProof(proof, keptProofPath(proofRoot(scratch), 'h2', 'cd'.repeat(16))), /is not a directory of this user's, so no proof is kept there/);
+    await assert.rejects(
+      keepProof(proof, keptProofPath(proofRoot(scratch), 'h2', 'cd'.repeat(16))),
+      /is not a directory of this user's, so no proof is kept there/,
+    );
     assert.equal(fs.existsSync(path.join(elsewhere, 'h2')), false);
     await releaseHold(proofRoot(scratch), 'h1');
     assert.deepEqual(await sweepHolds(proofRoot(scratch), { owners: true, maxAgeMs: 0 }), []);

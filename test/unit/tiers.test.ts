@@ -26,8 +26,15 @@ describe('tiers: pieces', () => {
     const quarter = names.filter((n) => inSubset(n, 0.25));
     const half = new Set(names.filter((n) => inSubset(n, 0.5)));
     assert.ok(quarter.length > 420 && quarter.length < 580, String(quarter.length));
-    assert.ok(quarter.every((n) => half.has(n)), 'a smaller tier lies inside a larger one');
-    assert.deepEqual(names.filter((n) => inSubset(n, 0.25)), quarter, 'the same draw every time');
+    assert.ok(
+      quarter.every((n) => half.has(n)),
+      'a smaller tier lies inside a larger one',
+    );
+    assert.deepEqual(
+      names.filter((n) => inSubset(n, 0.25)),
+      quarter,
+      'the same draw every time',
+    );
     assert.ok(names.every((n) => inSubset(n, 1)));
   });
 
@@ -40,7 +47,10 @@ describe('tiers: pieces', () => {
 
   it('checks the tier settings', () => {
     const base = 'seeds: [{name: s, source: .}]\nbenchmarks: {smoke: a, verify: b, perf: c, held: d}\n';
-    const bad = parseConfig(base + 'stages:\n  perf: {timeout_s: 100, holdout: nope, tiers: [{fraction: 0.5, timeout_s: 50, promote_top: 0.5}, {fraction: 0.25, timeout_s: 200, promote_top: 0.5}]}\n');
+    const bad = parseConfig(
+      base +
+        'stages:\n  perf: {timeout_s: 100, holdout: nope, tiers: [{fraction: 0.5, timeout_s: 50, promote_top: 0.5}, {fraction: 0.25, timeout_s: 200, promote_top: 0.5}]}\n',
+    );
     assert.ok(!bad.ok);
     const msgs = bad.ok ? '' : bad.issues.map((i) => `${i.key}: ${i.message}`).join('\n');
     assert.match(msgs, /stages\.perf\.holdout: names no benchmark set/);
@@ -59,12 +69,39 @@ describe('tiers: cycles', function () {
     assert.deepEqual(config.stages.perf.tiers, [{ fraction: 0.5, timeout_s: 10, promote_top: 0.5 }]);
     const logs: string[] = [];
     const outcomes: string[] = [];
-    for (let c = 0; c < 3; c++) outcomes.push((await runCycle({ ws, config, agent: tunerAgent(), approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent: (e) => e.type === 'log' && logs.push(e.message) })).outcome ?? '');
+    for (let c = 0; c < 3; c++)
+      outcomes.push(
+        (
+          await runCycle({
+            ws,
+            config,
+            agent: tunerAgent(),
+            approver: { confirm: async () => true },
+            log: silentLogger,
+            jobs: 2,
+            onEvent: (e) => e.type === 'log' && logs.push(e.message),
+          })
+        ).outcome ?? '',
+      );
     const recs = await readTiers(ws);
-    assert.deepEqual(recs.filter((r) => r.candidate === 0).map((r) => [r.tier, r.promoted]), [[1, true], [2, true]], 'the champion goes the whole way');
-    assert.ok(logs.some((l) => /^SATLUTION_1: tier 1 of 2 \(50% of perf, 10 s\) PAR-2 [\d.]+ s, rank \d of 2: (on to tier 2|stops here)$/.test(l)), logs.join('\n'));
+    assert.deepEqual(
+      recs.filter((r) => r.candidate === 0).map((r) => [r.tier, r.promoted]),
+      [
+        [1, true],
+        [2, true],
+      ],
+      'the champion goes the whole way',
+    );
+    assert.ok(
+      logs.some((l) => /^SATLUTION_1: tier 1 of 2 \(50% of perf, 10 s\) PAR-2 [\d.]+ s, rank \d of 2: (on to tier 2|stops here)$/.test(l)),
+      logs.join('\n'),
+    );
     for (const id of [1, 2, 3]) {
-      const json = JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'evals', `SATLUTION_${id}.json`), 'utf8')) as { tier?: { reached: number; of: number }; timeout_s: number; instances: unknown[] };
+      const json = JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'evals', `SATLUTION_${id}.json`), 'utf8')) as {
+        tier?: { reached: number; of: number };
+        timeout_s: number;
+        instances: unknown[];
+      };
       assert.ok(json.tier, `SATLUTION_${id} has its tier`);
       const r1 = recs.find((r) => r.candidate === id && r.tier === 1)!;
       assert.equal(json.tier!.reached, r1.promoted ? 2 : 1);
@@ -73,7 +110,11 @@ describe('tiers: cycles', function () {
         assert.equal(json.timeout_s, 10);
         assert.ok(json.instances.length < 12);
         assert.match(outcomes[id - 1]!, /stopped at perf tier 1 of 2|stays champion/);
-        assert.match(await metricsHistory(ws, 99, 0), new RegExp(`SATLUTION_${id}: pass; .*\\[perf tier 1 of 2: a subset at a shorter timeout\\]`), 'the planner is told the figure is from a cheaper tier');
+        assert.match(
+          await metricsHistory(ws, 99, 0),
+          new RegExp(`SATLUTION_${id}: pass; .*\\[perf tier 1 of 2: a subset at a shorter timeout\\]`),
+          'the planner is told the figure is from a cheaper tier',
+        );
       }
     }
     const dash = (await new DashboardSource(ws).build({ ...(await new CandidateStore(ws).load()).index, tiers: config.stages.perf.tiers! })).data;
@@ -83,7 +124,10 @@ describe('tiers: cycles', function () {
   });
 
   it('lets a held-out set veto a winner that is slower there', async () => {
-    const ws = await optsat((y) => y.replace(/^benchmarks:\n/m, 'benchmarks:\n  held: benchmarks/held\n').replace(/^( {2}perf: *\{[^}]*)\}/m, '$1, holdout: held }'), 10);
+    const ws = await optsat(
+      (y) => y.replace(/^benchmarks:\n/m, 'benchmarks:\n  held: benchmarks/held\n').replace(/^( {2}perf: *\{[^}]*)\}/m, '$1, holdout: held }'),
+      10,
+    );
     for (let i = 0; i < 14; i++) write(path.join(ws, 'benchmarks', 'held', `h${i}.cnf`), planted3Sat(40, 4.0, 950 + i));
     // Slowing down on larger formulas is the point here; the rules are tested elsewhere.
     fs.rmSync(path.join(ws, '.rules'), { recursive: true });
@@ -97,17 +141,35 @@ describe('tiers: cycles', function () {
         const opt = path.join(candidateDir, 'src', 'options.h');
         fs.writeFileSync(opt, fs.readFileSync(opt, 'utf8').replace(/OPTION \(delay, \d+,/, 'OPTION (delay, 1000,'));
         const src = path.join(candidateDir, 'src', 'optsat.c');
-        fs.writeFileSync(src, `#include <time.h>\n${fs.readFileSync(src, 'utf8').replace('  assign = calloc(nvars + 1, sizeof(int));', `  if (nvars >= 40)${cpuSpin('600000000')}  assign = calloc(nvars + 1, sizeof(int));`)}`);
+        fs.writeFileSync(
+          src,
+          `#include <time.h>\n${fs.readFileSync(src, 'utf8').replace('  assign = calloc(nvars + 1, sizeof(int));', `  if (nvars >= 40)${cpuSpin('600000000')}  assign = calloc(nvars + 1, sizeof(int));`)}`,
+        );
         return { finished: true, detail: 'fast on perf, slow on 40-variable formulas' };
       },
     };
     const logs: string[] = [];
-    const s = await runCycle({ ws, config, agent, approver: { confirm: async () => true }, log: silentLogger, jobs: 2, onEvent: (e) => e.type === 'log' && logs.push(e.message) });
+    const s = await runCycle({
+      ws,
+      config,
+      agent,
+      approver: { confirm: async () => true },
+      log: silentLogger,
+      jobs: 2,
+      onEvent: (e) => e.type === 'log' && logs.push(e.message),
+    });
     // Sequential: it stops as soon as the pairs tell: for a slow-down this large, at the first look whose
     // share of the 1% veto error (0.1% each of the ten looks from 5 to 14 pairs) ten pairs all worse reach (2^-10).
-    assert.match(s.outcome ?? '', /^SATLUTION_0 stays champion \(SATLUTION_1 won on the perf set, but it is worse on the held-out set held \(side by side, stopped as soon as it could tell: after 10 of 14 instances worse than the champion there \(\d+\.\d% slower as a geometric mean; the test of worse in PAR-2 or instance by instance gives p = 0\.00098, under the 0\.0010 each look may veto at\)\)\)$/, `${s.outcome}\n${logs.join('\n')}`);
+    assert.match(
+      s.outcome ?? '',
+      /^SATLUTION_0 stays champion \(SATLUTION_1 won on the perf set, but it is worse on the held-out set held \(side by side, stopped as soon as it could tell: after 10 of 14 instances worse than the champion there \(\d+\.\d% slower as a geometric mean; the test of worse in PAR-2 or instance by instance gives p = 0\.00098, under the 0\.0010 each look may veto at\)\)\)$/,
+      `${s.outcome}\n${logs.join('\n')}`,
+    );
     const held = (await readDuels(ws)).filter((d) => d.purpose === 'held-out');
-    assert.deepEqual(held.map((d) => [d.stopped?.after, d.stopped?.of]), [[10, 14]]);
+    assert.deepEqual(
+      held.map((d) => [d.stopped?.after, d.stopped?.of]),
+      [[10, 14]],
+    );
     assert.ok(held[0]!.pairs.length >= 10 && held[0]!.pairs.length <= 14);
     assert.equal((await new CandidateStore(ws).load()).index.champion, 0);
   });

@@ -46,13 +46,25 @@ function workspace(filled: string[]): string {
 
 /** The config of a workspace with the default sets; `extra` is appended YAML. */
 function config(extra = ''): Config {
-  const r = parseConfig(`seeds: [{ name: s, source: . }]\nstages:\n  smoke: { timeout_s: 5 }\n  verify: { timeout_s: 2 }\n  perf: { timeout_s: 5, audit: { min: 0, share: 0 } }\n${extra}`);
+  const r = parseConfig(
+    `seeds: [{ name: s, source: . }]\nstages:\n  smoke: { timeout_s: 5 }\n  verify: { timeout_s: 2 }\n  perf: { timeout_s: 5, audit: { min: 0, share: 0 } }\n${extra}`,
+  );
   if (!r.ok) throw new Error(r.issues.map((i) => `${i.key}: ${i.message}`).join('\n'));
   return r.config;
 }
 
 function evaluate(ws: string, solverDir: string, cfg: Config, stage: StageName | 'all' = 'all', noProofs = false): Promise<Evaluation> {
-  return evaluateSolver({ ws, config: cfg, solverDir, overrides: { stage, jobs: 2, noProofs }, build: false, rules: false, record: false, dratTrim: DRAT_TRIM!, runnerEnv: { workerFile: WORKER } });
+  return evaluateSolver({
+    ws,
+    config: cfg,
+    solverDir,
+    overrides: { stage, jobs: 2, noProofs },
+    build: false,
+    rules: false,
+    record: false,
+    dratTrim: DRAT_TRIM!,
+    runnerEnv: { workerFile: WORKER },
+  });
 }
 
 const gate = (e: Evaluation, name: string) => e.doc.gates.find((g) => g.gate === name);
@@ -76,8 +88,15 @@ describe('vacuous gates', function () {
     const ws = workspace(['verify', 'perf']);
     const e = await evaluate(ws, HONEST, config());
     assert.equal(e.verdict, 'fail');
-    assert.deepEqual(e.doc.gates.map((g) => [g.gate, g.ok]), [['smoke', false]], 'nothing runs after the empty set');
-    assert.equal(gate(e, 'smoke')!.detail, 'no instances in benchmarks/smoke: nothing to check — add instances (or run `satlution generate`), or set evaluation.vacuous_gates: warn');
+    assert.deepEqual(
+      e.doc.gates.map((g) => [g.gate, g.ok]),
+      [['smoke', false]],
+      'nothing runs after the empty set',
+    );
+    assert.equal(
+      gate(e, 'smoke')!.detail,
+      'no instances in benchmarks/smoke: nothing to check — add instances (or run `satlution generate`), or set evaluation.vacuous_gates: warn',
+    );
     assert.deepEqual(vacuousWarnings(e.doc), []);
   });
 
@@ -85,7 +104,14 @@ describe('vacuous gates', function () {
     const ws = workspace(['smoke', 'verify']);
     const e = await evaluate(ws, HONEST, config());
     assert.equal(e.verdict, 'fail');
-    assert.deepEqual(e.doc.gates.map((g) => [g.gate, g.ok]), [['smoke', true], ['verify', true], ['perf', false]]);
+    assert.deepEqual(
+      e.doc.gates.map((g) => [g.gate, g.ok]),
+      [
+        ['smoke', true],
+        ['verify', true],
+        ['perf', false],
+      ],
+    );
     assert.match(gate(e, 'perf')!.detail, /^no instances in benchmarks\/perf: nothing to check — add instances/);
   });
 
@@ -95,8 +121,14 @@ describe('vacuous gates', function () {
     assert.equal(e.verdict, 'fail');
     const v = gate(e, 'verify')!;
     assert.equal(v.ok, false);
-    assert.equal(v.detail, 'none of the 3 answers could be checked (3 timed out) — add instances the solver solves within the verify timeout (2 s), or known answers in meta.csv, or set evaluation.vacuous_gates: warn');
-    assert.deepEqual(e.doc.instances.map((i) => i.status), ['timeout', 'timeout', 'timeout']);
+    assert.equal(
+      v.detail,
+      'none of the 3 answers could be checked (3 timed out) — add instances the solver solves within the verify timeout (2 s), or known answers in meta.csv, or set evaluation.vacuous_gates: warn',
+    );
+    assert.deepEqual(
+      e.doc.instances.map((i) => i.status),
+      ['timeout', 'timeout', 'timeout'],
+    );
   });
 
   it('counts an answer that agrees with meta.csv as checked, and an unproven one without it as not', async () => {
@@ -110,7 +142,17 @@ describe('vacuous gates', function () {
       return ws;
     });
     // Without proofs an UNSAT answer is checked only against a known one.
-    const run = (ws: string) => evaluateSolver({ ws, config: config(), solverDir: HONEST, overrides: { bench: path.join(ws, 'set'), jobs: 2, noProofs: true }, build: false, rules: false, record: false, runnerEnv: { workerFile: WORKER } });
+    const run = (ws: string) =>
+      evaluateSolver({
+        ws,
+        config: config(),
+        solverDir: HONEST,
+        overrides: { bench: path.join(ws, 'set'), jobs: 2, noProofs: true },
+        build: false,
+        rules: false,
+        record: false,
+        runnerEnv: { workerFile: WORKER },
+      });
     const ok = await run(known!);
     assert.equal(ok.verdict, 'pass', ok.doc.gates.map((g) => g.detail).join('; '));
     const bad = await run(unknown!);
@@ -123,7 +165,14 @@ describe('vacuous gates', function () {
     const cfg = config('evaluation: { vacuous_gates: warn }');
     const e = await evaluate(ws, HONEST, cfg);
     assert.equal(e.verdict, 'pass');
-    assert.deepEqual(e.doc.gates.map((g) => [g.gate, g.ok, g.warning !== undefined]), [['smoke', true, false], ['verify', true, false], ['perf', true, true]]);
+    assert.deepEqual(
+      e.doc.gates.map((g) => [g.gate, g.ok, g.warning !== undefined]),
+      [
+        ['smoke', true, false],
+        ['verify', true, false],
+        ['perf', true, true],
+      ],
+    );
     assert.equal(gate(e, 'perf')!.detail, 'no instances in benchmarks/perf: nothing to check');
     const warnings = vacuousWarnings(e.doc);
     assert.deepEqual(warnings, ['perf checked nothing: no instances in benchmarks/perf: nothing to check — add instances (or run `satlution generate`)']);
@@ -149,17 +198,29 @@ describe('vacuous gates', function () {
     const v = gate(e, 'verify')!;
     assert.equal(v.ok, true);
     assert.match(v.detail, /^0\/3 solved, PAR-2 /);
-    assert.equal(v.warning, 'verify checked nothing: none of the 3 answers could be checked (3 timed out) — add instances the solver solves within the verify timeout (2 s), or known answers in meta.csv');
+    assert.equal(
+      v.warning,
+      'verify checked nothing: none of the 3 answers could be checked (3 timed out) — add instances the solver solves within the verify timeout (2 s), or known answers in meta.csv',
+    );
   });
 
   it('satlution eval and status say the warning with the verdict; a failure says what to add', async () => {
     const ws = tempDir();
-    await initWorkspace({ dir: ws, seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }], defaultRulesDir: RULES, approver: { confirm: async () => true }, log: silentLogger });
+    await initWorkspace({
+      dir: ws,
+      seeds: [{ name: 'tinysat', source: path.join(FIXTURES, 'seeds', 'tinysat') }],
+      defaultRulesDir: RULES,
+      approver: { confirm: async () => true },
+      log: silentLogger,
+    });
     const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws, encoding: 'utf8' });
     // The sets init makes are empty: the smoke gate fails and says what to add.
     const failed = cli('eval', 'SATLUTION_0', '--stage', 'smoke', '--no-build', '--no-rules');
     assert.equal(failed.status, 1, failed.stdout + failed.stderr);
-    assert.match(failed.stdout, /✗ smoke +no instances in benchmarks\/smoke: nothing to check — add instances \(or run `satlution generate`\), or set evaluation\.vacuous_gates: warn/);
+    assert.match(
+      failed.stdout,
+      /✗ smoke +no instances in benchmarks\/smoke: nothing to check — add instances \(or run `satlution generate`\), or set evaluation\.vacuous_gates: warn/,
+    );
     assert.match(failed.stdout, /verdict: fail\n$/);
 
     const yaml = path.join(ws, 'satlution.yaml');
@@ -173,6 +234,8 @@ describe('vacuous gates', function () {
     const status = cli('status');
     assert.match(status.stdout, /SATLUTION_0 .*\n +warning: smoke checked nothing: no instances in benchmarks\/smoke/);
     const json = JSON.parse(cli('status', '--json').stdout) as { candidates: { dir: string; warnings: string[] }[] };
-    assert.deepEqual(json.candidates.find((c) => c.dir === 'SATLUTION_0')!.warnings, ['smoke checked nothing: no instances in benchmarks/smoke: nothing to check — add instances (or run `satlution generate`)']);
+    assert.deepEqual(json.candidates.find((c) => c.dir === 'SATLUTION_0')!.warnings, [
+      'smoke checked nothing: no instances in benchmarks/smoke: nothing to check — add instances (or run `satlution generate`)',
+    ]);
   });
 });

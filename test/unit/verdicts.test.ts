@@ -24,7 +24,8 @@ import { CLI, write } from './helpers';
 import { optsatWorkspace } from './optsatWorkspace';
 
 /** optsat (tinysat with a start-up busy loop, `delay`) with an option it never reads (`unused`). */
-const optsat = (o: { delay: number; perf: number; yaml?: (y: string) => string }) => optsatWorkspace({ perf: o.perf, perfSeed: 90, delay: o.delay, inert: ['unused'], ...(o.yaml ? { edit: o.yaml } : {}) });
+const optsat = (o: { delay: number; perf: number; yaml?: (y: string) => string }) =>
+  optsatWorkspace({ perf: o.perf, perfSeed: 90, delay: o.delay, inert: ['unused'], ...(o.yaml ? { edit: o.yaml } : {}) });
 
 /**
  * Busy loops, two per core: the machine "while a build runs in another window". Each in a session of its
@@ -38,7 +39,21 @@ function load(n = 2 * os.cpus().length): { stop: () => void } {
 
 /** One side of a kept duel as run results: what drift.ts compared with the champion's stored evaluation. */
 function duelSide(d: DuelDoc, side: 'a' | 'b'): InstanceResult[] {
-  return d.pairs.map((p) => ({ instance: p.instance, family: null, expected: null, expected_from: 'none', answer: null, status: p[side].status === 'solved' ? 'solved' : 'timeout', time_s: p[side].time_s, cpu_s: p[side].cpu_s, mem_mb: null, exit_code: null, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' }));
+  return d.pairs.map((p) => ({
+    instance: p.instance,
+    family: null,
+    expected: null,
+    expected_from: 'none',
+    answer: null,
+    status: p[side].status === 'solved' ? 'solved' : 'timeout',
+    time_s: p[side].time_s,
+    cpu_s: p[side].cpu_s,
+    mem_mb: null,
+    exit_code: null,
+    signal: null,
+    check: { kind: 'none', ok: null, time_s: 0, detail: '' },
+    detail: '',
+  }));
 }
 
 /** An agent that multiplies the start-up delay: a challenger that is really slower. */
@@ -46,12 +61,19 @@ function slowDownAgent(factor: number): EvolutionAgent {
   return {
     name: 'scripted',
     async plan({ candidate }) {
-      return { title: 'a longer start-up loop', hypothesis: `# ${candidate}: a longer start-up loop\n\n## Change\nMultiply delay by ${factor}.\n\n## Rationale\nA slower challenger, for racing to stop.\n\n## Expected effect\nEvery instance slower.\n` };
+      return {
+        title: 'a longer start-up loop',
+        hypothesis: `# ${candidate}: a longer start-up loop\n\n## Change\nMultiply delay by ${factor}.\n\n## Rationale\nA slower challenger, for racing to stop.\n\n## Expected effect\nEvery instance slower.\n`,
+      };
     },
     async code({ host, candidateDir }) {
       const h = fs.readFileSync(path.join(candidateDir, 'src', 'options.h'), 'utf8');
       const now = /OPTION \(delay, (\d+),/.exec(h)![1]!;
-      const edit = await runTool('edit_file', JSON.stringify({ path: 'src/options.h', search: `OPTION (delay, ${now},`, replace: `OPTION (delay, ${Number(now) * factor},` }), host);
+      const edit = await runTool(
+        'edit_file',
+        JSON.stringify({ path: 'src/options.h', search: `OPTION (delay, ${now},`, replace: `OPTION (delay, ${Number(now) * factor},` }),
+        host,
+      );
       assert.equal(edit.isError, false, edit.content);
       assert.equal((await host.build()).ok, true);
       return { finished: true, detail: 'done' };
@@ -70,13 +92,24 @@ describe('verdicts that noise and drift cannot fool', function () {
     // The trap: the champion's reference measurement is taken while two busy loops share the two cores.
     const busy = load();
     try {
-      const r = await evaluateSolver({ ws, config, solverDir: path.join(ws, 'SATLUTION_0'), overrides: { stage: 'all', jobs: 2 }, tiers: { reference: true }, runnerEnv: { workerFile: '' } });
+      const r = await evaluateSolver({
+        ws,
+        config,
+        solverDir: path.join(ws, 'SATLUTION_0'),
+        overrides: { stage: 'all', jobs: 2 },
+        tiers: { reference: true },
+        runnerEnv: { workerFile: '' },
+      });
       assert.equal(r.verdict, 'pass', JSON.stringify(r.gates.map((g) => g.detail)));
     } finally {
       busy.stop();
     }
     const outcomes: string[] = [];
-    for (let c = 0; c < 3; c++) outcomes.push((await runCycle({ ws, config, agent: tunerAgent({ only: ['unused'] }), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 })).outcome ?? '');
+    for (let c = 0; c < 3; c++)
+      outcomes.push(
+        (await runCycle({ ws, config, agent: tunerAgent({ only: ['unused'] }), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 }))
+          .outcome ?? '',
+      );
     const { index } = await new CandidateStore(ws).load();
     assert.equal(index.champion, 0, `an identical challenger was promoted: ${outcomes.join(' | ')}`);
     for (const o of outcomes) assert.match(o, /SATLUTION_0 stays champion/);
@@ -102,7 +135,10 @@ describe('verdicts that noise and drift cannot fool', function () {
     const config = await loadConfig(ws);
     assert.equal(config.evaluation.racing.cap_floor_s, 0.05);
     const s = await runCycle({ ws, config, agent: slowDownAgent(20), approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
-    assert.match(s.outcome ?? '', /SATLUTION_0 stays champion \(SATLUTION_1 rejected early by racing after \d+ of 12 instances: it cannot pass the promotion test: after \d+ of 12 instances it is \d+\.\d% slower than the champion/);
+    assert.match(
+      s.outcome ?? '',
+      /SATLUTION_0 stays champion \(SATLUTION_1 rejected early by racing after \d+ of 12 instances: it cannot pass the promotion test: after \d+ of 12 instances it is \d+\.\d% slower than the champion/,
+    );
     const doc = (await new EvalStore(ws).get(1))!;
     assert.equal(doc.verdict, 'pass');
     assert.equal(doc.race?.outcome, 'rejected early');
@@ -148,7 +184,10 @@ describe('verdicts that noise and drift cannot fool', function () {
     assert.equal(cal.status, 0, cal.stderr);
     assert.match(cal.stdout, /SATLUTION_0 against itself on 8 instances, side by side/);
     assert.match(cal.stdout, /wall time: band \d+\.\d% of PAR-2/);
-    assert.match(cal.stdout, /a challenger needs a PAR-2 gain of at least \d+(\.\d+)?% \(min_improvement_pct\) in its race with the champion, and the exact sign-flip test .* this band \(\d+\.\d%\) is for information/);
+    assert.match(
+      cal.stdout,
+      /a challenger needs a PAR-2 gain of at least \d+(\.\d+)?% \(min_improvement_pct\) in its race with the champion, and the exact sign-flip test .* this band \(\d+\.\d%\) is for information/,
+    );
     const doc = (await readCalibration(ws))!;
     assert.equal(doc.n, 8);
     // The champion was built for it (never evaluated before) and really ran: per-instance times differ.
@@ -156,7 +195,7 @@ describe('verdicts that noise and drift cannot fool', function () {
     assert.ok(duel.pairs.every((p) => p.a.status === 'solved' && p.b.status === 'solved'));
     assert.ok(duel.pairs.some((p) => p.a.time_s !== p.b.time_s));
     // A solver that crashes cannot measure the machine's noise: calibrate refuses with the reason.
-    write(path.join(ws, 'broken', 'starexec_build'), '#!/bin/bash\nmkdir -p bin\nprintf \'#!/bin/sh\\nkill -SEGV $$\\n\' > bin/starexec_run_default\n');
+    write(path.join(ws, 'broken', 'starexec_build'), "#!/bin/bash\nmkdir -p bin\nprintf '#!/bin/sh\\nkill -SEGV $$\\n' > bin/starexec_run_default\n");
     write(path.join(ws, 'broken', 'bin', 'starexec_run_default'), '#!/bin/sh\nkill -SEGV $$\n');
     fs.chmodSync(path.join(ws, 'broken', 'bin', 'starexec_run_default'), 0o755);
     const bad = spawnSync(process.execPath, [CLI, 'calibrate', '--dir', ws, '--solver', 'broken'], { encoding: 'utf8' });

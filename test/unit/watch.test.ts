@@ -15,10 +15,14 @@ describe('workspace: watching for changes', () => {
     write(path.join(dir, 'SATLUTION_0', 'src', 'a.c'), 'int x;\n');
     let n = 0;
     let ping: () => void = () => {};
-    const w = watchWorkspace(dir, () => {
-      n++;
-      ping();
-    }, 50);
+    const w = watchWorkspace(
+      dir,
+      () => {
+        n++;
+        ping();
+      },
+      50,
+    );
     try {
       const next = () => new Promise<void>((r) => (ping = r));
       await within(w.ready, 10000, 'ready watcher');
@@ -63,11 +67,19 @@ describe('workspace: watching for changes', () => {
         check();
       });
     try {
-      await within(printed(() => shown() >= 1), 5000, 'first status');
+      await within(
+        printed(() => shown() >= 1),
+        5000,
+        'first status',
+      );
       await within(watching, 10000, 'the watcher ready');
       const before = shown();
       fs.mkdirSync(path.join(dir, 'SATLUTION_1'));
-      await within(printed(() => /SATLUTION_1 +unknown/.test(out)), 8000, 'a status showing SATLUTION_1');
+      await within(
+        printed(() => /SATLUTION_1 +unknown/.test(out)),
+        8000,
+        'a status showing SATLUTION_1',
+      );
       assert.equal(shown(), before + 1, 'one change, one status');
     } finally {
       child.kill('SIGINT');

@@ -50,7 +50,12 @@ function contrastInFrame(_body, base) {
     // rgb()/rgba() for plain colours; color(srgb r g b / a), channels 0..1, for color-mix() results.
     const srgb = /^color\(srgb ([^)]+)\)/.exec(c);
     const m = srgb ?? /rgba?\(([^)]+)\)/.exec(c);
-    const p = m ? m[1].split(/[\s,/]+/).filter(Boolean).map(Number) : [0, 0, 0];
+    const p = m
+      ? m[1]
+          .split(/[\s,/]+/)
+          .filter(Boolean)
+          .map(Number)
+      : [0, 0, 0];
     const k = srgb ? 255 : 1;
     return [p[0] * k, p[1] * k, p[2] * k, p.length > 3 ? p[3] : 1];
   };
@@ -70,7 +75,10 @@ function contrastInFrame(_body, base) {
   const baseColor = rgba(base);
   const rows = new Map();
   const visit = (el) => {
-    const own = [...el.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim()).map((n) => n.textContent.trim()).join(' ');
+    const own = [...el.childNodes]
+      .filter((n) => n.nodeType === 3 && n.textContent.trim())
+      .map((n) => n.textContent.trim())
+      .join(' ');
     const r = el.getBoundingClientRect();
     const cs = getComputedStyle(el);
     // Disabled controls are exempt (WCAG 1.4.3); so is text that is not drawn.
@@ -125,7 +133,10 @@ async function sidebarWidth(page, width) {
 
 /** Expands (or collapses) a view of the sidebar by its header. */
 async function expandView(page, name, expanded = true) {
-  const header = page.locator('.part.sidebar .pane-header').filter({ hasText: new RegExp(`^${name}`) }).first();
+  const header = page
+    .locator('.part.sidebar .pane-header')
+    .filter({ hasText: new RegExp(`^${name}`) })
+    .first();
   if (((await header.getAttribute('aria-expanded')) === 'true') !== expanded) await header.click();
 }
 
@@ -137,7 +148,12 @@ if (pack.status !== 0) throw new Error(`packaging the .vsix failed:\n${pack.stdo
 const failures = [];
 try {
   for (const theme of chosen) {
-    const cs = await startCodeServer({ codeServer: env.CODE_SERVER, nodeBin: env.NODE24_BIN, installVsix: vsix, settings: { 'workbench.colorTheme': THEMES[theme] } });
+    const cs = await startCodeServer({
+      codeServer: env.CODE_SERVER,
+      nodeBin: env.NODE24_BIN,
+      installVsix: vsix,
+      settings: { 'workbench.colorTheme': THEMES[theme] },
+    });
     const browser = await launchBrowser(cs.env);
     try {
       const page = await newWorkbenchPage(browser);
@@ -157,7 +173,8 @@ try {
       const file = path.join(out, `sidebar-${theme}.png`);
       await page.screenshot({ path: file, clip: box });
       console.log(`${file}  (sidebar ${Math.round(box.width)} px)`);
-      const base = (frame) => frame.locator('body').evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--vscode-sideBar-background').trim());
+      const base = (frame) =>
+        frame.locator('body').evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--vscode-sideBar-background').trim());
       const overviewRows = await overview.locator('body').evaluate(contrastInFrame, (await base(overview)) || '#ffffff');
       const steeringRows = await steering.locator('body').evaluate(contrastInFrame, (await base(steering)) || '#ffffff');
       // The Overview on its own, with the room to show all of it (a collapsed webview view is discarded: measured above).
@@ -173,7 +190,9 @@ try {
       const dashFile = path.join(out, `dashboard-${theme}.png`);
       await page.screenshot({ path: dashFile });
       console.log(dashFile);
-      const dashBg = await dash.locator('body').evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--vscode-editor-background').trim());
+      const dashBg = await dash
+        .locator('body')
+        .evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--vscode-editor-background').trim());
       const reports = [
         ['Overview', overviewRows],
         ['Steering', steeringRows],
@@ -181,7 +200,9 @@ try {
       ];
       for (const [name, rows] of reports) {
         const low = rows.filter((r) => r.ratio < (r.icon ? MIN_ICON_RATIO : MIN_RATIO));
-        console.log(`${theme} ${name}: ${rows.length} text styles, lowest ${rows[0]?.ratio ?? '-'}:1${low.length ? `, ${low.length} below ${MIN_RATIO}:1` : ''}`);
+        console.log(
+          `${theme} ${name}: ${rows.length} text styles, lowest ${rows[0]?.ratio ?? '-'}:1${low.length ? `, ${low.length} below ${MIN_RATIO}:1` : ''}`,
+        );
         for (const r of rows.slice(0, Math.max(6, low.length))) console.log(`   ${r.ratio.toFixed(2).padStart(6)}  ${r.sel}  "${r.text}"  (${r.fg})`);
         for (const r of low) failures.push(`${theme} ${name}: ${r.sel} "${r.text}" ${r.ratio}:1${r.icon ? ' (icon)' : ''}`);
       }

@@ -14,37 +14,122 @@ const ORIGIN = 'https://webview.test';
 
 const THEMES = {
   dark: {
-    'foreground': '#cccccc', 'descriptionForeground': '#9d9d9d', 'sideBar-background': '#181818', 'editor-background': '#1f1f1f',
-    'button-background': '#0078d4', 'button-foreground': '#ffffff', 'button-hoverBackground': '#026ec1', 'button-border': 'rgba(255, 255, 255, 0.07)',
-    'button-secondaryBackground': '#313131', 'button-secondaryForeground': '#cccccc', 'button-secondaryHoverBackground': '#3c3c3c',
-    'focusBorder': '#0078d4', 'badge-background': '#616161', 'badge-foreground': '#f8f8f8', 'widget-border': '#313131', 'panel-border': '#2b2b2b',
-    'input-background': '#313131', 'input-foreground': '#cccccc', 'input-border': '#3c3c3c', 'input-placeholderForeground': '#989898',
-    'dropdown-background': '#313131', 'dropdown-border': '#3c3c3c', 'dropdown-foreground': '#cccccc', 'dropdown-listBackground': '#1f1f1f',
-    'textLink-foreground': '#4daafc', 'textLink-activeForeground': '#4daafc', 'testing-iconPassed': '#73c991', 'testing-iconFailed': '#f14c4c',
-    'errorForeground': '#f85149', 'editorWarning-foreground': '#cca700', 'inputValidation-warningBackground': '#352a05', 'inputValidation-warningBorder': '#b89500',
-    'progressBar-background': '#0078d4', 'textCodeBlock-background': '#2b2b2b', 'textPreformat-background': '#3c3c3c', 'textPreformat-foreground': '#d0d0d0',
-    'textBlockQuote-background': '#2b2b2b', 'charts-blue': '#3794ff', 'charts-purple': '#b180d7', 'charts-green': '#89d185', 'widget-shadow': 'rgba(0, 0, 0, 0.36)',
-    'settings-textInputBackground': '#313131', 'settings-textInputBorder': '#3c3c3c', 'settings-textInputForeground': '#cccccc',
-    'settings-dropdownBackground': '#313131', 'settings-dropdownBorder': '#3c3c3c', 'settings-dropdownForeground': '#cccccc', 'settings-dropdownListBorder': '#454545',
-    'list-focusOutline': '#0078d4', 'list-activeSelectionBackground': '#04395e', 'list-activeSelectionForeground': '#ffffff', 'list-hoverBackground': '#2a2d2e', 'scrollbarSlider-background': 'rgba(121, 121, 121, 0.4)',
+    foreground: '#cccccc',
+    descriptionForeground: '#9d9d9d',
+    'sideBar-background': '#181818',
+    'editor-background': '#1f1f1f',
+    'button-background': '#0078d4',
+    'button-foreground': '#ffffff',
+    'button-hoverBackground': '#026ec1',
+    'button-border': 'rgba(255, 255, 255, 0.07)',
+    'button-secondaryBackground': '#313131',
+    'button-secondaryForeground': '#cccccc',
+    'button-secondaryHoverBackground': '#3c3c3c',
+    focusBorder: '#0078d4',
+    'badge-background': '#616161',
+    'badge-foreground': '#f8f8f8',
+    'widget-border': '#313131',
+    'panel-border': '#2b2b2b',
+    'input-background': '#313131',
+    'input-foreground': '#cccccc',
+    'input-border': '#3c3c3c',
+    'input-placeholderForeground': '#989898',
+    'dropdown-background': '#313131',
+    'dropdown-border': '#3c3c3c',
+    'dropdown-foreground': '#cccccc',
+    'dropdown-listBackground': '#1f1f1f',
+    'textLink-foreground': '#4daafc',
+    'textLink-activeForeground': '#4daafc',
+    'testing-iconPassed': '#73c991',
+    'testing-iconFailed': '#f14c4c',
+    errorForeground: '#f85149',
+    'editorWarning-foreground': '#cca700',
+    'inputValidation-warningBackground': '#352a05',
+    'inputValidation-warningBorder': '#b89500',
+    'progressBar-background': '#0078d4',
+    'textCodeBlock-background': '#2b2b2b',
+    'textPreformat-background': '#3c3c3c',
+    'textPreformat-foreground': '#d0d0d0',
+    'textBlockQuote-background': '#2b2b2b',
+    'charts-blue': '#3794ff',
+    'charts-purple': '#b180d7',
+    'charts-green': '#89d185',
+    'widget-shadow': 'rgba(0, 0, 0, 0.36)',
+    'settings-textInputBackground': '#313131',
+    'settings-textInputBorder': '#3c3c3c',
+    'settings-textInputForeground': '#cccccc',
+    'settings-dropdownBackground': '#313131',
+    'settings-dropdownBorder': '#3c3c3c',
+    'settings-dropdownForeground': '#cccccc',
+    'settings-dropdownListBorder': '#454545',
+    'list-focusOutline': '#0078d4',
+    'list-activeSelectionBackground': '#04395e',
+    'list-activeSelectionForeground': '#ffffff',
+    'list-hoverBackground': '#2a2d2e',
+    'scrollbarSlider-background': 'rgba(121, 121, 121, 0.4)',
   },
   light: {
-    'foreground': '#3b3b3b', 'descriptionForeground': '#717171', 'sideBar-background': '#f8f8f8', 'editor-background': '#ffffff',
-    'button-background': '#005fb8', 'button-foreground': '#ffffff', 'button-hoverBackground': '#0258a8', 'button-border': 'rgba(0, 0, 0, 0.1)',
-    'button-secondaryBackground': '#e5e5e5', 'button-secondaryForeground': '#3b3b3b', 'button-secondaryHoverBackground': '#cccccc',
-    'focusBorder': '#005fb8', 'badge-background': '#cccccc', 'badge-foreground': '#3b3b3b', 'widget-border': '#e5e5e5', 'panel-border': '#e5e5e5',
-    'input-background': '#ffffff', 'input-foreground': '#3b3b3b', 'input-border': '#cecece', 'input-placeholderForeground': '#767676',
-    'dropdown-background': '#ffffff', 'dropdown-border': '#cecece', 'dropdown-foreground': '#3b3b3b', 'dropdown-listBackground': '#ffffff',
-    'textLink-foreground': '#005fb8', 'textLink-activeForeground': '#005fb8', 'testing-iconPassed': '#388a34', 'testing-iconFailed': '#f14c4c',
-    'errorForeground': '#f85149', 'editorWarning-foreground': '#bf8803', 'inputValidation-warningBackground': '#f6f5d2', 'inputValidation-warningBorder': '#b89500',
-    'progressBar-background': '#005fb8', 'textCodeBlock-background': '#f3f3f3', 'textPreformat-background': 'rgba(0, 0, 0, 0.12)', 'textPreformat-foreground': '#3b3b3b',
-    'textBlockQuote-background': '#f3f3f3', 'charts-blue': '#1a85ff', 'charts-purple': '#652d90', 'charts-green': '#388a34', 'widget-shadow': 'rgba(0, 0, 0, 0.16)',
-    'settings-textInputBackground': '#ffffff', 'settings-textInputBorder': '#cecece', 'settings-textInputForeground': '#3b3b3b',
-    'settings-dropdownBackground': '#ffffff', 'settings-dropdownBorder': '#cecece', 'settings-dropdownForeground': '#3b3b3b', 'settings-dropdownListBorder': '#c8c8c8',
-    'list-focusOutline': '#005fb8', 'list-activeSelectionBackground': '#e8e8e8', 'list-activeSelectionForeground': '#000000', 'list-hoverBackground': '#f2f2f2', 'scrollbarSlider-background': 'rgba(100, 100, 100, 0.4)',
+    foreground: '#3b3b3b',
+    descriptionForeground: '#717171',
+    'sideBar-background': '#f8f8f8',
+    'editor-background': '#ffffff',
+    'button-background': '#005fb8',
+    'button-foreground': '#ffffff',
+    'button-hoverBackground': '#0258a8',
+    'button-border': 'rgba(0, 0, 0, 0.1)',
+    'button-secondaryBackground': '#e5e5e5',
+    'button-secondaryForeground': '#3b3b3b',
+    'button-secondaryHoverBackground': '#cccccc',
+    focusBorder: '#005fb8',
+    'badge-background': '#cccccc',
+    'badge-foreground': '#3b3b3b',
+    'widget-border': '#e5e5e5',
+    'panel-border': '#e5e5e5',
+    'input-background': '#ffffff',
+    'input-foreground': '#3b3b3b',
+    'input-border': '#cecece',
+    'input-placeholderForeground': '#767676',
+    'dropdown-background': '#ffffff',
+    'dropdown-border': '#cecece',
+    'dropdown-foreground': '#3b3b3b',
+    'dropdown-listBackground': '#ffffff',
+    'textLink-foreground': '#005fb8',
+    'textLink-activeForeground': '#005fb8',
+    'testing-iconPassed': '#388a34',
+    'testing-iconFailed': '#f14c4c',
+    errorForeground: '#f85149',
+    'editorWarning-foreground': '#bf8803',
+    'inputValidation-warningBackground': '#f6f5d2',
+    'inputValidation-warningBorder': '#b89500',
+    'progressBar-background': '#005fb8',
+    'textCodeBlock-background': '#f3f3f3',
+    'textPreformat-background': 'rgba(0, 0, 0, 0.12)',
+    'textPreformat-foreground': '#3b3b3b',
+    'textBlockQuote-background': '#f3f3f3',
+    'charts-blue': '#1a85ff',
+    'charts-purple': '#652d90',
+    'charts-green': '#388a34',
+    'widget-shadow': 'rgba(0, 0, 0, 0.16)',
+    'settings-textInputBackground': '#ffffff',
+    'settings-textInputBorder': '#cecece',
+    'settings-textInputForeground': '#3b3b3b',
+    'settings-dropdownBackground': '#ffffff',
+    'settings-dropdownBorder': '#cecece',
+    'settings-dropdownForeground': '#3b3b3b',
+    'settings-dropdownListBorder': '#c8c8c8',
+    'list-focusOutline': '#005fb8',
+    'list-activeSelectionBackground': '#e8e8e8',
+    'list-activeSelectionForeground': '#000000',
+    'list-hoverBackground': '#f2f2f2',
+    'scrollbarSlider-background': 'rgba(100, 100, 100, 0.4)',
   },
 };
-const FONTS = { 'font-family': 'system-ui, "Segoe UI", Ubuntu, "Droid Sans", sans-serif', 'font-size': '13px', 'font-weight': 'normal', 'editor-font-family': '"DejaVu Sans Mono", Menlo, monospace' };
+const FONTS = {
+  'font-family': 'system-ui, "Segoe UI", Ubuntu, "Droid Sans", sans-serif',
+  'font-size': '13px',
+  'font-weight': 'normal',
+  'editor-font-family': '"DejaVu Sans Mono", Menlo, monospace',
+};
 
 const HYPOTHESIS = `# SATLUTION_3: Lazy reimplication in chronological backtracking
 
@@ -85,7 +170,13 @@ const codeItems = [
   { kind: 'tool', role: 'coder', name: 'read_file', ok: true, summary: '   38  struct kissat {' },
   { kind: 'tool', role: 'coder', name: 'edit_file', ok: true, summary: 'edited src/internal.h (1 replacement)' },
   { kind: 'tool', role: 'coder', name: 'edit_file', ok: true, summary: 'edited src/backtrack.c (1 replacement)' },
-  { kind: 'tool', role: 'coder', name: 'build', ok: false, summary: "build failed: src/backtrack.c:77: error: 'reimply' undeclared (first use in this function)" },
+  {
+    kind: 'tool',
+    role: 'coder',
+    name: 'build',
+    ok: false,
+    summary: "build failed: src/backtrack.c:77: error: 'reimply' undeclared (first use in this function)",
+  },
   { kind: 'text', role: 'coder', text: 'The queue needs a declaration in internal.h; adding it.' },
   { kind: 'tool', role: 'coder', name: 'edit_file', ok: true, summary: 'edited src/internal.h (1 replacement)' },
   { kind: 'tool', role: 'coder', name: 'build', ok: true, summary: 'build ok' },
@@ -96,13 +187,30 @@ const codeItems = [
 const STATES = {
   approval: {
     snapshot: {
-      type: 'snapshot', seq: 1, notes: 'Prefer changes to propagation and backtracking.\nDo not touch the proof output.\n', stream: planStream,
-      state: { ...base, phase: 'awaiting-approval', cycle: 3, step: 'approve', candidate: 'SATLUTION_3', title: 'Lazy reimplication in chronological backtracking', pending: { cycle: 3, candidate: 'SATLUTION_3', title: 'Lazy reimplication in chronological backtracking', hypothesis: HYPOTHESIS, where: 'view' } },
+      type: 'snapshot',
+      seq: 1,
+      notes: 'Prefer changes to propagation and backtracking.\nDo not touch the proof output.\n',
+      stream: planStream,
+      state: {
+        ...base,
+        phase: 'awaiting-approval',
+        cycle: 3,
+        step: 'approve',
+        candidate: 'SATLUTION_3',
+        title: 'Lazy reimplication in chronological backtracking',
+        pending: { cycle: 3, candidate: 'SATLUTION_3', title: 'Lazy reimplication in chronological backtracking', hypothesis: HYPOTHESIS, where: 'view' },
+      },
     },
     then: [],
   },
   running: {
-    snapshot: { type: 'snapshot', seq: 1, notes: 'Prefer changes to propagation and backtracking.\n', stream: planStream, state: { ...base, phase: 'running', cycle: 3, step: 'code', candidate: 'SATLUTION_3', title: 'Lazy reimplication in chronological backtracking' } },
+    snapshot: {
+      type: 'snapshot',
+      seq: 1,
+      notes: 'Prefer changes to propagation and backtracking.\n',
+      stream: planStream,
+      state: { ...base, phase: 'running', cycle: 3, step: 'code', candidate: 'SATLUTION_3', title: 'Lazy reimplication in chronological backtracking' },
+    },
     // Streamed in after the snapshot, as batches, the last text in pieces.
     then: [
       { type: 'stream', seq: 2, items: codeItems },
@@ -110,7 +218,23 @@ const STATES = {
     ],
   },
   paused: {
-    snapshot: { type: 'snapshot', seq: 0, notes: '', stream: [], state: { ...base, agent: null, phase: 'paused', cycle: 4, step: 'evaluate', candidate: 'SATLUTION_4', title: 'tune restartint 50 -> 200', approval: 'auto', transcripts: false } },
+    snapshot: {
+      type: 'snapshot',
+      seq: 0,
+      notes: '',
+      stream: [],
+      state: {
+        ...base,
+        agent: null,
+        phase: 'paused',
+        cycle: 4,
+        step: 'evaluate',
+        candidate: 'SATLUTION_4',
+        title: 'tune restartint 50 -> 200',
+        approval: 'auto',
+        transcripts: false,
+      },
+    },
     then: [{ type: 'notice', level: 'info', text: 'approval: auto written to satlution.yaml.' }],
   },
 };
@@ -152,7 +276,11 @@ try {
       await page.addInitScript((vars) => {
         window.__posted = [];
         window.__state = undefined;
-        window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__posted.push(m), getState: () => window.__state, setState: (s) => (window.__state = s) });
+        window.acquireVsCodeApi = () => ({
+          postMessage: (m) => window.__posted.push(m),
+          getState: () => window.__state,
+          setState: (s) => (window.__state = s),
+        });
         document.addEventListener('DOMContentLoaded', () => {
           for (const [k, v] of Object.entries(vars)) document.documentElement.style.setProperty(k, v);
           document.documentElement.style.background = vars['--vscode-sideBar-background'];
@@ -167,7 +295,7 @@ try {
         const b = document.querySelector('vscode-button');
         const base = b?.shadowRoot?.querySelector('[part="base"], .wrapper, button, div');
         return {
-          button: !!b?.shadowRoot && getComputedStyle(b).display !== 'inline' ,
+          button: !!b?.shadowRoot && getComputedStyle(b).display !== 'inline',
           buttonBg: base ? getComputedStyle(base).backgroundColor : '',
           textarea: !!document.querySelector('vscode-textarea')?.shadowRoot?.querySelector('textarea'),
           select: !!document.querySelector('vscode-single-select')?.shadowRoot,
@@ -213,7 +341,10 @@ try {
   const many = Array.from({ length: 60 }, (_, i) => ({ kind: 'tool', role: 'coder', name: 'read_file', ok: true, summary: `line ${i}` }));
   await page.evaluate((items) => window.postMessage({ type: 'stream', seq: 2, items }, '*'), many);
   await page.waitForTimeout(50);
-  const atEnd = await page.evaluate(() => { const l = document.querySelector('.log'); return l.scrollHeight - l.scrollTop - l.clientHeight < 24; });
+  const atEnd = await page.evaluate(() => {
+    const l = document.querySelector('.log');
+    return l.scrollHeight - l.scrollTop - l.clientHeight < 24;
+  });
   await page.evaluate(() => (document.querySelector('.log').scrollTop = 0));
   await page.evaluate((items) => window.postMessage({ type: 'stream', seq: 3, items }, '*'), many.slice(0, 5));
   await page.waitForTimeout(50);
@@ -227,10 +358,12 @@ try {
   if (stayed.top !== 0 || !stayed.jump) problems.push(`behaviour: the log moved although scrolled up: ${JSON.stringify(stayed)}`);
   if (rows !== planStream.length + 65) problems.push(`behaviour: ${rows} rows (a replayed batch was applied?)`);
   if (!posted.some((m) => m.type === 'approve' && m.candidate === 'SATLUTION_3')) problems.push(`behaviour: Enter on Approve posted ${JSON.stringify(posted)}`);
-  if (!posted.some((m) => m.type === 'reject' && m.reason === 'Too risky for the proof output')) problems.push(`behaviour: the reason did not reach the reject message: ${JSON.stringify(posted)}`);
+  if (!posted.some((m) => m.type === 'reject' && m.reason === 'Too risky for the proof output'))
+    problems.push(`behaviour: the reason did not reach the reject message: ${JSON.stringify(posted)}`);
   await page.evaluate((m) => window.postMessage(m, '*'), { type: 'stream', seq: 9, items: [{ kind: 'log', role: null, text: 'gap' }] });
   await page.waitForTimeout(50);
-  if ((await page.evaluate(() => window.__posted.filter((m) => m.type === 'ready').length)) !== 2) problems.push('behaviour: a gap in the batches did not ask for a snapshot');
+  if ((await page.evaluate(() => window.__posted.filter((m) => m.type === 'ready').length)) !== 2)
+    problems.push('behaviour: a gap in the batches did not ask for a snapshot');
   // A reload: the saved state shows at once, inert until the host answers; an unsaved notes draft survives.
   const saved = { state: STATES.running.snapshot.state, stream: planStream, notes: 'draft typed before the reload', notesSaved: 'old notes\n' };
   const again = await browser.newPage({ viewport: { width: 300, height: 900 } });
@@ -246,12 +379,22 @@ try {
   again.on('pageerror', (e) => problems.push(`reload: page error: ${e.message}`));
   await again.goto(`${ORIGIN}/index.html`);
   await again.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));
-  const before = await again.evaluate(() => ({ pause: document.querySelectorAll('.controls vscode-button')[1].disabled, rows: document.querySelectorAll('.log > .entry').length, notes: document.querySelector('vscode-textarea').value }));
+  const before = await again.evaluate(() => ({
+    pause: document.querySelectorAll('.controls vscode-button')[1].disabled,
+    rows: document.querySelectorAll('.log > .entry').length,
+    notes: document.querySelector('vscode-textarea').value,
+  }));
   await again.evaluate((m) => window.postMessage(m, '*'), { ...STATES.running.snapshot, seq: 0, stream: [], notes: 'old notes\n' });
   await again.waitForTimeout(100);
-  const afterReload = await again.evaluate(() => ({ pause: document.querySelectorAll('.controls vscode-button')[1].disabled, rows: document.querySelectorAll('.log > .entry').length, notes: document.querySelector('vscode-textarea').value, status: document.querySelector('#s-notes [role=status]').textContent }));
+  const afterReload = await again.evaluate(() => ({
+    pause: document.querySelectorAll('.controls vscode-button')[1].disabled,
+    rows: document.querySelectorAll('.log > .entry').length,
+    notes: document.querySelector('vscode-textarea').value,
+    status: document.querySelector('#s-notes [role=status]').textContent,
+  }));
   if (!before.pause || before.rows !== planStream.length || before.notes !== saved.notes) problems.push(`reload: restored state ${JSON.stringify(before)}`);
-  if (afterReload.pause || afterReload.rows !== planStream.length + 1 || afterReload.notes !== saved.notes || afterReload.status !== 'Unsaved changes') problems.push(`reload: after the snapshot ${JSON.stringify(afterReload)}`);
+  if (afterReload.pause || afterReload.rows !== planStream.length + 1 || afterReload.notes !== saved.notes || afterReload.status !== 'Unsaved changes')
+    problems.push(`reload: after the snapshot ${JSON.stringify(afterReload)}`);
   console.log(`reload: before=${JSON.stringify(before)} after=${JSON.stringify(afterReload)}`);
   console.log(`behaviour: followed=${atEnd} stayedWhenScrolledUp=${stayed.top === 0} rows=${rows} posted=${posted.map((m) => m.type).join(',')}`);
 } finally {

@@ -22,7 +22,20 @@ import {
 import { secs, tokens, usd } from './format';
 import { withAlpha, type Palette } from './theme';
 
-Chart.register(LineController, ScatterController, BarController, LineElement, PointElement, BarElement, LinearScale, LogarithmicScale, CategoryScale, Legend, Tooltip, Decimation);
+Chart.register(
+  LineController,
+  ScatterController,
+  BarController,
+  LineElement,
+  PointElement,
+  BarElement,
+  LinearScale,
+  LogarithmicScale,
+  CategoryScale,
+  Legend,
+  Tooltip,
+  Decimation,
+);
 
 export function applyTheme(p: Palette): void {
   Chart.defaults.animation = false;
@@ -118,7 +131,12 @@ export function cyclesChart(
 ): Chart {
   const baselineSets: ChartDataset<'line', Pt[]>[] = o.baselines.map((b) => ({
     label: `${b.label} (baseline${b.offScale ? `, ${secs(b.par2)} s, above the axis` : ''})`,
-    data: b.offScale ? [] : [{ x: 0, y: b.par2 }, { x: o.lastCycle, y: b.par2 }],
+    data: b.offScale
+      ? []
+      : [
+          { x: 0, y: b.par2 },
+          { x: o.lastCycle, y: b.par2 },
+        ],
     borderColor: b.color,
     backgroundColor: b.color,
     borderDash: b.dash,
@@ -131,11 +149,25 @@ export function cyclesChart(
   const others = o.candidates.filter((c) => !c.newChampion);
   const crowned = o.candidates.filter((c) => c.newChampion);
   const rejected = o.rejected.length ? 3 : -1;
-  const pick = (datasetIndex: number, index: number): { dir: string; title: string | null } | undefined => (datasetIndex === 1 ? others[index] : datasetIndex === 2 ? crowned[index] : datasetIndex === rejected ? o.rejected[index] : undefined);
+  const pick = (datasetIndex: number, index: number): { dir: string; title: string | null } | undefined =>
+    datasetIndex === 1 ? others[index] : datasetIndex === 2 ? crowned[index] : datasetIndex === rejected ? o.rejected[index] : undefined;
   const isCandidate = (datasetIndex: number) => datasetIndex === 1 || datasetIndex === 2 || datasetIndex === rejected;
   // Not a measurement of the set: an open triangle (read "at least"), never joined to the champion's line.
   const rejectedSet: ChartDataset<'line', Pt[]>[] = o.rejected.length
-    ? [{ label: 'Rejected early by racing (estimate)', data: o.rejected.map((r) => ({ x: r.cycle, y: r.y })), showLine: false, borderColor: p.muted, backgroundColor: 'transparent', borderWidth: 1.5, pointStyle: 'triangle', pointRadius: 4, pointHoverRadius: 6, clip: 8 }]
+    ? [
+        {
+          label: 'Rejected early by racing (estimate)',
+          data: o.rejected.map((r) => ({ x: r.cycle, y: r.y })),
+          showLine: false,
+          borderColor: p.muted,
+          backgroundColor: 'transparent',
+          borderWidth: 1.5,
+          pointStyle: 'triangle',
+          pointRadius: 4,
+          pointHoverRadius: 6,
+          clip: 8,
+        },
+      ]
     : [];
   const config: ChartConfiguration<'line', Pt[]> = {
     type: 'line',
@@ -324,7 +356,10 @@ export function par2Bars(canvas: HTMLCanvasElement, rows: BarRow[], p: Palette):
   });
   const config: ChartConfiguration<'bar', (number | null)[], string> = {
     type: 'bar',
-    data: { labels: rows.map((r) => r.label), datasets: [set('All instances', p.series[0]!, (r) => r.all), set('SAT', p.series[2]!, (r) => r.sat), set('UNSAT', p.series[3]!, (r) => r.unsat)] },
+    data: {
+      labels: rows.map((r) => r.label),
+      datasets: [set('All instances', p.series[0]!, (r) => r.all), set('SAT', p.series[2]!, (r) => r.sat), set('UNSAT', p.series[3]!, (r) => r.unsat)],
+    },
     options: {
       indexAxis: 'y',
       layout: { padding: { right: 12 } },
@@ -334,7 +369,10 @@ export function par2Bars(canvas: HTMLCanvasElement, rows: BarRow[], p: Palette):
       },
       plugins: {
         ...legendAndTooltip(p),
-        tooltip: { ...legendAndTooltip(p).tooltip, callbacks: { label: (item) => `${item.dataset.label ?? ''}: ${item.raw === null ? 'no instances' : `${secs(Number(item.raw))} s`}` } },
+        tooltip: {
+          ...legendAndTooltip(p).tooltip,
+          callbacks: { label: (item) => `${item.dataset.label ?? ''}: ${item.raw === null ? 'no instances' : `${secs(Number(item.raw))} s`}` },
+        },
       },
     },
   };
@@ -345,11 +383,22 @@ export function par2Bars(canvas: HTMLCanvasElement, rows: BarRow[], p: Palette):
 export function failureBars(canvas: HTMLCanvasElement, rows: { gate: string; count: number }[], p: Palette): Chart {
   const config: ChartConfiguration<'bar', number[], string> = {
     type: 'bar',
-    data: { labels: rows.map((r) => r.gate), datasets: [{ label: 'Failed evaluations', data: rows.map((r) => r.count), backgroundColor: p.fail, borderColor: p.fail, borderRadius: 2, maxBarThickness: 56 }] },
+    data: {
+      labels: rows.map((r) => r.gate),
+      datasets: [
+        { label: 'Failed evaluations', data: rows.map((r) => r.count), backgroundColor: p.fail, borderColor: p.fail, borderRadius: 2, maxBarThickness: 56 },
+      ],
+    },
     options: {
       layout: { padding: { top: 8, right: 12 } },
       scales: {
-        x: { type: 'category', grid: { display: false }, border: { color: p.axis }, ticks: { color: p.fg }, title: { display: true, text: 'First failing gate', color: p.fg } },
+        x: {
+          type: 'category',
+          grid: { display: false },
+          border: { color: p.axis },
+          ticks: { color: p.fg },
+          title: { display: true, text: 'First failing gate', color: p.fg },
+        },
         y: { type: 'linear', min: 0, ...axis(p, 'Failed evaluations'), ticks: { color: p.muted, precision: 0 } },
       },
       plugins: { ...legendAndTooltip(p), legend: { display: false } },
@@ -369,7 +418,18 @@ export interface CostBar {
 
 /** Tokens per cycle (stacked by kind) and their cost on a second axis. */
 export function costChart(canvas: HTMLCanvasElement, rows: CostBar[], p: Palette): Chart {
-  const stack = (label: string, color: string, pick: (r: CostBar) => number) => ({ type: 'bar' as const, label, data: rows.map(pick), backgroundColor: isHc(p) ? color : withAlpha(color, 0.8), borderColor: color, stack: 'tokens', yAxisID: 'y', order: 2, borderRadius: 1, pointStyle: 'rectRounded' as const });
+  const stack = (label: string, color: string, pick: (r: CostBar) => number) => ({
+    type: 'bar' as const,
+    label,
+    data: rows.map(pick),
+    backgroundColor: isHc(p) ? color : withAlpha(color, 0.8),
+    borderColor: color,
+    stack: 'tokens',
+    yAxisID: 'y',
+    order: 2,
+    borderRadius: 1,
+    pointStyle: 'rectRounded' as const,
+  });
   const config: ChartConfiguration<'bar' | 'line', number[], string> = {
     type: 'bar',
     data: {
@@ -380,20 +440,49 @@ export function costChart(canvas: HTMLCanvasElement, rows: CostBar[], p: Palette
         stack('Cache read', p.series[2]!, (r) => r.cacheRead),
         stack('Cache write', p.series[5]!, (r) => r.cacheWrite),
         // The cost line in the text colour: it must read over every bar colour.
-        { type: 'line', label: 'Cost (USD)', data: rows.map((r) => r.usd), borderColor: p.fg, backgroundColor: p.fg, yAxisID: 'usd', order: 1, borderWidth: 2.5, pointRadius: rows.length > 60 ? 0 : 2.5, pointStyle: 'line', tension: 0 },
+        {
+          type: 'line',
+          label: 'Cost (USD)',
+          data: rows.map((r) => r.usd),
+          borderColor: p.fg,
+          backgroundColor: p.fg,
+          yAxisID: 'usd',
+          order: 1,
+          borderWidth: 2.5,
+          pointRadius: rows.length > 60 ? 0 : 2.5,
+          pointStyle: 'line',
+          tension: 0,
+        },
       ],
     },
     options: {
       interaction: { mode: 'index', intersect: false },
       layout: { padding: { top: 4, right: 4 } },
       scales: {
-        x: { type: 'category', stacked: true, grid: { display: false }, border: { color: p.axis }, ticks: { color: p.muted, maxRotation: 0, autoSkipPadding: 8 }, title: { display: true, text: 'Cycle', color: p.fg } },
+        x: {
+          type: 'category',
+          stacked: true,
+          grid: { display: false },
+          border: { color: p.axis },
+          ticks: { color: p.muted, maxRotation: 0, autoSkipPadding: 8 },
+          title: { display: true, text: 'Cycle', color: p.fg },
+        },
         y: { type: 'linear', stacked: true, min: 0, ...axis(p, 'Tokens'), ticks: { color: p.muted, callback: (v) => tokens(Number(v)) } },
-        usd: { type: 'linear', position: 'right', min: 0, ...axis(p, 'USD'), grid: { drawOnChartArea: false }, ticks: { color: p.muted, callback: (v) => usd(Number(v)) } },
+        usd: {
+          type: 'linear',
+          position: 'right',
+          min: 0,
+          ...axis(p, 'USD'),
+          grid: { drawOnChartArea: false },
+          ticks: { color: p.muted, callback: (v) => usd(Number(v)) },
+        },
       },
       plugins: {
         ...legendAndTooltip(p),
-        legend: { ...legendAndTooltip(p).legend, labels: { ...legendAndTooltip(p).legend.labels, sort: (a, b) => (a.datasetIndex ?? 0) - (b.datasetIndex ?? 0) } },
+        legend: {
+          ...legendAndTooltip(p).legend,
+          labels: { ...legendAndTooltip(p).legend.labels, sort: (a, b) => (a.datasetIndex ?? 0) - (b.datasetIndex ?? 0) },
+        },
         tooltip: {
           ...legendAndTooltip(p).tooltip,
           callbacks: {
@@ -417,7 +506,18 @@ export interface JudgePointView {
 export function judgeScatter(canvas: HTMLCanvasElement, points: JudgePointView[], p: Palette): Chart {
   const config: ChartConfiguration<'scatter', (Pt & { dir: string })[]> = {
     type: 'scatter',
-    data: { datasets: [{ label: 'Evaluated proposals', data: points.map((x) => ({ x: x.score, y: x.gainPct, dir: x.dir })), backgroundColor: p.series[0]!, borderColor: p.series[0]!, pointRadius: 5, pointHoverRadius: 7 }] },
+    data: {
+      datasets: [
+        {
+          label: 'Evaluated proposals',
+          data: points.map((x) => ({ x: x.score, y: x.gainPct, dir: x.dir })),
+          backgroundColor: p.series[0]!,
+          borderColor: p.series[0]!,
+          pointRadius: 5,
+          pointHoverRadius: 7,
+        },
+      ],
+    },
     options: {
       layout: { padding: { top: 8, right: 12 } },
       scales: {
@@ -427,7 +527,15 @@ export function judgeScatter(canvas: HTMLCanvasElement, points: JudgePointView[]
       plugins: {
         ...legendAndTooltip(p),
         legend: { display: false },
-        tooltip: { ...legendAndTooltip(p).tooltip, callbacks: { label: (item: TooltipItem<'scatter'>) => { const r = item.raw as Pt & { dir: string }; return `${r.dir}: score ${r.x}, ${r.y >= 0 ? 'faster' : 'slower'} by ${Math.abs(r.y).toFixed(1)}%`; } } },
+        tooltip: {
+          ...legendAndTooltip(p).tooltip,
+          callbacks: {
+            label: (item: TooltipItem<'scatter'>) => {
+              const r = item.raw as Pt & { dir: string };
+              return `${r.dir}: score ${r.x}, ${r.y >= 0 ? 'faster' : 'slower'} by ${Math.abs(r.y).toFixed(1)}%`;
+            },
+          },
+        },
       },
     },
   };
@@ -445,7 +553,11 @@ export interface PairPoint {
 }
 
 /** A duel's pairs: the champion's time (x) against the challenger's (y), AB and BA blocks marked apart, with y = x. Below the line, the challenger was faster. */
-export function pairsScatter(canvas: HTMLCanvasElement, o: { points: PairPoint[]; champion: string; challenger: string; basis: string; timeoutS: number; log: boolean }, p: Palette): Chart {
+export function pairsScatter(
+  canvas: HTMLCanvasElement,
+  o: { points: PairPoint[]; champion: string; challenger: string; basis: string; timeoutS: number; log: boolean },
+  p: Palette,
+): Chart {
   const v = (x: number) => (o.log ? Math.max(x, 0.001) : x);
   const ab = o.points.filter((x) => x.order === 'AB');
   const ba = o.points.filter((x) => x.order === 'BA');
@@ -469,13 +581,36 @@ export function pairsScatter(canvas: HTMLCanvasElement, o: { points: PairPoint[]
     if (logTick(t) === '' || (decadesOnly && Math.abs(m - 1) > 1e-6)) return '';
     return t >= 1 ? Math.round(t).toLocaleString() : String(+t.toPrecision(1));
   };
-  const scale = (title: string) => (o.log ? { type: 'logarithmic' as const, min: lo / 1.3, max: hi * 1.3, ...axis(p, title), ticks: { color: p.muted, autoSkip: false, maxRotation: 0, callback: (t: string | number) => tick(Number(t)) } } : { type: 'linear' as const, min: 0, max: hi * 1.05, ...axis(p, title), ticks: { color: p.muted, maxRotation: 0 } });
+  const scale = (title: string) =>
+    o.log
+      ? {
+          type: 'logarithmic' as const,
+          min: lo / 1.3,
+          max: hi * 1.3,
+          ...axis(p, title),
+          ticks: { color: p.muted, autoSkip: false, maxRotation: 0, callback: (t: string | number) => tick(Number(t)) },
+        }
+      : { type: 'linear' as const, min: 0, max: hi * 1.05, ...axis(p, title), ticks: { color: p.muted, maxRotation: 0 } };
   const config: ChartConfiguration<'scatter', Pt[]> = {
     type: 'scatter',
     data: {
       datasets: [
         // The diagonal first, so the points draw over it.
-        { label: 'Equal time (y = x)', data: [{ x: o.log ? lo / 1.3 : 0, y: o.log ? lo / 1.3 : 0 }, { x: hi * 1.3, y: hi * 1.3 }], showLine: true, borderColor: p.muted, backgroundColor: p.muted, borderDash: [5, 4], borderWidth: 1, pointRadius: 0, pointHoverRadius: 0, pointStyle: 'line' },
+        {
+          label: 'Equal time (y = x)',
+          data: [
+            { x: o.log ? lo / 1.3 : 0, y: o.log ? lo / 1.3 : 0 },
+            { x: hi * 1.3, y: hi * 1.3 },
+          ],
+          showLine: true,
+          borderColor: p.muted,
+          backgroundColor: p.muted,
+          borderDash: [5, 4],
+          borderWidth: 1,
+          pointRadius: 0,
+          pointHoverRadius: 0,
+          pointStyle: 'line',
+        },
         set('Champion ran first (AB)', ab, p.series[0]!, 'circle'),
         set('Challenger ran first (BA)', ba, p.series[1]!, 'rect'),
       ],

@@ -18,7 +18,15 @@ export function usd(x: number): string {
 }
 
 export function tokens(x: number): string {
-  return x >= 1e9 ? `${f1.format(x / 1e9)}B` : x >= 1e6 ? `${f1.format(x / 1e6)}M` : x >= 1e4 ? `${f0.format(x / 1e3)}k` : x >= 1e3 ? `${f1.format(x / 1e3)}k` : f0.format(x);
+  return x >= 1e9
+    ? `${f1.format(x / 1e9)}B`
+    : x >= 1e6
+      ? `${f1.format(x / 1e6)}M`
+      : x >= 1e4
+        ? `${f0.format(x / 1e3)}k`
+        : x >= 1e3
+          ? `${f1.format(x / 1e3)}k`
+          : f0.format(x);
 }
 
 /** Relative change from a to b, e.g. "−4.2%". */
@@ -32,7 +40,12 @@ export function ago(iso: string, now = Date.now()): string {
   const s = (Date.parse(iso) - now) / 1000;
   if (!Number.isFinite(s)) return '';
   const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
-  for (const [unit, n] of [['day', 86400], ['hour', 3600], ['minute', 60]] as const) if (Math.abs(s) >= n) return rtf.format(Math.round(s / n), unit);
+  for (const [unit, n] of [
+    ['day', 86400],
+    ['hour', 3600],
+    ['minute', 60],
+  ] as const)
+    if (Math.abs(s) >= n) return rtf.format(Math.round(s / n), unit);
   return 'just now';
 }
 

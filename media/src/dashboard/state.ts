@@ -40,7 +40,10 @@ export type UiState = z.infer<typeof UiState>;
 const Saved = z.object({
   ui: UiState,
   data: DashboardData.optional().catch(undefined),
-  detail: z.object({ version: z.number().int(), columns: z.array(CandidateColumns).max(MAX_DETAIL) }).optional().catch(undefined),
+  detail: z
+    .object({ version: z.number().int(), columns: z.array(CandidateColumns).max(MAX_DETAIL) })
+    .optional()
+    .catch(undefined),
 });
 export type Saved = z.infer<typeof Saved>;
 

@@ -20,10 +20,19 @@ const ROW_H = 24;
 const W = { instance: 320, family: 130, expected: 92, status: 96, time: 80, answer: 76 };
 const OVERSCAN = 10;
 const SOLVED = RUN_STATUSES.indexOf('solved');
-const FATAL = new Set(['crash', 'wrong', 'invalid_model', 'invalid_proof', 'missing_proof'].map((s) => RUN_STATUSES.indexOf(s as (typeof RUN_STATUSES)[number])));
+const FATAL = new Set(
+  ['crash', 'wrong', 'invalid_model', 'invalid_proof', 'missing_proof'].map((s) => RUN_STATUSES.indexOf(s as (typeof RUN_STATUSES)[number])),
+);
 const STATUS_LABEL: Record<string, string> = {
-  solved: 'solved', timeout: 'timeout', memout: 'memout', crash: 'crash', unknown: 'unknown', wrong: 'wrong',
-  invalid_model: 'bad model', invalid_proof: 'bad proof', missing_proof: 'no proof',
+  solved: 'solved',
+  timeout: 'timeout',
+  memout: 'memout',
+  crash: 'crash',
+  unknown: 'unknown',
+  wrong: 'wrong',
+  invalid_model: 'bad model',
+  invalid_proof: 'bad proof',
+  missing_proof: 'no proof',
 };
 
 export interface TableColumn {
@@ -98,14 +107,27 @@ export class InstanceTable {
     this.shown = h('span', { class: 'muted shown', role: 'status' });
     this.head = h('div', { class: 'thead', role: 'rowgroup' });
     this.body = h('div', { class: 'tbody', role: 'rowgroup' });
-    this.wrap = h('div', { class: 'table-scroll', role: 'grid', tabindex: '0', 'aria-label': 'Per-instance results. Arrow keys move, Enter opens the run log.' }, this.head, this.body);
+    this.wrap = h(
+      'div',
+      { class: 'table-scroll', role: 'grid', tabindex: '0', 'aria-label': 'Per-instance results. Arrow keys move, Enter opens the run log.' },
+      this.head,
+      this.body,
+    );
     this.wrap.addEventListener('scroll', () => this.schedule());
     this.wrap.addEventListener('keydown', (e) => this.onKey(e));
     this.body.addEventListener('click', (e) => this.onClick(e));
     this.el = h(
       'div',
       { class: 'instances' },
-      h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Table filters' }, h('label', { class: 'tool' }, h('span', { class: 'muted' }, 'Family'), this.familySel), h('label', { class: 'tool' }, h('span', { class: 'muted' }, 'Status'), this.statusSel), this.search, this.baselines, this.shown),
+      h(
+        'div',
+        { class: 'toolbar', role: 'toolbar', 'aria-label': 'Table filters' },
+        h('label', { class: 'tool' }, h('span', { class: 'muted' }, 'Family'), this.familySel),
+        h('label', { class: 'tool' }, h('span', { class: 'muted' }, 'Status'), this.statusSel),
+        this.search,
+        this.baselines,
+        this.shown,
+      ),
       this.wrap,
     );
     window.addEventListener('resize', () => this.layout());
@@ -118,7 +140,10 @@ export class InstanceTable {
       this.wrap.scrollTop = 0;
       this.active = 0;
     }
-    const sameShape = this.data === data && this.cols.length === cols.length && this.cols.every((c, i) => c.id === cols[i]!.id && c.col === cols[i]!.col && c.color === cols[i]!.color && c.dashed === cols[i]!.dashed);
+    const sameShape =
+      this.data === data &&
+      this.cols.length === cols.length &&
+      this.cols.every((c, i) => c.id === cols[i]!.id && c.col === cols[i]!.col && c.color === cols[i]!.color && c.dashed === cols[i]!.dashed);
     this.data = data;
     this.cols = cols;
     this.ui = ui;
@@ -163,7 +188,12 @@ export class InstanceTable {
 
   private header(label: string, key: string, aria: string, cls: string): HTMLElement {
     const cell = h('div', { role: 'columnheader', class: `th ${cls}`, 'data-key': key, 'aria-label': aria });
-    const b = h('button', { type: 'button', class: 'sort', title: `Sort by ${aria}` }, h('span', { class: 'label' }, label), h('span', { class: 'arrow', 'aria-hidden': 'true' }));
+    const b = h(
+      'button',
+      { type: 'button', class: 'sort', title: `Sort by ${aria}` },
+      h('span', { class: 'label' }, label),
+      h('span', { class: 'arrow', 'aria-hidden': 'true' }),
+    );
     b.addEventListener('click', () => {
       const s = this.ui.sort;
       this.host.setUi({ sort: { key, dir: s.key === key && s.dir === 'asc' ? 'desc' : 'asc' } });
@@ -175,7 +205,13 @@ export class InstanceTable {
   private renderHead(): void {
     // The candidates' names over their three columns; the column headers below carry them for screen readers.
     const groups = h('div', { class: 'hrow groups', 'aria-hidden': 'true' }, h('div', { class: 'th span3' }));
-    const cols = h('div', { class: 'hrow', role: 'row', 'aria-rowindex': '1' }, this.header('Instance', 'instance', 'instance', 'c-instance'), this.header('Family', 'family', 'family', 'c-family'), this.header('Expected', 'expected', 'expected answer', 'c-expected'));
+    const cols = h(
+      'div',
+      { class: 'hrow', role: 'row', 'aria-rowindex': '1' },
+      this.header('Instance', 'instance', 'instance', 'c-instance'),
+      this.header('Family', 'family', 'family', 'c-family'),
+      this.header('Expected', 'expected', 'expected answer', 'c-expected'),
+    );
     for (const c of this.cols) {
       const swatch = h('span', { class: c.dashed ? 'swatch dashed' : 'swatch', 'aria-hidden': 'true' });
       if (c.dashed) swatch.style.borderColor = c.color;
@@ -265,7 +301,8 @@ export class InstanceTable {
       // Runs that did not happen sort last either way.
       const last = (v: number, missing: boolean) => (missing ? Infinity : v);
       if (m[2] === 'time') return (a, b) => cmpMissing(last(col.time[a]!, col.status[a]! < 0), last(col.time[b]!, col.status[b]! < 0), sign);
-      if (m[2] === 'status') return (a, b) => cmpMissing(last(col.status[a]!, col.status[a]! < 0), last(col.status[b]!, col.status[b]! < 0), sign) || col.time[a]! - col.time[b]!;
+      if (m[2] === 'status')
+        return (a, b) => cmpMissing(last(col.status[a]!, col.status[a]! < 0), last(col.status[b]!, col.status[b]! < 0), sign) || col.time[a]! - col.time[b]!;
       return (a, b) => cmpMissing(last(col.answer[a]!, col.answer[a] === 0), last(col.answer[b]!, col.answer[b] === 0), sign);
     }
     return (a, b) => sign * collator.compare(names[a]!, names[b]!);
@@ -304,7 +341,13 @@ export class InstanceTable {
       }
     this.body.append(add);
     if (!this.order.length) {
-      this.body.replaceChildren(h('div', { class: 'empty muted' }, this.cols.length || this.ui.status === 'all' ? 'No instance matches the filters.' : 'Compare candidates to filter by status.'));
+      this.body.replaceChildren(
+        h(
+          'div',
+          { class: 'empty muted' },
+          this.cols.length || this.ui.status === 'all' ? 'No instance matches the filters.' : 'Compare candidates to filter by status.',
+        ),
+      );
       this.wrap.removeAttribute('aria-activedescendant');
     } else this.wrap.setAttribute('aria-activedescendant', this.cellId(this.active, this.activeCol));
   }
@@ -330,14 +373,27 @@ export class InstanceTable {
       c.textContent = text;
       return c;
     };
-    tr.append(cell('td c-instance', name, { title: name, id: `${this.rowId}-${r}-i` }), cell('td c-family muted', fam < 0 ? '' : d.families[fam]!), cell(`td c-expected${exp ? '' : ' muted'}`, exp ?? '–'));
+    tr.append(
+      cell('td c-instance', name, { title: name, id: `${this.rowId}-${r}-i` }),
+      cell('td c-family muted', fam < 0 ? '' : d.families[fam]!),
+      cell(`td c-expected${exp ? '' : ' muted'}`, exp ?? '–'),
+    );
     this.cols.forEach((c, k) => {
       const s = c.col.status[i]!;
       const status = s < 0 ? null : RUN_STATUSES[s]!;
       const cur = on && k === this.activeCol ? ' cur' : '';
       tr.append(
-        cell(`td first c-status st-${status ?? 'none'}${cur}`, status ? (STATUS_LABEL[status] ?? status) : 'not run', { 'data-k': String(k), id: `${this.rowId}-${r}-${k}`, 'aria-label': `${c.dir}: ${status ?? 'not run'}` }),
-        cell(`td num${status === 'solved' ? '' : ' muted'}`, status ? secs(c.col.time[i]!) : '', { 'data-k': String(k), ...(status ? { title: `wall ${secs(c.col.time[i]!)}, CPU ${c.col.cpu[i] === null || c.col.cpu[i] === undefined ? 'not measured' : secs(c.col.cpu[i]!)}` } : {}) }),
+        cell(`td first c-status st-${status ?? 'none'}${cur}`, status ? (STATUS_LABEL[status] ?? status) : 'not run', {
+          'data-k': String(k),
+          id: `${this.rowId}-${r}-${k}`,
+          'aria-label': `${c.dir}: ${status ?? 'not run'}`,
+        }),
+        cell(`td num${status === 'solved' ? '' : ' muted'}`, status ? secs(c.col.time[i]!) : '', {
+          'data-k': String(k),
+          ...(status
+            ? { title: `wall ${secs(c.col.time[i]!)}, CPU ${c.col.cpu[i] === null || c.col.cpu[i] === undefined ? 'not measured' : secs(c.col.cpu[i]!)}` }
+            : {}),
+        }),
         cell('td c-answer', ANSWERS[c.col.answer[i]!] ?? '', { 'data-k': String(k) }),
       );
     });

@@ -53,7 +53,18 @@ export function readPalette(): Palette {
     tooltipBg: css('editorHoverWidget-background', dark ? '#252526' : '#f3f3f3'),
     tooltipFg: css('editorHoverWidget-foreground', fg),
     tooltipBorder: css('editorHoverWidget-border', css('widget-border', '#454545')),
-    series: [blue, orange, green, purple, red, yellow, c('terminal-ansiCyan', '#11a8cd'), c('terminal-ansiMagenta', '#bc3fbc'), c('terminal-ansiBrightBlue', '#3b8eea'), c('terminal-ansiBrightGreen', '#23d18b')],
+    series: [
+      blue,
+      orange,
+      green,
+      purple,
+      red,
+      yellow,
+      c('terminal-ansiCyan', '#11a8cd'),
+      c('terminal-ansiMagenta', '#bc3fbc'),
+      c('terminal-ansiBrightBlue', '#3b8eea'),
+      c('terminal-ansiBrightGreen', '#23d18b'),
+    ],
     baseline: [css('descriptionForeground', text), text, c('terminal-ansiBrightBlack', '#7f7f7f')],
     champion: blue,
     candidate: orange,
@@ -74,7 +85,11 @@ export function onThemeChange(f: () => void): void {
 }
 
 /** Dash patterns for baselines (distinguishable without colour). */
-export const BASELINE_DASH = [[6, 4], [2, 3], [10, 3, 2, 3]];
+export const BASELINE_DASH = [
+  [6, 4],
+  [2, 3],
+  [10, 3, 2, 3],
+];
 
 /** [r, g, b, a] of a #rgb(a) / #rrggbb(aa) / rgb() / rgba() colour; undefined for other notations. */
 function rgba(color: string): [number, number, number, number] | undefined {

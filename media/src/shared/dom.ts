@@ -20,7 +20,11 @@ export function button(label: string, onClick: () => void, attrs: Record<string,
 
 /** A plain button styled as a link (keyboard-reachable, no extra chrome). */
 export function linkButton(label: string, onClick: () => void, o: { aria?: string; title?: string; cls?: string } = {}): HTMLButtonElement {
-  return button(label, onClick, { class: `link${o.cls ? ` ${o.cls}` : ''}`, ...(o.aria ? { 'aria-label': o.aria } : {}), ...(o.title ? { title: o.title } : {}) });
+  return button(label, onClick, {
+    class: `link${o.cls ? ` ${o.cls}` : ''}`,
+    ...(o.aria ? { 'aria-label': o.aria } : {}),
+    ...(o.title ? { title: o.title } : {}),
+  });
 }
 
 let ids = 0;

@@ -51,7 +51,15 @@ async function fetchCommand(argv: string[]): Promise<number> {
   const { values: v, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { set: { type: 'string' }, server: { type: 'string' }, limit: { type: 'string' }, family: { type: 'string' }, jobs: { type: 'string' }, replace: { type: 'boolean', default: false }, dir: { type: 'string' } },
+    options: {
+      set: { type: 'string' },
+      server: { type: 'string' },
+      limit: { type: 'string' },
+      family: { type: 'string' },
+      jobs: { type: 'string' },
+      replace: { type: 'boolean', default: false },
+      dir: { type: 'string' },
+    },
     strict: true,
   });
   if (positionals.length !== 1) throw new UsageError(`benchmarks fetch needs one QUERY (quote it)\n\n${BENCHMARKS_HELP}`);
@@ -86,11 +94,15 @@ async function fetchCommand(argv: string[]): Promise<number> {
         if (Date.now() - lastLine < 1000 && p.done < p.of) return;
         lastLine = Date.now();
         const s = (Date.now() - t0) / 1000;
-        console.log(`${p.done}/${p.of} instances (${p.downloaded} downloaded, ${p.fromCache} from the cache), ${(p.bytes / 1e6).toFixed(1)} MB, ${(p.bytes / 1e6 / Math.max(s, 1e-3)).toFixed(1)} MB/s`);
+        console.log(
+          `${p.done}/${p.of} instances (${p.downloaded} downloaded, ${p.fromCache} from the cache), ${(p.bytes / 1e6).toFixed(1)} MB, ${(p.bytes / 1e6 / Math.max(s, 1e-3)).toFixed(1)} MB/s`,
+        );
       },
     });
     await writeValues(ws, [{ path: ['benchmarks', v.set], value: `${BENCH_DIR}/${v.set}` }]);
-    console.log(`set ${v.set}: ${out.instances} instances (${out.answers.sat} SAT, ${out.answers.unsat} UNSAT, ${out.answers.unknown} unknown) in ${out.seconds.toFixed(1)} s; ${out.downloaded} downloaded (${out.resumed} resumed), ${out.fromCache} from the cache, ${(out.bytes / 1e6).toFixed(1)} MB at ${(out.bytes / 1e6 / Math.max(out.seconds, 1e-3)).toFixed(1)} MB/s; added to satlution.yaml`);
+    console.log(
+      `set ${v.set}: ${out.instances} instances (${out.answers.sat} SAT, ${out.answers.unsat} UNSAT, ${out.answers.unknown} unknown) in ${out.seconds.toFixed(1)} s; ${out.downloaded} downloaded (${out.resumed} resumed), ${out.fromCache} from the cache, ${(out.bytes / 1e6).toFixed(1)} MB at ${(out.bytes / 1e6 / Math.max(out.seconds, 1e-3)).toFixed(1)} MB/s; added to satlution.yaml`,
+    );
     console.log(`next: satlution benchmarks curate --from ${v.set} --budget-cpu-minutes M --timeout S`);
     return EXIT.ok;
   } catch (e) {
@@ -113,7 +125,16 @@ async function curateCommand(argv: string[]): Promise<number> {
   const { values: v, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { from: { type: 'string' }, 'budget-cpu-minutes': { type: 'string' }, timeout: { type: 'string' }, heldout: { type: 'string' }, 'min-s': { type: 'string' }, name: { type: 'string' }, replace: { type: 'boolean', default: false }, dir: { type: 'string' } },
+    options: {
+      from: { type: 'string' },
+      'budget-cpu-minutes': { type: 'string' },
+      timeout: { type: 'string' },
+      heldout: { type: 'string' },
+      'min-s': { type: 'string' },
+      name: { type: 'string' },
+      replace: { type: 'boolean', default: false },
+      dir: { type: 'string' },
+    },
     strict: true,
   });
   if (positionals.length) throw new UsageError(`benchmarks curate takes no positional argument\n\n${BENCHMARKS_HELP}`);
@@ -128,7 +149,8 @@ async function curateCommand(argv: string[]): Promise<number> {
   if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new UsageError(`--name must use letters, digits, _ and -, got "${name}"`);
   const ws = await workspace(v.dir);
   const config = await loadConfig(ws);
-  if (!(v.from in config.benchmarks)) throw new UsageError(`${v.from} is not a benchmark set of satlution.yaml (known: ${Object.keys(config.benchmarks).join(', ')})`);
+  if (!(v.from in config.benchmarks))
+    throw new UsageError(`${v.from} is not a benchmark set of satlution.yaml (known: ${Object.keys(config.benchmarks).join(', ')})`);
   const champion = (await new CandidateStore(ws).load()).index.champion;
   if (champion === null) throw new UsageError('the workspace has no champion yet: evaluate SATLUTION_0 first (satlution eval SATLUTION_0)');
   const abort = new AbortController();
@@ -157,9 +179,15 @@ async function curateCommand(argv: string[]): Promise<number> {
     });
     const d = out.doc;
     const outs = d.decisions.filter((x) => x.set === 'out');
-    console.log(`the champion's run over ${d.from} cost ${(d.spent_s / 60).toFixed(1)} CPU minutes (${d.decisions.length} instances, timeout ${d.timeout_s} s)`);
-    console.log(`training set ${d.train.set}: ${d.train.instances} instances, ${(d.train.cpu_s / 60).toFixed(1)} of ${budgetMin} CPU minutes per evaluation of the champion`);
-    console.log(`held-out set ${d.heldout.set}: ${d.heldout.instances} instances, ${(d.heldout.cpu_s / 60).toFixed(1)} of ${(d.heldout.budget_s / 60).toFixed(1)} CPU minutes`);
+    console.log(
+      `the champion's run over ${d.from} cost ${(d.spent_s / 60).toFixed(1)} CPU minutes (${d.decisions.length} instances, timeout ${d.timeout_s} s)`,
+    );
+    console.log(
+      `training set ${d.train.set}: ${d.train.instances} instances, ${(d.train.cpu_s / 60).toFixed(1)} of ${budgetMin} CPU minutes per evaluation of the champion`,
+    );
+    console.log(
+      `held-out set ${d.heldout.set}: ${d.heldout.instances} instances, ${(d.heldout.cpu_s / 60).toFixed(1)} of ${(d.heldout.budget_s / 60).toFixed(1)} CPU minutes`,
+    );
     console.log(`left out: ${outs.length} (why each instance is in or out: ${path.relative(ws, out.curationFile)})`);
     console.log(`satlution.yaml: stages.perf.set = ${d.train.set}, stages.perf.holdout = ${d.heldout.set}, stages.perf.timeout_s = ${d.timeout_s}`);
     return EXIT.ok;

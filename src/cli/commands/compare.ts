@@ -56,7 +56,15 @@ export async function compareCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { alpha: { type: 'string', default: '0.05' }, json: { type: 'boolean', default: false }, on: { type: 'string' }, band: { type: 'string' }, measure: { type: 'boolean', default: false }, set: { type: 'string' }, dir: { type: 'string', default: '.' } },
+    options: {
+      alpha: { type: 'string', default: '0.05' },
+      json: { type: 'boolean', default: false },
+      on: { type: 'string' },
+      band: { type: 'string' },
+      measure: { type: 'boolean', default: false },
+      set: { type: 'string' },
+      dir: { type: 'string', default: '.' },
+    },
     strict: true,
   });
   if (positionals.length !== 2) throw new UsageError(`compare needs two ${values.measure ? 'solver directories' : 'result files'}\n\n${COMPARE_HELP}`);
@@ -72,23 +80,73 @@ export async function compareCommand(argv: string[]): Promise<number> {
   if (values.measure) {
     if (!ws || !config) throw new UsageError(`--measure runs on a workspace's perf set: no satlution.yaml in ${values.dir} or above`);
     const dirs = positionals.map((p) => path.resolve(ws, p));
-    if (values.set !== undefined && !(values.set in config.benchmarks)) throw new UsageError(`--set ${values.set}: no such benchmark set in satlution.yaml (sets: ${Object.keys(config.benchmarks).join(', ')})`);
+    if (values.set !== undefined && !(values.set in config.benchmarks))
+      throw new UsageError(`--set ${values.set}: no such benchmark set in satlution.yaml (sets: ${Object.keys(config.benchmarks).join(', ')})`);
     const progress = process.stderr.isTTY ? (done: number, total: number) => process.stderr.write(`\rside by side: ${done}/${total} runs`) : undefined;
-    const d = await measureSideBySide({ ws, config, a: dirs[0]!, b: dirs[1]!, purpose: 'compare', on, bandPct, alpha, build: true, runnerEnv: runnerEnv(), ...(values.set !== undefined ? { overrides: { bench: values.set } } : {}), ...(progress ? { onProgress: progress } : {}) });
+    const d = await measureSideBySide({
+      ws,
+      config,
+      a: dirs[0]!,
+      b: dirs[1]!,
+      purpose: 'compare',
+      on,
+      bandPct,
+      alpha,
+      build: true,
+      runnerEnv: runnerEnv(),
+      ...(values.set !== undefined ? { overrides: { bench: values.set } } : {}),
+      ...(progress ? { onProgress: progress } : {}),
+    });
     if (progress) process.stderr.write('\n');
-    return report({ solver: dirs[0]! }, { solver: dirs[1]! }, d.doc.timeout_s, d.cmp, alpha, values.json === true, `side by side in one session (${d.doc.session}, ${d.doc.pairs.length} pairs on ${d.doc.set}, blocks of ${d.doc.block}, ABBA)`, d.doc.session);
+    return report(
+      { solver: dirs[0]! },
+      { solver: dirs[1]! },
+      d.doc.timeout_s,
+      d.cmp,
+      alpha,
+      values.json === true,
+      `side by side in one session (${d.doc.session}, ${d.doc.pairs.length} pairs on ${d.doc.set}, blocks of ${d.doc.block}, ABBA)`,
+      d.doc.session,
+    );
   }
   const [a, b] = await Promise.all(positionals.map(readEval));
-  if (a!.timeout_s !== b!.timeout_s) throw new UsageError(`the two evaluations used different timeouts (${a!.timeout_s} s and ${b!.timeout_s} s); PAR-2 is not comparable`);
+  if (a!.timeout_s !== b!.timeout_s)
+    throw new UsageError(`the two evaluations used different timeouts (${a!.timeout_s} s and ${b!.timeout_s} s); PAR-2 is not comparable`);
   // An explicit --band is the user's; otherwise separate measurements need the drift the workspace has recorded.
   const drift = band !== undefined ? undefined : (driftBand(ws ? await readDrift(ws) : undefined, on) ?? 'unmeasured');
-  const c = compareSeparate(a!.instances, b!.instances, a!.timeout_s, { alpha, on, bandPct, ...(config ? { rankBy: config.evaluation.rank_by } : {}), ...(drift ? { drift } : {}) });
-  const driftNote = drift && drift !== 'unmeasured' ? `; band raised to the drift recorded between separate measurements here (median observation), ${drift.pct.toFixed(1)}% (${drift.n} observation${drift.n > 1 ? 's' : ''})` : '';
-  return report(a!, b!, a!.timeout_s, c, alpha, values.json === true, `two separate measurements (drift between them is not cancelled; --measure compares side by side)${driftNote}`);
+  const c = compareSeparate(a!.instances, b!.instances, a!.timeout_s, {
+    alpha,
+    on,
+    bandPct,
+    ...(config ? { rankBy: config.evaluation.rank_by } : {}),
+    ...(drift ? { drift } : {}),
+  });
+  const driftNote =
+    drift && drift !== 'unmeasured'
+      ? `; band raised to the drift recorded between separate measurements here (median observation), ${drift.pct.toFixed(1)}% (${drift.n} observation${drift.n > 1 ? 's' : ''})`
+      : '';
+  return report(
+    a!,
+    b!,
+    a!.timeout_s,
+    c,
+    alpha,
+    values.json === true,
+    `two separate measurements (drift between them is not cancelled; --measure compares side by side)${driftNote}`,
+  );
 }
 
 /** Prints a comparison, as JSON or for a person. */
-function report(a: { solver: string }, b: { solver: string }, timeoutS: number, c: Comparison, alpha: number, json: boolean, how: string, session?: string): number {
+function report(
+  a: { solver: string },
+  b: { solver: string },
+  timeoutS: number,
+  c: Comparison,
+  alpha: number,
+  json: boolean,
+  how: string,
+  session?: string,
+): number {
   if (json) {
     process.stdout.write(JSON.stringify({ a: a.solver, b: b.solver, timeout_s: timeoutS, how, ...(session ? { session } : {}), ...c }, null, 2) + '\n');
     return 0;

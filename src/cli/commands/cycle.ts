@@ -36,7 +36,18 @@ models.<role>.api_key_env (default OPENAI_API_KEY / ANTHROPIC_API_KEY).
 proposals per cycle, scored by the judge model, only the best evaluated).`;
 
 export async function cycleCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { agent: { type: 'string' }, cycles: { type: 'string' }, minutes: { type: 'string' }, strategy: { type: 'string' }, yes: { type: 'boolean', default: false }, dir: { type: 'string', default: '.' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      agent: { type: 'string' },
+      cycles: { type: 'string' },
+      minutes: { type: 'string' },
+      strategy: { type: 'string' },
+      yes: { type: 'boolean', default: false },
+      dir: { type: 'string', default: '.' },
+    },
+    strict: true,
+  });
   const ws = await findWorkspace(values.dir);
   if (!ws) throw new UsageError(`no satlution.yaml in ${values.dir} or above`);
   const n = values.cycles === undefined ? (values.minutes === undefined ? 1 : Infinity) : Number(values.cycles);
@@ -47,7 +58,10 @@ export async function cycleCommand(argv: string[]): Promise<number> {
   if (values.strategy !== undefined) {
     // Another strategy keeps only the keys every strategy has (the others' settings would not apply).
     const s = config.strategy;
-    const over = ConfigSchema.safeParse({ ...config, strategy: values.strategy === s.name ? s : { name: values.strategy, min_improvement_pct: s.min_improvement_pct, alpha: s.alpha } });
+    const over = ConfigSchema.safeParse({
+      ...config,
+      strategy: values.strategy === s.name ? s : { name: values.strategy, min_improvement_pct: s.min_improvement_pct, alpha: s.alpha },
+    });
     if (!over.success) throw new UsageError(`--strategy ${values.strategy}: ${over.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     config = over.data;
   }
@@ -61,7 +75,11 @@ export async function cycleCommand(argv: string[]): Promise<number> {
       config,
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
       signal: abort.signal,
-      host: { apiKey: (_role, m) => apiKeyFromEnv(m), runnerEnv: runnerEnv(), onRetryWait: (w) => log.warn(`${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s`) },
+      host: {
+        apiKey: (_role, m) => apiKeyFromEnv(m),
+        runnerEnv: runnerEnv(),
+        onRetryWait: (w) => log.warn(`${w.role}: ${w.message}; retrying in ${(w.delayMs / 1000).toFixed(0)} s`),
+      },
     });
   } catch (e) {
     if (e instanceof SessionError) throw new UsageError(`--agent: ${e.message}`);
@@ -81,7 +99,9 @@ export async function cycleCommand(argv: string[]): Promise<number> {
       // Half a typical cycle left is enough to start: the cycle in progress always finishes, so a budget
       // overshoots by at most about half a cycle, and is not left half unused either.
       if (minutes !== undefined && i > 0 && started - t0 + typical() / 2 > minutes * 60000) {
-        process.stdout.write(`time budget: ${fmtMinutes(Math.max(0, minutes * 60000 - (started - t0)))} left of ${minutes} min, less than half of what a cycle takes on average so far (${fmtMinutes(typical())}): no new cycle\n`);
+        process.stdout.write(
+          `time budget: ${fmtMinutes(Math.max(0, minutes * 60000 - (started - t0)))} left of ${minutes} min, less than half of what a cycle takes on average so far (${fmtMinutes(typical())}): no new cycle\n`,
+        );
         break;
       }
       const s = await runCycle({

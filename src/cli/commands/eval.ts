@@ -55,7 +55,13 @@ export async function evalCommand(argv: string[]): Promise<number> {
   });
   if (positionals.length !== 1) throw new UsageError(`eval needs exactly one SOLVER_DIR\n\n${EVAL_HELP}`);
   const solverDir = path.resolve(positionals[0]!);
-  if (!(await fs.stat(solverDir).then((s) => s.isDirectory(), () => false))) throw new UsageError(`${positionals[0]} is not a directory`);
+  if (
+    !(await fs.stat(solverDir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  )
+    throw new UsageError(`${positionals[0]} is not a directory`);
   const stageArg = values.stage ?? (values.bench ? 'verify' : 'all');
   if (stageArg !== 'all' && !StageName.safeParse(stageArg).success) throw new UsageError(`--stage must be smoke, verify, perf or all, got "${stageArg}"`);
   const num = (v: string | undefined, flag: string, int = false) => {
@@ -102,7 +108,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
     });
   } catch (e) {
     progress.clear();
-    if (e instanceof EvaluationSetupError) throw new UsageError(e.message.startsWith('proof checking needs drat-trim') ? `${e.message} (--no-proofs)` : e.message);
+    if (e instanceof EvaluationSetupError)
+      throw new UsageError(e.message.startsWith('proof checking needs drat-trim') ? `${e.message} (--no-proofs)` : e.message);
     if (abort.signal.aborted) {
       process.stderr.write(`satlution eval: interrupted; finished runs are stored and a re-run resumes from them\n`);
       return 130;
@@ -113,7 +120,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
     process.off('SIGTERM', onSignal);
   }
   progress.clear();
-  for (const p of evaluation.recorded?.patches ?? []) process.stderr.write(`rule patch proposed: ${p.id} for ${p.rule_id} — ${p.rationale} (satlution rules pending --diff)\n`);
+  for (const p of evaluation.recorded?.patches ?? [])
+    process.stderr.write(`rule patch proposed: ${p.id} for ${p.rule_id} — ${p.rationale} (satlution rules pending --diff)\n`);
   if (values.json) await fs.writeFile(values.json, JSON.stringify(evaluation.doc, null, 2) + '\n');
   process.stdout.write(render(evaluation.gates, evaluation.verdict, vacuousWarnings(evaluation.doc)));
   return evaluation.verdict === 'pass' ? EXIT.ok : EXIT.gateFailed;
@@ -127,8 +135,18 @@ function render(gates: GateReport[], verdict: string, warnings: readonly string[
   }
   const m = [...gates].reverse().find((g) => g.metrics)?.metrics;
   if (m) {
-    out.push('', `  instances ${m.n}   solved ${m.solved} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat})   PAR-2 ${m.par2.toFixed(2)} s` + (m.par2_sat !== null ? `   SAT ${m.par2_sat.toFixed(2)}` : '') + (m.par2_unsat !== null ? `   UNSAT ${m.par2_unsat.toFixed(2)}` : ''));
-    out.push(`  solved within ${Object.entries(m.solved_within).sort((x, y) => Number(x[0]) - Number(y[0])).map(([t, n]) => `${t} s: ${n}`).join(', ')}   memory avg ${m.mem_avg_mb ?? '-'} MB, max ${m.mem_max_mb ?? '-'} MB   wrong ${m.wrong}`);
+    out.push(
+      '',
+      `  instances ${m.n}   solved ${m.solved} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat})   PAR-2 ${m.par2.toFixed(2)} s` +
+        (m.par2_sat !== null ? `   SAT ${m.par2_sat.toFixed(2)}` : '') +
+        (m.par2_unsat !== null ? `   UNSAT ${m.par2_unsat.toFixed(2)}` : ''),
+    );
+    out.push(
+      `  solved within ${Object.entries(m.solved_within)
+        .sort((x, y) => Number(x[0]) - Number(y[0]))
+        .map(([t, n]) => `${t} s: ${n}`)
+        .join(', ')}   memory avg ${m.mem_avg_mb ?? '-'} MB, max ${m.mem_max_mb ?? '-'} MB   wrong ${m.wrong}`,
+    );
   }
   out.push('', `verdict: ${verdict}`);
   // A gate that passed with nothing checked (vacuous_gates: warn) is said with the verdict, in red.

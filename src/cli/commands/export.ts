@@ -23,6 +23,8 @@ export async function exportCommand(argv: string[]): Promise<number> {
   if (values.out) await fs.writeFile(values.out, text);
   else process.stdout.write(text);
   const rewarded = records.filter((r) => r.metadata.reward !== null).length;
-  process.stderr.write(`exported ${records.length} session${records.length === 1 ? '' : 's'} (${rewarded} with a reward)${values.out ? ` to ${values.out}` : ''}\n`);
+  process.stderr.write(
+    `exported ${records.length} session${records.length === 1 ? '' : 's'} (${rewarded} with a reward)${values.out ? ` to ${values.out}` : ''}\n`,
+  );
   return EXIT.ok;
 }

@@ -67,7 +67,8 @@ export async function generateCommand(argv: string[]): Promise<number> {
   const ints = (n: number) => nums.slice(0, n).every((x) => Number.isInteger(x) && x > 0);
   let text: string;
   if (kind === 'pigeonhole' && rest.length === 2 && ints(2)) text = pigeonhole(nums[0]!, nums[1]!);
-  else if (kind === 'planted' && rest.length === 3 && Number.isInteger(nums[0]) && nums[0]! >= 3 && nums[1]! > 0 && Number.isInteger(nums[2])) text = planted3Sat(nums[0]!, nums[1]!, nums[2]!);
+  else if (kind === 'planted' && rest.length === 3 && Number.isInteger(nums[0]) && nums[0]! >= 3 && nums[1]! > 0 && Number.isInteger(nums[2]))
+    text = planted3Sat(nums[0]!, nums[1]!, nums[2]!);
   else if (kind === 'shuffle' && rest.length === 1 && Number.isInteger(nums[0]) && values.in) {
     const input = await fs.readFile(values.in, 'utf8').catch((e: NodeJS.ErrnoException) => {
       throw new UsageError(`cannot read ${values.in}: ${e.code ?? e.message}`);
@@ -93,7 +94,18 @@ async function samplesCommand(dir: string | undefined): Promise<number> {
 }
 
 /** `generate suite`: parse, generate and prove, then split into the workspace or write one set. */
-async function suiteCommand(v: { out?: string | undefined; dir?: string | undefined; seed: string; count?: string | undefined; 'heldout-share': string; 'train-set': string; 'heldout-set': string; jobs: string; timeout: string; prover?: string | undefined }): Promise<number> {
+async function suiteCommand(v: {
+  out?: string | undefined;
+  dir?: string | undefined;
+  seed: string;
+  count?: string | undefined;
+  'heldout-share': string;
+  'train-set': string;
+  'heldout-set': string;
+  jobs: string;
+  timeout: string;
+  prover?: string | undefined;
+}): Promise<number> {
   const seed = Number(v.seed);
   if (!Number.isInteger(seed) || seed < 0) throw new UsageError(`--seed must be a whole number >= 0, got "${v.seed}"`);
   const share = Number(v['heldout-share']);
@@ -109,11 +121,22 @@ async function suiteCommand(v: { out?: string | undefined; dir?: string | undefi
   const prover = v.prover ?? findOnPath('kissat') ?? findOnPath('cadical');
   const dratTrim = findDratTrim(undefined, config?.evaluation.drat_trim);
   const abc = findOnPath('berkeley-abc');
-  const missing = [!prover && 'a solver that writes DRAT proofs (kissat or cadical; or --prover PATH)', !dratTrim && 'drat-trim', (counts.miter ?? 0) > 0 && !abc && 'berkeley-abc'].filter(Boolean);
-  if (missing.length) throw new UsageError(`generate suite needs ${missing.join(', ')} to make and prove its instances: run scripts/setup-sat-tools.sh (or install them and put them on PATH)`);
+  const missing = [
+    !prover && 'a solver that writes DRAT proofs (kissat or cadical; or --prover PATH)',
+    !dratTrim && 'drat-trim',
+    (counts.miter ?? 0) > 0 && !abc && 'berkeley-abc',
+  ].filter(Boolean);
+  if (missing.length)
+    throw new UsageError(
+      `generate suite needs ${missing.join(', ')} to make and prove its instances: run scripts/setup-sat-tools.sh (or install them and put them on PATH)`,
+    );
   const provers = { solver: prover!, dratTrim: dratTrim!, timeoutS };
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  process.stderr.write(`generating and proving ${total} instances (seed ${seed}): ${Object.entries(counts).map(([f, n]) => `${f} ${n}`).join(', ')}\n`);
+  process.stderr.write(
+    `generating and proving ${total} instances (seed ${seed}): ${Object.entries(counts)
+      .map(([f, n]) => `${f} ${n}`)
+      .join(', ')}\n`,
+  );
   let all: ProvedInstance[];
   try {
     all = await generateSuite({ seed, counts, provers, tools: { ...(abc ? { abc } : {}) }, jobs, onProgress: (l) => process.stderr.write(`  ${l}\n`) });
@@ -142,15 +165,23 @@ async function suiteCommand(v: { out?: string | undefined; dir?: string | undefi
     ...(config!.benchmarks[heldName] ? [] : [{ path: ['benchmarks', heldName], value: heldDir }]),
     { path: ['stages', 'perf', 'holdout'], value: heldName },
   ]);
-  const by = (xs: ProvedInstance[]) => FAMILIES.filter((f) => xs.some((x) => x.family === f)).map((f) => `${f} ${xs.filter((x) => x.family === f).length}`).join(', ');
-  process.stdout.write(`${trainName} (${trainDir}): ${train.length} instances (${by(train)})\n${heldName} (${heldDir}): ${heldout.length} instances (${by(heldout)}), kept out of selection: stages.perf.holdout = ${heldName}\n`);
+  const by = (xs: ProvedInstance[]) =>
+    FAMILIES.filter((f) => xs.some((x) => x.family === f))
+      .map((f) => `${f} ${xs.filter((x) => x.family === f).length}`)
+      .join(', ');
+  process.stdout.write(
+    `${trainName} (${trainDir}): ${train.length} instances (${by(train)})\n${heldName} (${heldDir}): ${heldout.length} instances (${by(heldout)}), kept out of selection: stages.perf.holdout = ${heldName}\n`,
+  );
   return 0;
 }
 
 /** "planted=14,miter=8" as counts per family. */
 function parseCounts(text: string): Partial<Record<Family, number>> {
   const out: Partial<Record<Family, number>> = {};
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [name, n] = part.split('=');
     if (!(FAMILIES as readonly string[]).includes(name ?? '')) throw new UsageError(`--count: unknown family "${name}"; families: ${FAMILIES.join(', ')}`);
     const k = Number(n);

@@ -12,7 +12,11 @@ the parent's directory, and writes HYPOTHESIS.md / CHANGELOG.md / RESULTS.md to 
 \`satlution eval SATLUTION_<next>\`.`;
 
 export async function newCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { from: { type: 'string' }, title: { type: 'string' }, dir: { type: 'string', default: '.' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { from: { type: 'string' }, title: { type: 'string' }, dir: { type: 'string', default: '.' } },
+    strict: true,
+  });
   const ws = await findWorkspace(path.resolve(values.dir));
   if (!ws) throw new UsageError(`no satlution.yaml in ${values.dir} or above`);
   const parent = values.from === undefined ? undefined : parseCandidateDir(values.from);

@@ -21,7 +21,17 @@ perf set are scored. Each objective runs in its own sandboxed process with time 
              candidate before it is added`;
 
 export async function objectivesCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { dir: { type: 'string', default: '.' }, json: { type: 'boolean', default: false }, rationale: { type: 'string' }, multiplier: { type: 'string' } }, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      dir: { type: 'string', default: '.' },
+      json: { type: 'boolean', default: false },
+      rationale: { type: 'string' },
+      multiplier: { type: 'string' },
+    },
+    strict: true,
+  });
   const ws = await findWorkspace(values.dir);
   if (!ws) throw new UsageError(`no satlution.yaml in ${values.dir} or above; create a workspace with \`satlution init\``);
   const [sub = 'list', ...rest] = positionals;
@@ -39,7 +49,11 @@ export async function objectivesCommand(argv: string[]): Promise<number> {
     try {
       await addObjective(ws, { name, code, rationale: values.rationale ?? '', author: 'person', multiplier });
     } catch (e) {
-      throw new UsageError((e as Error).message.includes('objective name') ? `"${name}": an objective name is lowercase letters, digits, "_" and "-", starting with a letter` : (e as Error).message);
+      throw new UsageError(
+        (e as Error).message.includes('objective name')
+          ? `"${name}": an objective name is lowercase letters, digits, "_" and "-", starting with a letter`
+          : (e as Error).message,
+      );
     }
   } else if (sub === 'propose') {
     const config = await loadConfig(ws);
@@ -52,7 +66,10 @@ export async function objectivesCommand(argv: string[]): Promise<number> {
   if (values.json) process.stdout.write(JSON.stringify(view, null, 2) + '\n');
   else {
     const out = [`Objectives (round ${view.round})`];
-    for (const o of view.objectives) out.push(`  ${o.name.padEnd(22)} weight ${o.weight.toFixed(2)}  tau ${o.tau === null ? ' n/a' : o.tau.toFixed(2).padStart(5)}  ${o.author.padEnd(6)} round ${o.created_round}${o.multiplier !== 1 ? `  x${o.multiplier}` : ''}${o.error ? `  ERROR ${o.error}` : ''}`);
+    for (const o of view.objectives)
+      out.push(
+        `  ${o.name.padEnd(22)} weight ${o.weight.toFixed(2)}  tau ${o.tau === null ? ' n/a' : o.tau.toFixed(2).padStart(5)}  ${o.author.padEnd(6)} round ${o.created_round}${o.multiplier !== 1 ? `  x${o.multiplier}` : ''}${o.error ? `  ERROR ${o.error}` : ''}`,
+      );
     if (!view.objectives.length) out.push('  (none: `satlution objectives defaults` adds a starting set)');
     out.push('', 'Candidates by consensus (0 = ranked first by every weighted objective)');
     for (const c of view.candidates) out.push(`  ${candidateDirName(c.candidate).padEnd(14)} ${c.score.toFixed(3)}`);

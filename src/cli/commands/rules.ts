@@ -28,7 +28,8 @@ every staged candidate.`;
 export async function rulesCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'check') return checkSub(rest);
-  if (sub === 'pending' || sub === 'apply' || sub === 'reject' || sub === 'history' || sub === 'stats' || sub === 'install-hook') return evolutionSub(sub, rest);
+  if (sub === 'pending' || sub === 'apply' || sub === 'reject' || sub === 'history' || sub === 'stats' || sub === 'install-hook')
+    return evolutionSub(sub, rest);
   throw new UsageError(`rules needs a subcommand: check, pending, apply, reject, history, stats or install-hook\n\n${RULES_HELP}`);
 }
 
@@ -39,7 +40,12 @@ async function workspaceOf(dir: string): Promise<string> {
 }
 
 async function evolutionSub(sub: string, argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { diff: { type: 'boolean', default: false }, dir: { type: 'string', default: '.' } }, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { diff: { type: 'boolean', default: false }, dir: { type: 'string', default: '.' } },
+    strict: true,
+  });
   const ws = await workspaceOf(path.resolve(values.dir));
   const out = (s: string) => process.stdout.write(s + '\n');
   switch (sub) {
@@ -89,7 +95,12 @@ async function evolutionSub(sub: string, argv: string[]): Promise<number> {
 }
 
 async function checkSub(rest: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { phase: { type: 'string', default: 'pre-evaluation' }, json: { type: 'boolean', default: false } }, strict: true });
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { phase: { type: 'string', default: 'pre-evaluation' }, json: { type: 'boolean', default: false } },
+    strict: true,
+  });
   const phase = Phase.safeParse(values.phase);
   if (!phase.success) throw new UsageError(`--phase must be one of ${Phase.options.join(', ')}`);
   const dir = path.resolve(positionals[0] ?? '.');
@@ -104,7 +115,8 @@ async function checkSub(rest: string[]): Promise<number> {
   if (values.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else {
     const rel = (f: string | null, l: number | null) => (f ? `${f}${l ? `:${l}` : ''}` : '-');
-    for (const v of report.violations) process.stdout.write(`${v.severity === 'error' ? 'error  ' : 'warning'} ${v.rule} ${v.check}  ${rel(v.file, v.line)}  ${v.message}\n`);
+    for (const v of report.violations)
+      process.stdout.write(`${v.severity === 'error' ? 'error  ' : 'warning'} ${v.rule} ${v.check}  ${rel(v.file, v.line)}  ${v.message}\n`);
     process.stdout.write(
       `${report.errors} error(s), ${report.warnings} warning(s)${report.inherited ? `, ${report.inherited} hit(s) in code the candidate inherited (not counted)` : ''}; compliance ${(100 * report.score).toFixed(0)}% (${report.checksPassed}/${report.checksRun} checks passed)\n`,
     );

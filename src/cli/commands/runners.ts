@@ -17,7 +17,12 @@ error, 2 bad usage.`;
 const MARK: Record<HealthFinding['level'], string> = { ok: '✓', warning: '!', error: '✗' };
 
 export async function runnersCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { dir: { type: 'string', default: '.' }, json: { type: 'boolean', default: false } }, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { dir: { type: 'string', default: '.' }, json: { type: 'boolean', default: false } },
+    strict: true,
+  });
   const ws = await findWorkspace(values.dir);
   if (!ws) throw new UsageError(`no satlution.yaml in ${values.dir} or above; create a workspace with \`satlution init\``);
   const config = await loadConfig(ws);

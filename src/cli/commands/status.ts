@@ -27,7 +27,8 @@ export async function statusCommand(argv: string[]): Promise<number> {
   });
   const dir = await findWorkspace(values.dir);
   // A store without its config is a workspace to restore, not one to create: init there would orphan its history.
-  if (!dir && (await workspaceState(path.resolve(values.dir))) === 'configMissing') throw new UsageError(`${values.dir} is a SATLUTION workspace whose satlution.yaml is missing; put it back with \`satlution restore-config\``);
+  if (!dir && (await workspaceState(path.resolve(values.dir))) === 'configMissing')
+    throw new UsageError(`${values.dir} is a SATLUTION workspace whose satlution.yaml is missing; put it back with \`satlution restore-config\``);
   if (!dir) throw new UsageError(`no satlution.yaml in ${values.dir} or above; create a workspace with \`satlution init\``);
   const show = async () => {
     const snap = await readSnapshot(dir);
@@ -53,7 +54,9 @@ export async function statusCommand(argv: string[]): Promise<number> {
 
 function toJson(s: WorkspaceSnapshot, warnings: ReadonlyMap<string, string[]>, rule: NoiseRule | undefined) {
   return {
-    verdicts: rule ? { on: rule.on, band_pct: rule.bandPct, margin_pct: rule.marginPct, false_promotion_pct: rule.falsePromotionPct, calibrated: rule.calibrated } : null,
+    verdicts: rule
+      ? { on: rule.on, band_pct: rule.bandPct, margin_pct: rule.marginPct, false_promotion_pct: rule.falsePromotionPct, calibrated: rule.calibrated }
+      : null,
     workspace: s.dir,
     config_ok: s.config.ok,
     config_issues: s.config.ok ? [] : s.config.issues,
@@ -97,16 +100,36 @@ function render(s: WorkspaceSnapshot, warnings: ReadonlyMap<string, string[]>, r
   if (s.config.ok) {
     const off = unisolated(s.config.config);
     if (off.workspace || off.runners.length)
-      out.push(row('Sandbox', `WARNING: measured without isolation (sandbox: off${off.workspace ? '' : ` on ${off.runners.join(', ')}`}): evolved code runs with your full authority and can read the answers`));
+      out.push(
+        row(
+          'Sandbox',
+          `WARNING: measured without isolation (sandbox: off${off.workspace ? '' : ` on ${off.runners.join(', ')}`}): evolved code runs with your full authority and can read the answers`,
+        ),
+      );
     else out.push(row('Sandbox', 'on: builds and runs are isolated (bubblewrap)'));
   }
   if (rule) out.push(row('Verdicts', rule.line));
   if (s.store.rebuilt) out.push(row('Store', `rebuilt from the log and the directories on disk (${s.store.rebuilt})`));
   if (s.store.adopted.length) out.push(row('Store', `recorded directories found without a record: ${s.store.adopted.map(candidateDirName).join(', ')}`));
   out.push(row('Champion', s.champion === null ? '(none)' : candidateDirName(s.champion)));
-  out.push(row('Seeds', s.seeds.map((x) => `${x.name} (${x.files} files, ${x.source}${x.commit ? ' @ ' + x.commit.slice(0, 12) : ''})`).join('; ') || '(none recorded)'));
+  out.push(
+    row(
+      'Seeds',
+      s.seeds.map((x) => `${x.name} (${x.files} files, ${x.source}${x.commit ? ' @ ' + x.commit.slice(0, 12) : ''})`).join('; ') || '(none recorded)',
+    ),
+  );
   if (s.benchmarks.length)
-    out.push(row('Benchmarks', s.benchmarks.map((b) => `${b.name} ${!b.exists ? '(missing directory ' + b.dir + ')' : b.instances === 0 ? '(empty)' : `${b.instances} instance${b.instances > 1 ? 's' : ''}${b.hasMeta ? '' : ', no meta.csv'}`}`).join('; ')));
+    out.push(
+      row(
+        'Benchmarks',
+        s.benchmarks
+          .map(
+            (b) =>
+              `${b.name} ${!b.exists ? '(missing directory ' + b.dir + ')' : b.instances === 0 ? '(empty)' : `${b.instances} instance${b.instances > 1 ? 's' : ''}${b.hasMeta ? '' : ', no meta.csv'}`}`,
+          )
+          .join('; '),
+      ),
+    );
   out.push('', 'Candidates');
   const children = new Map<number | null, CandidateView[]>();
   const ids = new Set(s.candidates.map((c) => c.id));

@@ -11,7 +11,22 @@ export interface EvolutionAgent {
    * proposals from 0 (strategies that make several ask again, for a different one); `hint` is what the
    * strategy asks for (smc's kernel: "diff" for a local change, "rewrite" for a subsystem).
    */
-  plan(ctx: { ws: string; cycle: number; proposal?: number; hint?: string; championDir: string; candidate: string; emit?: AgentSink }): Promise<{ title: string; hypothesis: string }>;
+  plan(ctx: {
+    ws: string;
+    cycle: number;
+    proposal?: number;
+    hint?: string;
+    championDir: string;
+    candidate: string;
+    emit?: AgentSink;
+  }): Promise<{ title: string; hypothesis: string }>;
   /** Implements the plan; `hypothesis` is HYPOTHESIS.md as it is on disk now (the person may have edited it before approving). */
-  code(ctx: { ws: string; cycle: number; candidateDir: string; hypothesis: string; host: ToolHost; emit?: AgentSink }): Promise<{ finished: boolean; detail: string }>;
+  code(ctx: {
+    ws: string;
+    cycle: number;
+    candidateDir: string;
+    hypothesis: string;
+    host: ToolHost;
+    emit?: AgentSink;
+  }): Promise<{ finished: boolean; detail: string }>;
 }

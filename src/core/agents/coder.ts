@@ -48,7 +48,13 @@ export async function runCoder(req: CoderRequest): Promise<CoderOutcome> {
   let idle = 0;
   for (let i = 1; i <= max; i++) {
     req.signal?.throwIfAborted();
-    const res = await req.client.chat({ system, messages, tools: toolSpecs(), ...(req.signal ? { signal: req.signal } : {}), onText: (delta) => req.onEvent?.({ type: 'text', delta }) });
+    const res = await req.client.chat({
+      system,
+      messages,
+      tools: toolSpecs(),
+      ...(req.signal ? { signal: req.signal } : {}),
+      onText: (delta) => req.onEvent?.({ type: 'text', delta }),
+    });
     // An oversized call is refused, and kept in the conversation as a note only.
     const assistant: ChatMessage = { role: 'assistant', content: res.text, ...(res.toolCalls.length ? { toolCalls: res.toolCalls.map(keptCall) } : {}) };
     messages.push(assistant);

@@ -39,7 +39,9 @@ export async function codeMap(dir: string, budget = 6000): Promise<string> {
     const text = await readCandidateText(dir, e.rel, { maxBytes: MAP_FILE_MAX_BYTES, follow: false }).catch(() => undefined);
     if (text === undefined) continue; // changed or went away since the walk
     const fns = [...FUNCTION.matchAll(text)].map((m) => m[1]!).filter((n) => !['if', 'for', 'while', 'switch', 'return'].includes(n));
-    lines.push(`${e.rel} (${text.split('\n').length} lines)${fns.length ? `: ${fns.slice(0, 12).join(', ')}${fns.length > 12 ? `, +${fns.length - 12}` : ''}` : ''}`);
+    lines.push(
+      `${e.rel} (${text.split('\n').length} lines)${fns.length ? `: ${fns.slice(0, 12).join(', ')}${fns.length > 12 ? `, +${fns.length - 12}` : ''}` : ''}`,
+    );
   }
   let out = '';
   for (const l of lines) {
@@ -98,7 +100,9 @@ export async function metricsHistory(ws: string, cycle: number, par2From: number
     if (j) {
       const failed = j.gates.find((g) => !g.ok);
       const m = j.metrics;
-      const perf = m ? `solved ${m.solved}/${m.n} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat})${showPar2 ? `, PAR-2 ${m.par2.toFixed(2)} s (SAT ${m.par2_sat?.toFixed(2) ?? '-'}, UNSAT ${m.par2_unsat?.toFixed(2) ?? '-'})` : ''}` : '';
+      const perf = m
+        ? `solved ${m.solved}/${m.n} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat})${showPar2 ? `, PAR-2 ${m.par2.toFixed(2)} s (SAT ${m.par2_sat?.toFixed(2) ?? '-'}, UNSAT ${m.par2_unsat?.toFixed(2) ?? '-'})` : ''}`
+        : '';
       // A measurement from a cheaper perf tier is not comparable with full-set figures: say so.
       const tier = j.tier && j.tier.reached < j.tier.of ? ` [perf tier ${j.tier.reached} of ${j.tier.of}: a subset at a shorter timeout]` : '';
       out.push(`${dir}: ${j.verdict}${failed ? ` (failed ${failed.gate}: ${failed.detail.slice(0, 160)})` : ''}${perf ? `; ${perf}` : ''}${tier}`);
@@ -111,14 +115,28 @@ export async function metricsHistory(ws: string, cycle: number, par2From: number
 /** Failed candidates and the failure patterns that repeat. */
 export async function recentFailures(ws: string, limit = 8): Promise<string> {
   const { index } = await new CandidateStore(ws).load();
-  const failed = index.candidates.filter((c) => c.status === 'failed').slice(-limit).map((c) => `${c.dir}: ${c.detail ?? 'failed'}`);
+  const failed = index.candidates
+    .filter((c) => c.status === 'failed')
+    .slice(-limit)
+    .map((c) => `${c.dir}: ${c.detail ?? 'failed'}`);
   // A person's "no" (and why) steers the next plan as much as a failed gate does.
-  const declined = index.candidates.filter((c) => c.status === 'discarded' && c.detail && /rejected|declined/.test(c.detail)).slice(-limit).map((c) => `${c.dir}: ${c.detail}`);
+  const declined = index.candidates
+    .filter((c) => c.status === 'discarded' && c.detail && /rejected|declined/.test(c.detail))
+    .slice(-limit)
+    .map((c) => `${c.dir}: ${c.detail}`);
   const repeated = clusters(await new SignatureLog(ws).all())
     .filter((c) => c.candidates.length > 1)
     .slice(0, 5)
     .map((c) => `${c.key} (in ${c.candidates.join(', ')})`);
-  return withoutAnswers([...failed, ...(declined.length ? ['Plans or candidates a person turned down:', ...declined] : []), ...(repeated.length ? ['Repeated failure patterns:', ...repeated] : [])].join('\n')) || '(no failures yet)';
+  return (
+    withoutAnswers(
+      [
+        ...failed,
+        ...(declined.length ? ['Plans or candidates a person turned down:', ...declined] : []),
+        ...(repeated.length ? ['Repeated failure patterns:', ...repeated] : []),
+      ].join('\n'),
+    ) || '(no failures yet)'
+  );
 }
 
 /** The objective portfolio's view, when there is one: which candidates the consensus ranks best and by which objectives. */
@@ -127,5 +145,8 @@ export async function consensusSummary(ws: string): Promise<string> {
   const v = await scorePortfolio(ws);
   if (!v.candidates.length) return '';
   const objectives = v.objectives.map((o) => `${o.name} (weight ${o.weight.toFixed(2)}): ${o.rationale}`).join('; ');
-  return `Consensus of the objective portfolio (0 = first on every weighted objective): ${v.candidates.slice(0, 8).map((c) => `${candidateDirName(c.candidate)} ${c.score.toFixed(2)}`).join(', ')}. Objectives: ${objectives}`;
+  return `Consensus of the objective portfolio (0 = first on every weighted objective): ${v.candidates
+    .slice(0, 8)
+    .map((c) => `${candidateDirName(c.candidate)} ${c.score.toFixed(2)}`)
+    .join(', ')}. Objectives: ${objectives}`;
 }

@@ -22,7 +22,9 @@ const TASK_PLAN_MAX_CHARS = 32_000;
 
 /** The plan as the coder's task carries it: cut at TASK_PLAN_MAX_CHARS, saying so. */
 const taskPlan = (hypothesis: string) =>
-  hypothesis.length <= TASK_PLAN_MAX_CHARS ? hypothesis : `${hypothesis.slice(0, TASK_PLAN_MAX_CHARS)}\n[... the plan is cut here: ${hypothesis.length - TASK_PLAN_MAX_CHARS} more characters are in HYPOTHESIS.md]`;
+  hypothesis.length <= TASK_PLAN_MAX_CHARS
+    ? hypothesis
+    : `${hypothesis.slice(0, TASK_PLAN_MAX_CHARS)}\n[... the plan is cut here: ${hypothesis.length - TASK_PLAN_MAX_CHARS} more characters are in HYPOTHESIS.md]`;
 
 export interface LlmAgentOptions {
   ws: string;
@@ -75,11 +77,18 @@ export function llmAgent(o: LlmAgentOptions): EvolutionAgent {
         context: {
           rules: await rulesText('planning'),
           codeMap: await codeMap(championDir),
-          metrics: [await metricsHistory(ws, cycle, o.config.par2_visible_from_cycle), cycle >= o.config.par2_visible_from_cycle ? await consensusSummary(ws).catch(() => '') : ''].filter(Boolean).join('\n\n'),
+          metrics: [
+            await metricsHistory(ws, cycle, o.config.par2_visible_from_cycle),
+            cycle >= o.config.par2_visible_from_cycle ? await consensusSummary(ws).catch(() => '') : '',
+          ]
+            .filter(Boolean)
+            .join('\n\n'),
           failures: await recentFailures(ws),
           notes,
           // The search strategy's request (e.g. smc's kernel) comes first; the drawn direction guides it.
-          directive: [hint ? `This proposal should be a ${hint}.` : '', drawDirection(o.config.planner.directions ?? DEFAULT_DIRECTIONS, cycle).text].filter(Boolean).join(' '),
+          directive: [hint ? `This proposal should be a ${hint}.` : '', drawDirection(o.config.planner.directions ?? DEFAULT_DIRECTIONS, cycle).text]
+            .filter(Boolean)
+            .join(' '),
         },
         transcriptFile: transcript(cycle, 'planner'),
         ...(o.signal ? { signal: o.signal } : {}),
@@ -89,7 +98,9 @@ export function llmAgent(o: LlmAgentOptions): EvolutionAgent {
     },
     async code({ cycle, candidateDir, hypothesis, host, emit }) {
       // The auto-scoped rules that apply to the candidate's sources (e.g. R04 for C files).
-      const sources = (await walkCandidate(candidateDir, { maxEntries: 100_000 }).catch(() => [])).filter((e) => e.kind === 'file' && /\.(c|h|cc|cpp|hpp)$/.test(e.rel)).map((e) => e.rel);
+      const sources = (await walkCandidate(candidateDir, { maxEntries: 100_000 }).catch(() => []))
+        .filter((e) => e.kind === 'file' && /\.(c|h|cc|cpp|hpp)$/.test(e.rel))
+        .map((e) => e.rel);
       const out = await runCoder({
         client: client('coder', cycle),
         host,

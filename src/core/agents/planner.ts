@@ -101,8 +101,14 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
     req.workspace
       ? `# Reading\nPaths start at the workspace's candidate directories: the champion is ${path.basename(req.championDir)}/; the other candidates, failed ones too, are SATLUTION_<n>/ with their sources, HYPOTHESIS.md (the plan), CHANGELOG.md (what was done) and RESULTS.md (gates, failures, metrics). The benchmark sets, their expected answers and the stored evaluations are not readable: the metrics and failures above are what they say. Search and read what you need rather than everything.`
       : '',
-  ].filter(Boolean).join('\n\n');
-  const submit: ToolSpec = { name: 'submit_plan', description: 'Submit the plan (it becomes HYPOTHESIS.md and the coder\'s task list).', parameters: stripSchema(z.toJSONSchema(Plan, { io: 'input' }) as Record<string, unknown>) };
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+  const submit: ToolSpec = {
+    name: 'submit_plan',
+    description: "Submit the plan (it becomes HYPOTHESIS.md and the coder's task list).",
+    parameters: stripSchema(z.toJSONSchema(Plan, { io: 'input' }) as Record<string, unknown>),
+  };
   const tools = [...toolSpecs().filter((t) => READ_ONLY.includes(t.name)), submit];
   const host: ToolHost = {
     // Everything is read-only to the planner.
@@ -117,7 +123,13 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
   const max = req.maxIterations ?? 12;
   for (let i = 0; i < max; i++) {
     req.signal?.throwIfAborted();
-    const res = await req.client.chat({ system, messages, tools, ...(req.signal ? { signal: req.signal } : {}), onText: (delta) => req.onEvent?.({ type: 'text', delta }) });
+    const res = await req.client.chat({
+      system,
+      messages,
+      tools,
+      ...(req.signal ? { signal: req.signal } : {}),
+      onText: (delta) => req.onEvent?.({ type: 'text', delta }),
+    });
     // An oversized call is refused, and kept in the conversation as a note only.
     const assistant: ChatMessage = { role: 'assistant', content: res.text, ...(res.toolCalls.length ? { toolCalls: res.toolCalls.map(keptCall) } : {}) };
     messages.push(assistant);
@@ -142,13 +154,19 @@ export async function runPlanner(req: PlannerRequest): Promise<{ plan: Plan; hyp
           return { plan: p.data, hypothesis };
         }
         isError = true;
-        if (!p) content = `the plan is ${call.arguments.length} characters; a plan is at most some 17,000 (change, rationale and risks ${LONG} each, each task and expected effect ${SHORT}): keep it to the point`;
+        if (!p)
+          content = `the plan is ${call.arguments.length} characters; a plan is at most some 17,000 (change, rationale and risks ${LONG} each, each task and expected effect ${SHORT}): keep it to the point`;
         else if (!p.issues) content = `the plan is ${p.problem}`;
         else {
           const issue = (x: z.core.$ZodIssue) => `${x.path.join('.') || '(plan)'}: ${x.message}`;
           const long = p.issues.filter((x) => x.code === 'too_big');
           const other = p.issues.filter((x) => x.code !== 'too_big');
-          content = [other.length ? `the plan is incomplete: ${other.map(issue).join('; ')}` : '', long.length ? `the plan is too long: ${long.map(issue).join('; ')}; keep it to the point` : ''].filter(Boolean).join('; ');
+          content = [
+            other.length ? `the plan is incomplete: ${other.map(issue).join('; ')}` : '',
+            long.length ? `the plan is too long: ${long.map(issue).join('; ')}; keep it to the point` : '',
+          ]
+            .filter(Boolean)
+            .join('; ');
         }
       } else if (READ_ONLY.includes(call.name)) {
         const out = await runTool(call.name, call.arguments, host, req.signal);

@@ -42,7 +42,14 @@ type Scope = 'candidate' | 'workspace';
 /** The candidate directories at the top of a workspace (real directories, not links), in number order. */
 async function candidateDirs(ws: string): Promise<string[]> {
   const names = (await fs.readdir(ws)).filter((n) => parseCandidateDir(n) !== undefined);
-  const real = await Promise.all(names.map((n) => fs.lstat(path.join(ws, n)).then((s) => s.isDirectory(), () => false)));
+  const real = await Promise.all(
+    names.map((n) =>
+      fs.lstat(path.join(ws, n)).then(
+        (s) => s.isDirectory(),
+        () => false,
+      ),
+    ),
+  );
   return names.filter((_, i) => real[i]).sort((a, b) => parseCandidateDir(a)! - parseCandidateDir(b)!);
 }
 
@@ -72,17 +79,23 @@ export class Sandbox {
   async resolve(p: string, o: { write?: boolean } = {}): Promise<Place> {
     const top = path.resolve(this.root);
     const abs = path.resolve(top, p);
-    const what = this.scope === 'workspace' ? "the workspace's candidate directories; use paths like SATLUTION_0/src/main.c" : 'the candidate directory; use paths relative to it';
+    const what =
+      this.scope === 'workspace'
+        ? "the workspace's candidate directories; use paths like SATLUTION_0/src/main.c"
+        : 'the candidate directory; use paths relative to it';
     if (!isWithin(abs, top)) throw new SandboxError(`${p} is outside ${what}`);
     let rel = posix(path.relative(top, abs));
     let root = top;
     let prefix = '';
     if (this.scope === 'workspace') {
       const parts = await candidateDirs(top);
-      if (rel === '') return { root: top, rel: '', shown: '.', abs: top, parts: parts.map((n) => ({ root: path.join(top, n), rel: '', shown: n, abs: path.join(top, n) })) };
+      if (rel === '')
+        return { root: top, rel: '', shown: '.', abs: top, parts: parts.map((n) => ({ root: path.join(top, n), rel: '', shown: n, abs: path.join(top, n) })) };
       const [first = '', ...rest] = rel.split('/');
       if (!parts.includes(first))
-        throw new SandboxError(`${rel} is not readable here: the planner reads the candidate directories (${parts.slice(0, 3).join('/, ')}${parts.length > 3 ? '/, ...' : '/'}); the benchmark sets, their expected answers and the stored evaluations are not shown to agents`);
+        throw new SandboxError(
+          `${rel} is not readable here: the planner reads the candidate directories (${parts.slice(0, 3).join('/, ')}${parts.length > 3 ? '/, ...' : '/'}); the benchmark sets, their expected answers and the stored evaluations are not shown to agents`,
+        );
       root = path.join(top, first);
       rel = rest.join('/');
       prefix = first;
@@ -104,9 +117,13 @@ export class Sandbox {
   private async writable(abs: string, rel: string, realRel: string, shown: string): Promise<void> {
     if (this.scope === 'workspace') throw new SandboxError(`${shown} is read-only here`);
     if (this.isProtected(rel)) throw new SandboxError(`${rel} is protected by the rules; it must stay as the parent had it`);
-    if (realRel !== rel && this.isProtected(realRel)) throw new SandboxError(`${rel} leads to ${realRel}, which is protected by the rules; it must stay as the parent had it`);
+    if (realRel !== rel && this.isProtected(realRel))
+      throw new SandboxError(`${rel} leads to ${realRel}, which is protected by the rules; it must stay as the parent had it`);
     const st = await fs.lstat(abs).catch(() => undefined);
-    if (st?.isSymbolicLink()) throw new SandboxError(`${shown} is a symbolic link (to ${await fs.readlink(abs)}); the tools never write through a link: write ${realRel} by its own name, or change what made the link (starexec_build)`);
+    if (st?.isSymbolicLink())
+      throw new SandboxError(
+        `${shown} is a symbolic link (to ${await fs.readlink(abs)}); the tools never write through a link: write ${realRel} by its own name, or change what made the link (starexec_build)`,
+      );
     if (st && !st.isFile()) throw new SandboxError(`${shown} is ${specialKind(st)}, not a regular file; the tools write regular files only`);
   }
 }

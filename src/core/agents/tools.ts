@@ -55,7 +55,13 @@ const fileText = (min = 0) =>
 const SCHEMAS = {
   list_files: z.object({ path: Path.default('.'), depth: z.number().int().min(1).max(6).default(2) }).strict(),
   read_file: z.object({ path: Path, start_line: z.number().int().positive().optional(), end_line: z.number().int().positive().optional() }).strict(),
-  search: z.object({ pattern: z.string().min(1).max(1000).describe('regular expression, RE2 syntax'), path: Path.default('.'), max_results: z.number().int().positive().max(200).default(50) }).strict(),
+  search: z
+    .object({
+      pattern: z.string().min(1).max(1000).describe('regular expression, RE2 syntax'),
+      path: Path.default('.'),
+      max_results: z.number().int().positive().max(200).default(50),
+    })
+    .strict(),
   write_file: z.object({ path: Path, content: fileText() }).strict(),
   edit_file: z.object({ path: Path, search: fileText(1).describe('exact text that occurs once in the file'), replace: fileText() }).strict(),
   build: z.object({}).strict(),
@@ -65,11 +71,15 @@ const SCHEMAS = {
 export type ToolName = keyof typeof SCHEMAS;
 
 const DESCRIPTIONS: Record<ToolName, string> = {
-  list_files: 'List files and directories (with sizes) under a path, hidden ones included. Symbolic links show as `name -> target`; FIFOs, sockets and devices are marked (no tool reads them).',
-  read_file: 'Read a text file (up to 8 MiB), optionally only lines start_line..end_line (1-based, inclusive). Lines are numbered; a result is cut at 20,000 characters, so read a long file in parts.',
-  search: 'Search files for a regular expression in RE2 syntax (no backreferences, no lookahead or lookbehind); returns path:line: text for each match. Binary files and files over 2 MiB are skipped.',
+  list_files:
+    'List files and directories (with sizes) under a path, hidden ones included. Symbolic links show as `name -> target`; FIFOs, sockets and devices are marked (no tool reads them).',
+  read_file:
+    'Read a text file (up to 8 MiB), optionally only lines start_line..end_line (1-based, inclusive). Lines are numbered; a result is cut at 20,000 characters, so read a long file in parts.',
+  search:
+    'Search files for a regular expression in RE2 syntax (no backreferences, no lookahead or lookbehind); returns path:line: text for each match. Binary files and files over 2 MiB are skipped.',
   write_file: 'Create or overwrite a whole file (at most 1 MiB). Prefer edit_file for changes to existing files. Never writes through a symbolic link.',
-  edit_file: 'Replace one exact occurrence of `search` with `replace` in a file of at most 1 MiB. Fails if `search` occurs zero or several times: read the file and include more context.',
+  edit_file:
+    'Replace one exact occurrence of `search` with `replace` in a file of at most 1 MiB. Fails if `search` occurs zero or several times: read the file and include more context.',
   build: 'Run bash starexec_build; returns the compiler errors as file:line: message.',
   smoke: 'Run the smoke benchmark set with all checks; returns the failures.',
   finish: 'End the task: give the CHANGELOG entry (what was changed, file by file). Call it only after a successful build.',
@@ -102,7 +112,10 @@ export const argumentLimit = (name: string): number => ARGUMENT_LIMITS[name] ?? 
  */
 export function keptCall(call: ToolCall): ToolCall {
   if (call.arguments.length <= argumentLimit(call.name)) return call;
-  return { ...call, arguments: JSON.stringify({ omitted: `${call.arguments.length} characters of arguments, over the ${argumentLimit(call.name)} ${call.name} takes` }) };
+  return {
+    ...call,
+    arguments: JSON.stringify({ omitted: `${call.arguments.length} characters of arguments, over the ${argumentLimit(call.name)} ${call.name} takes` }),
+  };
 }
 
 /** Settles as `work` does, or rejects with the signal's reason as soon as it aborts (the work is left to end on its own). */
@@ -124,7 +137,9 @@ export async function runTool(name: string, rawArgs: string, host: ToolHost, sig
   const err = (content: string): ToolOutcome => ({ content, isError: true });
   if (!(name in SCHEMAS)) return err(`unknown tool "${name}"; the tools are: ${Object.keys(SCHEMAS).join(', ')}`);
   if (rawArgs.length > argumentLimit(name))
-    return err(`the arguments of ${name} are ${rawArgs.length} characters, more than the ${argumentLimit(name)} it takes${name === 'write_file' || name === 'edit_file' ? ` (a file holds at most ${WRITE_MAX_BYTES} bytes)` : ''}`);
+    return err(
+      `the arguments of ${name} are ${rawArgs.length} characters, more than the ${argumentLimit(name)} it takes${name === 'write_file' || name === 'edit_file' ? ` (a file holds at most ${WRITE_MAX_BYTES} bytes)` : ''}`,
+    );
   let json: unknown;
   try {
     json = rawArgs.trim() ? JSON.parse(rawArgs) : {};
@@ -132,7 +147,8 @@ export async function runTool(name: string, rawArgs: string, host: ToolHost, sig
     return err(`the arguments are not valid JSON (${(e as Error).message}); send a JSON object`);
   }
   const parsed = SCHEMAS[name as ToolName].safeParse(json);
-  if (!parsed.success) return err(`invalid arguments for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    return err(`invalid arguments for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ')}`);
   const deadline = UNTIMED.includes(name) ? undefined : AbortSignal.timeout(TOOL_TIME_LIMIT_MS);
   const signals = [signal, deadline].filter((s): s is AbortSignal => s !== undefined);
   const within = signals.length ? AbortSignal.any(signals) : undefined;
@@ -147,12 +163,21 @@ export async function runTool(name: string, rawArgs: string, host: ToolHost, sig
     if (e instanceof UnsafeCandidateFile) return err(`${e.message}; the tools read and write regular files inside the candidate only`);
     if (e instanceof RE2JSException) return err(regexError(e));
     const code = (e as NodeJS.ErrnoException).code;
-    return err(code === 'ENOENT' ? `no such file or directory` : code === 'EISDIR' ? 'that is a directory' : code === 'ENOTDIR' ? 'a part of that path is not a directory' : (e as Error).message);
+    return err(
+      code === 'ENOENT'
+        ? `no such file or directory`
+        : code === 'EISDIR'
+          ? 'that is a directory'
+          : code === 'ENOTDIR'
+            ? 'a part of that path is not a directory'
+            : (e as Error).message,
+    );
   }
 }
 
 /** An RE2 syntax error, with what RE2 does not have. */
-const regexError = (e: Error) => `invalid regular expression (RE2 syntax: no backreferences such as \\1, no lookahead or lookbehind such as (?=...) or (?<!...)): ${e.message}`;
+const regexError = (e: Error) =>
+  `invalid regular expression (RE2 syntax: no backreferences such as \\1, no lookahead or lookbehind such as (?=...) or (?<!...)): ${e.message}`;
 
 type Args<N extends ToolName> = z.infer<(typeof SCHEMAS)[N]>;
 
@@ -206,15 +231,21 @@ async function execute<N extends ToolName>(name: N, a: Args<N>, host: ToolHost, 
       const place = await sb.resolve(p);
       const entry = place.parts ? undefined : await singleEntry(place);
       if (!entry) return bad(`${place.shown} is a directory; list it with list_files`);
-      if (entry.size > READ_MAX_BYTES) return bad(`${place.shown} has ${entry.size} bytes; read_file reads files of at most ${READ_MAX_BYTES >> 20} MiB (search it for what you need)`);
+      if (entry.size > READ_MAX_BYTES)
+        return bad(`${place.shown} has ${entry.size} bytes; read_file reads files of at most ${READ_MAX_BYTES >> 20} MiB (search it for what you need)`);
       const text = await readCandidateText(place.root, place.rel, { maxBytes: READ_MAX_BYTES });
       if (text.includes('\0')) return bad(`${place.shown} is a binary file (${Buffer.byteLength(text)} bytes); read_file reads text`);
       const lines = text.split('\n');
       const from = start_line ?? 1;
       const to = Math.min(end_line ?? lines.length, lines.length);
       if (from > lines.length) return bad(`the file has only ${lines.length} lines`);
-      const numbered = lines.slice(from - 1, to).map((l, i) => `${String(from + i).padStart(5)}  ${l}`).join('\n');
-      return ok(truncate(numbered, MAX_TOOL_OUTPUT, `ask for a narrower range: the file has ${lines.length} lines, read them in parts with start_line and end_line`));
+      const numbered = lines
+        .slice(from - 1, to)
+        .map((l, i) => `${String(from + i).padStart(5)}  ${l}`)
+        .join('\n');
+      return ok(
+        truncate(numbered, MAX_TOOL_OUTPUT, `ask for a narrower range: the file has ${lines.length} lines, read them in parts with start_line and end_line`),
+      );
     }
     case 'search': {
       const { pattern, path: p, max_results } = a as Args<'search'>;
@@ -226,11 +257,20 @@ async function execute<N extends ToolName>(name: N, a: Args<N>, host: ToolHost, 
       let cut = false;
       const scan = (shown: string, text: string) => {
         const lines = text.split('\n');
-        for (let i = 0; i < lines.length && hits.length < max_results; i++) if (re.test(lines[i]!)) hits.push(`${shown}:${i + 1}: ${lines[i]!.trim().slice(0, 200)}`);
+        for (let i = 0; i < lines.length && hits.length < max_results; i++)
+          if (re.test(lines[i]!)) hits.push(`${shown}:${i + 1}: ${lines[i]!.trim().slice(0, 200)}`);
       };
       searching: for (const from of starts(place)) {
         const single = await singleEntry(from);
-        const files = single ? [{ root: from.root, rel: from.rel, shown: from.shown, size: single.size, kind: single.kind }] : (await walkCandidate(await realDir(from), walkOpts)).map((e) => ({ root: from.root, rel: from.rel ? `${from.rel}/${e.rel}` : e.rel, shown: shownEntry(from, e), size: e.size, kind: e.kind }));
+        const files = single
+          ? [{ root: from.root, rel: from.rel, shown: from.shown, size: single.size, kind: single.kind }]
+          : (await walkCandidate(await realDir(from), walkOpts)).map((e) => ({
+              root: from.root,
+              rel: from.rel ? `${from.rel}/${e.rel}` : e.rel,
+              shown: shownEntry(from, e),
+              size: e.size,
+              kind: e.kind,
+            }));
         for (const f of files) {
           if (hits.length >= max_results) break searching;
           signal?.throwIfAborted();
@@ -249,7 +289,11 @@ async function execute<N extends ToolName>(name: N, a: Args<N>, host: ToolHost, 
           if (!text.includes('\0')) scan(f.shown, text);
         }
       }
-      const notes = [hits.length >= max_results ? `[stopped at ${max_results} matches]` : '', skipped ? `[skipped ${skipped} files over ${SEARCH_FILE_MAX_BYTES >> 20} MiB]` : '', cut ? `[stopped after reading ${SEARCH_TOTAL_BYTES >> 20} MiB: search a narrower path]` : ''].filter(Boolean);
+      const notes = [
+        hits.length >= max_results ? `[stopped at ${max_results} matches]` : '',
+        skipped ? `[skipped ${skipped} files over ${SEARCH_FILE_MAX_BYTES >> 20} MiB]` : '',
+        cut ? `[stopped after reading ${SEARCH_TOTAL_BYTES >> 20} MiB: search a narrower path]` : '',
+      ].filter(Boolean);
       return ok([hits.length ? hits.join('\n') : 'no matches', ...notes].join('\n'));
     }
     case 'write_file': {
@@ -263,7 +307,8 @@ async function execute<N extends ToolName>(name: N, a: Args<N>, host: ToolHost, 
       const place = await sb.resolve(p, { write: true });
       const rel = place.shown;
       const entry = await singleEntry(place);
-      if (entry && entry.size > WRITE_MAX_BYTES) return bad(`edit_file: ${rel} has ${entry.size} bytes; edit_file edits files of at most ${WRITE_MAX_BYTES} bytes (1 MiB)`);
+      if (entry && entry.size > WRITE_MAX_BYTES)
+        return bad(`edit_file: ${rel} has ${entry.size} bytes; edit_file edits files of at most ${WRITE_MAX_BYTES} bytes (1 MiB)`);
       const text = await readCandidateText(place.root, place.rel, { maxBytes: WRITE_MAX_BYTES, follow: false });
       // Keep the file's line endings: the model writes \n, a CRLF file stays CRLF.
       const crlf = text.includes('\r\n');
@@ -274,7 +319,10 @@ async function execute<N extends ToolName>(name: N, a: Args<N>, host: ToolHost, 
       if (count > 1) return bad(`edit_file: the search text occurs ${count} times in ${rel}; include more surrounding lines so it occurs once`);
       const at = text.indexOf(s);
       const edited = text.slice(0, at) + r + text.slice(at + s.length);
-      if (Buffer.byteLength(edited) > WRITE_MAX_BYTES) return bad(`edit_file: ${rel} would grow to ${Buffer.byteLength(edited)} bytes, more than the ${WRITE_MAX_BYTES} a file may hold; split it into several files`);
+      if (Buffer.byteLength(edited) > WRITE_MAX_BYTES)
+        return bad(
+          `edit_file: ${rel} would grow to ${Buffer.byteLength(edited)} bytes, more than the ${WRITE_MAX_BYTES} a file may hold; split it into several files`,
+        );
       await writeCandidateFile(place.root, place.rel, edited);
       const line = text.slice(0, at).split('\n').length;
       return ok(`edited ${rel} at line ${line}`);
@@ -306,7 +354,13 @@ async function singleEntry(p: Place): Promise<CandidateEntry | undefined> {
   const name = p.rel.split('/').at(-1) ?? p.rel;
   if (st.isSymbolicLink()) {
     // A link to a directory inside is walked as that directory; any other link is one entry.
-    if (await fs.stat(abs).then((s) => s.isDirectory(), () => false)) return undefined;
+    if (
+      await fs.stat(abs).then(
+        (s) => s.isDirectory(),
+        () => false,
+      )
+    )
+      return undefined;
     return { rel: name, kind: 'link', size: 0, executable: false, target: await fs.readlink(abs) };
   }
   if (st.isFile()) return { rel: name, kind: 'file', size: st.size, executable: (st.mode & 0o111) !== 0 };

@@ -112,7 +112,8 @@ export function tunerAgent(opts: { only?: string[] } = {}): EvolutionAgent {
     async plan({ ws, cycle, proposal, hint, championDir, candidate, emit }) {
       const say = (message: string) => emit?.({ type: 'agent-log', role: 'tuner', message });
       const text = await readCandidateText(championDir, OPTIONS_FILE, { maxBytes: OPTIONS_MAX_BYTES }).catch(() => undefined);
-      if (text === undefined) throw new Error(`the tuner needs ${OPTIONS_FILE} with OPTION (name, default, low, high, "help") lines (kissat's layout); this solver has none`);
+      if (text === undefined)
+        throw new Error(`the tuner needs ${OPTIONS_FILE} with OPTION (name, default, low, high, "help") lines (kissat's layout); this solver has none`);
       const all = parseOptions(text);
       // Kissat's options that matter first; a solver without any of them: all of its options.
       const preferred = all.filter((o) => PREFERRED.includes(o.name));
@@ -132,17 +133,35 @@ export function tunerAgent(opts: { only?: string[] } = {}): EvolutionAgent {
       // This cycle's earlier proposals, when their HYPOTHESIS.md is not in the workspace yet (counted once).
       for (const c of made)
         for (const m of c.split(', ').map(parseChange)) if (m && !tried.some((t) => t?.name === m.name && t.value === m.value)) tried.push(m);
-      const arms = pool.flatMap((o) => armsOf(o, rnd).map((side) => ({ o, side, uses: tried.filter((t) => t?.name === o.name && Math.sign(t.value - o.value) === Math.sign(side - o.value) && (o.high - o.low > 3 || t.value === side)).length })));
+      const arms = pool.flatMap((o) =>
+        armsOf(o, rnd).map((side) => ({
+          o,
+          side,
+          uses: tried.filter(
+            (t) => t?.name === o.name && Math.sign(t.value - o.value) === Math.sign(side - o.value) && (o.high - o.low > 3 || t.value === side),
+          ).length,
+        })),
+      );
       const rank = (name: string) => Math.max(0, PREFERRED.indexOf(name));
-      const order = arms.map((a) => ({ a, key: a.uses * 1000 + rank(a.o.name) + 0.5 * rnd() })).sort((x, y) => x.key - y.key).map((x) => x.a);
+      const order = arms
+        .map((a) => ({ a, key: a.uses * 1000 + rank(a.o.name) + 0.5 * rnd() }))
+        .sort((x, y) => x.key - y.key)
+        .map((x) => x.a);
       let changes = '';
       for (let tries = 0; tries < 20 && (!changes || made.has(changes)); tries++) {
         // A strategy's kernel: "diff" changes one option, "rewrite" two or three; else one, sometimes two.
-        const k = hint?.startsWith('rewrite') ? Math.min(pool.length, rnd() < 0.5 ? 2 : 3) : hint?.startsWith('diff') ? 1 : pool.length > 1 && rnd() < 0.3 ? 2 : 1;
+        const k = hint?.startsWith('rewrite')
+          ? Math.min(pool.length, rnd() < 0.5 ? 2 : 3)
+          : hint?.startsWith('diff')
+            ? 1
+            : pool.length > 1 && rnd() < 0.3
+              ? 2
+              : 1;
         const chosen: typeof order = [];
         for (const a of tries === 0 ? order : [...order].sort(() => rnd() - 0.5)) if (chosen.length < k && !chosen.some((c) => c.o === a.o)) chosen.push(a);
         pending = chosen.map(({ o: option, side }) => {
-          const fresh = (v: number) => !tried.some((t) => t?.name === option.name && t.value === v) && Math.sign(v - option.value) === Math.sign(side - option.value);
+          const fresh = (v: number) =>
+            !tried.some((t) => t?.name === option.name && t.value === v) && Math.sign(v - option.value) === Math.sign(side - option.value);
           let value = option.high - option.low <= 3 ? side : mutate(option, rnd);
           for (let i = 0; i < 30 && !fresh(value); i++) value = mutate(option, rnd);
           return { option, value };
@@ -182,7 +201,8 @@ Option values inside their declared ranges keep the solver sound; the gates chec
       if (named.length) pending = named;
       if (!pending.length) return { finished: false, detail: 'HYPOTHESIS.md names no option change (`name` from X to Y)' };
       const outside = pending.find((p) => p.value < p.option.low || p.value > p.option.high);
-      if (outside) return { finished: false, detail: `${outside.option.name} = ${outside.value} is outside its range ${outside.option.low}..${outside.option.high}` };
+      if (outside)
+        return { finished: false, detail: `${outside.option.name} = ${outside.value} is outside its range ${outside.option.low}..${outside.option.high}` };
       for (const p of pending) {
         const line = [...text.matchAll(OPTION)].find((m) => m[1] === p.option.name)?.[0];
         if (!line) return { finished: false, detail: `option ${p.option.name} not found` };
@@ -195,7 +215,12 @@ Option values inside their declared ranges keep the solver sound; the gates chec
       const b = await host.build();
       tool('build', b.ok, b.text);
       if (!b.ok) return { finished: false, detail: b.text.split('\n')[0] ?? 'build failed' };
-      await appendCandidateDoc(candidateDir, 'CHANGELOG.md', pending.map((p) => `- ${OPTIONS_FILE}: default of ${p.option.name} ${p.option.text} -> ${p.value}\n`).join(''), '# Changelog\n');
+      await appendCandidateDoc(
+        candidateDir,
+        'CHANGELOG.md',
+        pending.map((p) => `- ${OPTIONS_FILE}: default of ${p.option.name} ${p.option.text} -> ${p.value}\n`).join(''),
+        '# Changelog\n',
+      );
       pending = [];
       return { finished: true, detail: 'options changed' };
     },
@@ -212,7 +237,10 @@ function parseChange(text: string): { name: string; value: number } | undefined 
 async function triedFrom(ws: string, parentDir: string): Promise<({ name: string; value: number } | undefined)[]> {
   const parent = parseCandidateDir(path.basename(parentDir));
   if (parent === undefined) return [];
-  const index = await new CandidateStore(ws).load().then((s) => s.index).catch(() => undefined);
+  const index = await new CandidateStore(ws)
+    .load()
+    .then((s) => s.index)
+    .catch(() => undefined);
   const out: ({ name: string; value: number } | undefined)[] = [];
   for (const c of index?.candidates.filter((x) => x.parent === parent) ?? []) {
     const text = (await readCandidateDoc(path.join(ws, c.dir), 'HYPOTHESIS.md').catch(() => undefined)) ?? '';

@@ -73,10 +73,13 @@ export async function curateSet(req: CurateRequest): Promise<CurateOutcome> {
   const trainName = `${req.name}-train`;
   const heldoutName = `${req.name}-heldout`;
   const dirs = { train: path.join(req.ws, BENCH_DIR, trainName), heldout: path.join(req.ws, BENCH_DIR, heldoutName) };
-  for (const d of Object.values(dirs)) if (!req.replace && (await exists(d))) throw new Error(`the set ${path.basename(d)} is already there (${d}): choose another --name, or --replace`);
+  for (const d of Object.values(dirs))
+    if (!req.replace && (await exists(d))) throw new Error(`the set ${path.basename(d)} is already there (${d}): choose another --name, or --replace`);
   const specs = await listSet(fromDir);
   if (!specs.length) throw new Error(`the set ${req.from} (${fromDir}) has no instances`);
-  req.log?.(`the champion ${path.basename(req.championDir)} runs ${specs.length} instances of ${req.from} once, timeout ${req.timeoutS} s (results are kept: a rerun resumes)`);
+  req.log?.(
+    `the champion ${path.basename(req.championDir)} runs ${specs.length} instances of ${req.from} once, timeout ${req.timeoutS} s (results are kept: a rerun resumes)`,
+  );
   let done = 0;
   // A champion its evaluation built is run as it is: a rebuild of a solver that stamps its build time
   // into the binary is another binary, and the runs kept from an earlier curate would not be found again.
@@ -95,7 +98,10 @@ export async function curateSet(req: CurateRequest): Promise<CurateOutcome> {
   });
   const results = new Map(ev.doc.instances.map((r) => [r.instance, r]));
   const missing = specs.filter((s) => !results.has(s.name));
-  if (missing.length) throw new Error(`the champion's run over ${req.from} stopped before ${missing.length} instances (${ev.gates.map((g) => `${g.gate}: ${g.ok ? 'ok' : g.detail}`).join('; ')}): nothing was selected`);
+  if (missing.length)
+    throw new Error(
+      `the champion's run over ${req.from} stopped before ${missing.length} instances (${ev.gates.map((g) => `${g.gate}: ${g.ok ? 'ok' : g.detail}`).join('; ')}): nothing was selected`,
+    );
   const cpu = (r: InstanceResult) => r.cpu_s ?? r.time_s;
   const instances: CurateInstance[] = specs.map((s) => {
     const r = results.get(s.name)!;
@@ -146,7 +152,10 @@ async function writeSubset(dir: string, specs: readonly InstanceSpec[], names: R
     await linkOrCopy(s.file, to);
   }
   const csv = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-  await fs.writeFile(path.join(tmp, 'meta.csv'), ['instance,family,expected', ...chosen.map((s) => [s.name, s.family ?? '', s.expected ?? ''].map(csv).join(','))].join('\n') + '\n');
+  await fs.writeFile(
+    path.join(tmp, 'meta.csv'),
+    ['instance,family,expected', ...chosen.map((s) => [s.name, s.family ?? '', s.expected ?? ''].map(csv).join(','))].join('\n') + '\n',
+  );
   await fs.rm(dir, { recursive: true, force: true });
   await fs.rename(tmp, dir);
 }
@@ -154,7 +163,12 @@ async function writeSubset(dir: string, specs: readonly InstanceSpec[], names: R
 /** CURATION.md: the limits, the two sets, and a line per instance with where it went and why. */
 export function curationMarkdown(d: CurationDoc): string {
   const rows = (set: CurateDecision['set']) => d.decisions.filter((x) => x.set === set);
-  const table = (xs: CurationDoc['decisions']) => ['| instance | stratum | champion CPU s | why |', '|---|---|---|---|', ...xs.map((x) => `| ${x.name} | ${x.stratum} | ${x.cpu_s} | ${x.reason.replace(/\|/g, '\\|')} |`)].join('\n');
+  const table = (xs: CurationDoc['decisions']) =>
+    [
+      '| instance | stratum | champion CPU s | why |',
+      '|---|---|---|---|',
+      ...xs.map((x) => `| ${x.name} | ${x.stratum} | ${x.cpu_s} | ${x.reason.replace(/\|/g, '\\|')} |`),
+    ].join('\n');
   return [
     `# Curation of ${d.from} (${d.at.slice(0, 16).replace('T', ' ')} UTC)`,
     '',

@@ -119,7 +119,11 @@ export async function fetchSet(req: FetchRequest): Promise<FetchOutcome> {
       if (req.signal?.aborted) return;
       const hash = hashes[i]!;
       try {
-        const hit = await req.cache.fetch(req.server, hash, { maxBytes: req.maxBytes, ...(req.signal ? { signal: req.signal } : {}), onBytes: (n) => (progress.bytes += n) });
+        const hit = await req.cache.fetch(req.server, hash, {
+          maxBytes: req.maxBytes,
+          ...(req.signal ? { signal: req.signal } : {}),
+          onBytes: (n) => (progress.bytes += n),
+        });
         const file = setFileName(hash, hit.entry.name, hit.entry.kind);
         await linkOrCopy(hit.file, path.join(staging, file));
         rows[i] = { hash, file, name: hit.entry.name, bytes: hit.entry.bytes, expected: expected.get(hash) ?? null, family };
@@ -137,9 +141,15 @@ export async function fetchSet(req: FetchRequest): Promise<FetchOutcome> {
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(req.jobs, hashes.length)) }, worker));
-  if (req.signal?.aborted) throw new Error(`fetch cancelled after ${progress.done} of ${hashes.length} instances; the verified ones are kept in the cache (${req.cache.dir}): run it again to go on`);
+  if (req.signal?.aborted)
+    throw new Error(
+      `fetch cancelled after ${progress.done} of ${hashes.length} instances; the verified ones are kept in the cache (${req.cache.dir}): run it again to go on`,
+    );
   if (failures.length) {
-    throw new FetchIncomplete(`${failures.length} of ${hashes.length} instances could not be fetched, so the set ${name} was not made (the ${hashes.length - failures.length} verified ones are kept in the cache; run the fetch again to retry):\n${failures.map((f) => `  ${f.hash}: ${f.reason}`).join('\n')}`, failures);
+    throw new FetchIncomplete(
+      `${failures.length} of ${hashes.length} instances could not be fetched, so the set ${name} was not made (the ${hashes.length - failures.length} verified ones are kept in the cache; run the fetch again to retry):\n${failures.map((f) => `  ${f.hash}: ${f.reason}`).join('\n')}`,
+      failures,
+    );
   }
   const kept = rows.filter(Boolean);
   // A staging directory left by an earlier fetch of another query may hold files this set does not list.
@@ -147,19 +157,37 @@ export async function fetchSet(req: FetchRequest): Promise<FetchOutcome> {
   for (const e of await fs.readdir(staging)) if (!listed.has(e)) await fs.rm(path.join(staging, e), { recursive: true, force: true });
   const meta = ['instance,family,expected', ...kept.map((r) => `${r.file},${r.family ?? ''},${r.expected ?? ''}`)].join('\n') + '\n';
   await writeFileAtomic(path.join(staging, 'meta.csv'), meta);
-  await writeJsonAtomic(path.join(staging, SOURCE_FILE), { server: req.server, query: req.query, fetched_at: new Date().toISOString(), answers, instances: kept } satisfies GbdSource);
+  await writeJsonAtomic(path.join(staging, SOURCE_FILE), {
+    server: req.server,
+    query: req.query,
+    fetched_at: new Date().toISOString(),
+    answers,
+    instances: kept,
+  } satisfies GbdSource);
   // Only whole sets: the staging directory becomes the set in one rename.
   if (await exists(req.dir)) await fs.rm(req.dir, { recursive: true, force: true });
   await fs.rename(staging, req.dir);
   const count = (e: 'SAT' | 'UNSAT' | null) => kept.filter((r) => r.expected === e).length;
-  return { dir: req.dir, instances: kept.length, downloaded: progress.downloaded, fromCache: progress.fromCache, resumed, bytes: progress.bytes, seconds: (Date.now() - t0) / 1000, answers: { sat: count('SAT'), unsat: count('UNSAT'), unknown: count(null) } };
+  return {
+    dir: req.dir,
+    instances: kept.length,
+    downloaded: progress.downloaded,
+    fromCache: progress.fromCache,
+    resumed,
+    bytes: progress.bytes,
+    seconds: (Date.now() - t0) / 1000,
+    answers: { sat: count('SAT'), unsat: count('UNSAT'), unknown: count(null) },
+  };
 }
 
 /** Known answers from the server's `result` attribute: the query asked again with `result=sat` and with `result=unsat`. */
 async function answersOf(req: FetchRequest, wanted: ReadonlySet<string>): Promise<{ expected: Map<string, 'SAT' | 'UNSAT'>; answers: string }> {
   const expected = new Map<string, 'SAT' | 'UNSAT'>();
   try {
-    for (const [value, answer] of [['sat', 'SAT'], ['unsat', 'UNSAT']] as const) {
+    for (const [value, answer] of [
+      ['sat', 'SAT'],
+      ['unsat', 'UNSAT'],
+    ] as const) {
       for (const h of await queryHashes(req.server, `(${req.query}) and result=${value}`, req.signal)) {
         if (!wanted.has(h)) continue;
         if (expected.has(h) && expected.get(h) !== answer) throw new GbdServerError(`${h} is listed both as result=sat and as result=unsat`);
@@ -180,7 +208,14 @@ async function answersOf(req: FetchRequest, wanted: ReadonlySet<string>): Promis
  */
 export function setFileName(hash: string, serverName: string | null, kind: 'xz' | 'gz' | 'plain'): string {
   const ext = { xz: '.cnf.xz', gz: '.cnf.gz', plain: '.cnf' }[kind];
-  const base = (serverName ?? '').split(/[\\/]/).pop()!.replace(/^[0-9a-f]{32}-/i, '').replace(/\.(cnf|dimacs)?(\.(xz|gz|lzma|bz2))?$/i, '').replace(/[^A-Za-z0-9._+-]/g, '_').replace(/^[.]+/, '').slice(0, 120);
+  const base = (serverName ?? '')
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/^[0-9a-f]{32}-/i, '')
+    .replace(/\.(cnf|dimacs)?(\.(xz|gz|lzma|bz2))?$/i, '')
+    .replace(/[^A-Za-z0-9._+-]/g, '_')
+    .replace(/^[.]+/, '')
+    .slice(0, 120);
   return base ? `${hash}-${base}${ext}` : `${hash}${ext}`;
 }
 
@@ -210,4 +245,8 @@ export function familyOf(query: string): string | null {
 }
 
 /** Whether anything is at `p`. */
-export const exists = (p: string) => fs.stat(p).then(() => true, () => false);
+export const exists = (p: string) =>
+  fs.stat(p).then(
+    () => true,
+    () => false,
+  );

@@ -53,7 +53,12 @@ export class GbdCache {
   /** The cached instance, if its note and a file of the noted size are there. */
   async lookup(hash: string): Promise<CachedInstance | undefined> {
     const note = path.join(this.dir, hash.slice(0, 2), `${hash}.json`);
-    const parsed = CachedInstance.safeParse(await fs.readFile(note, 'utf8').then((t) => JSON.parse(t) as unknown, () => undefined));
+    const parsed = CachedInstance.safeParse(
+      await fs.readFile(note, 'utf8').then(
+        (t) => JSON.parse(t) as unknown,
+        () => undefined,
+      ),
+    );
     if (!parsed.success || parsed.data.hash !== hash) return undefined;
     const st = await fs.stat(this.fileOf(parsed.data)).catch(() => undefined);
     return st?.isFile() && st.size === parsed.data.bytes ? parsed.data : undefined;
@@ -87,7 +92,12 @@ export class GbdCache {
     }
   }
 
-  private async download(server: string, hash: string, part: string, o: { maxBytes: number; retries?: number; signal?: AbortSignal; onBytes?: (n: number) => void }): Promise<CacheHit> {
+  private async download(
+    server: string,
+    hash: string,
+    part: string,
+    o: { maxBytes: number; retries?: number; signal?: AbortSignal; onBytes?: (n: number) => void },
+  ): Promise<CacheHit> {
     const retries = o.retries ?? 5;
     let resumedAny = false;
     let freshTried = false;

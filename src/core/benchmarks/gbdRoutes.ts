@@ -38,8 +38,16 @@ export interface Download {
  * Throws GbdServerError for an unknown hash or a file over `maxBytes`; any other error (a dropped
  * connection, a short body) leaves what arrived in `part` for the next attempt.
  */
-export async function downloadFile(server: string, hash: string, part: string, o: { maxBytes: number; signal?: AbortSignal; onBytes?: (n: number) => void }): Promise<Download> {
-  const have = await fs.promises.stat(part).then((s) => s.size, () => 0);
+export async function downloadFile(
+  server: string,
+  hash: string,
+  part: string,
+  o: { maxBytes: number; signal?: AbortSignal; onBytes?: (n: number) => void },
+): Promise<Download> {
+  const have = await fs.promises.stat(part).then(
+    (s) => s.size,
+    () => 0,
+  );
   const res = await fetch(`${base(server)}/file/${hash}`, { ...(o.signal ? { signal: o.signal } : {}), headers: have > 0 ? { range: `bytes=${have}-` } : {} });
   const filename = dispositionName(res.headers.get('content-disposition'));
   if (res.status === 416 && have > 0) {

@@ -55,7 +55,8 @@ export const stratumOf = (i: Pick<CurateInstance, 'family' | 'answer'>): string 
  */
 export function selectInstances(instances: readonly CurateInstance[], lim: CurateLimits): Selection {
   const decisions = new Map<string, CurateDecision>();
-  const decide = (i: CurateInstance, set: CurateDecision['set'], reason: string) => decisions.set(i.name, { name: i.name, stratum: stratumOf(i), cpuS: i.cpuS, set, reason });
+  const decide = (i: CurateInstance, set: CurateDecision['set'], reason: string) =>
+    decisions.set(i.name, { name: i.name, stratum: stratumOf(i), cpuS: i.cpuS, set, reason });
   const informative: CurateInstance[] = [];
   for (const i of instances) {
     if (!i.solved) decide(i, 'out', `not solved by the champion within ${lim.timeoutS} s (${i.status}): it would cost the timeout in every evaluation`);
@@ -76,13 +77,25 @@ export function selectInstances(instances: readonly CurateInstance[], lim: Curat
     let used = 0;
     let n = 0;
     const byName = new Map(pool.map((i) => [i.name, i]));
-    for (const { name } of raceOrder(pool.map((i) => ({ name: i.name, family: stratumOf(i) })), reference)) {
+    for (const { name } of raceOrder(
+      pool.map((i) => ({ name: i.name, family: stratumOf(i) })),
+      reference,
+    )) {
       const i = byName.get(name)!;
       if (used + i.cpuS <= budget) {
         used += i.cpuS;
         n++;
-        decide(i, set, `${set === 'train' ? 'training' : 'held-out'}: ${stratumOf(i)}, the champion ${fmt(i.cpuS)} s (${fmt(used)} of ${fmt(budget)} s so far)`);
-      } else decide(i, 'out', `informative, but the ${set === 'train' ? 'training' : 'held-out'} budget (${fmt(budget)} s) was spent: the champion needs ${fmt(i.cpuS)} s and ${fmt(budget - used)} s were left`);
+        decide(
+          i,
+          set,
+          `${set === 'train' ? 'training' : 'held-out'}: ${stratumOf(i)}, the champion ${fmt(i.cpuS)} s (${fmt(used)} of ${fmt(budget)} s so far)`,
+        );
+      } else
+        decide(
+          i,
+          'out',
+          `informative, but the ${set === 'train' ? 'training' : 'held-out'} budget (${fmt(budget)} s) was spent: the champion needs ${fmt(i.cpuS)} s and ${fmt(budget - used)} s were left`,
+        );
     }
     return { instances: n, cpuS: used };
   };

@@ -108,7 +108,8 @@ export interface ModelChoice {
 }
 
 /** The flow map of a model choice, with plain scalars where YAML allows them. */
-const modelLine = (m: ModelChoice) => `{ ${[['provider', m.provider], ['model', m.model], ...(m.base_url ? [['base_url', m.base_url]] : [])].map(([k, v]) => `${k}: ${/^[\w./:-]+$/.test(v!) && !/^\d/.test(v!) ? v : JSON.stringify(v)}`).join(', ')} }`;
+const modelLine = (m: ModelChoice) =>
+  `{ ${[['provider', m.provider], ['model', m.model], ...(m.base_url ? [['base_url', m.base_url]] : [])].map(([k, v]) => `${k}: ${/^[\w./:-]+$/.test(v!) && !/^\d/.test(v!) ? v : JSON.stringify(v)}`).join(', ')} }`;
 
 /**
  * The text with `models.<role>` set for each role, spliced so the rest of the file stays as it was:

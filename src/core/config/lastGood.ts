@@ -11,7 +11,11 @@ export const LAST_GOOD_CONFIG = path.join(STATE_DIR, 'config.last-good.yaml');
 /** What a folder is to SATLUTION: a workspace, one whose config is gone but whose store remains, or neither. */
 export type WorkspaceState = 'workspace' | 'configMissing' | undefined;
 
-const isFile = (p: string) => fs.stat(p).then((s) => s.isFile(), () => false);
+const isFile = (p: string) =>
+  fs.stat(p).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 
 /** The store's index marks a folder that was a workspace, whatever happened to its config since. */
 export async function workspaceState(dir: string): Promise<WorkspaceState> {
@@ -26,7 +30,13 @@ export async function workspaceState(dir: string): Promise<WorkspaceState> {
  */
 export async function rememberConfig(workspaceDir: string, text: string): Promise<void> {
   const state = path.join(workspaceDir, STATE_DIR);
-  if (!(await fs.stat(state).then((s) => s.isDirectory(), () => false))) return;
+  if (
+    !(await fs.stat(state).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  )
+    return;
   const file = path.join(workspaceDir, LAST_GOOD_CONFIG);
   if ((await fs.readFile(file, 'utf8').catch(() => undefined)) === text) return;
   await writeFileAtomic(file, text).catch(() => undefined);
@@ -43,7 +53,10 @@ export async function restoreConfig(workspaceDir: string): Promise<string> {
   const target = path.join(workspaceDir, CONFIG_FILE);
   if (await isFile(target)) throw new RestoreConfigError(`${target} exists; nothing to restore`);
   const text = await fs.readFile(path.join(workspaceDir, LAST_GOOD_CONFIG), 'utf8').catch(() => undefined);
-  if (text === undefined) throw new RestoreConfigError(`no last good copy of ${CONFIG_FILE} in ${path.join(workspaceDir, STATE_DIR)}; write ${CONFIG_FILE} by hand (the schema: \`satlution schema\`)`);
+  if (text === undefined)
+    throw new RestoreConfigError(
+      `no last good copy of ${CONFIG_FILE} in ${path.join(workspaceDir, STATE_DIR)}; write ${CONFIG_FILE} by hand (the schema: \`satlution schema\`)`,
+    );
   await writeFileAtomic(target, text);
   return target;
 }

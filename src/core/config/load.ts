@@ -61,9 +61,7 @@ export function parseConfig(text: string): ConfigResult {
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     return {
       ok: false,
-      issues: [
-        { key: '(root)', message: 'must be a mapping of keys such as seeds:, stages:, runners:', example: 'seeds: [...]', range: at(0) },
-      ],
+      issues: [{ key: '(root)', message: 'must be a mapping of keys such as seeds:, stages:, runners:', example: 'seeds: [...]', range: at(0) }],
     };
   const parsed = ConfigSchema.safeParse(data);
   if (parsed.success) return { ok: true, config: parsed.data };
@@ -93,19 +91,15 @@ export async function loadConfig(workspaceDir: string): Promise<Config> {
 
 /** What to do about a missing config: restore it where the store remains (init there would orphan the history), else init. */
 async function missingConfigAdvice(workspaceDir: string): Promise<string> {
-  return (await hasLastGoodConfig(workspaceDir)) ? `restore the last good copy with \`satlution restore-config\` (it is ${LAST_GOOD_CONFIG})` : 'run `satlution init` to create a workspace';
+  return (await hasLastGoodConfig(workspaceDir))
+    ? `restore the last good copy with \`satlution restore-config\` (it is ${LAST_GOOD_CONFIG})`
+    : 'run `satlution init` to create a workspace';
 }
 
 type Path = (string | number)[];
 type JsonSchema = { [k: string]: unknown };
 
-function explain(
-  iss: z.core.$ZodIssue,
-  doc: Document,
-  data: unknown,
-  schema: JsonSchema,
-  at: (o: number, e?: number) => SourceRange,
-): ConfigIssue[] {
+function explain(iss: z.core.$ZodIssue, doc: Document, data: unknown, schema: JsonSchema, at: (o: number, e?: number) => SourceRange): ConfigIssue[] {
   const p = iss.path.filter((s): s is string | number => typeof s !== 'symbol');
   const rangeOf = (path: Path, keyOnly = false) => nodeRange(doc, path, keyOnly, at);
   if (iss.code === 'unrecognized_keys') {
@@ -139,7 +133,9 @@ function explain(
     case 'too_small':
       message =
         iss.origin === 'array'
-          ? iss.message.startsWith('Too small') ? `needs at least ${String(iss.minimum)} item(s)` : iss.message
+          ? iss.message.startsWith('Too small')
+            ? `needs at least ${String(iss.minimum)} item(s)`
+            : iss.message
           : iss.origin === 'string'
             ? 'must not be empty'
             : `must be ${iss.inclusive ? '>=' : '>'} ${String(iss.minimum)}; got ${describe(got)}`;
@@ -157,7 +153,8 @@ function explain(
       message = iss.message;
   }
   if (iss.code === 'invalid_type' && iss.expected === 'int') message = `must be a whole number; got ${describe(got)}`;
-  if (iss.code === 'invalid_format' && iss.format === 'regex') message = iss.message.startsWith('Invalid') ? `has an invalid format; got ${describe(got)}` : `${iss.message}; got ${describe(got)}`;
+  if (iss.code === 'invalid_format' && iss.format === 'regex')
+    message = iss.message.startsWith('Invalid') ? `has an invalid format; got ${describe(got)}` : `${iss.message}; got ${describe(got)}`;
   return [{ key, message, example: exampleLine(schema, p, data), range: rangeOf(p) }];
 }
 

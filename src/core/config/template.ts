@@ -12,7 +12,9 @@ export interface TemplateInput {
 export function renderConfig(t: TemplateInput): string {
   const seeds = stringify(
     t.seeds.map((s) => ({ name: s.name, source: s.source, ...(s.primary ? { primary: true } : {}), ...(s.binary ? { binary: s.binary } : {}) })),
-  ).trimEnd().replace(/^/gm, '  ');
+  )
+    .trimEnd()
+    .replace(/^/gm, '  ');
   const benches = Object.entries(t.benchmarks)
     .map(([k, v]) => `  ${k}: ${stringify(v).trim()}`)
     .join('\n');

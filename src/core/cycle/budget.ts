@@ -19,5 +19,8 @@ export async function cpuHoursUsed(ws: string): Promise<number> {
 export async function ensureCpuBudget(ws: string, capHours: number | undefined): Promise<void> {
   if (capHours === undefined) return;
   const used = await cpuHoursUsed(ws);
-  if (used >= capHours) throw new BudgetExhausted(`the CPU budget of ${capHours} h is spent (${used.toFixed(2)} h of solver time used); raise budgets.cpu_hours in satlution.yaml to go on`);
+  if (used >= capHours)
+    throw new BudgetExhausted(
+      `the CPU budget of ${capHours} h is spent (${used.toFixed(2)} h of solver time used); raise budgets.cpu_hours in satlution.yaml to go on`,
+    );
 }

@@ -73,7 +73,9 @@ export interface CycleRequest {
 /** A cycle run by another live process (a `satlution cycle` in a terminal, another window). */
 export class CycleBusyError extends Error {
   constructor(readonly pid: number) {
-    super(`a cycle is already running in another process (pid ${pid}, e.g. \`satlution cycle\` in a terminal or another window); stop it or wait for it to finish`);
+    super(
+      `a cycle is already running in another process (pid ${pid}, e.g. \`satlution cycle\` in a terminal or another window); stop it or wait for it to finish`,
+    );
   }
 }
 
@@ -102,9 +104,26 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
     const now = new Date().toISOString();
     const cycle = (s?.cycle ?? 0) + 1;
     // The strategy picks where the cycle starts (islands: from its database); by default the champion.
-    const pick = strategy.parent ? await strategy.parent({ ws, cycle, champion: index.champion, championJson: await readEval(req, index.champion) }) : { parent: index.champion, island: null, how: '' };
+    const pick = strategy.parent
+      ? await strategy.parent({ ws, cycle, champion: index.champion, championJson: await readEval(req, index.champion) })
+      : { parent: index.champion, island: null, how: '' };
     if (pick.how) req.onEvent?.({ type: 'log', message: `cycle ${cycle} starts from ${candidateDirName(pick.parent)}: ${pick.how}` });
-    s = { cycle, step: 'plan', parent: pick.parent, candidate: null, title: null, started_at: now, updated_at: now, outcome: null, champion_changed: false, proposals: [], hint: pick.hint ?? null, island: pick.island, selected: null, race_session: null };
+    s = {
+      cycle,
+      step: 'plan',
+      parent: pick.parent,
+      candidate: null,
+      title: null,
+      started_at: now,
+      updated_at: now,
+      outcome: null,
+      champion_changed: false,
+      proposals: [],
+      hint: pick.hint ?? null,
+      island: pick.island,
+      selected: null,
+      race_session: null,
+    };
     await saveCycle(ws, s);
   } else req.log.info(`Resuming cycle ${s.cycle} at step "${s.step}"`);
   const strategy = strategyFor(req.config);
@@ -155,7 +174,15 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           // The candidate exists before the plan, so a resumed cycle plans into the same one.
           if (s.candidate === null) await step({ candidate: (await newCandidate(ws, { parent: s.parent })).id });
           await store.setStatus(s.candidate!, 'planning');
-          const p = await req.agent.plan({ ws, cycle: s.cycle, proposal: s.proposals.length, ...(s.hint ? { hint: s.hint } : {}), championDir: dirOf(s.parent), candidate: candidateDirName(s.candidate!), emit });
+          const p = await req.agent.plan({
+            ws,
+            cycle: s.cycle,
+            proposal: s.proposals.length,
+            ...(s.hint ? { hint: s.hint } : {}),
+            championDir: dirOf(s.parent),
+            candidate: candidateDirName(s.candidate!),
+            emit,
+          });
           await writeCandidateDoc(dirOf(s.candidate!), 'HYPOTHESIS.md', p.hypothesis);
           await step({ step: 'approve', title: p.title });
           break;
@@ -204,7 +231,8 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
             break;
           }
           // A strategy without a screen sends its one proposal straight on; the others collect and screen first.
-          if (!strategy.screens) await step({ step: 'evaluate', proposals: [{ candidate: s.candidate!, title: s.title, coded: true }], selected: [s.candidate!] });
+          if (!strategy.screens)
+            await step({ step: 'evaluate', proposals: [{ candidate: s.candidate!, title: s.title, coded: true }], selected: [s.candidate!] });
           else await nextProposal(true);
           break;
         }
@@ -226,14 +254,22 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           });
           for (const d of sel.discarded) await store.setStatus(d.candidate, 'discarded', d.reason);
           const first = sel.evaluate[0];
-          if (first === undefined) return end(sel.discarded.map((d) => `${candidateDirName(d.candidate)} ${d.reason}`).join('; ') || 'no proposal was selected for evaluation', false);
+          if (first === undefined)
+            return end(sel.discarded.map((d) => `${candidateDirName(d.candidate)} ${d.reason}`).join('; ') || 'no proposal was selected for evaluation', false);
           await step({ step: 'evaluate', selected: sel.evaluate, candidate: first, title: s.proposals.find((p) => p.candidate === first)?.title ?? s.title });
           break;
         }
         case 'evaluate': {
           const selected = s.selected ?? [s.candidate!];
           // manual: a person looks at the code before it is built and run, and confirms each promotion.
-          if (req.config.approval === 'manual' && !(await req.approver.confirm(`Evaluate ${selected.map(candidateDirName).join(', ')}? Review ${selected.length > 1 ? 'their diffs' : 'its diff'} with the parent first.`, s.title ?? undefined, 'Evaluate'))) {
+          if (
+            req.config.approval === 'manual' &&
+            !(await req.approver.confirm(
+              `Evaluate ${selected.map(candidateDirName).join(', ')}? Review ${selected.length > 1 ? 'their diffs' : 'its diff'} with the parent first.`,
+              s.title ?? undefined,
+              'Evaluate',
+            ))
+          ) {
             for (const id of selected) await store.setStatus(id, 'discarded', 'evaluation declined by a person');
             return end('the evaluation was declined', false);
           }
@@ -264,7 +300,13 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
             const session: string = s.race_session ?? newSessionName();
             // Kept before the first run, so a resumed race reuses its stored runs (not a step: nothing to announce).
             if (s.race_session !== session) await saveCycle(ws, (s = { ...s, race_session: session }));
-            await raceChallengers(verdictContext(req), { cycle: s.cycle, session, championDir: dirOf(champion), champion: await readEval(req, champion), challengers: pending.map((id) => ({ id, dir: dirOf(id), doc: docs.get(id)! })) });
+            await raceChallengers(verdictContext(req), {
+              cycle: s.cycle,
+              session,
+              championDir: dirOf(champion),
+              champion: await readEval(req, champion),
+              challengers: pending.map((id) => ({ id, dir: dirOf(id), doc: docs.get(id)! })),
+            });
           }
           for (const id of selected) {
             const json = (await readEval(req, id)) ?? docs.get(id)!;
@@ -284,7 +326,14 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           for (const e of evaluated) {
             if (e.json?.verdict !== 'pass') continue;
             const entrants = e.json.race?.entrants ?? 1;
-            await writeResults(dirOf(e.candidate), s.cycle, e.json, e.cmp, { bandPct: 0, alpha: 2 * promotionLevel(req.config.strategy.alpha, entrants), marginPct: req.config.strategy.min_improvement_pct, falsePromotionPct: 100 * promotionLevel(req.config.strategy.alpha, 1), entrants, ...(e.duel ? { duel: e.duel } : {}) });
+            await writeResults(dirOf(e.candidate), s.cycle, e.json, e.cmp, {
+              bandPct: 0,
+              alpha: 2 * promotionLevel(req.config.strategy.alpha, entrants),
+              marginPct: req.config.strategy.min_improvement_pct,
+              falsePromotionPct: 100 * promotionLevel(req.config.strategy.alpha, 1),
+              entrants,
+              ...(e.duel ? { duel: e.duel } : {}),
+            });
             if (e.cmp) await strategy.measured?.({ ws, cycle: s.cycle, candidate: e.candidate, cmp: e.cmp });
           }
           await step({ step: 'decide' });
@@ -299,21 +348,43 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
           }
           const cmp = evaluated.find((e) => e.candidate === d.winner)!.cmp!;
           // The UNSAT answers the gain rests on, proof-checked before anything else (cycle/promotionAudit.ts): a lie caught has failed the winner.
-          const lie = await auditBeforePromotion(verdictContext(req), { cycle: s.cycle, champion: reference, challenger: d.winner, duel: evaluated.find((e) => e.candidate === d.winner)!.duel, ...jobsOverride(req) });
+          const lie = await auditBeforePromotion(verdictContext(req), {
+            cycle: s.cycle,
+            champion: reference,
+            challenger: d.winner,
+            duel: evaluated.find((e) => e.candidate === d.winner)!.duel,
+            ...jobsOverride(req),
+          });
           if (lie) {
             // Strategies with a database hear it again, now failed (islands keeps the last word per candidate).
             await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: d.winner, json: await readEval(req, d.winner) });
-            await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${lie})` });
+            await step({
+              step: 'done',
+              outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${lie})`,
+            });
             break;
           }
           const objection = await heldOutObjection(req, s.cycle, d.winner, reference, s.race_session ?? null);
           if (objection) {
             if (objection.failed) await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: d.winner, json: await readEval(req, d.winner) });
-            await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${objection.why})` });
+            await step({
+              step: 'done',
+              outcome: `${candidateDirName(reference)} stays champion (${candidateDirName(d.winner)} won on the perf set, but ${objection.why})`,
+            });
             break;
           }
-          if (req.config.approval === 'manual' && !(await req.approver.confirm(`Make ${candidateDirName(d.winner)} the champion? PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s (see RESULTS.md).`, undefined, 'Promote'))) {
-            await step({ step: 'done', outcome: `${candidateDirName(reference)} stays champion (the promotion of ${candidateDirName(d.winner)} was declined)` });
+          if (
+            req.config.approval === 'manual' &&
+            !(await req.approver.confirm(
+              `Make ${candidateDirName(d.winner)} the champion? PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s (see RESULTS.md).`,
+              undefined,
+              'Promote',
+            ))
+          ) {
+            await step({
+              step: 'done',
+              outcome: `${candidateDirName(reference)} stays champion (the promotion of ${candidateDirName(d.winner)} was declined)`,
+            });
             break;
           }
           await store.setChampion(d.winner);
@@ -359,7 +430,10 @@ interface Refusal {
  * files, the disk limit). A plan the harness cannot read back, or a tree it refuses, ends the proposal
  * as `refused`, with the reason.
  */
-async function codeCandidate(req: CycleRequest, o: { ws: string; cycle: number; candidateDir: string; host: ToolHost; emit: AgentSink }): Promise<{ finished: boolean; detail: string; refused?: Refusal }> {
+async function codeCandidate(
+  req: CycleRequest,
+  o: { ws: string; cycle: number; candidateDir: string; host: ToolHost; emit: AgentSink },
+): Promise<{ finished: boolean; detail: string; refused?: Refusal }> {
   let hypothesis: string;
   try {
     hypothesis = await hypothesisOf(o.candidateDir);
@@ -395,13 +469,32 @@ async function toolHost(req: CycleRequest, dir: string): Promise<ToolHost> {
     sandbox: new Sandbox(dir, protectedGlobs),
     async build() {
       const b = await buildSolver(dir, req.config.evaluation.build_timeout_s, req.signal, isolationFor(req.config));
-      return b.ok ? { ok: true, text: 'build ok' } : { ok: false, text: [b.detail, ...b.diagnostics.filter((d) => d.severity === 'error').slice(0, 30).map((d) => `${d.file ?? ''}:${d.line ?? ''}: ${d.message}`)].join('\n') };
+      return b.ok
+        ? { ok: true, text: 'build ok' }
+        : {
+            ok: false,
+            text: [
+              b.detail,
+              ...b.diagnostics
+                .filter((d) => d.severity === 'error')
+                .slice(0, 30)
+                .map((d) => `${d.file ?? ''}:${d.line ?? ''}: ${d.message}`),
+            ].join('\n'),
+          };
     },
     async smoke() {
       // The coder's own check: build and the smoke set, nothing recorded.
-      const r = await evaluateSolver({ ...evaluationBase(req), solverDir: dir, overrides: { stage: 'smoke', ...jobsOverride(req) }, rules: false, record: false });
+      const r = await evaluateSolver({
+        ...evaluationBase(req),
+        solverDir: dir,
+        overrides: { stage: 'smoke', ...jobsOverride(req) },
+        rules: false,
+        record: false,
+      });
       const bad = r.gates.find((g) => !g.ok);
-      return bad ? { ok: false, text: [`${bad.gate}: ${bad.detail}`, ...bad.failures].join('\n') } : { ok: true, text: r.gates.map((g) => `${g.gate}: ${g.detail}`).join('\n') };
+      return bad
+        ? { ok: false, text: [`${bad.gate}: ${bad.detail}`, ...bad.failures].join('\n') }
+        : { ok: true, text: r.gates.map((g) => `${g.gate}: ${g.detail}`).join('\n') };
     },
   };
 }
@@ -460,28 +553,54 @@ async function heldOutObjection(req: CycleRequest, cycle: number, winner: number
 }
 
 /** The held-out duel (kept from a resumed run, else measured) and its objection, if any. */
-async function heldOutVerdict(req: CycleRequest, cycle: number, winner: number, champion: number, set: string, hold: string | null): Promise<{ duel: DuelDoc; objection?: string }> {
+async function heldOutVerdict(
+  req: CycleRequest,
+  cycle: number,
+  winner: number,
+  champion: number,
+  set: string,
+  hold: string | null,
+): Promise<{ duel: DuelDoc; objection?: string }> {
   const on = req.config.evaluation.decide_on;
   const plan = planStages(req.config, req.ws, { stage: 'perf', bench: set })[0]!;
   const instances = await listSet(plan.dir);
   const of = instances.length;
   const minInstances = firstLook(instances, req.config.evaluation.racing.min_instances);
   const needs = heldOutVetoNeeds(minInstances);
-  if (of < needs) req.onEvent?.({ type: 'log', message: `held-out set ${set}: ${of} instance${of === 1 ? '' : 's'} are too few for the check ever to veto at its ${100 * HELD_OUT_VETO}% error (it needs ${needs}): it can only pass` });
+  if (of < needs)
+    req.onEvent?.({
+      type: 'log',
+      message: `held-out set ${set}: ${of} instance${of === 1 ? '' : 's'} are too few for the check ever to veto at its ${100 * HELD_OUT_VETO}% error (it needs ${needs}): it can only pass`,
+    });
   // Sequential: stopped as soon as the pairs say faster or slower there (race.ts heldOutCall), else the whole set.
-  const d = await duelWithChampion(verdictContext(req), { cycle, purpose: 'held-out', championDir: path.join(req.ws, candidateDirName(champion)), challengerDir: path.join(req.ws, candidateDirName(winner)), bench: set, stopWhen: heldOutLook(of, plan.timeoutS, on, minInstances, req.config.evaluation.rank_by), ...(hold ? { hold } : {}) });
+  const d = await duelWithChampion(verdictContext(req), {
+    cycle,
+    purpose: 'held-out',
+    championDir: path.join(req.ws, candidateDirName(champion)),
+    challengerDir: path.join(req.ws, candidateDirName(winner)),
+    bench: set,
+    stopWhen: heldOutLook(of, plan.timeoutS, on, minInstances, req.config.evaluation.rank_by),
+    ...(hold ? { hold } : {}),
+  });
   if (d.fatal?.side === 'B') return { duel: d, objection: `it failed on the held-out set ${set}: ${d.fatal.detail}` };
   const cmp = duelComparison(d, req.config.strategy.alpha, req.config.evaluation.rank_by);
   if (d.stopped) {
     const call = heldOutStop(d, minInstances, req.config.evaluation.rank_by)!;
     const way = call.slower ? 'slower' : 'faster';
     req.onEvent?.({ type: 'log', message: `held-out set ${set}, side by side: ${candidateDirName(winner)} is ${way} there, ${d.stopped.reason}` });
-    return call.slower === true ? { duel: d, objection: `it is worse on the held-out set ${set} (side by side, stopped as soon as it could tell: ${d.stopped.reason})` } : { duel: d };
+    return call.slower === true
+      ? { duel: d, objection: `it is worse on the held-out set ${set} (side by side, stopped as soon as it could tell: ${d.stopped.reason})` }
+      : { duel: d };
   }
   // The whole set ran: vetoed only if shown worse there, at the check's stated error (race.ts HELD_OUT_VETO).
   const end = heldOutEnd(d, minInstances, req.config.evaluation.rank_by);
-  req.onEvent?.({ type: 'log', message: `held-out set ${set}, side by side: ${candidateDirName(champion)} PAR-2 ${cmp.par2A.toFixed(2)} s, ${candidateDirName(winner)} ${cmp.par2B.toFixed(2)} s; ${end.reason}` });
-  return end.slower ? { duel: d, objection: `it is worse on the held-out set ${set} (side by side: PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s; ${end.reason})` } : { duel: d };
+  req.onEvent?.({
+    type: 'log',
+    message: `held-out set ${set}, side by side: ${candidateDirName(champion)} PAR-2 ${cmp.par2A.toFixed(2)} s, ${candidateDirName(winner)} ${cmp.par2B.toFixed(2)} s; ${end.reason}`,
+  });
+  return end.slower
+    ? { duel: d, objection: `it is worse on the held-out set ${set} (side by side: PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s; ${end.reason})` }
+    : { duel: d };
 }
 
 /** The cycle request as the verdict helpers (cycle/sideBySide.ts) need it. */
@@ -516,7 +635,10 @@ async function evaluatedAgainstChampion(req: CycleRequest, s: CycleState): Promi
   const out: (Evaluated & { duel?: DuelDoc })[] = [];
   for (const id of s.selected ?? (s.candidate === null ? [] : [s.candidate])) {
     const json = await readEval(req, id);
-    const duel = id !== reference && json?.verdict === 'pass' && measuredInFull(json) ? await raceDuel(req.ws, { cycle: s.cycle, championDir: dir(reference), challengerDir: dir(id) }) : undefined;
+    const duel =
+      id !== reference && json?.verdict === 'pass' && measuredInFull(json)
+        ? await raceDuel(req.ws, { cycle: s.cycle, championDir: dir(reference), challengerDir: dir(id) })
+        : undefined;
     if (!duel) {
       out.push({ candidate: id, json, cmp: undefined });
       continue;
@@ -530,7 +652,10 @@ async function evaluatedAgainstChampion(req: CycleRequest, s: CycleState): Promi
 /** The rules a judge weighs a proposal against: those that apply when planning and coding. */
 async function rulesForJudge(ws: string): Promise<string> {
   const rules = await loadRules(path.join(ws, RULES_DIR)).catch(() => []);
-  return rules.filter((r) => r.phases.some((p) => p === 'planning' || p === 'coding')).map((r) => `## ${r.id}: ${r.title}\n${r.body}`).join('\n\n');
+  return rules
+    .filter((r) => r.phases.some((p) => p === 'planning' || p === 'coding'))
+    .map((r) => `## ${r.id}: ${r.title}\n${r.body}`)
+    .join('\n\n');
 }
 
 /** A candidate's evaluation document; a damaged one is reported and counts as not evaluated (it is measured again). */

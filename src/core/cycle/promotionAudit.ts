@@ -93,13 +93,26 @@ export function selectForAudit(i: SelectionInput): { audit: Qualifying[]; alread
   };
   if (i.duel) {
     const runs = i.duelRuns ?? new Map<string, InstanceResult>();
-    return { ...split(muchFasterInDuel(i.duel, new Map([...runs].map(([k, r]) => [k, r.answer]))), (name) => runs.get(name)?.check.ok === true), on: duelBasis(i.duel) };
+    return {
+      ...split(muchFasterInDuel(i.duel, new Map([...runs].map(([k, r]) => [k, r.answer]))), (name) => runs.get(name)?.check.ok === true),
+      on: duelBasis(i.duel),
+    };
   }
   const mine = i.challenger.instances;
-  const verified = new Set([...mine.filter((r) => r.answer === 'UNSAT' && r.check.ok === true).map((r) => r.instance), ...(perfGate(i.challenger)?.audit?.instances ?? []).filter((a) => a.verdict === 'ok').map((a) => a.instance)]);
+  const verified = new Set([
+    ...mine.filter((r) => r.answer === 'UNSAT' && r.check.ok === true).map((r) => r.instance),
+    ...(perfGate(i.challenger)?.audit?.instances ?? []).filter((a) => a.verdict === 'ok').map((a) => a.instance),
+  ]);
   const c = i.champion;
   // Separate measurements are comparable only on the same set, under the same timeout, each measured in full.
-  const comparable = c && c.verdict === 'pass' && measuredInFull(c) && measuredInFull(i.challenger) && c.timeout_s !== null && c.timeout_s === i.challenger.timeout_s && (!c.perf_set || !i.challenger.perf_set || c.perf_set.version === i.challenger.perf_set.version);
+  const comparable =
+    c &&
+    c.verdict === 'pass' &&
+    measuredInFull(c) &&
+    measuredInFull(i.challenger) &&
+    c.timeout_s !== null &&
+    c.timeout_s === i.challenger.timeout_s &&
+    (!c.perf_set || !i.challenger.perf_set || c.perf_set.version === i.challenger.perf_set.version);
   if (!comparable || !mine.length) return { audit: [], alreadyChecked: [], on: i.on };
   const T = c.timeout_s!;
   const on = basisOf(i.on, [...mine, ...c.instances]);
@@ -115,7 +128,11 @@ export function selectForAudit(i: SelectionInput): { audit: Qualifying[]; alread
 }
 
 /** The basis a duel's times are on: its own, but wall where a pair lacks a CPU time (duels kept before every figure said which). */
-const duelBasis = (d: DuelDoc): TimeBasis => basisOf(d.on, d.pairs.flatMap((p) => [p.a, p.b]));
+const duelBasis = (d: DuelDoc): TimeBasis =>
+  basisOf(
+    d.on,
+    d.pairs.flatMap((p) => [p.a, p.b]),
+  );
 
 /** The UNSAT answers B gave much faster than A in a duel's pairs (`answers`: B's own, for duels kept before pairs recorded them). */
 export function muchFasterInDuel(d: DuelDoc, answers: ReadonlyMap<string, InstanceResult['answer']> = new Map()): Qualifying[] {
@@ -150,12 +167,18 @@ function summary(doc: PromotionAuditDoc, held = false): string {
   const head = `promotion audit: the proofs of ${n} UNSAT answer${n === 1 ? '' : 's'} much faster than ${doc.champion.solver}'s${where} checked, as their runs wrote them`;
   const lie = rows.find((x) => x.verdict === 'caught');
   const open = rows.filter((x) => x.verdict === 'not_audited');
-  return lie ? `${head}; ${rows.filter((x) => x.verdict === 'caught').length} caught: ${lie.detail}` : `${head}; ${rows.length - open.length} verified${open.length ? `, ${open.length} unproved: ${open[0]!.detail}` : ''}`;
+  return lie
+    ? `${head}; ${rows.filter((x) => x.verdict === 'caught').length} caught: ${lie.detail}`
+    : `${head}; ${rows.length - open.length} verified${open.length ? `, ${open.length} unproved: ${open[0]!.detail}` : ''}`;
 }
 
 /** What checking a winner's answers needs: the perf stage as planned, its runner, and where its proofs are checked. */
 async function auditSetting(ctx: VerdictContext, o: { jobs?: number; bench?: string }) {
-  const stages = await plannedStages({ ws: ctx.ws, config: ctx.config, overrides: { stage: 'perf', ...(o.bench ? { bench: o.bench } : {}), ...(o.jobs !== undefined ? { jobs: o.jobs } : {}) } });
+  const stages = await plannedStages({
+    ws: ctx.ws,
+    config: ctx.config,
+    overrides: { stage: 'perf', ...(o.bench ? { bench: o.bench } : {}), ...(o.jobs !== undefined ? { jobs: o.jobs } : {}) },
+  });
   const perf = stages[stages.length - 1];
   if (!perf?.audit) return undefined; // proofs are off (or perf checks them all itself)
   const runners = stageRunners(ctx.config, [perf.runner ?? 'local'], ctx.runnerEnv);
@@ -164,14 +187,24 @@ async function auditSetting(ctx: VerdictContext, o: { jobs?: number; bench?: str
 }
 
 /** Checks the kept proofs of the runs behind `wanted` (by instance) and judges each answer; a run not at hand stands unproved. */
-async function checkQualifying(setting: NonNullable<Awaited<ReturnType<typeof auditSetting>>>, wanted: readonly Qualifying[], runs: ReadonlyMap<string, InstanceResult>): Promise<{ rows: PromotionAuditedDoc[]; failures: string[] }> {
+async function checkQualifying(
+  setting: NonNullable<Awaited<ReturnType<typeof auditSetting>>>,
+  wanted: readonly Qualifying[],
+  runs: ReadonlyMap<string, InstanceResult>,
+): Promise<{ rows: PromotionAuditedDoc[]; failures: string[] }> {
   const specs = (await listSet(setting.perf.dir)).filter((i) => wanted.some((q) => q.instance === i.name));
   const behind = wanted.map((q) => runs.get(q.instance) ?? unknownRun(q.instance));
   const checked = wanted.length ? await checkKeptProofs(setting.proofs, behind, specs) : new Map<string, InstanceResult>();
   const judged = behind.map((r, k) => ({ ...judgeAudit(checked.get(r.instance) ?? r, 'promotion audit'), q: wanted[k]! }));
   return {
     failures: judged.flatMap((j) => (j.failure ? [j.failure] : [])),
-    rows: judged.map(({ failure: _f, q, ...j }) => ({ ...j, from: q.from, champion_s: q.champion_s, challenger_s: q.challenger_s, champion_status: q.champion_status })),
+    rows: judged.map(({ failure: _f, q, ...j }) => ({
+      ...j,
+      from: q.from,
+      champion_s: q.champion_s,
+      challenger_s: q.challenger_s,
+      champion_status: q.champion_status,
+    })),
   };
 }
 
@@ -182,12 +215,28 @@ async function runsOf(store: ResultsStore, d: DuelDoc): Promise<Map<string, Inst
 }
 
 /** A qualifying answer whose run is not at hand (a document of another binary): it has no kept proof, so it stands unproved. */
-const unknownRun = (instance: string): InstanceResult => ({ instance, family: null, expected: null, expected_from: 'none', answer: 'UNSAT', status: 'solved', time_s: 0, cpu_s: null, mem_mb: null, exit_code: 20, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' });
+const unknownRun = (instance: string): InstanceResult => ({
+  instance,
+  family: null,
+  expected: null,
+  expected_from: 'none',
+  answer: 'UNSAT',
+  status: 'solved',
+  time_s: 0,
+  cpu_s: null,
+  mem_mb: null,
+  exit_code: 20,
+  signal: null,
+  check: { kind: 'none', ok: null, time_s: 0, detail: '' },
+  detail: '',
+});
 
 /** Why an audit that caught nothing still holds the promotion back: answers whose proofs could not be checked. */
 function unproved(rows: readonly PromotionAuditedDoc[]): string | undefined {
   const open = rows.filter((r) => r.verdict === 'not_audited');
-  return open.length ? `${open.length} UNSAT answer${open.length === 1 ? '' : 's'} its gain rests on could not be proof-checked (${open[0]!.instance}: ${open[0]!.detail})` : undefined;
+  return open.length
+    ? `${open.length} UNSAT answer${open.length === 1 ? '' : 's'} its gain rests on could not be proof-checked (${open[0]!.instance}: ${open[0]!.detail})`
+    : undefined;
 }
 
 /**
@@ -206,16 +255,35 @@ export async function auditBeforePromotion(ctx: VerdictContext, o: PromotionAudi
   const [championHash, solverHash] = [await solverIdentity(championDir), await solverIdentity(challengerDir)];
   const session = o.duel?.session ?? null;
   const kept = gate.promotion_audit;
-  if (kept && kept.from === 'kept' && kept.champion.hash === championHash && kept.solver_hash === solverHash && kept.duel === session && kept.instances.every((i) => i.verdict === 'ok')) {
+  if (
+    kept &&
+    kept.from === 'kept' &&
+    kept.champion.hash === championHash &&
+    kept.solver_hash === solverHash &&
+    kept.duel === session &&
+    kept.instances.every((i) => i.verdict === 'ok')
+  ) {
     ctx.log(`${candidateDirName(o.challenger)}: ${summary(kept)} (kept from before)`);
     return undefined;
   }
   // The challenger's runs the decision counted: the duel's, found by the keys its pairs name; without a duel, its document's.
   const duelRuns = o.duel ? await runsOf(setting.proofs.store, o.duel) : undefined;
-  const sel = selectForAudit({ duel: o.duel, ...(duelRuns ? { duelRuns } : {}), challenger: doc, champion: await evals.get(o.champion), on: ctx.config.evaluation.decide_on });
+  const sel = selectForAudit({
+    duel: o.duel,
+    ...(duelRuns ? { duelRuns } : {}),
+    challenger: doc,
+    champion: await evals.get(o.champion),
+    on: ctx.config.evaluation.decide_on,
+  });
   const who = candidateDirName(o.challenger);
-  if (sel.audit.length) ctx.log(`${who}: checking the proofs of the ${sel.audit.length} UNSAT answer${sel.audit.length === 1 ? '' : 's'} it gave much faster than ${candidateDirName(o.champion)}, as their runs wrote them (${sel.audit.map((q) => q.instance).join(', ')})`);
-  else if (sel.alreadyChecked.length) ctx.log(`${who}: the ${sel.alreadyChecked.length} UNSAT answer${sel.alreadyChecked.length === 1 ? '' : 's'} it gave much faster than ${candidateDirName(o.champion)} were checked by the race's perf audit already`);
+  if (sel.audit.length)
+    ctx.log(
+      `${who}: checking the proofs of the ${sel.audit.length} UNSAT answer${sel.audit.length === 1 ? '' : 's'} it gave much faster than ${candidateDirName(o.champion)}, as their runs wrote them (${sel.audit.map((q) => q.instance).join(', ')})`,
+    );
+  else if (sel.alreadyChecked.length)
+    ctx.log(
+      `${who}: the ${sel.alreadyChecked.length} UNSAT answer${sel.alreadyChecked.length === 1 ? '' : 's'} it gave much faster than ${candidateDirName(o.champion)} were checked by the race's perf audit already`,
+    );
   const { rows, failures } = await checkQualifying(setting, sel.audit, duelRuns ?? new Map(doc.instances.map((r) => [r.instance, r])));
   const record: PromotionAuditDoc = {
     at: new Date().toISOString(),
@@ -249,9 +317,16 @@ export async function auditHeldOut(ctx: VerdictContext, o: PromotionAuditRequest
   if (record.held_out?.duel === o.heldOut.session && record.held_out.instances.every((i) => i.verdict === 'ok')) return undefined;
   const wanted = muchFasterInDuel(o.heldOut).map((q) => ({ ...q, from: 'held-out' as const }));
   const runs = await runsOf(setting.proofs.store, o.heldOut);
-  if (wanted.length) ctx.log(`${candidateDirName(o.challenger)}: checking the proofs of the ${wanted.length} UNSAT answer${wanted.length === 1 ? '' : 's'} it gave much faster on the held-out set, as their runs wrote them`);
+  if (wanted.length)
+    ctx.log(
+      `${candidateDirName(o.challenger)}: checking the proofs of the ${wanted.length} UNSAT answer${wanted.length === 1 ? '' : 's'} it gave much faster on the held-out set, as their runs wrote them`,
+    );
   const { rows, failures } = await checkQualifying(setting, wanted, runs);
-  const next: PromotionAuditDoc = { ...record, held_out: { duel: o.heldOut.session, checked: rows.filter((i) => i.verdict !== 'not_audited').length, caught: failures.length, instances: rows }, caught: record.caught + failures.length };
+  const next: PromotionAuditDoc = {
+    ...record,
+    held_out: { duel: o.heldOut.session, checked: rows.filter((i) => i.verdict !== 'not_audited').length, caught: failures.length, instances: rows },
+    caught: record.caught + failures.length,
+  };
   return settle(ctx, o, { doc, gate, record: next, failures, dir: path.join(ctx.ws, candidateDirName(o.challenger)), held: true });
 }
 
@@ -262,7 +337,11 @@ export interface Objection {
 }
 
 /** Keeps the record; a lie fails the candidate (document, status, RESULTS.md, post-mortem), an unproved answer only holds the promotion back. */
-async function settle(ctx: VerdictContext, o: PromotionAuditRequest, a: { doc: EvalDoc; gate: GateDoc; record: PromotionAuditDoc; failures: string[]; dir: string; held?: boolean }): Promise<Objection | undefined> {
+async function settle(
+  ctx: VerdictContext,
+  o: PromotionAuditRequest,
+  a: { doc: EvalDoc; gate: GateDoc; record: PromotionAuditDoc; failures: string[]; dir: string; held?: boolean },
+): Promise<Objection | undefined> {
   const { doc, gate, record, failures } = a;
   const evals = new EvalStore(ctx.ws);
   const line = summary(record, a.held);
@@ -274,7 +353,13 @@ async function settle(ctx: VerdictContext, o: PromotionAuditRequest, a: { doc: E
     const why = unproved([...record.instances, ...(record.held_out?.instances ?? [])]);
     return why ? { why, failed: false } : undefined;
   }
-  const failed: EvalDoc = { ...doc, verdict: 'fail', gates: doc.gates.map((g) => (g === gate ? { ...g, ok: false, detail: line, failures: [...failures, ...g.failures].slice(0, 20), promotion_audit: record } : g)) };
+  const failed: EvalDoc = {
+    ...doc,
+    verdict: 'fail',
+    gates: doc.gates.map((g) =>
+      g === gate ? { ...g, ok: false, detail: line, failures: [...failures, ...g.failures].slice(0, 20), promotion_audit: record } : g,
+    ),
+  };
   await evals.write(o.challenger, failed);
   await new CandidateStore(ctx.ws).setStatus(o.challenger, 'failed', `failed the perf gate: ${line}`);
   await writeResults(a.dir, o.cycle, failed);

@@ -49,11 +49,15 @@ export const defaultAgent = (config: Config): AgentName => (config.models.planne
 export function cycleSession(o: { ws: string; config: Config; agent?: string; host: SessionHost; signal?: AbortSignal }): CycleSession {
   const name = o.agent ?? defaultAgent(o.config);
   if (name !== 'llm' && name !== 'tuner') throw new SessionError(`the agent must be llm or tuner, got "${name}"`);
-  if (name === 'llm' && !o.config.models.planner && !o.config.models.coder) throw new SessionError('no models configured: set models.planner and models.coder in satlution.yaml, or run the offline tuner agent');
+  if (name === 'llm' && !o.config.models.planner && !o.config.models.coder)
+    throw new SessionError('no models configured: set models.planner and models.coder in satlution.yaml, or run the offline tuner agent');
   // One id per session: the usage ledger and the transcripts group a session's calls by it.
   const runId = randomBytes(4).toString('hex');
   const { apiKey, onRetryWait } = o.host;
-  const agent: EvolutionAgent = name === 'tuner' ? tunerAgent() : llmAgent({ ws: o.ws, config: o.config, apiKey, runId, ...(o.signal ? { signal: o.signal } : {}), ...(onRetryWait ? { onRetryWait } : {}) });
+  const agent: EvolutionAgent =
+    name === 'tuner'
+      ? tunerAgent()
+      : llmAgent({ ws: o.ws, config: o.config, apiKey, runId, ...(o.signal ? { signal: o.signal } : {}), ...(onRetryWait ? { onRetryWait } : {}) });
   const onJudgeWait = o.host.onJudgeRetryWait ?? onRetryWait;
   const judge = judgeFromConfig({ ws: o.ws, config: o.config, apiKey, runId, ...(onJudgeWait ? { onRetryWait: onJudgeWait } : {}) });
   return { agentName: name, agent, runnerEnv: o.host.runnerEnv, ...(judge ? { judge } : {}) };

@@ -50,7 +50,11 @@ export function promotionLevel(alpha: number, entrants: number): number {
 export function racePolicy(config: Config, champion: EvalDoc | undefined): RacePolicy {
   const usable = champion && champion.verdict === 'pass' && measuredInFull(champion) && champion.timeout_s === config.stages.perf.timeout_s;
   const on = usable ? basisOf(config.evaluation.decide_on, champion.instances) : config.evaluation.decide_on;
-  return { racing: config.evaluation.racing, on, reference: new Map(usable ? champion.instances.map((r) => [r.instance, par2Of(r, champion.timeout_s!, on)]) : []) };
+  return {
+    racing: config.evaluation.racing,
+    on,
+    reference: new Map(usable ? champion.instances.map((r) => [r.instance, par2Of(r, champion.timeout_s!, on)]) : []),
+  };
 }
 
 /**
@@ -58,9 +62,14 @@ export function racePolicy(config: Config, champion: EvalDoc | undefined): RaceP
  * (`session`, kept in the cycle's state so a resumed race reuses its stored runs). Each challenger's
  * perf measurement, its race and (a survivor's) perf audit go into its evaluation document, recorded.
  */
-export async function raceChallengers(ctx: VerdictContext, o: { cycle: number; session: string; championDir: string; champion: EvalDoc | undefined; challengers: readonly { id: number; dir: string; doc: EvalDoc }[] }): Promise<void> {
+export async function raceChallengers(
+  ctx: VerdictContext,
+  o: { cycle: number; session: string; championDir: string; champion: EvalDoc | undefined; challengers: readonly { id: number; dir: string; doc: EvalDoc }[] },
+): Promise<void> {
   const names = o.challengers.map((c) => path.basename(c.dir)).join(', ');
-  ctx.log(`race: ${names} side by side with ${path.basename(o.championDir)} on the perf set (one session; ${ctx.config.evaluation.racing.enabled ? 'a challenger is dropped once it cannot pass the promotion test' : 'racing off: every one runs the whole set'})`);
+  ctx.log(
+    `race: ${names} side by side with ${path.basename(o.championDir)} on the perf set (one session; ${ctx.config.evaluation.racing.enabled ? 'a challenger is dropped once it cannot pass the promotion test' : 'racing off: every one runs the whole set'})`,
+  );
   const raced = await measureTogether({
     ws: ctx.ws,
     config: ctx.config,
@@ -84,16 +93,27 @@ export async function raceChallengers(ctx: VerdictContext, o: { cycle: number; s
     const c = o.challengers[k]!;
     const speed = d.race!.speedup_pct ?? 0;
     const outcome = d.race!.outcome === 'rejected early' && d.race!.ran >= d.race!.of ? 'rejected at the end' : d.race!.outcome;
-    ctx.log(`race: ${path.basename(c.dir)} ${outcome} after ${d.race!.ran} of ${d.race!.of} instances${d.race!.outcome === 'rejected early' ? `: ${d.race!.reason}` : ` (${Math.abs(speed).toFixed(1)}% ${speed >= 0 ? 'faster' : 'slower'} as a geometric mean)`}`);
+    ctx.log(
+      `race: ${path.basename(c.dir)} ${outcome} after ${d.race!.ran} of ${d.race!.of} instances${d.race!.outcome === 'rejected early' ? `: ${d.race!.reason}` : ` (${Math.abs(speed).toFixed(1)}% ${speed >= 0 ? 'faster' : 'slower'} as a geometric mean)`}`,
+    );
     await recordEvaluation(ctx.ws, c.dir, withRace(c.doc, { results: d.b, race: d.race!, plan: d.plan!, ...(d.audit ? { audit: d.audit } : {}) }));
   }
   // The champion measured again on the perf set (as far as the race went): against its stored evaluation, a pair of separate measurements (drift.ts).
   const first = raced.duels[0];
-  if (first) await recordChampionDrift(ctx.ws, { dir: o.championDir, hash: first.doc.a.hash, from: 'decision', now: longestA(raced.duels), timeoutS: first.doc.timeout_s, on: first.doc.on });
+  if (first)
+    await recordChampionDrift(ctx.ws, {
+      dir: o.championDir,
+      hash: first.doc.a.hash,
+      from: 'decision',
+      now: longestA(raced.duels),
+      timeoutS: first.doc.timeout_s,
+      on: first.doc.on,
+    });
 }
 
 /** The champion's runs of a race: the duel that paired the most of them (the last challenger dropped). */
-const longestA = (duels: readonly { a: InstanceResult[] }[]): InstanceResult[] => duels.reduce((m, d) => (d.a.length > m.length ? d.a : m), [] as InstanceResult[]);
+const longestA = (duels: readonly { a: InstanceResult[] }[]): InstanceResult[] =>
+  duels.reduce((m, d) => (d.a.length > m.length ? d.a : m), [] as InstanceResult[]);
 
 /** The decision duel of a challenger in this cycle's race, if it ran. */
 export async function raceDuel(ws: string, o: { cycle: number; championDir: string; challengerDir: string }): Promise<DuelDoc | undefined> {
@@ -107,10 +127,15 @@ async function keptDuel(ws: string, o: { cycle: number; purpose: DuelPurpose; ch
 }
 
 /** The challenger side by side with the champion for this cycle outside a race (the held-out check): the duel kept from a resumed run, else a new one. */
-export async function duelWithChampion(ctx: VerdictContext, o: { cycle: number; purpose: DuelPurpose; championDir: string; challengerDir: string; bench?: string; stopWhen?: TogetherRequest['stopWhen']; hold?: string }): Promise<DuelDoc> {
+export async function duelWithChampion(
+  ctx: VerdictContext,
+  o: { cycle: number; purpose: DuelPurpose; championDir: string; challengerDir: string; bench?: string; stopWhen?: TogetherRequest['stopWhen']; hold?: string },
+): Promise<DuelDoc> {
   const kept = await keptDuel(ctx.ws, o);
   if (kept) return kept;
-  ctx.log(`${path.basename(o.challengerDir)} side by side with ${path.basename(o.championDir)}${o.bench ? ` on ${o.bench}` : ''} (same session, ABBA${o.stopWhen ? ', stopped as soon as it can tell' : ''})`);
+  ctx.log(
+    `${path.basename(o.challengerDir)} side by side with ${path.basename(o.championDir)}${o.bench ? ` on ${o.bench}` : ''} (same session, ABBA${o.stopWhen ? ', stopped as soon as it can tell' : ''})`,
+  );
   const { duels } = await measureTogether({
     ws: ctx.ws,
     config: ctx.config,
@@ -133,7 +158,22 @@ export async function duelWithChampion(ctx: VerdictContext, o: { cycle: number; 
 
 /** The paired comparison of a kept duel, recomputed from its pairs at a two-sided `alpha` (the same rule, on the same basis, ranked by `rankBy`). */
 export function duelComparison(d: DuelDoc, alpha: number, rankBy: RankBy): Comparison {
-  const as = (side: 'a' | 'b') => d.pairs.map((p): InstanceResult => ({ instance: p.instance, family: null, expected: null, expected_from: 'none', answer: null, status: p[side].status === 'solved' ? 'solved' : 'timeout', time_s: p[side].time_s, cpu_s: p[side].cpu_s, mem_mb: null, exit_code: null, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' }));
+  const as = (side: 'a' | 'b') =>
+    d.pairs.map((p): InstanceResult => ({
+      instance: p.instance,
+      family: null,
+      expected: null,
+      expected_from: 'none',
+      answer: null,
+      status: p[side].status === 'solved' ? 'solved' : 'timeout',
+      time_s: p[side].time_s,
+      cpu_s: p[side].cpu_s,
+      mem_mb: null,
+      exit_code: null,
+      signal: null,
+      check: { kind: 'none', ok: null, time_s: 0, detail: '' },
+      detail: '',
+    }));
   return compareRuns(as('a'), as('b'), d.timeout_s, { alpha, on: d.on, bandPct: d.comparison.band_pct, rankBy });
 }
 

@@ -20,7 +20,22 @@ import { forecast, readSmc } from '../strategy/smcState';
 import { CONFIG_FILE, parseCandidateDir, STATE_DIR } from '../layout';
 import { EVALS_DIR, EvalStore } from '../eval/evalStore';
 import { readChampionEvents, readCycles, readEvalLeniently, readUsage, type ChampionEvent, type ParsedEval, type ReadResult } from './read';
-import { ANSWERS, DashGate, GATE_ORDER, RUN_STATUSES, type CandidateColumns, type CostRow, type DashboardData, type DashCandidate, type DashCycle, type ConsensusData, type DuelPairs, type IslandsData, type SmcData, type TiersData } from './schema';
+import {
+  ANSWERS,
+  DashGate,
+  GATE_ORDER,
+  RUN_STATUSES,
+  type CandidateColumns,
+  type CostRow,
+  type DashboardData,
+  type DashCandidate,
+  type DashCycle,
+  type ConsensusData,
+  type DuelPairs,
+  type IslandsData,
+  type SmcData,
+  type TiersData,
+} from './schema';
 import { DuelFiles, verdictsData } from './verdictsView';
 
 /** The candidates as the caller knows them (the extension passes its snapshot; else the store is read). */
@@ -43,11 +58,20 @@ async function tiersData(ws: string, cfg: readonly Tier[] | undefined): Promise<
   if (!recs.length) return null;
   const byTier = new Map<number, TierRecord[]>();
   for (const r of recs) byTier.set(r.tier, [...(byTier.get(r.tier) ?? []), r]);
-  const tiers = [...byTier.entries()].sort((a, b) => a[0] - b[0]).map(([tier, rs]) => {
-    const latest = new Map(rs.map((r) => [r.candidate, r]));
-    const c = cfg?.[tier - 1];
-    return { tier, fraction: c?.fraction ?? rs[rs.length - 1]!.fraction, timeoutS: c?.timeout_s ?? rs[rs.length - 1]!.timeout_s, promoteTop: c?.promote_top ?? null, measured: latest.size, promoted: [...latest.values()].filter((r) => r.promoted).length };
-  });
+  const tiers = [...byTier.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([tier, rs]) => {
+      const latest = new Map(rs.map((r) => [r.candidate, r]));
+      const c = cfg?.[tier - 1];
+      return {
+        tier,
+        fraction: c?.fraction ?? rs[rs.length - 1]!.fraction,
+        timeoutS: c?.timeout_s ?? rs[rs.length - 1]!.timeout_s,
+        promoteTop: c?.promote_top ?? null,
+        measured: latest.size,
+        promoted: [...latest.values()].filter((r) => r.promoted).length,
+      };
+    });
   return { tiers, recent: recs.slice(-30).map((r) => ({ candidate: r.candidate, tier: r.tier, par2: r.par2, rank: r.rank, of: r.of, promoted: r.promoted })) };
 }
 
@@ -121,12 +145,25 @@ export class DashboardSource {
     const idx = path.join(objectivesDir(this.ws), 'index.json');
     if (!(await stamp(idx))) return null;
     const evals = path.join(this.ws, EVALS_DIR);
-    const key = [await stamp(idx), await stamp(evals), ...(await Promise.all((await fs.readdir(evals).catch(() => [] as string[])).map((f) => stamp(path.join(evals, f)))))].join(',');
+    const key = [
+      await stamp(idx),
+      await stamp(evals),
+      ...(await Promise.all((await fs.readdir(evals).catch(() => [] as string[])).map((f) => stamp(path.join(evals, f))))),
+    ].join(',');
     if (this.consensusCache?.key === key) return this.consensusCache.data;
     const v = await scorePortfolio(this.ws);
     const data: ConsensusData = {
       round: v.round,
-      objectives: v.objectives.map((o) => ({ name: o.name, author: o.author, rationale: o.rationale, weight: o.weight, tau: o.tau, createdRound: o.created_round, multiplier: o.multiplier, error: o.error })),
+      objectives: v.objectives.map((o) => ({
+        name: o.name,
+        author: o.author,
+        rationale: o.rationale,
+        weight: o.weight,
+        tau: o.tau,
+        createdRound: o.created_round,
+        multiplier: o.multiplier,
+        error: o.error,
+      })),
       candidates: v.candidates.map((c) => ({ candidate: c.candidate, score: c.score })),
     };
     this.consensusCache = { key, data };
@@ -157,7 +194,7 @@ export class DashboardSource {
     const index = new Map<string, number>();
     const names: string[] = [];
     const famOf: (string | null)[] = [];
-    const expOf: (InstanceResult['expected'])[] = [];
+    const expOf: InstanceResult['expected'][] = [];
     for (const c of list)
       for (const r of evals.get(c.id)?.perfResults ?? []) {
         const i = index.get(r.instance);
@@ -213,8 +250,24 @@ export class DashboardSource {
     const events = await readChampionEvents(path.join(state, 'candidates.jsonl'), note);
     const duels = await this.duelFiles.read(this.ws, note);
     const cal = await readCalibration(this.ws).catch(() => undefined);
-    if (!cal && (await fs.stat(calibrationFile(this.ws)).then(() => true, () => false))) note('calibration.json is not a calibration; shown as not calibrated');
-    const verdicts = verdictsData({ config: given.config, cal, cpuHere: await cpuMeasuredHere(), cycles, duels: duels.map((d) => d.head), candidates: byId, evals, note });
+    if (
+      !cal &&
+      (await fs.stat(calibrationFile(this.ws)).then(
+        () => true,
+        () => false,
+      ))
+    )
+      note('calibration.json is not a calibration; shown as not calibrated');
+    const verdicts = verdictsData({
+      config: given.config,
+      cal,
+      cpuHere: await cpuMeasuredHere(),
+      cycles,
+      duels: duels.map((d) => d.head),
+      candidates: byId,
+      evals,
+      note,
+    });
     // Only the duels this build's decisions show can be asked for: another duel's pairs are nobody's business here.
     const shown = new Set(verdicts.decisions.flatMap((x) => [x.duel?.session, x.heldOut?.session]));
     const fileOf = new Map(duels.filter((d) => shown.has(d.head.session)).map((d) => [d.head.session, d.file]));
@@ -225,7 +278,11 @@ export class DashboardSource {
       champion: given.champion,
       candidates,
       cycles: cycleRows(cycles, events, given.champion, byId, (id) => evals.get(id)?.race?.estimated_par2 ?? null),
-      instances: { name: names, family: famOf.map((f) => (f === null ? -1 : famIndex.get(f)!)), expected: expOf.map((x) => (x === 'SAT' ? 1 : x === 'UNSAT' ? 2 : 0)) },
+      instances: {
+        name: names,
+        family: famOf.map((f) => (f === null ? -1 : famIndex.get(f)!)),
+        expected: expOf.map((x) => (x === 'SAT' ? 1 : x === 'UNSAT' ? 2 : 0)),
+      },
       families,
       failures: failuresByGate(candidates),
       cost: costRows(await readUsage(path.join(state, 'usage.jsonl'), note)),
@@ -240,10 +297,11 @@ export class DashboardSource {
     };
     return {
       data,
-      columns: (ids) => [...new Set(ids)].flatMap((id) => {
-        const rs = evals.get(id)?.perfResults;
-        return rs?.length ? [columnsOf(id, rs, index, names.length)] : [];
-      }),
+      columns: (ids) =>
+        [...new Set(ids)].flatMap((id) => {
+          const rs = evals.get(id)?.perfResults;
+          return rs?.length ? [columnsOf(id, rs, index, names.length)] : [];
+        }),
       evaluation: (id) => evals.get(id),
       pairs: async (session) => {
         const file = fileOf.get(session);
@@ -273,7 +331,11 @@ export class DashboardSource {
       const index = await new CandidateStore(this.ws).list();
       const docs = async (dir: string) => ((await hasCandidateDoc(path.join(this.ws, dir), 'RESULTS.md')) ? ['RESULTS.md'] : []);
       const config = await this.readConfig(note);
-      return { champion: index.champion, candidates: await Promise.all(index.candidates.map(async (c) => ({ ...c, docs: await docs(c.dir) }))), ...(config ? { config } : {}) };
+      return {
+        champion: index.champion,
+        candidates: await Promise.all(index.candidates.map(async (c) => ({ ...c, docs: await docs(c.dir) }))),
+        ...(config ? { config } : {}),
+      };
     } catch (e) {
       note(`the candidate store could not be read: ${(e as Error).message}`);
       return { champion: null, candidates: [] };
@@ -296,7 +358,13 @@ export async function buildDashboard(ws: string, input?: DashboardInput): Promis
 }
 
 /** The champion after each cycle: from the store's champion events when it has them, else replayed from the cycles. */
-function cycleRows(cycles: CycleState[], events: ChampionEvent[], current: number | null, byId: Map<number, DashCandidate>, estimate: (id: number) => number | null): DashCycle[] {
+function cycleRows(
+  cycles: CycleState[],
+  events: ChampionEvent[],
+  current: number | null,
+  byId: Map<number, DashCandidate>,
+  estimate: (id: number) => number | null,
+): DashCycle[] {
   let replay = cycles[0]?.parent ?? current;
   const par2 = (id: number | null) => (id === null ? null : (byId.get(id)?.perf?.par2 ?? null));
   return cycles.map((s) => {
@@ -331,7 +399,8 @@ function cycleRows(cycles: CycleState[], events: ChampionEvent[], current: numbe
 
 function failuresByGate(candidates: DashCandidate[]): DashboardData['failures'] {
   const counts = new Map<string, number>();
-  for (const c of candidates) if (c.failedGate && (c.verdict === 'fail' || (c.verdict === null && c.status === 'failed'))) counts.set(c.failedGate, (counts.get(c.failedGate) ?? 0) + 1);
+  for (const c of candidates)
+    if (c.failedGate && (c.verdict === 'fail' || (c.verdict === null && c.status === 'failed'))) counts.set(c.failedGate, (counts.get(c.failedGate) ?? 0) + 1);
   return GATE_ORDER.map((gate) => ({ gate, count: counts.get(gate) ?? 0 }));
 }
 

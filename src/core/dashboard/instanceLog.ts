@@ -21,9 +21,22 @@ export async function instanceLog(ws: string, dir: string, instance: string, eva
   const result = e.results.find((r) => r.instance === instance);
   if (!result) return { kind: 'text', text: `# ${instance}\n\nThe latest evaluation of ${dir} has no result on ${instance}.\n` };
   const file = e.solverHash ? runLogPath(path.join(ws, STATE_DIR, LOGS_DIR), e.solverHash, instance) : undefined;
-  if (file && (await fs.stat(file).then((s) => s.isFile(), () => false))) return { kind: 'file', file };
+  if (
+    file &&
+    (await fs.stat(file).then(
+      (s) => s.isFile(),
+      () => false,
+    ))
+  )
+    return { kind: 'file', file };
   return {
     kind: 'text',
-    text: formatRunLog({ result, timeoutS: e.timeoutS, memMb: e.memMb, at: e.evaluatedAt ?? '(unknown)', ...(e.solverHash ? { solverHash: e.solverHash } : {}) }),
+    text: formatRunLog({
+      result,
+      timeoutS: e.timeoutS,
+      memMb: e.memMb,
+      at: e.evaluatedAt ?? '(unknown)',
+      ...(e.solverHash ? { solverHash: e.solverHash } : {}),
+    }),
   };
 }

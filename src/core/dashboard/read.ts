@@ -26,7 +26,15 @@ const EvalFile = z.object({
   metrics: Metrics.nullable().catch(null),
   tier: z.object({ reached: z.number().int().positive(), of: z.number().int().positive() }).nullable().optional().catch(null),
   race: RaceDoc.nullable().optional().catch(null),
-  gates: z.array(z.object({ gate: z.string(), ok: z.boolean(), detail: z.string().catch(''), metrics: Metrics.nullable().optional().catch(null), warning: z.string().optional().catch(undefined) })),
+  gates: z.array(
+    z.object({
+      gate: z.string(),
+      ok: z.boolean(),
+      detail: z.string().catch(''),
+      metrics: Metrics.nullable().optional().catch(null),
+      warning: z.string().optional().catch(undefined),
+    }),
+  ),
 });
 
 export interface ParsedEval {
@@ -82,7 +90,15 @@ export async function readEvalLeniently(evals: EvalStore, candidate: string): Pr
   if (perfGate && !m && results.length && e.timeout_s) {
     const c = computeMetrics(results, e.timeout_s);
     const nn = (x: number | null) => (x === null ? null : Math.max(0, x)); // a negative time in a damaged file
-    m = { n: c.n, solved: c.solved, solved_sat: c.solved_sat, solved_unsat: c.solved_unsat, par2: Math.max(0, c.par2), par2_sat: nn(c.par2_sat), par2_unsat: nn(c.par2_unsat) };
+    m = {
+      n: c.n,
+      solved: c.solved,
+      solved_sat: c.solved_sat,
+      solved_unsat: c.solved_unsat,
+      par2: Math.max(0, c.par2),
+      par2_sat: nn(c.par2_sat),
+      par2_unsat: nn(c.par2_unsat),
+    };
   }
   return {
     ok: true,
@@ -95,7 +111,10 @@ export async function readEvalLeniently(evals: EvalStore, candidate: string): Pr
       failedGate: gate?.success ? gate.data : null,
       failure: failed ? failed.detail.slice(0, 400) : null,
       warnings: vacuousWarnings(e).map((w) => w.slice(0, 400)),
-      perf: m && m.n > 0 ? { n: m.n, solved: m.solved, solvedSat: m.solved_sat, solvedUnsat: m.solved_unsat, par2: m.par2, par2Sat: m.par2_sat, par2Unsat: m.par2_unsat } : null,
+      perf:
+        m && m.n > 0
+          ? { n: m.n, solved: m.solved, solvedSat: m.solved_sat, solvedUnsat: m.solved_unsat, par2: m.par2, par2Sat: m.par2_sat, par2Unsat: m.par2_unsat }
+          : null,
       perfResults: perfGate ? results : [],
       results,
       badInstances,

@@ -99,7 +99,15 @@ export type CostRow = z.infer<typeof CostRow>;
 
 /** SIFT's judge: each score, with the measured gain where the proposal was evaluated. */
 export const JudgeData = z.object({
-  points: z.array(z.object({ cycle: z.number().int().positive(), candidate: Id, score: z.number().int().min(1).max(10), selected: z.boolean(), gainPct: z.number().nullable() })),
+  points: z.array(
+    z.object({
+      cycle: z.number().int().positive(),
+      candidate: Id,
+      score: z.number().int().min(1).max(10),
+      selected: z.boolean(),
+      gainPct: z.number().nullable(),
+    }),
+  ),
   /** Evaluated proposals (score and gain both known). */
   n: Count,
   pearson: z.number().min(-1).max(1).nullable(),
@@ -110,7 +118,14 @@ export type JudgeData = z.infer<typeof JudgeData>;
 /** The islands strategy's database: per island its members, occupied cells and best; failures by penalty. */
 export const IslandsData = z.object({
   bins: z.number().int().positive(),
-  islands: z.array(z.object({ index: Count, members: Count, cells: z.array(z.object({ x: Count, y: Count, candidate: Id, par2: Seconds })), best: z.object({ candidate: Id, par2: Seconds }).nullable() })),
+  islands: z.array(
+    z.object({
+      index: Count,
+      members: Count,
+      cells: z.array(z.object({ x: Count, y: Count, candidate: Id, par2: Seconds })),
+      best: z.object({ candidate: Id, par2: Seconds }).nullable(),
+    }),
+  ),
   archive: z.array(z.object({ candidate: Id, par2: Seconds })),
   penalties: z.array(z.object({ kind: z.string(), count: Count })),
   migrations: Count,
@@ -144,7 +159,18 @@ export type TiersData = z.infer<typeof TiersData>;
 /** The objective portfolio and the candidates' consensus scores. */
 export const ConsensusData = z.object({
   round: Count,
-  objectives: z.array(z.object({ name: z.string(), author: z.enum(['person', 'model']), rationale: z.string(), weight: z.number().min(0).max(1), tau: z.number().nullable(), createdRound: Count, multiplier: z.number().nonnegative(), error: z.string().nullable() })),
+  objectives: z.array(
+    z.object({
+      name: z.string(),
+      author: z.enum(['person', 'model']),
+      rationale: z.string(),
+      weight: z.number().min(0).max(1),
+      tau: z.number().nullable(),
+      createdRound: Count,
+      multiplier: z.number().nonnegative(),
+      error: z.string().nullable(),
+    }),
+  ),
   candidates: z.array(z.object({ candidate: Id, score: z.number().min(0).max(1) })),
 });
 export type ConsensusData = z.infer<typeof ConsensusData>;
@@ -243,7 +269,18 @@ export const DashRace = z.object({
 export type DashRace = z.infer<typeof DashRace>;
 
 /** How a challenger's decision ended. `vetoed`: faster beyond the margin, yet not promoted (held-out set, a person, or another proposal of the cycle won). */
-export const DECISION_OUTCOMES = ['promoted', 'not significant', 'slower', 'under the margin', 'vetoed', 'rejected early', 'stopped at a tier', 'failed', 'not compared', 'pending'] as const;
+export const DECISION_OUTCOMES = [
+  'promoted',
+  'not significant',
+  'slower',
+  'under the margin',
+  'vetoed',
+  'rejected early',
+  'stopped at a tier',
+  'failed',
+  'not compared',
+  'pending',
+] as const;
 export const DecisionOutcome = z.enum(DECISION_OUTCOMES);
 export type DecisionOutcome = z.infer<typeof DecisionOutcome>;
 
@@ -290,7 +327,13 @@ export const DashboardData = z.object({
     /** Index into `families`, -1 = none. */
     family: z.array(z.number().int().min(-1)),
     /** Code into EXPECTED. */
-    expected: z.array(z.number().int().min(0).max(EXPECTED.length - 1)),
+    expected: z.array(
+      z
+        .number()
+        .int()
+        .min(0)
+        .max(EXPECTED.length - 1),
+    ),
   }),
   families: z.array(z.string()),
   failures: z.array(z.object({ gate: DashGate, count: Count })),
@@ -312,20 +355,38 @@ export type DashboardData = z.infer<typeof DashboardData>;
 export const CandidateColumns = z.object({
   id: Id,
   /** Code into RUN_STATUSES, -1 = not run on this instance. */
-  status: z.array(z.number().int().min(-1).max(RUN_STATUSES.length - 1)),
+  status: z.array(
+    z
+      .number()
+      .int()
+      .min(-1)
+      .max(RUN_STATUSES.length - 1),
+  ),
   /** Seconds (ms precision); 0 where not run. */
   time: z.array(Seconds),
   /** CPU seconds of the run's process tree (ms precision); null where not run or not measured (documents from before CPU accounting, or no cgroup). */
   cpu: z.array(Seconds.nullable()).default([]),
   /** Code into ANSWERS. */
-  answer: z.array(z.number().int().min(0).max(ANSWERS.length - 1)),
+  answer: z.array(
+    z
+      .number()
+      .int()
+      .min(0)
+      .max(ANSWERS.length - 1),
+  ),
 });
 export type CandidateColumns = z.infer<typeof CandidateColumns>;
 
 /** One side's column of a duel's pairs. */
 const PairSide = z.object({
   /** Code into RUN_STATUSES, -1 = a status this version does not know. */
-  status: z.array(z.number().int().min(-1).max(RUN_STATUSES.length - 1)),
+  status: z.array(
+    z
+      .number()
+      .int()
+      .min(-1)
+      .max(RUN_STATUSES.length - 1),
+  ),
   wall: z.array(Seconds),
   /** null where the run had no CPU accounting. */
   cpu: z.array(Seconds.nullable()),

@@ -13,7 +13,19 @@ import type { RunStatus } from '../run/result';
 import type { CycleState } from '../store/cycleState';
 import type { ParsedEval } from './read';
 import { explainComparison, explainSplit } from '../explain';
-import { RUN_STATUSES, SessionId, type DashCandidate, type DashDecision, type DashDuel, type DashRace, type DashRule, type DecisionOutcome, type DuelPairs, type NoiseRow, type VerdictsData } from './schema';
+import {
+  RUN_STATUSES,
+  SessionId,
+  type DashCandidate,
+  type DashDecision,
+  type DashDuel,
+  type DashRace,
+  type DashRule,
+  type DecisionOutcome,
+  type DuelPairs,
+  type NoiseRow,
+  type VerdictsData,
+} from './schema';
 
 /** A kept duel without its pairs: what the summary needs (the pairs are read again, in full, when asked for). */
 const DuelHead = DuelDoc.omit({ pairs: true });
@@ -42,7 +54,15 @@ export function ruleInForce(config: Config, cal: CalibrationDoc | undefined, cpu
 
 /** The calibration's noise of one basis as the dashboard shows it. */
 function noiseRow(basis: NoiseRow['basis'], n: NoiseDoc): NoiseRow {
-  return { basis, bandPct: n.band_pct, diffPct: n.diff_pct, p: unit(n.p), spreadMedianPct: n.spread_median_pct, spreadP90Pct: n.spread_p90_pct, aaSignificant: n.aa_significant };
+  return {
+    basis,
+    bandPct: n.band_pct,
+    diffPct: n.diff_pct,
+    p: unit(n.p),
+    spreadMedianPct: n.spread_median_pct,
+    spreadP90Pct: n.spread_p90_pct,
+    aaSignificant: n.aa_significant,
+  };
 }
 
 /** The candidate a duel side's directory is (duels keep full paths, possibly from another OS). */
@@ -83,7 +103,15 @@ export function duelPairs(d: DuelDoc): DuelPairs {
     cpu: d.pairs.map((p) => (p[k].cpu_s === null ? null : round3(p[k].cpu_s))),
     par2: times.map((t) => round3(t[k === 'a' ? 0 : 1])),
   });
-  return { session: d.session, on: d.on, timeoutS: d.timeout_s, instance: d.pairs.map((p) => p.instance), order: d.pairs.map((p) => p.order), a: col('a'), b: col('b') };
+  return {
+    session: d.session,
+    on: d.on,
+    timeoutS: d.timeout_s,
+    instance: d.pairs.map((p) => p.instance),
+    order: d.pairs.map((p) => p.order),
+    a: col('a'),
+    b: col('b'),
+  };
 }
 
 /**
@@ -91,7 +119,14 @@ export function duelPairs(d: DuelDoc): DuelPairs {
  * evaluation, and the duel the decision was made on. `minImprovementPct` is the configured margin (the
  * duel keeps the band it was judged with); unknown (no config), only the band counts.
  */
-function outcomeOf(id: number, s: CycleState | undefined, c: DashCandidate | undefined, e: ParsedEval | undefined, duel: DuelHead | undefined, minImprovementPct: number): DecisionOutcome {
+function outcomeOf(
+  id: number,
+  s: CycleState | undefined,
+  c: DashCandidate | undefined,
+  e: ParsedEval | undefined,
+  duel: DuelHead | undefined,
+  minImprovementPct: number,
+): DecisionOutcome {
   if (s?.champion_changed && s.candidate === id) return 'promoted';
   if (e?.verdict === 'fail' || (!e && c?.status === 'failed')) return 'failed';
   if (e?.race?.outcome === 'rejected early') return 'rejected early';
@@ -111,13 +146,50 @@ function outcomeOf(id: number, s: CycleState | undefined, c: DashCandidate | und
 function raceOf(e: ParsedEval | undefined): DashRace | null {
   const r = e?.race;
   if (r?.outcome !== 'rejected early') return null;
-  return { on: r.on, ran: r.ran, of: r.of, capped: r.capped, challengerS: round3(r.challenger_s), championS: round3(r.champion_s), championTotalS: round3(r.champion_total_s ?? r.champion_s), thresholdS: round3(r.threshold_s ?? 0), marginPct: round3(r.margin_pct ?? 0), bandPct: round3(r.band_pct ?? 0), ...(r.drop_below !== undefined ? { speedupPct: round3(r.speedup_pct ?? 0), passChance: r.pass_chance ?? null, dropBelow: r.drop_below } : {}), ...(r.detect_gain_pct !== undefined ? { detectGainPct: r.detect_gain_pct, speedupPct: round3(r.speedup_pct ?? 0), upperPct: r.upper_pct ?? null, odds: r.odds ?? null, ...(r.drop_odds !== undefined ? { dropOdds: r.drop_odds } : {}) } : {}), estimatedPar2: r.estimated_par2 === null ? null : round3(r.estimated_par2), spentS: round3(r.spent_s), reason: r.reason.slice(0, 600) };
+  return {
+    on: r.on,
+    ran: r.ran,
+    of: r.of,
+    capped: r.capped,
+    challengerS: round3(r.challenger_s),
+    championS: round3(r.champion_s),
+    championTotalS: round3(r.champion_total_s ?? r.champion_s),
+    thresholdS: round3(r.threshold_s ?? 0),
+    marginPct: round3(r.margin_pct ?? 0),
+    bandPct: round3(r.band_pct ?? 0),
+    ...(r.drop_below !== undefined ? { speedupPct: round3(r.speedup_pct ?? 0), passChance: r.pass_chance ?? null, dropBelow: r.drop_below } : {}),
+    ...(r.detect_gain_pct !== undefined
+      ? {
+          detectGainPct: r.detect_gain_pct,
+          speedupPct: round3(r.speedup_pct ?? 0),
+          upperPct: r.upper_pct ?? null,
+          odds: r.odds ?? null,
+          ...(r.drop_odds !== undefined ? { dropOdds: r.drop_odds } : {}),
+        }
+      : {}),
+    estimatedPar2: r.estimated_par2 === null ? null : round3(r.estimated_par2),
+    spentS: round3(r.spent_s),
+    reason: r.reason.slice(0, 600),
+  };
 }
 
 /** A decision's outcome in plain sentences, from its duel (and the held-out check), racing or the tier it reached. */
-export function decisionWhy(d: Omit<DashDecision, 'why'>, o: { alpha: number; minImprovementPct: number; failure: string | null; challenger: DashCandidate | undefined; champion: DashCandidate | undefined }): string {
+export function decisionWhy(
+  d: Omit<DashDecision, 'why'>,
+  o: { alpha: number; minImprovementPct: number; failure: string | null; challenger: DashCandidate | undefined; champion: DashCandidate | undefined },
+): string {
   const duelWhy = (x: DashDuel) =>
-    explainComparison({ par2A: x.par2A, par2B: x.par2B, ci95: x.ci95, wilcoxon: { n: x.n, p: x.p }, ...(x.level !== undefined ? { ratio: { p: x.p } } : {}), verdict: x.verdict }, { alpha: x.level !== undefined ? 2 * x.level : o.alpha, marginPct: Math.max(o.minImprovementPct, x.bandPct) });
+    explainComparison(
+      {
+        par2A: x.par2A,
+        par2B: x.par2B,
+        ci95: x.ci95,
+        wilcoxon: { n: x.n, p: x.p },
+        ...(x.level !== undefined ? { ratio: { p: x.p } } : {}),
+        verdict: x.verdict,
+      },
+      { alpha: x.level !== undefined ? 2 * x.level : o.alpha, marginPct: Math.max(o.minImprovementPct, x.bandPct) },
+    );
   const a = o.champion?.perf;
   const b = o.challenger?.perf;
   const split = a && b ? explainSplit({ satA: a.par2Sat, satB: b.par2Sat, unsatA: a.par2Unsat, unsatB: b.par2Unsat }) : undefined;
@@ -125,17 +197,26 @@ export function decisionWhy(d: Omit<DashDecision, 'why'>, o: { alpha: number; mi
   const why = decisionReason(d, o, duelWhy, withSplit);
   // A band this wide leaves almost no gain provable: say what would help, not only what happened.
   const band = Math.max(d.race?.bandPct ?? 0, d.duel?.bandPct ?? 0);
-  return band >= NOISY_BAND_PCT ? `${why} The calibrated noise band is ${band.toFixed(0)}%: on instances this short the machine's noise is larger than most gains; instances that take longer would make decisions possible.` : why;
+  return band >= NOISY_BAND_PCT
+    ? `${why} The calibrated noise band is ${band.toFixed(0)}%: on instances this short the machine's noise is larger than most gains; instances that take longer would make decisions possible.`
+    : why;
 }
 
 /** A noise band from which on a decision is mostly noise (percent). */
 const NOISY_BAND_PCT = 50;
 
 /** The reason part of decisionWhy, per outcome. */
-function decisionReason(d: Omit<DashDecision, 'why'>, o: { failure: string | null }, duelWhy: (x: DashDuel) => string, withSplit: (t: string) => string): string {
+function decisionReason(
+  d: Omit<DashDecision, 'why'>,
+  o: { failure: string | null },
+  duelWhy: (x: DashDuel) => string,
+  withSplit: (t: string) => string,
+): string {
   switch (d.outcome) {
     case 'failed':
-      return d.duel?.fatal ? `It failed in the side-by-side measurement: ${d.duel.fatal}.` : `It failed a gate${o.failure ? `: ${o.failure}` : ''}. A candidate that fails a gate is never compared.`;
+      return d.duel?.fatal
+        ? `It failed in the side-by-side measurement: ${d.duel.fatal}.`
+        : `It failed a gate${o.failure ? `: ${o.failure}` : ''}. A candidate that fails a gate is never compared.`;
     case 'rejected early':
       return d.race ? `Racing stopped it after ${d.race.ran} of ${d.race.of} instances: ${d.race.reason}.` : 'Racing stopped it early.';
     case 'stopped at a tier':
@@ -143,13 +224,21 @@ function decisionReason(d: Omit<DashDecision, 'why'>, o: { failure: string | nul
     case 'pending':
       return 'The decision is not made yet: the cycle is still running or was interrupted.';
     case 'not compared':
-      return d.duel?.fatal ? `No verdict: ${d.duel.fatal}.` : 'It was not compared side by side with the champion (another proposal of the cycle measured faster, or the cycle ended before its duel).';
+      return d.duel?.fatal
+        ? `No verdict: ${d.duel.fatal}.`
+        : 'It was not compared side by side with the champion (another proposal of the cycle measured faster, or the cycle ended before its duel).';
     case 'vetoed': {
-      const held = d.heldOut ? ` On the held-out set, side by side: PAR-2 ${d.heldOut.par2A.toFixed(2)} -> ${d.heldOut.par2B.toFixed(2)} s (${d.heldOut.verdict}), so it was not promoted.` : ' It was not promoted: a person or another proposal of the cycle decided otherwise.';
+      const held = d.heldOut
+        ? ` On the held-out set, side by side: PAR-2 ${d.heldOut.par2A.toFixed(2)} -> ${d.heldOut.par2B.toFixed(2)} s (${d.heldOut.verdict}), so it was not promoted.`
+        : ' It was not promoted: a person or another proposal of the cycle decided otherwise.';
       return d.duel ? withSplit(`${duelWhy(d.duel)}${held}`) : held.trim();
     }
     case 'promoted':
-      return d.duel ? withSplit(`${duelWhy(d.duel)}${d.heldOut ? ` Not slower on the held-out set (PAR-2 ${d.heldOut.par2A.toFixed(2)} -> ${d.heldOut.par2B.toFixed(2)} s).` : ''} Promoted.`) : 'Promoted.';
+      return d.duel
+        ? withSplit(
+            `${duelWhy(d.duel)}${d.heldOut ? ` Not slower on the held-out set (PAR-2 ${d.heldOut.par2A.toFixed(2)} -> ${d.heldOut.par2B.toFixed(2)} s).` : ''} Promoted.`,
+          )
+        : 'Promoted.';
     default:
       return d.duel ? withSplit(duelWhy(d.duel)) : 'No side-by-side measurement was kept for it.';
   }
@@ -214,7 +303,13 @@ export function verdictsData(o: {
       race: raceOf(e),
       tier: e?.tier && e.tier.reached < e.tier.of ? e.tier : null,
     };
-    const why = decisionWhy(d, { alpha: o.config?.strategy.alpha ?? 0.05, minImprovementPct: minImprovement, failure: e?.failure ?? o.candidates.get(id)?.failure ?? null, challenger: o.candidates.get(id), champion: champion === null ? undefined : o.candidates.get(champion) });
+    const why = decisionWhy(d, {
+      alpha: o.config?.strategy.alpha ?? 0.05,
+      minImprovementPct: minImprovement,
+      failure: e?.failure ?? o.candidates.get(id)?.failure ?? null,
+      challenger: o.candidates.get(id),
+      champion: champion === null ? undefined : o.candidates.get(champion),
+    });
     return { ...d, why: why.slice(0, 1200) };
   });
   return {
@@ -267,4 +362,8 @@ export class DuelFiles {
 }
 
 /** A file's JSON, or undefined when it cannot be read or parsed. */
-const readJson = (file: string): Promise<unknown> => fs.readFile(file, 'utf8').then((t) => JSON.parse(t) as unknown).catch(() => undefined);
+const readJson = (file: string): Promise<unknown> =>
+  fs
+    .readFile(file, 'utf8')
+    .then((t) => JSON.parse(t) as unknown)
+    .catch(() => undefined);

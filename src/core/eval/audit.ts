@@ -52,9 +52,18 @@ export function chooseAudited(names: readonly string[], k: number, random: Audit
  * judges it, eval/proofChecks.ts), with the failure line for a lie (`by`: which audit, for that line).
  */
 export function judgeAudit(checked: InstanceResult, by = 'perf audit'): AuditedDoc & { failure?: string } {
-  const base = { instance: checked.instance, status: checked.status, answer: checked.answer, time_s: checked.time_s, check: checked.check, ...(checked.proof?.kept ? { run: checked.proof.kept.run } : {}), ...(checked.proof ? { proof_bytes: checked.proof.bytes } : {}) };
+  const base = {
+    instance: checked.instance,
+    status: checked.status,
+    answer: checked.answer,
+    time_s: checked.time_s,
+    check: checked.check,
+    ...(checked.proof?.kept ? { run: checked.proof.kept.run } : {}),
+    ...(checked.proof ? { proof_bytes: checked.proof.bytes } : {}),
+  };
   if (FATAL.has(checked.status)) return { ...base, verdict: 'caught', detail: checked.detail, failure: `${checked.status}: ${checked.detail} (${by})` };
-  if (checked.status === 'solved' && checked.answer === 'UNSAT' && checked.check.ok === true) return { ...base, verdict: 'ok', detail: checked.check.detail || 'proof verified' };
+  if (checked.status === 'solved' && checked.answer === 'UNSAT' && checked.check.ok === true)
+    return { ...base, verdict: 'ok', detail: checked.check.detail || 'proof verified' };
   // Not checked in time, or no proof kept: nothing proved either way.
   return { ...base, verdict: 'not_audited', detail: `not audited: ${checked.check.detail || checked.detail}` };
 }
@@ -79,9 +88,20 @@ export interface AuditOutcome {
 /** Draws the sample from perf's UNSAT answers, checks the proofs their runs kept, and judges each answer. */
 export async function auditPerf(req: AuditRequest): Promise<AuditOutcome> {
   const pool = auditable(req.results);
-  const chosen = new Set(chooseAudited(pool.map((r) => r.instance), auditSize(req.policy, pool.length), req.random));
+  const chosen = new Set(
+    chooseAudited(
+      pool.map((r) => r.instance),
+      auditSize(req.policy, pool.length),
+      req.random,
+    ),
+  );
   const sample = pool.filter((r) => chosen.has(r.instance));
-  const checked = sample.length ? await req.check(sample, req.instances.filter((i) => chosen.has(i.name))) : new Map<string, InstanceResult>();
+  const checked = sample.length
+    ? await req.check(
+        sample,
+        req.instances.filter((i) => chosen.has(i.name)),
+      )
+    : new Map<string, InstanceResult>();
   const judged = sample.map((r) => judgeAudit(checked.get(r.instance) ?? r));
   const failures = judged.flatMap((j) => (j.failure ? [j.failure] : []));
   const instances = judged.map(({ failure: _f, ...j }) => j);

@@ -64,7 +64,12 @@ export const calibrationFile = (ws: string) => path.join(ws, STATE_DIR, 'calibra
 
 /** The kept calibration, if any and readable. */
 export async function readCalibration(ws: string): Promise<CalibrationDoc | undefined> {
-  const p = CalibrationDoc.safeParse(await fs.readFile(calibrationFile(ws), 'utf8').then((t) => JSON.parse(t) as unknown).catch(() => undefined));
+  const p = CalibrationDoc.safeParse(
+    await fs
+      .readFile(calibrationFile(ws), 'utf8')
+      .then((t) => JSON.parse(t) as unknown)
+      .catch(() => undefined),
+  );
   return p.success ? p.data : undefined;
 }
 
@@ -78,7 +83,13 @@ export function machineFingerprint(): string {
 export async function currentScope(ws: string, config: Config): Promise<CalibrationScope> {
   const perf = planStages(config, ws, { stage: 'perf' })[0]!;
   const h = createHash('sha256');
-  for (const i of (await listSet(perf.dir)).sort((x, y) => x.name.localeCompare(y.name))) h.update(`${i.name}\0${await fs.stat(i.file).then((s) => s.size, () => -1)}\n`);
+  for (const i of (await listSet(perf.dir)).sort((x, y) => x.name.localeCompare(y.name)))
+    h.update(
+      `${i.name}\0${await fs.stat(i.file).then(
+        (s) => s.size,
+        () => -1,
+      )}\n`,
+    );
   return { machine: machineFingerprint(), runner: perf.runner ?? 'local', set: h.digest('hex').slice(0, 16), timeout_s: perf.timeoutS };
 }
 
@@ -108,18 +119,49 @@ export function noiseOf(a: InstanceResult[], b: InstanceResult[], timeoutS: numb
     })
     .sort((p, q) => p - q);
   const q = (f: number) => (spreads.length ? round(spreads[Math.min(spreads.length - 1, Math.floor(f * spreads.length))]!) : null);
-  return { band_pct: round(band.band_pct), diff_pct: round(band.diff_pct), p: c.wilcoxon.p, spread_median_pct: q(0.5), spread_p90_pct: q(0.9), aa_significant: c.verdict !== 'no significant difference' };
+  return {
+    band_pct: round(band.band_pct),
+    diff_pct: round(band.diff_pct),
+    p: c.wilcoxon.p,
+    spread_median_pct: q(0.5),
+    spread_p90_pct: q(0.9),
+    aa_significant: c.verdict !== 'no significant difference',
+  };
 }
 
 /** Measures the noise band: `solverDir` (the champion) against itself, side by side, and keeps it. */
-export async function calibrate(o: { ws: string; config: Config; solverDir: string; runnerEnv: RunnerEnv; build?: boolean; signal?: AbortSignal; onProgress?: (done: number, total: number, message: string) => void }): Promise<CalibrationDoc> {
+export async function calibrate(o: {
+  ws: string;
+  config: Config;
+  solverDir: string;
+  runnerEnv: RunnerEnv;
+  build?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number, message: string) => void;
+}): Promise<CalibrationDoc> {
   const alpha = o.config.strategy.alpha;
   const scope = await currentScope(o.ws, o.config);
-  const duel = await measureSideBySide({ ws: o.ws, config: o.config, a: o.solverDir, b: o.solverDir, purpose: 'calibration', on: o.config.evaluation.decide_on, bandPct: 0, alpha, runnerEnv: o.runnerEnv, ...(o.build ? { build: true } : {}), ...(o.signal ? { signal: o.signal } : {}), ...(o.onProgress ? { onProgress: o.onProgress } : {}) });
+  const duel = await measureSideBySide({
+    ws: o.ws,
+    config: o.config,
+    a: o.solverDir,
+    b: o.solverDir,
+    purpose: 'calibration',
+    on: o.config.evaluation.decide_on,
+    bandPct: 0,
+    alpha,
+    runnerEnv: o.runnerEnv,
+    ...(o.build ? { build: true } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+  });
   // A calibration of a broken solver would measure its failures, not the machine's noise.
   if (duel.doc.fatal) throw new Error(`the calibration cannot use ${path.basename(o.solverDir)}: it failed against itself (${duel.doc.fatal.detail})`);
   const solved = duel.a.filter((r) => r.status === 'solved').length;
-  if (solved === 0) throw new Error(`the calibration cannot use ${path.basename(o.solverDir)}: it solved none of the perf set within the timeout, so there is no time to measure noise on`);
+  if (solved === 0)
+    throw new Error(
+      `the calibration cannot use ${path.basename(o.solverDir)}: it solved none of the perf set within the timeout, so there is no time to measure noise on`,
+    );
   const hasCpu = basisOf('cpu', [...duel.a, ...duel.b]) === 'cpu';
   const doc: CalibrationDoc = {
     at: new Date().toISOString(),
@@ -132,7 +174,14 @@ export async function calibrate(o: { ws: string; config: Config; solverDir: stri
     alpha,
   };
   await writeJsonAtomic(calibrationFile(o.ws), doc);
-  await recordChampionDrift(o.ws, { dir: o.solverDir, hash: duel.doc.a.hash, from: 'calibration', now: duel.a, timeoutS: duel.doc.timeout_s, on: o.config.evaluation.decide_on });
+  await recordChampionDrift(o.ws, {
+    dir: o.solverDir,
+    hash: duel.doc.a.hash,
+    from: 'calibration',
+    now: duel.a,
+    timeoutS: duel.doc.timeout_s,
+    on: o.config.evaluation.decide_on,
+  });
   return doc;
 }
 
@@ -175,7 +224,9 @@ export function noiseRule(config: Config, cal: CalibrationDoc | undefined, cpuHe
   const marginPct = config.strategy.min_improvement_pct;
   const falsePromotionPct = 100 * allowedFalsePromotion(config.strategy.alpha);
   const basis = on === 'cpu' && (!cal || cal.cpu) && cpuHere !== false ? 'CPU' : 'wall';
-  const band = cal ? `noise band ${bandPct.toFixed(1)}% (calibrated ${cal.at.slice(0, 10)}, ${cal.n} instances; for information)` : 'exact sign-flip test, no noise band needed';
+  const band = cal
+    ? `noise band ${bandPct.toFixed(1)}% (calibrated ${cal.at.slice(0, 10)}, ${cal.n} instances; for information)`
+    : 'exact sign-flip test, no noise band needed';
   return {
     on,
     bandPct,

@@ -68,15 +68,29 @@ export function differentLoad(a: readonly InstanceResult[], b: readonly Instance
  *   Without `drift` (a band given explicitly) the test decides with the band alone.
  * Whatever is not called says why in `caveat`.
  */
-export function compareSeparate(a: InstanceResult[], b: InstanceResult[], timeoutS: number, opts: Parameters<typeof compareRuns>[3] & { drift?: { pct: number; n: number } | 'unmeasured' } = {}): Comparison {
+export function compareSeparate(
+  a: InstanceResult[],
+  b: InstanceResult[],
+  timeoutS: number,
+  opts: Parameters<typeof compareRuns>[3] & { drift?: { pct: number; n: number } | 'unmeasured' } = {},
+): Comparison {
   const { drift, ...rest } = opts;
   const c = compareRuns(a, b, timeoutS, drift && drift !== 'unmeasured' ? { ...rest, bandPct: Math.max(rest.bandPct ?? 0, drift.pct) } : rest);
   const load = differentLoad(a, b);
   const pct = (x: number) => `${Math.round(100 * x)}%`;
   if (load)
-    return { ...c, verdict: 'no significant difference', caveat: `measured under different load: A's runs got ${pct(load.a)} of a core, B's ${pct(load.b)}; a difference between these two measurements may be the load's, so none is called (compare --measure runs both side by side)` };
+    return {
+      ...c,
+      verdict: 'no significant difference',
+      caveat: `measured under different load: A's runs got ${pct(load.a)} of a core, B's ${pct(load.b)}; a difference between these two measurements may be the load's, so none is called (compare --measure runs both side by side)`,
+    };
   if (drift === 'unmeasured')
-    return { ...c, verdict: 'no significant difference', caveat: 'two separate measurements, and how far this machine drifts between sessions is not measured yet (a cycle or satlution calibrate records it each time the champion is measured again; --band sets a band by hand), so none is called (compare --measure runs both side by side)' };
+    return {
+      ...c,
+      verdict: 'no significant difference',
+      caveat:
+        'two separate measurements, and how far this machine drifts between sessions is not measured yet (a cycle or satlution calibrate records it each time the champion is measured again; --band sets a band by hand), so none is called (compare --measure runs both side by side)',
+    };
   return c;
 }
 
@@ -86,7 +100,12 @@ export function compareSeparate(a: InstanceResult[], b: InstanceResult[], timeou
  * better when the promotion test's p is under alpha / 2 and the difference is beyond the band (a band is
  * given only for separate measurements, compareSeparate), worse when its `p_worse` is.
  */
-export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: number, opts: { alpha?: number; resamples?: number; seed?: number; on?: TimeBasis; bandPct?: number; rankBy?: RankBy } = {}): Comparison {
+export function compareRuns(
+  a: InstanceResult[],
+  b: InstanceResult[],
+  timeoutS: number,
+  opts: { alpha?: number; resamples?: number; seed?: number; on?: TimeBasis; bandPct?: number; rankBy?: RankBy } = {},
+): Comparison {
   const alpha = opts.alpha ?? 0.05;
   const pairs = pairUp(a, b);
   const on = basisOf(opts.on ?? 'wall', pairs.flat());
@@ -95,7 +114,12 @@ export function compareRuns(a: InstanceResult[], b: InstanceResult[], timeoutS: 
   const ci = subsetMeanCi(d, opts.resamples ?? 10000, opts.seed ?? 1);
   const diff = mean(d);
   const band = opts.bandPct ?? 0;
-  const test = objectiveTest(pairs.map(([x, y], i) => ({ a: ta[i]!, b: tb[i]!, solvedA: x.status === 'solved', solvedB: y.status === 'solved' })), opts.rankBy ?? 'par2', opts.resamples ?? 20000, opts.seed ?? 1);
+  const test = objectiveTest(
+    pairs.map(([x, y], i) => ({ a: ta[i]!, b: tb[i]!, solvedA: x.status === 'solved', solvedB: y.status === 'solved' })),
+    opts.rankBy ?? 'par2',
+    opts.resamples ?? 20000,
+    opts.seed ?? 1,
+  );
   const beyondNoise = mean(ta) > 0 ? (100 * Math.abs(diff)) / mean(ta) > band : diff !== 0;
   const better = test.p < alpha / 2 && beyondNoise;
   const worse = !better && test.p_worse < alpha / 2 && beyondNoise;
@@ -151,7 +175,12 @@ export const BAND_LEVEL = 0.99;
  * than its most extreme subsets, so on a small set it would make the band, a margin, forbid every
  * promotion). `n` instances; percentages 0 when A's PAR-2 is 0.
  */
-export function relativeInterval(a: readonly InstanceResult[], b: readonly InstanceResult[], timeoutS: number, on: TimeBasis): { n: number; par2A: number; diff_pct: number; band_pct: number } {
+export function relativeInterval(
+  a: readonly InstanceResult[],
+  b: readonly InstanceResult[],
+  timeoutS: number,
+  on: TimeBasis,
+): { n: number; par2A: number; diff_pct: number; band_pct: number } {
   const { ta, d } = pairedPar2(pairUp(a, b), timeoutS, on);
   const par2A = mean(ta);
   const rel = (x: number) => (par2A > 0 ? (100 * x) / par2A : 0);
@@ -177,7 +206,11 @@ export function wilcoxonSignedRank(diffs: number[]): Comparison['wilcoxon'] {
     counts[0] = 1;
     for (let r = 1; r <= n; r++) {
       const next = new Float64Array(max + 1);
-      for (let s = 0; s <= max; s++) if (counts[s]) { next[s] += counts[s]!; if (s + r <= max) next[s + r] += counts[s]!; }
+      for (let s = 0; s <= max; s++)
+        if (counts[s]) {
+          next[s] += counts[s]!;
+          if (s + r <= max) next[s + r] += counts[s]!;
+        }
       counts = next;
     }
     let tail = 0;
@@ -251,7 +284,9 @@ export function normalQuantile(p: number): number {
   if (p > 1 - lo) return -normalQuantile(1 - p);
   const q = p - 0.5;
   const r = q * q;
-  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
+  return (
+    ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1)
+  );
 }
 
 /** Percentile bootstrap interval of the mean at `level`, from a seeded generator (reproducible): the noise band's. */

@@ -45,7 +45,12 @@ export const driftFile = (ws: string): string => path.join(ws, STATE_DIR, 'drift
 
 /** The workspace's drift record; undefined when there is none or it is damaged (it is rebuilt as the champion is measured again). */
 export async function readDrift(ws: string): Promise<DriftDoc | undefined> {
-  const p = DriftDoc.safeParse(await fs.readFile(driftFile(ws), 'utf8').then((t) => JSON.parse(t) as unknown).catch(() => undefined));
+  const p = DriftDoc.safeParse(
+    await fs
+      .readFile(driftFile(ws), 'utf8')
+      .then((t) => JSON.parse(t) as unknown)
+      .catch(() => undefined),
+  );
   return p.success ? p.data : undefined;
 }
 
@@ -55,7 +60,12 @@ export async function readDrift(ws: string): Promise<DriftDoc | undefined> {
  * CPU (that is other programs' load, which compare refuses on its own; recording it would let one busy
  * afternoon blind every later comparison).
  */
-export function driftOf(stored: readonly InstanceResult[], now: readonly InstanceResult[], timeoutS: number, on: TimeBasis): Pick<DriftObservation, 'n' | 'diff_pct' | 'drift_pct'> | undefined {
+export function driftOf(
+  stored: readonly InstanceResult[],
+  now: readonly InstanceResult[],
+  timeoutS: number,
+  on: TimeBasis,
+): Pick<DriftObservation, 'n' | 'diff_pct' | 'drift_pct'> | undefined {
   if (differentLoad(stored, now) || !stored.some((r) => r.status === 'solved') || !now.some((r) => r.status === 'solved')) return undefined;
   const r = relativeInterval(stored, now, timeoutS, on);
   if (r.n < MIN_COMMON || r.par2A <= 0) return undefined;
@@ -64,7 +74,10 @@ export function driftOf(stored: readonly InstanceResult[], now: readonly Instanc
 }
 
 /** Records one observation (if the two measurements can show drift); returns it. */
-export async function recordDrift(ws: string, o: { solver: string; from: DriftObservation['from']; stored: readonly InstanceResult[]; now: readonly InstanceResult[]; timeoutS: number; on: TimeBasis }): Promise<DriftObservation | undefined> {
+export async function recordDrift(
+  ws: string,
+  o: { solver: string; from: DriftObservation['from']; stored: readonly InstanceResult[]; now: readonly InstanceResult[]; timeoutS: number; on: TimeBasis },
+): Promise<DriftObservation | undefined> {
   // CPU only where both measurements have it for every run: never a drift of wall time filed as CPU.
   const on = basisOf(o.on, [...o.stored, ...o.now]);
   const d = driftOf(o.stored, o.now, o.timeoutS, on);
@@ -81,7 +94,10 @@ export async function recordDrift(ws: string, o: { solver: string; from: DriftOb
  * the perf set: records the drift against its stored evaluation, if that is a full measurement of the
  * same binary at the same timeout.
  */
-export async function recordChampionDrift(ws: string, o: { dir: string; hash: string; from: DriftObservation['from']; now: readonly InstanceResult[]; timeoutS: number; on: TimeBasis }): Promise<DriftObservation | undefined> {
+export async function recordChampionDrift(
+  ws: string,
+  o: { dir: string; hash: string; from: DriftObservation['from']; now: readonly InstanceResult[]; timeoutS: number; on: TimeBasis },
+): Promise<DriftObservation | undefined> {
   const name = path.basename(o.dir);
   if (path.dirname(path.resolve(o.dir)) !== path.resolve(ws) || !/^SATLUTION_\d+$/.test(name)) return undefined;
   const stored = await new EvalStore(ws).get(name);
@@ -95,6 +111,9 @@ export async function recordChampionDrift(ws: string, o: { dir: string; hash: st
  * as observations accumulate. With how many it rests on; undefined before the first.
  */
 export function driftBand(doc: DriftDoc | undefined, on: TimeBasis): { pct: number; n: number } | undefined {
-  const xs = (doc?.observations ?? []).filter((x) => x.on === on).map((x) => x.drift_pct).sort((a, b) => a - b);
+  const xs = (doc?.observations ?? [])
+    .filter((x) => x.on === on)
+    .map((x) => x.drift_pct)
+    .sort((a, b) => a - b);
   return xs.length ? { pct: xs[Math.floor(xs.length / 2)]!, n: xs.length } : undefined;
 }

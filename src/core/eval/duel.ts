@@ -173,7 +173,15 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
   } catch (e) {
     throw new EvaluationSetupError((e as Error).message);
   }
-  const ctx = { ...gateContext(req.config, req.ws), runners, jobs: perf.jobs ?? 1, build: false, stages: [perf], ...(req.signal ? { signal: req.signal } : {}), ...(req.auditRandom ? { auditRandom: req.auditRandom } : {}) };
+  const ctx = {
+    ...gateContext(req.config, req.ws),
+    runners,
+    jobs: perf.jobs ?? 1,
+    build: false,
+    stages: [perf],
+    ...(req.signal ? { signal: req.signal } : {}),
+    ...(req.auditRandom ? { auditRandom: req.auditRandom } : {}),
+  };
   // In a cycle every side was built by its evaluation; `calibrate` and `compare --measure` build first, confined.
   for (const dir of req.build ? new Set([req.a, ...req.challengers]) : []) {
     const built = await buildSolver(dir, req.config.evaluation.build_timeout_s, req.signal, isolationFor(req.config));
@@ -198,7 +206,12 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
   const total = (1 + req.challengers.length) * order.length;
   const policy = req.race;
   // A look asks what the promotion test at the end will (the level the race's challengers share).
-  const lookCtx: LookContext = { of: order.length, timeoutS: perf.timeoutS, test: { level: req.alpha / 2, rankBy: req.config.evaluation.rank_by, marginPct: req.config.strategy.min_improvement_pct }, minInstances: firstLook(instances, policy?.racing.min_instances ?? 1) };
+  const lookCtx: LookContext = {
+    of: order.length,
+    timeoutS: perf.timeoutS,
+    test: { level: req.alpha / 2, rankBy: req.config.evaluation.rank_by, marginPct: req.config.strategy.min_improvement_pct },
+    minInstances: firstLook(instances, policy?.racing.min_instances ?? 1),
+  };
   const names = order.map((i) => i.name);
   const out = await runSession({
     order,
@@ -209,7 +222,13 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     run: async (side, chunk, o) => {
       // Each side its own session key: an A/A test of one directory must run twice, not reuse itself.
       const lane = o.lane === undefined ? {} : { cpu: slotCpu(o.lane, lanes) ?? null };
-      const r = await runStage({ ...ctx, solverDir: dirOf(side) }, lanes > 1 ? single : perf, chunk, {}, { session: `${session}:${side}`, caps: o.caps, hold: side === 'A' ? null : (req.hold ?? null), ...lane });
+      const r = await runStage(
+        { ...ctx, solverDir: dirOf(side) },
+        lanes > 1 ? single : perf,
+        chunk,
+        {},
+        { session: `${session}:${side}`, caps: o.caps, hold: side === 'A' ? null : (req.hold ?? null), ...lane },
+      );
       done += r.results.length;
       req.onProgress?.(done, total, `${side === 'A' ? 'A' : path.basename(dirOf(side))} ran ${chunk.map((i) => i.name).join(', ')}`);
       return r.results;
@@ -233,7 +252,9 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     const [paired, rb] = [sp.map((p) => p.a), sp.map((p) => p.b)];
     const cmp = compareRuns(paired, rb, perf.timeoutS, { alpha: req.alpha, on: req.on, bandPct: req.bandPct, rankBy: req.config.evaluation.rank_by });
     const wall = compareRuns(paired, rb, perf.timeoutS, { alpha: req.alpha, on: 'wall' });
-    const race = policy ? raceDoc({ s, paired, rb, names, lookCtx, on: req.on, policy, entrants: keys.length, session: sessionOf(session, k, keys.length) }) : undefined;
+    const race = policy
+      ? raceDoc({ s, paired, rb, names, lookCtx, on: req.on, policy, entrants: keys.length, session: sessionOf(session, k, keys.length) })
+      : undefined;
     const doc: DuelDoc = {
       session: sessionOf(session, k, keys.length),
       purpose: req.purpose,
@@ -249,7 +270,19 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
       block: lanes > 1 ? 1 : slots,
       together: lanes > 1,
       pairs: sp.map((p) => ({ instance: p.a.instance, order: orderOf(p.order, side), a: brief(p.a), b: brief(p.b) })),
-      comparison: { par2A: cmp.par2A, par2B: cmp.par2B, diff: cmp.diff, ci95: cmp.ci95, p: cmp.test.p, n: cmp.common, verdict: cmp.verdict, level: cmp.level, band_pct: cmp.band_pct, wall_par2A: wall.par2A, wall_par2B: wall.par2B },
+      comparison: {
+        par2A: cmp.par2A,
+        par2B: cmp.par2B,
+        diff: cmp.diff,
+        ci95: cmp.ci95,
+        p: cmp.test.p,
+        n: cmp.common,
+        verdict: cmp.verdict,
+        level: cmp.level,
+        band_pct: cmp.band_pct,
+        wall_par2A: wall.par2A,
+        wall_par2B: wall.par2B,
+      },
       fatal: fatalOf('B', rb) ?? fatalOf('A', paired),
       ...(race ? { race } : {}),
       ...(!race && s.dropped ? { stopped: { after: s.dropped.after, of: order.length, reason: s.dropped.reason } } : {}),
@@ -257,7 +290,10 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     if (req.ws) await writeJsonAtomic(path.join(duelsDir(req.ws), `${doc.session}.json`), doc);
     // A race's survivor is audited as a perf stage is (a sample of its UNSAT answers with proofs): its
     // results become its perf measurement. One dropped can never be promoted; its answers decide nothing.
-    const audit = race?.outcome === 'survived' && !doc.fatal && plan.audit && auditOn(plan.audit) ? await auditStage({ ...ctx, solverDir: req.challengers[k]! }, perf, plan.audit, rb, instances) : undefined;
+    const audit =
+      race?.outcome === 'survived' && !doc.fatal && plan.audit && auditOn(plan.audit)
+        ? await auditStage({ ...ctx, solverDir: req.challengers[k]! }, perf, plan.audit, rb, instances)
+        : undefined;
     // A dropped challenger's answers decide nothing: the proofs its runs kept go now.
     if (req.hold && s.dropped) await releaseProofs({ runners }, req.hold, [perf.runner ?? 'local'], keptRuns(rb, req.hold));
     const checked = audit ? rb.map((r) => audit.checked.get(r.instance) ?? r) : rb;
@@ -289,14 +325,32 @@ const fatalOf = (side: 'A' | 'B', rs: readonly InstanceResult[]) => {
 };
 
 /** A challenger's race as its documents keep it. */
-function raceDoc(o: { s: SessionSide; paired: InstanceResult[]; rb: InstanceResult[]; names: readonly string[]; lookCtx: LookContext; on: TimeBasis; policy: RacePolicy; entrants: number; session: string }): RaceDoc {
+function raceDoc(o: {
+  s: SessionSide;
+  paired: InstanceResult[];
+  rb: InstanceResult[];
+  names: readonly string[];
+  lookCtx: LookContext;
+  on: TimeBasis;
+  policy: RacePolicy;
+  entrants: number;
+  session: string;
+}): RaceDoc {
   const { s } = o;
   const { timeoutS, of } = o.lookCtx;
   // CPU only where every run of the race has a CPU time (metrics.ts basisOf).
   const on = basisOf(o.on, [...o.paired, ...o.rb]);
   const byB = new Map(o.rb.map((r) => [r.instance, r]));
-  const pairs = o.paired.map((x) => ({ champion: par2Of(x, timeoutS, on), challenger: lowerBound(byB.get(x.instance)!, s.caps.get(x.instance) ?? timeoutS, timeoutS, on) }));
-  const call = raceCall(o.policy, o.names, o.lookCtx, o.paired.map((x) => ({ a: x, b: byB.get(x.instance)!, capS: s.caps.get(x.instance) ?? timeoutS })));
+  const pairs = o.paired.map((x) => ({
+    champion: par2Of(x, timeoutS, on),
+    challenger: lowerBound(byB.get(x.instance)!, s.caps.get(x.instance) ?? timeoutS, timeoutS, on),
+  }));
+  const call = raceCall(
+    o.policy,
+    o.names,
+    o.lookCtx,
+    o.paired.map((x) => ({ a: x, b: byB.get(x.instance)!, capS: s.caps.get(x.instance) ?? timeoutS })),
+  );
   const championS = pairs.reduce((t, p) => t + p.champion, 0);
   const challengerS = pairs.reduce((t, p) => t + p.challenger, 0);
   const stored = [...o.policy.reference.values()];
@@ -317,7 +371,9 @@ function raceDoc(o: { s: SessionSide; paired: InstanceResult[]; rb: InstanceResu
     champion_s: round(championS),
     estimated_par2: s.dropped && championS > 0 ? round((challengerS / championS) * storedPar2) : null,
     spent_s: round(o.rb.reduce((t, r) => t + timeOn(r, on), 0)),
-    reason: s.dropped ? s.dropped.reason : `ran all ${of} instances${s.rerun ? ` (${s.rerun} instance${s.rerun > 1 ? 's' : ''} run again in full by both, ${s.capped} of them capped for it)` : ''}: its pairs with the champion decide`,
+    reason: s.dropped
+      ? s.dropped.reason
+      : `ran all ${of} instances${s.rerun ? ` (${s.rerun} instance${s.rerun > 1 ? 's' : ''} run again in full by both, ${s.capped} of them capped for it)` : ''}: its pairs with the champion decide`,
   };
 }
 
@@ -328,17 +384,31 @@ export async function readDuels(ws: string): Promise<DuelDoc[]> {
   const names = await fs.readdir(duelsDir(ws)).catch(() => [] as string[]);
   const out: DuelDoc[] = [];
   for (const n of names.filter((x) => x.endsWith('.json')).sort()) {
-    const p = DuelDoc.safeParse(await fs.readFile(path.join(duelsDir(ws), n), 'utf8').then((t) => JSON.parse(t) as unknown).catch(() => undefined));
+    const p = DuelDoc.safeParse(
+      await fs
+        .readFile(path.join(duelsDir(ws), n), 'utf8')
+        .then((t) => JSON.parse(t) as unknown)
+        .catch(() => undefined),
+    );
     if (p.success) out.push(p.data);
   }
   return out.sort((x, y) => x.started_at.localeCompare(y.started_at));
 }
 
 /** The per-instance PAR-2 of a pair on a basis (for plots and tables). */
-export const pairTimes = (p: DuelPair, timeoutS: number, on: TimeBasis): [number, number] => [par2Of({ status: p.a.status === 'solved' ? 'solved' : 'timeout', time_s: p.a.time_s, cpu_s: p.a.cpu_s }, timeoutS, on), par2Of({ status: p.b.status === 'solved' ? 'solved' : 'timeout', time_s: p.b.time_s, cpu_s: p.b.cpu_s }, timeoutS, on)];
+export const pairTimes = (p: DuelPair, timeoutS: number, on: TimeBasis): [number, number] => [
+  par2Of({ status: p.a.status === 'solved' ? 'solved' : 'timeout', time_s: p.a.time_s, cpu_s: p.a.cpu_s }, timeoutS, on),
+  par2Of({ status: p.b.status === 'solved' ? 'solved' : 'timeout', time_s: p.b.time_s, cpu_s: p.b.cpu_s }, timeoutS, on),
+];
 
 /** A run as a pair keeps it, with its answer: the promotion audit (cycle/promotionAudit.ts) proof-checks the UNSAT answers a gain rests on. */
-const brief = (r: InstanceResult) => ({ status: r.status, time_s: r.time_s, cpu_s: r.cpu_s ?? null, answer: r.answer, ...(r.proof?.kept ? { run: r.proof.kept.run } : {}) });
+const brief = (r: InstanceResult) => ({
+  status: r.status,
+  time_s: r.time_s,
+  cpu_s: r.cpu_s ?? null,
+  answer: r.answer,
+  ...(r.proof?.kept ? { run: r.proof.kept.run } : {}),
+});
 
 /** The keys of the runs among `rs` that kept a proof in `hold`. */
 const keptRuns = (rs: readonly InstanceResult[], hold: string): string[] => rs.flatMap((r) => (r.proof?.kept?.hold === hold ? [r.proof.kept.run] : []));

@@ -30,10 +30,24 @@ export const MetricsDoc = z.object({
 });
 
 /** A compiler message parsed from the build log. */
-const DiagnosticDoc = z.object({ file: z.string().nullable(), line: z.number().nullable(), column: z.number().nullable(), severity: z.enum(['error', 'warning']), message: z.string() });
+const DiagnosticDoc = z.object({
+  file: z.string().nullable(),
+  line: z.number().nullable(),
+  column: z.number().nullable(),
+  severity: z.enum(['error', 'warning']),
+  message: z.string(),
+});
 
 /** A rule violation found by the comply gate. */
-const ViolationDoc = z.object({ rule: z.string(), check: z.string(), severity: z.enum(['error', 'warning']), file: z.string().nullable(), line: z.number().nullable(), message: z.string(), match: z.string().optional() });
+const ViolationDoc = z.object({
+  rule: z.string(),
+  check: z.string(),
+  severity: z.enum(['error', 'warning']),
+  file: z.string().nullable(),
+  line: z.number().nullable(),
+  message: z.string(),
+  match: z.string().optional(),
+});
 
 /** One UNSAT answer of perf whose proof was checked (eval/audit.ts): what the proof showed. */
 export const AuditedDoc = z.object({
@@ -108,7 +122,9 @@ export const PromotionAuditDoc = z.object({
   reused: z.number().int().nonnegative().optional(),
   instances: z.array(PromotionAuditedDoc),
   /** The held-out duel's much-faster UNSAT answers, checked after the held-out check passed (absent before it ran). */
-  held_out: z.object({ duel: z.string(), checked: z.number().int().nonnegative(), caught: z.number().int().nonnegative(), instances: z.array(PromotionAuditedDoc) }).optional(),
+  held_out: z
+    .object({ duel: z.string(), checked: z.number().int().nonnegative(), caught: z.number().int().nonnegative(), instances: z.array(PromotionAuditedDoc) })
+    .optional(),
 });
 export type PromotionAuditDoc = z.infer<typeof PromotionAuditDoc>;
 
@@ -169,15 +185,20 @@ export type EvalDoc = z.infer<typeof EvalDoc>;
 /** A stored document, validated; or why it cannot be used, in words a person can act on. */
 export function parseEvalDoc(raw: unknown): { ok: true; doc: EvalDoc } | { ok: false; reason: string } {
   const version = typeof raw === 'object' && raw !== null && 'version' in raw ? (raw as { version: unknown }).version : undefined;
-  if (typeof version === 'number' && version > EVAL_DOC_VERSION) return { ok: false, reason: `it was written by a newer SATLUTION (format ${version}; this one reads ${EVAL_DOC_VERSION})` };
+  if (typeof version === 'number' && version > EVAL_DOC_VERSION)
+    return { ok: false, reason: `it was written by a newer SATLUTION (format ${version}; this one reads ${EVAL_DOC_VERSION})` };
   const r = EvalDoc.safeParse(raw);
   if (r.success) return { ok: true, doc: r.data };
   const first = r.error.issues[0]!;
-  return { ok: false, reason: `${first.path.join('.') || 'the document'}: ${first.message}${r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more problem${r.error.issues.length > 2 ? 's' : ''})` : ''}` };
+  return {
+    ok: false,
+    reason: `${first.path.join('.') || 'the document'}: ${first.message}${r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more problem${r.error.issues.length > 2 ? 's' : ''})` : ''}`,
+  };
 }
 
 /** Whether the document measured the whole perf set: not a cheaper tier, not stopped by racing, not waiting for its race. */
-export const measuredInFull = (doc: EvalDoc): boolean => !doc.race_pending && (!doc.tier || doc.tier.reached === doc.tier.of) && doc.race?.outcome !== 'rejected early';
+export const measuredInFull = (doc: EvalDoc): boolean =>
+  !doc.race_pending && (!doc.tier || doc.tier.reached === doc.tier.of) && doc.race?.outcome !== 'rejected early';
 
 /** A passing candidate's PAR-2 for strategies that rank by it: the set's, or for one rejected by racing the race's extrapolated lower estimate; null when it failed. */
 export function rankingPar2(doc: EvalDoc | undefined): number | null {

@@ -151,7 +151,9 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
     gates.push({
       gate: 'comply',
       ok: errors.length === 0,
-      detail: errors.length ? `${errors.length} rule violation${errors.length > 1 ? 's' : ''}, first: ${at(errors[0]!)}` : `compliance ${(100 * c.score).toFixed(0)}% (${c.checksPassed}/${c.checksRun} checks${c.warnings ? `, ${c.warnings} warning${c.warnings > 1 ? 's' : ''}` : ''})`,
+      detail: errors.length
+        ? `${errors.length} rule violation${errors.length > 1 ? 's' : ''}, first: ${at(errors[0]!)}`
+        : `compliance ${(100 * c.score).toFixed(0)}% (${c.checksPassed}/${c.checksRun} checks${c.warnings ? `, ${c.warnings} warning${c.warnings > 1 ? 's' : ''}` : ''})`,
       failures: errors.slice(0, 20).map(at),
       compliance: c,
     });
@@ -176,7 +178,15 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
       const share = plan.fraction === undefined ? '' : ` (tier ${plan.tier ?? 1}: ${Math.round(100 * plan.fraction)}% of it)`;
       const none = `no instances in ${plan.shownDir ?? plan.dir}${share}: nothing to check`;
       const empty = vacuous(req, plan, none, 'add instances (or run `satlution generate`)');
-      gates.push({ gate: plan.gate, ok: empty.ok, detail: empty.detail ?? none, failures: [], results: [], plan, ...(empty.warning ? { warning: empty.warning } : {}) });
+      gates.push({
+        gate: plan.gate,
+        ok: empty.ok,
+        detail: empty.detail ?? none,
+        failures: [],
+        results: [],
+        plan,
+        ...(empty.warning ? { warning: empty.warning } : {}),
+      });
       if (!empty.ok) return { verdict: 'fail', gates };
       continue;
     }
@@ -187,18 +197,23 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
     const ran = await runStage(req, plan, instances, progress);
     const failing = ran.results.filter((r) => FAILS[plan.gate](r.status));
     // Only a stage that passed is audited: a failed one fails anyway. The answers it checked carry their proof's verdict from then on.
-    const audit = failing.length === 0 && !plan.checkProofs && auditOn(plan.audit) ? await auditStage(req, plan, plan.audit, ran.results, instances) : undefined;
+    const audit =
+      failing.length === 0 && !plan.checkProofs && auditOn(plan.audit) ? await auditStage(req, plan, plan.audit, ran.results, instances) : undefined;
     const out = audit ? { ...ran, results: ran.results.map((r) => audit.checked.get(r.instance) ?? r) } : ran;
     const metrics = computeMetrics(out.results, plan.timeoutS, await baselineResults(req, out.solverHash, new Set(instances.map((i) => i.name))));
     // A verify stage that passed without checking a single answer proved nothing.
     const why = failing.length === 0 && !audit?.failures.length ? uncheckedVerify(plan, out.results) : undefined;
-    const unchecked = why ? vacuous(req, plan, why, `add instances the solver solves within the verify timeout (${plan.timeoutS} s), or known answers in meta.csv`) : undefined;
+    const unchecked = why
+      ? vacuous(req, plan, why, `add instances the solver solves within the verify timeout (${plan.timeoutS} s), or known answers in meta.csv`)
+      : undefined;
     const ok = failing.length === 0 && !audit?.failures.length && (unchecked?.ok ?? true);
     const measured = `${metrics.solved}/${metrics.n} solved, PAR-2 ${metrics.par2.toFixed(2)} s`;
     gates.push({
       gate: plan.gate,
       ok,
-      detail: failing.length ? `${failing.length} of ${out.results.length} instances failed: ${failing[0]!.detail}` : (unchecked?.detail ?? (audit ? `${measured}; ${auditSummary(audit.doc)}` : measured)),
+      detail: failing.length
+        ? `${failing.length} of ${out.results.length} instances failed: ${failing[0]!.detail}`
+        : (unchecked?.detail ?? (audit ? `${measured}; ${auditSummary(audit.doc)}` : measured)),
       failures: [...failing.map((r) => `${r.status}: ${r.detail}`), ...(audit?.failures ?? [])].slice(0, 20),
       results: out.results,
       metrics,
@@ -215,9 +230,16 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
 
 /** Lines shown for a failed build: its compiler errors, else the end of its log (a build can fail with no error a compiler printed). */
 export function buildFailures(b: Pick<BuildResult, 'diagnostics' | 'log'>): string[] {
-  const errors = b.diagnostics.filter((d) => d.severity === 'error').slice(0, 20).map((d) => `${d.file ? `${d.file}:${d.line}: ` : ''}${d.message}`);
+  const errors = b.diagnostics
+    .filter((d) => d.severity === 'error')
+    .slice(0, 20)
+    .map((d) => `${d.file ? `${d.file}:${d.line}: ` : ''}${d.message}`);
   if (errors.length) return errors;
-  const tail = b.log.trimEnd().split('\n').filter((l) => l.trim()).slice(-BUILD_LOG_LINES);
+  const tail = b.log
+    .trimEnd()
+    .split('\n')
+    .filter((l) => l.trim())
+    .slice(-BUILD_LOG_LINES);
   return tail.length ? [`the end of the build's output:`, ...tail.map((l) => l.slice(0, 300))] : ['the build printed nothing'];
 }
 
@@ -240,7 +262,12 @@ const checkedAnswer = (r: InstanceResult): boolean => r.check.ok === true || (r.
 /** Why a verify stage checked no answer (every run timed out, or nothing it said could be checked); undefined when it checked one, or is not verify. */
 function uncheckedVerify(plan: StagePlan, results: readonly InstanceResult[]): string | undefined {
   if (plan.gate !== 'verify' || results.some(checkedAnswer)) return undefined;
-  const label: Partial<Record<RunStatus, string>> = { timeout: 'timed out', memout: 'ran out of memory', unknown: 'unknown', solved: 'answered with nothing to check it against' };
+  const label: Partial<Record<RunStatus, string>> = {
+    timeout: 'timed out',
+    memout: 'ran out of memory',
+    unknown: 'unknown',
+    solved: 'answered with nothing to check it against',
+  };
   const counts = new Map<string, number>();
   for (const r of results) counts.set(label[r.status] ?? r.status, (counts.get(label[r.status] ?? r.status) ?? 0) + 1);
   return `none of the ${results.length} answer${results.length === 1 ? '' : 's'} could be checked (${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')})`;
@@ -251,7 +278,13 @@ function uncheckedVerify(plan: StagePlan, results: readonly InstanceResult[]): s
  * racing's caps, a duel's session, a lane's CPU (null: not pinned) and where its proofs are kept
  * (`hold`: the request's by default; null: required, not kept) when given.
  */
-export function runStage(req: GateRequest, plan: StagePlan, instances: InstanceSpec[], progress: Pick<RunSetRequest, 'onResult' | 'onStatus'>, extra: { caps?: ReadonlyMap<string, number>; session?: string; cpu?: number | null; hold?: string | null } = {}): Promise<RunSetOutcome> {
+export function runStage(
+  req: GateRequest,
+  plan: StagePlan,
+  instances: InstanceSpec[],
+  progress: Pick<RunSetRequest, 'onResult' | 'onStatus'>,
+  extra: { caps?: ReadonlyMap<string, number>; session?: string; cpu?: number | null; hold?: string | null } = {},
+): Promise<RunSetOutcome> {
   const { caps, session, cpu } = extra;
   const hold = extra.hold !== undefined ? extra.hold : (req.hold ?? null);
   const { identityOf } = req;
@@ -288,7 +321,13 @@ export function runStage(req: GateRequest, plan: StagePlan, instances: InstanceS
  * The perf audit (audit.ts): the proofs that the sampled runs kept, checked where they ran (same runner
  * and drat-trim as verify); what each showed is recorded on its run. Progress goes out as status lines.
  */
-export function auditStage(req: GateRequest, plan: StagePlan, policy: AuditPolicy, results: InstanceResult[], instances: InstanceSpec[]): Promise<AuditOutcome> {
+export function auditStage(
+  req: GateRequest,
+  plan: StagePlan,
+  policy: AuditPolicy,
+  results: InstanceResult[],
+  instances: InstanceSpec[],
+): Promise<AuditOutcome> {
   const say = (m: string) => req.onStatus?.(plan.gate, `audit: ${m}`);
   return auditPerf({
     policy,
@@ -303,7 +342,10 @@ export function auditStage(req: GateRequest, plan: StagePlan, policy: AuditPolic
 }
 
 /** How a stage's kept proofs are checked: its runner, the request's drat-trim and limits. */
-export function proofContext(req: Pick<GateRequest, 'cache' | 'store' | 'runners' | 'scratchDir' | 'dratTrim' | 'checkerTimeoutS' | 'maxProofMb' | 'jobs' | 'signal' | 'onStatus'>, plan: StagePlan): KeptProofContext {
+export function proofContext(
+  req: Pick<GateRequest, 'cache' | 'store' | 'runners' | 'scratchDir' | 'dratTrim' | 'checkerTimeoutS' | 'maxProofMb' | 'jobs' | 'signal' | 'onStatus'>,
+  plan: StagePlan,
+): KeptProofContext {
   const runners = req.runners;
   return {
     cache: req.cache,

@@ -37,10 +37,12 @@ export const basisOf = (on: TimeBasis, runs: Iterable<{ cpu_s?: number | null }>
 };
 
 /** A run's time on a basis; CPU time falls back to wall time where it was not measured (no cgroup). */
-export const timeOn = (r: Pick<InstanceResult, 'time_s'> & { cpu_s?: number | null }, on: TimeBasis): number => (on === 'cpu' && r.cpu_s !== undefined && r.cpu_s !== null ? r.cpu_s : r.time_s);
+export const timeOn = (r: Pick<InstanceResult, 'time_s'> & { cpu_s?: number | null }, on: TimeBasis): number =>
+  on === 'cpu' && r.cpu_s !== undefined && r.cpu_s !== null ? r.cpu_s : r.time_s;
 
 /** The PAR-2 contribution of one run: its time if solved correctly, else twice the timeout (on wall time unless `on` says cpu). */
-export const par2Of = (r: Pick<InstanceResult, 'status' | 'time_s'> & { cpu_s?: number | null }, timeoutS: number, on: TimeBasis = 'wall'): number => (r.status === 'solved' ? timeOn(r, on) : 2 * timeoutS);
+export const par2Of = (r: Pick<InstanceResult, 'status' | 'time_s'> & { cpu_s?: number | null }, timeoutS: number, on: TimeBasis = 'wall'): number =>
+  r.status === 'solved' ? timeOn(r, on) : 2 * timeoutS;
 
 export function computeMetrics(results: InstanceResult[], timeoutS: number, baselines?: InstanceResult[][]): Metrics {
   const solved = results.filter((r) => r.status === 'solved');
@@ -57,7 +59,12 @@ export function computeMetrics(results: InstanceResult[], timeoutS: number, base
   const wrong = results.filter((r) => FATAL.has(r.status) && r.status !== 'crash').length;
   let unique: number | null = null;
   if (baselines && baselines.length) {
-    const solvedBy = new Set(baselines.flat().filter((r) => r.status === 'solved').map((r) => r.instance));
+    const solvedBy = new Set(
+      baselines
+        .flat()
+        .filter((r) => r.status === 'solved')
+        .map((r) => r.instance),
+    );
     unique = solved.filter((r) => !solvedBy.has(r.instance)).length;
   }
   return {

@@ -58,12 +58,16 @@ export interface ObjectiveTest {
  */
 export function objectiveTest(pairs: readonly TestPair[], rankBy: RankBy, resamples = 20000, seed = 1): ObjectiveTest {
   const n = pairs.length;
-  const l = logRatios(pairs.map((p) => p.a), pairs.map((p) => p.b));
+  const l = logRatios(
+    pairs.map((p) => p.a),
+    pairs.map((p) => p.b),
+  );
   const d = pairs.map((p) => p.b - p.a);
   const u = pairs.map((p) => (p.solvedB ? 0 : 1) - (p.solvedA ? 0 : 1));
   const cols = [l, d, ...(rankBy === 'solved-then-par2' ? [u] : [])].filter((c) => c.some((x) => x !== 0));
   const speedup_pct = n ? 100 * (1 - Math.exp(sum(l) / n)) : 0;
-  if (!n || !cols.length) return { rank_by: rankBy, p: 1, p_worse: 1, log_ratio_p: 1, par2_p: 1, solved_p: u.some((x) => x !== 0) ? 1 : null, speedup_pct, method: 'exact' };
+  if (!n || !cols.length)
+    return { rank_by: rankBy, p: 1, p_worse: 1, log_ratio_p: 1, par2_p: 1, solved_p: u.some((x) => x !== 0) ? 1 : null, speedup_pct, method: 'exact' };
   const scale = cols.map((c) => 1 / Math.sqrt(sum(c.map((x) => x * x))));
   const obs = cols.map((c, j) => sum(c) * scale[j]!);
   // Standardised sums within a rounding error of the observed ones count as reaching them (ties favour no verdict).
@@ -102,7 +106,20 @@ export function objectiveTest(pairs: readonly TestPair[], rankBy: RankBy, resamp
     method = 'sampled';
   }
   const part = (c: number[]) => (cols.includes(c) ? share(reach.parts[cols.indexOf(c)]!) : 1);
-  return { rank_by: rankBy, p: share(reach.better), p_worse: share(reach.worse), log_ratio_p: part(l), par2_p: part(d), solved_p: u.some((x) => x !== 0) ? (rankBy === 'solved-then-par2' ? part(u) : binomialTail(u.filter((x) => x !== 0).length, u.filter((x) => x < 0).length)) : null, speedup_pct, method };
+  return {
+    rank_by: rankBy,
+    p: share(reach.better),
+    p_worse: share(reach.worse),
+    log_ratio_p: part(l),
+    par2_p: part(d),
+    solved_p: u.some((x) => x !== 0)
+      ? rankBy === 'solved-then-par2'
+        ? part(u)
+        : binomialTail(u.filter((x) => x !== 0).length, u.filter((x) => x < 0).length)
+      : null,
+    speedup_pct,
+    method,
+  };
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);

@@ -82,12 +82,19 @@ export function passChance(seen: readonly (LookPair & { timeout: boolean })[], r
   // Per slope on its grid: sums over the rest of r e^(b x), r^2 e^(2 b x) and r^2 e^(b x).
   const slopes = [-2, -1, 0, 1, 2].map((g) => slope + g * slopeSd);
   const slopeWeights = [-2, -1, 0, 1, 2].map((g) => Math.exp(-(g * g) / 2));
-  const sums = slopes.map((b) => ({ b, s1: sum(restS.map((r, i) => r * Math.exp(b * rx[i]!))), s2: sum(restS.map((r, i) => r * r * Math.exp(2 * b * rx[i]!))), s3: sum(restS.map((r, i) => r * r * Math.exp(b * rx[i]!))) }));
+  const sums = slopes.map((b) => ({
+    b,
+    s1: sum(restS.map((r, i) => r * Math.exp(b * rx[i]!))),
+    s2: sum(restS.map((r, i) => r * r * Math.exp(2 * b * rx[i]!))),
+    s3: sum(restS.map((r, i) => r * r * Math.exp(b * rx[i]!))),
+  }));
   // The timeout stratum: how many of its instances the challenger solved, and what a solved one was worth.
   const tSeen = seen.filter((p) => p.timeout);
   const solvedT = tSeen.filter((p) => p.solvedB);
   const mT = rest.length - m;
-  const worth = solvedT.length ? { l: sum(solvedT.map(log)) / solvedT.length, d: sum(solvedT.map((p) => p.b - p.a)) / solvedT.length } : { l: Math.log(SOLVED_AT / 2), d: -(2 - SOLVED_AT) * timeoutS };
+  const worth = solvedT.length
+    ? { l: sum(solvedT.map(log)) / solvedT.length, d: sum(solvedT.map((p) => p.b - p.a)) / solvedT.length }
+    : { l: Math.log(SOLVED_AT / 2), d: -(2 - SOLVED_AT) * timeoutS };
   const restA = R + mT * 2 * timeoutS;
   const js = betaBinomial(mT, 0.5 + solvedT.length, 0.5 + tSeen.length - solvedT.length);
   // The solved stratum's mean on a grid over its posterior (normal), weights from the normal density.
@@ -99,28 +106,28 @@ export function passChance(seen: readonly (LookPair & { timeout: boolean })[], r
   for (const [j, pj] of js) {
     let given = 0;
     for (const [bi, { b, s1, s2, s3 }] of sums.entries())
-    for (const [gi, g] of grid.entries()) {
-      const mu = mean + g * (k ? meanSd : 1);
-      // Given the line: the rest of the solved stratum's sums, normal; the timeout stratum's, fixed by j.
-      const lSum = L + m * mu + b * X1 + j * worth.l;
-      const lVar = m * v;
-      const qL = QL + m * (mu * mu + v) + 2 * mu * b * X1 + b * b * X2 + j * worth.l ** 2;
-      const dSum = D + Math.exp(mu + v / 2) * s1 - R + j * worth.d;
-      const dVar = Math.exp(2 * mu + v) * (Math.exp(v) - 1) * s2;
-      const qD = QD + Math.exp(2 * mu + 2 * v) * s2 - 2 * Math.exp(mu + v / 2) * s3 + R2 + j * worth.d ** 2;
-      const below = (sumMean: number, variance: number, bound: number) => normalCdf((bound - sumMean) / Math.sqrt(Math.max(variance, 1e-12)));
-      // The max-T test passes when either part reaches the level (each part's own critical value: an optimistic one).
-      const test = Math.min(1, below(lSum, lVar, z * Math.sqrt(qL)) + below(dSum, dVar, z * Math.sqrt(qD)));
-      const margin = below(dSum, dVar, -(t.marginPct / 100) * (A + restA));
-      let p: number;
-      if (t.rankBy === 'solved-then-par2') {
-        // Solving more is a third part, and needs no margin (its sign test's normal approximation).
-        const [disc, more] = [onlyA + onlyB + j, onlyB + j - onlyA];
-        const bySolved = more > 0 && more / Math.sqrt(disc) >= -z ? 1 : 0;
-        p = Math.min(1, bySolved + Math.min(test, margin));
-      } else p = Math.min(test, margin);
-      given += slopeWeights[bi]! * weights[gi]! * p;
-    }
+      for (const [gi, g] of grid.entries()) {
+        const mu = mean + g * (k ? meanSd : 1);
+        // Given the line: the rest of the solved stratum's sums, normal; the timeout stratum's, fixed by j.
+        const lSum = L + m * mu + b * X1 + j * worth.l;
+        const lVar = m * v;
+        const qL = QL + m * (mu * mu + v) + 2 * mu * b * X1 + b * b * X2 + j * worth.l ** 2;
+        const dSum = D + Math.exp(mu + v / 2) * s1 - R + j * worth.d;
+        const dVar = Math.exp(2 * mu + v) * (Math.exp(v) - 1) * s2;
+        const qD = QD + Math.exp(2 * mu + 2 * v) * s2 - 2 * Math.exp(mu + v / 2) * s3 + R2 + j * worth.d ** 2;
+        const below = (sumMean: number, variance: number, bound: number) => normalCdf((bound - sumMean) / Math.sqrt(Math.max(variance, 1e-12)));
+        // The max-T test passes when either part reaches the level (each part's own critical value: an optimistic one).
+        const test = Math.min(1, below(lSum, lVar, z * Math.sqrt(qL)) + below(dSum, dVar, z * Math.sqrt(qD)));
+        const margin = below(dSum, dVar, -(t.marginPct / 100) * (A + restA));
+        let p: number;
+        if (t.rankBy === 'solved-then-par2') {
+          // Solving more is a third part, and needs no margin (its sign test's normal approximation).
+          const [disc, more] = [onlyA + onlyB + j, onlyB + j - onlyA];
+          const bySolved = more > 0 && more / Math.sqrt(disc) >= -z ? 1 : 0;
+          p = Math.min(1, bySolved + Math.min(test, margin));
+        } else p = Math.min(test, margin);
+        given += slopeWeights[bi]! * weights[gi]! * p;
+      }
     chance += pj * (given / wsum);
   }
   return Math.min(1, chance);
@@ -143,7 +150,10 @@ const logChoose = (n: number, k: number) => logGamma(n + 1) - logGamma(k + 1) - 
 
 /** log Gamma(x) for x > 0 (Lanczos, g = 7; relative error under 1e-13). */
 function logGamma(x: number): number {
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  const c = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012,
+    9.9843695780195716e-6, 1.5056327351493116e-7,
+  ];
   if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
   const y = x - 1;
   let s = c[0]!;

@@ -65,7 +65,25 @@ export function planStages(config: Config, base: string, o: PlanOverrides = {}):
 }
 
 /** The parts of a gate request that come from the config and the workspace. */
-export function gateContext(config: Config, workspaceDir: string | undefined, dratTrimFlag?: string): Pick<GateRequest, 'buildTimeoutS' | 'buildIsolation' | 'cache' | 'store' | 'maxProofMb' | 'maxOutputMb' | 'checkerTimeoutS' | 'scratchDir' | 'dratTrim' | 'baselineDirs' | 'logDir' | 'vacuousGates'> {
+export function gateContext(
+  config: Config,
+  workspaceDir: string | undefined,
+  dratTrimFlag?: string,
+): Pick<
+  GateRequest,
+  | 'buildTimeoutS'
+  | 'buildIsolation'
+  | 'cache'
+  | 'store'
+  | 'maxProofMb'
+  | 'maxOutputMb'
+  | 'checkerTimeoutS'
+  | 'scratchDir'
+  | 'dratTrim'
+  | 'baselineDirs'
+  | 'logDir'
+  | 'vacuousGates'
+> {
   const stateDir = workspaceDir ? path.join(workspaceDir, STATE_DIR) : path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'satlution');
   const dratTrim = findDratTrim(dratTrimFlag, config.evaluation.drat_trim);
   return {
@@ -86,8 +104,19 @@ export function gateContext(config: Config, workspaceDir: string | undefined, dr
 }
 
 /** The compliance gate for a solver directory inside a workspace with a rulebase, and its protected paths asked again after the build (else neither). */
-export async function complianceGate(config: Config, workspaceDir: string | undefined, solverDir: string): Promise<Pick<GateRequest, 'comply' | 'protectedAfterBuild'>> {
-  if (!workspaceDir || !(await fs.stat(path.join(workspaceDir, RULES_DIR)).then((s) => s.isDirectory(), () => false))) return {};
+export async function complianceGate(
+  config: Config,
+  workspaceDir: string | undefined,
+  solverDir: string,
+): Promise<Pick<GateRequest, 'comply' | 'protectedAfterBuild'>> {
+  if (
+    !workspaceDir ||
+    !(await fs.stat(path.join(workspaceDir, RULES_DIR)).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  )
+    return {};
   return { comply: () => checkCandidate(workspaceDir, config, solverDir), protectedAfterBuild: () => protectedAfterBuild(workspaceDir, config, solverDir) };
 }
 
@@ -104,7 +133,15 @@ function ranUnconfined(gates: readonly GateReport[], build: IsolationMode): bool
 }
 
 /** The evaluation document of a run of the gates. */
-export function evalDoc(o: { solverDir: string; runner: string; verdict: 'pass' | 'fail'; gates: GateReport[]; stages: StagePlan[]; tier?: { reached: number; of: number }; buildIsolation?: IsolationMode }): EvalDoc {
+export function evalDoc(o: {
+  solverDir: string;
+  runner: string;
+  verdict: 'pass' | 'fail';
+  gates: GateReport[];
+  stages: StagePlan[];
+  tier?: { reached: number; of: number };
+  buildIsolation?: IsolationMode;
+}): EvalDoc {
   const last = [...o.gates].reverse().find((g) => g.results);
   const fallback = o.stages[o.stages.length - 1];
   return {
@@ -128,7 +165,9 @@ export function evalDoc(o: { solverDir: string; runner: string; verdict: 'pass' 
       failures: g.failures,
       ...(g.metrics ? { metrics: g.metrics } : {}),
       ...(g.diagnostics?.length ? { diagnostics: g.diagnostics } : {}),
-      ...(g.compliance ? { compliance: { score: g.compliance.score, errors: g.compliance.errors, warnings: g.compliance.warnings, violations: g.compliance.violations } } : {}),
+      ...(g.compliance
+        ? { compliance: { score: g.compliance.score, errors: g.compliance.errors, warnings: g.compliance.warnings, violations: g.compliance.violations } }
+        : {}),
       ...(g.reused !== undefined ? { reused: g.reused } : {}),
       ...(g.audit ? { audit: g.audit } : {}),
       ...(g.warning ? { warning: g.warning } : {}),

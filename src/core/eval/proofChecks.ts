@@ -25,14 +25,26 @@ export function runnerOf(ctx: Pick<KeptProofContext, 'runners' | 'scratchDir'>, 
 }
 
 /** A result whose run kept no proof for this check: it stands unproved (check `ok` null), saying why. */
-const unkept = (r: InstanceResult): InstanceResult => ({ ...r, check: { kind: 'drat', ok: null, time_s: 0, detail: r.proof ? 'the proof its run wrote was not kept for the audits' : 'its run wrote no proof that was kept' } });
+const unkept = (r: InstanceResult): InstanceResult => ({
+  ...r,
+  check: {
+    kind: 'drat',
+    ok: null,
+    time_s: 0,
+    detail: r.proof ? 'the proof its run wrote was not kept for the audits' : 'its run wrote no proof that was kept',
+  },
+});
 
 /**
  * Checks the kept proof of each result (UNSAT answers of measured runs) and returns each result as its
  * proof judges it, by instance name: verified (check ok), a lie (invalid_proof), or unproved (check ok
  * null: not checked in time, or no proof kept). Each verdict is recorded on its run in the store.
  */
-export async function checkKeptProofs(ctx: KeptProofContext, results: readonly InstanceResult[], instances: readonly InstanceSpec[]): Promise<Map<string, InstanceResult>> {
+export async function checkKeptProofs(
+  ctx: KeptProofContext,
+  results: readonly InstanceResult[],
+  instances: readonly InstanceSpec[],
+): Promise<Map<string, InstanceResult>> {
   const out = new Map<string, InstanceResult>();
   const files = new Map(instances.map((i) => [i.name, i.file]));
   const groups = new Map<string, { runner: string; hold: string; tasks: ProofTask[] }>();
@@ -52,20 +64,22 @@ export async function checkKeptProofs(ctx: KeptProofContext, results: readonly I
   await ctx.cache.save();
   for (const g of groups.values()) {
     const { cache: _c, store: _s, runners: _r, scratchDir: _d, ...batch } = ctx;
-    await runnerOf(ctx, g.runner).checkKept(
-      { ...batch, hold: g.hold, tasks: g.tasks },
-      async (task, judged) => {
-        await ctx.store.settle(task.key, judged);
-        out.set(task.name, judged);
-      },
-    );
+    await runnerOf(ctx, g.runner).checkKept({ ...batch, hold: g.hold, tasks: g.tasks }, async (task, judged) => {
+      await ctx.store.settle(task.key, judged);
+      out.set(task.name, judged);
+    });
   }
   ctx.signal?.throwIfAborted();
   return out;
 }
 
 /** Releases `hold` on every runner named (best effort: a host that cannot be reached keeps its copy until its own sweep), saying what failed. */
-export async function releaseProofs(ctx: Pick<KeptProofContext, 'runners' | 'scratchDir'>, hold: string, runnerNames: readonly string[], keys?: readonly string[]): Promise<string[]> {
+export async function releaseProofs(
+  ctx: Pick<KeptProofContext, 'runners' | 'scratchDir'>,
+  hold: string,
+  runnerNames: readonly string[],
+  keys?: readonly string[],
+): Promise<string[]> {
   const errors: string[] = [];
   for (const name of new Set(runnerNames)) {
     try {

@@ -86,16 +86,19 @@ export function raceOrder<T extends { name: string; family?: string | null }>(in
   const w = (n: string) => reference.get(n) ?? Infinity;
   const families = new Map<string, T[]>();
   for (const i of instances) families.set(i.family ?? '', [...(families.get(i.family ?? '') ?? []), i]);
-  const within = [...families.entries()].sort(([a, x], [b, y]) => y.length - x.length || a.localeCompare(b)).map(([, members]) => {
-    const sorted = [...members].sort((a, b) => w(b.name) - w(a.name) || a.name.localeCompare(b.name));
-    return [...crossSection(sorted.filter((i) => !reference.has(i.name))), ...crossSection(sorted.filter((i) => reference.has(i.name)))];
-  });
+  const within = [...families.entries()]
+    .sort(([a, x], [b, y]) => y.length - x.length || a.localeCompare(b))
+    .map(([, members]) => {
+      const sorted = [...members].sort((a, b) => w(b.name) - w(a.name) || a.name.localeCompare(b.name));
+      return [...crossSection(sorted.filter((i) => !reference.has(i.name))), ...crossSection(sorted.filter((i) => reference.has(i.name)))];
+    });
   // Interleave: next from the family that has had the smallest share of its members so far (ties: the larger family).
   const taken = within.map(() => 0);
   const out: T[] = [];
   while (out.length < instances.length) {
     let pick = -1;
-    for (let f = 0; f < within.length; f++) if (taken[f]! < within[f]!.length && (pick < 0 || taken[f]! / within[f]!.length < taken[pick]! / within[pick]!.length)) pick = f;
+    for (let f = 0; f < within.length; f++)
+      if (taken[f]! < within[f]!.length && (pick < 0 || taken[f]! / within[f]!.length < taken[pick]! / within[pick]!.length)) pick = f;
     out.push(within[pick]![taken[pick]!++]!);
   }
   return out;
@@ -179,13 +182,25 @@ export function futility(seen: readonly SeenPair[], rest: readonly number[], o: 
   const drop = chance < DROP_BELOW;
   const way = speedupPct >= 0 ? `${speedupPct.toFixed(1)}% faster` : `${(-speedupPct).toFixed(1)}% slower`;
   const timeouts = seen.filter((p) => p.timeout);
-  const solved = timeouts.length ? `, it solved ${timeouts.filter((p) => p.solvedB).length} of the ${timeouts.length} it ran that the champion's measurement did not solve,` : '';
-  return { drop, speedupPct, chance, reason: drop ? `it cannot pass the promotion test: after ${n} of ${o.of} instances it is ${way} than the champion (geometric mean of the time ratios, same session)${solved} and its chance to pass at the end of the set is ${pctText(chance)} (the race drops under ${pctText(DROP_BELOW)})` : '' };
+  const solved = timeouts.length
+    ? `, it solved ${timeouts.filter((p) => p.solvedB).length} of the ${timeouts.length} it ran that the champion's measurement did not solve,`
+    : '';
+  return {
+    drop,
+    speedupPct,
+    chance,
+    reason: drop
+      ? `it cannot pass the promotion test: after ${n} of ${o.of} instances it is ${way} than the champion (geometric mean of the time ratios, same session)${solved} and its chance to pass at the end of the set is ${pctText(chance)} (the race drops under ${pctText(DROP_BELOW)})`
+      : '',
+  };
 }
 
 /** The pairs' log time ratios (challenger over champion): their count, mean, sum of squared deviations, and the mean as a speed-up, percent. */
 function ratioStats(pairs: readonly { champion: number; challenger: number }[]): { n: number; mean: number; spread: number; speedupPct: number } {
-  const r = logRatios(pairs.map((p) => p.champion), pairs.map((p) => p.challenger));
+  const r = logRatios(
+    pairs.map((p) => p.champion),
+    pairs.map((p) => p.challenger),
+  );
   const n = r.length;
   const mean = n ? r.reduce((s, x) => s + x, 0) / n : 0;
   return { n, mean, spread: r.reduce((s, x) => s + (x - mean) ** 2, 0), speedupPct: 100 * (1 - Math.exp(mean)) };
@@ -204,7 +219,10 @@ export const INTERVAL_LEVEL = 0.005;
  * of it at 1 - 2 * INTERVAL_LEVEL (each end one-sided at 1 - INTERVAL_LEVEL), percent; no interval
  * before `minInstances` pairs (at least two). The interval of the mean log time ratio, turned into speed-ups.
  */
-export function speedupInterval(pairs: readonly { champion: number; challenger: number }[], minInstances: number): { n: number; speedupPct: number; lowerPct: number | null; upperPct: number | null } {
+export function speedupInterval(
+  pairs: readonly { champion: number; challenger: number }[],
+  minInstances: number,
+): { n: number; speedupPct: number; lowerPct: number | null; upperPct: number | null } {
   const { n, mean, spread, speedupPct } = ratioStats(pairs);
   if (n < Math.max(2, minInstances)) return { n, speedupPct, lowerPct: null, upperPct: null };
   const sd = Math.sqrt(spread / (n - 1));
@@ -220,22 +238,42 @@ export function tQuantile(p: number, df: number): number {
   const z5 = z ** 5;
   const z7 = z ** 7;
   const z9 = z ** 9;
-  return z + (z3 + z) / (4 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96 * df ** 2) + (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * df ** 3) + (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / (92160 * df ** 4);
+  return (
+    z +
+    (z3 + z) / (4 * df) +
+    (5 * z5 + 16 * z3 + 3 * z) / (96 * df ** 2) +
+    (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * df ** 3) +
+    (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / (92160 * df ** 4)
+  );
 }
 
 /** The basis a look judges on: CPU only where every run of its pairs has a CPU time (metrics.ts basisOf). */
-const pairsBasis = (on: TimeBasis, pairs: readonly { a: InstanceResult; b: InstanceResult }[]): TimeBasis => basisOf(on, pairs.flatMap((p) => [p.a, p.b]));
+const pairsBasis = (on: TimeBasis, pairs: readonly { a: InstanceResult; b: InstanceResult }[]): TimeBasis =>
+  basisOf(
+    on,
+    pairs.flatMap((p) => [p.a, p.b]),
+  );
 
 /** A session's pairs as the tests see them on `on`: a capped run at its cap (the least it can take), and counted as solved (the most it can do). */
 function testPairs(pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[], timeoutS: number, on: TimeBasis): TestPair[] {
   return pairs.map((p) => {
     const capped = p.b.status === 'timeout' && p.capS < timeoutS;
-    return { a: par2Of(p.a, timeoutS, on), b: lowerBound(p.b, p.capS, timeoutS, on), solvedA: p.a.status === 'solved', solvedB: p.b.status === 'solved' || capped };
+    return {
+      a: par2Of(p.a, timeoutS, on),
+      b: lowerBound(p.b, p.capS, timeoutS, on),
+      solvedA: p.a.status === 'solved',
+      solvedB: p.b.status === 'solved' || capped,
+    };
   });
 }
 
 /** A race's look at a challenger's pairs (with the names of their instances), for the session (raceRuns.ts) and the race's record (duel.ts). */
-export function raceCall(policy: RacePolicy, order: readonly string[], ctx: LookContext, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]): FutilityCall {
+export function raceCall(
+  policy: RacePolicy,
+  order: readonly string[],
+  ctx: LookContext,
+  pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[],
+): FutilityCall {
   const on = pairsBasis(policy.on, pairs);
   const seenNames = new Set(pairs.map((p) => p.a.instance));
   const tp = testPairs(pairs, ctx.timeoutS, on);
@@ -247,7 +285,11 @@ export function raceCall(policy: RacePolicy, order: readonly string[], ctx: Look
 }
 
 /** The session's look (raceRuns.ts) for a race: drop a challenger when futility says so, judged on its pairs' PAR-2 times (capped runs at their cap). */
-export function raceLook(policy: RacePolicy, order: readonly string[], ctx: LookContext): (side: string, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined {
+export function raceLook(
+  policy: RacePolicy,
+  order: readonly string[],
+  ctx: LookContext,
+): (side: string, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined {
   return (_side, pairs) => {
     const call = raceCall(policy, order, ctx, pairs);
     return call.drop ? call.reason : undefined;
@@ -259,7 +301,12 @@ export function raceLook(policy: RacePolicy, order: readonly string[], ctx: Look
  * with each capped run counted at its cap and as solved (the best it could have done), the promotion
  * test does not reach `level`; its capped runs need not run again then.
  */
-export function raceSettle(policy: RacePolicy, timeoutS: number, level: number, rankBy: RankBy): (side: string, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined {
+export function raceSettle(
+  policy: RacePolicy,
+  timeoutS: number,
+  level: number,
+  rankBy: RankBy,
+): (side: string, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined {
   return (_side, pairs) => {
     const tp = testPairs(pairs, timeoutS, pairsBasis(policy.on, pairs));
     const capped = pairs.filter((p) => p.b.status === 'timeout' && p.capS < timeoutS).length;
@@ -301,25 +348,60 @@ export interface HeldOutCall {
  * vetoed in at most HELD_OUT_VETO of checks, whatever its gain on the perf set.
  */
 export function heldOutCall(pairs: readonly TestPair[], of: number, minInstances: number, rankBy: RankBy): HeldOutCall {
-  const { n, speedupPct, lowerPct: lo } = speedupInterval(pairs.map((p) => ({ champion: p.a, challenger: p.b })), minInstances);
+  const {
+    n,
+    speedupPct,
+    lowerPct: lo,
+  } = speedupInterval(
+    pairs.map((p) => ({ champion: p.a, challenger: p.b })),
+    minInstances,
+  );
   if (n < Math.max(2, minInstances)) return { stop: false, slower: undefined, speedupPct, reason: '' };
   const conf = `${(100 * (1 - INTERVAL_LEVEL)).toFixed(1)}%`;
-  if (lo !== null && lo > 0) return { stop: true, slower: false, speedupPct, reason: `after ${n} of ${of} instances ${speedupPct.toFixed(1)}% faster (geometric mean), at least ${lo.toFixed(1)}% at ${conf} confidence` };
+  if (lo !== null && lo > 0)
+    return {
+      stop: true,
+      slower: false,
+      speedupPct,
+      reason: `after ${n} of ${of} instances ${speedupPct.toFixed(1)}% faster (geometric mean), at least ${lo.toFixed(1)}% at ${conf} confidence`,
+    };
   const perLook = HELD_OUT_VETO / Math.max(1, of - Math.max(2, minInstances) + 1);
   const worse = objectiveTest(pairs, rankBy).p_worse;
   const way = speedupPct >= 0 ? `${speedupPct.toFixed(1)}% faster` : `${(-speedupPct).toFixed(1)}% slower`;
-  if (worse < perLook) return { stop: true, slower: true, speedupPct, reason: `after ${n} of ${of} instances worse than the champion there (${way} as a geometric mean; the test of worse ${rankBy === 'par2' ? 'in PAR-2 or instance by instance' : 'in solved instances, PAR-2 or instance by instance'} gives p = ${worse.toPrecision(2)}, under the ${perLook.toPrecision(2)} each look may veto at)` };
-  return { stop: false, slower: undefined, speedupPct, reason: `after ${n} of ${of} instances not shown worse than the champion there (${way} as a geometric mean; the test of worse gives p = ${worse.toPrecision(2)}, a veto needs under ${perLook.toPrecision(2)})` };
+  if (worse < perLook)
+    return {
+      stop: true,
+      slower: true,
+      speedupPct,
+      reason: `after ${n} of ${of} instances worse than the champion there (${way} as a geometric mean; the test of worse ${rankBy === 'par2' ? 'in PAR-2 or instance by instance' : 'in solved instances, PAR-2 or instance by instance'} gives p = ${worse.toPrecision(2)}, under the ${perLook.toPrecision(2)} each look may veto at)`,
+    };
+  return {
+    stop: false,
+    slower: undefined,
+    speedupPct,
+    reason: `after ${n} of ${of} instances not shown worse than the champion there (${way} as a geometric mean; the test of worse gives p = ${worse.toPrecision(2)}, a veto needs under ${perLook.toPrecision(2)})`,
+  };
 }
 
 /** A session pair's runs as the tests see them on `on` (complete runs: no caps). */
 export const heldOutPairs = (pairs: readonly { a: InstanceResult; b: InstanceResult }[], timeoutS: number, on: TimeBasis): TestPair[] => {
   const basis = pairsBasis(on, pairs);
-  return pairs.map((p) => ({ a: par2Of(p.a, timeoutS, basis), b: par2Of(p.b, timeoutS, basis), solvedA: p.a.status === 'solved', solvedB: p.b.status === 'solved' }));
+  return pairs.map((p) => ({
+    a: par2Of(p.a, timeoutS, basis),
+    b: par2Of(p.b, timeoutS, basis),
+    solvedA: p.a.status === 'solved',
+    solvedB: p.b.status === 'solved',
+  }));
 };
 
 /** The held-out check as a duel's stop rule (duel.ts stopWhen): stop the session once heldOutCall can tell. */
-export function heldOutLook(of: number, timeoutS: number, on: TimeBasis, minInstances: number, rankBy: RankBy): (pairs: readonly { a: InstanceResult; b: InstanceResult }[]) => string | undefined {
+export function heldOutLook(
+  of: number,
+  timeoutS: number,
+  on: TimeBasis,
+  minInstances: number,
+  rankBy: RankBy,
+): (pairs: readonly { a: InstanceResult; b: InstanceResult }[]) => string | undefined {
   return (pairs) => {
     const call = heldOutCall(heldOutPairs(pairs, timeoutS, on), of, minInstances, rankBy);
     return call.stop ? call.reason : undefined;

@@ -21,17 +21,29 @@ export function withRace(doc: EvalDoc, o: { results: InstanceResult[]; race: Rac
     if (!audit?.failures.length) return { ...doc, race };
     const last = doc.gates.map((g) => g.gate).lastIndexOf('perf');
     const why = `side by side with the champion, ${auditSummary(audit.doc)}`;
-    return { ...doc, race, verdict: 'fail', gates: doc.gates.map((g, k) => (k === last ? { ...g, ok: false, detail: why, failures: [...audit.failures, ...g.failures].slice(0, 20) } : g)) };
+    return {
+      ...doc,
+      race,
+      verdict: 'fail',
+      gates: doc.gates.map((g, k) => (k === last ? { ...g, ok: false, detail: why, failures: [...audit.failures, ...g.failures].slice(0, 20) } : g)),
+    };
   }
   const failing = results.filter((r) => FATAL.has(r.status));
   const metrics = computeMetrics(results, plan.timeoutS);
   const ok = failing.length === 0 && !audit?.failures.length;
   // A challenger dropped early ran part of the set: its PAR-2 there is not a measurement of the set.
-  const measured = race.outcome === 'rejected early' ? `rejected early after ${race.ran} of ${race.of} instances (${race.capped} capped): ${race.reason}` : `${metrics.solved}/${metrics.n} solved, PAR-2 ${metrics.par2.toFixed(2)} s, side by side with the champion`;
+  const measured =
+    race.outcome === 'rejected early'
+      ? `rejected early after ${race.ran} of ${race.of} instances (${race.capped} capped): ${race.reason}`
+      : `${metrics.solved}/${metrics.n} solved, PAR-2 ${metrics.par2.toFixed(2)} s, side by side with the champion`;
   const gate: GateDoc = {
     gate: 'perf',
     ok,
-    detail: failing.length ? `${failing.length} of ${results.length} instances failed: ${failing[0]!.detail}` : audit ? `${measured}; ${auditSummary(audit.doc)}` : measured,
+    detail: failing.length
+      ? `${failing.length} of ${results.length} instances failed: ${failing[0]!.detail}`
+      : audit
+        ? `${measured}; ${auditSummary(audit.doc)}`
+        : measured,
     failures: [...failing.map((r) => `${r.status}: ${r.detail}`), ...(audit?.failures ?? [])].slice(0, 20),
     metrics,
     ...(audit ? { audit: audit.doc } : {}),

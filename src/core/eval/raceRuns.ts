@@ -82,7 +82,8 @@ export async function runSession(req: SessionRequest): Promise<SessionOutcome> {
   // dropped at are spent for nothing, and a lane held up by one long instance would let the other run on.
   const ahead = 2 * Math.max(1, req.lanes);
   let waiters: (() => void)[] = [];
-  const caughtUp = (j: number): Promise<void> => (j < prefix + ahead || !req.look || !alive().length ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve)).then(() => caughtUp(j)));
+  const caughtUp = (j: number): Promise<void> =>
+    j < prefix + ahead || !req.look || !alive().length ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve)).then(() => caughtUp(j));
   const capsOf = (side: Side, chunk: readonly InstanceSpec[]) => {
     const caps = new Map<string, number>();
     if (side === 'A') return caps;
@@ -149,7 +150,11 @@ export async function runSession(req: SessionRequest): Promise<SessionOutcome> {
     const block = Math.max(1, req.block);
     for (let k = 0, at = 0; at < order.length; k++, at += block) {
       if (req.challengers.length && !alive().length) break;
-      await runChunk(Array.from({ length: Math.min(block, order.length - at) }, (_, d) => at + d), k, undefined);
+      await runChunk(
+        Array.from({ length: Math.min(block, order.length - at) }, (_, d) => at + d),
+        k,
+        undefined,
+      );
     }
   }
   // A survivor's capped instances, and those where A went past its cap, again in full for both sides.
@@ -190,7 +195,11 @@ export async function runSession(req: SessionRequest): Promise<SessionOutcome> {
 }
 
 /** A B side's pairs after the session, in the order: A's run of each instance it ran (the fresh one where both ran it again), its own, and the order they ran in. */
-export function sidePairs(out: SessionOutcome, side: Side, order: readonly InstanceSpec[]): { a: InstanceResult; b: InstanceResult; order: Side[] | undefined }[] {
+export function sidePairs(
+  out: SessionOutcome,
+  side: Side,
+  order: readonly InstanceSpec[],
+): { a: InstanceResult; b: InstanceResult; order: Side[] | undefined }[] {
   const s = out.b.get(side)!;
   return order.flatMap((i) => {
     const [x, y] = [s.fresh.get(i.name)?.a ?? out.a.get(i.name), s.results.get(i.name)];

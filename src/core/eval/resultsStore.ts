@@ -44,7 +44,10 @@ export function runKey(p: RunKeyParts): string {
   // Solver identities of v2 (hidden folders, links by target) share no key with earlier ones, so the limits join every key.
   const limits = p.limits ? [`limits:${p.limits.processesMax}:${p.limits.diskMaxMb}`] : [];
   const proofs = p.requireProofs ? ['proofs-required'] : [];
-  return createHash('sha256').update(JSON.stringify(['v1', p.solverHash, p.instanceHash, p.timeoutS, p.memMb, p.checkProofs, ...cap, ...boxed, ...session, ...limits, ...proofs])).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(JSON.stringify(['v1', p.solverHash, p.instanceHash, p.timeoutS, p.memMb, p.checkProofs, ...cap, ...boxed, ...session, ...limits, ...proofs]))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 export class ResultsStore {
@@ -94,7 +97,12 @@ export class ResultsStore {
   /** Answers proved by any solver (checked model or proof) for an instance. */
   async verifiedAnswer(instanceHash: string, exceptSolver?: string): Promise<'SAT' | 'UNSAT' | undefined> {
     for (const r of await this.ofInstance(instanceHash))
-      if (r.solver_hash !== exceptSolver && r.result.status === 'solved' && r.result.check.ok === true && (r.result.answer === 'SAT' || r.result.answer === 'UNSAT'))
+      if (
+        r.solver_hash !== exceptSolver &&
+        r.result.status === 'solved' &&
+        r.result.check.ok === true &&
+        (r.result.answer === 'SAT' || r.result.answer === 'UNSAT')
+      )
         return r.result.answer;
     return undefined;
   }
@@ -133,7 +141,9 @@ export async function solverIdentity(solverDir: string): Promise<string> {
   for (let i = 0; i < entries.length; i += READ_WINDOW) {
     const slice = entries.slice(i, i + READ_WINDOW);
     // Small files are read a window at a time (the thread pool reads them at once), then hashed in order; large ones are streamed.
-    const bodies = await Promise.all(slice.map((e) => (e.kind === 'file' && e.size <= SMALL_FILE ? readWalkedFile(solverDir, e.rel, SMALL_FILE).catch(() => undefined) : undefined)));
+    const bodies = await Promise.all(
+      slice.map((e) => (e.kind === 'file' && e.size <= SMALL_FILE ? readWalkedFile(solverDir, e.rel, SMALL_FILE).catch(() => undefined) : undefined)),
+    );
     for (const [j, e] of slice.entries()) {
       if (e.kind === 'dir') h.update(`D ${e.rel}\0`);
       else if (e.kind === 'link') h.update(`L ${e.rel}\0${e.target}\0`);

@@ -57,13 +57,29 @@ export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
   for (const spec of req.instances) {
     const inst = prepared.get(spec.name)!;
     const timeoutS = Math.min(req.timeoutS, req.caps?.get(spec.name) ?? Infinity);
-    const key = runKey({ solverHash, instanceHash: inst.hash, timeoutS, memMb: req.memMb, checkProofs: req.checkProofs, ...(req.maxOutputMb !== undefined ? { maxOutputMb: req.maxOutputMb } : {}), isolation: req.isolation?.mode ?? 'bwrap', ...(req.session ? { session: req.session } : {}), limits: limitsOf(req.isolation ?? {}), ...(req.requireProofs ? { requireProofs: true } : {}) });
+    const key = runKey({
+      solverHash,
+      instanceHash: inst.hash,
+      timeoutS,
+      memMb: req.memMb,
+      checkProofs: req.checkProofs,
+      ...(req.maxOutputMb !== undefined ? { maxOutputMb: req.maxOutputMb } : {}),
+      isolation: req.isolation?.mode ?? 'bwrap',
+      ...(req.session ? { session: req.session } : {}),
+      limits: limitsOf(req.isolation ?? {}),
+      ...(req.requireProofs ? { requireProofs: true } : {}),
+    });
     const prev = stored.get(key);
     // A stored verdict is reused only if it was reached against the answer known now: a wrong answer
     // is always measured again (meta.csv may have been corrected), and so is any run whose expected
     // answer differs from meta.csv's. Where proofs are kept for the audits, an UNSAT answer is reused
     // only with its evidence: its proof checked, or kept in this stage's hold (a resumed race).
-    if (prev && prev.result.status !== 'wrong' && (spec.expected === null || spec.expected === prev.result.expected) && (!req.requireProofs?.hold || evidenceAtHand(prev.result, req.requireProofs.hold))) {
+    if (
+      prev &&
+      prev.result.status !== 'wrong' &&
+      (spec.expected === null || spec.expected === prev.result.expected) &&
+      (!req.requireProofs?.hold || evidenceAtHand(prev.result, req.requireProofs.hold))
+    ) {
       const r = { ...prev.result, instance: spec.name, family: spec.family, expected: spec.expected ?? prev.result.expected };
       results.set(spec.name, r);
       reused++;
@@ -88,16 +104,41 @@ export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
   }
   // Longest expected first keeps the slots busy to the end; never-seen instances go first.
   todo.sort((a, b) => b.expectedTime - a.expectedTime);
-  const { instances: _i, jobs: _j, cache: _c, store: _s, onResult: _o, onStatus, logDir: _l, runner, buildTimeoutS, caps: _caps, session: _session, identity: _id, ...settings } = req;
+  const {
+    instances: _i,
+    jobs: _j,
+    cache: _c,
+    store: _s,
+    onResult: _o,
+    onStatus,
+    logDir: _l,
+    runner,
+    buildTimeoutS,
+    caps: _caps,
+    session: _session,
+    identity: _id,
+    ...settings
+  } = req;
   const on = runner ?? localRunner('local', req.scratchDir ? { scratchDir: req.scratchDir } : {});
   const hold = req.requireProofs?.hold ?? null;
-  await on.run({ settings, solverHash, tasks: todo, jobs: req.jobs, ...(buildTimeoutS ? { buildTimeoutS } : {}), ...(req.signal ? { signal: req.signal } : {}), ...(onStatus ? { onStatus } : {}) }, async (task, got) => {
-    // Where its proof is kept: the run that wrote it, the runner it is on, the hold it is in.
-    const r = got.proof && hold ? { ...got, proof: { bytes: got.proof.bytes, kept: { run: task.key, runner: on.name, hold } } } : got;
-    await req.store.add({ key: task.key, solver_hash: solverHash, instance_hash: task.instanceHash, at: new Date().toISOString(), result: r });
-    results.set(task.name, r);
-    req.onResult?.(r, ++done, req.instances.length, false);
-  });
+  await on.run(
+    {
+      settings,
+      solverHash,
+      tasks: todo,
+      jobs: req.jobs,
+      ...(buildTimeoutS ? { buildTimeoutS } : {}),
+      ...(req.signal ? { signal: req.signal } : {}),
+      ...(onStatus ? { onStatus } : {}),
+    },
+    async (task, got) => {
+      // Where its proof is kept: the run that wrote it, the runner it is on, the hold it is in.
+      const r = got.proof && hold ? { ...got, proof: { bytes: got.proof.bytes, kept: { run: task.key, runner: on.name, hold } } } : got;
+      await req.store.add({ key: task.key, solver_hash: solverHash, instance_hash: task.instanceHash, at: new Date().toISOString(), result: r });
+      results.set(task.name, r);
+      req.onResult?.(r, ++done, req.instances.length, false);
+    },
+  );
   req.signal?.throwIfAborted();
   return { solverHash, results: req.instances.map((s) => results.get(s.name)!).filter(Boolean), reused };
 }

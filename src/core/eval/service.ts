@@ -83,9 +83,17 @@ export interface Evaluation {
 export async function plannedStages(req: Pick<EvaluationRequest, 'ws' | 'config' | 'overrides' | 'dratTrim'>): Promise<StagePlan[]> {
   const { config } = req;
   const runner = req.overrides?.runner;
-  if (runner !== undefined && !config.runners.some((r) => r.name === runner)) throw new EvaluationSetupError(`runner ${runner}: no such runner in satlution.yaml (known: ${config.runners.map((r) => r.name).join(', ')})`);
+  if (runner !== undefined && !config.runners.some((r) => r.name === runner))
+    throw new EvaluationSetupError(`runner ${runner}: no such runner in satlution.yaml (known: ${config.runners.map((r) => r.name).join(', ')})`);
   const stages = planStages(config, req.ws ?? process.cwd(), req.overrides);
-  for (const s of stages) if (!(await fs.stat(s.dir).then((x) => x.isDirectory(), () => false))) throw new EvaluationSetupError(`benchmark set ${s.dir} is not a directory`);
+  for (const s of stages)
+    if (
+      !(await fs.stat(s.dir).then(
+        (x) => x.isDirectory(),
+        () => false,
+      ))
+    )
+      throw new EvaluationSetupError(`benchmark set ${s.dir} is not a directory`);
   if (stages.some((s) => s.checkProofs || s.audit) && !findDratTrim(req.dratTrim, config.evaluation.drat_trim))
     throw new EvaluationSetupError(stages.some((s) => s.checkProofs) ? MISSING_DRAT_TRIM : MISSING_DRAT_TRIM_AUDIT);
   // Builds run here, and so do the stages on local runners: refuse before anything runs unconfined.
@@ -111,7 +119,11 @@ export async function evaluateSolver(req: EvaluationRequest): Promise<Evaluation
   await sweepLeftovers({ scratchDirs: [os.tmpdir(), ...(config.evaluation.scratch_dir ? [config.evaluation.scratch_dir] : [])] });
   let runners;
   try {
-    runners = stageRunners(config, stages.map((s) => s.runner ?? 'local'), req.runnerEnv);
+    runners = stageRunners(
+      config,
+      stages.map((s) => s.runner ?? 'local'),
+      req.runnerEnv,
+    );
   } catch (e) {
     throw new EvaluationSetupError((e as Error).message);
   }
@@ -122,15 +134,29 @@ export async function evaluateSolver(req: EvaluationRequest): Promise<Evaluation
   try {
     return await evaluateGates(req, { stages, runners, rules, tiered, raceLater, ...(hold ? { hold } : {}) });
   } finally {
-    const left = hold ? await releaseProofs({ runners }, hold, keeping.map((st) => st.runner ?? 'local')) : [];
-    for (const e of left) req.onLog?.(`could not remove the proofs this evaluation kept (${hold}) on ${e}; a later evaluation there removes them after two weeks`);
+    const left = hold
+      ? await releaseProofs(
+          { runners },
+          hold,
+          keeping.map((st) => st.runner ?? 'local'),
+        )
+      : [];
+    for (const e of left)
+      req.onLog?.(`could not remove the proofs this evaluation kept (${hold}) on ${e}; a later evaluation there removes them after two weeks`);
   }
 }
 
 /** The gates of an evaluation as planned, with perf tiers when asked; the document, recorded for a workspace candidate. */
 async function evaluateGates(
   req: EvaluationRequest,
-  o: { stages: StagePlan[]; runners: (name: string) => Runner; rules: Awaited<ReturnType<typeof complianceGate>>; tiered: boolean; raceLater: boolean; hold?: string },
+  o: {
+    stages: StagePlan[];
+    runners: (name: string) => Runner;
+    rules: Awaited<ReturnType<typeof complianceGate>>;
+    tiered: boolean;
+    raceLater: boolean;
+    hold?: string;
+  },
 ): Promise<Evaluation> {
   const { config, ws, solverDir } = req;
   const { stages, runners, rules, tiered, raceLater } = o;
@@ -168,7 +194,9 @@ async function evaluateGates(
       const plan = plans[reached - 1]!;
       const par2 = gates[gates.length - 1]?.metrics?.par2 ?? null;
       const rec = await recordTier(ws, { candidate: id, plan, par2, top: req.tiers.reference ? null : tiers[reached - 1]!.promote_top });
-      req.onLog?.(`${path.basename(solverDir)}: tier ${reached} of ${plans.length} (${Math.round(100 * (plan.fraction ?? 1))}% of perf, ${plan.timeoutS} s) PAR-2 ${par2?.toFixed(2)} s${rec.rank ? `, rank ${rec.rank} of ${rec.of}` : ''}: ${rec.promoted ? `on to tier ${reached + 1}` : 'stops here'}`);
+      req.onLog?.(
+        `${path.basename(solverDir)}: tier ${reached} of ${plans.length} (${Math.round(100 * (plan.fraction ?? 1))}% of perf, ${plan.timeoutS} s) PAR-2 ${par2?.toFixed(2)} s${rec.rank ? `, rank ${rec.rank} of ${rec.of}` : ''}: ${rec.promoted ? `on to tier ${reached + 1}` : 'stops here'}`,
+      );
       if (!rec.promoted) break;
       reached++;
       if (raceLater && reached === plans.length) {
@@ -179,10 +207,19 @@ async function evaluateGates(
       r = await runGates({ ...common, build: false, stages: [plans[reached - 1]!] });
       gates.push(...r.gates);
     }
-    if (r.verdict === 'pass' && reached === plans.length && !raceLater) await recordTier(ws, { candidate: id, plan: plans[reached - 1]!, par2: gates[gates.length - 1]?.metrics?.par2 ?? null, top: null });
+    if (r.verdict === 'pass' && reached === plans.length && !raceLater)
+      await recordTier(ws, { candidate: id, plan: plans[reached - 1]!, par2: gates[gates.length - 1]?.metrics?.par2 ?? null, top: null });
     outcome = { verdict: r.verdict, gates, stages: [...head, plans[reached - 1]!], tier: { reached, of: plans.length } };
   }
-  const doc = evalDoc({ solverDir, runner, verdict: outcome.verdict, gates: outcome.gates, stages: outcome.stages, buildIsolation: isolationFor(config).mode, ...(outcome.tier ? { tier: outcome.tier } : {}) });
+  const doc = evalDoc({
+    solverDir,
+    runner,
+    verdict: outcome.verdict,
+    gates: outcome.gates,
+    stages: outcome.stages,
+    buildIsolation: isolationFor(config).mode,
+    ...(outcome.tier ? { tier: outcome.tier } : {}),
+  });
   if (pending && outcome.verdict === 'pass') doc.race_pending = true;
   // The whole perf set's version, also for a tier or a race that ran part of it: that is the set the figures belong to.
   const perfSet = perf?.gate === 'perf' && outcome.gates.some((g) => g.gate === 'perf') ? await setVersion(perf.dir, common.cache) : undefined;

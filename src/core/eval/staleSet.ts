@@ -10,7 +10,6 @@ import { STATE_DIR } from '../layout';
 import { measuredInFull, type EvalDoc } from './evalDoc';
 import { EvalStore } from './evalStore';
 
-
 /**
  * By candidate directory: why its latest evaluation's perf figures are from another version of the
  * perf set. Documents with a recorded set version are compared by version; older ones (no version)
@@ -20,7 +19,9 @@ import { EvalStore } from './evalStore';
 export async function stalePerfMeasurements(ws: string, config: Config, dirs: readonly string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const store = new EvalStore(ws);
-  const docs = (await Promise.all(dirs.map(async (d) => [d, await store.get(d)] as const))).filter((x): x is readonly [string, EvalDoc] => x[1] !== undefined && ranPerf(x[1]));
+  const docs = (await Promise.all(dirs.map(async (d) => [d, await store.get(d)] as const))).filter(
+    (x): x is readonly [string, EvalDoc] => x[1] !== undefined && ranPerf(x[1]),
+  );
   if (!docs.length) return out;
   const dir = setDir(config, ws, config.stages.perf.set);
   const now = await setVersion(dir, new InstanceCache(path.join(ws, STATE_DIR, 'cache')));
@@ -28,13 +29,18 @@ export async function stalePerfMeasurements(ws: string, config: Config, dirs: re
   let names: Set<string> | undefined;
   for (const [d, doc] of docs) {
     if (doc.perf_set) {
-      if (doc.perf_set.version !== now.version) out.set(d, `measured on an older perf set (${doc.perf_set.instances} instances, version ${doc.perf_set.version}); it now has ${now.instances} (version ${now.version})`);
+      if (doc.perf_set.version !== now.version)
+        out.set(
+          d,
+          `measured on an older perf set (${doc.perf_set.instances} instances, version ${doc.perf_set.version}); it now has ${now.instances} (version ${now.version})`,
+        );
       continue;
     }
     if (!measuredInFull(doc)) continue;
     names ??= new Set(((await cnfFiles(dir)) ?? []).map((f) => f.name));
     const then = new Set(doc.instances.map((r) => r.instance));
-    if (then.size !== names.size || [...then].some((n) => !names!.has(n))) out.set(d, `measured on an older perf set (${then.size} instances); it now has ${names.size}, not all the same`);
+    if (then.size !== names.size || [...then].some((n) => !names!.has(n)))
+      out.set(d, `measured on an older perf set (${then.size} instances); it now has ${names.size}, not all the same`);
   }
   return out;
 }

@@ -59,7 +59,17 @@ export async function recordTier(ws: string, o: { candidate: number; plan: Stage
   const ranked = o.par2 === null ? null : rankAmong(o.par2, others);
   // top null: the last tier, or a reference measurement (the champion always goes the whole way).
   const promoted = o.par2 !== null && (o.top === null || promotes(ranked!.rank, ranked!.of, o.top));
-  const rec: TierRecord = { at: new Date().toISOString(), candidate: o.candidate, tier, fraction: o.plan.fraction ?? 1, timeout_s: o.plan.timeoutS, par2: o.par2, promoted, rank: ranked?.rank ?? null, of: ranked?.of ?? others.length };
+  const rec: TierRecord = {
+    at: new Date().toISOString(),
+    candidate: o.candidate,
+    tier,
+    fraction: o.plan.fraction ?? 1,
+    timeout_s: o.plan.timeoutS,
+    par2: o.par2,
+    promoted,
+    rank: ranked?.rank ?? null,
+    of: ranked?.of ?? others.length,
+  };
   await appendJsonLine(tiersFile(ws), rec);
   return rec;
 }

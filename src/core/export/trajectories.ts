@@ -18,7 +18,11 @@ import { parseCandidateDir } from '../layout';
 
 export const TrajectoryMessage = z.union([
   z.object({ role: z.enum(['system', 'user']), content: z.string() }),
-  z.object({ role: z.literal('assistant'), content: z.string(), tool_calls: z.array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) })).optional() }),
+  z.object({
+    role: z.literal('assistant'),
+    content: z.string(),
+    tool_calls: z.array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) })).optional(),
+  }),
   z.object({ role: z.literal('tool'), tool_call_id: z.string(), name: z.string(), content: z.string() }),
 ]);
 
@@ -82,7 +86,14 @@ function toMessages(session: TranscriptEntry[]): { messages: TrajectoryRecord['m
       input += e.usage?.input ?? 0;
       output += e.usage?.output ?? 0;
       if (m.role === 'user') messages.push({ role: 'user', content: m.content });
-      else if (m.role === 'assistant') messages.push({ role: 'assistant', content: m.content, ...(m.toolCalls?.length ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) } : {}) });
+      else if (m.role === 'assistant')
+        messages.push({
+          role: 'assistant',
+          content: m.content,
+          ...(m.toolCalls?.length
+            ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+            : {}),
+        });
       else messages.push({ role: 'tool', tool_call_id: m.toolCallId, name: m.name, content: m.content });
     }
   }

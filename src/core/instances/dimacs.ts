@@ -210,8 +210,7 @@ export class DimacsParser {
   private literal(l: number): void {
     if (l === 0) {
       this.seenClauses++;
-      if (this.seenClauses > this.header!.clauses)
-        this.fail(`more clauses than the ${this.header!.clauses} the header declares`);
+      if (this.seenClauses > this.header!.clauses) this.fail(`more clauses than the ${this.header!.clauses} the header declares`);
       if (this.len === 0) this.emptyClause = true;
       this.sink.clause(this.lits, this.len, this.line);
       this.len = 0;
@@ -237,7 +236,9 @@ export class DimacsParser {
     if (!this.header) this.fail('no "p cnf VARS CLAUSES" header (empty or not a DIMACS file)');
     if (this.len > 0) this.fail('truncated: the last clause has no terminating 0');
     if (this.seenClauses !== this.header.clauses)
-      this.fail(`the header declares ${this.header.clauses} clauses but the file has ${this.seenClauses}${this.seenClauses < this.header.clauses ? ' (truncated?)' : ''}`);
+      this.fail(
+        `the header declares ${this.header.clauses} clauses but the file has ${this.seenClauses}${this.seenClauses < this.header.clauses ? ' (truncated?)' : ''}`,
+      );
     return { ...this.header, bytes: this.bytes, emptyClause: this.emptyClause };
   }
 }

@@ -8,8 +8,7 @@ export function pigeonhole(pigeons: number, holes: number): string {
   const v = (p: number, h: number) => (p - 1) * holes + h;
   const lines: string[] = [];
   for (let p = 1; p <= pigeons; p++) lines.push([...Array(holes)].map((_, h) => v(p, h + 1)).join(' ') + ' 0');
-  for (let h = 1; h <= holes; h++)
-    for (let p = 1; p <= pigeons; p++) for (let q = p + 1; q <= pigeons; q++) lines.push(`${-v(p, h)} ${-v(q, h)} 0`);
+  for (let h = 1; h <= holes; h++) for (let p = 1; p <= pigeons; p++) for (let q = p + 1; q <= pigeons; q++) lines.push(`${-v(p, h)} ${-v(q, h)} 0`);
   return `c pigeonhole ${pigeons} pigeons into ${holes} holes (UNSAT when pigeons > holes)\np cnf ${pigeons * holes} ${lines.length}\n${lines.join('\n')}\n`;
 }
 
@@ -87,9 +86,17 @@ export function shuffleCnf(text: string, seed: number): string {
   }
   if (vars < 0) throw new Error('no "p cnf" header');
   if (current.length) clauses.push(current); // a last clause without its 0, as some files end
-  const perm = shuffled(Array.from({ length: vars }, (_, i) => i + 1), rnd);
+  const perm = shuffled(
+    Array.from({ length: vars }, (_, i) => i + 1),
+    rnd,
+  );
   const flip = Array.from({ length: vars + 1 }, () => (rnd() < 0.5 ? -1 : 1));
-  const mapped = clauses.map((c) => shuffled(c.map((l) => Math.sign(l) * flip[Math.abs(l)]! * perm[Math.abs(l) - 1]!), rnd));
+  const mapped = clauses.map((c) =>
+    shuffled(
+      c.map((l) => Math.sign(l) * flip[Math.abs(l)]! * perm[Math.abs(l) - 1]!),
+      rnd,
+    ),
+  );
   const order = shuffled(mapped, rnd);
   return `c isomorphic shuffle (seed ${seed}) of a ${vars}-variable formula\np cnf ${vars} ${order.length}\n${order.map((c) => `${c.join(' ')} 0`).join('\n')}\n`;
 }

@@ -69,9 +69,16 @@ async function readMeta(file: string): Promise<Map<string, MetaRow>> {
     const exp = col('expected') >= 0 ? (cells[col('expected')] ?? '').toUpperCase() : '';
     if (exp && exp !== 'SAT' && exp !== 'UNSAT') throw new MetaError(`${file}:${i + 2}: expected must be SAT, UNSAT or empty, got "${cells[col('expected')]}"`);
     const name = cells[col('instance')]!;
-    const row: MetaRow = { family: col('family') >= 0 ? (cells[col('family')] ?? '') : '', expected: (exp || null) as 'SAT' | 'UNSAT' | null, at: `${file}:${i + 2}` };
+    const row: MetaRow = {
+      family: col('family') >= 0 ? (cells[col('family')] ?? '') : '',
+      expected: (exp || null) as 'SAT' | 'UNSAT' | null,
+      at: `${file}:${i + 2}`,
+    };
     const prev = out.get(name);
-    if (prev && (prev.expected !== row.expected || prev.family !== row.family)) throw new MetaError(`${row.at}: ${name} is listed again, differently from ${prev.at} (${prev.expected ?? 'no answer'}, family ${prev.family || 'none'}): keep one row`);
+    if (prev && (prev.expected !== row.expected || prev.family !== row.family))
+      throw new MetaError(
+        `${row.at}: ${name} is listed again, differently from ${prev.at} (${prev.expected ?? 'no answer'}, family ${prev.family || 'none'}): keep one row`,
+      );
     if (!prev) out.set(name, row);
   });
   return out;
@@ -87,7 +94,17 @@ export interface PreparedInstance {
   emptyClause: boolean;
 }
 
-const CacheEntry = z.object({ size: z.number(), mtimeMs: z.number(), ctimeMs: z.number().optional(), ino: z.number().optional(), hash: z.string(), vars: z.number(), clauses: z.number(), bytes: z.number(), emptyClause: z.boolean() });
+const CacheEntry = z.object({
+  size: z.number(),
+  mtimeMs: z.number(),
+  ctimeMs: z.number().optional(),
+  ino: z.number().optional(),
+  hash: z.string(),
+  vars: z.number(),
+  clauses: z.number(),
+  bytes: z.number(),
+  emptyClause: z.boolean(),
+});
 type CacheEntry = z.infer<typeof CacheEntry>;
 
 /** Hashes, validates and decompresses instances once; later evaluations reuse what is cached. */
@@ -130,14 +147,29 @@ export class InstanceCache {
     if (!e || e.size !== st.size || e.mtimeMs !== st.mtimeMs || e.ctimeMs !== st.ctimeMs || e.ino !== st.ino) {
       const hash = await hashFile(abs);
       const summary = await readDimacs(abs, { clause() {} }); // throws DimacsError with file:line
-      e = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hash, vars: summary.vars, clauses: summary.clauses, bytes: summary.bytes, emptyClause: summary.emptyClause };
+      e = {
+        size: st.size,
+        mtimeMs: st.mtimeMs,
+        ctimeMs: st.ctimeMs,
+        ino: st.ino,
+        hash,
+        vars: summary.vars,
+        clauses: summary.clauses,
+        bytes: summary.bytes,
+        emptyClause: summary.emptyClause,
+      };
       index.set(abs, e);
       this.dirty = true;
     }
     let plain = abs;
     if (!abs.endsWith('.cnf') || (await isCompressed(abs))) {
       plain = path.join(this.dir, 'cnf', `${e.hash}.cnf`);
-      if (!(await fs.stat(plain).then((s) => s.size === e!.bytes, () => false))) {
+      if (
+        !(await fs.stat(plain).then(
+          (s) => s.size === e!.bytes,
+          () => false,
+        ))
+      ) {
         await fs.mkdir(path.dirname(plain), { recursive: true });
         const tmp = `${plain}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
         const { stream, done } = await openCnf(abs);
@@ -188,4 +220,3 @@ export async function hashFile(file: string): Promise<string> {
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) h.update(chunk as Buffer);
   return h.digest('hex');
 }
-

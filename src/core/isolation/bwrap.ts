@@ -13,11 +13,34 @@ const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx
  * shadow files there would be readable.
  */
 const ETC_FILES = [
-  'alternatives', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'passwd', 'group', 'nsswitch.conf', 'localtime', 'timezone',
-  'os-release', 'debian_version', 'lsb-release', 'mime.types', 'perl', 'python3', 'gcc', 'hosts', 'host.conf', 'gai.conf',
-  'protocols', 'services', 'resolv.conf', 'ssl/certs', 'ca-certificates', 'ca-certificates.conf', 'environment', 'locale.alias',
+  'alternatives',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'passwd',
+  'group',
+  'nsswitch.conf',
+  'localtime',
+  'timezone',
+  'os-release',
+  'debian_version',
+  'lsb-release',
+  'mime.types',
+  'perl',
+  'python3',
+  'gcc',
+  'hosts',
+  'host.conf',
+  'gai.conf',
+  'protocols',
+  'services',
+  'resolv.conf',
+  'ssl/certs',
+  'ca-certificates',
+  'ca-certificates.conf',
+  'environment',
+  'locale.alias',
 ];
-
 
 /** The `bwrap` arguments (before `--` and the command) that set up `c`. */
 export function bwrapArgs(c: Confinement): string[] {

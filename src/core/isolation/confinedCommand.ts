@@ -41,7 +41,11 @@ export async function confine(settings: IsolationSettings, c: Confinement, cmd: 
  * bubblewrap reports a command killed by a signal as exit code 128 + the signal's number; this turns
  * it back into the signal so a crash reads the same with and without the sandbox.
  */
-export function exitOfConfined(mode: IsolationMode, code: number | null, signal: NodeJS.Signals | null): { code: number | null; signal: NodeJS.Signals | null } {
+export function exitOfConfined(
+  mode: IsolationMode,
+  code: number | null,
+  signal: NodeJS.Signals | null,
+): { code: number | null; signal: NodeJS.Signals | null } {
   if (mode !== 'bwrap' || signal !== null || code === null || code <= 128 || code > 128 + 64) return { code, signal };
   const name = (Object.keys(osConstants.signals) as NodeJS.Signals[]).find((s) => osConstants.signals[s] === code - 128);
   return name ? { code: null, signal: name } : { code, signal };

@@ -43,7 +43,14 @@ export function buildConfinement(o: { dir: string; scratch: string; network: boo
  * One solver run: the solver read-only, its instance read-only under a neutral name, and a fresh
  * run directory (the proof, HOME and TMPDIR) as the only writable place. Nothing survives the run.
  */
-export function solverRunConfinement(o: { solverDir: string; instance: string; given: string; runDir: string; proofDir?: string | undefined; readOnly: readonly string[] }): Confinement {
+export function solverRunConfinement(o: {
+  solverDir: string;
+  instance: string;
+  given: string;
+  runDir: string;
+  proofDir?: string | undefined;
+  readOnly: readonly string[];
+}): Confinement {
   const proofElsewhere = o.proofDir !== undefined && !isWithin(o.proofDir, o.runDir);
   return {
     readOnly: [o.solverDir, ...o.readOnly],

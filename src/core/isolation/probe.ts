@@ -30,7 +30,8 @@ export class IsolationUnavailable extends Error {
   }
 }
 
-const OFF_HINT = 'To measure without isolation anyway (evolved code then runs with your full authority), set `sandbox: off` in satlution.yaml or on the runner.';
+const OFF_HINT =
+  'To measure without isolation anyway (evolved code then runs with your full authority), set `sandbox: off` in satlution.yaml or on the runner.';
 
 /** The arguments of the smallest sandbox the real ones need (new user, pid and mount namespaces). */
 export const PROBE_ARGS = ['--unshare-all', '--die-with-parent', '--cap-drop', 'ALL', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', 'true'];
@@ -67,7 +68,12 @@ const here = () => `this machine (${os.hostname()})`;
 
 /** Finds an executable on PATH (or checks an explicit path). */
 export function findExecutable(name: string, searchPath = process.env.PATH ?? ''): string | undefined {
-  const candidates = name.includes('/') ? [name] : searchPath.split(':').filter(Boolean).map((d) => path.join(d, name));
+  const candidates = name.includes('/')
+    ? [name]
+    : searchPath
+        .split(':')
+        .filter(Boolean)
+        .map((d) => path.join(d, name));
   for (const c of candidates)
     try {
       accessSync(c, constants.X_OK);
@@ -81,15 +87,26 @@ export function findExecutable(name: string, searchPath = process.env.PATH ?? ''
 const cache = new Map<string, Promise<IsolationProbe>>();
 
 /** Whether `settings` can be honoured on this machine; cached per bwrap path for the process's life. */
-export function probeIsolation(settings: Pick<IsolationSettings, 'mode' | 'bwrap'>, o: { platform?: NodeJS.Platform; searchPath?: string } = {}): Promise<IsolationProbe> {
+export function probeIsolation(
+  settings: Pick<IsolationSettings, 'mode' | 'bwrap'>,
+  o: { platform?: NodeJS.Platform; searchPath?: string } = {},
+): Promise<IsolationProbe> {
   if (settings.mode === 'off') return Promise.resolve({ ok: true, bwrap: '' });
   const platform = o.platform ?? process.platform;
   if (platform !== 'linux')
-    return Promise.resolve({ ok: false, problem: `isolation uses Linux namespaces (bubblewrap), which ${platform === 'darwin' ? 'macOS' : platform} does not have`, fix: `Run the evaluation on a Linux runner (SSH or Slurm). ${OFF_HINT}` });
+    return Promise.resolve({
+      ok: false,
+      problem: `isolation uses Linux namespaces (bubblewrap), which ${platform === 'darwin' ? 'macOS' : platform} does not have`,
+      fix: `Run the evaluation on a Linux runner (SSH or Slurm). ${OFF_HINT}`,
+    });
   const bwrap = findExecutable(settings.bwrap ?? 'bwrap', o.searchPath);
   if (!bwrap) {
     const m = bwrapMissing(here());
-    return Promise.resolve({ ok: false, problem: settings.bwrap ? `sandbox.bwrap names ${settings.bwrap}, which is not an executable` : m.problem, fix: m.fix });
+    return Promise.resolve({
+      ok: false,
+      problem: settings.bwrap ? `sandbox.bwrap names ${settings.bwrap}, which is not an executable` : m.problem,
+      fix: m.fix,
+    });
   }
   let p = cache.get(bwrap);
   if (!p) cache.set(bwrap, (p = tryBwrap(bwrap)));

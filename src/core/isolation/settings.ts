@@ -59,7 +59,8 @@ const isOn = (v: OnOff) => v === 'on' || v === true;
  * limits are the workspace's everywhere.
  */
 export function isolationFor(c: SandboxConfigView, runnerName?: string): IsolationSettings {
-  const top = typeof c.sandbox === 'object' ? c.sandbox : { mode: isOn(c.sandbox) ? ('on' as const) : ('off' as const), build_network: false, read_only: [] as string[] };
+  const top =
+    typeof c.sandbox === 'object' ? c.sandbox : { mode: isOn(c.sandbox) ? ('on' as const) : ('off' as const), build_network: false, read_only: [] as string[] };
   const own = runnerName === undefined ? undefined : c.runners.find((r) => r.name === runnerName)?.sandbox;
   const on = isOn(own ?? top.mode);
   const limits = c.evaluation ? { limits: { diskMaxMb: c.evaluation.disk_max_mb, processesMax: c.evaluation.processes_max } } : {};

@@ -45,8 +45,15 @@ export class AnthropicClient implements LlmClient {
         else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) });
       }
       const u = msg.usage;
-      const usage = { ...emptyUsage(), input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cacheRead: u.cache_read_input_tokens ?? 0, cacheWrite: u.cache_creation_input_tokens ?? 0 };
-      const stop = msg.stop_reason === 'tool_use' ? 'tool_use' : msg.stop_reason === 'max_tokens' ? 'max_tokens' : msg.stop_reason === 'end_turn' ? 'end' : 'other';
+      const usage = {
+        ...emptyUsage(),
+        input: u.input_tokens ?? 0,
+        output: u.output_tokens ?? 0,
+        cacheRead: u.cache_read_input_tokens ?? 0,
+        cacheWrite: u.cache_creation_input_tokens ?? 0,
+      };
+      const stop =
+        msg.stop_reason === 'tool_use' ? 'tool_use' : msg.stop_reason === 'max_tokens' ? 'max_tokens' : msg.stop_reason === 'end_turn' ? 'end' : 'other';
       return { text, toolCalls, usage, stop, model: msg.model ?? this.model };
     } catch (e) {
       throw classify(e, this.provider, this.model);
@@ -65,7 +72,10 @@ function toAnthropic(messages: ChatMessage[]): MessageParam[] {
       out.push({ role: 'assistant', content } as MessageParam);
       continue;
     }
-    const block = m.role === 'user' ? { type: 'text', text: m.content } : { type: 'tool_result', tool_use_id: m.toolCallId, content: m.content, ...(m.isError ? { is_error: true } : {}) };
+    const block =
+      m.role === 'user'
+        ? { type: 'text', text: m.content }
+        : { type: 'tool_result', tool_use_id: m.toolCallId, content: m.content, ...(m.isError ? { is_error: true } : {}) };
     const last = out[out.length - 1];
     if (last?.role === 'user' && Array.isArray(last.content)) (last.content as unknown[]).push(block);
     else out.push({ role: 'user', content: [block] } as MessageParam);

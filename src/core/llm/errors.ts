@@ -33,8 +33,13 @@ export function classify(e: unknown, provider: string, model: string): LlmError 
   const text = `${err.message ?? String(e)} ${JSON.stringify(err.error ?? '')}`;
   if (err.name === 'AbortError' || err.name === 'APIUserAbortError') return new LlmError('aborted', 'cancelled');
   const status = err.status;
-  if (status === undefined) return new LlmError('network', `cannot reach ${provider} (${(err.message ?? String(e)).slice(0, 200)}); check the base URL and the network`);
-  if (status === 401 || status === 403) return new LlmError('auth', `${provider} rejected the API key (HTTP ${status}); set it with "SATLUTION: Set API Key" or the environment variable named by api_key_env`);
+  if (status === undefined)
+    return new LlmError('network', `cannot reach ${provider} (${(err.message ?? String(e)).slice(0, 200)}); check the base URL and the network`);
+  if (status === 401 || status === 403)
+    return new LlmError(
+      'auth',
+      `${provider} rejected the API key (HTTP ${status}); set it with "SATLUTION: Set API Key" or the environment variable named by api_key_env`,
+    );
   if (status === 404) return new LlmError('model', `${provider} does not know the model "${model}" (HTTP 404); check models.*.model in satlution.yaml`);
   if (status === 429) return new LlmError('rate_limit', `${provider} rate limit (HTTP 429)`, retryAfterMs(err.headers));
   if (status === 413 || /context_length_exceeded|maximum context length|prompt is too long|too many tokens/i.test(text))

@@ -17,7 +17,11 @@ export function apiKeyFromEnv(m: ModelConfig, env: NodeJS.ProcessEnv = process.e
 export function createClient(m: ModelConfig, apiKey: string | undefined): LlmClient {
   // A local OpenAI-compatible server usually needs no key; the SDK still wants a string.
   const key = apiKey ?? (m.provider === 'openai-compatible' ? 'not-needed' : undefined);
-  if (!key) throw new LlmError('auth', `no API key for ${m.provider} (${m.model}): set ${m.api_key_env ?? DEFAULT_KEY_ENV[m.provider]} or use "SATLUTION: Set API Key"`);
+  if (!key)
+    throw new LlmError(
+      'auth',
+      `no API key for ${m.provider} (${m.model}): set ${m.api_key_env ?? DEFAULT_KEY_ENV[m.provider]} or use "SATLUTION: Set API Key"`,
+    );
   const opts = { apiKey: key, ...(m.base_url ? { baseUrl: m.base_url } : {}) };
   return m.provider === 'anthropic' ? new AnthropicClient(m.model, opts) : new OpenAiClient(m.provider, m.model, opts);
 }

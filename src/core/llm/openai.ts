@@ -23,7 +23,14 @@ export class OpenAiClient implements LlmClient {
         {
           model: this.model,
           messages: [{ role: 'system', content: req.system }, ...req.messages.map(toOpenAi)],
-          ...(req.tools?.length ? { tools: req.tools.map((t): ChatCompletionTool => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })) } : {}),
+          ...(req.tools?.length
+            ? {
+                tools: req.tools.map((t): ChatCompletionTool => ({
+                  type: 'function',
+                  function: { name: t.name, description: t.description, parameters: t.parameters },
+                })),
+              }
+            : {}),
           // max_tokens is what every OpenAI-compatible server understands.
           ...(req.maxOutputTokens ? { max_tokens: req.maxOutputTokens } : {}),
           stream: true,
@@ -56,7 +63,13 @@ export class OpenAiClient implements LlmClient {
         if (choice.finish_reason) finish = choice.finish_reason;
       }
       const toolCalls: ToolCall[] = calls.filter(Boolean).map((c, i) => ({ id: c.id || `call_${i}`, name: c.name, arguments: c.arguments }));
-      return { text, toolCalls, usage, model: this.model, stop: finish === 'tool_calls' || toolCalls.length ? 'tool_use' : finish === 'length' ? 'max_tokens' : finish === 'stop' ? 'end' : 'other' };
+      return {
+        text,
+        toolCalls,
+        usage,
+        model: this.model,
+        stop: finish === 'tool_calls' || toolCalls.length ? 'tool_use' : finish === 'length' ? 'max_tokens' : finish === 'stop' ? 'end' : 'other',
+      };
     } catch (e) {
       throw classify(e, this.provider, this.model);
     }
@@ -69,6 +82,8 @@ function toOpenAi(m: ChatMessage): ChatCompletionMessageParam {
   return {
     role: 'assistant',
     content: m.content || null,
-    ...(m.toolCalls?.length ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) } : {}),
+    ...(m.toolCalls?.length
+      ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+      : {}),
   };
 }

@@ -17,7 +17,8 @@ export function parseTranscriptName(name: string): { cycle: number; role: string
 }
 
 /** `candidate` on a session's system event: which candidate the session worked on (several per cycle with sift). */
-export type TranscriptEvent = { type: 'system'; content: string; candidate?: string } | { type: 'message'; message: ChatMessage; usage?: Usage } | { type: 'end'; reason: string };
+export type TranscriptEvent =
+  { type: 'system'; content: string; candidate?: string } | { type: 'message'; message: ChatMessage; usage?: Usage } | { type: 'end'; reason: string };
 export type TranscriptEntry = TranscriptEvent & { at: string };
 
 export class Transcript {

@@ -51,13 +51,24 @@ export class UsageLedger {
   }
 
   async totalUsd(filter: Partial<Pick<UsageRecord, 'run' | 'cycle' | 'role'>> = {}): Promise<number> {
-    return (await this.load()).filter((r) => (filter.run === undefined || r.run === filter.run) && (filter.cycle === undefined || r.cycle === filter.cycle) && (filter.role === undefined || r.role === filter.role)).reduce((s, r) => s + r.usd, 0);
+    return (await this.load())
+      .filter(
+        (r) =>
+          (filter.run === undefined || r.run === filter.run) &&
+          (filter.cycle === undefined || r.cycle === filter.cycle) &&
+          (filter.role === undefined || r.role === filter.role),
+      )
+      .reduce((s, r) => s + r.usd, 0);
   }
 
   async tokens(filter: Partial<Pick<UsageRecord, 'run' | 'cycle' | 'role'>> = {}): Promise<Usage> {
     const t = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
     for (const r of await this.load())
-      if ((filter.run === undefined || r.run === filter.run) && (filter.cycle === undefined || r.cycle === filter.cycle) && (filter.role === undefined || r.role === filter.role))
+      if (
+        (filter.run === undefined || r.run === filter.run) &&
+        (filter.cycle === undefined || r.cycle === filter.cycle) &&
+        (filter.role === undefined || r.role === filter.role)
+      )
         for (const k of Object.keys(t) as (keyof Usage)[]) t[k] += r.usage[k];
     return t;
   }
@@ -67,6 +78,7 @@ export class UsageLedger {
     if (this.budgetUsd === undefined) return;
     const spent = await this.totalUsd();
     const usd = (x: number) => `$${x < 1 ? x.toFixed(4) : x.toFixed(2)}`;
-    if (spent >= this.budgetUsd) throw new LlmError('budget', `the USD budget is spent (${usd(spent)} of ${usd(this.budgetUsd)}); raise budgets.usd in satlution.yaml to continue`);
+    if (spent >= this.budgetUsd)
+      throw new LlmError('budget', `the USD budget is spent (${usd(spent)} of ${usd(this.budgetUsd)}); raise budgets.usd in satlution.yaml to continue`);
   }
 }

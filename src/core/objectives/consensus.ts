@@ -60,7 +60,9 @@ export function consensus(scores: readonly (readonly number[])[], entries: reado
   const n = scores[0]?.length ?? 0;
   const ranks = scores.map((s) => rankScores(s));
   const tau = ranks.map((ri, i) => ranks.map((rk, j) => (i === j ? 1 : kendallTau(ri, rk))));
-  const raw = ranks.map((_, i) => Math.max(k > 1 ? median(tau[i]!.filter((_x, j) => j !== i)) : 1, 0) * Math.pow(decay, Math.max(0, round - (entries[i]?.createdRound ?? round))));
+  const raw = ranks.map(
+    (_, i) => Math.max(k > 1 ? median(tau[i]!.filter((_x, j) => j !== i)) : 1, 0) * Math.pow(decay, Math.max(0, round - (entries[i]?.createdRound ?? round))),
+  );
   const sum = raw.reduce((a, b) => a + b, 0);
   const agreement = sum > 0 ? raw.map((x) => x / sum) : raw.map(() => (k ? 1 / k : 0));
   // A multiplier rescales; it cannot revive an objective the consensus gave no weight.

@@ -12,11 +12,21 @@ export const ProposedObjective = z
   .object({
     name: ObjectiveName,
     rationale: z.string().min(10).max(2000).describe('which facet of solver quality it measures that the portfolio misses'),
-    code: z.string().min(10).max(8000).describe('a JavaScript arrow function (d) => number, lower is better; d = { candidate, timeout_s, instances: [{instance, family, expected, answer, status, time_s, mem_mb}], baseline: [same, for the seed] }; pure: no I/O, no randomness'),
+    code: z
+      .string()
+      .min(10)
+      .max(8000)
+      .describe(
+        'a JavaScript arrow function (d) => number, lower is better; d = { candidate, timeout_s, instances: [{instance, family, expected, answer, status, time_s, mem_mb}], baseline: [same, for the seed] }; pure: no I/O, no randomness',
+      ),
   })
   .strict();
 
-const TOOL: ToolSpec = { name: 'submit_objective', description: 'Add one objective function to the portfolio (call once).', parameters: z.toJSONSchema(ProposedObjective) as Record<string, unknown> };
+const TOOL: ToolSpec = {
+  name: 'submit_objective',
+  description: 'Add one objective function to the portfolio (call once).',
+  parameters: z.toJSONSchema(ProposedObjective) as Record<string, unknown>,
+};
 
 const SYSTEM = `You maintain the objective portfolio of SATLUTION, which evolves SAT solvers. Objectives are pure
 functions over a candidate's per-instance results (lower is better); their consensus ranks candidates.
@@ -46,7 +56,8 @@ export async function proposeObjective(ws: string, client: LlmClient, o: { attem
     nudge: 'Call submit_objective with name, rationale and code.',
     again: 'Call submit_objective again with valid arguments.',
     accept: async (p): Promise<Accepted<ObjectiveEntry>> => {
-      if (existing.some((e) => e.entry.name === p.name)) return { problem: `an objective named ${p.name} exists`, reply: `invalid: an objective named ${p.name} exists; choose another name` };
+      if (existing.some((e) => e.entry.name === p.name))
+        return { problem: `an objective named ${p.name} exists`, reply: `invalid: an objective named ${p.name} exists; choose another name` };
       // It must run: a number for every scored candidate, in the sandbox.
       const [run] = await runObjectives([p.code], inputs, { isolation: await workspaceIsolation(ws) });
       const bad = run!.scores.filter((x) => x === null).length;

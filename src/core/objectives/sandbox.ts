@@ -16,7 +16,15 @@ import { DEFAULT_ISOLATION, type IsolationSettings } from '../isolation/settings
 export interface ObjectiveInput {
   candidate: string;
   timeout_s: number;
-  instances: readonly { instance: string; family: string | null; expected: string | null; answer: string | null; status: string; time_s: number; mem_mb: number | null }[];
+  instances: readonly {
+    instance: string;
+    family: string | null;
+    expected: string | null;
+    answer: string | null;
+    status: string;
+    time_s: number;
+    mem_mb: number | null;
+  }[];
   baseline: ObjectiveInput['instances'];
 }
 
@@ -85,7 +93,12 @@ async function runBatch(codes: readonly string[], inputs: readonly ObjectiveInpu
   }
 }
 
-function spawnBatch(boxed: Awaited<ReturnType<typeof confine>>, codes: readonly string[], inputs: readonly ObjectiveInput[], o: SandboxLimits): Promise<ObjectiveRun[]> {
+function spawnBatch(
+  boxed: Awaited<ReturnType<typeof confine>>,
+  codes: readonly string[],
+  inputs: readonly ObjectiveInput[],
+  o: SandboxLimits,
+): Promise<ObjectiveRun[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(boxed.cmd, boxed.args, { cwd: boxed.cwd, stdio: ['pipe', 'pipe', 'pipe'], env: boxed.env });
     let out = '';
@@ -99,10 +112,19 @@ function spawnBatch(boxed: Awaited<ReturnType<typeof confine>>, codes: readonly 
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      const p = Output.safeParse((() => { try { return JSON.parse(out); } catch { return undefined; } })());
+      const p = Output.safeParse(
+        (() => {
+          try {
+            return JSON.parse(out);
+          } catch {
+            return undefined;
+          }
+        })(),
+      );
       if (p.success && p.data.length === codes.length) return resolve(p.data);
       // The whole batch died (memory, the wall-clock limit): every objective is reported failed.
-      const why = signal === 'SIGKILL' ? `stopped after ${(o.totalMs ?? 30000) / 1000} s` : `exited with ${code ?? signal}: ${err.trim().split('\n').pop() ?? ''}`;
+      const why =
+        signal === 'SIGKILL' ? `stopped after ${(o.totalMs ?? 30000) / 1000} s` : `exited with ${code ?? signal}: ${err.trim().split('\n').pop() ?? ''}`;
       resolve(codes.map(() => ({ scores: inputs.map(() => null), error: `the objective sandbox ${why}` })));
     });
     child.stdin.on('error', () => undefined);

@@ -97,9 +97,19 @@ const FILE_TOO_LARGE = /File size limit exceeded/;
  * the harness refuses afterwards (candidateCheck.ts). Throws IsolationUnavailable when the sandbox
  * the settings ask for cannot be made here.
  */
-export async function buildSolver(solverDir: string, timeoutS = 600, signal?: AbortSignal, isolation: IsolationSettings = DEFAULT_ISOLATION): Promise<BuildResult> {
+export async function buildSolver(
+  solverDir: string,
+  timeoutS = 600,
+  signal?: AbortSignal,
+  isolation: IsolationSettings = DEFAULT_ISOLATION,
+): Promise<BuildResult> {
   const script = path.join(solverDir, BUILD_SCRIPT);
-  if (!(await fs.stat(script).then((s) => s.isFile(), () => false)))
+  if (
+    !(await fs.stat(script).then(
+      (s) => s.isFile(),
+      () => false,
+    ))
+  )
     return { ok: false, timeS: 0, detail: `no ${BUILD_SCRIPT} in ${solverDir}`, diagnostics: [], log: '' };
   const limits = limitsOf(isolation);
   const scratch = await makeOwnedDir(os.tmpdir(), BUILD_DIR_PREFIX);
@@ -111,17 +121,35 @@ export async function buildSolver(solverDir: string, timeoutS = 600, signal?: Ab
   let run: Captured;
   let overLimit: string | undefined;
   try {
-    const confinement = { ...buildConfinement({ dir, scratch, network: isolation.buildNetwork, readOnly: [] }), tmpBytes: Math.floor(limits.diskMaxMb * 2 ** 20) };
+    const confinement = {
+      ...buildConfinement({ dir, scratch, network: isolation.buildNetwork, readOnly: [] }),
+      tmpBytes: Math.floor(limits.diskMaxMb * 2 ** 20),
+    };
     const boxed = await confine(isolation, confinement, '/bin/bash', [BUILD_SCRIPT]);
     const [cmd, args] = fileSizeLimited(boxed.cmd, boxed.args, limits.diskMaxMb);
     const [jailed, jailedArgs] = jail ? jail.wrap(cmd, args) : [cmd, args];
-    const guard = startGuard({ what: 'the build', limits, jail, tree: dir, scratch: { dirs: [scratch], skip: [] }, ...(boxed.tmpBytes ? { tmpfs: { mounts: ['/tmp', '/var/tmp'], bytes: boxed.tmpBytes } } : {}) });
+    const guard = startGuard({
+      what: 'the build',
+      limits,
+      jail,
+      tree: dir,
+      scratch: { dirs: [scratch], skip: [] },
+      ...(boxed.tmpBytes ? { tmpfs: { mounts: ['/tmp', '/var/tmp'], bytes: boxed.tmpBytes } } : {}),
+    });
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) stop.abort();
     try {
-      run = await runCaptured(jailed, jailedArgs, { cwd: boxed.cwd, env: boxed.env, timeoutS, keepBytes: 1 << 20, signal: stop.signal, ...(jail ? { jail } : {}), started: (pid) => guard.start(pid, () => stop.abort()) });
+      run = await runCaptured(jailed, jailedArgs, {
+        cwd: boxed.cwd,
+        env: boxed.env,
+        timeoutS,
+        keepBytes: 1 << 20,
+        signal: stop.signal,
+        ...(jail ? { jail } : {}),
+        started: (pid) => guard.start(pid, () => stop.abort()),
+      });
     } finally {
       signal?.removeEventListener('abort', onAbort);
       overLimit = await guard.end();
@@ -136,14 +164,21 @@ export async function buildSolver(solverDir: string, timeoutS = 600, signal?: Ab
   const diagnostics = parseDiagnostics(run.output, solverDir);
   const errors = diagnostics.filter((d) => d.severity === 'error');
   const first = errors[0] ? ` — ${errors[0].file ? `${errors[0].file}:${errors[0].line}: ` : ''}${errors[0].message}` : '';
-  const runnable = await fs.access(path.join(solverDir, RUN_SCRIPT), fs.constants.X_OK).then(() => true, () => false);
-  const fileTooLarge = FILE_TOO_LARGE.test(run.output) ? `a file the build wrote reached its limit of ${limits.diskMaxMb} MB (evaluation.disk_max_mb)` : undefined;
+  const runnable = await fs.access(path.join(solverDir, RUN_SCRIPT), fs.constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+  const fileTooLarge = FILE_TOO_LARGE.test(run.output)
+    ? `a file the build wrote reached its limit of ${limits.diskMaxMb} MB (evaluation.disk_max_mb)`
+    : undefined;
   const ok = !run.timedOut && !overLimit && !tree && !fileTooLarge && run.code === 0 && runnable;
   const detail = run.spawnError
     ? `cannot run bash: ${run.spawnError}`
     : run.timedOut
       ? `the build did not finish within ${timeoutS} s`
-      : (overLimit ?? tree ?? fileTooLarge ??
+      : (overLimit ??
+        tree ??
+        fileTooLarge ??
         (run.code !== 0
           ? `build failed (exit ${run.code}, ${errors.length} error${errors.length === 1 ? '' : 's'})${first}`
           : !runnable

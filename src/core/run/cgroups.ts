@@ -45,7 +45,12 @@ export function cgroupMounts(mountinfo: string): CgroupMount[] {
     const f = pre.split(' ');
     const [type, , superOpts = ''] = post.split(' ');
     if ((type !== 'cgroup' && type !== 'cgroup2') || f[3] === undefined || f[4] === undefined) continue;
-    out.push({ v2: type === 'cgroup2', controllers: type === 'cgroup' ? superOpts.split(',') : [], mountPoint: decodeMountPath(f[4]), root: decodeMountPath(f[3]) });
+    out.push({
+      v2: type === 'cgroup2',
+      controllers: type === 'cgroup' ? superOpts.split(',') : [],
+      mountPoint: decodeMountPath(f[4]),
+      root: decodeMountPath(f[3]),
+    });
   }
   return out;
 }
@@ -62,19 +67,34 @@ export function ownCgroupsOf(procCgroup: string, mountinfo: string): OwnCgroups 
     return rel === '..' || rel.startsWith('../') || path.posix.isAbsolute(rel) ? undefined : path.join(m.mountPoint, rel);
   };
   // The last mount that shows the path wins, as a later mount hides an earlier one.
-  const lastMountDir = (ms: CgroupMount[], p: string) => ms.reverse().map((m) => dirIn(m, p)).find((d) => d !== undefined);
+  const lastMountDir = (ms: CgroupMount[], p: string) =>
+    ms
+      .reverse()
+      .map((m) => dirIn(m, p))
+      .find((d) => d !== undefined);
   for (const line of procCgroup.split('\n')) {
     const m = /^(\d+):([^:]*):(.*)$/.exec(line);
     if (!m) continue;
     const [, id, ctrls, p] = m as unknown as [string, string, string, string];
     if (id === '0' && ctrls === '') {
-      const dir = out.v2 ?? lastMountDir(mounts.filter((x) => x.v2), p);
+      const dir =
+        out.v2 ??
+        lastMountDir(
+          mounts.filter((x) => x.v2),
+          p,
+        );
       if (dir) out.v2 = dir;
       continue;
     }
     const names = ctrls.split(',');
     for (const ctrl of ['memory', 'cpuacct', 'pids'] as const) {
-      const dir = names.includes(ctrl) ? (out[ctrl] ?? lastMountDir(mounts.filter((x) => !x.v2 && x.controllers.includes(ctrl)), p)) : undefined;
+      const dir = names.includes(ctrl)
+        ? (out[ctrl] ??
+          lastMountDir(
+            mounts.filter((x) => !x.v2 && x.controllers.includes(ctrl)),
+            p,
+          ))
+        : undefined;
       if (dir) out[ctrl] = dir;
     }
   }
@@ -139,7 +159,28 @@ function busctl(args: string[]): Promise<string | undefined> {
 async function enterDelegatedScope(): Promise<string | undefined> {
   const before = unifiedLine();
   const unit = scopeUnit(ownerTag());
-  const err = await busctl(['call', 'org.freedesktop.systemd1', '/org/freedesktop/systemd1', 'org.freedesktop.systemd1.Manager', 'StartTransientUnit', 'ssa(sv)a(sa(sv))', unit, 'fail', '3', 'PIDs', 'au', '1', String(process.pid), 'Delegate', 'b', 'true', 'CollectMode', 's', 'inactive-or-failed', '0']);
+  const err = await busctl([
+    'call',
+    'org.freedesktop.systemd1',
+    '/org/freedesktop/systemd1',
+    'org.freedesktop.systemd1.Manager',
+    'StartTransientUnit',
+    'ssa(sv)a(sa(sv))',
+    unit,
+    'fail',
+    '3',
+    'PIDs',
+    'au',
+    '1',
+    String(process.pid),
+    'Delegate',
+    'b',
+    'true',
+    'CollectMode',
+    's',
+    'inactive-or-failed',
+    '0',
+  ]);
   if (err) {
     scopeAttempt = `no transient systemd scope (busctl --user: ${err})`;
     return undefined;
@@ -182,7 +223,13 @@ export function prepareV2(): Promise<V2Base | undefined> {
 async function readyV2(): Promise<V2Base | undefined> {
   const dir = ownCgroups().v2;
   if (!dir) return undefined;
-  const writable = await fs.access(path.join(dir, 'cgroup.procs'), fs.constants.W_OK).then(() => fs.access(dir, fs.constants.W_OK)).then(() => true, () => false);
+  const writable = await fs
+    .access(path.join(dir, 'cgroup.procs'), fs.constants.W_OK)
+    .then(() => fs.access(dir, fs.constants.W_OK))
+    .then(
+      () => true,
+      () => false,
+    );
   if (!writable) return undefined;
   const words = async (f: string) => (await fs.readFile(path.join(dir, f), 'utf8').catch(() => '')).split(/\s+/).filter(Boolean);
   const available = (await words('cgroup.controllers')).filter((c) => WANTED.includes(c));
@@ -191,14 +238,22 @@ async function readyV2(): Promise<V2Base | undefined> {
   let why: string | undefined;
   let shared = false;
   if (toEnable.length) {
-    const enable = () => fs.writeFile(path.join(dir, 'cgroup.subtree_control'), toEnable.map((c) => `+${c}`).join(' ')).then(() => true, () => false);
+    const enable = () =>
+      fs.writeFile(path.join(dir, 'cgroup.subtree_control'), toEnable.map((c) => `+${c}`).join(' ')).then(
+        () => true,
+        () => false,
+      );
     let ok = await enable();
     if (!ok) {
       const procs = (await words('cgroup.procs')).map(Number);
       if (procs.length === 1 && procs[0] === process.pid) {
         const leaf = path.join(dir, `${SELF_LEAF_PREFIX}${ownerTag()}`);
         await fs.mkdir(leaf).catch(() => undefined);
-        ok = (await fs.writeFile(path.join(leaf, 'cgroup.procs'), String(process.pid)).then(() => true, () => false)) && (await enable());
+        ok =
+          (await fs.writeFile(path.join(leaf, 'cgroup.procs'), String(process.pid)).then(
+            () => true,
+            () => false,
+          )) && (await enable());
       } else {
         shared = true;
         why = `${dir} holds other processes than this one, so its controllers cannot be handed down (the kernel allows that only from a cgroup without processes)`;
@@ -209,6 +264,7 @@ async function readyV2(): Promise<V2Base | undefined> {
   }
   const lacking = WANTED.filter((c) => !enabled.includes(c));
   const notThere = lacking.filter((c) => !available.includes(c));
-  if (lacking.length && !why) why = `${notThere.join(' and ')} ${notThere.length > 1 ? 'are' : 'is'} not among the controllers of ${dir}${notThere.length < WANTED.length ? '' : ' (with cgroup v1 mounted too, they may be bound to v1)'}`;
+  if (lacking.length && !why)
+    why = `${notThere.join(' and ')} ${notThere.length > 1 ? 'are' : 'is'} not among the controllers of ${dir}${notThere.length < WANTED.length ? '' : ' (with cgroup v1 mounted too, they may be bound to v1)'}`;
   return { dir, controllers: enabled, ...(lacking.length ? { missing: why } : {}), ...(shared ? { shared: true as const } : {}) };
 }

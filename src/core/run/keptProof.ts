@@ -91,7 +91,10 @@ export async function sweepHolds(root: string, o: { owners: boolean; maxAgeMs?: 
     const dead = m !== null && !ownerAlive(Number(m[1]), m[2]);
     const st = await fs.stat(dir).catch(() => undefined);
     if (!st || (!dead && now - st.mtimeMs < (o.maxAgeMs ?? HOLD_MAX_AGE_MS))) continue;
-    await fs.rm(dir, { recursive: true, force: true }).then(() => removed.push(dir), () => undefined);
+    await fs.rm(dir, { recursive: true, force: true }).then(
+      () => removed.push(dir),
+      () => undefined,
+    );
   }
   return removed;
 }
@@ -111,7 +114,14 @@ export interface KeptProofCheck {
 
 /** Checks a kept proof with drat-trim and returns the run's result as the proof judges it (judgeKeptProof). */
 export async function checkKeptProof(r: KeptProofCheck): Promise<InstanceResult> {
-  const pc = await checkProof({ dratTrim: r.dratTrim, cnf: r.cnf, proof: r.proof, timeoutS: r.checkerTimeoutS, maxProofMb: r.maxProofMb, ...(r.signal ? { signal: r.signal } : {}) });
+  const pc = await checkProof({
+    dratTrim: r.dratTrim,
+    cnf: r.cnf,
+    proof: r.proof,
+    timeoutS: r.checkerTimeoutS,
+    maxProofMb: r.maxProofMb,
+    ...(r.signal ? { signal: r.signal } : {}),
+  });
   if (pc.outcome === 'error') throw new Error(pc.detail);
   return judgeKeptProof(r.result, pc);
 }
@@ -128,7 +138,12 @@ export function judgeKeptProof(result: InstanceResult, pc: ProofCheck): Instance
     case 'verified':
       return { ...result, status: 'solved', check: check(true, pc.detail), detail: '' };
     case 'rejected':
-      return { ...result, status: 'invalid_proof', check: check(false, pc.detail), detail: `UNSAT claimed on ${result.instance}, ${pc.detail} (the proof its own run wrote)` };
+      return {
+        ...result,
+        status: 'invalid_proof',
+        check: check(false, pc.detail),
+        detail: `UNSAT claimed on ${result.instance}, ${pc.detail} (the proof its own run wrote)`,
+      };
     case 'missing':
       return { ...result, check: check(null, `the proof its run wrote is no longer kept (${pc.detail}): not checked`) };
     case 'too_large':

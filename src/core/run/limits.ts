@@ -86,10 +86,13 @@ const V1: CgroupFiles = {
     return oom ? Number(oom[1]) > 0 : Number(await read('memory.failcnt')) > 0;
   },
   // Nanoseconds, user + system (cpuacct.stat splits them, but in coarse USER_HZ ticks).
-  cpu: ['cpuacct.usage', (t) => {
-    const ns = num(t);
-    return ns === undefined ? undefined : ns / 1e9;
-  }],
+  cpu: [
+    'cpuacct.usage',
+    (t) => {
+      const ns = num(t);
+      return ns === undefined ? undefined : ns / 1e9;
+    },
+  ],
 };
 
 const V2: CgroupFiles = {
@@ -100,10 +103,13 @@ const V2: CgroupFiles = {
   peak: 'memory.peak',
   oomKilled: async (read) => Number(/oom_kill (\d+)/.exec(await read('memory.events'))?.[1] ?? 0) > 0,
   // cpu.stat is there whether or not the cpu controller is enabled; usage_usec is user + system.
-  cpu: ['cpu.stat', (t) => {
-    const us = num(/^usage_usec (\d+)$/m.exec(t)?.[1]);
-    return us === undefined ? undefined : us / 1e6;
-  }],
+  cpu: [
+    'cpu.stat',
+    (t) => {
+      const us = num(/^usage_usec (\d+)$/m.exec(t)?.[1]);
+      return us === undefined ? undefined : us / 1e6;
+    },
+  ],
 };
 
 /** Where CPU time is read in a cgroup of a kind: its file, and its value in seconds. */
@@ -121,7 +127,11 @@ interface TwinBases {
  * Undefined where neither works: the caller then counts processes another way.
  */
 async function pidsCgroup(v: CgroupFiles, dir: string, pidsBase: string | undefined, max: number): Promise<string | undefined> {
-  if (v.method === 'cgroup-v2') return fs.writeFile(path.join(dir, 'pids.max'), String(max)).then(() => dir, () => undefined);
+  if (v.method === 'cgroup-v2')
+    return fs.writeFile(path.join(dir, 'pids.max'), String(max)).then(
+      () => dir,
+      () => undefined,
+    );
   if (!pidsBase) return undefined;
   const twin = path.join(pidsBase, path.basename(dir));
   try {
@@ -142,7 +152,13 @@ async function pidsCgroup(v: CgroupFiles, dir: string, pidsBase: string | undefi
  * its processes and cgroup.kill; its memory limit is then RLIMIT_AS. With `processes`, pids.max caps the
  * processes (pidsCgroup).
  */
-async function tryCgroup(v: CgroupFiles, base: string, limitBytes: number | undefined, twins: TwinBases, processes: number | undefined): Promise<MemoryJail | undefined> {
+async function tryCgroup(
+  v: CgroupFiles,
+  base: string,
+  limitBytes: number | undefined,
+  twins: TwinBases,
+  processes: number | undefined,
+): Promise<MemoryJail | undefined> {
   const name = `${CGROUP_PREFIX}${ownerTag()}-${++seq}`;
   const dir = path.join(base, name);
   let memoryHere: boolean;
@@ -157,7 +173,17 @@ async function tryCgroup(v: CgroupFiles, base: string, limitBytes: number | unde
   }
   if (memoryHere && limitBytes !== undefined) await fs.writeFile(path.join(dir, v.swap[0]), v.swap[1](limitBytes)).catch(() => undefined);
   const twin = twins.cpu;
-  const [cpuDir, cpuKind] = existsSync(path.join(dir, v.cpu[0])) ? [dir, v.method] : twin ? [await fs.mkdir(path.join(twin.base, name)).then(() => path.join(twin.base, name), () => undefined), twin.kind] : [undefined, undefined];
+  const [cpuDir, cpuKind] = existsSync(path.join(dir, v.cpu[0]))
+    ? [dir, v.method]
+    : twin
+      ? [
+          await fs.mkdir(path.join(twin.base, name)).then(
+            () => path.join(twin.base, name),
+            () => undefined,
+          ),
+          twin.kind,
+        ]
+      : [undefined, undefined];
   const pidsDir = processes === undefined ? undefined : await pidsCgroup(v, dir, twins.pids, processes);
   const dirs = [...new Set([dir, cpuDir, pidsDir].filter((d): d is string => !!d))];
   const read = (f: string, d = dir) => fs.readFile(path.join(d, f), 'utf8').catch(() => '');
@@ -188,7 +214,17 @@ async function tryCgroup(v: CgroupFiles, base: string, limitBytes: number | unde
     // Every twin's: a process that moved itself out of one (root can, without the sandbox) is still found in the others.
     pids: async () => [...new Set((await Promise.all(dirs.map(procs))).flat())],
     // r+ never creates the file: v1 cgroups and kernels before 5.14 have none.
-    killAll: async () => (await Promise.all(dirs.map((d) => fs.writeFile(path.join(d, 'cgroup.kill'), '1', { flag: 'r+' }).then(() => true, () => false)))).some(Boolean),
+    killAll: async () =>
+      (
+        await Promise.all(
+          dirs.map((d) =>
+            fs.writeFile(path.join(d, 'cgroup.kill'), '1', { flag: 'r+' }).then(
+              () => true,
+              () => false,
+            ),
+          ),
+        )
+      ).some(Boolean),
     processesMax: pidsDir ? processes : undefined,
     processLimitHit: async () => !!pidsDir && Number(/^max (\d+)$/m.exec(await read('pids.events', pidsDir))?.[1] ?? 0) > 0,
     dispose: async () => {
@@ -248,13 +284,13 @@ async function cgroupJail(limitBytes: number | undefined, method: MemoryMethod |
     // CPU time from v1's cpuacct, else from the hybrid layout's unified hierarchy.
     const cpu = own.cpuacct ? { base: own.cpuacct, kind: 'cgroup-v1' as const } : v2 ? { base: v2.dir, kind: 'cgroup-v2' as const } : undefined;
     const j = await tryCgroup(V1, own.memory, limitBytes, { cpu, pids: own.pids }, processes);
-    if (j) return (preferred = 'cgroup-v1'), j;
+    if (j) return ((preferred = 'cgroup-v1'), j);
   }
   if ((method === undefined || method === 'cgroup-v2') && v2) {
     const j = await tryCgroup(V2, v2.dir, limitBytes, {}, processes);
     // A forced cgroup-v2 must limit memory itself.
     if (j && method === 'cgroup-v2' && limitBytes !== undefined && j.method !== 'cgroup-v2') await j.dispose();
-    else if (j) return (preferred = 'cgroup-v2'), j;
+    else if (j) return ((preferred = 'cgroup-v2'), j);
   }
   if (method) throw new Error(`${method} memory limits are not available on this machine`);
   preferred = 'none';

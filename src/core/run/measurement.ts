@@ -20,8 +20,10 @@ export type Measurement = z.infer<typeof Measurement>;
 /** What gives a run CPU time where none is measured now: the one command or setting for this situation. */
 export function cpuFix(): string {
   const own = ownCgroups();
-  if (!own.v2 && !own.cpuacct) return 'no cgroup hierarchy is mounted here: mount cgroup2 at /sys/fs/cgroup (a container: run it with its own cgroup namespace, `docker run --cgroupns=private`)';
-  if (process.getuid?.() === 0) return `this process cannot write its cgroup ${own.v2 ?? own.cpuacct}: mount the cgroup filesystem read-write (a container: \`docker run --cgroupns=private\`, not a read-only /sys/fs/cgroup)`;
+  if (!own.v2 && !own.cpuacct)
+    return 'no cgroup hierarchy is mounted here: mount cgroup2 at /sys/fs/cgroup (a container: run it with its own cgroup namespace, `docker run --cgroupns=private`)';
+  if (process.getuid?.() === 0)
+    return `this process cannot write its cgroup ${own.v2 ?? own.cpuacct}: mount the cgroup filesystem read-write (a container: \`docker run --cgroupns=private\`, not a read-only /sys/fs/cgroup)`;
   const tried = scopeFailure();
   return `start VS Code, or the satlution command, in a cgroup of your own: \`systemd-run --user --scope -p Delegate=yes code\` (or \`... satlution ...\`); without a systemd user manager, an administrator can chown a cgroup-v2 subtree to you, as Delegate=yes does${tried ? ` (moving into a scope by itself failed here: ${tried})` : ''}`;
 }
@@ -36,7 +38,9 @@ export async function measurementHere(): Promise<Measurement> {
   const cpuFile = jail.cpu === 'cgroup-v2' ? 'cpu.stat' : 'cpuacct.usage';
   return {
     cpu: jail.cpu ?? null,
-    cpu_detail: jail.cpu ? `user + system of each run's whole process tree, orphans included, from ${cpuFile} of its own cgroup (${jail.cpu}, below ${base}${v2?.scope ? `, in the transient systemd scope ${v2.scope}` : ''})` : 'not measured: no cgroup this user can write here, and rusage misses processes that leave the run; decisions and figures use wall time',
+    cpu_detail: jail.cpu
+      ? `user + system of each run's whole process tree, orphans included, from ${cpuFile} of its own cgroup (${jail.cpu}, below ${base}${v2?.scope ? `, in the transient systemd scope ${v2.scope}` : ''})`
+      : 'not measured: no cgroup this user can write here, and rusage misses processes that leave the run; decisions and figures use wall time',
     ...(jail.cpu ? {} : { cpu_fix: cpuFix() }),
     memory: jail.method,
     memory_detail:

@@ -35,9 +35,17 @@ export async function checkProof(r: ProofCheckRequest): Promise<ProofCheck> {
   const mb = file.bytes / 2 ** 20;
   if (mb > r.maxProofMb) return done('too_large', `the proof is ${proofSize(file.bytes)}, over the ${r.maxProofMb} MB cap`, mb);
   // -t: drat-trim's own time limit; ours (2 s later) is the hard one.
-  const run = await runCaptured(r.dratTrim, [r.cnf, r.proof, '-t', String(Math.ceil(r.timeoutS))], { timeoutS: r.timeoutS + 2, keepBytes: 4000, ...(r.signal ? { signal: r.signal } : {}) });
+  const run = await runCaptured(r.dratTrim, [r.cnf, r.proof, '-t', String(Math.ceil(r.timeoutS))], {
+    timeoutS: r.timeoutS + 2,
+    keepBytes: 4000,
+    ...(r.signal ? { signal: r.signal } : {}),
+  });
   if (run.spawnError) return done('error', `cannot run drat-trim (${r.dratTrim}): ${run.spawnError}`, mb);
-  const lines = run.output.replace(/\r/g, '\n').split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = run.output
+    .replace(/\r/g, '\n')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const verdict = lines.filter((l) => /^s /.test(l)).pop() ?? lines.pop() ?? '';
   if (run.timedOut || /TIMEOUT/.test(run.output)) return done('timeout', `drat-trim did not finish within ${r.timeoutS} s`, mb);
   if (run.code === 0) return done('verified', 'drat-trim: s VERIFIED', mb);

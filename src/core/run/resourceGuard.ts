@@ -90,7 +90,8 @@ export function startGuard(spec: GuardSpec): Guard {
         const st = await fs.statfs(`/proc/${inside}/root${m}`).catch(() => undefined);
         // Ours only: a tmpfs of the size we asked for (before bwrap mounts it, the path is the host's).
         if (!st) seen = false;
-        else if (st.type === TMPFS_MAGIC && Math.abs(st.blocks * st.bsize - spec.tmpfs.bytes) < 1 << 16) used += st.bfree === 0 ? Infinity : (st.blocks - st.bfree) * st.bsize;
+        else if (st.type === TMPFS_MAGIC && Math.abs(st.blocks * st.bsize - spec.tmpfs.bytes) < 1 << 16)
+          used += st.bfree === 0 ? Infinity : (st.blocks - st.bfree) * st.bsize;
       }
       if (seen) return used;
       inside = undefined; // that process is gone: look for another
@@ -103,7 +104,8 @@ export function startGuard(spec: GuardSpec): Guard {
     const t0 = Date.now();
     try {
       if (spec.tree !== undefined && (await treeBytes([spec.tree], [], maxBytes)) > maxBytes) return limitReason.tree(spec.what, spec.limits.diskMaxMb);
-      if ((await tmpfsBytes(pid)) + (await treeBytes(spec.scratch.dirs, spec.scratch.skip, maxBytes)) > maxBytes) return limitReason.scratch(spec.what, spec.limits.diskMaxMb);
+      if ((await tmpfsBytes(pid)) + (await treeBytes(spec.scratch.dirs, spec.scratch.skip, maxBytes)) > maxBytes)
+        return limitReason.scratch(spec.what, spec.limits.diskMaxMb);
     } finally {
       nextWalk = Date.now() + Math.max(spec.tree !== undefined ? WALK_EVERY_MS : TICK_MS, WALK_SHARE * (Date.now() - t0));
     }
@@ -142,8 +144,17 @@ export function startGuard(spec: GuardSpec): Guard {
 
 /** How a run's processes and scratch are bounded here, and what is not, in words for its log. */
 export function boundsInWords(limits: ResourceLimits, jail: MemoryJail | undefined, sandbox: { mode: 'bwrap' | 'off'; tmpBytes?: number }): string {
-  const processes = jail?.processesMax !== undefined ? `${jail.cgroup} pids.max` : jail?.cgroup ? `no pids controller in its ${jail.cgroup}: counted a few times a second` : 'no cgroup: counted a few times a second';
-  const tmp = sandbox.tmpBytes ? '/tmp and /var/tmp tmpfs of that size' : sandbox.mode === 'bwrap' ? '/tmp and /var/tmp unbounded: this bwrap has no --size' : "/tmp is the host's, unbounded";
+  const processes =
+    jail?.processesMax !== undefined
+      ? `${jail.cgroup} pids.max`
+      : jail?.cgroup
+        ? `no pids controller in its ${jail.cgroup}: counted a few times a second`
+        : 'no cgroup: counted a few times a second';
+  const tmp = sandbox.tmpBytes
+    ? '/tmp and /var/tmp tmpfs of that size'
+    : sandbox.mode === 'bwrap'
+      ? '/tmp and /var/tmp unbounded: this bwrap has no --size'
+      : "/tmp is the host's, unbounded";
   return `${limits.processesMax} processes (${processes}), ${limits.diskMaxMb} MB of scratch (HOME and TMPDIR watched, ${tmp})`;
 }
 

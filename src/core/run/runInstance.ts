@@ -160,7 +160,14 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string): 
   const source = r.expectedFrom === 'meta' ? 'meta.csv' : 'the baselines say so';
   const contradicts = r.expected !== null && answer !== r.expected;
   const wrong = (check?: CheckResult) => result('wrong', `${answer} claimed on ${r.name}, but it is ${r.expected} (${source})`, check);
-  const proven = (check: CheckResult) => result('solved', contradicts ? `${answer} proven on ${r.name} (${check.kind === 'model' ? 'the model checks' : 'drat-trim verified the proof'}), although ${source === 'meta.csv' ? 'meta.csv says' : 'an earlier run said'} ${r.expected}: fix the expected answer` : '', check);
+  const proven = (check: CheckResult) =>
+    result(
+      'solved',
+      contradicts
+        ? `${answer} proven on ${r.name} (${check.kind === 'model' ? 'the model checks' : 'drat-trim verified the proof'}), although ${source === 'meta.csv' ? 'meta.csv says' : 'an earlier run said'} ${r.expected}: fix the expected answer`
+        : '',
+      check,
+    );
   if (answer === 'SAT') {
     const mc = await checkModel(r.cnf, out.model);
     const check: CheckResult = { kind: 'model', ok: mc.ok, time_s: mc.timeS, detail: mc.detail };
@@ -172,17 +179,36 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string): 
   const proof = path.join(proofDir, 'proof.out');
   const { bytes, missing } = await proofFile(proof);
   // Over the proof limit: stopped or not, a proof that large is never checked, so the answer counts as unsolved.
-  if (bytes > r.maxProofMb * 2 ** 20) return contradicts ? wrong() : result('unknown', `UNSAT claimed on ${r.name}, but its proof is ${proofSize(bytes)}, over the ${r.maxProofMb} MB limit (evaluation.proof_max_mb): not checked, counted as unsolved`);
+  if (bytes > r.maxProofMb * 2 ** 20)
+    return contradicts
+      ? wrong()
+      : result(
+          'unknown',
+          `UNSAT claimed on ${r.name}, but its proof is ${proofSize(bytes)}, over the ${r.maxProofMb} MB limit (evaluation.proof_max_mb): not checked, counted as unsolved`,
+        );
   if (!r.checkProofs && r.requireProofs) {
     // The SAT Competition's rule: an UNSAT answer counts only with the proof of the run that gave it.
-    if (missing) return contradicts ? wrong() : result('missing_proof', `UNSAT claimed on ${r.name} without a proof (${missing}): every UNSAT answer in this stage must come with the DRAT proof its own run writes`);
+    if (missing)
+      return contradicts
+        ? wrong()
+        : result(
+            'missing_proof',
+            `UNSAT claimed on ${r.name} without a proof (${missing}): every UNSAT answer in this stage must come with the DRAT proof its own run writes`,
+          );
     if (contradicts) return wrong();
     if (r.keepAs) await keepProof(proof, r.keepAs);
     return { ...result('solved', ''), proof: { bytes } };
   }
   if (!r.checkProofs) return contradicts ? wrong() : result('solved', '');
   if (!r.dratTrim) throw new Error('proof checking is on but no drat-trim binary is configured (scripts/setup-sat-tools.sh builds one)');
-  const pc = await checkProof({ dratTrim: r.dratTrim, cnf: r.cnf, proof, timeoutS: r.checkerTimeoutS, maxProofMb: r.maxProofMb, ...(r.signal ? { signal: r.signal } : {}) });
+  const pc = await checkProof({
+    dratTrim: r.dratTrim,
+    cnf: r.cnf,
+    proof,
+    timeoutS: r.checkerTimeoutS,
+    maxProofMb: r.maxProofMb,
+    ...(r.signal ? { signal: r.signal } : {}),
+  });
   const check: CheckResult = { kind: 'drat', ok: pc.outcome === 'timeout' ? null : pc.ok, time_s: pc.timeS, detail: pc.detail };
   if (pc.outcome === 'error') throw new Error(pc.detail);
   if (pc.outcome === 'verified') return proven(check);
@@ -202,7 +228,10 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string): 
 }
 
 /** Classifies a run that ended without an answer worth checking; undefined when it must be checked. */
-export function classifyRun(r: Pick<InstanceRunRequest, 'name' | 'timeoutS' | 'memMb' | 'maxOutputMb' | 'maxProofMb'>, out: RunOutcome): { status: RunStatus; detail: string } | undefined {
+export function classifyRun(
+  r: Pick<InstanceRunRequest, 'name' | 'timeoutS' | 'memMb' | 'maxOutputMb' | 'maxProofMb'>,
+  out: RunOutcome,
+): { status: RunStatus; detail: string } | undefined {
   const on = `on ${r.name} after ${secs(out.timeS)}`;
   if (out.overLimit) return { status: 'crash', detail: `${out.overLimit} ${on}` };
   // A resource limit, as time and memory are: the run is unsolved, not a failure of the solver.
@@ -211,7 +240,8 @@ export function classifyRun(r: Pick<InstanceRunRequest, 'name' | 'timeoutS' | 'm
   if (out.memout) return { status: 'memout', detail: `exceeded ${r.memMb} MB ${on}${out.peakMb ? ` (peak ${out.peakMb.toFixed(0)} MB)` : ''}` };
   if (out.outputOverflow) return { status: 'crash', detail: `wrote more than ${r.maxOutputMb ?? 256} MB of output ${on}` };
   if (out.signal) return { status: 'crash', detail: `${SIGNALS[out.signal] ?? out.signal} ${on}${out.answer ? ` (after printing s ${out.answer})` : ''}` };
-  if (new Set(out.answers.filter((a) => a !== 'UNKNOWN')).size > 1) return { status: 'wrong', detail: `printed both s SATISFIABLE and s UNSATISFIABLE on ${r.name}` };
+  if (new Set(out.answers.filter((a) => a !== 'UNKNOWN')).size > 1)
+    return { status: 'wrong', detail: `printed both s SATISFIABLE and s UNSATISFIABLE on ${r.name}` };
   if (out.answers.length > 1) return { status: 'crash', detail: `printed ${out.answers.length} s lines on ${r.name} (exactly one is allowed)` };
   if (out.badSLines.length) return { status: 'crash', detail: `malformed answer line "${out.badSLines[0]!.slice(0, 40)}" on ${r.name}` };
   const want = out.answer === 'SAT' ? 10 : out.answer === 'UNSAT' ? 20 : undefined;

@@ -43,7 +43,12 @@ const secs = (t: number) => `${t.toFixed(3)} s`;
 /** The log's text: a header a person reads first, then the output excerpts. */
 export function formatRunLog(o: RunLogInput): string {
   const r = o.result;
-  const check = r.check.kind === 'none' ? (r.check.detail ? `none (${r.check.detail})` : 'none') : `${r.check.kind}: ${r.check.ok === null ? 'not decided' : r.check.ok ? 'ok' : 'FAILED'} in ${secs(r.check.time_s)}${r.check.detail ? ` - ${r.check.detail}` : ''}`;
+  const check =
+    r.check.kind === 'none'
+      ? r.check.detail
+        ? `none (${r.check.detail})`
+        : 'none'
+      : `${r.check.kind}: ${r.check.ok === null ? 'not decided' : r.check.ok ? 'ok' : 'FAILED'} in ${secs(r.check.time_s)}${r.check.detail ? ` - ${r.check.detail}` : ''}`;
   const lines = [
     `# ${r.instance}`,
     `when:      ${o.at}`,
@@ -60,10 +65,19 @@ export function formatRunLog(o: RunLogInput): string {
     '',
   ];
   if (!o.output) {
-    lines.push('The solver output of this run was not kept: the result was reused from the results store', '(.satlution/results/runs.jsonl), so the solver was not run again. Re-evaluating a changed', 'solver writes a fresh log.', '');
+    lines.push(
+      'The solver output of this run was not kept: the result was reused from the results store',
+      '(.satlution/results/runs.jsonl), so the solver was not run again. Re-evaluating a changed',
+      'solver writes a fresh log.',
+      '',
+    );
     return lines.join('\n');
   }
-  const block = (name: string, text: string) => [`---- ${name} ${'-'.repeat(Math.max(0, 60 - name.length))}`, text.length ? text.replace(/\n$/, '') : '(empty)', ''];
+  const block = (name: string, text: string) => [
+    `---- ${name} ${'-'.repeat(Math.max(0, 60 - name.length))}`,
+    text.length ? text.replace(/\n$/, '') : '(empty)',
+    '',
+  ];
   lines.push(`output:    ${o.output.bytes} bytes (head and tail kept)`, '', ...block('stdout', o.output.stdout), ...block('stderr', o.output.stderr));
   return lines.join('\n');
 }

@@ -110,7 +110,14 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
   if (isolation.mode === 'off') await fs.copyFile(req.cnf, given);
   const args = req.proofDir ? [given, req.proofDir] : [given];
   const limits = limitsOf(isolation);
-  const confinement = solverRunConfinement({ solverDir: path.resolve(req.solverDir), instance: isolation.mode === 'off' ? given : path.resolve(req.cnf), given, runDir, proofDir: req.proofDir, readOnly: [] });
+  const confinement = solverRunConfinement({
+    solverDir: path.resolve(req.solverDir),
+    instance: isolation.mode === 'off' ? given : path.resolve(req.cnf),
+    given,
+    runDir,
+    proofDir: req.proofDir,
+    readOnly: [],
+  });
   const confined = await confine(isolation, { ...confinement, tmpBytes: Math.floor(limits.diskMaxMb * 2 ** 20) }, script, args);
   // The affinity is inherited by bwrap and everything it starts.
   const boxed = req.cpu !== undefined && TASKSET ? { ...confined, cmd: TASKSET, args: ['-c', String(req.cpu), confined.cmd, ...confined.args] } : confined;
@@ -119,7 +126,13 @@ async function runIn(req: RunRequest, runDir: string): Promise<RunOutcome> {
   const [cmd, argv] = jail ? jail.wrap(boxed.cmd, boxed.args) : [boxed.cmd, boxed.args];
   // Everything it writes counts but the proof (proof_max_mb bounds that) and the instance (a copy without the sandbox).
   const scratch = { dirs: [runDir], skip: [given, ...(req.proofDir ? [path.resolve(req.proofDir)] : [])] };
-  const limitGuard = startGuard({ what: 'the run', limits, jail, scratch, ...(confined.tmpBytes ? { tmpfs: { mounts: ['/tmp', '/var/tmp'], bytes: confined.tmpBytes } } : {}) });
+  const limitGuard = startGuard({
+    what: 'the run',
+    limits,
+    jail,
+    scratch,
+    ...(confined.tmpBytes ? { tmpfs: { mounts: ['/tmp', '/var/tmp'], bytes: confined.tmpBytes } } : {}),
+  });
   const maxOutput = (req.maxOutputMb ?? 256) * 2 ** 20;
   const out = new SolverOutputParser(8192, req.maxVar);
   const err = new SolverOutputParser(4096, 0);

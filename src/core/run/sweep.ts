@@ -83,7 +83,11 @@ async function sweepCgroups(base: string, report: SweepReport): Promise<void> {
     if (e.name.startsWith(SELF_LEAF_PREFIX)) {
       // A dead evaluator's own leaf (cgroups.ts): removed once empty; what runs in it is not a run's, and is left alone.
       const self = ownerOf(e.name.slice(SELF_LEAF_PREFIX.length), CGROUP_NAME_SELF);
-      if (self && !ownerAlive(self.pid, self.start)) await fs.rmdir(path.join(base, e.name)).then(() => report.cgroups.push(path.join(base, e.name)), () => undefined);
+      if (self && !ownerAlive(self.pid, self.start))
+        await fs.rmdir(path.join(base, e.name)).then(
+          () => report.cgroups.push(path.join(base, e.name)),
+          () => undefined,
+        );
       continue;
     }
     const owner = ownerOf(e.name.slice(CGROUP_PREFIX.length), CGROUP_NAME);
@@ -135,7 +139,12 @@ async function emptyCgroup(dir: string, name: string, report: SweepReport): Prom
 /** True when /proc/<pid>/cgroup places the process in (or below) the cgroup called `name`. */
 async function inCgroup(pid: number, name: string): Promise<boolean> {
   const text = await fs.readFile(`/proc/${pid}/cgroup`, 'utf8').catch(() => '');
-  return text.split('\n').some((line) => line.slice(line.indexOf(':', line.indexOf(':') + 1) + 1).split('/').includes(name));
+  return text.split('\n').some((line) =>
+    line
+      .slice(line.indexOf(':', line.indexOf(':') + 1) + 1)
+      .split('/')
+      .includes(name),
+  );
 }
 
 /** rmdir, retried while the last processes finish exiting; the error when it stays, or '' (gone). */

@@ -25,7 +25,11 @@ export const devCache = () => process.env.SATLUTION_DEV_CACHE ?? path.join(proce
 
 /** A program on PATH by name, or undefined. */
 export function findOnPath(name: string): string | undefined {
-  return (process.env.PATH ?? '').split(':').filter(Boolean).map((d) => path.join(d, name)).find(executable);
+  return (process.env.PATH ?? '')
+    .split(':')
+    .filter(Boolean)
+    .map((d) => path.join(d, name))
+    .find(executable);
 }
 
 /**

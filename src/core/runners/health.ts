@@ -19,25 +19,41 @@ export type { HealthFinding } from './healthFinding';
 const MIN_FREE_GB = 2;
 
 /** `workerFile`: dist/worker.js, which remote checks run on their host to say how it measures runs. */
-export async function checkRunnerHealth(runner: RunnerConfig, config: Config, ws: string, opts: { sshArgs?: readonly string[]; env?: NodeJS.ProcessEnv; workerFile?: string } = {}): Promise<HealthFinding[]> {
+export async function checkRunnerHealth(
+  runner: RunnerConfig,
+  config: Config,
+  ws: string,
+  opts: { sshArgs?: readonly string[]; env?: NodeJS.ProcessEnv; workerFile?: string } = {},
+): Promise<HealthFinding[]> {
   if (runner.kind === 'ssh') return checkSshHealth(runner, config, opts.sshArgs, opts.workerFile);
   if (runner.kind === 'slurm') return checkSlurmHealth(runner, config, opts);
   const out: HealthFinding[] = [];
   const [major] = process.versions.node.split('.').map(Number);
-  out.push({ check: 'node', level: (major ?? 0) >= 18 ? 'ok' : 'error', detail: `Node.js ${process.versions.node}${(major ?? 0) >= 18 ? '' : ' (the worker needs 18 or later)'}` });
+  out.push({
+    check: 'node',
+    level: (major ?? 0) >= 18 ? 'ok' : 'error',
+    detail: `Node.js ${process.versions.node}${(major ?? 0) >= 18 ? '' : ' (the worker needs 18 or later)'}`,
+  });
   const cores = os.availableParallelism();
   const jobs = runner.jobs ?? Math.max(1, cores - 1);
   out.push({
     check: 'cores',
     level: jobs > cores ? 'warning' : 'ok',
-    detail: jobs > cores ? `${jobs} parallel runs on ${cores} cores: runs would compete for CPU and times would be noisy` : `${jobs} parallel run${jobs > 1 ? 's' : ''} on ${cores} cores`,
+    detail:
+      jobs > cores
+        ? `${jobs} parallel runs on ${cores} cores: runs would compete for CPU and times would be noisy`
+        : `${jobs} parallel run${jobs > 1 ? 's' : ''} on ${cores} cores`,
   });
   const proofs = Object.values(config.stages).some((s) => s?.check_proofs);
   const drat = findDratTrim(undefined, config.evaluation.drat_trim);
   out.push(
     drat
       ? { check: 'drat-trim', level: 'ok', detail: drat }
-      : { check: 'drat-trim', level: proofs ? 'error' : 'warning', detail: `not found${proofs ? ' but stages check proofs' : ''}: locate or build it (Runners view: click this line), or set evaluation.drat_trim in satlution.yaml` },
+      : {
+          check: 'drat-trim',
+          level: proofs ? 'error' : 'warning',
+          detail: `not found${proofs ? ' but stages check proofs' : ''}: locate or build it (Runners view: click this line), or set evaluation.drat_trim in satlution.yaml`,
+        },
   );
   const isolation = isolationFor(config, runner.name);
   // With sandbox: off the finding is the warning, whatever this machine offers.
@@ -51,7 +67,11 @@ export async function checkRunnerHealth(runner: RunnerConfig, config: Config, ws
   try {
     const st = await fs.statfs(ws);
     const freeGb = (st.bavail * st.bsize) / 2 ** 30;
-    out.push({ check: 'disk', level: freeGb < MIN_FREE_GB ? 'warning' : 'ok', detail: `${freeGb.toFixed(1)} GB free in the workspace${freeGb < MIN_FREE_GB ? ' (candidates, proofs and logs need room)' : ''}` });
+    out.push({
+      check: 'disk',
+      level: freeGb < MIN_FREE_GB ? 'warning' : 'ok',
+      detail: `${freeGb.toFixed(1)} GB free in the workspace${freeGb < MIN_FREE_GB ? ' (candidates, proofs and logs need room)' : ''}`,
+    });
   } catch (e) {
     out.push({ check: 'disk', level: 'warning', detail: `free space unknown: ${(e as Error).message}` });
   }
@@ -67,7 +87,11 @@ async function limitFindings(isolation: IsolationSettings): Promise<HealthFindin
   const sized = isolation.mode === 'bwrap' && (await probeIsolation(isolation).then((p) => p.ok && bwrapSizesTmpfs(p.bwrap)));
   const gaps = [
     prlimitHere() ? '' : 'no prlimit here, so a single file of a build is bounded only by the watch',
-    isolation.mode === 'off' ? "without the sandbox /tmp is the host's, unbounded" : sized ? '' : 'this bwrap has no --size (before 0.8.0), so the sandbox\'s /tmp is bounded only by memory',
+    isolation.mode === 'off'
+      ? "without the sandbox /tmp is the host's, unbounded"
+      : sized
+        ? ''
+        : "this bwrap has no --size (before 0.8.0), so the sandbox's /tmp is bounded only by memory",
   ].filter(Boolean);
   return [
     {

@@ -12,7 +12,13 @@ export interface HealthFinding {
 /** How a host measures CPU time and bounds memory (run/measurement.ts), as findings; `where` names the host. */
 export function measurementFindings(m: Measurement, where: string): HealthFinding[] {
   return [
-    { check: 'CPU time', level: m.cpu ? 'ok' : 'warning', detail: m.cpu ? `${m.cpu_detail}${where === 'this machine' ? '' : ` on ${where}`}` : `${m.cpu_detail} on ${where}. To get it: ${m.cpu_fix ?? 'see the docs/measurement.md'}` },
+    {
+      check: 'CPU time',
+      level: m.cpu ? 'ok' : 'warning',
+      detail: m.cpu
+        ? `${m.cpu_detail}${where === 'this machine' ? '' : ` on ${where}`}`
+        : `${m.cpu_detail} on ${where}. To get it: ${m.cpu_fix ?? 'see the docs/measurement.md'}`,
+    },
     { check: 'memory limit', level: m.memory === 'rlimit' ? 'warning' : 'ok', detail: m.memory_detail },
   ];
 }
@@ -31,5 +37,11 @@ export function remoteMeasurementFindings(r: { code: number | null; stdout: stri
     }
   }
   const why = r instanceof Error ? r.message : (r.stderr.trim().split('\n').pop() ?? '') || `exit ${r.code}`;
-  return [{ check: 'CPU time', level: 'warning', detail: `not checked on ${where}: the worker could not say how it measures runs (${why}); each run's result says whether it has a CPU time` }];
+  return [
+    {
+      check: 'CPU time',
+      level: 'warning',
+      detail: `not checked on ${where}: the worker could not say how it measures runs (${why}); each run's result says whether it has a CPU time`,
+    },
+  ];
 }

@@ -49,7 +49,15 @@ export function localRunner(name = 'local', o: { scratchDir?: string } = {}): Ru
         batch.tasks,
         batch.jobs,
         async (t) => {
-          const r = await checkKeptProof({ result: t.result, cnf: t.cnf, proof: keptProofPath(root, batch.hold, t.key), dratTrim, checkerTimeoutS: batch.checkerTimeoutS, maxProofMb: batch.maxProofMb, ...(batch.signal ? { signal: batch.signal } : {}) });
+          const r = await checkKeptProof({
+            result: t.result,
+            cnf: t.cnf,
+            proof: keptProofPath(root, batch.hold, t.key),
+            dratTrim,
+            checkerTimeoutS: batch.checkerTimeoutS,
+            maxProofMb: batch.maxProofMb,
+            ...(batch.signal ? { signal: batch.signal } : {}),
+          });
           await onResult(t, r);
         },
         batch.signal,

@@ -34,7 +34,9 @@ export function workerArgs(settings: RunBatch['settings'], task: RunTask, at: { 
     `--max-proof-mb=${settings.maxProofMb}`,
     ...(settings.checkProofs ? ['--proofs', `--drat-trim=${at.dratTrim}`, `--checker-timeout=${settings.checkerTimeoutS}`] : []),
     // The proof is kept in the workdir (the worker's working directory there), for the audits to check.
-    ...(settings.requireProofs ? ['--require-proofs', ...(settings.requireProofs.hold ? [`--keep-proof=${remoteKeptProof(settings.requireProofs.hold, task.key)}`] : [])] : []),
+    ...(settings.requireProofs
+      ? ['--require-proofs', ...(settings.requireProofs.hold ? [`--keep-proof=${remoteKeptProof(settings.requireProofs.hold, task.key)}`] : [])]
+      : []),
     ...(task.expected ? [`--expected=${task.expected}`] : []),
     // The worker sandboxes by default; only an explicit `sandbox: off` turns that off there.
     ...(settings.isolation?.mode === 'off' ? ['--sandbox=off'] : []),
@@ -58,5 +60,12 @@ export const remoteKeptProof = (hold: string, key: string): string => keptProofP
 
 /** The worker's arguments to check one kept proof (its `--check-kept` mode); paths as the remote side sees them. */
 export function checkArgs(batch: ProofBatch, task: ProofTask, at: { cnf: string; dratTrim: string }): string[] {
-  return [`--check-kept=${remoteKeptProof(batch.hold, task.key)}`, `--cnf=${at.cnf}`, `--drat-trim=${at.dratTrim}`, `--checker-timeout=${batch.checkerTimeoutS}`, `--max-proof-mb=${batch.maxProofMb}`, `--result=${JSON.stringify(task.result)}`];
+  return [
+    `--check-kept=${remoteKeptProof(batch.hold, task.key)}`,
+    `--cnf=${at.cnf}`,
+    `--drat-trim=${at.dratTrim}`,
+    `--checker-timeout=${batch.checkerTimeoutS}`,
+    `--max-proof-mb=${batch.maxProofMb}`,
+    `--result=${JSON.stringify(task.result)}`,
+  ];
 }

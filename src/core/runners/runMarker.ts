@@ -78,7 +78,9 @@ export function remoteRunScript(r: RemoteRun): string {
     '  i=0; while [ -n "$held" ] && [ ! -s "$R" ] && [ $i -lt 300 ] && satl_closing; do sleep 0.2; i=$((i + 1)); done',
     'fi',
     'if [ ! -s "$R" ]; then',
-    `  ${Object.entries(r.env ?? {}).map(([k, v]) => `${k}=${shq(v)} `).join('')}${shJoin([...r.worker])} > "$R.$$" & w=$!`,
+    `  ${Object.entries(r.env ?? {})
+      .map(([k, v]) => `${k}=${shq(v)} `)
+      .join('')}${shJoin([...r.worker])} > "$R.$$" & w=$!`,
     '  ws=$(satl_start "$w"); M="$w ${ws:-0} $BOOT $HOST $$ $(satl_start $$)"',
     '  echo "$M" > "$P.$$" && mv -f "$P.$$" "$P"',
     '  wait $w; st=$?',

@@ -13,8 +13,16 @@ export function requireSandbox(isolation: IsolationSettings | undefined, facts: 
 /** The health check's line about isolation. */
 export function sandboxFinding(isolation: IsolationSettings, facts: SandboxFacts, where: string): HealthFinding {
   if (isolation.mode === 'off')
-    return { check: 'sandbox', level: 'warning', detail: `off (sandbox: off): evolved code runs on ${where} with your full authority and its results are marked "measured without isolation"` };
+    return {
+      check: 'sandbox',
+      level: 'warning',
+      detail: `off (sandbox: off): evolved code runs on ${where} with your full authority and its results are marked "measured without isolation"`,
+    };
   return facts.ok
-    ? { check: 'sandbox', level: 'ok', detail: `bubblewrap on ${where}: builds and runs see only the candidate (and their instance), no network, a cleared environment` }
+    ? {
+        check: 'sandbox',
+        level: 'ok',
+        detail: `bubblewrap on ${where}: builds and runs see only the candidate (and their instance), no network, a cleared environment`,
+      }
     : { check: 'sandbox', level: 'error', detail: `${facts.problem}. ${facts.fix}` };
 }

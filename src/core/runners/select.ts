@@ -44,7 +44,8 @@ export function stageRunners(config: Config, names: readonly string[], env: Runn
   for (const name of new Set(names)) {
     const cfg = config.runners.find((r) => r.name === name);
     if (!cfg) throw new UnknownRunnerError(`runner ${name}: no such runner in satlution.yaml (known: ${config.runners.map((r) => r.name).join(', ')})`);
-    if (cfg.kind !== 'local' && !fs.existsSync(env.workerFile)) throw new UnknownRunnerError(`runner ${name} needs the worker bundle ${env.workerFile}: build it (node esbuild.mjs)`);
+    if (cfg.kind !== 'local' && !fs.existsSync(env.workerFile))
+      throw new UnknownRunnerError(`runner ${name} needs the worker bundle ${env.workerFile}: build it (node esbuild.mjs)`);
     made.set(name, makeRunner(cfg, env, config.evaluation.scratch_dir));
   }
   return (name) => {

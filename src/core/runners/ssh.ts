@@ -37,10 +37,17 @@ export function controlDir(base: string = process.env.XDG_RUNTIME_DIR || os.tmpd
   try {
     fs.mkdirSync(dir, { mode: 0o700 });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot create the ssh control directory ${dir}: ${(e as Error).message}`, { cause: e });
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
+      throw new Error(`cannot create the ssh control directory ${dir}: ${(e as Error).message}`, { cause: e });
   }
   const st = fs.lstatSync(dir);
-  const problem = !st.isDirectory() ? 'it is not a directory (a link?)' : st.uid !== uid ? `it belongs to another user (uid ${st.uid})` : st.mode & 0o077 ? `others can use it (mode ${(st.mode & 0o777).toString(8)})` : '';
+  const problem = !st.isDirectory()
+    ? 'it is not a directory (a link?)'
+    : st.uid !== uid
+      ? `it belongs to another user (uid ${st.uid})`
+      : st.mode & 0o077
+        ? `others can use it (mode ${(st.mode & 0o777).toString(8)})`
+        : '';
   if (problem) throw new Error(`refusing the ssh control directory ${dir}: ${problem}; remove it, and SATLUTION makes a private one`);
   return dir;
 }
@@ -49,12 +56,18 @@ export function sshBaseArgs(t: SshTarget): string[] {
   // A host starting with '-' would be read as an option.
   if (!t.host || t.host.startsWith('-')) throw new Error(`invalid ssh host "${t.host}"`);
   return [
-    '-o', 'BatchMode=yes', // never hang on a password or host-key prompt: fail with a message instead
-    '-o', 'ControlMaster=auto',
-    '-o', `ControlPath=${path.join(controlDir(), '%C')}`,
-    '-o', 'ControlPersist=60',
-    '-o', 'ServerAliveInterval=5', // notice a dead connection within ~15 s, not at the TCP timeout
-    '-o', 'ServerAliveCountMax=3',
+    '-o',
+    'BatchMode=yes', // never hang on a password or host-key prompt: fail with a message instead
+    '-o',
+    'ControlMaster=auto',
+    '-o',
+    `ControlPath=${path.join(controlDir(), '%C')}`,
+    '-o',
+    'ControlPersist=60',
+    '-o',
+    'ServerAliveInterval=5', // notice a dead connection within ~15 s, not at the TCP timeout
+    '-o',
+    'ServerAliveCountMax=3',
     ...(t.sshArgs ?? []),
     t.host,
   ];
@@ -89,16 +102,24 @@ export function sshExec(t: SshTarget, script: string, opts: { stdin?: Readable; 
 export function sshError(host: string, r: SshResult, during: string): Error {
   const e = r.stderr;
   const last = e.trim().split('\n').pop()?.trim() ?? '';
-  if (/No space left on device|Disk quota exceeded/i.test(e)) return new Error(`the remote disk is full on ${host} (${during}): free space in the runner's workdir there`);
+  if (/No space left on device|Disk quota exceeded/i.test(e))
+    return new Error(`the remote disk is full on ${host} (${during}): free space in the runner's workdir there`);
   if (r.code === SSH_FAILED || r.code === null) {
     // Refused in the middle of an evaluation: the host went away between two calls, which is a drop to resume from, not a setup error.
-    if (/Connection refused/i.test(e) && /^running /.test(during)) return new Error(`the connection to ${host} dropped (${during}: sshd refused a new connection): finished results are stored; run the evaluation again to resume`);
-    if (/Connection refused/i.test(e)) return new Error(`cannot connect to ${host}: connection refused (is sshd running there, and are the host alias and port in your ssh config right?)`);
+    if (/Connection refused/i.test(e) && /^running /.test(during))
+      return new Error(
+        `the connection to ${host} dropped (${during}: sshd refused a new connection): finished results are stored; run the evaluation again to resume`,
+      );
+    if (/Connection refused/i.test(e))
+      return new Error(`cannot connect to ${host}: connection refused (is sshd running there, and are the host alias and port in your ssh config right?)`);
     if (/Could not resolve hostname/i.test(e)) return new Error(`cannot connect to ${host}: unknown host name (${last})`);
-    if (/Permission denied|Host key verification failed/i.test(e)) return new Error(`cannot log in to ${host}: ${last} (ssh runs with BatchMode: use a key or agent, and accept the host key once with a plain ssh)`);
+    if (/Permission denied|Host key verification failed/i.test(e))
+      return new Error(`cannot log in to ${host}: ${last} (ssh runs with BatchMode: use a key or agent, and accept the host key once with a plain ssh)`);
     // A session multiplexed over a control connection that dies exits 255 without a word.
     if (/closed|reset|broken pipe|timed out|timeout|lost|not responding|mux|control socket/i.test(e) || r.code === null || !e.trim())
-      return new Error(`the connection to ${host} dropped (${during}): finished results are stored; run the evaluation again to resume (${last || 'no message from ssh'})`);
+      return new Error(
+        `the connection to ${host} dropped (${during}): finished results are stored; run the evaluation again to resume (${last || 'no message from ssh'})`,
+      );
     return new Error(`ssh ${host} failed (${during}): ${last}`);
   }
   return new Error(`on ${host}, ${during} failed with exit code ${r.code}${last ? `: ${last}` : ''}`);

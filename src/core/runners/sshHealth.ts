@@ -28,19 +28,30 @@ export async function checkSshHealth(runner: SshRunnerConfig, config: Config, ss
   out.push(
     f.dratTrim
       ? { check: 'drat-trim', level: 'ok', detail: `${f.dratTrim} on ${runner.host}` }
-      : { check: 'drat-trim', level: proofs ? 'error' : 'warning', detail: `not found on ${runner.host}${proofs ? ' but stages check proofs' : ''}: run scripts/setup-sat-tools.sh there, or put drat-trim on the PATH of non-interactive ssh sessions` },
+      : {
+          check: 'drat-trim',
+          level: proofs ? 'error' : 'warning',
+          detail: `not found on ${runner.host}${proofs ? ' but stages check proofs' : ''}: run scripts/setup-sat-tools.sh there, or put drat-trim on the PATH of non-interactive ssh sessions`,
+        },
   );
   out.push(sandboxFinding(isolationFor(config, runner.name), f.sandbox, runner.host));
   if (workerFile && !bad) out.push(...(await hostMeasurement(t, runner, workerFile)));
   out.push({
     check: 'cores',
     level: runner.jobs > f.cores ? 'warning' : 'ok',
-    detail: runner.jobs > f.cores ? `${runner.jobs} parallel runs on ${f.cores} cores of ${runner.host}: runs would compete for CPU and times would be noisy` : `${runner.jobs} parallel run${runner.jobs > 1 ? 's' : ''} on ${f.cores} cores of ${runner.host}`,
+    detail:
+      runner.jobs > f.cores
+        ? `${runner.jobs} parallel runs on ${f.cores} cores of ${runner.host}: runs would compete for CPU and times would be noisy`
+        : `${runner.jobs} parallel run${runner.jobs > 1 ? 's' : ''} on ${f.cores} cores of ${runner.host}`,
   });
   out.push(
     f.freeGb === null
       ? { check: 'disk', level: 'warning', detail: `free space in ${runner.workdir} on ${runner.host} unknown` }
-      : { check: 'disk', level: f.freeGb < MIN_FREE_GB ? 'error' : 'ok', detail: `${f.freeGb.toFixed(1)} GB free in ${runner.workdir} on ${runner.host}${f.freeGb < MIN_FREE_GB ? ' (candidates, instances and proofs need room)' : ''}` },
+      : {
+          check: 'disk',
+          level: f.freeGb < MIN_FREE_GB ? 'error' : 'ok',
+          detail: `${f.freeGb.toFixed(1)} GB free in ${runner.workdir} on ${runner.host}${f.freeGb < MIN_FREE_GB ? ' (candidates, instances and proofs need room)' : ''}`,
+        },
   );
   return out;
 }

@@ -55,6 +55,7 @@ export async function probeRemote(t: SshTarget, workdir: string, node: string, s
 /** Why the worker cannot run on the host, or undefined when it can. */
 export function nodeProblem(f: RemoteFacts, host: string, node: string): string | undefined {
   if (!f.node) return `Node.js ("${node}") does not run on ${host}: install Node.js ${MIN_NODE} or later there, or set the runner's node to its path`;
-  if (f.nodeMajor < MIN_NODE) return `Node.js on ${host} is ${f.node}; the worker needs ${MIN_NODE} or later (install a newer one, or set the runner's node to its path)`;
+  if (f.nodeMajor < MIN_NODE)
+    return `Node.js on ${host} is ${f.node}; the worker needs ${MIN_NODE} or later (install a newer one, or set the runner's node to its path)`;
   return undefined;
 }

@@ -46,9 +46,19 @@ export function sshRunner(o: SshRunnerOptions): Runner {
       if (bad) throw new Error(bad);
       requireSandbox(batch.settings.isolation, facts.sandbox);
       if (batch.settings.checkProofs && !facts.dratTrim)
-        throw new Error(`drat-trim is not installed on ${host}, and this stage checks UNSAT proofs: build it there (scripts/setup-sat-tools.sh) or put it on the PATH of non-interactive ssh sessions`);
+        throw new Error(
+          `drat-trim is not installed on ${host}, and this stage checks UNSAT proofs: build it there (scripts/setup-sat-tools.sh) or put it on the PATH of non-interactive ssh sessions`,
+        );
       if (o.config.build === 'remote') batch.onStatus?.(`building on ${host} (once per candidate)`);
-      const synced = await syncToRemote(t, { workdir, workerFile: o.workerFile, solverDir: batch.settings.solverDir, solverHash: batch.solverHash, instances: batch.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...sig, ...(o.config.build === 'remote' ? { build: { timeoutS: batch.buildTimeoutS ?? 600, node: o.config.node, isolation: batch.settings.isolation } } : {}) });
+      const synced = await syncToRemote(t, {
+        workdir,
+        workerFile: o.workerFile,
+        solverDir: batch.settings.solverDir,
+        solverHash: batch.solverHash,
+        instances: batch.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })),
+        ...sig,
+        ...(o.config.build === 'remote' ? { build: { timeoutS: batch.buildTimeoutS ?? 600, node: o.config.node, isolation: batch.settings.isolation } } : {}),
+      });
       // Results kept on the host from an earlier attempt come back in one round trip, not one call each.
       const kept = await sshDir(t, workdir.replace(/^~\/?/, '') || '.').readMany(batch.tasks.map((x) => `results/${x.key}.json`));
       const todo: RunTask[] = [];
@@ -100,9 +110,17 @@ export function sshRunner(o: SshRunnerOptions): Runner {
       const facts = await probeRemote(t, workdir, node, batch.signal);
       const bad = nodeProblem(facts, host, node);
       if (bad) throw new Error(bad);
-      if (!facts.dratTrim) throw new Error(`drat-trim is not installed on ${host}, where the proofs of its runs are kept: build it there (scripts/setup-sat-tools.sh) or put it on the PATH of non-interactive ssh sessions`);
+      if (!facts.dratTrim)
+        throw new Error(
+          `drat-trim is not installed on ${host}, where the proofs of its runs are kept: build it there (scripts/setup-sat-tools.sh) or put it on the PATH of non-interactive ssh sessions`,
+        );
       // The instances are there from the runs; a workdir emptied meanwhile gets them again.
-      const synced = await syncToRemote(t, { workdir, workerFile: o.workerFile, instances: batch.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), ...sig });
+      const synced = await syncToRemote(t, {
+        workdir,
+        workerFile: o.workerFile,
+        instances: batch.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })),
+        ...sig,
+      });
       batch.onStatus?.(`checking ${batch.tasks.length} kept proof${batch.tasks.length === 1 ? '' : 's'} on ${host}`);
       await runPool(
         batch.tasks,
@@ -112,7 +130,14 @@ export function sshRunner(o: SshRunnerOptions): Runner {
           const r = await sshExec(t, `cd ${remoteDir(workdir)} || exit 3\n${shJoin([node, synced.worker, ...args])}`, sig);
           if (batch.signal?.aborted) return;
           if (r.code !== 0) throw sshError(host, r, `checking the kept proof of ${task.name}`);
-          await onResult(task, parseResult(r.stdout, { name: task.name, family: task.result.family, expected: task.result.expected, expectedFrom: task.result.expected_from }, host));
+          await onResult(
+            task,
+            parseResult(
+              r.stdout,
+              { name: task.name, family: task.result.family, expected: task.result.expected, expectedFrom: task.result.expected_from },
+              host,
+            ),
+          );
         },
         batch.signal,
       );
@@ -122,7 +147,13 @@ export function sshRunner(o: SshRunnerOptions): Runner {
       if (!HOLD_NAME.test(hold)) return;
       const paths = keys ? keys.map((k) => remoteKeptProof(hold, k)) : [`${PROOFS_DIR}/${hold}`];
       for (let i = 0; i < paths.length; i += 500) {
-        const r = await sshExec(t, `cd ${remoteDir(workdir)} 2>/dev/null || exit 0\nrm -rf -- ${paths.slice(i, i + 500).map(shq).join(' ')}`);
+        const r = await sshExec(
+          t,
+          `cd ${remoteDir(workdir)} 2>/dev/null || exit 0\nrm -rf -- ${paths
+            .slice(i, i + 500)
+            .map(shq)
+            .join(' ')}`,
+        );
         if (r.code !== 0) throw sshError(host, r, `removing the proofs kept in ${hold}`);
       }
     },
@@ -146,12 +177,14 @@ function lastJson(text: string): unknown {
   }
 }
 
-
 /** The worker's one line, checked: anything else is an error, never a made-up result. */
 function parseResult(stdout: string, task: Pick<RunTask, 'name' | 'family' | 'expected' | 'expectedFrom'>, host: string): InstanceResult {
   const line = stdout.trim().split('\n').pop() ?? '';
   const json = lastJson(line);
   const p = InstanceResult.safeParse(json);
-  if (!p.success) throw new Error(`the worker on ${host} did not return a result for ${task.name}: ${line ? `"${line.slice(0, 200)}"` : 'no output'}${json === undefined ? '' : ` (${p.error.issues[0]?.path.join('.')}: ${p.error.issues[0]?.message})`}`);
+  if (!p.success)
+    throw new Error(
+      `the worker on ${host} did not return a result for ${task.name}: ${line ? `"${line.slice(0, 200)}"` : 'no output'}${json === undefined ? '' : ` (${p.error.issues[0]?.path.join('.')}: ${p.error.issues[0]?.message})`}`,
+    );
   return asTaskResult(p.data, task);
 }

@@ -38,12 +38,19 @@ export interface Synced {
 export async function syncToRemote(t: SshTarget, req: SyncRequest): Promise<Synced> {
   const wd = remoteDir(req.workdir);
   const sig = req.signal ? { signal: req.signal } : {};
-  const workerHash = createHash('sha256').update(await fs.promises.readFile(req.workerFile)).digest('hex').slice(0, 16);
+  const workerHash = createHash('sha256')
+    .update(await fs.promises.readFile(req.workerFile))
+    .digest('hex')
+    .slice(0, 16);
   const worker = `worker-${workerHash}.js`;
   // A copy built there is kept apart from one built here: switching modes never mixes them.
   const solver = req.solverHash ? `solvers/${req.solverHash}${req.build ? '.remote' : ''}` : '';
   const instance = (h: string) => `instances/${h}.cnf`;
-  const list = await sshExec(t, `mkdir -p ${wd}/instances ${wd}/solvers ${wd}/results ${wd}/running && cd ${wd} && for f in worker-*.js solvers/* instances/*; do [ -e "$f" ] && echo "$f"; done; true`, sig);
+  const list = await sshExec(
+    t,
+    `mkdir -p ${wd}/instances ${wd}/solvers ${wd}/results ${wd}/running && cd ${wd} && for f in worker-*.js solvers/* instances/*; do [ -e "$f" ] && echo "$f"; done; true`,
+    sig,
+  );
   if (list.code !== 0) throw sshError(t.host, list, 'preparing the workdir');
   const have = new Set(list.stdout.split('\n'));
   let uploaded = 0;
@@ -79,7 +86,11 @@ export async function syncToRemote(t: SshTarget, req: SyncRequest): Promise<Sync
       for (const i of missing) await fs.promises.symlink(path.resolve(i.file), path.join(links, `${i.hash}.cnf`));
       const tar = spawn('tar', ['-c', '-h', '-f', '-', '-C', links, '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
       const tarDone = new Promise<number | null>((res) => tar.on('close', res));
-      const r = await sshExec(t, `cd ${wd} && T=instances.part-$$ && rm -rf "$T" && mkdir "$T" && tar -xf - -C "$T" && for f in "$T"/*.cnf; do mv -f "$f" instances/; done && rm -rf "$T"`, { stdin: tar.stdout, ...sig });
+      const r = await sshExec(
+        t,
+        `cd ${wd} && T=instances.part-$$ && rm -rf "$T" && mkdir "$T" && tar -xf - -C "$T" && for f in "$T"/*.cnf; do mv -f "$f" instances/; done && rm -rf "$T"`,
+        { stdin: tar.stdout, ...sig },
+      );
       if (r.code !== 0) throw sshError(t.host, r, `uploading ${missing.length} instance${missing.length > 1 ? 's' : ''}`);
       if ((await tarDone) !== 0) throw new Error('tar could not pack the instances');
       uploaded += missing.length;
@@ -91,7 +102,13 @@ export async function syncToRemote(t: SshTarget, req: SyncRequest): Promise<Sync
 }
 
 const BUILT = /(\.(o|a|so|dylib|lo|la|obj|gch|pch)$)|(^|\/)build\//;
-const MAGIC = [Buffer.from([0x7f, 0x45, 0x4c, 0x46]), Buffer.from([0xcf, 0xfa, 0xed, 0xfe]), Buffer.from([0xce, 0xfa, 0xed, 0xfe]), Buffer.from([0xca, 0xfe, 0xba, 0xbe]), Buffer.from('!<ar', 'latin1')];
+const MAGIC = [
+  Buffer.from([0x7f, 0x45, 0x4c, 0x46]),
+  Buffer.from([0xcf, 0xfa, 0xed, 0xfe]),
+  Buffer.from([0xce, 0xfa, 0xed, 0xfe]),
+  Buffer.from([0xca, 0xfe, 0xba, 0xbe]),
+  Buffer.from('!<ar', 'latin1'),
+];
 
 /** The candidate without what a build made here: object files, build/, and executables or archives by their magic bytes. */
 export async function sourceFiles(dir: string): Promise<string[]> {
@@ -114,8 +131,20 @@ export async function sourceFiles(dir: string): Promise<string[]> {
  * `bash starexec_build` in the synced candidate (sources only), once, by the worker, so the build is
  * sandboxed there as it is here: a marker file records success.
  */
-async function buildRemotely(t: SshTarget, wd: string, solver: string, worker: string, b: NonNullable<SyncRequest['build']>, signal?: AbortSignal): Promise<void> {
-  const rest = [`--timeout=${Math.ceil(b.timeoutS)}`, ...(b.isolation?.mode === 'off' ? ['--sandbox=off'] : []), ...(b.isolation?.buildNetwork ? ['--build-network'] : []), ...limitArgs(b.isolation)];
+async function buildRemotely(
+  t: SshTarget,
+  wd: string,
+  solver: string,
+  worker: string,
+  b: NonNullable<SyncRequest['build']>,
+  signal?: AbortSignal,
+): Promise<void> {
+  const rest = [
+    `--timeout=${Math.ceil(b.timeoutS)}`,
+    ...(b.isolation?.mode === 'off' ? ['--sandbox=off'] : []),
+    ...(b.isolation?.buildNetwork ? ['--build-network'] : []),
+    ...limitArgs(b.isolation),
+  ];
   const script = [
     `cd ${wd} || exit 3`,
     'W=$PWD',
@@ -127,7 +156,8 @@ async function buildRemotely(t: SshTarget, wd: string, solver: string, worker: s
   const r = await sshExec(t, script, signal ? { signal } : {});
   if (r.code === 0) return;
   if (r.code === WORKER_EXIT.buildTimeout) throw new Error(`the build on ${t.host} took longer than ${b.timeoutS} s (bash starexec_build)`);
-  if (r.code === WORKER_EXIT.buildFailed) throw new Error(`the build on ${t.host} failed (bash starexec_build):\n${r.stderr.trim().split('\n').slice(-12).join('\n')}`);
+  if (r.code === WORKER_EXIT.buildFailed)
+    throw new Error(`the build on ${t.host} failed (bash starexec_build):\n${r.stderr.trim().split('\n').slice(-12).join('\n')}`);
   if (r.code === WORKER_EXIT.noIsolation) throw new Error(`cannot build on ${t.host}: ${r.stderr.replace(/^worker: /, '').trim()}`);
   throw sshError(t.host, r, 'building the candidate');
 }

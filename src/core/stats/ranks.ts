@@ -7,7 +7,7 @@ export function averageRanks(xs: readonly number[], eps = 0): { ranks: number[];
   const ranks = new Array<number>(xs.length);
   const ties: number[] = [];
   const same = (a: number, b: number) => a === b || Math.abs(a - b) <= eps;
-  for (let i = 0; i < order.length; ) {
+  for (let i = 0; i < order.length;) {
     let j = i;
     while (j + 1 < order.length && same(order[j + 1]![0], order[i]![0])) j++;
     for (let k = i; k <= j; k++) ranks[order[k]![1]] = (i + j) / 2 + 1;

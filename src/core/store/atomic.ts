@@ -24,8 +24,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   await syncDir(dir);
 }
 
-export const writeJsonAtomic = (file: string, value: unknown): Promise<void> =>
-  writeFileAtomic(file, JSON.stringify(value, null, 2) + '\n');
+export const writeJsonAtomic = (file: string, value: unknown): Promise<void> => writeFileAtomic(file, JSON.stringify(value, null, 2) + '\n');
 
 /** Appends one JSON line and fsyncs it, so a record that returned is on disk. */
 export async function appendJsonLine(file: string, value: unknown): Promise<void> {

@@ -95,7 +95,15 @@ export class CandidateStore {
     for (const { id, mtime } of await this.scanDirs())
       if (!known.has(id)) {
         const at = mtime.toISOString();
-        index.candidates.push({ id, dir: candidateDirName(id), parent: null, status: 'unknown', created_at: at, updated_at: at, detail: 'found on disk with no record' });
+        index.candidates.push({
+          id,
+          dir: candidateDirName(id),
+          parent: null,
+          status: 'unknown',
+          created_at: at,
+          updated_at: at,
+          detail: 'found on disk with no record',
+        });
         report.adopted.push(id);
       }
     index.candidates.sort((a, b) => a.id - b.id);

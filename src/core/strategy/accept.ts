@@ -26,17 +26,29 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
   const passing = evaluated.filter((e) => e.json?.verdict === 'pass' && measuredInFull(e.json) && e.cmp && !e.fatal);
   const raced = evaluated.filter((e) => e.json?.verdict === 'pass' && e.json.race?.outcome === 'rejected early');
   const stopped = evaluated.filter((e) => e.json?.tier && e.json.tier.reached < e.json.tier.of);
-  const winners = passing.filter((e) => e.cmp!.verdict === 'B faster' && byEnough(e.cmp!, margin)).sort((a, b) => solvedMore(b.cmp!) - solvedMore(a.cmp!) || gainPct(b.cmp) - gainPct(a.cmp));
+  const winners = passing
+    .filter((e) => e.cmp!.verdict === 'B faster' && byEnough(e.cmp!, margin))
+    .sort((a, b) => solvedMore(b.cmp!) - solvedMore(a.cmp!) || gainPct(b.cmp) - gainPct(a.cmp));
   const stays = candidateDirName(parent);
-  const side = (c: Comparison) => `side by side on ${c.on === 'cpu' ? 'CPU' : 'wall'} time: PAR-2 ${c.par2A.toFixed(2)} -> ${c.par2B.toFixed(2)} s, ${gainPct(c).toFixed(1)}% faster, p = ${c.test.p.toPrecision(2)}, n = ${c.common}`;
+  const side = (c: Comparison) =>
+    `side by side on ${c.on === 'cpu' ? 'CPU' : 'wall'} time: PAR-2 ${c.par2A.toFixed(2)} -> ${c.par2B.toFixed(2)} s, ${gainPct(c).toFixed(1)}% faster, p = ${c.test.p.toPrecision(2)}, n = ${c.common}`;
   const best = winners[0];
-  if (best) return { winner: best.candidate, outcome: `${candidateDirName(best.candidate)} is the new champion (${side(best.cmp!)}; ${solvedMore(best.cmp!) > 0 ? `solves ${solvedMore(best.cmp!)} more` : `over ${why}`})` };
+  if (best)
+    return {
+      winner: best.candidate,
+      outcome: `${candidateDirName(best.candidate)} is the new champion (${side(best.cmp!)}; ${solvedMore(best.cmp!) > 0 ? `solves ${solvedMore(best.cmp!)} more` : `over ${why}`})`,
+    };
   const of = evaluated.length > 1 ? `best of ${evaluated.length} evaluated: ` : '';
   const name = (id: number) => (evaluated.length > 1 ? `${candidateDirName(id)} ` : '');
   const close = passing.filter((e) => e.cmp!.verdict === 'B faster').sort((a, b) => gainPct(b.cmp) - gainPct(a.cmp))[0];
-  if (close) return { winner: null, outcome: `${stays} stays champion (${of}${name(close.candidate)}${gainPct(close.cmp).toFixed(1)}% faster side by side: significant, but ${solvedMore(close.cmp!) < 0 ? `it solves ${-solvedMore(close.cmp!)} fewer` : `under ${why}`})` };
+  if (close)
+    return {
+      winner: null,
+      outcome: `${stays} stays champion (${of}${name(close.candidate)}${gainPct(close.cmp).toFixed(1)}% faster side by side: significant, but ${solvedMore(close.cmp!) < 0 ? `it solves ${-solvedMore(close.cmp!)} fewer` : `under ${why}`})`,
+    };
   const fatal = evaluated.find((e) => e.fatal);
-  if (!passing.length && fatal) return { winner: null, outcome: `${stays} stays champion (${name(fatal.candidate)}failed side by side with the champion: ${fatal.fatal})` };
+  if (!passing.length && fatal)
+    return { winner: null, outcome: `${stays} stays champion (${name(fatal.candidate)}failed side by side with the champion: ${fatal.fatal})` };
   if (!passing.length && raced.length) {
     const r = raced[0]!.json!.race!;
     const when = r.ran >= r.of ? `by the race after all ${r.of} instances` : `early by racing after ${r.ran} of ${r.of} instances`;
@@ -44,16 +56,28 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
   }
   if (!passing.length && stopped.length) {
     const t = stopped[0]!.json!.tier!;
-    return { winner: null, outcome: `${stays} stays champion (${of}${stopped.map((e) => candidateDirName(e.candidate)).join(', ')} stopped at perf tier ${t.reached} of ${t.of}: not among the best there)` };
+    return {
+      winner: null,
+      outcome: `${stays} stays champion (${of}${stopped.map((e) => candidateDirName(e.candidate)).join(', ')} stopped at perf tier ${t.reached} of ${t.of}: not among the best there)`,
+    };
   }
   const cmp = passing[0]?.cmp;
   // A perf set too small for the test to ever say yes is the one thing to fix first: say so.
   // At the level the comparison was held to (a race shares it among its challengers), else alpha's.
   const level = cmp?.level ?? alpha / 2;
   const need = minPairsForSignificance(2 * level);
-  const tooFew = cmp && cmp.wilcoxon.n < need ? `; with ${cmp.wilcoxon.n} instances that differ no result can be significant at the level ${level.toPrecision(2)}: the perf set needs at least ${need}` : '';
-  return { winner: null, outcome: `${stays} stays champion (${of}${cmp ? `${cmp.verdict} side by side (${gainPct(cmp).toFixed(1)}%, p = ${cmp.test.p.toPrecision(2)} against ${cmp.level.toPrecision(2)}, n = ${cmp.common}${cmp.band_pct ? `, noise band ${cmp.band_pct.toFixed(1)}%` : ''})${tooFew}` : 'no comparable measurement'})` };
+  const tooFew =
+    cmp && cmp.wilcoxon.n < need
+      ? `; with ${cmp.wilcoxon.n} instances that differ no result can be significant at the level ${level.toPrecision(2)}: the perf set needs at least ${need}`
+      : '';
+  return {
+    winner: null,
+    outcome: `${stays} stays champion (${of}${cmp ? `${cmp.verdict} side by side (${gainPct(cmp).toFixed(1)}%, p = ${cmp.test.p.toPrecision(2)} against ${cmp.level.toPrecision(2)}, n = ${cmp.common}${cmp.band_pct ? `, noise band ${cmp.band_pct.toFixed(1)}%` : ''})${tooFew}` : 'no comparable measurement'})`,
+  };
 }
 
 /** The strategy's `accept`: greedyAccept with the configured margin at the configured alpha. */
-export const acceptWithMargin = (marginPct: number, alpha: number) => (evaluated: Evaluated[], reference: number): Decision => greedyAccept(evaluated, reference, marginPct, alpha);
+export const acceptWithMargin =
+  (marginPct: number, alpha: number) =>
+  (evaluated: Evaluated[], reference: number): Decision =>
+    greedyAccept(evaluated, reference, marginPct, alpha);

@@ -47,7 +47,14 @@ const Event = z.discriminatedUnion('type', [
     binary_hash: z.string().nullable(),
     detail: z.string().optional(),
   }),
-  z.object({ type: z.literal('migrate'), at: z.string(), cycle: z.number().int().nonnegative(), candidate: z.number().int().nonnegative(), from: z.number().int().nonnegative(), island: z.number().int().nonnegative() }),
+  z.object({
+    type: z.literal('migrate'),
+    at: z.string(),
+    cycle: z.number().int().nonnegative(),
+    candidate: z.number().int().nonnegative(),
+    from: z.number().int().nonnegative(),
+    island: z.number().int().nonnegative(),
+  }),
 ]);
 type Event = z.infer<typeof Event>;
 /** A candidate's record in the database. */
@@ -126,35 +133,50 @@ export async function readIslandDb(ws: string, config: IslandsConfig): Promise<I
   return { config, islands, archive: passing.slice(0, config.archive), byCandidate, penalties, migrations, seedLines };
 }
 
-const append = (ws: string, e: Omit<MemberEvent, 'at' | 'type'> | Omit<Extract<Event, { type: 'migrate' }>, 'at' | 'type'>, type: Event['type']) => appendJsonLine(islandsFile(ws), { type, at: new Date().toISOString(), ...e });
+const append = (ws: string, e: Omit<MemberEvent, 'at' | 'type'> | Omit<Extract<Event, { type: 'migrate' }>, 'at' | 'type'>, type: Event['type']) =>
+  appendJsonLine(islandsFile(ws), { type, at: new Date().toISOString(), ...e });
 
 /** A candidate's record: its features from its evaluation and sources, or a penalty. */
-export async function recordMember(ws: string, o: { cycle: number; island: number; candidate: number; json?: EvalDoc; penalty?: Penalty; detail?: string }): Promise<void> {
+export async function recordMember(
+  ws: string,
+  o: { cycle: number; island: number; candidate: number; json?: EvalDoc; penalty?: Penalty; detail?: string },
+): Promise<void> {
   const dir = path.join(ws, candidateDirName(o.candidate));
   const facts = await sourceFacts(dir);
   const m = o.json?.metrics;
   const pass = o.json?.verdict === 'pass' && m;
   const failedGate = o.json?.verdict === 'fail' ? o.json.gates.find((g) => !g.ok)?.gate : undefined;
-  const penalty: Penalty | null = o.penalty ?? (pass ? null : failedGate === 'verify' || failedGate === 'perf' ? 'wrong answer or bad proof' : failedGate === 'comply' ? 'no change' : 'build or crash');
+  const penalty: Penalty | null =
+    o.penalty ??
+    (pass ? null : failedGate === 'verify' || failedGate === 'perf' ? 'wrong answer or bad proof' : failedGate === 'comply' ? 'no change' : 'build or crash');
   const share = pass && m.par2_sat !== null && m.par2_unsat !== null && m.par2_sat + m.par2_unsat > 0 ? m.par2_sat / (m.par2_sat + m.par2_unsat) : null;
-  await append(ws, {
-    cycle: o.cycle,
-    candidate: o.candidate,
-    island: o.island,
-    par2: pass ? rankingPar2(o.json) : null,
-    sat_share: share,
-    lines: facts.lines,
-    penalty,
-    source_hash: facts.hash,
-    // Only an evaluated candidate's binaries count: an unevaluated one's bin/ may be its parent's build.
-    // (The evaluation's solver_hash covers the whole directory; duplicates compare the binaries alone.)
-    binary_hash: o.json?.solver_hash ? await hashSolver(path.join(ws, candidateDirName(o.candidate))).catch(() => null) : null,
-    ...(o.detail ? { detail: o.detail } : {}),
-  }, 'member');
+  await append(
+    ws,
+    {
+      cycle: o.cycle,
+      candidate: o.candidate,
+      island: o.island,
+      par2: pass ? rankingPar2(o.json) : null,
+      sat_share: share,
+      lines: facts.lines,
+      penalty,
+      source_hash: facts.hash,
+      // Only an evaluated candidate's binaries count: an unevaluated one's bin/ may be its parent's build.
+      // (The evaluation's solver_hash covers the whole directory; duplicates compare the binaries alone.)
+      binary_hash: o.json?.solver_hash ? await hashSolver(path.join(ws, candidateDirName(o.candidate))).catch(() => null) : null,
+      ...(o.detail ? { detail: o.detail } : {}),
+    },
+    'member',
+  );
 }
 
 /** The earlier candidate (lower number) a proposal duplicates (same normalized sources, or same binaries), if any. */
-export async function duplicateOf(ws: string, db: IslandDb, candidate: number, build?: { timeoutS: number; isolation: IsolationSettings; signal?: AbortSignal }): Promise<{ of: number; how: string } | undefined> {
+export async function duplicateOf(
+  ws: string,
+  db: IslandDb,
+  candidate: number,
+  build?: { timeoutS: number; isolation: IsolationSettings; signal?: AbortSignal },
+): Promise<{ of: number; how: string } | undefined> {
   const dir = path.join(ws, candidateDirName(candidate));
   const facts = await sourceFacts(dir);
   // Binaries count only when built from these sources now: bin/ may still hold the parent's build.
@@ -170,7 +192,13 @@ export async function duplicateOf(ws: string, db: IslandDb, candidate: number, b
 }
 
 /** The cycle's island (in turn) and parent (its best, or a random elite); every `migration_interval` cycles the islands' best migrate first. */
-export async function chooseParent(ws: string, config: IslandsConfig, cycle: number, champion: number, championJson: EvalDoc | undefined): Promise<{ parent: number; island: number; how: string }> {
+export async function chooseParent(
+  ws: string,
+  config: IslandsConfig,
+  cycle: number,
+  champion: number,
+  championJson: EvalDoc | undefined,
+): Promise<{ parent: number; island: number; how: string }> {
   // The island's best with probability `exploitation`, else a random occupied cell. An empty island
   // starts from the champion (which joins it).
   let db = await readIslandDb(ws, config);
@@ -188,7 +216,12 @@ export async function chooseParent(ws: string, config: IslandsConfig, cycle: num
     return { parent: champion, island, how: `island ${island} is empty: starting from the champion` };
   }
   const rnd = prng(cycle * 7919 + 101);
-  if (rnd() < config.exploitation || here.cells.size === 1) return { parent: here.best.candidate, island, how: `island ${island}'s best (${candidateDirName(here.best.candidate)}, PAR-2 ${here.best.par2!.toFixed(2)} s)` };
+  if (rnd() < config.exploitation || here.cells.size === 1)
+    return {
+      parent: here.best.candidate,
+      island,
+      how: `island ${island}'s best (${candidateDirName(here.best.candidate)}, PAR-2 ${here.best.par2!.toFixed(2)} s)`,
+    };
   const cells = [...here.cells.entries()].sort((a, b) => a[0].localeCompare(b[0]));
   const [key, m] = cells[Math.floor(rnd() * cells.length)]!;
   return { parent: m.candidate, island, how: `a random elite of island ${island} (cell ${key}: ${candidateDirName(m.candidate)})` };

@@ -25,7 +25,11 @@ export function islands(cfg: Extract<StrategyConfig, { name: 'islands' }>): Stra
       const current = await readIslandDb(ctx.ws, db);
       const out: Selection = { evaluate: [], discarded: [] };
       for (const p of coded.filter((x) => x.coded)) {
-        const dup = await duplicateOf(ctx.ws, current, p.candidate, { timeoutS: ctx.buildTimeoutS, isolation: ctx.buildIsolation, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+        const dup = await duplicateOf(ctx.ws, current, p.candidate, {
+          timeoutS: ctx.buildTimeoutS,
+          isolation: ctx.buildIsolation,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        });
         if (!dup) {
           out.evaluate.push(p.candidate);
           continue;
@@ -41,7 +45,14 @@ export function islands(cfg: Extract<StrategyConfig, { name: 'islands' }>): Stra
       // Once per candidate: a resumed step must not count it twice.
       const current = await readIslandDb(o.ws, db);
       if (current.byCandidate.has(o.candidate) || (!o.json && !o.penalty)) return;
-      await recordMember(o.ws, { cycle: o.cycle, island: o.island ?? 0, candidate: o.candidate, ...(o.json ? { json: o.json } : {}), ...(o.penalty ? { penalty: o.penalty } : {}), ...(o.detail ? { detail: o.detail } : {}) });
+      await recordMember(o.ws, {
+        cycle: o.cycle,
+        island: o.island ?? 0,
+        candidate: o.candidate,
+        ...(o.json ? { json: o.json } : {}),
+        ...(o.penalty ? { penalty: o.penalty } : {}),
+        ...(o.detail ? { detail: o.detail } : {}),
+      });
     },
     accept: acceptWithMargin(cfg.min_improvement_pct, cfg.alpha),
   };

@@ -8,8 +8,24 @@ import { STATE_DIR } from '../layout';
 import { pearson, spearman } from './correlation';
 
 export const JudgeRecord = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('score'), at: z.string(), cycle: z.number().int(), candidate: z.number().int(), score: z.number().int().min(1).max(10), rationale: z.string(), selected: z.boolean() }),
-  z.object({ type: z.literal('measured'), at: z.string(), cycle: z.number().int(), candidate: z.number().int(), par2: z.number(), parent_par2: z.number(), gain_pct: z.number() }),
+  z.object({
+    type: z.literal('score'),
+    at: z.string(),
+    cycle: z.number().int(),
+    candidate: z.number().int(),
+    score: z.number().int().min(1).max(10),
+    rationale: z.string(),
+    selected: z.boolean(),
+  }),
+  z.object({
+    type: z.literal('measured'),
+    at: z.string(),
+    cycle: z.number().int(),
+    candidate: z.number().int(),
+    par2: z.number(),
+    parent_par2: z.number(),
+    gain_pct: z.number(),
+  }),
 ]);
 export type JudgeRecord = z.infer<typeof JudgeRecord>;
 

@@ -19,7 +19,15 @@ export function sift(cfg: Extract<StrategyConfig, { name: 'sift' }>): Strategy {
     needsJudge: true,
     select: (coded, ctx) => judgeTopK(coded, ctx, cfg.evaluate_top, rubric),
     // The gain measured against the parent, beside the judge's score: does the judge predict it?
-    measured: ({ ws, cycle, candidate, cmp }) => appendJudgeRecord(ws, { type: 'measured', cycle, candidate, par2: cmp.par2B, parent_par2: cmp.par2A, gain_pct: cmp.par2A > 0 ? (100 * (cmp.par2A - cmp.par2B)) / cmp.par2A : 0 }),
+    measured: ({ ws, cycle, candidate, cmp }) =>
+      appendJudgeRecord(ws, {
+        type: 'measured',
+        cycle,
+        candidate,
+        par2: cmp.par2B,
+        parent_par2: cmp.par2A,
+        gain_pct: cmp.par2A > 0 ? (100 * (cmp.par2A - cmp.par2B)) / cmp.par2A : 0,
+      }),
     accept: acceptWithMargin(cfg.min_improvement_pct, cfg.alpha),
   };
 }
@@ -33,7 +41,14 @@ async function judgeTopK(coded: Proposal[], ctx: SelectContext, k: number, rubri
     ctx.signal?.throwIfAborted();
     const dir = candidateDirName(p.candidate);
     const s = await ctx.judge.score(
-      { cycle: ctx.cycle, candidate: dir, hypothesis: await ctx.hypothesis(p.candidate), diff: await unifiedDiff(path.join(ctx.ws, candidateDirName(ctx.parent)), path.join(ctx.ws, dir)), rules, rubric },
+      {
+        cycle: ctx.cycle,
+        candidate: dir,
+        hypothesis: await ctx.hypothesis(p.candidate),
+        diff: await unifiedDiff(path.join(ctx.ws, candidateDirName(ctx.parent)), path.join(ctx.ws, dir)),
+        rules,
+        rubric,
+      },
       ctx.signal,
     );
     ctx.say(`judge: ${dir} scored ${s.score}/10 — ${s.rationale.split('\n')[0]!.slice(0, 160)}`);
@@ -41,9 +56,22 @@ async function judgeTopK(coded: Proposal[], ctx: SelectContext, k: number, rubri
   }
   const ranked = [...scored].sort((a, b) => b.s.score - a.s.score || a.p.candidate - b.p.candidate);
   const top = ranked.slice(0, k);
-  for (const { p, s } of scored) await appendJudgeRecord(ctx.ws, { type: 'score', cycle: ctx.cycle, candidate: p.candidate, score: s.score, rationale: s.rationale, selected: top.some((t) => t.p === p) });
+  for (const { p, s } of scored)
+    await appendJudgeRecord(ctx.ws, {
+      type: 'score',
+      cycle: ctx.cycle,
+      candidate: p.candidate,
+      score: s.score,
+      rationale: s.rationale,
+      selected: top.some((t) => t.p === p),
+    });
   return {
     evaluate: top.map((t) => t.p.candidate),
-    discarded: ranked.slice(k).map(({ p, s }) => ({ candidate: p.candidate, reason: `not evaluated: the judge scored it ${s.score}/10, below the top ${k} (${top.map((t) => t.s.score).join(', ')})` })),
+    discarded: ranked
+      .slice(k)
+      .map(({ p, s }) => ({
+        candidate: p.candidate,
+        reason: `not evaluated: the judge scored it ${s.score}/10, below the top ${k} (${top.map((t) => t.s.score).join(', ')})`,
+      })),
   };
 }

@@ -44,7 +44,17 @@ export const SmcState = z.object({
   stall: z.number().int().nonnegative(),
   /** The move in flight: which chain, from which state, with which kernel, in which cycle. */
   move: z.object({ cycle: z.number().int().positive(), chain: z.number().int().nonnegative(), kernel: z.string() }).nullable(),
-  history: z.array(z.object({ run: z.number().int(), iteration: z.number().int(), lambda: z.number(), ess: z.number(), best: z.number().nullable(), accepted: z.number().int(), moves: z.number().int() })),
+  history: z.array(
+    z.object({
+      run: z.number().int(),
+      iteration: z.number().int(),
+      lambda: z.number(),
+      ess: z.number(),
+      best: z.number().nullable(),
+      accepted: z.number().int(),
+      moves: z.number().int(),
+    }),
+  ),
   ended: z.array(z.object({ run: z.number().int(), reason: z.string() })),
   accepted: z.number().int().nonnegative(),
   moves: z.number().int().nonnegative(),
@@ -114,7 +124,14 @@ function newIteration(s: SmcState, cfg: SmcConfig): SmcState {
   const w = weights(rewards, (lambda - s.lambda) * cfg.beta);
   const picks = systematicResample(w, prng(s.run * 1009 + s.iteration * 31 + 7)());
   const particles = picks.map((i) => ({ ...s.particles[i]! }));
-  return { ...s, iteration: s.iteration + 1, lambda, particles, chains: particles.map((p) => ({ state: { ...p }, moves: 0 })), history: [...s.history, { run: s.run, iteration: s.iteration + 1, lambda, ess: ess(w), best: s.best?.reward ?? null, accepted: 0, moves: 0 }] };
+  return {
+    ...s,
+    iteration: s.iteration + 1,
+    lambda,
+    particles,
+    chains: particles.map((p) => ({ state: { ...p }, moves: 0 })),
+    history: [...s.history, { run: s.run, iteration: s.iteration + 1, lambda, ess: ess(w), best: s.best?.reward ?? null, accepted: 0, moves: 0 }],
+  };
 }
 
 /** The cycle's parent: the next chain's state to move (a new iteration or run when due), with the kernel drawn for the move. */
@@ -123,7 +140,12 @@ export async function smcParent(ws: string, cfg: SmcConfig, cycle: number, champ
   // A move still in flight for this cycle (a crash after choosing): the same choice again.
   if (s?.move?.cycle === cycle) {
     const c = s.chains[s.move.chain]!;
-    return { parent: c.state.candidate, island: s.move.chain, how: describe(s, cfg, s.move.chain, s.move.kernel), hint: KERNEL_HINT[s.move.kernel as (typeof KERNELS)[number]] ?? s.move.kernel };
+    return {
+      parent: c.state.candidate,
+      island: s.move.chain,
+      how: describe(s, cfg, s.move.chain, s.move.kernel),
+      hint: KERNEL_HINT[s.move.kernel as (typeof KERNELS)[number]] ?? s.move.kernel,
+    };
   }
   const notes: string[] = [];
   if (!s) s = freshRun(undefined, cfg, champion, par2Of(championJson));
@@ -145,7 +167,12 @@ export async function smcParent(ws: string, cfg: SmcConfig, cycle: number, champ
   const kernel = thompson(s.kernels, prng(cycle * 7907 + 13));
   s = { ...s, move: { cycle, chain, kernel } };
   await save(ws, s);
-  return { parent: s.chains[chain]!.state.candidate, island: chain, how: [...notes, describe(s, cfg, chain, kernel)].join('; '), hint: KERNEL_HINT[kernel as (typeof KERNELS)[number]] };
+  return {
+    parent: s.chains[chain]!.state.candidate,
+    island: chain,
+    how: [...notes, describe(s, cfg, chain, kernel)].join('; '),
+    hint: KERNEL_HINT[kernel as (typeof KERNELS)[number]],
+  };
 }
 
 function describe(s: SmcState, cfg: SmcConfig, chain: number, kernel: string): string {
@@ -167,7 +194,13 @@ export async function smcRecord(ws: string, cfg: SmcConfig, o: ProposalOutcome):
   // The run's reference is the first champion measurement it sees.
   if (s.reference_par2 === null && par2 !== null && o.candidate === s.particles[0]?.candidate) {
     const fill = (p: { candidate: number; reward: number | null }) => (p.candidate === o.candidate && p.reward === null ? { ...p, reward: 0.5 } : p);
-    s = { ...s, reference_par2: par2, particles: s.particles.map(fill), chains: s.chains.map((c) => ({ ...c, state: fill(c.state) })), best: s.best ?? { candidate: o.candidate, reward: 0.5 } };
+    s = {
+      ...s,
+      reference_par2: par2,
+      particles: s.particles.map(fill),
+      chains: s.chains.map((c) => ({ ...c, state: fill(c.state) })),
+      best: s.best ?? { candidate: o.candidate, reward: 0.5 },
+    };
   }
   const m = s.move;
   if (!m || m.cycle !== o.cycle || o.island !== m.chain) {
@@ -188,7 +221,16 @@ export async function smcRecord(ws: string, cfg: SmcConfig, o: ProposalOutcome):
   const chains = s.chains.map((c, i) => (i === m.chain ? { state: accepted ? { candidate: o.candidate, reward: rNew } : c.state, moves: c.moves + 1 } : c));
   const history = s.history.map((h, i) => (i === s!.history.length - 1 ? { ...h, moves: h.moves + 1, accepted: h.accepted + (accepted ? 1 : 0) } : h));
   const best = accepted && (s.best === null || rNew > (s.best.reward ?? 0)) ? { candidate: o.candidate, reward: rNew } : s.best;
-  s = { ...s, chains, history, best, kernels: updateArms(s.kernels, m.kernel, !failed && rNew > r), move: null, moves: s.moves + 1, accepted: s.accepted + (accepted ? 1 : 0) };
+  s = {
+    ...s,
+    chains,
+    history,
+    best,
+    kernels: updateArms(s.kernels, m.kernel, !failed && rNew > r),
+    move: null,
+    moves: s.moves + 1,
+    accepted: s.accepted + (accepted ? 1 : 0),
+  };
   await save(ws, s);
   return `SMC: ${candidateDirName(o.candidate)} ${failed ? 'failed its gates: rejected' : `reward ${rNew.toFixed(3)} vs ${r.toFixed(3)}, acceptance ${alpha.toFixed(2)}: ${accepted ? 'accepted' : 'rejected'}`} (kernel ${m.kernel})`;
 }

@@ -60,7 +60,12 @@ export async function draw(family: Family, seed: number, index: number, attempt:
       if (!tools.abc) throw new Error('the miter family needs berkeley-abc (the Debian package berkeley-abc; scripts/setup-sat-tools.sh installs it)');
       const bits = 9 + Math.floor(rnd() * 4);
       const script = 1 + Math.floor(rnd() * 5);
-      return { name: `miter-${bits}-s${script}-${s}.cnf`, family, text: shuffleCnf(await multiplierMiter(tools.abc, bits, script, tools.signal), s), keep: 'UNSAT' };
+      return {
+        name: `miter-${bits}-s${script}-${s}.cnf`,
+        family,
+        text: shuffleCnf(await multiplierMiter(tools.abc, bits, script, tools.signal), s),
+        keep: 'UNSAT',
+      };
     }
   }
 }

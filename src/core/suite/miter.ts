@@ -19,12 +19,17 @@ export const MITER_SCRIPTS = [
 /** The CNF of the `bits`-bit multiplier miter under script `script` (1..5), made by abc. */
 export async function multiplierMiter(abc: string, bits: number, script: number, signal?: AbortSignal): Promise<string> {
   const scr = MITER_SCRIPTS[script - 1];
-  if (!scr || !Number.isInteger(bits) || bits < 2 || bits > 64) throw new Error(`no miter for ${bits} bits and script ${script} (bits 2..64, scripts 1..${MITER_SCRIPTS.length})`);
+  if (!scr || !Number.isInteger(bits) || bits < 2 || bits > 64)
+    throw new Error(`no miter for ${bits} bits and script ${script} (bits 2..64, scripts 1..${MITER_SCRIPTS.length})`);
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'satlution-miter-'));
   try {
     const [m, r, cnf] = ['m.blif', 'r.blif', 'miter.cnf'].map((f) => path.join(tmp, f)) as [string, string, string];
     // One abc command string (abc's own language, not a shell); the paths are ours, made above.
-    const run = await runCaptured(abc, ['-q', `gen -m -N ${bits} ${m}; read ${m}; ${scr}; write_blif ${r}; miter ${m} ${r}; write_cnf ${cnf}`], { timeoutS: 120, keepBytes: 4000, ...(signal ? { signal } : {}) });
+    const run = await runCaptured(abc, ['-q', `gen -m -N ${bits} ${m}; read ${m}; ${scr}; write_blif ${r}; miter ${m} ${r}; write_cnf ${cnf}`], {
+      timeoutS: 120,
+      keepBytes: 4000,
+      ...(signal ? { signal } : {}),
+    });
     if (run.spawnError) throw new Error(`cannot run berkeley-abc (${abc}): ${run.spawnError}; install the Debian package berkeley-abc`);
     const text = await fs.readFile(cnf, 'utf8').catch(() => undefined);
     if (!text) throw new Error(`berkeley-abc wrote no miter (exit ${run.code}${run.timedOut ? ', timed out' : ''}): ${run.output.trim().slice(-300)}`);

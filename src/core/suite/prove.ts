@@ -17,9 +17,7 @@ export interface Provers {
 }
 
 /** A proved answer with its evidence, or why there is none. */
-export type Proved =
-  | { answer: 'SAT' | 'UNSAT'; evidence: string; solveS: number; checkS: number }
-  | { answer: null; why: string };
+export type Proved = { answer: 'SAT' | 'UNSAT'; evidence: string; solveS: number; checkS: number } | { answer: null; why: string };
 
 /** Solves `cnf` with the reference solver and checks its evidence. */
 export async function proveAnswer(cnf: string, p: Provers, signal?: AbortSignal): Promise<Proved> {
@@ -35,11 +33,15 @@ export async function proveAnswer(cnf: string, p: Provers, signal?: AbortSignal)
       const model = new ModelBuilder();
       for (const m of run.output.matchAll(/^v (.*)$/gm)) for (const tok of m[1]!.trim().split(/\s+/)) model.add(Number(tok));
       const check = await checkModel(cnf, model);
-      return check.ok ? { answer: 'SAT', evidence: 'model checked', solveS: run.timeS, checkS: check.timeS } : { answer: null, why: `the reference solver's model does not check: ${check.detail}` };
+      return check.ok
+        ? { answer: 'SAT', evidence: 'model checked', solveS: run.timeS, checkS: check.timeS }
+        : { answer: null, why: `the reference solver's model does not check: ${check.detail}` };
     }
     if (status === 'UNSATISFIABLE') {
       const check = await checkProof({ dratTrim: p.dratTrim, cnf, proof, timeoutS: p.timeoutS, maxProofMb: 4096, ...(signal ? { signal } : {}) });
-      return check.ok ? { answer: 'UNSAT', evidence: 'DRAT proof verified by drat-trim', solveS: run.timeS, checkS: check.timeS } : { answer: null, why: `the reference solver's proof was not verified: ${check.detail}` };
+      return check.ok
+        ? { answer: 'UNSAT', evidence: 'DRAT proof verified by drat-trim', solveS: run.timeS, checkS: check.timeS }
+        : { answer: null, why: `the reference solver's proof was not verified: ${check.detail}` };
     }
     return { answer: null, why: `the reference solver gave no answer (exit ${run.code}): ${run.output.trim().split('\n').pop()?.slice(0, 200) ?? ''}` };
   } finally {

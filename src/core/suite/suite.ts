@@ -70,7 +70,9 @@ export async function generateSuite(req: SuiteRequest): Promise<ProvedInstance[]
         throw new Error(`${family} instance ${index + 1}: no usable draw in ${req.maxAttempts ?? 12} attempts (${[...new Set(why)].join('; ')})`);
       }
       done++;
-      req.onProgress?.(`${done}/${wanted.length} proved: ${out[k]!.name} ${out[k]!.expected} (${out[k]!.evidence}, reference solver ${out[k]!.solveS.toFixed(1)} s)`);
+      req.onProgress?.(
+        `${done}/${wanted.length} proved: ${out[k]!.name} ${out[k]!.expected} (${out[k]!.evidence}, reference solver ${out[k]!.solveS.toFixed(1)} s)`,
+      );
     }
   };
   try {
@@ -88,7 +90,10 @@ export function splitPerFamily(instances: ProvedInstance[], heldoutShare: number
   const heldout: ProvedInstance[] = [];
   for (const f of FAMILIES) {
     const of = instances.filter((i) => i.family === f);
-    const order = of.map((x) => ({ x, r: rnd() })).sort((a, b) => a.r - b.r).map((o) => o.x);
+    const order = of
+      .map((x) => ({ x, r: rnd() }))
+      .sort((a, b) => a.r - b.r)
+      .map((o) => o.x);
     const h = Math.round(of.length * heldoutShare);
     heldout.push(...order.slice(0, h));
     train.push(...order.slice(h));
@@ -104,7 +109,8 @@ export async function writeSuiteSet(dir: string, instances: ProvedInstance[], me
   const entries = await fs.readdir(dir).catch(() => [] as string[]);
   const generated = entries.includes(PROVENANCE_FILE);
   const foreign = entries.filter((e) => e !== '.gitkeep');
-  if (foreign.length && !generated) throw new Error(`${dir} already holds ${foreign.length} file(s) that satlution generate suite did not write; choose an empty set directory`);
+  if (foreign.length && !generated)
+    throw new Error(`${dir} already holds ${foreign.length} file(s) that satlution generate suite did not write; choose an empty set directory`);
   for (const e of foreign) await fs.rm(path.join(dir, e), { recursive: true, force: true });
   await fs.mkdir(dir, { recursive: true });
   for (const i of instances) await fs.writeFile(path.join(dir, i.name), i.text);
@@ -114,7 +120,13 @@ export async function writeSuiteSet(dir: string, instances: ProvedInstance[], me
     seed: meta.seed,
     reference_solver: meta.provers.solver,
     checker: meta.provers.dratTrim,
-    instances: instances.map((i) => ({ name: i.name, family: i.family, expected: i.expected, evidence: i.evidence, reference_s: Math.round(i.solveS * 100) / 100 })),
+    instances: instances.map((i) => ({
+      name: i.name,
+      family: i.family,
+      expected: i.expected,
+      evidence: i.evidence,
+      reference_s: Math.round(i.solveS * 100) / 100,
+    })),
   };
   await writeFileAtomic(path.join(dir, PROVENANCE_FILE), JSON.stringify(provenance, null, 2) + '\n');
 }

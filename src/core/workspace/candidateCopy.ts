@@ -26,7 +26,13 @@ async function placeInside(base: string, target: string): Promise<string | undef
   const parts = target.split('/');
   const at = parts.lastIndexOf(path.basename(base));
   const rest = at >= 0 ? parts.slice(at + 1).join('/') : undefined;
-  return rest !== undefined && (await fs.lstat(path.join(base, rest)).then(() => true, () => false)) ? rest : undefined;
+  return rest !== undefined &&
+    (await fs.lstat(path.join(base, rest)).then(
+      () => true,
+      () => false,
+    ))
+    ? rest
+    : undefined;
 }
 
 /**
@@ -109,7 +115,8 @@ export async function copyCandidate(from: string, to: string, o: { skip?: (rel: 
       const before = await fs.lstat(src);
       await fs.copyFile(src, dest, constants.COPYFILE_EXCL);
       const after = await fs.lstat(src);
-      if (!after.isFile() || after.ino !== before.ino || after.size !== before.size) throw new UnsafeCandidateFile(`${e.rel} changed while it was being copied`);
+      if (!after.isFile() || after.ino !== before.ino || after.size !== before.size)
+        throw new UnsafeCandidateFile(`${e.rel} changed while it was being copied`);
       await fs.utimes(dest, before.atime, before.mtime);
       report.files++;
       report.bytes += before.size;

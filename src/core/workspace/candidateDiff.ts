@@ -77,9 +77,17 @@ export async function unifiedDiff(fromDir: string, toDir: string, maxChars = 600
   for (const [i, c] of changes.entries()) {
     const side = async (dir: string, missing: boolean, entry: OddEntry | undefined) => (missing ? '' : entry ? describeEntry(entry) : readText(dir, c.path));
     const [x, y] = await Promise.all([side(fromDir, c.kind === 'added', c.before), side(toDir, c.kind === 'deleted', c.after)]);
-    const patch = x === 'large' || y === 'large' || x === 'binary' || y === 'binary' ? `--- a/${c.path}\n+++ b/${c.path}\n(${c.kind}; too large to show)\n` : createTwoFilesPatch(`a/${c.path}`, `b/${c.path}`, x, y, '', '', { context: 3 });
+    const patch =
+      x === 'large' || y === 'large' || x === 'binary' || y === 'binary'
+        ? `--- a/${c.path}\n+++ b/${c.path}\n(${c.kind}; too large to show)\n`
+        : createTwoFilesPatch(`a/${c.path}`, `b/${c.path}`, x, y, '', '', { context: 3 });
     if (size + patch.length > maxChars) {
-      parts.push(`(... ${changes.length - i} more changed file${changes.length - i > 1 ? 's' : ''} not shown: ${changes.slice(i).map((r) => r.path).join(', ')})\n`);
+      parts.push(
+        `(... ${changes.length - i} more changed file${changes.length - i > 1 ? 's' : ''} not shown: ${changes
+          .slice(i)
+          .map((r) => r.path)
+          .join(', ')})\n`,
+      );
       break;
     }
     parts.push(patch);

@@ -64,7 +64,7 @@ export async function realTarget(abs: string): Promise<string | undefined> {
   let probe = abs;
   const rest: string[] = [];
   // As the kernel (its MAXSYMLINKS): more links than this on one path is a loop.
-  for (let hops = 0; hops <= 40; ) {
+  for (let hops = 0; hops <= 40;) {
     try {
       const real = await fs.realpath(probe);
       return rest.length ? path.resolve(real, ...rest.reverse()) : real;
@@ -103,9 +103,11 @@ export async function leadsInside(root: string, rel: string): Promise<boolean> {
 async function openRegular(root: string, rel: string, follow: boolean): Promise<{ fh: fs.FileHandle; st: Stats }> {
   const abs = inside(root, rel);
   const lst = await fs.lstat(abs);
-  if (lst.isSymbolicLink() && !follow) throw new UnsafeCandidateFile(`${rel} is a symbolic link (to ${await fs.readlink(abs)}); the harness reads only the files it wrote there`);
+  if (lst.isSymbolicLink() && !follow)
+    throw new UnsafeCandidateFile(`${rel} is a symbolic link (to ${await fs.readlink(abs)}); the harness reads only the files it wrote there`);
   const real = await realTarget(abs);
-  if (real === undefined || !isWithin(real, await fs.realpath(root))) throw new UnsafeCandidateFile(`${rel} leads outside the candidate (to ${real ?? 'a loop of links'})`);
+  if (real === undefined || !isWithin(real, await fs.realpath(root)))
+    throw new UnsafeCandidateFile(`${rel} leads outside the candidate (to ${real ?? 'a loop of links'})`);
   const st = await fs.stat(real);
   if (!st.isFile()) throw new UnsafeCandidateFile(`${rel} is ${specialKind(st)}, not a regular file`);
   const fh = await fs.open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
@@ -252,7 +254,8 @@ export async function writeCandidateFile(root: string, rel: string, data: string
   const abs = inside(root, rel);
   await realDirectory(root);
   const dir = await realTarget(path.dirname(abs));
-  if (dir === undefined || !isWithin(dir, await fs.realpath(root))) throw new UnsafeCandidateFile(`${rel} leads outside the candidate (to ${dir ?? 'a loop of links'})`);
+  if (dir === undefined || !isWithin(dir, await fs.realpath(root)))
+    throw new UnsafeCandidateFile(`${rel} leads outside the candidate (to ${dir ?? 'a loop of links'})`);
   await fs.mkdir(dir, { recursive: true });
   const target = path.join(dir, path.basename(abs));
   const there = await fs.lstat(target).catch(() => undefined);
@@ -318,7 +321,10 @@ export async function listFiles(root: string): Promise<string[]> {
 
 /** Whether a document of the harness's is there to show: a non-empty regular file, not a link (which could show anything). */
 export async function hasCandidateDoc(root: string, name: string): Promise<boolean> {
-  return fs.lstat(path.join(root, name)).then((s) => s.isFile() && s.size > 0, () => false);
+  return fs.lstat(path.join(root, name)).then(
+    (s) => s.isFile() && s.size > 0,
+    () => false,
+  );
 }
 
 /** Why a document of the harness's is not shown (it is a link, a FIFO, a directory...); undefined when it is a regular file or absent. */

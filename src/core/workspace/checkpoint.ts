@@ -43,9 +43,7 @@ export async function checkpointCandidate(workspaceDir: string, relDir: string, 
     if (parent) await git.raw(['read-tree', parent]);
     await git.raw(['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', pathInRepo]);
     // Everything git would track (the user's .gitignore applies), minus build outputs and binaries.
-    const listed = (await git.raw(['ls-files', '--others', '--cached', '--exclude-standard', '-z', '--', pathInRepo]))
-      .split('\0')
-      .filter(Boolean);
+    const listed = (await git.raw(['ls-files', '--others', '--cached', '--exclude-standard', '-z', '--', pathInRepo])).split('\0').filter(Boolean);
     const keep: string[] = [];
     for (const f of listed) if (!BUILD_OUTPUT.test(f) && !(await isBinaryArtifact(path.join(top, f)))) keep.push(f);
     if (keep.length) {
@@ -55,9 +53,7 @@ export async function checkpointCandidate(workspaceDir: string, relDir: string, 
     }
     const tree = (await git.raw(['write-tree'])).trim();
     const identity = await needsIdentity(git);
-    const commit = (
-      await git.raw([...identity, 'commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message])
-    ).trim();
+    const commit = (await git.raw([...identity, 'commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message])).trim();
     await git.raw(['update-ref', '-m', message, CHECKPOINT_REF, commit, parent ?? '']);
     return { commit, files: keep.length, skipped: listed.length - keep.length };
   } finally {
@@ -70,7 +66,8 @@ export async function checkpointCandidate(workspaceDir: string, relDir: string, 
  * (editors, pagers, askpass, ssh): none is needed here, and simple-git refuses them.
  */
 function plumbingEnv(): Record<string, string> {
-  const drop = /^(EDITOR|VISUAL|PAGER|GIT_EDITOR|GIT_PAGER|GIT_ASKPASS|SSH_ASKPASS|GIT_SSH|GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_EXTERNAL_DIFF|GIT_SEQUENCE_EDITOR|GIT_TEMPLATE_DIR|GIT_EXEC_PATH|GIT_CONFIG.*|PREFIX|GIT_INDEX_FILE)$/;
+  const drop =
+    /^(EDITOR|VISUAL|PAGER|GIT_EDITOR|GIT_PAGER|GIT_ASKPASS|SSH_ASKPASS|GIT_SSH|GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_EXTERNAL_DIFF|GIT_SEQUENCE_EDITOR|GIT_TEMPLATE_DIR|GIT_EXEC_PATH|GIT_CONFIG.*|PREFIX|GIT_INDEX_FILE)$/;
   return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !drop.test(e[0])));
 }
 

@@ -135,14 +135,14 @@ async function init(o: InitOptions, dir: string): Promise<InitResult> {
   }
   const primary = o.primary ?? o.seeds[0]!.name;
   if (!names.has(primary)) throw new Error(`primary seed "${primary}" is not among the seeds (${[...names].join(', ')})`);
-  if (await exists(path.join(dir, CONFIG_FILE)))
-    throw new Error(`${path.join(dir, CONFIG_FILE)} already exists: this workspace is initialized`);
+  if (await exists(path.join(dir, CONFIG_FILE))) throw new Error(`${path.join(dir, CONFIG_FILE)} already exists: this workspace is initialized`);
   // Its store remains: a new init would start a second history and orphan the first.
   if ((await workspaceState(dir)) === 'configMissing')
-    throw new Error(`${dir} is a SATLUTION workspace whose ${CONFIG_FILE} is missing (its candidates are in ${STATE_DIR}/); ${(await hasLastGoodConfig(dir)) ? 'put it back with `satlution restore-config`' : `write ${CONFIG_FILE} again (\`satlution schema\` describes it)`} instead of initializing`);
+    throw new Error(
+      `${dir} is a SATLUTION workspace whose ${CONFIG_FILE} is missing (its candidates are in ${STATE_DIR}/); ${(await hasLastGoodConfig(dir)) ? 'put it back with `satlution restore-config`' : `write ${CONFIG_FILE} again (\`satlution schema\` describes it)`} instead of initializing`,
+    );
   const candidateDir = path.join(dir, candidateDirName(0));
-  if (await exists(candidateDir))
-    throw new Error(`${candidateDirName(0)} already exists (left by an interrupted init?); move it away and run init again`);
+  if (await exists(candidateDir)) throw new Error(`${candidateDirName(0)} already exists (left by an interrupted init?); move it away and run init again`);
   for (const [name, benchDir] of Object.entries(o.benchmarks ?? {}))
     if (!(await isDir(path.resolve(dir, benchDir)))) throw new Error(`benchmark set ${name}: ${benchDir} is not a directory`);
 
@@ -243,5 +243,13 @@ async function writeIfMissing(file: string, text: string): Promise<void> {
   });
 }
 
-const exists = (p: string) => fs.stat(p).then(() => true, () => false);
-const isDir = (p: string) => fs.stat(p).then((s) => s.isDirectory(), () => false);
+const exists = (p: string) =>
+  fs.stat(p).then(
+    () => true,
+    () => false,
+  );
+const isDir = (p: string) =>
+  fs.stat(p).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );

@@ -20,7 +20,13 @@ export async function newCandidate(workspaceDir: string, opts: { parent?: number
   const parentRec = index.candidates.find((c) => c.id === parent);
   if (!parentRec) throw new Error(`${candidateDirName(parent)} is not a known candidate`);
   const parentDir = path.join(workspaceDir, parentRec.dir);
-  if (!(await fs.stat(parentDir).then((s) => s.isDirectory(), () => false))) throw new Error(`${parentRec.dir} has no directory to copy`);
+  if (
+    !(await fs.stat(parentDir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  )
+    throw new Error(`${parentRec.dir} has no directory to copy`);
   await removeDeadCopies(workspaceDir);
   // The copy comes first, under a name of its own: a parent the copy refuses (a link out, a FIFO) leaves no record behind.
   const staging = path.join(workspaceDir, `.new-candidate-${process.pid}-${randomBytes(4).toString('hex')}.partial`);
@@ -34,7 +40,11 @@ export async function newCandidate(workspaceDir: string, opts: { parent?: number
   try {
     // The parent's documents may be links (to anything, or to the copy's own sources): replaced, not written through.
     const title = opts.title ?? '(describe the change)';
-    await writeCandidateDoc(staging, 'HYPOTHESIS.md', `# ${rec.dir}: ${title}\n\n## Change\n\n## Rationale\n\n## Expected effect\n(on SAT, UNSAT and PAR-2)\n\n## Risks\n`);
+    await writeCandidateDoc(
+      staging,
+      'HYPOTHESIS.md',
+      `# ${rec.dir}: ${title}\n\n## Change\n\n## Rationale\n\n## Expected effect\n(on SAT, UNSAT and PAR-2)\n\n## Risks\n`,
+    );
     await writeCandidateDoc(staging, 'CHANGELOG.md', `# Changelog\n\n## ${rec.dir} (from ${parentRec.dir})\n- \n`);
     await writeCandidateDoc(staging, RESULTS_FILE, placeholderResults(rec.dir));
     await fs.rename(staging, path.join(workspaceDir, rec.dir));

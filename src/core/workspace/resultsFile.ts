@@ -15,10 +15,41 @@ export interface ResultsInput {
   /** `off`: some of it ran without the sandbox, and the report says so. */
   isolation?: 'bwrap' | 'off' | undefined;
   /** `warning`: the gate passed without checking anything (evaluation.vacuous_gates: warn); `promotion_audit`: perf's, before a promotion. */
-  gates: readonly { gate: string; ok: boolean; detail: string; failures: readonly string[]; warning?: string | undefined; promotion_audit?: PromotionAuditInput | undefined }[];
+  gates: readonly {
+    gate: string;
+    ok: boolean;
+    detail: string;
+    failures: readonly string[];
+    warning?: string | undefined;
+    promotion_audit?: PromotionAuditInput | undefined;
+  }[];
   /** The cycle's race (eval/race.ts): a challenger rejected early ran only part of the set. */
-  race?: { outcome: 'rejected early' | 'survived'; on: 'wall' | 'cpu'; ran: number; of: number; capped: number; challenger_s: number; champion_s: number; spent_s: number; reason: string; speedup_pct?: number | undefined; entrants?: number | undefined } | undefined;
-  metrics: { solved: number; n: number; solved_sat: number; solved_unsat: number; par2: number; par2_sat: number | null; par2_unsat: number | null; wrong: number; unique_solved: number | null } | null;
+  race?:
+    | {
+        outcome: 'rejected early' | 'survived';
+        on: 'wall' | 'cpu';
+        ran: number;
+        of: number;
+        capped: number;
+        challenger_s: number;
+        champion_s: number;
+        spent_s: number;
+        reason: string;
+        speedup_pct?: number | undefined;
+        entrants?: number | undefined;
+      }
+    | undefined;
+  metrics: {
+    solved: number;
+    n: number;
+    solved_sat: number;
+    solved_unsat: number;
+    par2: number;
+    par2_sat: number | null;
+    par2_unsat: number | null;
+    wrong: number;
+    unique_solved: number | null;
+  } | null;
 }
 
 /** One answer the promotion audit checked, as a report shows it. */
@@ -54,14 +85,38 @@ const PROMOTION_HEADING = '## Proof-checked before promotion';
 /** The promotion audit's section of a report. */
 function promotionAuditSection(a: PromotionAuditInput): string[] {
   const where = a.duel ? `side by side (session ${a.duel})` : 'in the perf evaluations';
-  const how = a.from === 'kept' ? 'was checked by drat-trim from the DRAT proof written by the very run that gave it' : `was run again with a DRAT proof${a.timeout_s ? ` (limit ${a.timeout_s} s)` : ''} and checked by drat-trim`;
-  const head = [PROMOTION_HEADING, '', `Before this candidate could replace ${a.champion.solver}, every UNSAT answer it gave much faster (${a.rule}; ${a.on === 'cpu' ? 'CPU' : 'wall'} time, ${where}) ${how}.`];
-  const before = a.already_checked.length ? [`${a.already_checked.length} more had been proof-checked by the perf audit already: ${a.already_checked.join(', ')}.`] : [];
-  const champion = (i: PromotionAuditRow) => (i.champion_status === 'solved' ? `${i.champion_s.toFixed(3)} s` : `${i.champion_status} (${i.champion_s.toFixed(0)} s)`);
+  const how =
+    a.from === 'kept'
+      ? 'was checked by drat-trim from the DRAT proof written by the very run that gave it'
+      : `was run again with a DRAT proof${a.timeout_s ? ` (limit ${a.timeout_s} s)` : ''} and checked by drat-trim`;
+  const head = [
+    PROMOTION_HEADING,
+    '',
+    `Before this candidate could replace ${a.champion.solver}, every UNSAT answer it gave much faster (${a.rule}; ${a.on === 'cpu' ? 'CPU' : 'wall'} time, ${where}) ${how}.`,
+  ];
+  const before = a.already_checked.length
+    ? [`${a.already_checked.length} more had been proof-checked by the perf audit already: ${a.already_checked.join(', ')}.`]
+    : [];
+  const champion = (i: PromotionAuditRow) =>
+    i.champion_status === 'solved' ? `${i.champion_s.toFixed(3)} s` : `${i.champion_status} (${i.champion_s.toFixed(0)} s)`;
   const verdict = (i: PromotionAuditRow) => (i.verdict === 'ok' ? 'verified' : i.verdict === 'caught' ? `**caught**: ${i.detail}` : i.detail);
-  const table = (rows: readonly PromotionAuditRow[]) => [`| instance | champion | this | ${a.from === 'kept' ? "its run's proof (run)" : 're-run with a proof'} |`, '|---|---|---|---|', ...rows.map((i) => `| ${i.instance} | ${champion(i)} | ${i.challenger_s.toFixed(3)} s | ${verdict(i).replace(/\|/g, '/')}${i.run ? ` (${i.run.slice(0, 8)})` : ''} |`)];
-  const main = a.instances.length ? [...(before.length ? ['', ...before] : []), '', ...table(a.instances)] : ['', `None was left to check.${before.length ? ` ${before[0]}` : ''}`];
-  const held = a.held_out ? ['', `On the held-out set (session ${a.held_out.duel}), the same for its much faster UNSAT answers: ${a.held_out.instances.length ? '' : 'none.'}`, ...(a.held_out.instances.length ? ['', ...table(a.held_out.instances)] : [])] : [];
+  const table = (rows: readonly PromotionAuditRow[]) => [
+    `| instance | champion | this | ${a.from === 'kept' ? "its run's proof (run)" : 're-run with a proof'} |`,
+    '|---|---|---|---|',
+    ...rows.map(
+      (i) => `| ${i.instance} | ${champion(i)} | ${i.challenger_s.toFixed(3)} s | ${verdict(i).replace(/\|/g, '/')}${i.run ? ` (${i.run.slice(0, 8)})` : ''} |`,
+    ),
+  ];
+  const main = a.instances.length
+    ? [...(before.length ? ['', ...before] : []), '', ...table(a.instances)]
+    : ['', `None was left to check.${before.length ? ` ${before[0]}` : ''}`];
+  const held = a.held_out
+    ? [
+        '',
+        `On the held-out set (session ${a.held_out.duel}), the same for its much faster UNSAT answers: ${a.held_out.instances.length ? '' : 'none.'}`,
+        ...(a.held_out.instances.length ? ['', ...table(a.held_out.instances)] : []),
+      ]
+    : [];
   return [...head, ...main, ...held];
 }
 
@@ -107,13 +162,41 @@ export const placeholderResults = (candidate: string): string => `# Results — 
 /** The report of an evaluation, as Markdown. */
 export function renderResults(candidate: string, cycle: number, doc: ResultsInput, cmp?: ResultsComparison, notes?: ResultsNotes): string {
   const m = doc.metrics;
-  const unconfined = doc.isolation === 'off' ? ['> **Measured without isolation** (`sandbox: off`): this candidate\'s build and runs could read the answers and write outside their directory, so these figures are not evidence of a real improvement.', ''] : [];
+  const unconfined =
+    doc.isolation === 'off'
+      ? [
+          "> **Measured without isolation** (`sandbox: off`): this candidate's build and runs could read the answers and write outside their directory, so these figures are not evidence of a real improvement.",
+          '',
+        ]
+      : [];
   // The same warnings as eval/evalDoc.ts's vacuousWarnings (this lower folder cannot import it).
   const vacuous = doc.gates.flatMap((g) => (g.warning ? [`> **Warning:** ${g.warning}`, ''] : []));
-  const lines = [`# Results — ${candidate} (cycle ${cycle})`, '', ...unconfined, ...vacuous, `Verdict: **${doc.verdict}**`, '', '| gate | result |', '|---|---|', ...doc.gates.map((g) => `| ${g.gate} | ${g.ok ? 'pass' : 'FAIL'}: ${g.detail.replace(/\|/g, '/')} |`)];
+  const lines = [
+    `# Results — ${candidate} (cycle ${cycle})`,
+    '',
+    ...unconfined,
+    ...vacuous,
+    `Verdict: **${doc.verdict}**`,
+    '',
+    '| gate | result |',
+    '|---|---|',
+    ...doc.gates.map((g) => `| ${g.gate} | ${g.ok ? 'pass' : 'FAIL'}: ${g.detail.replace(/\|/g, '/')} |`),
+  ];
   const failed = doc.gates.find((g) => !g.ok);
   if (failed) lines.push('', '## Failures', ...failed.failures.map((f) => `- ${f}`));
-  if (m) lines.push('', '## Metrics', '', '| metric | value |', '|---|---|', `| solved | ${m.solved}/${m.n} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat}) |`, `| PAR-2 | ${m.par2.toFixed(3)} s |`, `| PAR-2 SAT / UNSAT | ${m.par2_sat?.toFixed(3) ?? '-'} / ${m.par2_unsat?.toFixed(3) ?? '-'} s |`, `| wrong answers | ${m.wrong} |`, ...(m.unique_solved !== null ? [`| solved by no baseline | ${m.unique_solved} |`] : []));
+  if (m)
+    lines.push(
+      '',
+      '## Metrics',
+      '',
+      '| metric | value |',
+      '|---|---|',
+      `| solved | ${m.solved}/${m.n} (SAT ${m.solved_sat}, UNSAT ${m.solved_unsat}) |`,
+      `| PAR-2 | ${m.par2.toFixed(3)} s |`,
+      `| PAR-2 SAT / UNSAT | ${m.par2_sat?.toFixed(3) ?? '-'} / ${m.par2_unsat?.toFixed(3) ?? '-'} s |`,
+      `| wrong answers | ${m.wrong} |`,
+      ...(m.unique_solved !== null ? [`| solved by no baseline | ${m.unique_solved} |`] : []),
+    );
   const r = doc.race;
   if (r?.outcome === 'rejected early')
     lines.push(
@@ -123,7 +206,8 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
       `${r.reason[0]!.toUpperCase()}${r.reason.slice(1)}.`,
       `It ran beside the champion in one session; its runs were capped at a multiple of the champion's time (${r.capped} hit the cap). On those instances, on ${r.on === 'cpu' ? 'CPU' : 'wall'} time, it took at least ${r.challenger_s.toFixed(2)} s where the champion took ${r.champion_s.toFixed(2)} s. Its runs cost ${r.spent_s.toFixed(1)} s; the metrics above cover only the instances it ran.`,
     );
-  if (!cmp && notes?.unmatched) lines.push('', '## Not compared side by side with the champion', '', `${notes.unmatched[0]!.toUpperCase()}${notes.unmatched.slice(1)}.`);
+  if (!cmp && notes?.unmatched)
+    lines.push('', '## Not compared side by side with the champion', '', `${notes.unmatched[0]!.toUpperCase()}${notes.unmatched.slice(1)}.`);
   if (cmp) {
     const margin = notes ? Math.max(notes.marginPct, notes.bandPct) : undefined;
     const gain = cmp.par2A > 0 ? (100 * (cmp.par2A - cmp.par2B)) / cmp.par2A : 0;
@@ -131,14 +215,29 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
       '',
       notes?.duel ? `## Against the champion, side by side (${cmp.common} instances, one session)` : `## Against the champion (${cmp.common} common instances)`,
       '',
-      ...(notes?.duel ? [`Both ran in the same session (${notes.duel.session}, ${notes.duel.started_at.slice(0, 16).replace('T', ' ')} to ${notes.duel.ended_at.slice(11, 16)}), in blocks of ${notes.duel.block} alternating which went first (ABBA), so a drift of the machine moves both alike. Times compared: ${cmp.on === 'cpu' ? 'CPU (user + system of the process tree)' : 'wall'}.`, ''] : []),
+      ...(notes?.duel
+        ? [
+            `Both ran in the same session (${notes.duel.session}, ${notes.duel.started_at.slice(0, 16).replace('T', ' ')} to ${notes.duel.ended_at.slice(11, 16)}), in blocks of ${notes.duel.block} alternating which went first (ABBA), so a drift of the machine moves both alike. Times compared: ${cmp.on === 'cpu' ? 'CPU (user + system of the process tree)' : 'wall'}.`,
+            '',
+          ]
+        : []),
       `PAR-2 champion ${cmp.par2A.toFixed(3)} s, this ${cmp.par2B.toFixed(3)} s; difference ${cmp.diff.toFixed(3)} s (95% CI ${cmp.ci95[0].toFixed(3)} .. ${cmp.ci95[1].toFixed(3)}).`,
-      ...(cmp.ratio ? [`Instance by instance: ${Math.abs(cmp.ratio.speedup_pct).toFixed(1)}% ${cmp.ratio.speedup_pct >= 0 ? 'faster' : 'slower'} as a geometric mean of the time ratios.`] : []),
-      ...(cmp.test ? [`The promotion test (ranked by ${cmp.test.rank_by === 'par2' ? 'PAR-2' : 'solved instances, then PAR-2'}; one-sided, ${cmp.test.method === 'exact' ? 'every sign pattern' : 'sampled sign patterns'}): p = ${cmp.test.p.toPrecision(3)}${notes?.alpha !== undefined ? ` against the promotion level ${(notes.alpha / 2).toPrecision(2)}${notes.entrants && notes.entrants > 1 ? ` (shared by the race's ${notes.entrants} challengers)` : ''}` : ''}; its parts: PAR-2 lower p = ${cmp.test.par2_p.toPrecision(3)}, faster instance by instance p = ${cmp.test.log_ratio_p.toPrecision(3)}${cmp.test.solved_p === null ? '' : `, solves more p = ${cmp.test.solved_p.toPrecision(3)} (${cmp.solvedOnlyB ?? 0} solved only by this, ${cmp.solvedOnlyA ?? 0} only by the champion)`}.`] : []),
+      ...(cmp.ratio
+        ? [
+            `Instance by instance: ${Math.abs(cmp.ratio.speedup_pct).toFixed(1)}% ${cmp.ratio.speedup_pct >= 0 ? 'faster' : 'slower'} as a geometric mean of the time ratios.`,
+          ]
+        : []),
+      ...(cmp.test
+        ? [
+            `The promotion test (ranked by ${cmp.test.rank_by === 'par2' ? 'PAR-2' : 'solved instances, then PAR-2'}; one-sided, ${cmp.test.method === 'exact' ? 'every sign pattern' : 'sampled sign patterns'}): p = ${cmp.test.p.toPrecision(3)}${notes?.alpha !== undefined ? ` against the promotion level ${(notes.alpha / 2).toPrecision(2)}${notes.entrants && notes.entrants > 1 ? ` (shared by the race's ${notes.entrants} challengers)` : ''}` : ''}; its parts: PAR-2 lower p = ${cmp.test.par2_p.toPrecision(3)}, faster instance by instance p = ${cmp.test.log_ratio_p.toPrecision(3)}${cmp.test.solved_p === null ? '' : `, solves more p = ${cmp.test.solved_p.toPrecision(3)} (${cmp.solvedOnlyB ?? 0} solved only by this, ${cmp.solvedOnlyA ?? 0} only by the champion)`}.`,
+          ]
+        : []),
       `Wilcoxon signed-rank: n = ${cmp.wilcoxon.n}, p = ${cmp.wilcoxon.p.toPrecision(3)} (${cmp.wilcoxon.method}). Verdict: **${cmp.verdict === 'B faster' ? 'faster than the champion' : cmp.verdict === 'A faster' ? 'slower than the champion' : 'no significant difference'}**.`,
       ...(notes?.alpha !== undefined && margin !== undefined ? ['', `**Why:** ${explainComparison(cmp, { alpha: notes.alpha, marginPct: margin })}`] : []),
       ...(notes && margin !== undefined
-        ? [`Promotion needs a significant gain of at least ${margin.toFixed(1)}% in PAR-2 (min_improvement_pct ${notes.marginPct}%${notes.bandPct ? `, measured noise band ${notes.bandPct.toFixed(1)}%` : ''}${notes.falsePromotionPct !== undefined ? `; two identical solvers pass this rule in at most ${notes.falsePromotionPct.toFixed(1)}% of decisions` : ''}); this one is ${gain.toFixed(1)}% ${gain >= 0 ? 'faster' : 'slower'}${cmp.verdict === 'B faster' && gain >= margin ? ': enough' : cmp.verdict === 'B faster' ? ': significant, but under the margin' : ''}.`]
+        ? [
+            `Promotion needs a significant gain of at least ${margin.toFixed(1)}% in PAR-2 (min_improvement_pct ${notes.marginPct}%${notes.bandPct ? `, measured noise band ${notes.bandPct.toFixed(1)}%` : ''}${notes.falsePromotionPct !== undefined ? `; two identical solvers pass this rule in at most ${notes.falsePromotionPct.toFixed(1)}% of decisions` : ''}); this one is ${gain.toFixed(1)}% ${gain >= 0 ? 'faster' : 'slower'}${cmp.verdict === 'B faster' && gain >= margin ? ': enough' : cmp.verdict === 'B faster' ? ': significant, but under the margin' : ''}.`,
+          ]
         : []),
     );
   }

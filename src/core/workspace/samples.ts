@@ -30,15 +30,30 @@ const PLAN: Record<'smoke' | 'verify' | 'perf', { planted: number[]; php: number
 function plantedSample(vars: number, seed: number): Sample {
   const f = planted(vars, 4.2, seed);
   for (const c of f.clauses) {
-    const lits = c.split(' ').map(Number).filter((l) => l !== 0);
+    const lits = c
+      .split(' ')
+      .map(Number)
+      .filter((l) => l !== 0);
     if (!lits.some((l) => l * f.hidden[Math.abs(l)]! > 0)) throw new Error(`planted formula ${vars}/${seed}: a clause the hidden assignment falsifies`);
   }
-  return { name: `planted-${vars}-${seed}.cnf`, family: 'planted', expected: 'SAT', text: f.header + f.clauses.join('\n') + '\n', evidence: 'the planted assignment satisfies every clause (checked)' };
+  return {
+    name: `planted-${vars}-${seed}.cnf`,
+    family: 'planted',
+    expected: 'SAT',
+    text: f.header + f.clauses.join('\n') + '\n',
+    evidence: 'the planted assignment satisfies every clause (checked)',
+  };
 }
 
 /** PHP(n+1, n), its variables and clauses shuffled (a different formula text, the same formula up to renaming). */
 function phpSample(holes: number, seed: number): Sample {
-  return { name: `php-${holes + 1}-${holes}-s${seed}.cnf`, family: 'pigeonhole', expected: 'UNSAT', text: shuffleCnf(pigeonhole(holes + 1, holes), seed), evidence: `${holes + 1} pigeons cannot sit in ${holes} holes, one each (UNSAT by counting)` };
+  return {
+    name: `php-${holes + 1}-${holes}-s${seed}.cnf`,
+    family: 'pigeonhole',
+    expected: 'UNSAT',
+    text: shuffleCnf(pigeonhole(holes + 1, holes), seed),
+    evidence: `${holes + 1} pigeons cannot sit in ${holes} holes, one each (UNSAT by counting)`,
+  };
 }
 
 /** The samples of one stage, deterministic. */
@@ -78,7 +93,14 @@ export async function addSampleBenchmarks(ws: string, config: Config): Promise<S
     await fs.mkdir(dir, { recursive: true });
     for (const s of samples) await fs.writeFile(path.join(dir, s.name), s.text);
     await writeFileAtomic(path.join(dir, 'meta.csv'), `instance,family,expected\n${samples.map((s) => `${s.name},${s.family},${s.expected}`).join('\n')}\n`);
-    await writeFileAtomic(path.join(dir, 'SAMPLES.json'), JSON.stringify({ generator: 'SATLUTION sample benchmarks', instances: samples.map((s) => ({ name: s.name, expected: s.expected, evidence: s.evidence })) }, null, 2) + '\n');
+    await writeFileAtomic(
+      path.join(dir, 'SAMPLES.json'),
+      JSON.stringify(
+        { generator: 'SATLUTION sample benchmarks', instances: samples.map((s) => ({ name: s.name, expected: s.expected, evidence: s.evidence })) },
+        null,
+        2,
+      ) + '\n',
+    );
     out.push({ set, dir, written: samples.length, kept: 0 });
   }
   return out;

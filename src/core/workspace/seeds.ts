@@ -27,7 +27,12 @@ export interface ImportedSeed {
 export function parseSeedArg(arg: string): SeedSpec {
   const m = /^([A-Za-z0-9][A-Za-z0-9._-]*)=(.+)$/.exec(arg);
   if (m) return { name: m[1]!, source: m[2]! };
-  const base = path.basename(arg.replace(/#.*$/, '').replace(/\/+$/, '').replace(/\.git$/, ''));
+  const base = path.basename(
+    arg
+      .replace(/#.*$/, '')
+      .replace(/\/+$/, '')
+      .replace(/\.git$/, ''),
+  );
   const name = base.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '');
   if (!name) throw new Error(`cannot name a seed after "${arg}"; use NAME=${arg}`);
   return { name, source: arg };
@@ -39,8 +44,7 @@ export function isGitUrl(source: string): boolean {
 
 export async function importSeed(workspaceDir: string, spec: SeedSpec, signal?: AbortSignal): Promise<ImportedSeed> {
   const target = path.join(workspaceDir, SEEDS_DIR, spec.name);
-  if (await exists(target))
-    throw new Error(`seeds/${spec.name} already exists; remove it or import the seed under another name (NAME=${spec.source})`);
+  if (await exists(target)) throw new Error(`seeds/${spec.name} already exists; remove it or import the seed under another name (NAME=${spec.source})`);
   const staging = path.join(workspaceDir, SEEDS_DIR, `.${spec.name}.importing`);
   await fs.rm(staging, { recursive: true, force: true });
   await fs.mkdir(path.dirname(staging), { recursive: true });
@@ -116,4 +120,8 @@ async function measure(dir: string): Promise<{ files: number; bytes: number }> {
   return { files, bytes };
 }
 
-const exists = (p: string) => fs.stat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  fs.stat(p).then(
+    () => true,
+    () => false,
+  );

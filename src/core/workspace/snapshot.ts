@@ -33,7 +33,10 @@ export interface WorkspaceSnapshot {
 }
 
 export async function isWorkspace(dir: string): Promise<boolean> {
-  return fs.stat(path.join(dir, CONFIG_FILE)).then((s) => s.isFile(), () => false);
+  return fs.stat(path.join(dir, CONFIG_FILE)).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }
 
 /** The nearest directory at or above `start` that holds a satlution.yaml. */
@@ -55,10 +58,12 @@ export async function readSnapshot(dir: string): Promise<WorkspaceSnapshot> {
   const candidates: CandidateView[] = [];
   for (const c of index.candidates) {
     const cdir = path.join(dir, c.dir);
-    const missing = !(await fs.stat(cdir).then((s) => s.isDirectory(), () => false));
+    const missing = !(await fs.stat(cdir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ));
     const docs: CandidateDoc[] = [];
-    if (!missing)
-      for (const d of CANDIDATE_DOCS) if (await hasCandidateDoc(cdir, d)) docs.push(d);
+    if (!missing) for (const d of CANDIDATE_DOCS) if (await hasCandidateDoc(cdir, d)) docs.push(d);
     candidates.push({ ...c, champion: index.champion === c.id, lineage: CandidateStore.lineage(index, c.id), docs, missing });
   }
   const benchmarks = config.ok ? await Promise.all(Object.entries(config.config.benchmarks).map(([name, d]) => summarizeSet(dir, name, d))) : [];

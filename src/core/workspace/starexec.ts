@@ -8,7 +8,11 @@ import { BUILD_SCRIPT, RUN_SCRIPT } from '../layout';
 export type BuildSystem = 'configure' | 'cmake' | 'make' | 'unknown';
 
 export async function detectBuildSystem(dir: string): Promise<BuildSystem> {
-  const has = async (f: string) => fs.stat(path.join(dir, f)).then((s) => s.isFile(), () => false);
+  const has = async (f: string) =>
+    fs.stat(path.join(dir, f)).then(
+      (s) => s.isFile(),
+      () => false,
+    );
   if (await has('configure')) return 'configure';
   if (await has('CMakeLists.txt')) return 'cmake';
   if ((await has('Makefile')) || (await has('makefile')) || (await has('GNUmakefile'))) return 'make';
@@ -20,7 +24,8 @@ const BUILD_STEPS: Record<BuildSystem, string> = {
   // be configured again, because configure scripts (kissat's among them) write absolute paths into
   // the makefiles, and the copy would otherwise build its parent's sources.
   configure: 'if [ "$(cat .satlution-configured 2>/dev/null)" != "$PWD" ]; then\n  ./configure\n  echo "$PWD" > .satlution-configured\nfi\nmake -j"$JOBS"',
-  cmake: 'if [ "$(cat .satlution-configured 2>/dev/null)" != "$PWD" ]; then\n  rm -rf build\n  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n  echo "$PWD" > .satlution-configured\nfi\ncmake --build build -j "$JOBS"',
+  cmake:
+    'if [ "$(cat .satlution-configured 2>/dev/null)" != "$PWD" ]; then\n  rm -rf build\n  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n  echo "$PWD" > .satlution-configured\nfi\ncmake --build build -j "$JOBS"',
   make: 'make -j"$JOBS"',
   unknown: 'echo "starexec_build: no configure, CMakeLists.txt or Makefile found; edit this script to build the solver" >&2\nexit 1',
 };
@@ -70,7 +75,11 @@ export interface StarexecPlan {
 }
 
 export async function planStarexec(dir: string): Promise<StarexecPlan> {
-  const exists = async (f: string) => fs.stat(path.join(dir, f)).then(() => true, () => false);
+  const exists = async (f: string) =>
+    fs.stat(path.join(dir, f)).then(
+      () => true,
+      () => false,
+    );
   const missing: string[] = [];
   if (!(await exists(BUILD_SCRIPT))) missing.push(BUILD_SCRIPT);
   if (!(await exists(RUN_SCRIPT))) missing.push(RUN_SCRIPT);

@@ -9,12 +9,19 @@ import { findOnPath } from '../../core/run/tools';
 export async function installBubblewrap(afterwards: () => Thenable<unknown>): Promise<string | undefined> {
   const known = BWRAP_INSTALL.find((b) => findOnPath(b.manager));
   if (!known) {
-    void vscode.window.showWarningMessage('SATLUTION: no apt-get, dnf or pacman here: install bubblewrap (bwrap) with this system\'s package manager, or set sandbox: off in satlution.yaml (results are then marked "measured without isolation").');
+    void vscode.window.showWarningMessage(
+      'SATLUTION: no apt-get, dnf or pacman here: install bubblewrap (bwrap) with this system\'s package manager, or set sandbox: off in satlution.yaml (results are then marked "measured without isolation").',
+    );
     return undefined;
   }
   const term = vscode.window.createTerminal({ name: 'SATLUTION: install bubblewrap' });
   term.show();
   term.sendText(known.command, false);
-  void vscode.window.showInformationMessage('SATLUTION: the install command is in the terminal: press Enter there to run it, then check the runner\'s health again.', 'Check Health').then((a) => a && afterwards());
+  void vscode.window
+    .showInformationMessage(
+      "SATLUTION: the install command is in the terminal: press Enter there to run it, then check the runner's health again.",
+      'Check Health',
+    )
+    .then((a) => a && afterwards());
   return known.command;
 }

@@ -33,12 +33,18 @@ export async function discardCandidate(arg: unknown, model: WorkspaceModel, o: {
   const root = model.workspaceRoot;
   if (!c || !root) return false;
   if (c.champion || c.seed) {
-    void vscode.window.showWarningMessage(`SATLUTION: ${c.dir} is ${c.champion ? 'the champion' : 'a seed baseline'}; promote another candidate before discarding it.`);
+    void vscode.window.showWarningMessage(
+      `SATLUTION: ${c.dir} is ${c.champion ? 'the champion' : 'a seed baseline'}; promote another candidate before discarding it.`,
+    );
     return false;
   }
   if (!o.yes) {
     const discard = 'Discard';
-    const a = await vscode.window.showWarningMessage(`Discard ${c.dir}?`, { modal: true, detail: 'It is marked discarded and no longer considered; its directory and records stay for the post-mortem.' }, discard);
+    const a = await vscode.window.showWarningMessage(
+      `Discard ${c.dir}?`,
+      { modal: true, detail: 'It is marked discarded and no longer considered; its directory and records stay for the post-mortem.' },
+      discard,
+    );
     if (a !== discard) return false;
   }
   await new CandidateStore(root).setStatus(c.id, 'discarded', 'discarded by a person');

@@ -12,7 +12,10 @@ export async function checkRules(arg: unknown, ctx: { model: WorkspaceModel; com
   const node = arg as CyclesNode | undefined;
   let candidate = node?.kind === 'candidate' ? node.candidate.dir : Args.safeParse(arg ?? {}).data?.candidate;
   if (!candidate) {
-    const items = (ctx.model.snapshot?.candidates ?? []).filter((c) => !c.missing).sort((a, b) => b.id - a.id).map((c) => ({ label: c.dir, description: c.status }));
+    const items = (ctx.model.snapshot?.candidates ?? [])
+      .filter((c) => !c.missing)
+      .sort((a, b) => b.id - a.id)
+      .map((c) => ({ label: c.dir, description: c.status }));
     candidate = (await vscode.window.showQuickPick(items, { title: 'SATLUTION: Check Rules', placeHolder: 'Which candidate?' }))?.label;
     if (!candidate) return undefined;
   }
@@ -23,8 +26,10 @@ export async function checkRules(arg: unknown, ctx: { model: WorkspaceModel; com
   }
   const text = `${candidate}: ${report.errors} rule error(s), ${report.warnings} warning(s); compliance ${(100 * report.score).toFixed(0)}%`;
   const problems = 'Show Problems';
-  void (report.errors ? vscode.window.showErrorMessage(`SATLUTION: ${text}`, problems) : vscode.window.showInformationMessage(`SATLUTION: ${text}`)).then((a) => {
-    if (a === problems) void vscode.commands.executeCommand('workbench.actions.view.problems');
-  });
+  void (report.errors ? vscode.window.showErrorMessage(`SATLUTION: ${text}`, problems) : vscode.window.showInformationMessage(`SATLUTION: ${text}`)).then(
+    (a) => {
+      if (a === problems) void vscode.commands.executeCommand('workbench.actions.view.problems');
+    },
+  );
   return report;
 }

@@ -135,11 +135,14 @@ export class CycleController implements vscode.Disposable {
       config = await loadConfig(ws);
     } catch (e) {
       this.fail(e, state !== undefined && state.step !== 'done');
-      void vscode.window.showErrorMessage(`SATLUTION: ${(e as Error).message.split('\n')[0]}`, 'Open satlution.yaml').then((a) => a && vscode.commands.executeCommand('satlution.openConfig'));
+      void vscode.window
+        .showErrorMessage(`SATLUTION: ${(e as Error).message.split('\n')[0]}`, 'Open satlution.yaml')
+        .then((a) => a && vscode.commands.executeCommand('satlution.openConfig'));
       return undefined;
     }
     const keys = new Map<string, string | undefined>();
-    for (const m of [config.models.planner, config.models.coder, config.models.judge]) if (m) keys.set(m.provider, (await this.secrets.get(secretKey(m.provider))) ?? apiKeyFromEnv(m));
+    for (const m of [config.models.planner, config.models.coder, config.models.judge])
+      if (m) keys.set(m.provider, (await this.secrets.get(secretKey(m.provider))) ?? apiKeyFromEnv(m));
     const abort = new AbortController();
     let built: ReturnType<typeof cycleSession>;
     try {
@@ -165,13 +168,26 @@ export class CycleController implements vscode.Disposable {
     const { agentName, ...session } = built;
     const pause = new PauseSignal();
     const resuming = state !== undefined && state.step !== 'done';
-    const view: RunView = { agent: agentName, cycle: resuming ? state.cycle : null, step: null, candidate: null, title: null, pausing: false, progress: null, retry: null };
+    const view: RunView = {
+      agent: agentName,
+      cycle: resuming ? state.cycle : null,
+      step: null,
+      candidate: null,
+      title: null,
+      pausing: false,
+      progress: null,
+      retry: null,
+    };
     this.running = { abort, pause, view };
     await this.setContext(true, false);
     this.stateChanged.fire();
     try {
       const s = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `SATLUTION: ${resuming ? `resuming cycle ${state.cycle}` : 'evolution cycle'} (${agentName})`, cancellable: true },
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: `SATLUTION: ${resuming ? `resuming cycle ${state.cycle}` : 'evolution cycle'} (${agentName})`,
+          cancellable: true,
+        },
         async (progress, token) => {
           const sub = token.onCancellationRequested(() => this.stop());
           this.report = (message) => progress.report({ message });
@@ -201,7 +217,9 @@ export class CycleController implements vscode.Disposable {
       await this.model.refresh();
       if (s.step !== 'done') {
         const resume = 'Resume';
-        void vscode.window.showInformationMessage(`SATLUTION: cycle ${s.cycle} paused before "${s.step}" (SATLUTION: Resume Evolution Cycle continues it).`, resume).then((a) => a === resume && vscode.commands.executeCommand('satlution.resumeCycle'));
+        void vscode.window
+          .showInformationMessage(`SATLUTION: cycle ${s.cycle} paused before "${s.step}" (SATLUTION: Resume Evolution Cycle continues it).`, resume)
+          .then((a) => a === resume && vscode.commands.executeCommand('satlution.resumeCycle'));
         return undefined;
       }
       void vscode.commands.executeCommand('setContext', 'satlution.cycleCompleted', true);
@@ -231,7 +249,9 @@ export class CycleController implements vscode.Disposable {
         this.log.error(`Cycle failed: ${(e as Error).message}`);
         this.fail(e, now !== undefined && now.step !== 'done');
         const show = 'Show in Steering';
-        void vscode.window.showErrorMessage(`SATLUTION: ${(e as Error).message}${where}`, show).then((a) => a && vscode.commands.executeCommand('satlution.steering.focus'));
+        void vscode.window
+          .showErrorMessage(`SATLUTION: ${(e as Error).message}${where}`, show)
+          .then((a) => a && vscode.commands.executeCommand('satlution.steering.focus'));
       }
       return undefined;
     } finally {
@@ -267,7 +287,9 @@ export class CycleController implements vscode.Disposable {
     setTimeout(() => {
       if (this.running !== r) return;
       this.log.warn(`The cycle has not stopped ${STOP_NOTICE_MS / 1000} s after Stop; it ends when the step in progress answers.`);
-      void vscode.window.showWarningMessage(`SATLUTION: the cycle has not stopped after ${STOP_NOTICE_MS / 1000} s; it ends when the step in progress answers (Developer: Reload Window ends it now, and Resume continues from the saved step).`);
+      void vscode.window.showWarningMessage(
+        `SATLUTION: the cycle has not stopped after ${STOP_NOTICE_MS / 1000} s; it ends when the step in progress answers (Developer: Reload Window ends it now, and Resume continues from the saved step).`,
+      );
     }, STOP_NOTICE_MS).unref();
   }
 
@@ -301,7 +323,8 @@ export class CycleController implements vscode.Disposable {
     const ws = this.model.workspaceRoot;
     if (!p || !ws) return;
     const text = await readCandidateDoc(path.join(ws, p.candidate), 'HYPOTHESIS.md').catch(() => undefined);
-    if (text !== undefined && text !== p.hypothesis) this.approvals.revise(p.candidate, { hypothesis: text, title: hypothesisTitle(text, p.candidate) ?? p.title });
+    if (text !== undefined && text !== p.hypothesis)
+      this.approvals.revise(p.candidate, { hypothesis: text, title: hypothesisTitle(text, p.candidate) ?? p.title });
   }
 
   private planApprover(signal: AbortSignal): Approver {
@@ -321,7 +344,13 @@ export class CycleController implements vscode.Disposable {
 
   private async askInDialog(p: PlanApproval): Promise<void> {
     const [approve, edit, reject] = ['Approve Plan', 'Edit Plan…', 'Reject Plan'];
-    const a = await vscode.window.showInformationMessage(`Approve the plan for ${p.candidate}: ${p.title}?`, { modal: true, detail: p.hypothesis }, approve, edit, reject);
+    const a = await vscode.window.showInformationMessage(
+      `Approve the plan for ${p.candidate}: ${p.title}?`,
+      { modal: true, detail: p.hypothesis },
+      approve,
+      edit,
+      reject,
+    );
     if (this.approvals.pending?.candidate !== p.candidate) return; // answered elsewhere, or withdrawn
     if (a === approve || a === reject) await this.answerPlan(p.candidate, { approved: a === approve });
     else {
@@ -332,7 +361,15 @@ export class CycleController implements vscode.Disposable {
 
   private onEvent(e: CycleEvent, view: RunView): void {
     if (e.type === 'progress') {
-      view.progress = { what: e.what.slice(0, 64), candidate: e.candidate && /^SATLUTION_\d{1,9}$/.test(e.candidate) ? e.candidate : null, done: e.done, total: e.total, last: e.last?.slice(0, 300) ?? null, elapsedS: Math.max(0, e.elapsedS), etaS: e.etaS === null ? null : Math.max(0, e.etaS) };
+      view.progress = {
+        what: e.what.slice(0, 64),
+        candidate: e.candidate && /^SATLUTION_\d{1,9}$/.test(e.candidate) ? e.candidate : null,
+        done: e.done,
+        total: e.total,
+        last: e.last?.slice(0, 300) ?? null,
+        elapsedS: Math.max(0, e.elapsedS),
+        etaS: e.etaS === null ? null : Math.max(0, e.etaS),
+      };
       view.retry = null;
     } else if (e.type === 'step') {
       // A new step: what the last one measured is over.

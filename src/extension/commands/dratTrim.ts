@@ -30,7 +30,11 @@ export async function setupDratTrim(raw: unknown, ctx: { model: WorkspaceModel; 
         [
           ...(found ? [{ label: `Use ${found}`, id: 'found' as const, detail: 'Found on this machine.' }] : []),
           { label: 'Locate drat-trim…', id: 'locate' as const, detail: 'Pick an existing drat-trim binary; it is tested on a real and a bogus proof first.' },
-          { label: 'Build drat-trim in a terminal', id: 'build' as const, detail: 'git clone https://github.com/marijnheule/drat-trim and make (needs git, make and a C compiler); you see the command before it runs.' },
+          {
+            label: 'Build drat-trim in a terminal',
+            id: 'build' as const,
+            detail: 'git clone https://github.com/marijnheule/drat-trim and make (needs git, make and a C compiler); you see the command before it runs.',
+          },
         ],
         { title: 'SATLUTION: Set Up drat-trim', placeHolder: 'UNSAT answers are only accepted with a DRAT proof drat-trim verifies' },
       )
@@ -42,13 +46,27 @@ export async function setupDratTrim(raw: unknown, ctx: { model: WorkspaceModel; 
     term.show();
     // Typed, not run: the person reads it and presses Enter.
     term.sendText(command, false);
-    void vscode.window.showInformationMessage('SATLUTION: the build command is in the terminal: press Enter there to run it, then check the runner\'s health again.', 'Check Health').then((a) => a && ctx.afterwards());
+    void vscode.window
+      .showInformationMessage(
+        "SATLUTION: the build command is in the terminal: press Enter there to run it, then check the runner's health again.",
+        'Check Health',
+      )
+      .then((a) => a && ctx.afterwards());
     return { terminal: command };
   }
   const picked =
     action === 'found'
       ? found
-      : (args.path ?? (await vscode.window.showOpenDialog({ title: 'SATLUTION: the drat-trim binary', canSelectFiles: true, canSelectFolders: false, canSelectMany: false, openLabel: 'Use This drat-trim' }))?.[0]?.fsPath);
+      : (args.path ??
+        (
+          await vscode.window.showOpenDialog({
+            title: 'SATLUTION: the drat-trim binary',
+            canSelectFiles: true,
+            canSelectFolders: false,
+            canSelectMany: false,
+            openLabel: 'Use This drat-trim',
+          })
+        )?.[0]?.fsPath);
   if (!picked) return undefined;
   const problem = await probeDratTrim(picked);
   if (problem) {

@@ -20,7 +20,10 @@ import type { WorkspaceModel } from '../workspaceModel';
 
 export const EvaluateArgs = z
   .object({
-    candidate: z.string().regex(/^SATLUTION_\d+$/).optional(),
+    candidate: z
+      .string()
+      .regex(/^SATLUTION_\d+$/)
+      .optional(),
     stage: z.union([StageName, z.literal('all')]).optional(),
     /** Every stage on this runner instead of its configured one (like `satlution eval --runner`). */
     runner: z.string().min(1).optional(),
@@ -49,8 +52,13 @@ export async function evaluateCandidate(
   const stage = args?.stage;
   const onRunner = args?.runner;
   if (!candidate) {
-    const items = (ctx.model.snapshot?.candidates ?? []).filter((c) => !c.missing).sort((a, b) => b.id - a.id).map((c) => ({ label: c.dir, description: `${c.champion ? 'champion · ' : ''}${c.status}` }));
-    candidate = (await vscode.window.showQuickPick(items, { title: `SATLUTION: Evaluate Candidate${onRunner ? ` on ${onRunner}` : ''}`, placeHolder: 'Which candidate?' }))?.label;
+    const items = (ctx.model.snapshot?.candidates ?? [])
+      .filter((c) => !c.missing)
+      .sort((a, b) => b.id - a.id)
+      .map((c) => ({ label: c.dir, description: `${c.champion ? 'champion · ' : ''}${c.status}` }));
+    candidate = (
+      await vscode.window.showQuickPick(items, { title: `SATLUTION: Evaluate Candidate${onRunner ? ` on ${onRunner}` : ''}`, placeHolder: 'Which candidate?' })
+    )?.label;
     if (!candidate) return undefined;
   }
   const solverDir = path.join(root, candidate);
@@ -62,41 +70,45 @@ export async function evaluateCandidate(
     const runnerOf = (gate: string) => stages.find((s) => s.gate === gate)?.runner ?? 'local';
     const evaluation = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `SATLUTION: evaluating ${candidate}`, cancellable: true },
-      (progress, token) => ctx.jobs.track(`Evaluate ${candidate}`, runnerOf(stages[0]?.gate ?? ''), async (job) => {
-        const say = (p: { message: string; increment?: number }, runner?: string) => {
-          progress.report(p);
-          job(p.message, runner);
-        };
-        const abort = new AbortController();
-        const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
-        let gate = '';
-        // The same line a cycle's evaluation shows: n/N, elapsed, what is left, the last run not solved.
-        let latest: ProgressView | undefined;
-        const tracker = new ProgressTracker((e) => (latest = { ...e, candidate: null }), candidate);
-        try {
-          // Each stage on its runner: remote stages report syncing and queued jobs in the same progress.
-          return await evaluateSolver({
-            ws: root,
-            config,
-            solverDir,
-            overrides,
-            runnerEnv: extensionRunnerEnv(),
-            signal: abort.signal,
-            onGateStart: (g, total) => {
-              gate = g;
-              tracker.start(g, total);
-              say({ message: g === 'comply' ? 'checking the rules' : g === 'build' ? 'bash starexec_build' : `${g}: 0/${total}` }, g === 'comply' || g === 'build' ? undefined : runnerOf(g));
-            },
-            onStatus: (g, message) => say({ message: `${g}: ${message}` }),
-            onResult: (_g, r, done, total) => {
-              tracker.report(done, total, r.status === 'solved' ? null : `${r.status} on ${r.instance}`);
-              say({ message: latest ? progressText(latest) : `${gate}: ${done}/${total}`, increment: 100 / total / stages.length });
-            },
-          });
-        } finally {
-          sub.dispose();
-        }
-      }),
+      (progress, token) =>
+        ctx.jobs.track(`Evaluate ${candidate}`, runnerOf(stages[0]?.gate ?? ''), async (job) => {
+          const say = (p: { message: string; increment?: number }, runner?: string) => {
+            progress.report(p);
+            job(p.message, runner);
+          };
+          const abort = new AbortController();
+          const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
+          let gate = '';
+          // The same line a cycle's evaluation shows: n/N, elapsed, what is left, the last run not solved.
+          let latest: ProgressView | undefined;
+          const tracker = new ProgressTracker((e) => (latest = { ...e, candidate: null }), candidate);
+          try {
+            // Each stage on its runner: remote stages report syncing and queued jobs in the same progress.
+            return await evaluateSolver({
+              ws: root,
+              config,
+              solverDir,
+              overrides,
+              runnerEnv: extensionRunnerEnv(),
+              signal: abort.signal,
+              onGateStart: (g, total) => {
+                gate = g;
+                tracker.start(g, total);
+                say(
+                  { message: g === 'comply' ? 'checking the rules' : g === 'build' ? 'bash starexec_build' : `${g}: 0/${total}` },
+                  g === 'comply' || g === 'build' ? undefined : runnerOf(g),
+                );
+              },
+              onStatus: (g, message) => say({ message: `${g}: ${message}` }),
+              onResult: (_g, r, done, total) => {
+                tracker.report(done, total, r.status === 'solved' ? null : `${r.status} on ${r.instance}`);
+                say({ message: latest ? progressText(latest) : `${gate}: ${done}/${total}`, increment: 100 / total / stages.length });
+              },
+            });
+          } finally {
+            sub.dispose();
+          }
+        }),
     );
     const report = evaluation;
     showBuildProblems(ctx.buildProblems, solverDir, report.gates.find((g) => g.gate === 'build')?.diagnostics ?? []);
@@ -106,11 +118,22 @@ export async function evaluateCandidate(
     const file = recorded?.file;
     const failed = report.gates.find((g) => !g.ok);
     const brief = report.gates
-      .map((g) => (g.gate === 'comply' ? `rules ${(100 * (g.compliance?.score ?? 1)).toFixed(0)}%` : g.gate === 'build' ? 'built' : g.metrics ? `${g.gate} ${g.metrics.solved}/${g.metrics.n} solved (PAR-2 ${g.metrics.par2.toFixed(2)} s)` : `${g.gate}: nothing checked`))
+      .map((g) =>
+        g.gate === 'comply'
+          ? `rules ${(100 * (g.compliance?.score ?? 1)).toFixed(0)}%`
+          : g.gate === 'build'
+            ? 'built'
+            : g.metrics
+              ? `${g.gate} ${g.metrics.solved}/${g.metrics.n} solved (PAR-2 ${g.metrics.par2.toFixed(2)} s)`
+              : `${g.gate}: nothing checked`,
+      )
       .join(', ');
     const warnings = vacuousWarnings(report.doc);
-    const summary = failed ? `${candidate} failed the ${failed.gate} gate: ${failed.detail}` : `${candidate} passed every gate: ${brief}${warnings.length ? `. Warning: ${warnings.join('; ')}` : ''}`;
-    for (const g of report.gates) ctx.log.info(`[${candidate}] ${g.ok ? 'PASS' : 'FAIL'} ${g.gate}: ${g.detail}${g.failures.length && !g.ok ? '\n  ' + g.failures.join('\n  ') : ''}`);
+    const summary = failed
+      ? `${candidate} failed the ${failed.gate} gate: ${failed.detail}`
+      : `${candidate} passed every gate: ${brief}${warnings.length ? `. Warning: ${warnings.join('; ')}` : ''}`;
+    for (const g of report.gates)
+      ctx.log.info(`[${candidate}] ${g.ok ? 'PASS' : 'FAIL'} ${g.gate}: ${g.detail}${g.failures.length && !g.ok ? '\n  ' + g.failures.join('\n  ') : ''}`);
     for (const w of warnings) ctx.log.warn(`[${candidate}] ${w}`);
     await ctx.model.refresh();
     for (const p of recorded?.patches ?? []) {
@@ -120,17 +143,26 @@ export async function evaluateCandidate(
       });
     }
     // The walkthrough's "Measure the seed" completes on a real measurement only: every gate passed and checked something.
-    if (!failed && !warnings.length && report.gates.some((g) => g.gate === 'perf' && g.metrics)) void vscode.commands.executeCommand('setContext', 'satlution.evaluationPassed', true);
+    if (!failed && !warnings.length && report.gates.some((g) => g.gate === 'perf' && g.metrics))
+      void vscode.commands.executeCommand('setContext', 'satlution.evaluationPassed', true);
     const open = 'Show Details';
     const text = `SATLUTION: ${summary}`;
-    void (failed ? vscode.window.showErrorMessage(text, open) : warnings.length ? vscode.window.showWarningMessage(text, open) : vscode.window.showInformationMessage(text, open)).then((a) => {
+    void (
+      failed
+        ? vscode.window.showErrorMessage(text, open)
+        : warnings.length
+          ? vscode.window.showWarningMessage(text, open)
+          : vscode.window.showInformationMessage(text, open)
+    ).then((a) => {
       if (a === open) void vscode.commands.executeCommand('satlution.showOutput');
     });
     return { verdict: report.verdict, summary, file };
   } catch (e) {
     const msg = (e as Error).message;
     if (msg === 'cancelled') {
-      void vscode.window.showInformationMessage(`SATLUTION: evaluation of ${candidate} cancelled; finished runs are kept and the next evaluation resumes from them.`);
+      void vscode.window.showInformationMessage(
+        `SATLUTION: evaluation of ${candidate} cancelled; finished runs are kept and the next evaluation resumes from them.`,
+      );
       return undefined;
     }
     ctx.log.error(`Evaluating ${candidate} failed: ${msg}`);
@@ -149,19 +181,36 @@ export async function evaluateOnRunner(arg: unknown, ctx: Parameters<typeof eval
   if (node?.kind === 'runner') return evaluateCandidate(node, ctx);
   const root = ctx.model.workspaceRoot;
   if (!root) return evaluateCandidate(undefined, ctx); // says to open a workspace
-  const runners = await loadConfig(root).then((c) => c.runners, () => []);
-  const picked = await vscode.window.showQuickPick(runners.map((r) => ({ label: r.name, description: r.kind === 'local' ? 'this machine' : r.kind === 'ssh' ? `ssh ${r.host}` : `slurm ${r.login_host ?? '(sbatch here)'}` })), { title: 'SATLUTION: Evaluate Candidate on Runner', placeHolder: 'Which runner?' });
+  const runners = await loadConfig(root).then(
+    (c) => c.runners,
+    () => [],
+  );
+  const picked = await vscode.window.showQuickPick(
+    runners.map((r) => ({
+      label: r.name,
+      description: r.kind === 'local' ? 'this machine' : r.kind === 'ssh' ? `ssh ${r.host}` : `slurm ${r.login_host ?? '(sbatch here)'}`,
+    })),
+    { title: 'SATLUTION: Evaluate Candidate on Runner', placeHolder: 'Which runner?' },
+  );
   return picked ? evaluateCandidate({ runner: picked.label }, ctx) : undefined;
 }
 
-function showBuildProblems(collection: vscode.DiagnosticCollection, solverDir: string, diags: { file: string | null; line: number | null; column: number | null; severity: 'error' | 'warning'; message: string }[]): void {
+function showBuildProblems(
+  collection: vscode.DiagnosticCollection,
+  solverDir: string,
+  diags: { file: string | null; line: number | null; column: number | null; severity: 'error' | 'warning'; message: string }[],
+): void {
   collection.clear();
   const byFile = new Map<string, vscode.Diagnostic[]>();
   for (const d of diags) {
     if (!d.file || d.line === null) continue;
     const file = path.resolve(solverDir, d.file);
     const pos = new vscode.Position(Math.max(0, d.line - 1), Math.max(0, (d.column ?? 1) - 1));
-    const diag = new vscode.Diagnostic(new vscode.Range(pos, pos.translate(0, 1)), d.message, d.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
+    const diag = new vscode.Diagnostic(
+      new vscode.Range(pos, pos.translate(0, 1)),
+      d.message,
+      d.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning,
+    );
     diag.source = 'starexec_build';
     byFile.set(file, [...(byFile.get(file) ?? []), diag]);
   }

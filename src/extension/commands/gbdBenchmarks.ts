@@ -19,7 +19,15 @@ const SET_NAME = /^[A-Za-z0-9_-]+$/;
 export const FetchBenchmarksArgs = z.object({ query: z.string().min(1), set: z.string().regex(SET_NAME), server: z.string().url().optional() }).strict();
 
 /** Curate's arguments, likewise. */
-export const CurateBenchmarksArgs = z.object({ from: z.string().min(1), budgetMinutes: z.number().positive(), timeoutS: z.number().positive(), heldoutShare: z.number().min(0).max(0.9).default(0.3), minS: z.number().nonnegative().optional() }).strict();
+export const CurateBenchmarksArgs = z
+  .object({
+    from: z.string().min(1),
+    budgetMinutes: z.number().positive(),
+    timeoutS: z.number().positive(),
+    heldoutShare: z.number().min(0).max(0.9).default(0.3),
+    minS: z.number().nonnegative().optional(),
+  })
+  .strict();
 
 /** What a fetch made, for a caller with arguments. */
 export interface FetchSummary {
@@ -34,25 +42,30 @@ export async function fetchBenchmarks(arg: unknown, model: WorkspaceModel, log: 
   const ws = model.workspaceRoot;
   if (!ws) return void vscode.window.showWarningMessage('SATLUTION: initialize a workspace first.');
   const given = arg === undefined ? undefined : FetchBenchmarksArgs.safeParse(arg);
-  if (given && !given.success) return void vscode.window.showErrorMessage(`SATLUTION: Fetch Benchmarks got malformed arguments: ${given.error.issues[0]?.message ?? ''}`);
+  if (given && !given.success)
+    return void vscode.window.showErrorMessage(`SATLUTION: Fetch Benchmarks got malformed arguments: ${given.error.issues[0]?.message ?? ''}`);
   const config = await loadConfig(ws).catch((e: Error) => void vscode.window.showErrorMessage(`SATLUTION: ${e.message.split('\n')[0]}`));
   if (!config) return;
   const server = given?.data.server ?? config.gbd.server;
-  const query = given?.data.query ?? await vscode.window.showInputBox({
-    title: `Fetch benchmarks from ${server}`,
-    prompt: "A query in GBD's attribute language",
-    placeHolder: 'track=main_2024 and result=unsat',
-    ignoreFocusOut: true,
-    validateInput: (v) => (v.trim() ? undefined : 'a query, e.g. track=main_2024'),
-  });
+  const query =
+    given?.data.query ??
+    (await vscode.window.showInputBox({
+      title: `Fetch benchmarks from ${server}`,
+      prompt: "A query in GBD's attribute language",
+      placeHolder: 'track=main_2024 and result=unsat',
+      ignoreFocusOut: true,
+      validateInput: (v) => (v.trim() ? undefined : 'a query, e.g. track=main_2024'),
+    }));
   if (!query) return;
-  const set = given?.data.set ?? await vscode.window.showInputBox({
-    title: 'The benchmark set to make',
-    prompt: `benchmarks/<name> in ${path.basename(ws)}`,
-    value: /track\s*=\s*([A-Za-z0-9_-]+)/.exec(query)?.[1] ?? 'gbd',
-    ignoreFocusOut: true,
-    validateInput: (v) => (!SET_NAME.test(v) ? 'letters, digits, _ and -' : v in config.benchmarks ? `${v} is already a set of satlution.yaml` : undefined),
-  });
+  const set =
+    given?.data.set ??
+    (await vscode.window.showInputBox({
+      title: 'The benchmark set to make',
+      prompt: `benchmarks/<name> in ${path.basename(ws)}`,
+      value: /track\s*=\s*([A-Za-z0-9_-]+)/.exec(query)?.[1] ?? 'gbd',
+      ignoreFocusOut: true,
+      validateInput: (v) => (!SET_NAME.test(v) ? 'letters, digits, _ and -' : v in config.benchmarks ? `${v} is already a set of satlution.yaml` : undefined),
+    }));
   if (!set) return;
   const cache = new GbdCache(config.gbd.cache ? path.resolve(ws, config.gbd.cache) : defaultGbdCacheDir());
   log.info(`benchmarks fetch "${query}" --set ${set} from ${server} (cache ${cache.dir})`);
@@ -77,13 +90,18 @@ export async function fetchBenchmarks(arg: unknown, model: WorkspaceModel, log: 
     const curate = 'Curate…';
     const summary = { set, instances: out.instances, downloaded: out.downloaded, fromCache: out.fromCache };
     if (given) return (void vscode.window.showInformationMessage(`SATLUTION: fetched ${line}.`), summary);
-    void vscode.window.showInformationMessage(`SATLUTION: fetched ${line}.`, curate).then((a) => a === curate && vscode.commands.executeCommand('satlution.curateBenchmarks', { preset: set }));
+    void vscode.window
+      .showInformationMessage(`SATLUTION: fetched ${line}.`, curate)
+      .then((a) => a === curate && vscode.commands.executeCommand('satlution.curateBenchmarks', { preset: set }));
     return summary;
   } catch (e) {
     const message = (e as Error).message;
     log.error(message);
     const show = 'Show Output';
-    const why = e instanceof FetchIncomplete ? `${e.failures.length} instances could not be fetched; no set was made (the verified ones are cached: fetch again to retry)` : message.split('\n')[0]!;
+    const why =
+      e instanceof FetchIncomplete
+        ? `${e.failures.length} instances could not be fetched; no set was made (the verified ones are cached: fetch again to retry)`
+        : message.split('\n')[0]!;
     void vscode.window.showErrorMessage(`SATLUTION: ${why}`, show).then((a) => a === show && log.show());
     return undefined;
   }
@@ -93,22 +111,40 @@ export async function fetchBenchmarks(arg: unknown, model: WorkspaceModel, log: 
 export async function curateBenchmarks(arg: unknown, model: WorkspaceModel, log: vscode.LogOutputChannel): Promise<CurationDoc | undefined> {
   const preset = z.object({ preset: z.string() }).safeParse(arg).data?.preset;
   const given = arg === undefined || preset !== undefined ? undefined : CurateBenchmarksArgs.safeParse(arg);
-  if (given && !given.success) return void vscode.window.showErrorMessage(`SATLUTION: Curate Benchmark Set got malformed arguments: ${given.error.issues[0]?.message ?? ''}`);
+  if (given && !given.success)
+    return void vscode.window.showErrorMessage(`SATLUTION: Curate Benchmark Set got malformed arguments: ${given.error.issues[0]?.message ?? ''}`);
   const ws = model.workspaceRoot;
   const champion = model.snapshot?.champion;
   if (!ws) return void vscode.window.showWarningMessage('SATLUTION: initialize a workspace first.');
-  if (champion === null || champion === undefined) return void vscode.window.showWarningMessage('SATLUTION: evaluate the seed first: curating runs the champion over the set.');
+  if (champion === null || champion === undefined)
+    return void vscode.window.showWarningMessage('SATLUTION: evaluate the seed first: curating runs the champion over the set.');
   const config = await loadConfig(ws).catch((e: Error) => void vscode.window.showErrorMessage(`SATLUTION: ${e.message.split('\n')[0]}`));
   if (!config) return;
-  const from = given?.data.from ?? preset ?? (await vscode.window.showQuickPick(Object.keys(config.benchmarks), { title: 'The benchmark set to curate', ignoreFocusOut: true }));
+  const from =
+    given?.data.from ??
+    preset ??
+    (await vscode.window.showQuickPick(Object.keys(config.benchmarks), { title: 'The benchmark set to curate', ignoreFocusOut: true }));
   if (!from) return;
   const number = (title: string, value: string, ok: (n: number) => boolean, hint: string) =>
-    vscode.window.showInputBox({ title, value, ignoreFocusOut: true, validateInput: (v) => (ok(Number(v)) ? undefined : hint) }).then((v) => (v === undefined ? undefined : Number(v)));
-  const minutes = given?.data.budgetMinutes ?? await number(`CPU minutes one evaluation of the champion on the training set may take`, '60', (n) => n > 0, 'a positive number of minutes');
+    vscode.window
+      .showInputBox({ title, value, ignoreFocusOut: true, validateInput: (v) => (ok(Number(v)) ? undefined : hint) })
+      .then((v) => (v === undefined ? undefined : Number(v)));
+  const minutes =
+    given?.data.budgetMinutes ??
+    (await number(`CPU minutes one evaluation of the champion on the training set may take`, '60', (n) => n > 0, 'a positive number of minutes'));
   if (minutes === undefined) return;
-  const timeoutS = given?.data.timeoutS ?? await number('The timeout per run, seconds (the champion runs the whole set once with it)', String(config.stages.perf.timeout_s), (n) => n > 0, 'a positive number of seconds');
+  const timeoutS =
+    given?.data.timeoutS ??
+    (await number(
+      'The timeout per run, seconds (the champion runs the whole set once with it)',
+      String(config.stages.perf.timeout_s),
+      (n) => n > 0,
+      'a positive number of seconds',
+    ));
   if (timeoutS === undefined) return;
-  const share = given?.data.heldoutShare ?? await number('The share of the informative instances kept for the held-out set', '0.3', (n) => n >= 0 && n <= 0.9, 'from 0 to 0.9');
+  const share =
+    given?.data.heldoutShare ??
+    (await number('The share of the informative instances kept for the held-out set', '0.3', (n) => n >= 0 && n <= 0.9, 'from 0 to 0.9'));
   if (share === undefined) return;
   try {
     const out = await withCancel(`SATLUTION: curating ${from} (the champion runs it once)`, (signal, report) =>
@@ -134,7 +170,9 @@ export async function curateBenchmarks(arg: unknown, model: WorkspaceModel, log:
     const line = `${d.train.set}: ${d.train.instances} instances, ${(d.train.cpu_s / 60).toFixed(1)} of ${minutes} CPU minutes; ${d.heldout.set}: ${d.heldout.instances} held out. The champion's run cost ${(d.spent_s / 60).toFixed(1)} CPU minutes. satlution.yaml now evolves on ${d.train.set}.`;
     log.info(line);
     const open = 'Open CURATION.md';
-    void vscode.window.showInformationMessage(`SATLUTION: curated ${line}`, open).then((a) => a === open && vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.file(out.curationFile)));
+    void vscode.window
+      .showInformationMessage(`SATLUTION: curated ${line}`, open)
+      .then((a) => a === open && vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.file(out.curationFile)));
     return d;
   } catch (e) {
     log.error((e as Error).message);

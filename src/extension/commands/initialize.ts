@@ -14,7 +14,10 @@ import { modalApprover } from '../approver';
 export const InitializeArgs = z
   .object({
     dir: z.string().optional(),
-    seeds: z.array(z.object({ name: z.string(), source: z.string() })).min(1).optional(),
+    seeds: z
+      .array(z.object({ name: z.string(), source: z.string() }))
+      .min(1)
+      .optional(),
     /** Generate missing StarExec scripts without asking. */
     generate: z.boolean().optional(),
   })
@@ -152,4 +155,8 @@ function safeName(source: string): string {
   }
 }
 
-const exists = (p: string) => vscode.workspace.fs.stat(vscode.Uri.file(p)).then(() => true, () => false);
+const exists = (p: string) =>
+  vscode.workspace.fs.stat(vscode.Uri.file(p)).then(
+    () => true,
+    () => false,
+  );

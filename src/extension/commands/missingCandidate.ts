@@ -20,6 +20,10 @@ export function refuseMissing(c: CandidateView | undefined, action: string): boo
  * Wraps a command handler whose first argument names a candidate (tree node, `SATLUTION_n` or
  * `{ candidate }`): a missing one is refused before the handler runs; anything else passes through.
  */
-export function unlessMissing<A extends unknown[], R>(model: WorkspaceModel, action: string, f: (arg: unknown, ...rest: A) => R): (arg: unknown, ...rest: A) => R | undefined {
+export function unlessMissing<A extends unknown[], R>(
+  model: WorkspaceModel,
+  action: string,
+  f: (arg: unknown, ...rest: A) => R,
+): (arg: unknown, ...rest: A) => R | undefined {
   return (arg, ...rest) => (refuseMissing(candidateFromArg(model, arg), action) ? undefined : f(arg, ...rest));
 }

@@ -73,15 +73,26 @@ export async function openTranscript(raw: unknown, model: WorkspaceModel): Promi
     return undefined;
   }
   const args = Args.safeParse(raw ?? {}).data ?? {};
-  const all = (await listTranscripts(ws)).filter((t) => (args.cycle === undefined || t.cycle === args.cycle) && (args.role === undefined || t.role === args.role));
+  const all = (await listTranscripts(ws)).filter(
+    (t) => (args.cycle === undefined || t.cycle === args.cycle) && (args.role === undefined || t.role === args.role),
+  );
   if (!all.length) {
-    void vscode.window.showInformationMessage(`SATLUTION: no agent transcript${args.cycle ? ` for cycle ${args.cycle}` : ''} yet (the LLM planner and coder write them; the offline tuner has none).`);
+    void vscode.window.showInformationMessage(
+      `SATLUTION: no agent transcript${args.cycle ? ` for cycle ${args.cycle}` : ''} yet (the LLM planner and coder write them; the offline tuner has none).`,
+    );
     return undefined;
   }
   let pick = all.length === 1 ? all[0] : undefined;
   if (!pick) {
-    const items = all.map((t) => ({ label: `Cycle ${t.cycle} · ${t.role}`, description: `${(t.bytes / 1024).toFixed(t.bytes < 10240 ? 1 : 0)} KB`, detail: `updated ${t.modified.toLocaleString()}`, t }));
-    pick = (await vscode.window.showQuickPick(items, { title: 'SATLUTION: Open Agent Transcript', placeHolder: 'Which cycle and agent?', matchOnDescription: true }))?.t;
+    const items = all.map((t) => ({
+      label: `Cycle ${t.cycle} · ${t.role}`,
+      description: `${(t.bytes / 1024).toFixed(t.bytes < 10240 ? 1 : 0)} KB`,
+      detail: `updated ${t.modified.toLocaleString()}`,
+      t,
+    }));
+    pick = (
+      await vscode.window.showQuickPick(items, { title: 'SATLUTION: Open Agent Transcript', placeHolder: 'Which cycle and agent?', matchOnDescription: true })
+    )?.t;
   }
   if (!pick) return undefined;
   const uri = uriOf(pick.cycle, pick.role);

@@ -17,7 +17,11 @@ export function candidateFromArg(model: WorkspaceModel, arg: unknown): Candidate
   return find(model, typeof p.data === 'string' ? p.data : p.data.candidate);
 }
 
-export async function pickCandidate(model: WorkspaceModel, arg: unknown, o: { title: string; placeHolder?: string; filter?: (c: CandidateView) => boolean }): Promise<CandidateView | undefined> {
+export async function pickCandidate(
+  model: WorkspaceModel,
+  arg: unknown,
+  o: { title: string; placeHolder?: string; filter?: (c: CandidateView) => boolean },
+): Promise<CandidateView | undefined> {
   const given = candidateFromArg(model, arg);
   if (given || (arg !== undefined && arg !== null)) {
     if (!given) void vscode.window.showWarningMessage(`SATLUTION: no candidate ${typeof arg === 'string' ? arg : ''} in this workspace.`);

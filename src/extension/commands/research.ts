@@ -20,12 +20,22 @@ export async function exportTrajectoriesCommand(arg: unknown, model: WorkspaceMo
   const ws = model.workspaceRoot;
   if (!ws) return void vscode.window.showWarningMessage('SATLUTION: open a SATLUTION workspace first.');
   const given = ExportArgs.safeParse(arg ?? {});
-  const file = given.success ? given.data.file : (await vscode.window.showSaveDialog({ title: 'SATLUTION: Export Trajectories', defaultUri: vscode.Uri.file(path.join(ws, 'trajectories.jsonl')), filters: { 'JSON Lines': ['jsonl'] } }))?.fsPath;
+  const file = given.success
+    ? given.data.file
+    : (
+        await vscode.window.showSaveDialog({
+          title: 'SATLUTION: Export Trajectories',
+          defaultUri: vscode.Uri.file(path.join(ws, 'trajectories.jsonl')),
+          filters: { 'JSON Lines': ['jsonl'] },
+        })
+      )?.fsPath;
   if (!file) return undefined;
   const records = await exportTrajectories(ws);
   await fs.writeFile(file, records.map((r) => JSON.stringify(r)).join('\n') + (records.length ? '\n' : ''));
   const rewarded = records.filter((r) => r.metadata.reward !== null).length;
-  void vscode.window.showInformationMessage(`SATLUTION: exported ${records.length} agent session${records.length === 1 ? '' : 's'} (${rewarded} with a reward) to ${path.basename(file)}.${records.length ? '' : ' The offline tuner keeps no transcripts; LLM agents do.'}`);
+  void vscode.window.showInformationMessage(
+    `SATLUTION: exported ${records.length} agent session${records.length === 1 ? '' : 's'} (${rewarded} with a reward) to ${path.basename(file)}.${records.length ? '' : ' The offline tuner keeps no transcripts; LLM agents do.'}`,
+  );
   return { file, sessions: records.length };
 }
 
@@ -46,11 +56,14 @@ export async function proposeObjectiveCommand(model: WorkspaceModel, secrets: vs
     const m = config.models.judge ?? config.models.planner;
     if (!m) throw new Error('proposing an objective needs a model: set models.judge (or models.planner) in satlution.yaml');
     const key = (await secrets.get(secretKey(m.provider))) ?? apiKeyFromEnv(m);
-    const e = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'SATLUTION: the model is writing an objective', cancellable: true }, (_p, token) => {
-      const abort = new AbortController();
-      token.onCancellationRequested(() => abort.abort());
-      return proposeObjective(ws, createClient(m, key), { signal: abort.signal });
-    });
+    const e = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'SATLUTION: the model is writing an objective', cancellable: true },
+      (_p, token) => {
+        const abort = new AbortController();
+        token.onCancellationRequested(() => abort.abort());
+        return proposeObjective(ws, createClient(m, key), { signal: abort.signal });
+      },
+    );
     log.info(`Objective ${e.name} added (by the model): ${e.rationale}`);
     void vscode.window.showInformationMessage(`SATLUTION: objective ${e.name} added: ${e.rationale}`);
     return e.name;

@@ -17,7 +17,9 @@ export async function addSamples(model: WorkspaceModel): Promise<SampleSetResult
   try {
     results = await addSampleBenchmarks(ws, await loadConfig(ws));
   } catch (e) {
-    void vscode.window.showErrorMessage(`SATLUTION: no sample benchmarks: ${(e as Error).message.split('\n')[0]}`, 'Open satlution.yaml').then((a) => a && vscode.commands.executeCommand('satlution.openConfig'));
+    void vscode.window
+      .showErrorMessage(`SATLUTION: no sample benchmarks: ${(e as Error).message.split('\n')[0]}`, 'Open satlution.yaml')
+      .then((a) => a && vscode.commands.executeCommand('satlution.openConfig'));
     return undefined;
   }
   await model.refresh();
@@ -31,9 +33,13 @@ export async function addSamples(model: WorkspaceModel): Promise<SampleSetResult
   const champion = model.snapshot?.champion ?? model.snapshot?.candidates.find((c) => c.seed)?.id;
   const evaluate = 'Evaluate the Seed';
   void vscode.window
-    .showInformationMessage(`SATLUTION: sample benchmarks written: ${written.map((r) => `${r.set} ${r.written}`).join(', ')} (planted SAT and pigeonhole UNSAT, answers known by construction).${keptText}`, ...(champion !== undefined ? [evaluate] : []))
+    .showInformationMessage(
+      `SATLUTION: sample benchmarks written: ${written.map((r) => `${r.set} ${r.written}`).join(', ')} (planted SAT and pigeonhole UNSAT, answers known by construction).${keptText}`,
+      ...(champion !== undefined ? [evaluate] : []),
+    )
     .then((a) => {
-      if (a === evaluate && champion !== undefined) void vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: candidateDirName(champion) });
+      if (a === evaluate && champion !== undefined)
+        void vscode.commands.executeCommand('satlution.evaluateCandidate', { candidate: candidateDirName(champion) });
     });
   return results;
 }

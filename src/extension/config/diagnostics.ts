@@ -38,7 +38,10 @@ export class ConfigDiagnostics extends Disposable {
     if (!isConfig(doc.uri)) return;
     const key = doc.uri.toString();
     clearTimeout(this.timers.get(key));
-    this.timers.set(key, setTimeout(() => this.check(doc), 200));
+    this.timers.set(
+      key,
+      setTimeout(() => this.check(doc), 200),
+    );
   }
 
   private check(doc: vscode.TextDocument): void {

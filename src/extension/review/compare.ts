@@ -43,7 +43,11 @@ export async function compareWithParent(arg: unknown, deps: ReviewDeps): Promise
 export async function compareCandidates(arg: unknown, deps: ReviewDeps): Promise<ReviewResult | undefined> {
   const to = await pickCandidate(deps.model, arg, { title: 'SATLUTION: Compare Candidates (1/2)', placeHolder: 'Which candidate to review?' });
   if (!to || refuseMissing(to, 'compare')) return undefined;
-  const from = await pickCandidate(deps.model, undefined, { title: `SATLUTION: Compare ${to.dir} with…`, placeHolder: 'Compare with which candidate?', filter: (x) => x.dir !== to.dir });
+  const from = await pickCandidate(deps.model, undefined, {
+    title: `SATLUTION: Compare ${to.dir} with…`,
+    placeHolder: 'Compare with which candidate?',
+    filter: (x) => x.dir !== to.dir,
+  });
   if (!from || refuseMissing(from, `compare ${to.dir} with`)) return undefined;
   return review(deps, from.dir, to);
 }
@@ -64,7 +68,8 @@ async function review(deps: ReviewDeps, fromDir: string, to: CandidateView): Pro
   await deps.compliance.check(to.dir);
   if (!changes.length) void vscode.window.showInformationMessage(`SATLUTION: ${to.dir} has the same sources as ${fromDir}.`);
   else {
-    const virtual = (f: string, side: string, entry?: OddEntry) => vscode.Uri.from({ scheme: EMPTY_SCHEME, path: `/${side}/${f}`, query: entry ? describeEntry(entry) : '' });
+    const virtual = (f: string, side: string, entry?: OddEntry) =>
+      vscode.Uri.from({ scheme: EMPTY_SCHEME, path: `/${side}/${f}`, query: entry ? describeEntry(entry) : '' });
     const resources = changes.map((ch) => {
       const left = ch.kind === 'added' || ch.before ? virtual(ch.path, 'a', ch.before) : vscode.Uri.file(path.join(a, ch.path));
       const right = ch.kind === 'deleted' || ch.after ? virtual(ch.path, 'b', ch.after) : vscode.Uri.file(path.join(b, ch.path));
@@ -75,7 +80,8 @@ async function review(deps: ReviewDeps, fromDir: string, to: CandidateView): Pro
   if (vscode.workspace.getConfiguration('satlution').get<boolean>('review.openDocumentsBeside', true))
     for (const doc of ['HYPOTHESIS.md', 'RESULTS.md']) {
       const uri = vscode.Uri.file(path.join(b, doc));
-      if (to.docs.includes(doc as 'HYPOTHESIS.md')) await vscode.window.showTextDocument(uri, { viewColumn: vscode.ViewColumn.Beside, preview: false, preserveFocus: true });
+      if (to.docs.includes(doc as 'HYPOTHESIS.md'))
+        await vscode.window.showTextDocument(uri, { viewColumn: vscode.ViewColumn.Beside, preview: false, preserveFocus: true });
     }
   return result;
 }

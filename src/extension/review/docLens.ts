@@ -40,11 +40,14 @@ export class CandidateDocLens extends Disposable implements vscode.CodeLensProvi
     const top = new vscode.Range(0, 0, 0, 0);
     const lens = (title: string, command: string, ...args: unknown[]) => new vscode.CodeLens(top, { title, command, arguments: args, tooltip: title });
     const out: vscode.CodeLens[] = [];
-    if (rel[1] === 'HYPOTHESIS.md' && this.awaitingApproval() === dir) out.push(lens('$(check) Approve plan', 'satlution.approvePlan', dir), lens('$(close) Reject plan', 'satlution.rejectPlan', dir));
+    if (rel[1] === 'HYPOTHESIS.md' && this.awaitingApproval() === dir)
+      out.push(lens('$(check) Approve plan', 'satlution.approvePlan', dir), lens('$(close) Reject plan', 'satlution.rejectPlan', dir));
     if (c.parent !== null) out.push(lens('$(diff) Compare with parent', 'satlution.compareWithParent', dir));
-    if (rel[1] === 'HYPOTHESIS.md' && c.docs.includes('RESULTS.md')) out.push(lens('$(graph) Open results', 'vscode.open', vscode.Uri.file(path.join(root, dir, 'RESULTS.md'))));
+    if (rel[1] === 'HYPOTHESIS.md' && c.docs.includes('RESULTS.md'))
+      out.push(lens('$(graph) Open results', 'vscode.open', vscode.Uri.file(path.join(root, dir, 'RESULTS.md'))));
     if (rel[1] === 'RESULTS.md') {
-      if (c.docs.includes('HYPOTHESIS.md')) out.push(lens('$(lightbulb) Open hypothesis', 'vscode.open', vscode.Uri.file(path.join(root, dir, 'HYPOTHESIS.md'))));
+      if (c.docs.includes('HYPOTHESIS.md'))
+        out.push(lens('$(lightbulb) Open hypothesis', 'vscode.open', vscode.Uri.file(path.join(root, dir, 'HYPOTHESIS.md'))));
       out.push(lens('$(graph-line) Open dashboard', 'satlution.openDashboard'));
     }
     return out;

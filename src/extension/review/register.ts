@@ -7,7 +7,11 @@ import type { ComplianceDiagnostics } from '../rules/complianceDiagnostics';
 import { compareCandidates, compareWithParent, EMPTY_SCHEME, emptyProvider } from './compare';
 import { CandidateDocLens, DOC_SELECTOR } from './docLens';
 
-export function registerReview(model: WorkspaceModel, compliance: ComplianceDiagnostics, awaitingApproval: () => string | undefined): { lens: CandidateDocLens; disposable: vscode.Disposable } {
+export function registerReview(
+  model: WorkspaceModel,
+  compliance: ComplianceDiagnostics,
+  awaitingApproval: () => string | undefined,
+): { lens: CandidateDocLens; disposable: vscode.Disposable } {
   const deps = { model, compliance };
   const lens = new CandidateDocLens(model, awaitingApproval);
   const disposable = vscode.Disposable.from(

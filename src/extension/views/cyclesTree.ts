@@ -66,7 +66,11 @@ export class CyclesTreeProvider extends Disposable implements vscode.TreeDataPro
     const snap = this.model.snapshot;
     if (!snap) return [];
     if (!node) {
-      const problems: CyclesNode[] = snap.configMissing ? [{ kind: 'configMissing', restorable: snap.configMissing.restorable }] : snap.config.ok ? [] : [{ kind: 'configProblems', count: snap.config.issues.length }];
+      const problems: CyclesNode[] = snap.configMissing
+        ? [{ kind: 'configMissing', restorable: snap.configMissing.restorable }]
+        : snap.config.ok
+          ? []
+          : [{ kind: 'configProblems', count: snap.config.issues.length }];
       // Newest first: a person watching cycles cares about the latest one.
       const cands = [...snap.candidates].sort((a, b) => b.id - a.id);
       return [...problems, ...cands.map((candidate): CyclesNode => ({ kind: 'candidate', candidate }))];
@@ -107,15 +111,36 @@ export class CyclesTreeProvider extends Disposable implements vscode.TreeDataPro
     const c = node.candidate;
     const warnings = this.model.warnings.get(c.dir) ?? [];
     const stale = this.model.stalePerf.get(c.dir);
-    const item = new vscode.TreeItem(c.dir, c.docs.length ? (c.champion ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed) : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      c.dir,
+      c.docs.length
+        ? c.champion
+          ? vscode.TreeItemCollapsibleState.Expanded
+          : vscode.TreeItemCollapsibleState.Collapsed
+        : vscode.TreeItemCollapsibleState.None,
+    );
     item.id = c.dir;
     // A gate that passed with nothing checked is shown in red, over the champion's star: its verdict proves less than it says.
-    const [icon, color] = c.missing ? ['warning', 'problemsWarningIcon.foreground'] : warnings.length ? ['warning', 'errorForeground'] : c.champion ? ['star-full', 'charts.yellow'] : STATUS_ICON[c.status];
+    const [icon, color] = c.missing
+      ? ['warning', 'problemsWarningIcon.foreground']
+      : warnings.length
+        ? ['warning', 'errorForeground']
+        : c.champion
+          ? ['star-full', 'charts.yellow']
+          : STATUS_ICON[c.status];
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
     // Short enough for a narrow sidebar; the tooltip has the whole story.
     const from = c.parent !== null ? `from ${candidateDirName(c.parent)}` : c.seed ? `seed ${c.seed}` : '';
     const state = c.missing ? 'directory missing' : c.status === 'seed' ? '' : c.champion ? '' : STATUS_SHORT[c.status];
-    item.description = [c.champion ? 'champion' : '', state, warnings.length ? 'a gate checked nothing' : '', stale ? 'measured on an older perf set' : '', from].filter(Boolean).join(' · ');
+    item.description = [
+      c.champion ? 'champion' : '',
+      state,
+      warnings.length ? 'a gate checked nothing' : '',
+      stale ? 'measured on an older perf set' : '',
+      from,
+    ]
+      .filter(Boolean)
+      .join(' · ');
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${c.dir}**${c.champion ? ' $(star-full) champion' : ''}\n\n`);
     tip.appendMarkdown(`Status: ${STATUS_TEXT[c.status]}${c.missing ? ' — the directory is missing' : ''}\n\n`);
@@ -123,9 +148,14 @@ export class CyclesTreeProvider extends Disposable implements vscode.TreeDataPro
     tip.appendMarkdown(`Created ${c.created_at.replace('T', ' ').slice(0, 19)} · updated ${c.updated_at.replace('T', ' ').slice(0, 19)}`);
     if (c.detail) tip.appendMarkdown(`\n\n${escapeMd(c.detail)}`);
     for (const w of warnings) tip.appendMarkdown(`\n\n$(warning) **Warning:** ${escapeMd(w)}`);
-    if (stale) tip.appendMarkdown(`\n\n$(history) **Stale figures:** ${escapeMd(stale)}. Its PAR-2 is not comparable with candidates measured on the current set; evaluate it again.`);
+    if (stale)
+      tip.appendMarkdown(
+        `\n\n$(history) **Stale figures:** ${escapeMd(stale)}. Its PAR-2 is not comparable with candidates measured on the current set; evaluate it again.`,
+      );
     item.tooltip = tip;
-    item.accessibilityInformation = { label: `${c.dir}, ${[c.champion ? 'champion' : '', c.missing ? 'directory missing' : STATUS_TEXT[c.status], warnings.length ? 'warning: a gate checked nothing' : '', stale ? 'measured on an older perf set' : '', from].filter(Boolean).join(', ')}` };
+    item.accessibilityInformation = {
+      label: `${c.dir}, ${[c.champion ? 'champion' : '', c.missing ? 'directory missing' : STATUS_TEXT[c.status], warnings.length ? 'warning: a gate checked nothing' : '', stale ? 'measured on an older perf set' : '', from].filter(Boolean).join(', ')}`,
+    };
     // A missing directory has its own value: the menus offer nothing that needs the directory.
     item.contextValue = c.missing ? 'candidate.missing' : c.champion ? 'candidate.champion' : c.seed ? 'candidate.seed' : 'candidate';
     return item;
@@ -134,7 +164,8 @@ export class CyclesTreeProvider extends Disposable implements vscode.TreeDataPro
   /** The verdict's sentence (RESULTS.md "Why:") joins a candidate's tooltip when it is first shown: read on hover, not for every row. */
   async resolveTreeItem(item: vscode.TreeItem, node: CyclesNode): Promise<vscode.TreeItem> {
     const root = this.model.workspaceRoot;
-    if (node.kind !== 'candidate' || !root || node.candidate.missing || !(item.tooltip instanceof vscode.MarkdownString) || this.explained.has(item)) return item;
+    if (node.kind !== 'candidate' || !root || node.candidate.missing || !(item.tooltip instanceof vscode.MarkdownString) || this.explained.has(item))
+      return item;
     this.explained.add(item);
     const why = await readWhy(path.join(root, node.candidate.dir));
     if (why) item.tooltip.appendMarkdown(`\n\n**Why:** ${escapeMd(why)}`);

@@ -9,7 +9,12 @@ import type { WorkspaceModel } from '../workspaceModel';
 import { RulesTreeProvider, type RulesNode } from './rulesTree';
 import { RunnersTreeProvider, type RunnersNode } from './runnersTree';
 
-export function registerSidebarTrees(model: WorkspaceModel, compliance: ComplianceDiagnostics, jobs: JobTracker, log: Logger): { rules: RulesTreeProvider; runners: RunnersTreeProvider; disposable: vscode.Disposable } {
+export function registerSidebarTrees(
+  model: WorkspaceModel,
+  compliance: ComplianceDiagnostics,
+  jobs: JobTracker,
+  log: Logger,
+): { rules: RulesTreeProvider; runners: RunnersTreeProvider; disposable: vscode.Disposable } {
   const rules = new RulesTreeProvider(model, compliance, log);
   const runners = new RunnersTreeProvider(model, jobs);
   // A patch node from the tree, or a patch id from a script.

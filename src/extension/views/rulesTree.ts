@@ -116,7 +116,10 @@ export class RulesTreeProvider extends Disposable implements vscode.TreeDataProv
       const item = new vscode.TreeItem(`${p.rule_id}: ${p.kind.replace(/_/g, ' ')}`);
       item.id = `patch:${p.id}`;
       item.description = p.id;
-      item.tooltip = new vscode.MarkdownString().appendMarkdown(`**Patch ${p.id}** to \`${p.file}\`\n\n`).appendText(p.rationale).appendCodeblock(p.diff.slice(0, 2000), 'diff');
+      item.tooltip = new vscode.MarkdownString()
+        .appendMarkdown(`**Patch ${p.id}** to \`${p.file}\`\n\n`)
+        .appendText(p.rationale)
+        .appendCodeblock(p.diff.slice(0, 2000), 'diff');
       item.iconPath = new vscode.ThemeIcon('git-pull-request-draft', new vscode.ThemeColor('charts.yellow'));
       item.command = { command: 'satlution.openRulePatch', title: 'Show the patch', arguments: [node] };
       item.contextValue = 'rulePatch';
@@ -140,12 +143,27 @@ export class RulesTreeProvider extends Disposable implements vscode.TreeDataProv
           : state === 'ok'
             ? new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'))
             : new vscode.ThemeIcon(r.phases.includes('knowledge') ? 'book' : 'law');
-    const stateText = state === 'error' ? `${errors} error${errors > 1 ? 's' : ''} in ${latest!.candidate}` : state === 'warning' ? `${mine.length} warning${mine.length > 1 ? 's' : ''} in ${latest!.candidate}` : '';
-    item.description = [stateText, `v${r.version}`, r.checks.length ? `${r.checks.length} check${r.checks.length > 1 ? 's' : ''}` : 'guidance'].filter(Boolean).join(' · ');
+    const stateText =
+      state === 'error'
+        ? `${errors} error${errors > 1 ? 's' : ''} in ${latest!.candidate}`
+        : state === 'warning'
+          ? `${mine.length} warning${mine.length > 1 ? 's' : ''} in ${latest!.candidate}`
+          : '';
+    item.description = [stateText, `v${r.version}`, r.checks.length ? `${r.checks.length} check${r.checks.length > 1 ? 's' : ''}` : 'guidance']
+      .filter(Boolean)
+      .join(' · ');
     const s = node.stats;
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${r.id}** — ${escapeMd(r.title)} (v${r.version})\n\nPhases: ${r.phases.join(', ')} · scope: ${r.scope}\n\n`);
-    if (state) tip.appendMarkdown(state === 'ok' ? `$(pass) No findings in ${latest!.candidate}\n\n` : `${mine.slice(0, 5).map((v) => `- ${escapeMd(`${v.file ?? ''}${v.line ? `:${v.line}` : ''} ${v.message}`)}`).join('\n')}\n\n`);
+    if (state)
+      tip.appendMarkdown(
+        state === 'ok'
+          ? `$(pass) No findings in ${latest!.candidate}\n\n`
+          : `${mine
+              .slice(0, 5)
+              .map((v) => `- ${escapeMd(`${v.file ?? ''}${v.line ? `:${v.line}` : ''} ${v.message}`)}`)
+              .join('\n')}\n\n`,
+      );
     if (s) tip.appendMarkdown(`Fired ${s.fired} · stopped a candidate ${s.prevented} · fixed ${s.fixed} (across evaluations)`);
     item.tooltip = tip;
     item.accessibilityInformation = { label: `Rule ${r.id}, ${r.title}${stateText ? `, ${stateText}` : state === 'ok' ? ', no findings' : ''}` };

@@ -59,7 +59,9 @@ export class RunnersTreeProvider extends Disposable implements vscode.TreeDataPr
     this.changed.fire(undefined);
     for (const r of targets) {
       const { sshArgs, workerFile } = extensionRunnerEnv();
-      const findings = await checkRunnerHealth(r, config, root, { workerFile, ...(sshArgs ? { sshArgs } : {}) }).catch((e: Error) => [{ check: 'health check', level: 'error' as const, detail: e.message }]);
+      const findings = await checkRunnerHealth(r, config, root, { workerFile, ...(sshArgs ? { sshArgs } : {}) }).catch((e: Error) => [
+        { check: 'health check', level: 'error' as const, detail: e.message },
+      ]);
       this.health.set(r.name, findings);
       out.set(r.name, findings);
     }
@@ -132,8 +134,11 @@ export class RunnersTreeProvider extends Disposable implements vscode.TreeDataPr
     item.id = `runner:${r.name}`;
     const where = r.kind === 'local' ? `${r.jobs ?? 'auto'} slots` : r.kind === 'ssh' ? r.host : (r.login_host ?? 'sbatch here');
     const worst = Array.isArray(h) ? (h.some((f) => f.level === 'error') ? 'error' : h.some((f) => f.level === 'warning') ? 'warning' : 'ok') : undefined;
-    item.description = [r.kind, where, running ? `${running} running` : '', h === 'checking' ? 'checking…' : worst === 'ok' ? 'healthy' : worst ?? ''].filter(Boolean).join(' · ');
-    item.iconPath = worst && worst !== 'ok' ? new vscode.ThemeIcon(LEVEL_ICON[worst][0], new vscode.ThemeColor(LEVEL_ICON[worst][1])) : new vscode.ThemeIcon(ICON[r.kind]);
+    item.description = [r.kind, where, running ? `${running} running` : '', h === 'checking' ? 'checking…' : worst === 'ok' ? 'healthy' : (worst ?? '')]
+      .filter(Boolean)
+      .join(' · ');
+    item.iconPath =
+      worst && worst !== 'ok' ? new vscode.ThemeIcon(LEVEL_ICON[worst][0], new vscode.ThemeColor(LEVEL_ICON[worst][1])) : new vscode.ThemeIcon(ICON[r.kind]);
     item.contextValue = 'runner';
     item.accessibilityInformation = { label: `Runner ${r.name}, ${item.description}` };
     return item;

@@ -42,11 +42,18 @@ export class BesideEditor {
 
   async showMarkdown(uri: vscode.Uri, dashboard: vscode.ViewColumn | undefined): Promise<void> {
     await showMarkdown(uri, this.options(dashboard));
-    this.column = vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.isPreview && tabUri(t)?.toString() === uri.toString()))?.viewColumn ?? this.column;
+    this.column =
+      vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.isPreview && tabUri(t)?.toString() === uri.toString()))?.viewColumn ?? this.column;
   }
 
   /** A run log as a `log` document, in the reused editor. */
-  async showRunLog(root: string, candidate: string, instance: string, evaluation: ParsedEval | undefined, dashboard: vscode.ViewColumn | undefined): Promise<vscode.Uri> {
+  async showRunLog(
+    root: string,
+    candidate: string,
+    instance: string,
+    evaluation: ParsedEval | undefined,
+    dashboard: vscode.ViewColumn | undefined,
+  ): Promise<vscode.Uri> {
     const found = await instanceLog(root, candidate, instance, evaluation);
     const uri = found.kind === 'file' ? vscode.Uri.file(found.file) : runUri(candidate, instance);
     const doc = await vscode.workspace.openTextDocument(uri);
@@ -57,7 +64,8 @@ export class BesideEditor {
 }
 
 /** The document a tab shows, for text and custom editors. */
-const tabUri = (t: vscode.Tab): vscode.Uri | undefined => (t.input instanceof vscode.TabInputText || t.input instanceof vscode.TabInputCustom ? t.input.uri : undefined);
+const tabUri = (t: vscode.Tab): vscode.Uri | undefined =>
+  t.input instanceof vscode.TabInputText || t.input instanceof vscode.TabInputCustom ? t.input.uri : undefined;
 
 class DashboardPanel extends Disposable {
   private readonly channel: WebviewChannel<DashboardHostMessage, DashboardViewMessage>;
@@ -83,8 +91,20 @@ class DashboardPanel extends Disposable {
     super();
     panel.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(extensionUri) };
     panel.iconPath = new vscode.ThemeIcon('graph-line');
-    panel.webview.html = webviewHtml(panel.webview, extensionUri, { title: 'SATLUTION Dashboard', script: 'dashboard.js', style: 'dashboard.css', live: false });
-    this.channel = this.register(new WebviewChannel(panel.webview, DashboardViewMessage, (m) => void this.onMessage(m).catch((e: Error) => this.log.error(`Dashboard: ${e.message}`)), (m) => this.log.warn(m)));
+    panel.webview.html = webviewHtml(panel.webview, extensionUri, {
+      title: 'SATLUTION Dashboard',
+      script: 'dashboard.js',
+      style: 'dashboard.css',
+      live: false,
+    });
+    this.channel = this.register(
+      new WebviewChannel(
+        panel.webview,
+        DashboardViewMessage,
+        (m) => void this.onMessage(m).catch((e: Error) => this.log.error(`Dashboard: ${e.message}`)),
+        (m) => this.log.warn(m),
+      ),
+    );
     this.register(model.onDidChange(() => this.changed()));
     this.register(panel.onDidChangeViewState(() => panel.visible && this.dirty && this.changed(0)));
     this.register(
@@ -146,10 +166,27 @@ class DashboardPanel extends Disposable {
     }
     if (this.source?.ws !== root) this.source = new DashboardSource(root);
     const snap = this.model.snapshot;
-    const input: DashboardInput | undefined = snap && snap.dir === root ? { champion: snap.champion, candidates: snap.candidates, ...(snap.config.ok ? { strategy: snap.config.config.strategy.name, islands: islandsConfig(snap.config.config), smc: smcConfig(snap.config.config), ...(snap.config.config.stages.perf.tiers ? { tiers: snap.config.config.stages.perf.tiers } : {}), config: snap.config.config } : {}) } : undefined;
+    const input: DashboardInput | undefined =
+      snap && snap.dir === root
+        ? {
+            champion: snap.champion,
+            candidates: snap.candidates,
+            ...(snap.config.ok
+              ? {
+                  strategy: snap.config.config.strategy.name,
+                  islands: islandsConfig(snap.config.config),
+                  smc: smcConfig(snap.config.config),
+                  ...(snap.config.config.stages.perf.tiers ? { tiers: snap.config.config.stages.perf.tiers } : {}),
+                  config: snap.config.config,
+                }
+              : {}),
+          }
+        : undefined;
     const t0 = Date.now();
     this.build = await this.source.build(input);
-    this.log.debug(`Dashboard: built in ${Date.now() - t0} ms (${this.build.data.candidates.length} candidates, ${this.build.data.instances.name.length} instances)`);
+    this.log.debug(
+      `Dashboard: built in ${Date.now() - t0} ms (${this.build.data.candidates.length} candidates, ${this.build.data.instances.name.length} instances)`,
+    );
     this.post({ type: 'data', data: this.build.data });
   }
 
@@ -160,7 +197,9 @@ class DashboardPanel extends Disposable {
     this.watcher = undefined;
     this.watchedRoot = root;
     if (!root) return;
-    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(root, `${STATE_DIR}/{evals/*.json,cycle.json,cycles.jsonl,usage.jsonl,duels/*.json,calibration.json}`));
+    this.watcher = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(root, `${STATE_DIR}/{evals/*.json,cycle.json,cycles.jsonl,usage.jsonl,duels/*.json,calibration.json}`),
+    );
     const soon = () => this.changed();
     this.watcher.onDidCreate(soon);
     this.watcher.onDidChange(soon);
@@ -243,7 +282,12 @@ export function registerDashboard(context: vscode.ExtensionContext, model: Works
   return vscode.Disposable.from(
     vscode.commands.registerCommand('satlution.openDashboard', () => {
       if (current) return current.reveal();
-      attach(vscode.window.createWebviewPanel(VIEW_TYPE, 'SATLUTION Dashboard', vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: webviewRoots(context.extensionUri) }));
+      attach(
+        vscode.window.createWebviewPanel(VIEW_TYPE, 'SATLUTION Dashboard', vscode.ViewColumn.Active, {
+          enableScripts: true,
+          localResourceRoots: webviewRoots(context.extensionUri),
+        }),
+      );
     }),
     // After a window reload the panel comes back; the webview restores its own state (selection, tab).
     vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {

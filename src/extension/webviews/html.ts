@@ -3,7 +3,17 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
 
-export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, o: { title: string; script: string; style: string; /** Announce every re-render (a small status page); views that redraw often announce their own parts. */ live?: boolean; /** Shown at once, before the script has run and the data has come (the stylesheet hides it beside rendered content). */ loading?: string }): string {
+export function webviewHtml(
+  webview: vscode.Webview,
+  extensionUri: vscode.Uri,
+  o: {
+    title: string;
+    script: string;
+    style: string;
+    /** Announce every re-render (a small status page); views that redraw often announce their own parts. */ live?: boolean;
+    /** Shown at once, before the script has run and the data has come (the stylesheet hides it beside rendered content). */ loading?: string;
+  },
+): string {
   const nonce = randomBytes(16).toString('base64');
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'media', o.script));
   const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', o.style));

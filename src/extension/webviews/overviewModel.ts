@@ -9,7 +9,13 @@ import type { WorkspaceSnapshot } from '../../core/workspace/snapshot';
 import type { Overview } from '../../shared/protocol';
 
 /** `warnings`: by candidate directory, its latest evaluation's gates that checked nothing (WorkspaceModel.warnings); `calibration`: the kept noise band (WorkspaceModel.calibration); `cpuHere`: whether this machine measures CPU time (WorkspaceModel.cpuHere). */
-export function toOverview(s: WorkspaceSnapshot | undefined, latestCount = 5, warnings: ReadonlyMap<string, string[]> = new Map(), calibration?: CalibrationDoc, cpuHere?: boolean): Overview {
+export function toOverview(
+  s: WorkspaceSnapshot | undefined,
+  latestCount = 5,
+  warnings: ReadonlyMap<string, string[]> = new Map(),
+  calibration?: CalibrationDoc,
+  cpuHere?: boolean,
+): Overview {
   if (!s) return { state: 'none' };
   const champ = s.candidates.find((c) => c.champion);
   const counts: Partial<Record<(typeof s.candidates)[number]['status'], number>> = {};
@@ -24,7 +30,13 @@ export function toOverview(s: WorkspaceSnapshot | undefined, latestCount = 5, wa
     champion: champ ? { dir: champ.dir, status: champ.status, seed: champ.seed ?? null } : null,
     total: s.candidates.length,
     counts,
-    latest: latest.map((c) => ({ dir: c.dir, status: c.status, parent: c.parent === null ? null : candidateDirName(c.parent), updated: c.updated_at, missing: c.missing })),
+    latest: latest.map((c) => ({
+      dir: c.dir,
+      status: c.status,
+      parent: c.parent === null ? null : candidateDirName(c.parent),
+      updated: c.updated_at,
+      missing: c.missing,
+    })),
     warnings: Object.fromEntries(shown),
     config: s.config.ok
       ? { ok: true, problems: 0, first: null }

@@ -27,7 +27,12 @@ export class OverviewViewProvider extends Disposable implements vscode.WebviewVi
     view.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
     view.webview.html = webviewHtml(view.webview, this.extensionUri, { title: 'Overview', script: 'overview.js', style: 'overview.css', loading: 'Loading…' });
     this.channel?.dispose();
-    const channel = new WebviewChannel<HostMessage, ViewMessage>(view.webview, ViewMessage, (m) => void this.onMessage(m), (m) => this.log.warn(m));
+    const channel = new WebviewChannel<HostMessage, ViewMessage>(
+      view.webview,
+      ViewMessage,
+      (m) => void this.onMessage(m),
+      (m) => this.log.warn(m),
+    );
     this.channel = channel;
     view.onDidDispose(() => {
       channel.dispose();
@@ -37,7 +42,10 @@ export class OverviewViewProvider extends Disposable implements vscode.WebviewVi
   }
 
   private push(): void {
-    this.channel?.post({ type: 'overview', overview: toOverview(this.model.snapshot, undefined, this.model.warnings, this.model.calibration, this.model.cpuHere) });
+    this.channel?.post({
+      type: 'overview',
+      overview: toOverview(this.model.snapshot, undefined, this.model.warnings, this.model.calibration, this.model.cpuHere),
+    });
   }
 
   private async onMessage(m: ViewMessage): Promise<void> {

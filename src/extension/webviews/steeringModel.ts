@@ -3,7 +3,16 @@
 import type { CycleEvent } from '../../core/cycle/events';
 import type { CycleState } from '../../core/store/cycleState';
 import { candidateDirName } from '../../core/layout';
-import { LIMITS, type ApprovalMode, type Problem, type ProgressView, type RetryView, type SteeringState, type StreamEntry, type StreamItem } from '../../shared/steeringProtocol';
+import {
+  LIMITS,
+  type ApprovalMode,
+  type Problem,
+  type ProgressView,
+  type RetryView,
+  type SteeringState,
+  type StreamEntry,
+  type StreamItem,
+} from '../../shared/steeringProtocol';
 import { appendStream, compactItems } from '../../shared/steeringStream';
 import type { PendingApproval } from '../planApprovals';
 
@@ -44,8 +53,36 @@ const clip = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, ma
 const clipNull = (s: string | null, max: number) => (s === null ? null : clip(s, max));
 
 export function steeringState(i: SteeringInputs): SteeringState {
-  const base = { pausing: false, agent: null, approval: i.approval, strategy: i.strategy, screens: i.screens, outcome: null, pending: null, transcripts: i.transcripts, progress: null, retry: null, problem: i.problem ? { text: clip(i.problem.text, LIMITS.line * 2), actions: i.problem.actions } : null, why: null, nextAgent: i.nextAgent } as const;
-  if (!i.workspace) return { ...base, phase: 'none', cycle: null, step: null, candidate: null, title: null, approval: null, strategy: null, screens: false, transcripts: false, problem: null, nextAgent: null };
+  const base = {
+    pausing: false,
+    agent: null,
+    approval: i.approval,
+    strategy: i.strategy,
+    screens: i.screens,
+    outcome: null,
+    pending: null,
+    transcripts: i.transcripts,
+    progress: null,
+    retry: null,
+    problem: i.problem ? { text: clip(i.problem.text, LIMITS.line * 2), actions: i.problem.actions } : null,
+    why: null,
+    nextAgent: i.nextAgent,
+  } as const;
+  if (!i.workspace)
+    return {
+      ...base,
+      phase: 'none',
+      cycle: null,
+      step: null,
+      candidate: null,
+      title: null,
+      approval: null,
+      strategy: null,
+      screens: false,
+      transcripts: false,
+      problem: null,
+      nextAgent: null,
+    };
   const saved = i.saved;
   const savedCandidate = saved && saved.candidate !== null ? candidateDirName(saved.candidate) : null;
   const outcome = saved?.step === 'done' ? clipNull(saved.outcome, LIMITS.line * 2) : null;
@@ -72,7 +109,10 @@ export function steeringState(i: SteeringInputs): SteeringState {
             cycle: p.cycle,
             candidate: p.candidate,
             title: clip(p.title, LIMITS.line),
-            hypothesis: p.hypothesis.length <= LIMITS.hypothesis ? p.hypothesis : `${p.hypothesis.slice(0, LIMITS.hypothesis - 80)}\n\n[… the rest is in HYPOTHESIS.md: use Edit to read all of it]`,
+            hypothesis:
+              p.hypothesis.length <= LIMITS.hypothesis
+                ? p.hypothesis
+                : `${p.hypothesis.slice(0, LIMITS.hypothesis - 80)}\n\n[… the rest is in HYPOTHESIS.md: use Edit to read all of it]`,
             where: p.where,
           }
         : null,
@@ -80,7 +120,16 @@ export function steeringState(i: SteeringInputs): SteeringState {
   }
   if (saved && saved.step !== 'done')
     return { ...base, phase: 'paused', cycle: saved.cycle, step: saved.step, candidate: savedCandidate, title: clipNull(saved.title, LIMITS.line) };
-  return { ...base, phase: 'idle', cycle: saved?.cycle ?? null, step: saved ? 'done' : null, candidate: savedCandidate, title: clipNull(saved?.title ?? null, LIMITS.line), outcome, why };
+  return {
+    ...base,
+    phase: 'idle',
+    cycle: saved?.cycle ?? null,
+    step: saved ? 'done' : null,
+    candidate: savedCandidate,
+    title: clipNull(saved?.title ?? null, LIMITS.line),
+    outcome,
+    why,
+  };
 }
 
 /** A cycle event as a row of the stream (clipped to the protocol's bounds), or nothing. */
@@ -141,5 +190,12 @@ export class SteeringStream {
 export function progressText(p: ProgressView): string {
   const mmss = (s: number) => `${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')}`;
   if (!p.total) return [p.what, p.candidate ?? ''].filter(Boolean).join(' · ');
-  return [`${p.what}: ${p.done}/${p.total}`, p.candidate ?? '', `${mmss(p.elapsedS)} elapsed${p.etaS !== null ? `, about ${mmss(p.etaS)} left` : ''}`, p.last ? `last: ${p.last}` : ''].filter(Boolean).join(' · ');
+  return [
+    `${p.what}: ${p.done}/${p.total}`,
+    p.candidate ?? '',
+    `${mmss(p.elapsedS)} elapsed${p.etaS !== null ? `, about ${mmss(p.etaS)} left` : ''}`,
+    p.last ? `last: ${p.last}` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }

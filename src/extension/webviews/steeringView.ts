@@ -66,9 +66,20 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
 
   resolveWebviewView(view: vscode.WebviewView): void {
     view.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
-    view.webview.html = webviewHtml(view.webview, this.extensionUri, { title: 'Steering', script: 'steering.js', style: 'steering.css', live: false, loading: 'Loading…' });
+    view.webview.html = webviewHtml(view.webview, this.extensionUri, {
+      title: 'Steering',
+      script: 'steering.js',
+      style: 'steering.css',
+      live: false,
+      loading: 'Loading…',
+    });
     this.channel?.dispose();
-    const channel = new WebviewChannel<SteeringHostMessage, SteeringViewMessage>(view.webview, SteeringViewMessage, (m) => void this.onMessage(m), (m) => this.log.warn(m));
+    const channel = new WebviewChannel<SteeringHostMessage, SteeringViewMessage>(
+      view.webview,
+      SteeringViewMessage,
+      (m) => void this.onMessage(m),
+      (m) => this.log.warn(m),
+    );
     this.channel = channel;
     this.view = view;
     view.onDidDispose(() => {
@@ -143,7 +154,10 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
       switch (m.type) {
         case 'approve':
         case 'reject': {
-          const ok = await this.cycles.answerPlan(m.candidate, m.type === 'approve' ? { approved: true } : { approved: false, ...(m.reason ? { reason: m.reason } : {}) });
+          const ok = await this.cycles.answerPlan(
+            m.candidate,
+            m.type === 'approve' ? { approved: true } : { approved: false, ...(m.reason ? { reason: m.reason } : {}) },
+          );
           if (!ok) this.notice('info', `The plan for ${m.candidate} is no longer waiting for an answer.`);
           this.pushState();
           return;

@@ -105,7 +105,8 @@ export async function submitOrAttach(b: ArrayBatch): Promise<Attached> {
       const r = await b.exec(['sbatch', ...sbatchArgs(b.opts, chunk.length, `${dir.root}/${scriptFile}`, `${dir.root}/${taskFile}`)]);
       // --parsable prints "id" or "id;cluster".
       const id = /^(\d+)(?:;\S+)?\s*$/.exec(r.stdout.trim())?.[1];
-      if (r.code !== 0 || !id) throw new Error(`sbatch failed${r.code === null ? ' (is Slurm installed where it runs?)' : ''}: ${(r.stderr || r.stdout).trim().slice(0, 500)}`);
+      if (r.code !== 0 || !id)
+        throw new Error(`sbatch failed${r.code === null ? ' (is Slurm installed where it runs?)' : ''}: ${(r.stderr || r.stdout).trim().slice(0, 500)}`);
       const record = { id, keys: chunk.map((t) => t.key) };
       await writeRecord(dir, record); // at once: a crash right after sbatch must not lose the id
       jobs.push(record);
@@ -207,7 +208,10 @@ export async function follow(b: Pick<ArrayBatch, 'exec' | 'dir'>, a: Attached, h
       }
       if (a.jobs.length && a.jobs.every((j) => states.get(j.id) === null)) {
         queueDownSince ??= Date.now();
-        if (Date.now() - queueDownSince > (o.queueDownS ?? 300) * 1000) throw new Error(`squeue has been failing for ${o.queueDownS ?? 300} s (job ${a.jobs.map((j) => j.id).join(', ')}); the jobs may still run: evaluate again later to re-attach`);
+        if (Date.now() - queueDownSince > (o.queueDownS ?? 300) * 1000)
+          throw new Error(
+            `squeue has been failing for ${o.queueDownS ?? 300} s (job ${a.jobs.map((j) => j.id).join(', ')}); the jobs may still run: evaluate again later to re-attach`,
+          );
       } else queueDownSince = undefined;
     }
     const present = new Set(await dir.list('results'));
@@ -242,9 +246,11 @@ export async function follow(b: Pick<ArrayBatch, 'exec' | 'dir'>, a: Attached, h
           jobId: job.id,
           index,
           state: s?.state ?? 'GONE',
-          reason: !s ? 'left the queue without a result (cancelled while pending, or purged after it ended)'
-            : s.state === 'COMPLETED' ? 'completed without writing a result'
-            : `${s.state}${s.reason ? `: ${s.reason}` : ''} (task log: ${dir.root}/logs/${job.id}_${index}.out)`,
+          reason: !s
+            ? 'left the queue without a result (cancelled while pending, or purged after it ended)'
+            : s.state === 'COMPLETED'
+              ? 'completed without writing a result'
+              : `${s.state}${s.reason ? `: ${s.reason}` : ''} (task log: ${dir.root}/logs/${job.id}_${index}.out)`,
         });
       }
     }

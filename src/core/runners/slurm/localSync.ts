@@ -9,14 +9,21 @@ import type { SyncRequest, Synced } from '../sshSync';
 import { copyCandidate } from '../../workspace/candidateCopy';
 
 export async function syncToLocalDir(root: string, req: Omit<SyncRequest, 'workdir'>): Promise<Synced> {
-  const workerHash = createHash('sha256').update(await fs.readFile(req.workerFile)).digest('hex').slice(0, 16);
+  const workerHash = createHash('sha256')
+    .update(await fs.readFile(req.workerFile))
+    .digest('hex')
+    .slice(0, 16);
   const worker = `worker-${workerHash}.js`;
   const solver = req.solverHash ? `solvers/${req.solverHash}` : '';
   const instance = (h: string) => `instances/${h}.cnf`;
   await fs.mkdir(path.join(root, 'solvers'), { recursive: true });
   await fs.mkdir(path.join(root, 'instances'), { recursive: true });
   let uploaded = 0;
-  const exists = (rel: string) => fs.access(path.join(root, rel)).then(() => true, () => false);
+  const exists = (rel: string) =>
+    fs.access(path.join(root, rel)).then(
+      () => true,
+      () => false,
+    );
   const place = async (rel: string, copy: (tmp: string) => Promise<void>) => {
     if (await exists(rel)) return;
     const tmp = path.join(root, `${rel}.part-${process.pid}`);

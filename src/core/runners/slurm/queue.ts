@@ -4,7 +4,19 @@
 import { z } from 'zod';
 
 /** Job states after which an element will not run again (squeue long names, sacct without suffix). */
-const FINISHED = new Set(['COMPLETED', 'FAILED', 'NODE_FAIL', 'OUT_OF_MEMORY', 'TIMEOUT', 'CANCELLED', 'BOOT_FAIL', 'DEADLINE', 'PREEMPTED', 'SPECIAL_EXIT', 'REVOKED']);
+const FINISHED = new Set([
+  'COMPLETED',
+  'FAILED',
+  'NODE_FAIL',
+  'OUT_OF_MEMORY',
+  'TIMEOUT',
+  'CANCELLED',
+  'BOOT_FAIL',
+  'DEADLINE',
+  'PREEMPTED',
+  'SPECIAL_EXIT',
+  'REVOKED',
+]);
 const WAITING = new Set(['PENDING', 'REQUEUED', 'REQUEUE_HOLD', 'REQUEUE_FED', 'RESV_DEL_HOLD', 'SUSPENDED', 'STOPPED', 'RESIZING']);
 
 export type Phase = 'pending' | 'running' | 'finished';

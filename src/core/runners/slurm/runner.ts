@@ -56,7 +56,15 @@ interface SiteSync {
 }
 
 /** A batch's runs as the workdir needs them. */
-const runSync = (b: RunBatch): SiteSync => ({ instances: b.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })), solver: { dir: b.settings.solverDir, hash: b.solverHash, ...(b.buildTimeoutS ? { buildTimeoutS: b.buildTimeoutS } : {}), ...(b.settings.isolation ? { isolation: b.settings.isolation } : {}) } });
+const runSync = (b: RunBatch): SiteSync => ({
+  instances: b.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })),
+  solver: {
+    dir: b.settings.solverDir,
+    hash: b.solverHash,
+    ...(b.buildTimeoutS ? { buildTimeoutS: b.buildTimeoutS } : {}),
+    ...(b.settings.isolation ? { isolation: b.settings.isolation } : {}),
+  },
+});
 
 export async function openSite(o: SlurmRunnerOptions, signal?: AbortSignal): Promise<SlurmSite> {
   const c = o.config;
@@ -68,7 +76,15 @@ export async function openSite(o: SlurmRunnerOptions, signal?: AbortSignal): Pro
       exec: sshSlurmExec(t),
       dir: sshDir(t, root),
       probe: () => probeRemote(t, root, c.node, signal),
-      sync: (w) => syncToRemote(t, { workdir: root, workerFile: o.workerFile, ...(w.solver ? { solverDir: w.solver.dir, solverHash: w.solver.hash } : {}), instances: w.instances, ...(signal ? { signal } : {}), ...(c.build === 'remote' && w.solver ? { build: { timeoutS: w.solver.buildTimeoutS ?? 600, node: c.node, isolation: w.solver.isolation } } : {}) }),
+      sync: (w) =>
+        syncToRemote(t, {
+          workdir: root,
+          workerFile: o.workerFile,
+          ...(w.solver ? { solverDir: w.solver.dir, solverHash: w.solver.hash } : {}),
+          instances: w.instances,
+          ...(signal ? { signal } : {}),
+          ...(c.build === 'remote' && w.solver ? { build: { timeoutS: w.solver.buildTimeoutS ?? 600, node: c.node, isolation: w.solver.isolation } } : {}),
+        }),
     };
   }
   const root = path.resolve(c.workdir.replace(/^~(?=\/|$)/, os.homedir()));
@@ -81,13 +97,33 @@ export async function openSite(o: SlurmRunnerOptions, signal?: AbortSignal): Pro
       const node = v.status === 0 ? v.stdout.trim() : '';
       // The workdir may not exist before the first run: its nearest existing ancestor has the space.
       let at = root;
-      while (!(await fs.stat(at).then(() => true, () => false)) && path.dirname(at) !== at) at = path.dirname(at);
+      while (
+        !(await fs.stat(at).then(
+          () => true,
+          () => false,
+        )) &&
+        path.dirname(at) !== at
+      )
+        at = path.dirname(at);
       const st = await fs.statfs(at).catch(() => null);
       // The worker on the nodes uses the bwrap on its PATH (sandbox.bwrap and read_only are this machine's).
       const box = await probeIsolation({ mode: 'bwrap' });
-      return { node, nodeMajor: Number(/^v(\d+)\./.exec(node)?.[1] ?? 0), dratTrim: findDratTrim(undefined) ?? '', cores: os.availableParallelism(), freeGb: st ? (st.bavail * st.bsize) / 2 ** 30 : null, sandbox: box };
+      return {
+        node,
+        nodeMajor: Number(/^v(\d+)\./.exec(node)?.[1] ?? 0),
+        dratTrim: findDratTrim(undefined) ?? '',
+        cores: os.availableParallelism(),
+        freeGb: st ? (st.bavail * st.bsize) / 2 ** 30 : null,
+        sandbox: box,
+      };
     },
-    sync: (w) => syncToLocalDir(root, { workerFile: o.workerFile, ...(w.solver ? { solverDir: w.solver.dir, solverHash: w.solver.hash } : {}), instances: w.instances, ...(signal ? { signal } : {}) }),
+    sync: (w) =>
+      syncToLocalDir(root, {
+        workerFile: o.workerFile,
+        ...(w.solver ? { solverDir: w.solver.dir, solverHash: w.solver.hash } : {}),
+        instances: w.instances,
+        ...(signal ? { signal } : {}),
+      }),
   };
 }
 
@@ -100,7 +136,10 @@ export function slurmRunner(o: SlurmRunnerOptions): Runner {
       const say = batch.onStatus ?? (() => undefined);
       const site = await openSite(o, batch.signal);
       const v = await site.exec(['sbatch', '--version']);
-      if (v.code !== 0) throw new Error(`sbatch does not run on ${site.where}: ${v.stderr.trim().split('\n').pop() ?? ''} (install the Slurm client there, or set the runner's login_host to a login node)`);
+      if (v.code !== 0)
+        throw new Error(
+          `sbatch does not run on ${site.where}: ${v.stderr.trim().split('\n').pop() ?? ''} (install the Slurm client there, or set the runner's login_host to a login node)`,
+        );
       const facts = await site.probe();
       const bad = nodeProblem(facts, site.where, c.node);
       if (bad) throw new Error(`${bad}; the compute nodes need it too`);
@@ -108,7 +147,9 @@ export function slurmRunner(o: SlurmRunnerOptions): Runner {
       // Proofs are checked on the compute node: drat-trim must be where the submit host has it.
       const dratTrim = c.login_host ? facts.dratTrim : (batch.settings.dratTrim ?? facts.dratTrim);
       if (batch.settings.checkProofs && !dratTrim)
-        throw new Error(`drat-trim is not installed on ${site.where}, and this stage checks UNSAT proofs: build it on the shared filesystem (scripts/setup-sat-tools.sh) or put it on the PATH`);
+        throw new Error(
+          `drat-trim is not installed on ${site.where}, and this stage checks UNSAT proofs: build it on the shared filesystem (scripts/setup-sat-tools.sh) or put it on the PATH`,
+        );
       say(`syncing to ${site.where}`);
       const synced = await site.sync(runSync(batch));
       const byKey = new Map(batch.tasks.map((t) => [t.key, t]));
@@ -116,7 +157,10 @@ export function slurmRunner(o: SlurmRunnerOptions): Runner {
         exec: site.exec,
         dir: site.dir,
         maxArray: c.max_array,
-        tasks: batch.tasks.map((t) => ({ key: t.key, args: workerArgs(batch.settings, t, { solver: synced.solver, cnf: synced.instance(t.instanceHash), dratTrim }) })),
+        tasks: batch.tasks.map((t) => ({
+          key: t.key,
+          args: workerArgs(batch.settings, t, { solver: synced.solver, cnf: synced.instance(t.instanceHash), dratTrim }),
+        })),
         opts: {
           ...arrayOptions(c, site, synced, `satlution-${batch.solverHash.slice(0, 8)}`),
           // The worker itself and drat-trim live next to the solver under the same allocation.
@@ -127,7 +171,11 @@ export function slurmRunner(o: SlurmRunnerOptions): Runner {
       batch.signal?.throwIfAborted();
       const a = await submitOrAttach(b);
       const attached = a.jobs.map((j) => j.id).filter((id) => !a.submitted.includes(id));
-      say([a.submitted.length ? `submitted job ${a.submitted.join(', ')}` : '', attached.length ? `re-attached to job ${attached.join(', ')}` : ''].filter(Boolean).join('; ') || 'results were already there');
+      say(
+        [a.submitted.length ? `submitted job ${a.submitted.join(', ')}` : '', attached.length ? `re-attached to job ${attached.join(', ')}` : '']
+          .filter(Boolean)
+          .join('; ') || 'results were already there',
+      );
       const died: Died[] = [];
       const finished = await follow(
         b,
@@ -138,14 +186,22 @@ export function slurmRunner(o: SlurmRunnerOptions): Runner {
             return task ? onResult(task, asTaskResult(r, task)) : undefined;
           },
           onDied: (d) => void died.push(d),
-          onProgress: (p) => say(progressText(p, a.jobs.map((j) => j.id))),
+          onProgress: (p) =>
+            say(
+              progressText(
+                p,
+                a.jobs.map((j) => j.id),
+              ),
+            ),
         },
         { pollMs: o.pollMs ?? 1000, ...(batch.signal ? { signal: batch.signal } : {}) },
       );
       if (!finished) return; // stopped: the jobs were scancel-ed
       if (died.length) {
         const list = died.slice(0, 5).map((d) => `${byKey.get(d.key)?.name ?? d.key} (job ${d.jobId}_${d.index}): ${d.reason}`);
-        throw new Error(`${died.length} Slurm task${died.length > 1 ? 's' : ''} ended without a result: ${list.join('; ')}${died.length > 5 ? '; …' : ''}. Finished runs are stored; evaluate again to resubmit the others.`);
+        throw new Error(
+          `${died.length} Slurm task${died.length > 1 ? 's' : ''} ended without a result: ${list.join('; ')}${died.length > 5 ? '; …' : ''}. Finished runs are stored; evaluate again to resubmit the others.`,
+        );
       }
     },
     async checkKept(batch, onResult) {
@@ -154,7 +210,10 @@ export function slurmRunner(o: SlurmRunnerOptions): Runner {
       const facts = await site.probe();
       // The proofs are checked on a compute node, beside where their runs kept them.
       const dratTrim = c.login_host ? facts.dratTrim : (batch.dratTrim ?? facts.dratTrim);
-      if (!dratTrim) throw new Error(`drat-trim is not installed on ${site.where}, and the proofs kept by this runner's runs need checking: build it on the shared filesystem (scripts/setup-sat-tools.sh) or put it on the PATH`);
+      if (!dratTrim)
+        throw new Error(
+          `drat-trim is not installed on ${site.where}, and the proofs kept by this runner's runs need checking: build it on the shared filesystem (scripts/setup-sat-tools.sh) or put it on the PATH`,
+        );
       const synced = await site.sync({ instances: batch.tasks.map((x) => ({ hash: x.instanceHash, file: x.cnf })) });
       // A check's task key is new each time: its result is never one kept from an earlier check of another proof.
       const tag = randomBytes(4).toString('hex');
@@ -173,10 +232,29 @@ export function slurmRunner(o: SlurmRunnerOptions): Runner {
       batch.onStatus?.(`checking ${batch.tasks.length} kept proof${batch.tasks.length === 1 ? '' : 's'} on ${site.where}`);
       const a = await submitOrAttach(b);
       const died: Died[] = [];
-      const finished = await follow(b, a, { onResult: (key, r) => { const t = byKey.get(key); return t ? onResult(t, asTaskResult(r, { name: t.name, family: t.result.family, expected: t.result.expected, expectedFrom: t.result.expected_from })) : undefined; }, onDied: (d) => void died.push(d) }, { pollMs: o.pollMs ?? 1000, ...(batch.signal ? { signal: batch.signal } : {}) });
+      const finished = await follow(
+        b,
+        a,
+        {
+          onResult: (key, r) => {
+            const t = byKey.get(key);
+            return t
+              ? onResult(t, asTaskResult(r, { name: t.name, family: t.result.family, expected: t.result.expected, expectedFrom: t.result.expected_from }))
+              : undefined;
+          },
+          onDied: (d) => void died.push(d),
+        },
+        { pollMs: o.pollMs ?? 1000, ...(batch.signal ? { signal: batch.signal } : {}) },
+      );
       for (const key of byKey.keys()) await site.dir.remove(resultFile(key)).catch(() => undefined);
       if (!finished) return;
-      if (died.length) throw new Error(`${died.length} proof check${died.length > 1 ? 's' : ''} on Slurm ended without a verdict: ${died.slice(0, 5).map((d) => `${byKey.get(d.key)?.name ?? d.key} (job ${d.jobId}_${d.index}): ${d.reason}`).join('; ')}`);
+      if (died.length)
+        throw new Error(
+          `${died.length} proof check${died.length > 1 ? 's' : ''} on Slurm ended without a verdict: ${died
+            .slice(0, 5)
+            .map((d) => `${byKey.get(d.key)?.name ?? d.key} (job ${d.jobId}_${d.index}): ${d.reason}`)
+            .join('; ')}`,
+        );
     },
     async release(hold, keys) {
       if (!HOLD_NAME.test(hold)) return;
@@ -203,8 +281,12 @@ function arrayOptions(c: SlurmRunnerConfig, site: SlurmSite, synced: Synced, job
   };
 }
 
-
 export function progressText(p: Progress, jobIds: readonly string[]): string {
-  const parts = [`${p.done}/${p.total} done`, p.running ? `${p.running} running` : '', p.pending ? `${p.pending} queued` : '', p.died ? `${p.died} died` : ''].filter(Boolean);
+  const parts = [
+    `${p.done}/${p.total} done`,
+    p.running ? `${p.running} running` : '',
+    p.pending ? `${p.pending} queued` : '',
+    p.died ? `${p.died} died` : '',
+  ].filter(Boolean);
   return `Slurm job ${jobIds.join(', ')}: ${parts.join(', ')}`;
 }

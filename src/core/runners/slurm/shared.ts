@@ -90,7 +90,10 @@ export function sshDir(t: SshTarget, root: string): SharedDir {
     async readMany(rels) {
       const out = new Map<string, string>();
       for (let i = 0; i < rels.length; i += CHUNK) {
-        const text = await run(`for f in ${shJoin(rels.slice(i, i + CHUNK))}; do [ -s "$f" ] && { printf '${RS}%s\\n' "$f"; cat "$f"; }; done; true`, 'reading results');
+        const text = await run(
+          `for f in ${shJoin(rels.slice(i, i + CHUNK))}; do [ -s "$f" ] && { printf '${RS}%s\\n' "$f"; cat "$f"; }; done; true`,
+          'reading results',
+        );
         for (const part of text.split(RS).slice(1)) {
           const nl = part.indexOf('\n');
           if (nl > 0) out.set(part.slice(0, nl), part.slice(nl + 1));
@@ -108,7 +111,9 @@ export function sshSlurmExec(t: SshTarget): SlurmExec {
     // ssh's own failure (255) is not Slurm's answer: say it is the connection.
     if (r.code === 255) return { code: null, stdout: '', stderr: sshError(t.host, r, argv[0] ?? 'a Slurm command').message };
     // 127: the command is not on the login node's PATH for non-interactive sessions.
-    return r.code === 127 ? { code: null, stdout: r.stdout, stderr: `${argv[0]} not found on ${t.host} (is it on the PATH of non-interactive ssh sessions?)` } : r;
+    return r.code === 127
+      ? { code: null, stdout: r.stdout, stderr: `${argv[0]} not found on ${t.host} (is it on the PATH of non-interactive ssh sessions?)` }
+      : r;
   };
 }
 
