@@ -186,23 +186,21 @@ function writeWorkspace(ws: string): void {
     let changed = false;
     if (failAt && failAt !== 'perf') {
       const i = gates.indexOf(failAt);
-      const g = gates
-        .slice(0, i + 1)
-        .map((gate, j) => ({
-          gate,
-          ok: j < i,
-          detail:
-            j < i
-              ? 'ok'
-              : {
-                  comply: '1 rule violation, first: R02 instance_name_leak src/solve.c:872',
-                  build: 'src/reduce.c:214: error: expected ; before } token',
-                  smoke: '2 of 40 instances failed: crash: segfault (SIGSEGV) on smoke/add16.cnf',
-                  verify: '1 of 60 instances failed: UNSAT claimed on php-9-8.cnf, drat-trim rejected the proof',
-                  perf: '',
-                }[gate],
-          failures: [],
-        }));
+      const g = gates.slice(0, i + 1).map((gate, j) => ({
+        gate,
+        ok: j < i,
+        detail:
+          j < i
+            ? 'ok'
+            : {
+                comply: '1 rule violation, first: R02 instance_name_leak src/solve.c:872',
+                build: 'src/reduce.c:214: error: expected ; before } token',
+                smoke: '2 of 40 instances failed: crash: segfault (SIGSEGV) on smoke/add16.cnf',
+                verify: '1 of 60 instances failed: UNSAT claimed on php-9-8.cnf, drat-trim rejected the proof',
+                perf: '',
+              }[gate],
+        failures: [],
+      }));
       evalFile(dir, { verdict: 'fail', solver_hash: null, gates: g } as Partial<EvalDoc> as EvalDoc, k);
       outcome = `failed the ${failAt} gate`;
     } else {

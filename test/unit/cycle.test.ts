@@ -96,16 +96,14 @@ describe('evolution cycle (champion/challenger)', function () {
       results,
       /Promotion needs a significant gain of at least 5\.0% in PAR-2 \(min_improvement_pct 5%; two identical solvers pass this rule in at most 0\.5% of decisions\)/,
     );
-    const duels = fs
-      .readdirSync(path.join(ws, '.satlution', 'duels'))
-      .map(
-        (f) =>
-          JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'duels', f), 'utf8')) as {
-            purpose: string;
-            pairs: { order: string }[];
-            race?: { outcome: string };
-          },
-      );
+    const duels = fs.readdirSync(path.join(ws, '.satlution', 'duels')).map(
+      (f) =>
+        JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'duels', f), 'utf8')) as {
+          purpose: string;
+          pairs: { order: string }[];
+          race?: { outcome: string };
+        },
+    );
     assert.deepEqual(
       duels.map((d) => [d.purpose, d.race?.outcome]),
       [['decision', 'survived']],

@@ -51,18 +51,16 @@ describe('(1+lambda): champion-challenger with lambda proposals per cycle', func
     const used = [c1, c2, c3].flat().map((c) => arm(c!));
     assert.equal(new Set(used).size, used.length, `an arm tried twice in one cycle of 6 arms: ${used.join(' ')}`);
     // One race: every proposal that passed its gates beside the same champion runs (one session, a duel each).
-    const duels = fs
-      .readdirSync(path.join(ws, '.satlution', 'duels'))
-      .map(
-        (f) =>
-          JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'duels', f), 'utf8')) as {
-            session: string;
-            purpose: string;
-            cycle: number | null;
-            b: { dir: string };
-            race?: { outcome: string; entrants?: number };
-          },
-      );
+    const duels = fs.readdirSync(path.join(ws, '.satlution', 'duels')).map(
+      (f) =>
+        JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'duels', f), 'utf8')) as {
+          session: string;
+          purpose: string;
+          cycle: number | null;
+          b: { dir: string };
+          race?: { outcome: string; entrants?: number };
+        },
+    );
     const decision = duels.filter((d) => d.purpose === 'decision' && d.cycle === 1);
     const passed = children.filter((id) =>
       (JSON.parse(fs.readFileSync(path.join(ws, '.satlution', 'evals', `SATLUTION_${id}.json`), 'utf8')) as { gates: { gate: string; ok: boolean }[] }).gates

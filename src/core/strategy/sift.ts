@@ -67,11 +67,9 @@ async function judgeTopK(coded: Proposal[], ctx: SelectContext, k: number, rubri
     });
   return {
     evaluate: top.map((t) => t.p.candidate),
-    discarded: ranked
-      .slice(k)
-      .map(({ p, s }) => ({
-        candidate: p.candidate,
-        reason: `not evaluated: the judge scored it ${s.score}/10, below the top ${k} (${top.map((t) => t.s.score).join(', ')})`,
-      })),
+    discarded: ranked.slice(k).map(({ p, s }) => ({
+      candidate: p.candidate,
+      reason: `not evaluated: the judge scored it ${s.score}/10, below the top ${k} (${top.map((t) => t.s.score).join(', ')})`,
+    })),
   };
 }
