@@ -144,8 +144,9 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
   private async onMessage(m: SteeringViewMessage): Promise<void> {
     const ws = this.model.workspaceRoot;
     if (m.type === 'ready') {
-      await Promise.all([this.checkTranscripts(), this.readWhy(true)]);
-      const notes = ws ? await readNotes(ws) : '';
+      // The view shows only "Loading…" until its snapshot: what fails to read on the way is logged, never in its way.
+      await Promise.all([this.checkTranscripts(), this.readWhy(true)]).catch((e: unknown) => this.log.warn(`Steering: ${(e as Error).message}`));
+      const notes = ws ? await readNotes(ws).catch(() => '') : '';
       this.channel?.post({ type: 'snapshot', state: this.state(), ...this.stream.snapshot(), notes: notes.slice(0, LIMITS.notes) });
       return;
     }
