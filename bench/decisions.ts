@@ -2,7 +2,7 @@
 // log-uniform 0.05-30 s, a share unsolvable, per-run noise, session drift), seeded, driven through the
 // real decision code as a cycle chains it: the race's order and caps (race.ts raceOrder, capFor), the
 // session scheduler with the futility rule and the last word on capped survivors (raceRuns.ts
-// runSession, race.ts raceLook, raceSettle), the comparison at the level the race's challengers share
+// runSession, race.ts raceLook, raceSettle, raceAgain: the second runs where a survivor's margin is in doubt),
 // (compare.ts compareRuns, cycle/sideBySide.ts promotionLevel) and the promotion rule (strategy/accept.ts
 // greedyAccept). Printed for 12, 22 and 44 instances: false
 // promotions per decision (pooled, and the 90th percentile over workspaces) and per 20 cycles, power at
@@ -30,7 +30,7 @@
 import { compareRuns } from '../src/core/eval/compare';
 import type { EvalDoc } from '../src/core/eval/evalDoc';
 import { par2Of } from '../src/core/eval/metrics';
-import { capFor, firstLook, heldOutCall, heldOutLook, heldOutPairs, raceLook, raceOrder, raceSettle, type RacePolicy } from '../src/core/eval/race';
+import { capFor, firstLook, heldOutCall, heldOutLook, heldOutPairs, raceAgain, raceLook, raceOrder, raceSettle, type RacePolicy } from '../src/core/eval/race';
 import type { RankBy } from '../src/core/eval/objectiveTest';
 import { runSession, sidePairs } from '../src/core/eval/raceRuns';
 import { RacingSchema } from '../src/core/config/schema';
@@ -171,6 +171,7 @@ async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number
       },
     ),
     settle: raceSettle(policy, TIMEOUT_S, level, RANK_BY),
+    again: raceAgain(policy, TIMEOUT_S, level, RANK_BY, MIN_IMPROVEMENT_PCT),
   });
   const evaluated: Evaluated[] = keys.map((key, k) => {
     const s = out.b.get(key)!;
@@ -181,14 +182,15 @@ async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number
       verdict: 'pass',
       race: { outcome: survived ? 'survived' : 'rejected early', ran: b.length, of: order.length, reason: s.dropped?.reason ?? '' },
     } as Partial<EvalDoc> as EvalDoc;
-    return { candidate: k + 1, json, cmp: survived ? compareRuns(a, b, TIMEOUT_S, { alpha: 2 * level, on: ON, rankBy: RANK_BY }) : undefined };
+    const again = new Map(sp.flatMap((p) => (p.again ? [[p.a.instance, p.again] as const] : [])));
+    return { candidate: k + 1, json, cmp: survived ? compareRuns(a, b, TIMEOUT_S, { alpha: 2 * level, on: ON, rankBy: RANK_BY, again }) : undefined };
   });
   const d = greedyAccept(evaluated, 0, MIN_IMPROVEMENT_PCT, 2 * level);
   return {
     winner: d.winner === null ? null : d.winner - 1,
     rejectedEarly: keys.map((k) => (out.b.get(k)!.dropped?.after ?? Infinity) < order.length),
-    championCost: cost(out.a.values()) + cost(new Set(keys.flatMap((k) => [...out.b.get(k)!.fresh.values()].map((f) => f.a)))),
-    challengerCost: keys.map((k) => cost(out.b.get(k)!.results.values())),
+    championCost: cost(out.a.values()) + cost(new Set(keys.flatMap((k) => [...out.b.get(k)!.fresh.values(), ...out.b.get(k)!.again.values()].map((f) => f.a)))),
+    challengerCost: keys.map((k) => cost(out.b.get(k)!.results.values()) + cost([...out.b.get(k)!.again.values()].map((x) => x.b))),
   };
 }
 

@@ -14,6 +14,14 @@ export interface ExplainedComparison {
   test?: { p: number; par2_p: number; log_ratio_p: number };
   verdict: 'B faster' | 'A faster' | 'no significant difference';
   caveat?: string;
+  /** Each side's PAR-2 with the instances run twice at the mean of their two runs, where the margin was judged on them (eval/compare.ts). */
+  again?: { instances: number; par2A: number; par2B: number };
+}
+
+/** The gain in percent of the champion's PAR-2 the margin is judged on: on both runs' mean where instances ran twice. */
+export function marginGainPct(c: Pick<ExplainedComparison, 'par2A' | 'par2B' | 'again'>): number {
+  const p = c.again ?? c;
+  return p.par2A > 0 ? (100 * (p.par2A - p.par2B)) / p.par2A : 0;
 }
 
 /** The fewest pairs with which the exact tests can reach a two-sided p < alpha (all pairs one way: one-sided p = 1 / 2^n, under alpha / 2). */
@@ -25,7 +33,7 @@ export function minPairsForSignificance(alpha: number): number {
 
 /** One or two sentences on why the comparison came out as it did; `marginPct` is the margin a promotion needs (already raised to the band). */
 export function explainComparison(c: ExplainedComparison, o: { alpha: number; marginPct: number }): string {
-  const gain = c.par2A > 0 ? (100 * (c.par2A - c.par2B)) / c.par2A : 0;
+  const gain = marginGainPct(c);
   const way = `${Math.abs(gain).toFixed(1)}% ${gain >= 0 ? 'faster' : 'slower'}`;
   const oneSided = c.test ?? c.ratio;
   const p = oneSided?.p ?? c.wilcoxon.p;

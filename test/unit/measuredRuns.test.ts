@@ -27,7 +27,7 @@ import { CandidateStore } from '../../src/core/store/candidates';
 import { seededWorkspace } from '../fixtures/seededWorkspace';
 import { type Slurm, type Sshd, slurmUp, sshdUp } from './clusters';
 import { tempDir, WORKER, write } from './helpers';
-import { EASY_UNSAT, HARD, keyedLiar, spinCadicalWorkspace } from './spinCadical';
+import { EASY_UNSAT, HARD, keyedLiar, noDrops, spinCadicalWorkspace } from './spinCadical';
 
 const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;
 
@@ -231,9 +231,13 @@ async function cycleOf(ws: string, agent: EvolutionAgent, runnerEnv: RunnerEnv =
   return s;
 }
 
-/** The liar's perf set: the easy formulas, ten SAT ones and the hard one; the margin only the lie reaches. */
+/**
+ * The liar's perf set: the easy formulas, ten SAT ones and the hard one; the margin only the lie reaches.
+ * Racing's drops are off (the race still runs side by side on pinned lanes): the hard formula comes last,
+ * and a futility look may drop the liar before it lies, which would leave nothing to catch.
+ */
 const liarWorkspace = (edit?: (y: string) => string) =>
-  spinCadicalWorkspace({ hard: true, unsat: EASY_UNSAT, sat: 10, marginPct: 35, ...(edit ? { edit } : {}) });
+  spinCadicalWorkspace({ hard: true, unsat: EASY_UNSAT, sat: 10, marginPct: 35, edit: (y) => (edit ?? ((x) => x))(noDrops(y)) });
 
 /** Lies when it sees one CPU: in the race's pinned lanes (the old audits re-ran unpinned). */
 const ONE_CPU = '[ "$(nproc)" = 1 ]';

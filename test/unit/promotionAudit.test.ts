@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
 import { PauseSignal } from '../../src/core/cycle/pause';
-import { auditBeforePromotion, MUCH_FASTER_RATIO, muchFaster, SAVING_SHARE, selectForAudit } from '../../src/core/cycle/promotionAudit';
+import { auditBeforePromotion, MUCH_FASTER_RATIO, muchFaster, muchFasterInSecondRuns, SAVING_SHARE, selectForAudit } from '../../src/core/cycle/promotionAudit';
 import type { AuditRandom } from '../../src/core/eval/audit';
 import { DuelDoc, readDuels, type DuelPair } from '../../src/core/eval/duel';
 import { EvalDoc, parseEvalDoc, type PromotionAuditDoc } from '../../src/core/eval/evalDoc';
@@ -27,7 +27,7 @@ import { renderResults, writePromotionAudit, writeResults } from '../../src/core
 import { sampleEvalDoc } from '../fixtures/evalDocs';
 import { tempDir, WORKER } from './helpers';
 import { proofRoot } from '../../src/core/run/keptProof';
-import { EASY_UNSAT, HARD, keyedLiar, spinAgent, spinCadicalWorkspace } from './spinCadical';
+import { EASY_UNSAT, HARD, keyedLiar, noDrops, SPIN, spinAgent, spinCadicalWorkspace } from './spinCadical';
 
 const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;
 
@@ -199,6 +199,30 @@ describe('promotion audit: which answers are proof-checked', () => {
     assert.deepEqual(proved.alreadyChecked, ['lie.cnf']);
   });
 
+  it("picks the second runs' UNSAT answers much faster than the champion's second run too: the margin counted them", () => {
+    const again = (p: DuelPair, a: [string, number], b: [string, number, ('SAT' | 'UNSAT' | null)?]): DuelPair => {
+      const q = pair(p.instance, a, b);
+      return { ...p, again: { order: 'BA', a: q.a, b: q.b } };
+    };
+    const d = duel([
+      again(pair('long.cnf', ['solved', 8], ['solved', 7.5, 'UNSAT']), ['solved', 8], ['solved', 0.01, 'UNSAT']),
+      again(pair('honest.cnf', ['solved', 6], ['solved', 5.8, 'UNSAT']), ['solved', 6], ['solved', 5.7, 'UNSAT']),
+      again(pair('sat.cnf', ['solved', 5], ['solved', 4.9, 'SAT']), ['solved', 5], ['solved', 0.01, 'SAT']),
+      pair('once.cnf', ['solved', 4], ['solved', 3.9, 'UNSAT']),
+    ]);
+    assert.deepEqual(
+      muchFasterInSecondRuns(d).map((q) => [q.instance, q.from, q.challenger_s]),
+      [['long.cnf', 'second run', 0.01]],
+      'only the second run that was much faster, and an UNSAT one (SAT answers are model-checked in every run)',
+    );
+    assert.deepEqual(
+      selectForAudit({ duel: d, challenger: challengerDoc([]), champion: undefined, on: 'cpu' }).audit,
+      [],
+      'the first runs were not much faster',
+    );
+    assert.equal(DuelDoc.parse(JSON.parse(JSON.stringify(d))).pairs[0]!.again?.b.cpu_s, 0.01, 'the second runs round-trip in the duel file');
+  });
+
   it('without a duel, picks them from the two perf evaluation documents, when they are comparable; with one, the duel alone says where the gain is', () => {
     const mine = challengerDoc([run('e.cnf', 0.05), run('f.cnf', 0.9), run('g.cnf', 0.01, { answer: 'SAT', exit_code: 10 })]);
     const champion = sampleEvalDoc({
@@ -339,7 +363,7 @@ describe('promotion audit: real cycles', function () {
     // of noise; with eight, one flip left p at 0.012) and the hard one: the honest part of the gain (about
     // 0.15 s on each easy one) is near 25% of the champion's PAR-2, under the 35% margin; with the lie
     // (nearly 2 s saved on the hard one) it is near 45%.
-    const ws = await workspace({ hard: true, unsat: EASY_UNSAT, sat: 10, marginPct: 35 });
+    const ws = await workspace({ hard: true, unsat: EASY_UNSAT, sat: 10, marginPct: 35, edit: noDrops });
     const config = await loadConfig(ws);
     const pause = new PauseSignal();
     // The agent codes the liar; the cycle stops before evaluating, so both can be evaluated with the random sample forced to miss the lie.
@@ -489,5 +513,49 @@ describe('promotion audit: real cycles', function () {
     assert.equal(storedRuns(ws).length, runs.length);
     assert.equal(perfGate((await new EvalStore(ws).get(1))!).promotion_audit!.at, pa.at);
     assert.match(said.join('\n'), /kept from before/);
+  });
+
+  it('a significant gain under the margin: both run the instances carrying half the PAR-2 a second time, as new runs, and the margin is judged on the means', async () => {
+    // Half the start-up loop: faster on every pair (significant with ten pairs), by far less than a 90% margin.
+    const unsat: [number, number][] = [...EASY_UNSAT, [6, 4], [7, 5]];
+    const ws = await workspace({ hard: false, unsat, sat: 4, marginPct: 90 });
+    const config = await loadConfig(ws);
+    const s = await runCycle({
+      ws,
+      config,
+      agent: scriptAgent('half the start-up loop', SPIN / 2),
+      approver: { confirm: async () => true },
+      log: silentLogger,
+      jobs: 2,
+    });
+    const decision = (await readDuels(ws)).filter((d) => d.purpose === 'decision').pop()!;
+    const twice = decision.pairs.filter((p) => p.again);
+    const shown = `${s.outcome}\n${JSON.stringify(decision.comparison)}`;
+    assert.equal(s.champion_changed, false, shown);
+    assert.equal(decision.comparison.verdict, 'B faster', shown);
+    assert.match(
+      s.outcome ?? '',
+      /faster side by side with its \d+ longest instances? run twice by both \(the mean of the two runs\): significant, but under the 90\.0% margin\)$/,
+      shown,
+    );
+    assert.ok(twice.length >= 1 && twice.length < decision.pairs.length, shown);
+    assert.equal(decision.comparison.again?.instances, twice.length);
+    // New runs, not the stored first ones: an UNSAT second run kept a proof of its own, under a key of its own.
+    const stored = storedRuns(ws);
+    for (const p of twice.filter((x) => x.b.answer === 'UNSAT')) {
+      assert.ok(p.b.run && p.again!.b.run && p.b.run !== p.again!.b.run, JSON.stringify(p));
+      assert.ok(stored.some((r) => r.key === p.again!.b.run));
+    }
+    assert.ok(
+      twice.some((p) => p.again!.a.cpu_s !== p.a.cpu_s),
+      "the champion's second runs are its own too",
+    );
+    const results = fs.readFileSync(path.join(ws, 'SATLUTION_1', 'RESULTS.md'), 'utf8');
+    assert.match(
+      results,
+      new RegExp(
+        `so both ran its ${twice.length} longest instances? a second time: with each at the mean of its two runs, PAR-2 champion [\\d.]+ s, this [\\d.]+ s`,
+      ),
+    );
   });
 });

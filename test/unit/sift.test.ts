@@ -77,6 +77,17 @@ describe('SIFT: statistics and acceptance', () => {
       greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9.8, 'B faster') }], 0, 5).outcome,
       'SATLUTION_0 stays champion (2.0% faster side by side: significant, but under the 5.0% margin)',
     );
+    // Significant but under the margin on its first runs; its longest instances run twice put it over: it wins, and says so.
+    const twice = { ...cmp(10, 9.8, 'B faster'), again: { instances: 3, par2A: 10, par2B: 9.4 } };
+    assert.deepEqual(greedyAccept([{ candidate: 3, json: pass, cmp: twice }], 0, 5), {
+      winner: 3,
+      outcome:
+        'SATLUTION_3 is the new champion (side by side on CPU time: PAR-2 10.00 -> 9.40 s, 6.0% faster with its 3 longest instances run twice by both (the mean of the two runs), p = 0.010, n = 8; over the 5.0% margin)',
+    });
+    assert.equal(
+      greedyAccept([{ candidate: 3, json: pass, cmp: { ...twice, again: { instances: 3, par2A: 10, par2B: 9.7 } } }], 0, 5).outcome,
+      'SATLUTION_0 stays champion (3.0% faster side by side with its 3 longest instances run twice by both (the mean of the two runs): significant, but under the 5.0% margin)',
+    );
     // A 12% noise band raises the 5% margin: a 10% gain no longer wins.
     assert.equal(
       greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9, 'B faster') }], 0, 12).outcome,

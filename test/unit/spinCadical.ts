@@ -66,6 +66,13 @@ export function spinCadicalWorkspace(o: {
   });
 }
 
+/** satlution.yaml with racing's drops and caps off (the race still runs side by side): for liars whose lie is on the last, longest formula, which a futility look may drop them before. */
+export const noDrops = (y: string): string => {
+  const out = y.replace(/^(\s*)rank_by: (.*)$/m, '$1rank_by: $2\n$1racing: { enabled: false }');
+  assert.notEqual(out, y, 'the racing line went in');
+  return out;
+};
+
 /** A scripted agent that rewrites solver.sh's start-up loop (and may add lines before it) through the coder's tools, and builds. */
 export function spinAgent(title: string, spin: number, before = ''): EvolutionAgent {
   return {

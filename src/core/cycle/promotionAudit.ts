@@ -64,7 +64,7 @@ export function muchFaster(t: Timed, championTotalS: number): boolean {
 }
 
 /** An answer whose proof to check, with where the gain showed. */
-export type Qualifying = Timed & { instance: string; from: 'duel' | 'evaluation' | 'held-out' };
+export type Qualifying = Timed & { instance: string; from: PromotionAuditedDoc['from'] };
 
 /** What the selection reads: the decision duel and the challenger's runs in it, else both sides' perf evaluation documents. */
 export interface SelectionInput {
@@ -147,6 +147,25 @@ export function muchFasterInDuel(d: DuelDoc, answers: ReadonlyMap<string, Instan
   });
 }
 
+/**
+ * The UNSAT answers B gave much faster than A in a duel's second runs (where the margin was in doubt and
+ * judged on the mean of two runs, race.ts raceAgain): those runs count too, so their proofs are checked
+ * as the first runs' are. "Much faster" against the champion's second run, its saving against the
+ * champion's PAR-2 total over the first runs.
+ */
+export function muchFasterInSecondRuns(d: DuelDoc): Qualifying[] {
+  const on = duelBasis(d);
+  const total = d.pairs.reduce((s, p) => s + pairTimes(p, d.timeout_s, on)[0], 0);
+  return d.pairs.flatMap((p) => {
+    if (!p.again) return [];
+    const [a, b] = pairTimes({ ...p, ...p.again }, d.timeout_s, on);
+    const t = { champion_s: a, challenger_s: b, champion_status: p.again.a.status };
+    return p.again.b.status === 'solved' && p.again.b.answer === 'UNSAT' && muchFaster(t, total)
+      ? [{ instance: p.instance, from: 'second run' as const, ...t }]
+      : [];
+  });
+}
+
 /** Which promotion to audit. */
 export interface PromotionAuditRequest {
   cycle: number;
@@ -208,10 +227,15 @@ async function checkQualifying(
   };
 }
 
-/** B's runs in a duel, by instance, as the results store keeps them under the keys its pairs name (pairs without one have none). */
-async function runsOf(store: ResultsStore, d: DuelDoc): Promise<Map<string, InstanceResult>> {
+/** B's runs in a duel (its second runs with `second`), by instance, as the results store keeps them under the keys its pairs name (pairs without one have none). */
+async function runsOf(store: ResultsStore, d: DuelDoc, second = false): Promise<Map<string, InstanceResult>> {
   const stored = await store.load();
-  return new Map(d.pairs.flatMap((p) => (p.b.run && stored.get(p.b.run) ? [[p.instance, stored.get(p.b.run)!.result] as const] : [])));
+  return new Map(
+    d.pairs.flatMap((p) => {
+      const key = second ? p.again?.b.run : p.b.run;
+      return key && stored.get(key) ? [[p.instance, stored.get(key)!.result] as const] : [];
+    }),
+  );
 }
 
 /** A qualifying answer whose run is not at hand (a document of another binary): it has no kept proof, so it stands unproved. */
@@ -284,7 +308,18 @@ export async function auditBeforePromotion(ctx: VerdictContext, o: PromotionAudi
     ctx.log(
       `${who}: the ${sel.alreadyChecked.length} UNSAT answer${sel.alreadyChecked.length === 1 ? '' : 's'} it gave much faster than ${candidateDirName(o.champion)} were checked by the race's perf audit already`,
     );
-  const { rows, failures } = await checkQualifying(setting, sel.audit, duelRuns ?? new Map(doc.instances.map((r) => [r.instance, r])));
+  const first = await checkQualifying(setting, sel.audit, duelRuns ?? new Map(doc.instances.map((r) => [r.instance, r])));
+  // The second runs the margin counted (no random audit sampled them): each checked apart, one instance may qualify in both.
+  const seconds = o.duel ? muchFasterInSecondRuns(o.duel) : [];
+  if (seconds.length)
+    ctx.log(
+      `${who}: checking the proofs of the ${seconds.length} UNSAT answer${seconds.length === 1 ? '' : 's'} its second runs gave much faster (${seconds.map((q) => q.instance).join(', ')})`,
+    );
+  const again = seconds.length ? await checkQualifying(setting, seconds, await runsOf(setting.proofs.store, o.duel!, true)) : { rows: [], failures: [] };
+  const [rows, failures] = [
+    [...first.rows, ...again.rows],
+    [...first.failures, ...again.failures],
+  ];
   const record: PromotionAuditDoc = {
     at: new Date().toISOString(),
     champion: { solver: candidateDirName(o.champion), hash: championHash },

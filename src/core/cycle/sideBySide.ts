@@ -158,23 +158,26 @@ export async function duelWithChampion(
 
 /** The paired comparison of a kept duel, recomputed from its pairs at a two-sided `alpha` (the same rule, on the same basis, ranked by `rankBy`). */
 export function duelComparison(d: DuelDoc, alpha: number, rankBy: RankBy): Comparison {
-  const as = (side: 'a' | 'b') =>
-    d.pairs.map((p): InstanceResult => ({
-      instance: p.instance,
-      family: null,
-      expected: null,
-      expected_from: 'none',
-      answer: null,
-      status: p[side].status === 'solved' ? 'solved' : 'timeout',
-      time_s: p[side].time_s,
-      cpu_s: p[side].cpu_s,
-      mem_mb: null,
-      exit_code: null,
-      signal: null,
-      check: { kind: 'none', ok: null, time_s: 0, detail: '' },
-      detail: '',
-    }));
-  return compareRuns(as('a'), as('b'), d.timeout_s, { alpha, on: d.on, bandPct: d.comparison.band_pct, rankBy });
+  const result = (instance: string, r: DuelDoc['pairs'][number]['a']): InstanceResult => ({
+    instance,
+    family: null,
+    expected: null,
+    expected_from: 'none',
+    answer: null,
+    status: r.status === 'solved' ? 'solved' : 'timeout',
+    time_s: r.time_s,
+    cpu_s: r.cpu_s,
+    mem_mb: null,
+    exit_code: null,
+    signal: null,
+    check: { kind: 'none', ok: null, time_s: 0, detail: '' },
+    detail: '',
+  });
+  const as = (side: 'a' | 'b') => d.pairs.map((p) => result(p.instance, p[side]));
+  const again = new Map(
+    d.pairs.flatMap((p) => (p.again ? [[p.instance, { a: result(p.instance, p.again.a), b: result(p.instance, p.again.b) }] as const] : [])),
+  );
+  return compareRuns(as('a'), as('b'), d.timeout_s, { alpha, on: d.on, bandPct: d.comparison.band_pct, rankBy, again });
 }
 
 /**

@@ -225,8 +225,10 @@ export const DashDuel = z.object({
   par2B: Seconds,
   wallPar2A: Seconds,
   wallPar2B: Seconds,
-  /** Percent of A's PAR-2 by which B is faster (negative: slower). */
+  /** Percent of A's PAR-2 by which B is faster (negative: slower), as the margin judged it (with `again`, on both runs' mean). */
   gainPct: z.number(),
+  /** Where the margin was in doubt and both ran their longest instances a second time: how many, and each side's PAR-2 with those at the mean of two runs. */
+  again: z.object({ instances: Count, par2A: Seconds, par2B: Seconds }).optional(),
   /** 95% interval of the per-instance mean difference B - A, seconds. */
   ci95: z.tuple([z.number(), z.number()]),
   p: z.number().min(0).max(1),

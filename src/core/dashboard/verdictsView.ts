@@ -12,7 +12,7 @@ import { parseCandidateDir } from '../layout';
 import type { RunStatus } from '../run/result';
 import type { CycleState } from '../store/cycleState';
 import type { ParsedEval } from './read';
-import { explainComparison, explainSplit } from '../explain';
+import { explainComparison, explainSplit, marginGainPct } from '../explain';
 import {
   RUN_STATUSES,
   SessionId,
@@ -82,7 +82,8 @@ function dashDuel(d: DuelHead, purpose: DashDuel['purpose']): DashDuel {
     par2B: round3(c.par2B),
     wallPar2A: round3(c.wall_par2A),
     wallPar2B: round3(c.wall_par2B),
-    gainPct: c.par2A > 0 ? signed3((100 * (c.par2A - c.par2B)) / c.par2A) : 0,
+    gainPct: signed3(marginGainPct(c)),
+    ...(c.again ? { again: { instances: c.again.instances, par2A: round3(c.again.par2A), par2B: round3(c.again.par2B) } } : {}),
     ci95: [signed3(c.ci95[0]), signed3(c.ci95[1])],
     p: unit(c.p),
     ...(c.level !== undefined ? { level: unit(c.level) } : {}),
@@ -137,8 +138,7 @@ function outcomeOf(
   const cmp = duel.comparison;
   if (cmp.verdict === 'A faster') return 'slower';
   if (cmp.verdict === 'no significant difference') return 'not significant';
-  const gain = cmp.par2A > 0 ? (100 * (cmp.par2A - cmp.par2B)) / cmp.par2A : 0;
-  if (gain < Math.max(minImprovementPct, cmp.band_pct)) return 'under the margin';
+  if (marginGainPct(cmp) < Math.max(minImprovementPct, cmp.band_pct)) return 'under the margin';
   return s?.step === 'done' ? 'vetoed' : 'pending';
 }
 
@@ -187,6 +187,7 @@ export function decisionWhy(
         wilcoxon: { n: x.n, p: x.p },
         ...(x.level !== undefined ? { ratio: { p: x.p } } : {}),
         verdict: x.verdict,
+        ...(x.again ? { again: x.again } : {}),
       },
       { alpha: x.level !== undefined ? 2 * x.level : o.alpha, marginPct: Math.max(o.minImprovementPct, x.bandPct) },
     );

@@ -35,6 +35,12 @@ export interface Comparison {
   verdict: 'B faster' | 'A faster' | 'no significant difference';
   /** The noise band in force (percent of A's PAR-2): a difference inside it is never significant. */
   band_pct: number;
+  /**
+   * Where the margin was in doubt and both sides ran some instances a second time (race.ts raceAgain): how
+   * many, and each side's PAR-2 with every such instance at the mean of its two runs. The margin is
+   * judged on these; the test, `diff` and `ci95` stay on the first runs.
+   */
+  again?: { instances: number; par2A: number; par2B: number };
   /** Why no verdict could be drawn from these measurements however large the difference (compareSeparate). */
   caveat?: string;
 }
@@ -104,11 +110,21 @@ export function compareRuns(
   a: InstanceResult[],
   b: InstanceResult[],
   timeoutS: number,
-  opts: { alpha?: number; resamples?: number; seed?: number; on?: TimeBasis; bandPct?: number; rankBy?: RankBy } = {},
+  opts: {
+    alpha?: number;
+    resamples?: number;
+    seed?: number;
+    on?: TimeBasis;
+    bandPct?: number;
+    rankBy?: RankBy;
+    /** Second runs of both sides, by instance (race.ts raceAgain). */
+    again?: ReadonlyMap<string, { a: InstanceResult; b: InstanceResult }>;
+  } = {},
 ): Comparison {
   const alpha = opts.alpha ?? 0.05;
   const pairs = pairUp(a, b);
-  const on = basisOf(opts.on ?? 'wall', pairs.flat());
+  const twice = pairs.filter(([x]) => opts.again?.has(x.instance));
+  const on = basisOf(opts.on ?? 'wall', [...pairs.flat(), ...twice.flatMap(([x]) => Object.values(opts.again!.get(x.instance)!))]);
   const { ta, tb, d } = pairedPar2(pairs, timeoutS, on);
   const wil = wilcoxonSignedRank(d);
   const ci = subsetMeanCi(d, opts.resamples ?? 10000, opts.seed ?? 1);
@@ -140,7 +156,25 @@ export function compareRuns(
     solvedOnlyB: pairs.filter(([x, y]) => y.status === 'solved' && x.status !== 'solved').length,
     verdict: better ? 'B faster' : worse ? 'A faster' : 'no significant difference',
     band_pct: band,
+    ...(twice.length ? { again: meanOfRuns(pairs, opts.again!, timeoutS, on) } : {}),
   };
+}
+
+/** Each side's PAR-2 over the pairs, an instance run twice counted at the mean of its two runs (Comparison `again`). */
+function meanOfRuns(
+  pairs: readonly [InstanceResult, InstanceResult][],
+  again: ReadonlyMap<string, { a: InstanceResult; b: InstanceResult }>,
+  timeoutS: number,
+  on: TimeBasis,
+): { instances: number; par2A: number; par2B: number } {
+  const side = (k: 0 | 1, key: 'a' | 'b') =>
+    mean(
+      pairs.map((p) => {
+        const second = again.get(p[0].instance)?.[key];
+        return second ? (par2Of(p[k], timeoutS, on) + par2Of(second, timeoutS, on)) / 2 : par2Of(p[k], timeoutS, on);
+      }),
+    );
+  return { instances: pairs.filter(([x]) => again.has(x.instance)).length, par2A: side(0, 'a'), par2B: side(1, 'b') };
 }
 
 /** The runs of the instances both measurements ran, in A's order. */

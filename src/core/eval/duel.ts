@@ -26,7 +26,20 @@ import { compareRuns, type Comparison } from './compare';
 import { auditStage, runStage, type StagePlan } from './gates';
 import { auditOn, type AuditOutcome, type AuditRandom } from './audit';
 import { basisOf, par2Of, timeOn, type TimeBasis } from './metrics';
-import { capFor, DROP_BELOW, firstLook, lowerBound, raceCall, raceLook, raceOrder, raceSettle, RaceDoc, type LookContext, type RacePolicy } from './race';
+import {
+  capFor,
+  DROP_BELOW,
+  firstLook,
+  lowerBound,
+  raceAgain,
+  raceCall,
+  raceLook,
+  raceOrder,
+  raceSettle,
+  RaceDoc,
+  type LookContext,
+  type RacePolicy,
+} from './race';
 import { runSession, sidePairs, type SessionSide, type Side } from './raceRuns';
 import { gateContext, type PlanOverrides } from './plan';
 import { solverIdentity } from './resultsStore';
@@ -54,6 +67,8 @@ export const DuelPair = z.object({
   order: z.enum(['AB', 'BA']),
   a: DuelRun,
   b: DuelRun,
+  /** Both sides' second runs, where the race's margin was in doubt (race.ts raceAgain): the margin is judged on the mean of the two. */
+  again: z.object({ order: z.enum(['AB', 'BA']), a: DuelRun, b: DuelRun }).optional(),
 });
 export type DuelPair = z.infer<typeof DuelPair>;
 
@@ -90,6 +105,8 @@ export const DuelDoc = z.object({
     /** Wall-clock PAR-2 of each side, as competitions report it. */
     wall_par2A: z.number(),
     wall_par2B: z.number(),
+    /** Where the margin was judged on second runs of the longest instances: how many, and each side's PAR-2 with them at the mean of two runs. */
+    again: z.object({ instances: z.number().int(), par2A: z.number(), par2B: z.number() }).optional(),
   }),
   /** A side that crashed or answered wrongly in the duel (it cannot win). */
   fatal: z.object({ side: z.enum(['A', 'B']), detail: z.string() }).nullable(),
@@ -227,12 +244,15 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
         lanes > 1 ? single : perf,
         chunk,
         {},
-        { session: `${session}:${side}`, caps: o.caps, hold: side === 'A' ? null : (req.hold ?? null), ...lane },
+        // A run again (in full, or a second run) gets a key of its own: the stored first run must not stand in for it.
+        { session: `${session}:${side}${o.repeat ? `:again${o.repeat}` : ''}`, caps: o.caps, hold: side === 'A' ? null : (req.hold ?? null), ...lane },
       );
       done += r.results.length;
       req.onProgress?.(done, total, `${side === 'A' ? 'A' : path.basename(dirOf(side))} ran ${chunk.map((i) => i.name).join(', ')}`);
       return r.results;
     },
+    // A survivor whose margin is in doubt runs its longest instances again, raced or not.
+    ...(policy ? { again: raceAgain(policy, perf.timeoutS, req.alpha / 2, req.config.evaluation.rank_by, req.config.strategy.min_improvement_pct) } : {}),
     ...(policy?.racing.enabled
       ? {
           cap: (name: string) => capFor(policy.reference.get(name), perf.timeoutS, policy.racing),
@@ -250,7 +270,8 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     const s = out.b.get(side)!;
     const sp = sidePairs(out, side, order);
     const [paired, rb] = [sp.map((p) => p.a), sp.map((p) => p.b)];
-    const cmp = compareRuns(paired, rb, perf.timeoutS, { alpha: req.alpha, on: req.on, bandPct: req.bandPct, rankBy: req.config.evaluation.rank_by });
+    const again = new Map(sp.flatMap((p) => (p.again ? [[p.a.instance, p.again] as const] : [])));
+    const cmp = compareRuns(paired, rb, perf.timeoutS, { alpha: req.alpha, on: req.on, bandPct: req.bandPct, rankBy: req.config.evaluation.rank_by, again });
     const wall = compareRuns(paired, rb, perf.timeoutS, { alpha: req.alpha, on: 'wall' });
     const race = policy
       ? raceDoc({ s, paired, rb, names, lookCtx, on: req.on, policy, entrants: keys.length, session: sessionOf(session, k, keys.length) })
@@ -269,7 +290,13 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
       ended_at: ended,
       block: lanes > 1 ? 1 : slots,
       together: lanes > 1,
-      pairs: sp.map((p) => ({ instance: p.a.instance, order: orderOf(p.order, side), a: brief(p.a), b: brief(p.b) })),
+      pairs: sp.map((p) => ({
+        instance: p.a.instance,
+        order: orderOf(p.order, side),
+        a: brief(p.a),
+        b: brief(p.b),
+        ...(p.again ? { again: { order: orderOf(p.again.order, side), a: brief(p.again.a), b: brief(p.again.b) } } : {}),
+      })),
       comparison: {
         par2A: cmp.par2A,
         par2B: cmp.par2B,
@@ -282,6 +309,7 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
         band_pct: cmp.band_pct,
         wall_par2A: wall.par2A,
         wall_par2B: wall.par2B,
+        ...(cmp.again ? { again: cmp.again } : {}),
       },
       fatal: fatalOf('B', rb) ?? fatalOf('A', paired),
       ...(race ? { race } : {}),

@@ -85,8 +85,8 @@ export type AuditDoc = z.infer<typeof AuditDoc>;
 
 /** One answer the promotion audit checked: the proof's verdict, and the times that made it worth checking. */
 export const PromotionAuditedDoc = AuditedDoc.extend({
-  /** Where the gain showed: the decision duel's pairs, the two perf evaluation documents, or the held-out duel. */
-  from: z.enum(['duel', 'evaluation', 'held-out']),
+  /** Where the gain showed: the decision duel's pairs, their second runs (where the margin was judged on them), the two perf evaluation documents, or the held-out duel. */
+  from: z.enum(['duel', 'second run', 'evaluation', 'held-out']),
   /** The champion's and the challenger's PAR-2 time there, on `on` (the champion's 2x the timeout when it did not solve it). */
   champion_s: z.number(),
   challenger_s: z.number(),

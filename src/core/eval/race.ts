@@ -144,7 +144,17 @@ export function lowerBound(r: InstanceResult, capS: number, timeoutS: number, on
  * (passChance.ts). A winner's chance stays above it at every look but in rare runs of bad luck; the
  * simulator measures the winners lost (bench/decisions.ts).
  */
-export const DROP_BELOW = 0.03;
+export const DROP_BELOW = 0.05;
+
+/**
+ * The share of the PAR-2 margin a look asks of the gain it predicts. The margin is judged at the end on
+ * runs a look does not see yet: where a significant gain falls under it, the instances that carry the
+ * PAR-2 run again (raceAgain), and a real gain's first estimate that fell under the margin by bad luck
+ * mostly clears it on the mean of both runs. A look that asked the whole margin of the first runs
+ * dropped those winners early; one that asks less keeps no-gain challengers longer (bench/decisions.ts
+ * measures both: docs/decisions.md).
+ */
+export const LOOK_MARGIN_SHARE = 0.6;
 
 /** The judgement of one challenger at one look. */
 export interface FutilityCall {
@@ -178,7 +188,7 @@ export function futility(seen: readonly SeenPair[], rest: readonly number[], o: 
   const { n, speedupPct } = ratioStats(seen.map((p) => ({ champion: p.a, challenger: p.b })));
   // Before the first look, and once every instance has run (the exact test decides then, raceSettle where runs were capped), no call.
   if (n < Math.max(2, o.minInstances) || !rest.length) return { drop: false, speedupPct, chance: null, reason: '' };
-  const chance = passChance(seen, rest, o.timeoutS, o.test);
+  const chance = passChance(seen, rest, o.timeoutS, { ...o.test, marginPct: LOOK_MARGIN_SHARE * o.test.marginPct });
   const drop = chance < DROP_BELOW;
   const way = speedupPct >= 0 ? `${speedupPct.toFixed(1)}% faster` : `${(-speedupPct).toFixed(1)}% slower`;
   const timeouts = seen.filter((p) => p.timeout);
@@ -313,6 +323,47 @@ export function raceSettle(
     const test = objectiveTest(tp, rankBy);
     if (test.p < level) return undefined;
     return `cannot win: with its ${capped} capped run${capped === 1 ? '' : 's'} counted at the cap and as solved (the best they could have done), the promotion test gives p = ${test.p.toPrecision(2)} against the ${level.toPrecision(2)} a promotion needs`;
+  };
+}
+
+/**
+ * The share of a survivor's PAR-2 (both sides' PAR-2 times summed) whose instances run again when its
+ * margin is in doubt: the few longest instances carry the PAR-2 and its noise, so running them twice
+ * halves most of the noise of the margin's estimate for a fraction of an evaluation.
+ */
+export const AGAIN_SHARE = 0.5;
+
+/**
+ * The race's last step for a survivor (raceRuns.ts again): when the promotion test passes on its final
+ * pairs but its PAR-2 gain is under the margin (and not a loss), the instances carrying AGAIN_SHARE of
+ * the pairs' PAR-2, heaviest first, for both sides to run a second time; the margin is then judged on
+ * each such instance's mean of two runs (compare.ts `again`). The test stays on the first runs (its level
+ * is exact there), so a second look at the margin can never promote what the test did not find better.
+ * Pairs both sides left unsolved neither run again nor count in the share (2T twice says nothing new). Else none.
+ */
+export function raceAgain(
+  policy: RacePolicy,
+  timeoutS: number,
+  level: number,
+  rankBy: RankBy,
+  marginPct: number,
+): (side: string, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string[] {
+  return (_side, pairs) => {
+    const tp = testPairs(pairs, timeoutS, pairsBasis(policy.on, pairs));
+    const solvedMore = tp.filter((p) => p.solvedB && !p.solvedA).length - tp.filter((p) => p.solvedA && !p.solvedB).length;
+    // Ranked solved first, a different count decides without the margin.
+    if (rankBy === 'solved-then-par2' && solvedMore !== 0) return [];
+    const [A, B] = [tp.reduce((t, p) => t + p.a, 0), tp.reduce((t, p) => t + p.b, 0)];
+    const gainPct = A > 0 ? (100 * (A - B)) / A : 0;
+    if (!(gainPct >= 0 && gainPct < marginPct) || objectiveTest(tp, rankBy).p >= level) return [];
+    const heavy = tp.flatMap((p, k) => (p.solvedA || p.solvedB ? [{ k, w: p.a + p.b }] : [])).sort((x, y) => y.w - x.w || x.k - y.k);
+    const total = heavy.reduce((t, h) => t + h.w, 0);
+    const out: string[] = [];
+    for (let acc = 0, j = 0; j < heavy.length && acc < AGAIN_SHARE * total; j++) {
+      acc += heavy[j]!.w;
+      out.push(pairs[heavy[j]!.k]!.a.instance);
+    }
+    return out;
   };
 }
 

@@ -9,15 +9,25 @@
 // B's cap there, both run that instance again in full, and the fresh pair replaces the old one: the
 // choice of instances is the same for A's runs as for B's, so for identical solvers every pair stays
 // exchangeable and the test's level holds at any cap (re-running B alone would swap its slow draws for
-// fresh ones). Unless `settle` says B cannot win even so. Pure scheduling: the runs themselves are the caller's (`run`).
+// fresh ones). Unless `settle` says B cannot win even so. Last, where `again` names instances for a
+// survivor (its margin in doubt), both run them a second time; those runs are kept beside the pairs, not
+// in them. Pure scheduling: the runs themselves are the caller's (`run`).
 import type { InstanceSpec } from '../instances/instances';
 import type { InstanceResult } from '../run/result';
 
 /** A side's key: 'A' for the reference, the caller's keys for the others. */
 export type Side = string;
 
-/** Runs `instances` for a side; `lane` pins to a core (lanes > 1); `caps` are per-instance time limits under the timeout. */
-export type RunBlock = (side: Side, instances: InstanceSpec[], o: { lane?: number; caps: ReadonlyMap<string, number> }) => Promise<InstanceResult[]>;
+/**
+ * Runs `instances` for a side; `lane` pins to a core (lanes > 1); `caps` are per-instance time limits
+ * under the timeout; `repeat`, how many times the side ran these instances before in the session (absent:
+ * never): a run again must be a new run, never the stored earlier one.
+ */
+export type RunBlock = (
+  side: Side,
+  instances: InstanceSpec[],
+  o: { lane?: number; caps: ReadonlyMap<string, number>; repeat?: number },
+) => Promise<InstanceResult[]>;
 
 /** What to schedule. */
 export interface SessionRequest {
@@ -37,6 +47,8 @@ export interface SessionRequest {
    * they had ended at their caps (it is dropped then, and they are not run again), or undefined.
    */
   settle?: (side: Side, pairs: readonly SessionPair[]) => string | undefined;
+  /** At the very end, for a survivor: instances both run a second time (its final pairs given), or none. */
+  again?: (side: Side, pairs: readonly SessionPair[]) => readonly string[];
 }
 
 /** A B's pair on one instance: A's run, its own, and the cap its run had (the timeout when none). */
@@ -58,6 +70,8 @@ export interface SessionSide {
   capped: number;
   /** Instances both ran again in full (its capped ones, and those where A's run went past its cap). */
   rerun: number;
+  /** Second runs of both sides where `again` asked for them, beside the pairs (which keep the first), and the order they ran in. */
+  again: Map<string, { a: InstanceResult; b: InstanceResult; order: Side[] }>;
   /** Set when the rule dropped it: after how many instances of the order, and why. */
   dropped?: { after: number; reason: string };
 }
@@ -73,7 +87,9 @@ export interface SessionOutcome {
 export async function runSession(req: SessionRequest): Promise<SessionOutcome> {
   const { order, timeoutS } = req;
   const a = new Map<string, InstanceResult>();
-  const b = new Map<Side, SessionSide>(req.challengers.map((s) => [s, { results: new Map(), fresh: new Map(), caps: new Map(), capped: 0, rerun: 0 }]));
+  const b = new Map<Side, SessionSide>(
+    req.challengers.map((s) => [s, { results: new Map(), fresh: new Map(), again: new Map(), caps: new Map(), capped: 0, rerun: 0 }]),
+  );
   const orders = new Map<string, Side[]>();
   const alive = () => req.challengers.filter((s) => !b.get(s)!.dropped);
   const finished = new Set<number>();
@@ -94,11 +110,11 @@ export async function runSession(req: SessionRequest): Promise<SessionOutcome> {
     for (const [k, v] of caps) b.get(side)!.caps.set(k, v);
     return caps;
   };
-  /** A B's pairs over the first `upTo` instances of the order. */
+  /** A B's pairs over the first `upTo` instances of the order (with A's fresh run where both ran it again). */
   const pairsOf = (side: Side, upTo: number): SessionPair[] => {
     const s = b.get(side)!;
     return order.slice(0, upTo).flatMap((i) => {
-      const [x, y] = [a.get(i.name), s.results.get(i.name)];
+      const [x, y] = [s.fresh.get(i.name)?.a ?? a.get(i.name), s.results.get(i.name)];
       return x && y ? [{ instance: i.name, a: x, b: y, capS: s.caps.get(i.name) ?? timeoutS }] : [];
     });
   };
@@ -176,33 +192,63 @@ export async function runSession(req: SessionRequest): Promise<SessionOutcome> {
     }
     again.set(side, new Set(over.map((i) => i.name)));
   }
-  for (const [k, i] of order.filter((x) => [...again.values()].some((names) => names.has(x.name))).entries()) {
-    const entrants: Side[] = ['A', ...[...again.keys()].filter((side) => again.get(side)!.has(i.name))];
-    const rot = k % entrants.length;
-    const sequence = [...entrants.slice(rot), ...entrants.slice(0, rot)];
-    const runs = new Map<Side, InstanceResult>();
-    for (const side of sequence) for (const r of await req.run(side, [i], { caps: new Map() })) runs.set(side, r);
-    for (const side of entrants.slice(1)) {
-      const s = b.get(side)!;
-      s.caps.delete(i.name);
-      s.results.set(i.name, runs.get(side)!);
-      s.fresh.set(i.name, { a: runs.get('A')!, order: sequence });
-      s.rerun++;
-    }
-  }
+  const ran = new Map<string, number>();
+  await bothAgain(req, order, again, ran, (side, i, runs, sequence) => {
+    const s = b.get(side)!;
+    s.caps.delete(i);
+    s.results.set(i, runs.get(side)!);
+    s.fresh.set(i, { a: runs.get('A')!, order: sequence });
+    s.rerun++;
+  });
   for (const s of b.values()) if (s.dropped) s.capped = [...s.results.values()].filter((r) => r.status === 'timeout' && s.caps.has(r.instance)).length;
+  // Second runs where a survivor's final pairs leave its margin in doubt.
+  const second = new Map<Side, Set<string>>();
+  for (const side of req.again ? alive() : []) {
+    const names = req.again!(side, pairsOf(side, order.length));
+    if (names.length) second.set(side, new Set(names));
+  }
+  await bothAgain(req, order, second, ran, (side, i, runs, sequence) => b.get(side)!.again.set(i, { a: runs.get('A')!, b: runs.get(side)!, order: sequence }));
   return { a, b, orders };
 }
 
-/** A B side's pairs after the session, in the order: A's run of each instance it ran (the fresh one where both ran it again), its own, and the order they ran in. */
+/**
+ * Runs each instance some B sides need again, in full, once for A and once for each of them (their order
+ * rotating), pinned to a lane as the session's runs were (a run on a CPU mask of its own would tell a
+ * solver it is a re-run), and hands over the runs.
+ */
+async function bothAgain(
+  req: SessionRequest,
+  order: readonly InstanceSpec[],
+  wanted: ReadonlyMap<Side, ReadonlySet<string>>,
+  /** How many times each side ran each instance again so far (by side and instance), counted on. */
+  ran: Map<string, number>,
+  keep: (side: Side, instance: string, runs: ReadonlyMap<Side, InstanceResult>, sequence: Side[]) => void,
+): Promise<void> {
+  for (const [k, i] of order.filter((x) => [...wanted.values()].some((names) => names.has(x.name))).entries()) {
+    const entrants: Side[] = ['A', ...[...wanted.keys()].filter((side) => wanted.get(side)!.has(i.name))];
+    const rot = k % entrants.length;
+    const sequence = [...entrants.slice(rot), ...entrants.slice(0, rot)];
+    const runs = new Map<Side, InstanceResult>();
+    const lane = req.lanes > 1 ? { lane: k % req.lanes } : {};
+    for (const side of sequence) {
+      const repeat = (ran.get(`${side}\0${i.name}`) ?? 0) + 1;
+      ran.set(`${side}\0${i.name}`, repeat);
+      for (const r of await req.run(side, [i], { caps: new Map(), ...lane, repeat })) runs.set(side, r);
+    }
+    for (const side of entrants.slice(1)) keep(side, i.name, runs, sequence);
+  }
+}
+
+/** A B side's pairs after the session, in the order: A's run of each instance it ran (the fresh one where both ran it again in full), its own, the order they ran in, and their second runs where the margin asked for them. */
 export function sidePairs(
   out: SessionOutcome,
   side: Side,
   order: readonly InstanceSpec[],
-): { a: InstanceResult; b: InstanceResult; order: Side[] | undefined }[] {
+): { a: InstanceResult; b: InstanceResult; order: Side[] | undefined; again?: { a: InstanceResult; b: InstanceResult; order: Side[] } }[] {
   const s = out.b.get(side)!;
   return order.flatMap((i) => {
     const [x, y] = [s.fresh.get(i.name)?.a ?? out.a.get(i.name), s.results.get(i.name)];
-    return x && y ? [{ a: x, b: y, order: s.fresh.get(i.name)?.order ?? out.orders.get(i.name) }] : [];
+    const again = s.again.get(i.name);
+    return x && y ? [{ a: x, b: y, order: s.fresh.get(i.name)?.order ?? out.orders.get(i.name), ...(again ? { again } : {}) }] : [];
   });
 }

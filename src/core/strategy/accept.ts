@@ -7,16 +7,20 @@ import type { Comparison } from '../eval/compare';
 import { measuredInFull } from '../eval/evalDoc';
 import { candidateDirName } from '../layout';
 import type { Decision, Evaluated } from './types';
-import { minPairsForSignificance } from '../explain';
+import { marginGainPct, minPairsForSignificance } from '../explain';
 
-/** The gain of B over A in percent of A's PAR-2 (positive: B faster). */
-export const gainPct = (c: Comparison | undefined): number => (c && c.par2A > 0 ? (100 * (c.par2A - c.par2B)) / c.par2A : 0);
+/** The gain of B over A in percent of A's PAR-2 (positive: B faster), where instances ran twice on both runs' mean (Comparison `again`). */
+export const gainPct = (c: Comparison | undefined): number => (c ? marginGainPct(c) : 0);
 
 /** Instances a comparison's B solved that A did not, less the reverse, where the ranking counts them first (else 0). */
 const solvedMore = (c: Comparison): number => (c.test?.rank_by === 'solved-then-par2' ? c.solvedOnlyB - c.solvedOnlyA : 0);
 
 /** Whether a significantly better B is better by enough: more solved where solved count first, else the margin in PAR-2 (and never fewer solved). */
 const byEnough = (c: Comparison, marginPct: number): boolean => (solvedMore(c) !== 0 ? solvedMore(c) > 0 : gainPct(c) >= marginPct);
+
+/** Where the margin was judged on second runs, which: ", its N longest instances run twice" (else nothing). */
+const twice = (c: Comparison): string =>
+  c.again ? ` with its ${c.again.instances} longest instance${c.again.instances === 1 ? '' : 's'} run twice by both (the mean of the two runs)` : '';
 
 /** Of the evaluated candidates, the correct one significantly better side by side and better by enough with the largest gain (most solved first where they count first), else none (with why). */
 export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: number, alpha = 0.05): Decision {
@@ -31,7 +35,7 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
     .sort((a, b) => solvedMore(b.cmp!) - solvedMore(a.cmp!) || gainPct(b.cmp) - gainPct(a.cmp));
   const stays = candidateDirName(parent);
   const side = (c: Comparison) =>
-    `side by side on ${c.on === 'cpu' ? 'CPU' : 'wall'} time: PAR-2 ${c.par2A.toFixed(2)} -> ${c.par2B.toFixed(2)} s, ${gainPct(c).toFixed(1)}% faster, p = ${c.test.p.toPrecision(2)}, n = ${c.common}`;
+    `side by side on ${c.on === 'cpu' ? 'CPU' : 'wall'} time: PAR-2 ${(c.again ?? c).par2A.toFixed(2)} -> ${(c.again ?? c).par2B.toFixed(2)} s, ${gainPct(c).toFixed(1)}% faster${twice(c)}, p = ${c.test.p.toPrecision(2)}, n = ${c.common}`;
   const best = winners[0];
   if (best)
     return {
@@ -44,7 +48,7 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
   if (close)
     return {
       winner: null,
-      outcome: `${stays} stays champion (${of}${name(close.candidate)}${gainPct(close.cmp).toFixed(1)}% faster side by side: significant, but ${solvedMore(close.cmp!) < 0 ? `it solves ${-solvedMore(close.cmp!)} fewer` : `under ${why}`})`,
+      outcome: `${stays} stays champion (${of}${name(close.candidate)}${gainPct(close.cmp).toFixed(1)}% faster side by side${twice(close.cmp!)}: significant, but ${solvedMore(close.cmp!) < 0 ? `it solves ${-solvedMore(close.cmp!)} fewer` : `under ${why}`})`,
     };
   const fatal = evaluated.find((e) => e.fatal);
   if (!passing.length && fatal)

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { StrategyConfig } from '../config/schema';
 import { candidateDirName } from '../layout';
 import { unifiedDiff } from '../workspace/candidateDiff';
-import { acceptWithMargin } from './accept';
+import { acceptWithMargin, gainPct } from './accept';
 import { DEFAULT_RUBRIC, type JudgeScore } from './judge';
 import { appendJudgeRecord } from './judgeLog';
 import type { Proposal, SelectContext, Selection, Strategy } from './types';
@@ -26,7 +26,7 @@ export function sift(cfg: Extract<StrategyConfig, { name: 'sift' }>): Strategy {
         candidate,
         par2: cmp.par2B,
         parent_par2: cmp.par2A,
-        gain_pct: cmp.par2A > 0 ? (100 * (cmp.par2A - cmp.par2B)) / cmp.par2A : 0,
+        gain_pct: gainPct(cmp),
       }),
     accept: acceptWithMargin(cfg.min_improvement_pct, cfg.alpha),
   };

@@ -4,7 +4,7 @@
 // (eval/compare.ts) fit them without this lower folder importing the evaluator.
 import * as path from 'node:path';
 import { readCandidateDoc, writeCandidateDoc } from './candidateFs';
-import { explainComparison } from '../explain';
+import { explainComparison, marginGainPct } from '../explain';
 
 /** The file's name inside a candidate directory. */
 export const RESULTS_FILE = 'RESULTS.md';
@@ -56,7 +56,7 @@ export interface ResultsInput {
 interface PromotionAuditRow {
   instance: string;
   verdict: 'ok' | 'caught' | 'not_audited';
-  from: 'duel' | 'evaluation' | 'held-out';
+  from: 'duel' | 'second run' | 'evaluation' | 'held-out';
   champion_s: number;
   challenger_s: number;
   champion_status: string;
@@ -104,7 +104,8 @@ function promotionAuditSection(a: PromotionAuditInput): string[] {
     `| instance | champion | this | ${a.from === 'kept' ? "its run's proof (run)" : 're-run with a proof'} |`,
     '|---|---|---|---|',
     ...rows.map(
-      (i) => `| ${i.instance} | ${champion(i)} | ${i.challenger_s.toFixed(3)} s | ${verdict(i).replace(/\|/g, '/')}${i.run ? ` (${i.run.slice(0, 8)})` : ''} |`,
+      (i) =>
+        `| ${i.instance}${i.from === 'second run' ? ' (second run)' : ''} | ${champion(i)} | ${i.challenger_s.toFixed(3)} s | ${verdict(i).replace(/\|/g, '/')}${i.run ? ` (${i.run.slice(0, 8)})` : ''} |`,
     ),
   ];
   const main = a.instances.length
@@ -125,6 +126,8 @@ export interface ResultsComparison {
   common: number;
   par2A: number;
   par2B: number;
+  /** Where the margin was judged on second runs of the longest instances (eval/compare.ts `again`). */
+  again?: { instances: number; par2A: number; par2B: number };
   diff: number;
   ci95: readonly [number, number];
   wilcoxon: { n: number; p: number; method: string };
@@ -210,7 +213,7 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
     lines.push('', '## Not compared side by side with the champion', '', `${notes.unmatched[0]!.toUpperCase()}${notes.unmatched.slice(1)}.`);
   if (cmp) {
     const margin = notes ? Math.max(notes.marginPct, notes.bandPct) : undefined;
-    const gain = cmp.par2A > 0 ? (100 * (cmp.par2A - cmp.par2B)) / cmp.par2A : 0;
+    const gain = marginGainPct(cmp);
     lines.push(
       '',
       notes?.duel ? `## Against the champion, side by side (${cmp.common} instances, one session)` : `## Against the champion (${cmp.common} common instances)`,
@@ -222,6 +225,11 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
           ]
         : []),
       `PAR-2 champion ${cmp.par2A.toFixed(3)} s, this ${cmp.par2B.toFixed(3)} s; difference ${cmp.diff.toFixed(3)} s (95% CI ${cmp.ci95[0].toFixed(3)} .. ${cmp.ci95[1].toFixed(3)}).`,
+      ...(cmp.again
+        ? [
+            `Its gain was significant but under the margin on these runs, so both ran its ${cmp.again.instances} longest instance${cmp.again.instances === 1 ? '' : 's'} a second time: with each at the mean of its two runs, PAR-2 champion ${cmp.again.par2A.toFixed(3)} s, this ${cmp.again.par2B.toFixed(3)} s (the margin is judged on these; the test on the first runs).`,
+          ]
+        : []),
       ...(cmp.ratio
         ? [
             `Instance by instance: ${Math.abs(cmp.ratio.speedup_pct).toFixed(1)}% ${cmp.ratio.speedup_pct >= 0 ? 'faster' : 'slower'} as a geometric mean of the time ratios.`,
