@@ -227,7 +227,7 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
       `PAR-2 champion ${cmp.par2A.toFixed(3)} s, this ${cmp.par2B.toFixed(3)} s; difference ${cmp.diff.toFixed(3)} s (95% CI ${cmp.ci95[0].toFixed(3)} .. ${cmp.ci95[1].toFixed(3)}).`,
       ...(cmp.again
         ? [
-            `Its gain was significant but under the margin on these runs, so both ran its ${cmp.again.instances} longest instance${cmp.again.instances === 1 ? '' : 's'} a second time: with each at the mean of its two runs, PAR-2 champion ${cmp.again.par2A.toFixed(3)} s, this ${cmp.again.par2B.toFixed(3)} s (the margin is judged on these; the test on the first runs).`,
+            `Its gain was significant but close to the margin on these runs, so both ran its ${cmp.again.instances} longest instance${cmp.again.instances === 1 ? '' : 's'} a second time: with each at the mean of its two runs, PAR-2 champion ${cmp.again.par2A.toFixed(3)} s, this ${cmp.again.par2B.toFixed(3)} s (the margin is judged on these; the test on the first runs).`,
           ]
         : []),
       ...(cmp.ratio
