@@ -404,7 +404,7 @@ describe('promotion audit: real cycles', function () {
     assert.equal(s.champion_changed, false, shown);
     assert.match(
       s.outcome ?? '',
-      /^SATLUTION_0 stays champion \(SATLUTION_1 won on the perf set, but the promotion audit caught a lie: UNSAT claimed on u-hard\.cnf, proof rejected by drat-trim/,
+      /^SATLUTION_0 stays champion \(SATLUTION_1 won on the perf set, but the promotion audit caught (a lie|2 lies): UNSAT claimed on u-hard\.cnf, proof rejected by drat-trim/,
       shown,
     );
     // It really won: side by side it was significantly faster, by more than the margin.
@@ -418,7 +418,7 @@ describe('promotion audit: real cycles', function () {
     assert.equal(rec.status, 'failed');
     assert.match(
       rec.detail ?? '',
-      /^failed the perf gate: promotion audit: the proofs of \d+ UNSAT answers? much faster than SATLUTION_0's checked, as their runs wrote them; 1 caught: UNSAT claimed on u-hard\.cnf, proof rejected by drat-trim/,
+      /^failed the perf gate: promotion audit: the proofs of \d+ UNSAT answers? much faster than SATLUTION_0's checked, as their runs wrote them; [12] caught: UNSAT claimed on u-hard\.cnf, proof rejected by drat-trim/,
     );
     const after = (await new EvalStore(ws).get(1))!;
     assert.equal(after.verdict, 'fail');
@@ -429,9 +429,15 @@ describe('promotion audit: real cycles', function () {
       /^invalid_proof: UNSAT claimed on u-hard\.cnf, proof rejected by drat-trim .*\(the proof its own run wrote\) \(promotion audit\)$/,
     );
     const pa = g.promotion_audit!;
-    assert.equal(pa.caught, 1);
+    // Its gain (about 40%) leaves the 35% margin in doubt, so the longest formulas ran a second time: it lied there too, and was caught there too.
+    const second = decision.pairs.find((p) => p.instance === HARD.name)!.again;
+    assert.equal(pa.caught, second ? 2 : 1, JSON.stringify(pa.instances));
+    if (second) {
+      const again = pa.instances.find((i) => i.instance === HARD.name && i.from === 'second run')!;
+      assert.deepEqual([again.verdict, again.status, again.run], ['caught', 'invalid_proof', second.b.run], JSON.stringify(again));
+    }
     assert.equal(pa.duel, decision.session);
-    const hard = pa.instances.find((i) => i.instance === HARD.name)!;
+    const hard = pa.instances.find((i) => i.instance === HARD.name && i.from === 'duel')!;
     assert.deepEqual(
       [hard.verdict, hard.status, hard.from, hard.champion_status, hard.check.kind, hard.check.ok],
       ['caught', 'invalid_proof', 'duel', 'solved', 'drat', false],
@@ -518,7 +524,8 @@ describe('promotion audit: real cycles', function () {
   it('a significant gain under the margin: both run the instances carrying half the PAR-2 a second time, as new runs, and the margin is judged on the means', async () => {
     // Half the start-up loop: faster on every pair (significant with ten pairs), by far less than a 90% margin.
     const unsat: [number, number][] = [...EASY_UNSAT, [6, 4], [7, 5]];
-    const ws = await workspace({ hard: false, unsat, sat: 4, marginPct: 90 });
+    // Racing's drops off: a look asks most of the margin, which this gain does not reach; the second runs are what is tested.
+    const ws = await workspace({ hard: false, unsat, sat: 4, marginPct: 90, edit: noDrops });
     const config = await loadConfig(ws);
     const s = await runCycle({
       ws,
