@@ -32,7 +32,7 @@ import type { EvalDoc } from '../src/core/eval/evalDoc';
 import { par2Of } from '../src/core/eval/metrics';
 import { capFor, firstLook, heldOutCall, heldOutLook, heldOutPairs, raceAgain, raceLook, raceOrder, raceSettle, type RacePolicy } from '../src/core/eval/race';
 import type { RankBy } from '../src/core/eval/objectiveTest';
-import { runSession, sidePairs } from '../src/core/eval/raceRuns';
+import { runSession, secondRuns, sidePairs } from '../src/core/eval/raceRuns';
 import { RacingSchema } from '../src/core/config/schema';
 import { prng } from '../src/core/stats/prng';
 import type { InstanceSpec } from '../src/core/instances/instances';
@@ -182,7 +182,7 @@ async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number
       verdict: 'pass',
       race: { outcome: survived ? 'survived' : 'rejected early', ran: b.length, of: order.length, reason: s.dropped?.reason ?? '' },
     } as Partial<EvalDoc> as EvalDoc;
-    const again = new Map(sp.flatMap((p) => (p.again ? [[p.a.instance, p.again] as const] : [])));
+    const again = secondRuns(sp);
     return { candidate: k + 1, json, cmp: survived ? compareRuns(a, b, TIMEOUT_S, { alpha: 2 * level, on: ON, rankBy: RANK_BY, again }) : undefined };
   });
   const d = greedyAccept(evaluated, 0, MIN_IMPROVEMENT_PCT, 2 * level);

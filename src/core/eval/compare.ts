@@ -156,7 +156,7 @@ export function compareRuns(
     solvedOnlyB: pairs.filter(([x, y]) => y.status === 'solved' && x.status !== 'solved').length,
     verdict: better ? 'B faster' : worse ? 'A faster' : 'no significant difference',
     band_pct: band,
-    ...(twice.length ? { again: meanOfRuns(pairs, opts.again!, timeoutS, on) } : {}),
+    ...(twice.length ? { again: { instances: twice.length, ...meanOfRuns(pairs, opts.again!, timeoutS, on) } } : {}),
   };
 }
 
@@ -166,7 +166,7 @@ function meanOfRuns(
   again: ReadonlyMap<string, { a: InstanceResult; b: InstanceResult }>,
   timeoutS: number,
   on: TimeBasis,
-): { instances: number; par2A: number; par2B: number } {
+): { par2A: number; par2B: number } {
   const side = (k: 0 | 1, key: 'a' | 'b') =>
     mean(
       pairs.map((p) => {
@@ -174,7 +174,7 @@ function meanOfRuns(
         return second ? (par2Of(p[k], timeoutS, on) + par2Of(second, timeoutS, on)) / 2 : par2Of(p[k], timeoutS, on);
       }),
     );
-  return { instances: pairs.filter(([x]) => again.has(x.instance)).length, par2A: side(0, 'a'), par2B: side(1, 'b') };
+  return { par2A: side(0, 'a'), par2B: side(1, 'b') };
 }
 
 /** The runs of the instances both measurements ran, in A's order. */

@@ -40,7 +40,7 @@ import {
   type LookContext,
   type RacePolicy,
 } from './race';
-import { runSession, sidePairs, type SessionSide, type Side } from './raceRuns';
+import { runSession, secondRuns, sidePairs, type SessionSide, type Side } from './raceRuns';
 import { gateContext, type PlanOverrides } from './plan';
 import { solverIdentity } from './resultsStore';
 import { releaseProofs } from './proofChecks';
@@ -270,7 +270,7 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     const s = out.b.get(side)!;
     const sp = sidePairs(out, side, order);
     const [paired, rb] = [sp.map((p) => p.a), sp.map((p) => p.b)];
-    const again = new Map(sp.flatMap((p) => (p.again ? [[p.a.instance, p.again] as const] : [])));
+    const again = secondRuns(sp);
     const cmp = compareRuns(paired, rb, perf.timeoutS, { alpha: req.alpha, on: req.on, bandPct: req.bandPct, rankBy: req.config.evaluation.rank_by, again });
     const wall = compareRuns(paired, rb, perf.timeoutS, { alpha: req.alpha, on: 'wall' });
     const race = policy

@@ -252,3 +252,8 @@ export function sidePairs(
     return x && y ? [{ a: x, b: y, order: s.fresh.get(i.name)?.order ?? out.orders.get(i.name), ...(again ? { again } : {}) }] : [];
   });
 }
+
+/** A side's second runs by instance (sidePairs' `again`), as compare.ts compareRuns takes them. */
+export const secondRuns = (
+  pairs: readonly { a: InstanceResult; again?: { a: InstanceResult; b: InstanceResult } }[],
+): Map<string, { a: InstanceResult; b: InstanceResult }> => new Map(pairs.flatMap((p) => (p.again ? [[p.a.instance, p.again] as const] : [])));
