@@ -17,11 +17,12 @@ import { buildDashboard, DashboardSource, type DashboardBuild } from '../src/cor
 import type { DashCandidate } from '../src/core/dashboard/schema';
 import type { CycleState } from '../src/core/store/cycleState';
 import type { EvalDoc } from '../src/core/eval/evalDoc';
-import type { CalibrationDoc } from '../src/core/eval/calibration';
-import { compareRuns } from '../src/core/eval/compare';
-import type { DuelDoc } from '../src/core/eval/duel';
+import type { CalibrationDoc } from '../src/core/decide/calibration';
+import { compareRuns } from '../src/core/decide/comparison';
+import type { DuelDoc } from '../src/core/decide/duels';
 import { prng } from '../src/core/stats/prng';
-import { DROP_BELOW, futility, type RaceDoc, type SeenPair } from '../src/core/eval/race';
+import { DROP_BELOW, futility, type SeenPair } from '../src/core/decide/race';
+import { type RaceDoc } from '../src/core/eval/evalDoc';
 import { RacingSchema } from '../src/core/config/schema';
 import type { InstanceResult, RunStatus } from '../src/core/run/result';
 import type { UsageRecord } from '../src/core/llm/usage';
@@ -75,7 +76,7 @@ function writeWorkspace(ws: string): void {
     'version: 1\nseeds:\n  - { name: kissat, source: ./kissat, primary: true }\nstrategy:\n  min_improvement_pct: 2\nevaluation:\n  decide_on: cpu\n',
   );
   const at = (k: number) => new Date(Date.UTC(2026, 10, 1) + k * 3_600_000).toISOString();
-  // The noise band: the champion against itself, side by side (eval/calibration.ts).
+  // The noise band: the champion against itself, side by side (decide/calibration.ts).
   const BAND = 3.1;
   const RACING = RacingSchema.parse({});
   const cal: CalibrationDoc = {
@@ -208,7 +209,7 @@ function writeWorkspace(ws: string): void {
       const rs = results(next, 1 + 0.1 * (rnd() - 0.5), 1000 + c);
       const raced = !failAt && next > speed * 1.03 ? race(rs, championRs, championPar2) : undefined;
       if (raced) {
-        // Rejected early by racing: only the instances it ran, capped runs at their cap (eval/race.ts).
+        // Rejected early by racing: only the instances it ran, capped runs at their cap (decide/race.ts).
         const m = metrics(raced.ran);
         evalFile(dir, { verdict: 'pass', instances: raced.ran, metrics: m, race: raced.doc, gates: passGates(m) } as Partial<EvalDoc> as EvalDoc, k);
         candidates.push({ id, dir, parent, status: 'evaluated', created_at: at(k - 1), updated_at: at(k) });
@@ -305,7 +306,7 @@ function writeWorkspace(ws: string): void {
         usd: 0.05 + 0.3 * rnd(),
       });
   }
-  /** A side-by-side measurement of the challenger with the champion, kept as eval/duel.ts keeps it. */
+  /** A side-by-side measurement of the challenger with the champion, kept as decide/measureTogether.ts keeps it. */
   function duel(cycle: number, a: string, b: string, ra: InstanceResult[], rb: InstanceResult[], when: string) {
     const cmp = compareRuns(ra, rb, T, { on: 'cpu', bandPct: BAND, resamples: 400 });
     const wall = compareRuns(ra, rb, T, { on: 'wall', resamples: 50 });
@@ -371,7 +372,7 @@ function writeWorkspace(ws: string): void {
       lb += stopped ? cap : t;
       champ += refT;
       spent += stopped ? cap : Math.min(t, T);
-      // The race's futility rule (eval/race.ts), on the pairs so far, capped runs at their cap.
+      // The race's futility rule (decide/race.ts), on the pairs so far, capped runs at their cap.
       pairs.push({ a: refT, b: stopped ? cap : t, solvedA: refT < T, solvedB: stopped || r.status === 'solved', timeout: refT >= T });
       const rest = order.slice(ran.length).map((x) => refOf.get(x.instance) ?? 2 * T);
       const call = futility(pairs, rest, {

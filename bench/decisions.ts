@@ -1,9 +1,9 @@
 // Benchmark: the decision rules' error rates and cost, by simulation. Synthetic solvers (instance times
 // log-uniform 0.05-30 s, a share unsolvable, per-run noise, session drift), seeded, driven through the
 // real decision code as a cycle chains it: the race's order and caps (race.ts raceOrder, capFor), the
-// session scheduler with the futility rule and the last word on capped survivors (raceRuns.ts
+// session scheduler with the futility rule and the last word on capped survivors (scheduler.ts
 // runSession, race.ts raceLook, raceSettle, raceAgain: the second runs where a survivor's margin is in doubt),
-// (compare.ts compareRuns, cycle/sideBySide.ts promotionLevel) and the promotion rule (strategy/accept.ts
+// (comparison.ts compareRuns, decide/againstChampion.ts promotionLevel) and the promotion rule (decide/promotionRule.ts
 // greedyAccept). Printed for 12, 22 and 44 instances: false
 // promotions per decision (pooled, and the 90th percentile over workspaces) and per 20 cycles, power at
 // 5/10/20% true gain, CPU per cycle in evaluations of the champion's perf set (whole cycle, per rejected
@@ -27,19 +27,20 @@
 // 60 s timeout, BENCH_SOLVED_SHARE of them solved, 1); timeouts-sc-12 and -24 (400 instances, 30%
 // beyond a 5,000 s timeout, 12 or 24 more solved, identical elsewhere); corrnoise (each lane's core slows
 // down and recovers, AR(1), 15% sd); lowcap (cap_factor 1.1). BENCH_INSTANCES sets the size.
-import { compareRuns } from '../src/core/eval/compare';
+import { compareRuns } from '../src/core/decide/comparison';
 import type { EvalDoc } from '../src/core/eval/evalDoc';
 import { par2Of } from '../src/core/eval/metrics';
-import { capFor, firstLook, heldOutCall, heldOutLook, heldOutPairs, raceAgain, raceLook, raceOrder, raceSettle, type RacePolicy } from '../src/core/eval/race';
-import type { RankBy } from '../src/core/eval/objectiveTest';
-import { runSession, secondRuns, sidePairs } from '../src/core/eval/raceRuns';
+import { capFor, firstLook, raceAgain, raceLook, raceOrder, raceSettle, type RacePolicy } from '../src/core/decide/race';
+import { heldOutCall, heldOutLook, heldOutPairs } from '../src/core/decide/heldOut';
+import type { RankBy } from '../src/core/decide/objectiveTest';
+import { runSession, secondRuns, sidePairs } from '../src/core/decide/scheduler';
 import { RacingSchema } from '../src/core/config/schema';
 import { prng } from '../src/core/stats/prng';
 import type { InstanceSpec } from '../src/core/instances/instances';
 import type { InstanceResult } from '../src/core/run/result';
-import { promotionLevel } from '../src/core/cycle/sideBySide';
-import { greedyAccept } from '../src/core/strategy/accept';
-import type { Evaluated } from '../src/core/strategy/types';
+import { promotionLevel } from '../src/core/decide/againstChampion';
+import { greedyAccept } from '../src/core/decide/promotionRule';
+import type { Evaluated } from '../src/core/decide/promotionRule';
 
 const WORKSPACES = Number(process.env.BENCH_WORKSPACES ?? 40);
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 50);

@@ -15,7 +15,7 @@ import { prng } from '../src/core/stats/prng';
 import { loadConfig } from '../src/core/config/load';
 import { runCycle } from '../src/core/cycle/engine';
 import { saveCycle } from '../src/core/store/cycleState';
-import { compareRuns } from '../src/core/eval/compare';
+import { compareRuns } from '../src/core/decide/comparison';
 import type { EvalDoc } from '../src/core/eval/evalDoc';
 import { silentLogger } from '../src/core/ports';
 import { CandidateStore } from '../src/core/store/candidates';

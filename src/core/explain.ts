@@ -2,7 +2,7 @@
 // cycle): what changed with its CI, n and p, the margin in force, and the common reasons a faster-
 // looking challenger stays a challenger (not significant; too few instances to ever be significant).
 
-/** What an explanation needs of a comparison (eval/compare.ts `Comparison`; RESULTS.md's copy of it). */
+/** What an explanation needs of a comparison (decide/comparison.ts `Comparison`; RESULTS.md's copy of it). */
 export interface ExplainedComparison {
   par2A: number;
   par2B: number;
@@ -10,11 +10,11 @@ export interface ExplainedComparison {
   wilcoxon: { n: number; p: number };
   /** The geometric-mean test of comparisons made before the promotion test (its one-sided p). */
   ratio?: { p: number };
-  /** The verdict's test (eval/objectiveTest.ts): its one-sided p and its parts'; absent in comparisons made before it. */
+  /** The verdict's test (decide/objectiveTest.ts): its one-sided p and its parts'; absent in comparisons made before it. */
   test?: { p: number; par2_p: number; log_ratio_p: number };
   verdict: 'B faster' | 'A faster' | 'no significant difference';
   caveat?: string;
-  /** Each side's PAR-2 with the instances run twice at the mean of their two runs, where the margin was judged on them (eval/compare.ts). */
+  /** Each side's PAR-2 with the instances run twice at the mean of their two runs, where the margin was judged on them (decide/comparison.ts). */
   again?: { instances: number; par2A: number; par2B: number };
 }
 

@@ -6,7 +6,7 @@ import { BENCH_DIR, CONFIG_FILE } from '../core/layout';
 import { EvalStore } from '../core/eval/evalStore';
 import { stalePerfMeasurements } from '../core/eval/staleSet';
 import { workspaceState } from '../core/config/lastGood';
-import { readCalibration, type CalibrationDoc } from '../core/eval/calibration';
+import { readCalibration, type CalibrationDoc } from '../core/decide/calibration';
 import { cpuMeasuredHere } from '../core/run/measurement';
 import { readSnapshot, type WorkspaceSnapshot } from '../core/workspace/snapshot';
 import type { Logger } from '../core/ports';

@@ -18,11 +18,11 @@ import { formatRunLog, runLogPath } from '../../src/core/run/runLog';
 import { UsageLedger } from '../../src/core/llm/usage';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { DashboardHostMessage, DashboardViewMessage } from '../../src/shared/dashboardProtocol';
-import type { CalibrationDoc } from '../../src/core/eval/calibration';
-import type { DuelDoc, DuelPair } from '../../src/core/eval/duel';
+import type { CalibrationDoc } from '../../src/core/decide/calibration';
+import type { DuelDoc, DuelPair } from '../../src/core/decide/duels';
 import { decisionWhy } from '../../src/core/dashboard/verdictsView';
 import type { EvalDoc } from '../../src/core/eval/evalDoc';
-import type { RaceDoc } from '../../src/core/eval/race';
+import type { RaceDoc } from '../../src/core/eval/evalDoc';
 import { tempDir, write } from './helpers';
 
 const T = 100;
@@ -406,7 +406,7 @@ describe('dashboard data', function () {
   });
 });
 
-/** A kept duel as eval/duel.ts writes it: A the champion, B the challenger, each pair's times. */
+/** A kept duel as decide/measureTogether.ts writes it: A the champion, B the challenger, each pair's times. */
 function duelDoc(
   ws: string,
   o: {

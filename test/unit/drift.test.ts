@@ -1,8 +1,8 @@
-// Between-session drift (eval/drift.ts): what a pair of separate measurements of one binary records, and
+// Between-session drift (decide/drift.ts): what a pair of separate measurements of one binary records, and
 // what it refuses to record (other load, too few instances).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { driftBand, driftFile, driftOf, readDrift, recordDrift } from '../../src/core/eval/drift';
+import { driftBand, driftFile, driftOf, readDrift, recordDrift } from '../../src/core/decide/drift';
 import type { InstanceResult } from '../../src/core/run/result';
 import { tempDir } from './helpers';
 

@@ -114,6 +114,7 @@ const CORE_ORDER = [
   'runners',
   'rules',
   'eval',
+  'decide',
   'benchmarks',
   'llm',
   'objectives',
@@ -192,6 +193,22 @@ describe('layering: the folders of src/core form levels, and src/ and media/src 
 
   it('no file of src/ or media/src (whose webviews import src/ types) is part of an import cycle', () => {
     assert.deepEqual(importCycles([...read(path.join(ROOT, 'src')), ...read(path.join(ROOT, 'media', 'src'))]), []);
+  });
+
+  it('one way to measure: only the evaluation service and the perf session (eval/) plan stages, resolve runners and run them', () => {
+    // Who calls each seam (a use, not a mention in a comment): outside eval/, nothing but the editor's
+    // Evaluate (which shows the plan before it evaluates) and proof release at a cycle's end.
+    const users = (name: string) =>
+      read(core)
+        .concat(read(path.join(ROOT, 'src', 'extension')), read(path.join(ROOT, 'src', 'cli')))
+        .filter(({ text }) => new RegExp(`^import[^;]*\\b${name}\\b[^;]*from`, 'm').test(text))
+        .map(({ file }) => path.relative(ROOT, file).split(path.sep).join('/'))
+        .sort();
+    assert.deepEqual(users('plannedStages'), ['src/core/eval/perfSession.ts', 'src/extension/commands/evaluate.ts']);
+    assert.deepEqual(users('runStage'), ['src/core/eval/perfSession.ts']);
+    assert.deepEqual(users('proofContext'), ['src/core/eval/perfSession.ts']);
+    assert.deepEqual(users('stageRunners'), ['src/core/cycle/engine.ts', 'src/core/eval/perfSession.ts', 'src/core/eval/service.ts']);
+    assert.deepEqual(users('openPerfSession'), ['src/core/decide/heldOutCheck.ts', 'src/core/decide/measureTogether.ts', 'src/core/decide/promotionAudit.ts']);
   });
 
   it('the checks catch an upward import and a cycle', () => {

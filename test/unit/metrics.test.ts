@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { subsetMeanCi, compareRuns, compareSeparate, cpuShare, normalCdf, wilcoxonSignedRank } from '../../src/core/eval/compare';
+import { subsetMeanCi, compareRuns, compareSeparate, cpuShare, normalCdf, wilcoxonSignedRank } from '../../src/core/decide/comparison';
 import { basisOf, computeMetrics, virtualBest } from '../../src/core/eval/metrics';
 import { prng } from '../../src/core/stats/prng';
 import { explainComparison } from '../../src/core/explain';

@@ -6,7 +6,7 @@ import { CandidateStore } from '../../src/core/store/candidates';
 import { initWorkspace } from '../../src/core/workspace/init';
 import { readSnapshot } from '../../src/core/workspace/snapshot';
 import { toOverview } from '../../src/extension/webviews/overviewModel';
-import type { CalibrationDoc } from '../../src/core/eval/calibration';
+import type { CalibrationDoc } from '../../src/core/decide/calibration';
 import { HostMessage, ViewMessage } from '../../src/shared/protocol';
 import { FIXTURES, RULES, tempDir, write } from './helpers';
 

@@ -1,4 +1,4 @@
-// The promotion audit (cycle/promotionAudit.ts): before a promotion, every UNSAT answer the challenger
+// The promotion audit (decide/promotionAudit.ts): before a promotion, every UNSAT answer the challenger
 // gave much faster than the champion is checked from the proof its own race run kept. Attacked for
 // real: a challenger coded by a scripted agent answers one hard UNSAT perf formula instantly from a
 // fingerprint, with a bogus proof (and is honestly a little faster elsewhere, so it wins the duel by far
@@ -13,9 +13,16 @@ import * as path from 'node:path';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
 import { PauseSignal } from '../../src/core/cycle/pause';
-import { auditBeforePromotion, MUCH_FASTER_RATIO, muchFaster, muchFasterInSecondRuns, SAVING_SHARE, selectForAudit } from '../../src/core/cycle/promotionAudit';
+import {
+  auditBeforePromotion,
+  MUCH_FASTER_RATIO,
+  muchFaster,
+  muchFasterInSecondRuns,
+  SAVING_SHARE,
+  selectForAudit,
+} from '../../src/core/decide/promotionAudit';
 import type { AuditRandom } from '../../src/core/eval/audit';
-import { DuelDoc, readDuels, type DuelPair } from '../../src/core/eval/duel';
+import { DuelDoc, readDuels, type DuelPair } from '../../src/core/decide/duels';
 import { marginGainPct } from '../../src/core/explain';
 import { EvalDoc, parseEvalDoc, type PromotionAuditDoc } from '../../src/core/eval/evalDoc';
 import { EvalStore } from '../../src/core/eval/evalStore';

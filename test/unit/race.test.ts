@@ -4,9 +4,6 @@ import {
   DROP_BELOW,
   firstLook,
   futility,
-  heldOutCall,
-  HELD_OUT_VETO,
-  heldOutVetoNeeds,
   lowerBound,
   raceAgain,
   raceLook,
@@ -14,17 +11,18 @@ import {
   raceSettle,
   tQuantile,
   type SeenPair,
-} from '../../src/core/eval/race';
-import { runSession, sidePairs, type RunBlock } from '../../src/core/eval/raceRuns';
+} from '../../src/core/decide/race';
+import { heldOutCall, HELD_OUT_VETO, heldOutVetoNeeds } from '../../src/core/decide/heldOut';
+import { runSession, sidePairs, type RunBlock } from '../../src/core/decide/scheduler';
 import type { InstanceSpec } from '../../src/core/instances/instances';
-import { calibrationFile, noiseOf, readCalibration, staleBecause, type CalibrationDoc } from '../../src/core/eval/calibration';
-import { duelsDir, readDuels, type DuelDoc, type DuelPair } from '../../src/core/eval/duel';
-import { heldOutStop } from '../../src/core/cycle/sideBySide';
+import { calibrationFile, noiseOf, readCalibration, staleBecause, type CalibrationDoc } from '../../src/core/decide/calibration';
+import { duelsDir, readDuels, type DuelDoc, type DuelPair } from '../../src/core/decide/duels';
+import { heldOutStop } from '../../src/core/decide/heldOut';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tempDir } from './helpers';
-import { compareRuns } from '../../src/core/eval/compare';
-import { logRatios, objectiveTest, type TestPair } from '../../src/core/eval/objectiveTest';
+import { compareRuns } from '../../src/core/decide/comparison';
+import { logRatios, objectiveTest, type TestPair } from '../../src/core/decide/objectiveTest';
 import type { InstanceResult } from '../../src/core/run/result';
 import { prng } from '../../src/core/stats/prng';
 

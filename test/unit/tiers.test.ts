@@ -1,7 +1,7 @@
 // Multi-fidelity evaluation: fixed nested subsets, promotion by rank within a tier, the champion
 // measured on every tier, no promotion from a cheap tier, and a held-out set that can veto a winner.
 import * as assert from 'node:assert/strict';
-import { readDuels } from '../../src/core/eval/duel';
+import { readDuels } from '../../src/core/decide/duels';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cpuSpin } from '../fixtures/optsat';

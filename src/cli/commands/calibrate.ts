@@ -2,7 +2,7 @@ import { cpuFix } from '../../core/run/measurement';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config/load';
-import { allowedFalsePromotion, calibrate, type CalibrationDoc, type NoiseDoc } from '../../core/eval/calibration';
+import { allowedFalsePromotion, calibrate, type CalibrationDoc, type NoiseDoc } from '../../core/decide/calibration';
 import { candidateDirName } from '../../core/layout';
 import { CandidateStore } from '../../core/store/candidates';
 import { findWorkspace } from '../../core/workspace/snapshot';

@@ -11,7 +11,7 @@ import { judgeStats, type JudgeStats } from '../../core/strategy/judgeLog';
 import { EvalStore } from '../../core/eval/evalStore';
 import { UsageError } from '../errors';
 import { red } from '../terminal';
-import { noiseRule, readCalibration, type NoiseRule } from '../../core/eval/calibration';
+import { noiseRule, readCalibration, type NoiseRule } from '../../core/decide/calibration';
 
 export const STATUS_HELP = `satlution status [--dir D] [--json] [--watch]
 

@@ -3,7 +3,7 @@
 // informative instances (solved, not trivially fast) are split per stratum (family and answer) into a
 // held-out share and the rest, each taken in a stratified cross-section of difficulty (the race's
 // order) for as long as the champion's CPU time fits the budget. Every instance gets its reason.
-import { raceOrder } from '../eval/race';
+import { raceOrder } from '../decide/race';
 
 /** One instance as the champion's run over the set left it. */
 export interface CurateInstance {

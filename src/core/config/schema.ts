@@ -514,7 +514,7 @@ export const ModelsSchema = z
   .strict()
   .prefault({});
 
-/** The race (eval/race.ts): a cycle's challengers and the champion side by side in one session; a challenger is dropped as soon as it cannot be the gain the race is for. */
+/** The race (decide/race.ts): a cycle's challengers and the champion side by side in one session; a challenger is dropped as soon as it cannot be the gain the race is for. */
 export const RacingSchema = z
   .object({
     enabled: z
@@ -559,7 +559,7 @@ export const RacingSchema = z
   .prefault({});
 export type RacingConfig = z.infer<typeof RacingSchema>;
 
-/** Noise calibration (eval/calibration.ts): the champion against itself; the band is information, not a margin. */
+/** Noise calibration (decide/calibration.ts): the champion against itself; the band is information, not a margin. */
 export const CalibrationSchema = z
   .object({
     auto: z

@@ -25,19 +25,16 @@ import { readCandidateDoc, UnsafeCandidateFile, writeCandidateDoc } from '../wor
 import { inspectCandidate, treeProblem } from '../workspace/candidateCheck';
 import { type Judge } from '../strategy/judge';
 import { strategyFor } from '../strategy/registry';
-import type { Evaluated } from '../strategy/types';
-import type { DuelDoc } from '../eval/duel';
+import type { Evaluated } from '../decide/promotionRule';
 import { ensureCpuBudget } from './budget';
 import type { AgentSink, CycleEvent } from './events';
 import type { PauseRequest } from './pause';
 import { ProgressTracker } from './progress';
 import { readCycle, saveCycle, type CycleState } from '../store/cycleState';
-import { duelComparison, duelWithChampion, heldOutEnd, heldOutStop, promotionLevel, raceChallengers, raceDuel, type VerdictContext } from './sideBySide';
-import { newSessionName } from '../eval/duel';
-import { firstLook, HELD_OUT_VETO, heldOutLook, heldOutVetoNeeds } from '../eval/race';
-import { listSet } from '../instances/instances';
-import { planStages } from '../eval/plan';
-import { auditBeforePromotion, auditHeldOut, type Objection } from './promotionAudit';
+import { duelComparison, promotionLevel, raceChallengers, raceDuel, type VerdictContext } from '../decide/againstChampion';
+import { newSessionName, type DuelDoc } from '../decide/duels';
+import { heldOutCheck } from '../decide/heldOutCheck';
+import { auditBeforePromotion } from '../decide/promotionAudit';
 import { measuredInFull } from '../eval/evalDoc';
 import type { AuditRandom } from '../eval/audit';
 import { releaseProofs } from '../eval/proofChecks';
@@ -347,7 +344,7 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
             break;
           }
           const cmp = evaluated.find((e) => e.candidate === d.winner)!.cmp!;
-          // The UNSAT answers the gain rests on, proof-checked before anything else (cycle/promotionAudit.ts): a lie caught has failed the winner.
+          // The UNSAT answers the gain rests on, proof-checked before anything else (decide/promotionAudit.ts): a lie caught has failed the winner.
           const lie = await auditBeforePromotion(verdictContext(req), {
             cycle: s.cycle,
             champion: reference,
@@ -364,7 +361,13 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
             });
             break;
           }
-          const objection = await heldOutObjection(req, s.cycle, d.winner, reference, s.race_session ?? null);
+          const objection = await heldOutCheck(verdictContext(req), {
+            cycle: s.cycle,
+            winner: d.winner,
+            champion: reference,
+            hold: s.race_session ?? null,
+            ...jobsOverride(req),
+          });
           if (objection) {
             if (objection.failed) await recordOutcome({ ws, cycle: s.cycle, island: s.island, candidate: d.winner, json: await readEval(req, d.winner) });
             await step({
@@ -538,72 +541,7 @@ async function evaluateCandidate(req: CycleRequest, dir: string, o: { reference?
   return r.doc;
 }
 
-/**
- * The held-out check before a promotion (stages.perf.holdout): the winner must not be slower than the
- * champion, side by side in one session, on a set that took no part in selection. Returns why not, or
- * undefined when it passes.
- */
-async function heldOutObjection(req: CycleRequest, cycle: number, winner: number, champion: number, hold: string | null): Promise<Objection | undefined> {
-  const set = req.config.stages.perf.holdout;
-  if (!set) return undefined;
-  const verdict = await heldOutVerdict(req, cycle, winner, champion, set, hold);
-  if (verdict.objection) return { why: verdict.objection, failed: false };
-  // Passed: the held-out answers its pass rests on are checked from the proofs their runs kept, as the race's were.
-  return auditHeldOut(verdictContext(req), { cycle, champion, challenger: winner, duel: undefined, heldOut: verdict.duel, bench: set, ...jobsOverride(req) });
-}
-
-/** The held-out duel (kept from a resumed run, else measured) and its objection, if any. */
-async function heldOutVerdict(
-  req: CycleRequest,
-  cycle: number,
-  winner: number,
-  champion: number,
-  set: string,
-  hold: string | null,
-): Promise<{ duel: DuelDoc; objection?: string }> {
-  const on = req.config.evaluation.decide_on;
-  const plan = planStages(req.config, req.ws, { stage: 'perf', bench: set })[0]!;
-  const instances = await listSet(plan.dir);
-  const of = instances.length;
-  const minInstances = firstLook(instances, req.config.evaluation.racing.min_instances);
-  const needs = heldOutVetoNeeds(minInstances);
-  if (of < needs)
-    req.onEvent?.({
-      type: 'log',
-      message: `held-out set ${set}: ${of} instance${of === 1 ? '' : 's'} are too few for the check ever to veto at its ${100 * HELD_OUT_VETO}% error (it needs ${needs}): it can only pass`,
-    });
-  // Sequential: stopped as soon as the pairs say faster or slower there (race.ts heldOutCall), else the whole set.
-  const d = await duelWithChampion(verdictContext(req), {
-    cycle,
-    purpose: 'held-out',
-    championDir: path.join(req.ws, candidateDirName(champion)),
-    challengerDir: path.join(req.ws, candidateDirName(winner)),
-    bench: set,
-    stopWhen: heldOutLook(of, plan.timeoutS, on, minInstances, req.config.evaluation.rank_by),
-    ...(hold ? { hold } : {}),
-  });
-  if (d.fatal?.side === 'B') return { duel: d, objection: `it failed on the held-out set ${set}: ${d.fatal.detail}` };
-  const cmp = duelComparison(d, req.config.strategy.alpha, req.config.evaluation.rank_by);
-  if (d.stopped) {
-    const call = heldOutStop(d, minInstances, req.config.evaluation.rank_by)!;
-    const way = call.slower ? 'slower' : 'faster';
-    req.onEvent?.({ type: 'log', message: `held-out set ${set}, side by side: ${candidateDirName(winner)} is ${way} there, ${d.stopped.reason}` });
-    return call.slower === true
-      ? { duel: d, objection: `it is worse on the held-out set ${set} (side by side, stopped as soon as it could tell: ${d.stopped.reason})` }
-      : { duel: d };
-  }
-  // The whole set ran: vetoed only if shown worse there, at the check's stated error (race.ts HELD_OUT_VETO).
-  const end = heldOutEnd(d, minInstances, req.config.evaluation.rank_by);
-  req.onEvent?.({
-    type: 'log',
-    message: `held-out set ${set}, side by side: ${candidateDirName(champion)} PAR-2 ${cmp.par2A.toFixed(2)} s, ${candidateDirName(winner)} ${cmp.par2B.toFixed(2)} s; ${end.reason}`,
-  });
-  return end.slower
-    ? { duel: d, objection: `it is worse on the held-out set ${set} (side by side: PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s; ${end.reason})` }
-    : { duel: d };
-}
-
-/** The cycle request as the verdict helpers (cycle/sideBySide.ts) need it. */
+/** The cycle request as the verdict helpers (decide/againstChampion.ts) need it. */
 function verdictContext(req: CycleRequest): VerdictContext {
   let quarter = 0;
   const tracker = new ProgressTracker((e) => req.onEvent?.(e), null);

@@ -15,7 +15,7 @@ import { objectivesDir, scorePortfolio } from '../objectives/portfolio';
 import { readTiers, type TierRecord } from '../eval/tiers';
 import { DEFAULT_ISLANDS, DEFAULT_SMC, type Config, type IslandsConfig, type SmcConfig, type Tier } from '../config/schema';
 import { parseConfig } from '../config/load';
-import { calibrationFile, readCalibration } from '../eval/calibration';
+import { calibrationFile, readCalibration } from '../decide/calibration';
 import { forecast, readSmc } from '../strategy/smcState';
 import { CONFIG_FILE, parseCandidateDir, STATE_DIR } from '../layout';
 import { EVALS_DIR, EvalStore } from '../eval/evalStore';

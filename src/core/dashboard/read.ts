@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { Step, CycleState } from '../store/cycleState';
 import { computeMetrics } from '../eval/metrics';
 import { MetricsDoc, vacuousWarnings } from '../eval/evalDoc';
-import { RaceDoc } from '../eval/race';
+import { RaceDoc } from '../eval/evalDoc';
 import type { EvalStore } from '../eval/evalStore';
 import { InstanceResult } from '../run/result';
 import { readJsonLines } from '../store/atomic';

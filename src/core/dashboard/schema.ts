@@ -178,7 +178,7 @@ export type ConsensusData = z.infer<typeof ConsensusData>;
 /** Time basis of a decision: wall clock, or CPU time of the solver's process tree. */
 export const TimeBasis = z.enum(['wall', 'cpu']);
 
-/** The noise of one basis, from the calibration's A/A duel (eval/calibration.ts NoiseDoc). */
+/** The noise of one basis, from the calibration's A/A duel (decide/calibration.ts NoiseDoc). */
 export const NoiseRow = z.object({
   basis: TimeBasis,
   bandPct: z.number().nonnegative(),
@@ -192,7 +192,7 @@ export const NoiseRow = z.object({
 });
 export type NoiseRow = z.infer<typeof NoiseRow>;
 
-/** The promotion rule in force now (eval/calibration.ts noiseRule), with a short form for narrow views. */
+/** The promotion rule in force now (decide/calibration.ts noiseRule), with a short form for narrow views. */
 export const DashRule = z.object({
   /** What the config asks for, and what decisions use (CPU falls back to wall where it was not measured). */
   on: TimeBasis,
@@ -210,7 +210,7 @@ export type DashRule = z.infer<typeof DashRule>;
 /** A duel's session name (its file in `.satlution/duels/`), the key its pairs are asked for by. */
 export const SessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/);
 
-/** One same-session measurement of a decision (eval/duel.ts), without its pairs (asked for lazily). */
+/** One same-session measurement of a decision (decide/measureTogether.ts), without its pairs (asked for lazily). */
 export const DashDuel = z.object({
   session: SessionId,
   purpose: z.enum(['decision', 'held-out']),
@@ -242,7 +242,7 @@ export const DashDuel = z.object({
 });
 export type DashDuel = z.infer<typeof DashDuel>;
 
-/** Why racing stopped a challenger (eval/race.ts RaceDoc): the evidence, in seconds summed on `on`. */
+/** Why racing stopped a challenger (eval/evalDoc.ts RaceDoc): the evidence, in seconds summed on `on`. */
 export const DashRace = z.object({
   on: TimeBasis,
   ran: Count,
@@ -264,7 +264,7 @@ export const DashRace = z.object({
   /** Races before the promotion test's futility look: the old rule's likelihood ratio ("no faster" against "the gain raced for") and the ratio it dropped at. */
   odds: z.number().nullable().optional(),
   dropOdds: z.number().optional(),
-  /** The futility look's chance that it would pass the promotion test at the set's end, and the chance the race drops under (eval/race.ts DROP_BELOW). */
+  /** The futility look's chance that it would pass the promotion test at the set's end, and the chance the race drops under (decide/race.ts DROP_BELOW). */
   passChance: z.number().nullable().optional(),
   dropBelow: z.number().optional(),
 });

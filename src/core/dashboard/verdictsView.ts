@@ -1,13 +1,13 @@
 // The Verdicts view's data: the promotion rule in force, the calibrated noise, and per cycle how each
-// challenger was judged: the same-session duel it met (eval/duel.ts), or where racing stopped it
-// (eval/race.ts). A duel's pairs stay out of the summary (a decision has as many as the perf set has
+// challenger was judged: the same-session duel it met (decide/measureTogether.ts), or where racing stopped it
+// (decide/race.ts). A duel's pairs stay out of the summary (a decision has as many as the perf set has
 // instances); they are served per session when a person selects the decision.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { z } from 'zod';
 import type { Config } from '../config/schema';
-import { noiseRule, type CalibrationDoc, type NoiseDoc } from '../eval/calibration';
-import { DuelDoc, duelsDir, pairTimes } from '../eval/duel';
+import { noiseRule, type CalibrationDoc, type NoiseDoc } from '../decide/calibration';
+import { DuelDoc, duelsDir, pairTimes } from '../decide/duels';
 import { parseCandidateDir } from '../layout';
 import type { RunStatus } from '../run/result';
 import type { CycleState } from '../store/cycleState';
@@ -258,7 +258,7 @@ export function verdictsData(o: {
   note: (m: string) => void;
 }): VerdictsData {
   const { cal } = o;
-  // The latest duel of each purpose per (cycle, challenger): a resumed cycle finds the one it measured (cycle/sideBySide.ts).
+  // The latest duel of each purpose per (cycle, challenger): a resumed cycle finds the one it measured (decide/againstChampion.ts).
   const kept = new Map<string, { decision?: DuelHead; heldOut?: DuelHead }>();
   const key = (cycle: number, id: number) => `${cycle}:${id}`;
   for (const d of [...o.duels].sort((x, y) => x.started_at.localeCompare(y.started_at))) {

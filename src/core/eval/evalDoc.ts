@@ -3,7 +3,52 @@
 // reader validates the same thing; files written before the version field existed read as version 1.
 import { z } from 'zod';
 import { CheckResult, InstanceResult, RunStatus } from '../run/result';
-import { RaceDoc } from './race';
+
+/** A challenger's race, kept in its evaluation document and its duel. Fields marked "older" are read from documents of before the one-session race. */
+export const RaceDoc = z.object({
+  /** rejected early: dropped before the set's end; survived: every instance ran (capped ones again in full). */
+  outcome: z.enum(['rejected early', 'survived']),
+  on: z.enum(['wall', 'cpu']),
+  /** Instances it ran, of the perf set's. */
+  ran: z.number().int().nonnegative(),
+  of: z.number().int().nonnegative(),
+  /** Runs stopped at their cap (a multiple of the champion's time). */
+  capped: z.number().int().nonnegative(),
+  /** The race's session (its duel is `.satlution/duels/<session>.json`); absent in older documents. */
+  session: z.string().optional(),
+  /** Challengers in the race (the champion not counted); absent in older documents. */
+  entrants: z.number().int().positive().optional(),
+  /** The challenger's geometric-mean speed-up over the champion on the pairs it has, percent (positive: faster). */
+  speedup_pct: z.number().optional(),
+  /** Its chance, at its last look, to pass the promotion test at the set's end (decide/passChance.ts); null before the first look; absent in older documents. */
+  pass_chance: z.number().nullable().optional(),
+  /** The chance under which the race drops (DROP_BELOW when it ran). */
+  drop_below: z.number().optional(),
+  /** Older documents: how many times likelier its pairs were under "no faster" than under "detect_gain_pct faster" (the old rule's likelihood ratio). */
+  odds: z.number().nullable().optional(),
+  /** Older documents: the likelihood ratio at which the old rule dropped. */
+  drop_odds: z.number().optional(),
+  /** Older documents: the most it could be faster at the futility rule's confidence when it was dropped, percent. */
+  upper_pct: z.number().nullable().optional(),
+  /** Older documents: the gain the old rule raced for (racing.detect_gain_pct). */
+  detect_gain_pct: z.number().optional(),
+  /** Instances the champion and it both ran again in full (where its run was capped or the champion's went past its cap). */
+  champion_reruns: z.number().int().nonnegative().default(0),
+  /** Sums over the instances both ran, seconds (the challenger's capped runs count their cap). */
+  challenger_s: z.number().nonnegative(),
+  champion_s: z.number().nonnegative(),
+  /** Older documents: the champion's whole-set total, the threshold, margin and band of the old rule. */
+  champion_total_s: z.number().nonnegative().optional(),
+  threshold_s: z.number().nonnegative().optional(),
+  margin_pct: z.number().nonnegative().optional(),
+  band_pct: z.number().nonnegative().optional(),
+  /** A rejected challenger's PAR-2 extrapolated from its pairs (its time ratio to the champion there, times the champion's stored PAR-2). */
+  estimated_par2: z.number().nonnegative().nullable(),
+  /** CPU seconds (else wall) the challenger's runs took. */
+  spent_s: z.number().nonnegative(),
+  reason: z.string(),
+});
+export type RaceDoc = z.infer<typeof RaceDoc>;
 
 /** The document's format version; a file with a higher one was written by a newer SATLUTION. */
 export const EVAL_DOC_VERSION = 1;
@@ -95,7 +140,7 @@ export const PromotionAuditedDoc = AuditedDoc.extend({
 export type PromotionAuditedDoc = z.infer<typeof PromotionAuditedDoc>;
 
 /**
- * The promotion audit (cycle/promotionAudit.ts): before a promotion, every UNSAT answer the challenger
+ * The promotion audit (decide/promotionAudit.ts): before a promotion, every UNSAT answer the challenger
  * gave much faster than the champion, checked from the proof its own run kept. Kept on the perf gate of
  * the challenger's document; absent in documents from before it (still version 1), and on candidates
  * never about to be promoted.
@@ -142,7 +187,7 @@ export const GateDoc = z.object({
   reused: z.number().int().nonnegative().optional(),
   /** perf only, when it was audited (absent in documents from before the audit: still version 1). */
   audit: AuditDoc.optional(),
-  /** perf only, once its candidate was about to be promoted (cycle/promotionAudit.ts). */
+  /** perf only, once its candidate was about to be promoted (decide/promotionAudit.ts). */
   promotion_audit: PromotionAuditDoc.optional(),
   /** The stage checked nothing yet passed (evaluation.vacuous_gates: warn): why and what to add. Absent: no warning (still version 1). */
   warning: z.string().optional(),
@@ -170,9 +215,9 @@ export const EvalDoc = z.object({
   metrics: MetricsDoc.nullable(),
   /** Multi-fidelity: the perf tier the measurement is from, of how many (the last is the full set). */
   tier: z.object({ reached: z.number().int().positive(), of: z.number().int().positive() }).optional(),
-  /** perf measured in a cycle's race (eval/race.ts); `rejected early`: only part of the set ran, so `metrics` is not the set's. */
+  /** perf measured in a cycle's race (decide/race.ts); `rejected early`: only part of the set ran, so `metrics` is not the set's. */
   race: RaceDoc.optional(),
-  /** A cycle's challenger whose gates passed up to the full perf set, which its cycle's race is still to measure (cycle/sideBySide.ts raceChallengers). */
+  /** A cycle's challenger whose gates passed up to the full perf set, which its cycle's race is still to measure (decide/againstChampion.ts raceChallengers). */
   race_pending: z.literal(true).optional(),
   /** The sandbox the build and runs had: `off` when any of them ran without isolation. Absent: written before sandboxes, so none. */
   isolation: z.enum(['bwrap', 'off']).optional(),

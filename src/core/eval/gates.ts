@@ -15,7 +15,7 @@ import { auditOn, auditPerf, auditSummary, type AuditOutcome, type AuditPolicy, 
 import { checkKeptProofs, type KeptProofContext } from './proofChecks';
 import { inSubset } from './subset';
 import * as path from 'node:path';
-import type { RaceDoc } from './race';
+import type { RaceDoc } from './evalDoc';
 
 export type { GateName } from './evalDoc';
 
@@ -61,7 +61,7 @@ export interface GateReport {
   audit?: AuditDoc;
   /** The stage checked nothing but passed (evaluation.vacuous_gates: warn): why, shown with the verdict. */
   warning?: string;
-  /** A cycle's race, when perf was measured in one (eval/raceRecord.ts). */
+  /** A cycle's race, when perf was measured in one (decide/withRace.ts). */
   race?: RaceDoc;
 }
 

@@ -1,5 +1,5 @@
 // Checking the proofs that measured runs kept (run/keptProof.ts), for the audits: the perf audit's
-// random sample (audit.ts), the promotion audit and the held-out check (cycle/promotionAudit.ts). Each
+// random sample (audit.ts), the promotion audit and the held-out check (decide/promotionAudit.ts). Each
 // proof is checked where its run ran (the runner that kept it), against the instance it was given, and
 // what it shows is recorded on that run in the results store, so the run carries its evidence from then
 // on. Releasing a hold is how the holder says that no decision will check its proofs any more.

@@ -22,7 +22,7 @@ export interface RunKeyParts {
   maxOutputMb?: number;
   /** The sandbox of the run; absent or `off` means none (every run stored before sandboxes existed). */
   isolation?: 'bwrap' | 'off';
-  /** A measurement session's id (duel.ts): its runs get keys of their own, so nothing stored earlier stands in for them. */
+  /** A measurement session's id (measureTogether.ts): its runs get keys of their own, so nothing stored earlier stands in for them. */
   session?: string;
   /** The processes and disk limits of the run (evaluation.processes_max, disk_max_mb): a run stopped at one may pass under another. */
   limits?: { processesMax: number; diskMaxMb: number };

@@ -28,7 +28,7 @@ export interface RunSetRequest extends RunSettings {
   /** Per-instance time limits below the stage's (racing's adaptive caps, race.ts); each is part of that run's key. */
   caps?: ReadonlyMap<string, number>;
   /**
-   * A measurement session (duel.ts): every instance is run again under keys of this session's own, so
+   * A measurement session (measureTogether.ts): every instance is run again under keys of this session's own, so
    * no result stored earlier (here or kept on a remote host) is reused; the new runs are still stored.
    */
   session?: string;

@@ -51,7 +51,7 @@ export interface EvaluationRequest {
   tiers?: { reference: boolean };
   /**
    * A cycle's challenger: every gate but the full perf set (the last tier), which the cycle's race
-   * measures side by side with the champion (cycle/sideBySide.ts raceChallengers) and then records into the document.
+   * measures side by side with the champion (decide/againstChampion.ts raceChallengers) and then records into the document.
    */
   raceLater?: boolean;
   /** drat-trim given on the command line (else the config's, else one found on this machine). */

@@ -44,7 +44,7 @@ export interface RunRequest {
   maxVar?: number;
   /** A run that writes more than this to stdout + stderr is stopped. */
   maxOutputMb?: number;
-  /** Pin the run to this CPU (taskset), so two runs meant to be compared meet the same core (duel.ts). */
+  /** Pin the run to this CPU (taskset), so two runs meant to be compared meet the same core (measureTogether.ts). */
   cpu?: number;
   signal?: AbortSignal;
 }

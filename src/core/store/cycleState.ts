@@ -32,7 +32,7 @@ export const CycleState = z.object({
   island: z.number().int().nonnegative().nullable().default(null),
   /** The proposals chosen for evaluation, best first; null until chosen. */
   selected: z.array(z.number().int().nonnegative()).nullable().default(null),
-  /** The cycle's race session (eval/duel.ts measureTogether), once it started: a resumed race reuses its stored runs. */
+  /** The cycle's race session (decide/measureTogether.ts), once it started: a resumed race reuses its stored runs. */
   race_session: z.string().nullable().optional(),
 });
 export type CycleState = z.infer<typeof CycleState>;

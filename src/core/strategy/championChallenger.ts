@@ -3,7 +3,7 @@
 // above 1 it is a (1+lambda) evolution strategy: every proposal of the cycle is raced against the
 // champion, and the fastest measured in full meets it side by side.
 import type { StrategyConfig } from '../config/schema';
-import { acceptWithMargin } from './accept';
+import { acceptWithMargin } from '../decide/promotionRule';
 import type { Strategy } from './types';
 
 /** The champion-challenger strategy for its settings. */

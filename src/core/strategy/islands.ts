@@ -3,7 +3,7 @@
 // (evaluated or not) recorded in the database, the greedy promotion rule.
 import { DEFAULT_ISLANDS, type Config, type IslandsConfig, type StrategyConfig } from '../config/schema';
 import { candidateDirName } from '../layout';
-import { acceptWithMargin } from './accept';
+import { acceptWithMargin } from '../decide/promotionRule';
 import { chooseParent, duplicateOf, readIslandDb, recordMember } from './islandDb';
 import type { Selection, Strategy } from './types';
 

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { StrategyConfig } from '../config/schema';
 import { candidateDirName } from '../layout';
 import { unifiedDiff } from '../workspace/candidateDiff';
-import { acceptWithMargin, gainPct } from './accept';
+import { acceptWithMargin, gainPct } from '../decide/promotionRule';
 import { DEFAULT_RUBRIC, type JudgeScore } from './judge';
 import { appendJudgeRecord } from './judgeLog';
 import type { Proposal, SelectContext, Selection, Strategy } from './types';

@@ -1,7 +1,7 @@
 // The smc strategy (SMCEvolve): each cycle is one Metropolis-Hastings move of a particle; the state
 // and its moves are in smcState.ts. Every coded proposal is evaluated; promotion is the greedy rule.
 import { DEFAULT_SMC, type Config, type SmcConfig, type StrategyConfig } from '../config/schema';
-import { acceptWithMargin } from './accept';
+import { acceptWithMargin } from '../decide/promotionRule';
 import { smcParent, smcRecord } from './smcState';
 import type { Strategy } from './types';
 

@@ -2,7 +2,8 @@
 // parent, which proposals are evaluated, which evaluated candidate is promoted) and the hooks the
 // engine calls. Interfaces only; each strategy lives in a file of its own, registry.ts picks one.
 import type { IsolationSettings } from '../isolation/settings';
-import type { Comparison } from '../eval/compare';
+import type { Comparison } from '../decide/comparison';
+import type { Decision, Evaluated } from '../decide/promotionRule';
 import type { EvalDoc } from '../eval/evalDoc';
 import type { StrategyName } from '../config/strategyNames';
 import type { Judge } from './judge';
@@ -38,25 +39,6 @@ export interface Selection {
   evaluate: number[];
   /** The others, each with why it is not evaluated. */
   discarded: { candidate: number; reason: string }[];
-}
-
-/** An evaluated candidate with its side-by-side comparison against the reference (the champion). */
-export interface Evaluated {
-  candidate: number;
-  json: EvalDoc | undefined;
-  /** From the same-session duel with the champion (eval/duel.ts); undefined when there was none. */
-  cmp: Comparison | undefined;
-  /** The duel found the candidate broken (a crash or a wrong answer there): it cannot win. */
-  fatal?: string;
-  /** Measured in full, but another of the cycle's candidates measured faster and met the champion instead (why, for the record). */
-  unmatched?: string;
-}
-
-/** The promotion decision of a cycle. */
-export interface Decision {
-  /** The candidate to promote, or null: the parent stays champion. */
-  winner: number | null;
-  outcome: string;
 }
 
 /** Where a cycle starts, and why. */

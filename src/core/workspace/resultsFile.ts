@@ -1,7 +1,7 @@
 // The one writer of a candidate's RESULTS.md: the placeholder a new candidate starts with, and the
 // report of its evaluation (gates, metrics, and the paired comparison with the champion). Its inputs
 // are described here by shape, so the evaluation document (eval/evalDoc.ts) and the comparison
-// (eval/compare.ts) fit them without this lower folder importing the evaluator.
+// (decide/comparison.ts) fit them without this lower folder importing the evaluator.
 import * as path from 'node:path';
 import { readCandidateDoc, writeCandidateDoc } from './candidateFs';
 import { explainComparison, marginGainPct } from '../explain';
@@ -23,7 +23,7 @@ export interface ResultsInput {
     warning?: string | undefined;
     promotion_audit?: PromotionAuditInput | undefined;
   }[];
-  /** The cycle's race (eval/race.ts): a challenger rejected early ran only part of the set. */
+  /** The cycle's race (decide/race.ts): a challenger rejected early ran only part of the set. */
   race?:
     | {
         outcome: 'rejected early' | 'survived';
@@ -126,14 +126,14 @@ export interface ResultsComparison {
   common: number;
   par2A: number;
   par2B: number;
-  /** Where the margin was judged on second runs of the longest instances (eval/compare.ts `again`). */
+  /** Where the margin was judged on second runs of the longest instances (decide/comparison.ts `again`). */
   again?: { instances: number; par2A: number; par2B: number };
   diff: number;
   ci95: readonly [number, number];
   wilcoxon: { n: number; p: number; method: string };
   /** The geometric mean of the time ratios and its sign-flip p (in B's favour); absent in comparisons made before it. */
   ratio?: { speedup_pct: number; p: number; method: string };
-  /** The verdict's test (eval/objectiveTest.ts); absent in comparisons made before it. */
+  /** The verdict's test (decide/objectiveTest.ts); absent in comparisons made before it. */
   test?: { rank_by: 'par2' | 'solved-then-par2'; p: number; par2_p: number; log_ratio_p: number; solved_p: number | null; method: string };
   /** Instances solved by one side and not the other. */
   solvedOnlyA?: number;

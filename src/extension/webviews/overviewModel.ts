@@ -3,7 +3,7 @@ import { unisolated } from '../../core/isolation/settings';
 import * as path from 'node:path';
 import { formatIssue } from '../../core/config/load';
 import { candidateDirName } from '../../core/layout';
-import type { CalibrationDoc } from '../../core/eval/calibration';
+import type { CalibrationDoc } from '../../core/decide/calibration';
 import { ruleInForce } from '../../core/dashboard/verdictsView';
 import type { WorkspaceSnapshot } from '../../core/workspace/snapshot';
 import type { Overview } from '../../shared/protocol';

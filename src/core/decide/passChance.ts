@@ -14,7 +14,7 @@
 // part at its own critical value at twice the level, and the chance that either part passes as the sum
 // of their chances: all optimistic for the challenger, so a drop is never the approximation's optimism
 // about the champion.
-import { normalCdf, normalQuantile } from './compare';
+import { normalCdf, normalQuantile } from './comparison';
 
 /** A pair as the look sees it: the champion's PAR-2 time, the challenger's (a lower bound where capped), whether each solved. */
 export interface LookPair {
@@ -24,7 +24,7 @@ export interface LookPair {
   solvedB: boolean;
 }
 
-/** What the test at the end asks (objectiveTest.ts, accept.ts). */
+/** What the test at the end asks (objectiveTest.ts, promotionRule.ts). */
 export interface FinalTest {
   /** One-sided level of the promotion test. */
   level: number;

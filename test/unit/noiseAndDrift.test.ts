@@ -1,7 +1,7 @@
 // Verdicts that noise and drift cannot fool, attacked for real: a champion measured while the machine was
 // busy against challengers that behave exactly like it (the binaries differ, so nothing is reused), a
 // slower challenger that racing must stop early, and the calibrate / compare --measure commands.
-import { DROP_BELOW } from '../../src/core/eval/race';
+import { DROP_BELOW } from '../../src/core/decide/race';
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -12,10 +12,10 @@ import { tunerAgent } from '../../src/core/agents/tuner';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle, type EvolutionAgent } from '../../src/core/cycle/engine';
 import { buildDashboard } from '../../src/core/dashboard/build';
-import { readCalibration } from '../../src/core/eval/calibration';
-import { differentLoad } from '../../src/core/eval/compare';
-import { driftOf, readDrift } from '../../src/core/eval/drift';
-import { readDuels, type DuelDoc } from '../../src/core/eval/duel';
+import { readCalibration } from '../../src/core/decide/calibration';
+import { differentLoad } from '../../src/core/decide/comparison';
+import { driftOf, readDrift } from '../../src/core/decide/drift';
+import { readDuels, type DuelDoc } from '../../src/core/decide/duels';
 import { EvalStore } from '../../src/core/eval/evalStore';
 import { evaluateSolver } from '../../src/core/eval/service';
 import { silentLogger } from '../../src/core/ports';

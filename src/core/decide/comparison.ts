@@ -5,7 +5,7 @@
 // Solver timings are noisy by a few percent; a bare PAR-2 delta is not evidence.
 import { averageRanks } from '../stats/ranks';
 import { prng } from '../stats/prng';
-import { basisOf, par2Of, type TimeBasis } from './metrics';
+import { basisOf, par2Of, type TimeBasis } from '../eval/metrics';
 import { objectiveTest, type ObjectiveTest, type RankBy } from './objectiveTest';
 import type { InstanceResult } from '../run/result';
 

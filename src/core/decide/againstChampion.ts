@@ -1,17 +1,18 @@
-// What a cycle needs to reach a verdict noise cannot fool: the race (the champion and the cycle's
-// challengers side by side in one session, each dropped once its chance to pass the promotion test at
-// the end of the set is too small; eval/race.ts), the test level a promotion needs, and the same-session
-// duels (found again on resume instead of measured twice).
+// A cycle's challengers against its champion: the race (the champion and the challengers side by side
+// in one session, each dropped once its chance to pass the promotion test at the end of the set is too
+// small; race.ts), the test level a promotion needs, and the same-session duels (found again on resume
+// instead of measured twice).
 import * as path from 'node:path';
 import type { Config } from '../config/schema';
-import { compareRuns, type Comparison } from '../eval/compare';
-import { measureTogether, pairTimes, readDuels, type DuelDoc, type DuelPurpose, type TogetherRequest } from '../eval/duel';
-import { recordChampionDrift } from '../eval/drift';
+import { compareRuns, type Comparison } from './comparison';
+import { measureTogether, type TogetherRequest } from './measureTogether';
+import { readDuels, type DuelDoc, type DuelPurpose } from './duels';
+import { recordChampionDrift } from './drift';
 import { measuredInFull, type EvalDoc } from '../eval/evalDoc';
 import { basisOf, par2Of } from '../eval/metrics';
-import type { RankBy, TestPair } from '../eval/objectiveTest';
-import { heldOutCall, type HeldOutCall, type RacePolicy } from '../eval/race';
-import { withRace } from '../eval/raceRecord';
+import type { RankBy } from './objectiveTest';
+import type { RacePolicy } from './race';
+import { withRace } from './withRace';
 import { recordEvaluation } from '../eval/record';
 import { solverIdentity } from '../eval/resultsStore';
 import type { InstanceResult } from '../run/result';
@@ -64,33 +65,39 @@ export function racePolicy(config: Config, champion: EvalDoc | undefined): RaceP
  */
 export async function raceChallengers(
   ctx: VerdictContext,
-  o: { cycle: number; session: string; championDir: string; champion: EvalDoc | undefined; challengers: readonly { id: number; dir: string; doc: EvalDoc }[] },
+  race: {
+    cycle: number;
+    session: string;
+    championDir: string;
+    champion: EvalDoc | undefined;
+    challengers: readonly { id: number; dir: string; doc: EvalDoc }[];
+  },
 ): Promise<void> {
-  const names = o.challengers.map((c) => path.basename(c.dir)).join(', ');
+  const names = race.challengers.map((c) => path.basename(c.dir)).join(', ');
   ctx.log(
-    `race: ${names} side by side with ${path.basename(o.championDir)} on the perf set (one session; ${ctx.config.evaluation.racing.enabled ? 'a challenger is dropped once it cannot pass the promotion test' : 'racing off: every one runs the whole set'})`,
+    `race: ${names} side by side with ${path.basename(race.championDir)} on the perf set (one session; ${ctx.config.evaluation.racing.enabled ? 'a challenger is dropped once it cannot pass the promotion test' : 'racing off: every one runs the whole set'})`,
   );
   const raced = await measureTogether({
     ws: ctx.ws,
     config: ctx.config,
-    a: o.championDir,
-    challengers: o.challengers.map((c) => c.dir),
+    a: race.championDir,
+    challengers: race.challengers.map((c) => c.dir),
     purpose: 'decision',
-    cycle: o.cycle,
-    session: o.session,
+    cycle: race.cycle,
+    session: race.session,
     // The challengers' proofs are kept under the session's name until the cycle's decision is made (engine.ts releases it).
-    hold: o.session,
-    race: racePolicy(ctx.config, o.champion),
+    hold: race.session,
+    race: racePolicy(ctx.config, race.champion),
     on: ctx.config.evaluation.decide_on,
     bandPct: 0,
-    alpha: 2 * promotionLevel(ctx.config.strategy.alpha, o.challengers.length),
+    alpha: 2 * promotionLevel(ctx.config.strategy.alpha, race.challengers.length),
     runnerEnv: ctx.runnerEnv,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(ctx.auditRandom ? { auditRandom: ctx.auditRandom } : {}),
     ...(ctx.progress ? { onProgress: ctx.progress } : {}),
   });
   for (const [k, d] of raced.duels.entries()) {
-    const c = o.challengers[k]!;
+    const c = race.challengers[k]!;
     const speed = d.race!.speedup_pct ?? 0;
     const outcome = d.race!.outcome === 'rejected early' && d.race!.ran >= d.race!.of ? 'rejected at the end' : d.race!.outcome;
     ctx.log(
@@ -102,7 +109,7 @@ export async function raceChallengers(
   const first = raced.duels[0];
   if (first)
     await recordChampionDrift(ctx.ws, {
-      dir: o.championDir,
+      dir: race.championDir,
       hash: first.doc.a.hash,
       from: 'decision',
       now: longestA(raced.duels),
@@ -116,36 +123,47 @@ const longestA = (duels: readonly { a: InstanceResult[] }[]): InstanceResult[] =
   duels.reduce((m, d) => (d.a.length > m.length ? d.a : m), [] as InstanceResult[]);
 
 /** The decision duel of a challenger in this cycle's race, if it ran. */
-export async function raceDuel(ws: string, o: { cycle: number; championDir: string; challengerDir: string }): Promise<DuelDoc | undefined> {
-  return keptDuel(ws, { ...o, purpose: 'decision' });
+export async function raceDuel(ws: string, duel: { cycle: number; championDir: string; challengerDir: string }): Promise<DuelDoc | undefined> {
+  return keptDuel(ws, { ...duel, purpose: 'decision' });
 }
 
 /** The latest duel of this cycle for `purpose` between exactly these two builds (by their hashes), if one was kept. */
-async function keptDuel(ws: string, o: { cycle: number; purpose: DuelPurpose; championDir: string; challengerDir: string }): Promise<DuelDoc | undefined> {
-  const [ha, hb] = [await solverIdentity(o.championDir), await solverIdentity(o.challengerDir)];
-  return (await readDuels(ws)).filter((d) => d.cycle === o.cycle && d.purpose === o.purpose && d.a.hash === ha && d.b.hash === hb).pop();
+async function keptDuel(ws: string, duel: { cycle: number; purpose: DuelPurpose; championDir: string; challengerDir: string }): Promise<DuelDoc | undefined> {
+  const [ha, hb] = [await solverIdentity(duel.championDir), await solverIdentity(duel.challengerDir)];
+  return (await readDuels(ws)).filter((d) => d.cycle === duel.cycle && d.purpose === duel.purpose && d.a.hash === ha && d.b.hash === hb).pop();
 }
 
 /** The challenger side by side with the champion for this cycle outside a race (the held-out check): the duel kept from a resumed run, else a new one. */
 export async function duelWithChampion(
   ctx: VerdictContext,
-  o: { cycle: number; purpose: DuelPurpose; championDir: string; challengerDir: string; bench?: string; stopWhen?: TogetherRequest['stopWhen']; hold?: string },
+  duel: {
+    cycle: number;
+    purpose: DuelPurpose;
+    championDir: string;
+    challengerDir: string;
+    bench?: string;
+    stopWhen?: TogetherRequest['stopWhen'];
+    hold?: string;
+    /** The perf stage on `bench`, opened already (the held-out check needed its set first). */
+    perf?: TogetherRequest['perf'];
+  },
 ): Promise<DuelDoc> {
-  const kept = await keptDuel(ctx.ws, o);
+  const kept = await keptDuel(ctx.ws, duel);
   if (kept) return kept;
   ctx.log(
-    `${path.basename(o.challengerDir)} side by side with ${path.basename(o.championDir)}${o.bench ? ` on ${o.bench}` : ''} (same session, ABBA${o.stopWhen ? ', stopped as soon as it can tell' : ''})`,
+    `${path.basename(duel.challengerDir)} side by side with ${path.basename(duel.championDir)}${duel.bench ? ` on ${duel.bench}` : ''} (same session, ABBA${duel.stopWhen ? ', stopped as soon as it can tell' : ''})`,
   );
   const { duels } = await measureTogether({
     ws: ctx.ws,
     config: ctx.config,
-    a: o.championDir,
-    challengers: [o.challengerDir],
-    ...(o.stopWhen ? { stopWhen: o.stopWhen } : {}),
-    ...(o.hold ? { hold: o.hold } : {}),
-    purpose: o.purpose,
-    cycle: o.cycle,
-    ...(o.bench ? { overrides: { bench: o.bench } } : {}),
+    a: duel.championDir,
+    challengers: [duel.challengerDir],
+    ...(duel.stopWhen ? { stopWhen: duel.stopWhen } : {}),
+    ...(duel.hold ? { hold: duel.hold } : {}),
+    ...(duel.perf ? { perf: duel.perf } : {}),
+    purpose: duel.purpose,
+    cycle: duel.cycle,
+    ...(duel.bench ? { overrides: { bench: duel.bench } } : {}),
     on: ctx.config.evaluation.decide_on,
     bandPct: 0,
     alpha: ctx.config.strategy.alpha,
@@ -178,27 +196,4 @@ export function duelComparison(d: DuelDoc, alpha: number, rankBy: RankBy): Compa
     d.pairs.flatMap((p) => (p.again ? [[p.instance, { a: result(p.instance, p.again.a), b: result(p.instance, p.again.b) }] as const] : [])),
   );
   return compareRuns(as('a'), as('b'), d.timeout_s, { alpha, on: d.on, bandPct: d.comparison.band_pct, rankBy, again });
-}
-
-/**
- * The call that stopped a sequential held-out duel, judged again on the pairs it was made on: the first
- * `stopped.after` of the order. Lanes run a few instances past the look, so the kept pairs can say less
- * than the stop did, and a veto must not turn into "not known" on the extra pairs.
- */
-export function heldOutStop(d: DuelDoc, minInstances: number, rankBy: RankBy): HeldOutCall | undefined {
-  if (!d.stopped) return undefined;
-  return heldOutCall(duelTestPairs(d, d.stopped.after), d.stopped.of, minInstances, rankBy);
-}
-
-/** The held-out check's last word on a duel that ran the whole set: vetoed only if shown worse there (race.ts heldOutCall). */
-export function heldOutEnd(d: DuelDoc, minInstances: number, rankBy: RankBy): HeldOutCall {
-  return heldOutCall(duelTestPairs(d, d.pairs.length), d.pairs.length, minInstances, rankBy);
-}
-
-/** The first `upTo` pairs of a duel as the tests see them. */
-function duelTestPairs(d: DuelDoc, upTo: number): TestPair[] {
-  return d.pairs.slice(0, upTo).map((p) => {
-    const [a, b] = pairTimes(p, d.timeout_s, d.on);
-    return { a, b, solvedA: p.a.status === 'solved', solvedB: p.b.status === 'solved' };
-  });
 }

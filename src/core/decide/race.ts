@@ -1,18 +1,18 @@
-// The race's rules (ARCHITECTURE.md, "The path of a cycle", evaluate). A cycle's challengers and the
-// champion run the perf set side by side in one session, instance by instance (duel.ts measureTogether),
+// The race's rules (ARCHITECTURE.md, "The path of a cycle", decide). A cycle's challengers and the
+// champion run the perf set side by side in one session, instance by instance (measureTogether.ts),
 // so every challenger is paired with the same champion run and a session's drift cancels in every pair.
 // This file holds the pure parts: the order (a cross-section of the set by the champion's times, so any
 // prefix is a sample of easy and hard alike), the caps (a multiple of the champion's time: adaptive
 // capping), the futility rule that drops a challenger once its pairs say it cannot pass the promotion
-// test at the end, and the held-out check's rule. Racing only ever drops: a promotion is decided on the
+// test at the end, and the second runs where its margin is in doubt (heldOut.ts holds the held-out
+// check's rules). Racing only ever drops: a promotion is decided on the
 // full set's pairs, by the promotion test (objectiveTest.ts), after the last instance, so dropping cannot
 // make a challenger win (futility stopping leaves the false-promotion rate as it is) and no alpha is
 // spent on looks.
-import { z } from 'zod';
 import type { RacingConfig } from '../config/schema';
 import type { InstanceResult } from '../run/result';
-import { normalQuantile } from './compare';
-import { basisOf, par2Of, type TimeBasis } from './metrics';
+import { normalQuantile } from './comparison';
+import { basisOf, par2Of, type TimeBasis } from '../eval/metrics';
 import { logRatios, objectiveTest, type RankBy, type TestPair } from './objectiveTest';
 import { passChance, type FinalTest, type LookPair } from './passChance';
 
@@ -23,52 +23,6 @@ export interface RacePolicy {
   /** The champion's PAR-2 contribution per instance (on `on`), from its latest measurement at the same limits. */
   reference: ReadonlyMap<string, number>;
 }
-
-/** A challenger's race, kept in its evaluation document and its duel. Fields marked "older" are read from documents of before the one-session race. */
-export const RaceDoc = z.object({
-  /** rejected early: dropped before the set's end; survived: every instance ran (capped ones again in full). */
-  outcome: z.enum(['rejected early', 'survived']),
-  on: z.enum(['wall', 'cpu']),
-  /** Instances it ran, of the perf set's. */
-  ran: z.number().int().nonnegative(),
-  of: z.number().int().nonnegative(),
-  /** Runs stopped at their cap (a multiple of the champion's time). */
-  capped: z.number().int().nonnegative(),
-  /** The race's session (its duel is `.satlution/duels/<session>.json`); absent in older documents. */
-  session: z.string().optional(),
-  /** Challengers in the race (the champion not counted); absent in older documents. */
-  entrants: z.number().int().positive().optional(),
-  /** The challenger's geometric-mean speed-up over the champion on the pairs it has, percent (positive: faster). */
-  speedup_pct: z.number().optional(),
-  /** Its chance, at its last look, to pass the promotion test at the set's end (passChance.ts); null before the first look; absent in older documents. */
-  pass_chance: z.number().nullable().optional(),
-  /** The chance under which the race drops (DROP_BELOW when it ran). */
-  drop_below: z.number().optional(),
-  /** Older documents: how many times likelier its pairs were under "no faster" than under "detect_gain_pct faster" (the old rule's likelihood ratio). */
-  odds: z.number().nullable().optional(),
-  /** Older documents: the likelihood ratio at which the old rule dropped. */
-  drop_odds: z.number().optional(),
-  /** Older documents: the most it could be faster at the futility rule's confidence when it was dropped, percent. */
-  upper_pct: z.number().nullable().optional(),
-  /** Older documents: the gain the old rule raced for (racing.detect_gain_pct). */
-  detect_gain_pct: z.number().optional(),
-  /** Instances the champion and it both ran again in full (where its run was capped or the champion's went past its cap). */
-  champion_reruns: z.number().int().nonnegative().default(0),
-  /** Sums over the instances both ran, seconds (the challenger's capped runs count their cap). */
-  challenger_s: z.number().nonnegative(),
-  champion_s: z.number().nonnegative(),
-  /** Older documents: the champion's whole-set total, the threshold, margin and band of the old rule. */
-  champion_total_s: z.number().nonnegative().optional(),
-  threshold_s: z.number().nonnegative().optional(),
-  margin_pct: z.number().nonnegative().optional(),
-  band_pct: z.number().nonnegative().optional(),
-  /** A rejected challenger's PAR-2 extrapolated from its pairs (its time ratio to the champion there, times the champion's stored PAR-2). */
-  estimated_par2: z.number().nonnegative().nullable(),
-  /** CPU seconds (else wall) the challenger's runs took. */
-  spent_s: z.number().nonnegative(),
-  reason: z.string(),
-});
-export type RaceDoc = z.infer<typeof RaceDoc>;
 
 /**
  * Run order: a stratified cross-section, so that any prefix is a fair sample of the set. Within each
@@ -184,11 +138,11 @@ export interface LookContext {
  * to run. Pairs are lower bounds where its runs were capped (they can only make it look better than it
  * is, so a drop stays safe).
  */
-export function futility(seen: readonly SeenPair[], rest: readonly number[], o: LookContext): FutilityCall {
+export function futility(seen: readonly SeenPair[], rest: readonly number[], look: LookContext): FutilityCall {
   const { n, speedupPct } = ratioStats(seen.map((p) => ({ champion: p.a, challenger: p.b })));
   // Before the first look, and once every instance has run (the exact test decides then, raceSettle where runs were capped), no call.
-  if (n < Math.max(2, o.minInstances) || !rest.length) return { drop: false, speedupPct, chance: null, reason: '' };
-  const chance = passChance(seen, rest, o.timeoutS, { ...o.test, marginPct: LOOK_MARGIN_SHARE * o.test.marginPct });
+  if (n < Math.max(2, look.minInstances) || !rest.length) return { drop: false, speedupPct, chance: null, reason: '' };
+  const chance = passChance(seen, rest, look.timeoutS, { ...look.test, marginPct: LOOK_MARGIN_SHARE * look.test.marginPct });
   const drop = chance < DROP_BELOW;
   const way = speedupPct >= 0 ? `${speedupPct.toFixed(1)}% faster` : `${(-speedupPct).toFixed(1)}% slower`;
   const timeouts = seen.filter((p) => p.timeout);
@@ -200,7 +154,7 @@ export function futility(seen: readonly SeenPair[], rest: readonly number[], o: 
     speedupPct,
     chance,
     reason: drop
-      ? `it cannot pass the promotion test: after ${n} of ${o.of} instances it is ${way} than the champion (geometric mean of the time ratios, same session)${solved} and its chance to pass at the end of the set is ${pctText(chance)} (the race drops under ${pctText(DROP_BELOW)})`
+      ? `it cannot pass the promotion test: after ${n} of ${look.of} instances it is ${way} than the champion (geometric mean of the time ratios, same session)${solved} and its chance to pass at the end of the set is ${pctText(chance)} (the race drops under ${pctText(DROP_BELOW)})`
       : '',
   };
 }
@@ -258,7 +212,7 @@ export function tQuantile(p: number, df: number): number {
 }
 
 /** The basis a look judges on: CPU only where every run of its pairs has a CPU time (metrics.ts basisOf). */
-const pairsBasis = (on: TimeBasis, pairs: readonly { a: InstanceResult; b: InstanceResult }[]): TimeBasis =>
+export const pairsBasis = (on: TimeBasis, pairs: readonly { a: InstanceResult; b: InstanceResult }[]): TimeBasis =>
   basisOf(
     on,
     pairs.flatMap((p) => [p.a, p.b]),
@@ -277,7 +231,7 @@ function testPairs(pairs: readonly { a: InstanceResult; b: InstanceResult; capS:
   });
 }
 
-/** A race's look at a challenger's pairs (with the names of their instances), for the session (raceRuns.ts) and the race's record (duel.ts). */
+/** A race's look at a challenger's pairs (with the names of their instances), for the session (scheduler.ts) and the race's record (measureTogether.ts). */
 export function raceCall(
   policy: RacePolicy,
   order: readonly string[],
@@ -294,7 +248,7 @@ export function raceCall(
   return futility(seen, rest, ctx);
 }
 
-/** The session's look (raceRuns.ts) for a race: drop a challenger when futility says so, judged on its pairs' PAR-2 times (capped runs at their cap). */
+/** The session's look (scheduler.ts) for a race: drop a challenger when futility says so, judged on its pairs' PAR-2 times (capped runs at their cap). */
 export function raceLook(
   policy: RacePolicy,
   order: readonly string[],
@@ -307,7 +261,7 @@ export function raceLook(
 }
 
 /**
- * The race's last word on a survivor with capped runs (raceRuns.ts settle): it cannot be promoted if,
+ * The race's last word on a survivor with capped runs (scheduler.ts settle): it cannot be promoted if,
  * with each capped run counted at its cap and as solved (the best it could have done), the promotion
  * test does not reach `level`; its capped runs need not run again then.
  */
@@ -342,10 +296,10 @@ export const AGAIN_SHARE = 0.5;
 export const DOUBT_UP_TO = 1.5;
 
 /**
- * The race's last step for a survivor (raceRuns.ts again): when the promotion test passes on its final
+ * The race's last step for a survivor (scheduler.ts again): when the promotion test passes on its final
  * pairs but its PAR-2 gain leaves the margin in doubt (from 0 to DOUBT_UP_TO times it), the instances
  * carrying AGAIN_SHARE of the pairs' PAR-2, heaviest first, for both sides to run a second time; the
- * margin is then judged on each such instance's mean of two runs (compare.ts `again`). The test stays on
+ * margin is then judged on each such instance's mean of two runs (comparison.ts `again`). The test stays on
  * the first runs (its level is exact there), so a second look at the margin can never promote what the
  * test did not find better. Pairs both sides left unsolved neither run again nor count in the share (2T
  * twice says nothing new). Else none.
@@ -373,97 +327,5 @@ export function raceAgain(
       out.push(pairs[heavy[j]!.k]!.a.instance);
     }
     return out;
-  };
-}
-
-/**
- * The held-out check's veto error: a winner no worse than the champion on the held-out set is vetoed in
- * at most this share of checks (the level is split evenly among the looks that may veto).
- */
-export const HELD_OUT_VETO = 0.01;
-
-/** The fewest held-out instances with which the check can veto at all: all pairs worse (p = 2^-n) under HELD_OUT_VETO shared among the looks from the first. */
-export function heldOutVetoNeeds(minInstances: number): number {
-  const first = Math.max(2, minInstances);
-  let n = first;
-  while (2 ** -n >= HELD_OUT_VETO / (n - first + 1) && n < 64) n++;
-  return n;
-}
-
-/** The held-out check's judgement on the pairs so far: faster there, slower there, or not known. */
-export interface HeldOutCall {
-  stop: boolean;
-  /** true: significantly worse on the held-out set (a veto); false: faster there; undefined: not known. */
-  slower: boolean | undefined;
-  speedupPct: number;
-  reason: string;
-}
-
-/**
- * The held-out check, sequential (cycle/engine.ts): the winner and the champion side by side on the
- * held-out set, from `minInstances` pairs on. It stops with a pass as soon as a t-interval of the mean
- * log time ratio lies above 0 (clearly faster: more runs could only lead to a pass), and with a veto as
- * soon as the promotion test's mirror (`p_worse`, the winner worse on `rankBy`) is under HELD_OUT_VETO
- * shared among the looks; at the end, a winner not shown worse passes. So a winner no worse there is
- * vetoed in at most HELD_OUT_VETO of checks, whatever its gain on the perf set.
- */
-export function heldOutCall(pairs: readonly TestPair[], of: number, minInstances: number, rankBy: RankBy): HeldOutCall {
-  const {
-    n,
-    speedupPct,
-    lowerPct: lo,
-  } = speedupInterval(
-    pairs.map((p) => ({ champion: p.a, challenger: p.b })),
-    minInstances,
-  );
-  if (n < Math.max(2, minInstances)) return { stop: false, slower: undefined, speedupPct, reason: '' };
-  const conf = `${(100 * (1 - INTERVAL_LEVEL)).toFixed(1)}%`;
-  if (lo !== null && lo > 0)
-    return {
-      stop: true,
-      slower: false,
-      speedupPct,
-      reason: `after ${n} of ${of} instances ${speedupPct.toFixed(1)}% faster (geometric mean), at least ${lo.toFixed(1)}% at ${conf} confidence`,
-    };
-  const perLook = HELD_OUT_VETO / Math.max(1, of - Math.max(2, minInstances) + 1);
-  const worse = objectiveTest(pairs, rankBy).p_worse;
-  const way = speedupPct >= 0 ? `${speedupPct.toFixed(1)}% faster` : `${(-speedupPct).toFixed(1)}% slower`;
-  if (worse < perLook)
-    return {
-      stop: true,
-      slower: true,
-      speedupPct,
-      reason: `after ${n} of ${of} instances worse than the champion there (${way} as a geometric mean; the test of worse ${rankBy === 'par2' ? 'in PAR-2 or instance by instance' : 'in solved instances, PAR-2 or instance by instance'} gives p = ${worse.toPrecision(2)}, under the ${perLook.toPrecision(2)} each look may veto at)`,
-    };
-  return {
-    stop: false,
-    slower: undefined,
-    speedupPct,
-    reason: `after ${n} of ${of} instances not shown worse than the champion there (${way} as a geometric mean; the test of worse gives p = ${worse.toPrecision(2)}, a veto needs under ${perLook.toPrecision(2)})`,
-  };
-}
-
-/** A session pair's runs as the tests see them on `on` (complete runs: no caps). */
-export const heldOutPairs = (pairs: readonly { a: InstanceResult; b: InstanceResult }[], timeoutS: number, on: TimeBasis): TestPair[] => {
-  const basis = pairsBasis(on, pairs);
-  return pairs.map((p) => ({
-    a: par2Of(p.a, timeoutS, basis),
-    b: par2Of(p.b, timeoutS, basis),
-    solvedA: p.a.status === 'solved',
-    solvedB: p.b.status === 'solved',
-  }));
-};
-
-/** The held-out check as a duel's stop rule (duel.ts stopWhen): stop the session once heldOutCall can tell. */
-export function heldOutLook(
-  of: number,
-  timeoutS: number,
-  on: TimeBasis,
-  minInstances: number,
-  rankBy: RankBy,
-): (pairs: readonly { a: InstanceResult; b: InstanceResult }[]) => string | undefined {
-  return (pairs) => {
-    const call = heldOutCall(heldOutPairs(pairs, timeoutS, on), of, minInstances, rankBy);
-    return call.stop ? call.reason : undefined;
   };
 }

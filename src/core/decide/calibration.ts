@@ -1,7 +1,7 @@
-// Noise calibration: the champion measured against itself side by side (an A/A duel, duel.ts). What two
+// Noise calibration: the champion measured against itself side by side (an A/A duel, measureTogether.ts). What two
 // runs of one binary differ by on this machine, runner and perf set is the noise band, shown for information:
 // no decision uses it (the promotion test is exact on same-session pairs, and the margin is
-// strategy.min_improvement_pct alone; strategy/accept.ts). Kept in `.satlution/calibration.json`; measured again when the machine, the runner,
+// strategy.min_improvement_pct alone; promotionRule.ts). Kept in `.satlution/calibration.json`; measured again when the machine, the runner,
 // the perf set or its limits change, or when it is older than calibration.max_age_days.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
@@ -14,11 +14,11 @@ import { STATE_DIR } from '../layout';
 import type { InstanceResult } from '../run/result';
 import type { RunnerEnv } from '../runners/select';
 import { writeJsonAtomic } from '../store/atomic';
-import { BAND_LEVEL, compareRuns, relativeInterval } from './compare';
+import { BAND_LEVEL, compareRuns, relativeInterval } from './comparison';
 import { recordChampionDrift } from './drift';
-import { measureSideBySide } from './duel';
-import { basisOf, timeOn, type TimeBasis } from './metrics';
-import { planStages } from './plan';
+import { measureSideBySide } from './measureTogether';
+import { basisOf, timeOn, type TimeBasis } from '../eval/metrics';
+import { planStages } from '../eval/plan';
 
 /** The noise of one time basis, from an A/A duel. */
 export const NoiseDoc = z.object({
@@ -130,7 +130,7 @@ export function noiseOf(a: InstanceResult[], b: InstanceResult[], timeoutS: numb
 }
 
 /** Measures the noise band: `solverDir` (the champion) against itself, side by side, and keeps it. */
-export async function calibrate(o: {
+export async function calibrate(req: {
   ws: string;
   config: Config;
   solverDir: string;
@@ -139,48 +139,48 @@ export async function calibrate(o: {
   signal?: AbortSignal;
   onProgress?: (done: number, total: number, message: string) => void;
 }): Promise<CalibrationDoc> {
-  const alpha = o.config.strategy.alpha;
-  const scope = await currentScope(o.ws, o.config);
+  const alpha = req.config.strategy.alpha;
+  const scope = await currentScope(req.ws, req.config);
   const duel = await measureSideBySide({
-    ws: o.ws,
-    config: o.config,
-    a: o.solverDir,
-    b: o.solverDir,
+    ws: req.ws,
+    config: req.config,
+    a: req.solverDir,
+    b: req.solverDir,
     purpose: 'calibration',
-    on: o.config.evaluation.decide_on,
+    on: req.config.evaluation.decide_on,
     bandPct: 0,
     alpha,
-    runnerEnv: o.runnerEnv,
-    ...(o.build ? { build: true } : {}),
-    ...(o.signal ? { signal: o.signal } : {}),
-    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+    runnerEnv: req.runnerEnv,
+    ...(req.build ? { build: true } : {}),
+    ...(req.signal ? { signal: req.signal } : {}),
+    ...(req.onProgress ? { onProgress: req.onProgress } : {}),
   });
   // A calibration of a broken solver would measure its failures, not the machine's noise.
-  if (duel.doc.fatal) throw new Error(`the calibration cannot use ${path.basename(o.solverDir)}: it failed against itself (${duel.doc.fatal.detail})`);
+  if (duel.doc.fatal) throw new Error(`the calibration cannot use ${path.basename(req.solverDir)}: it failed against itself (${duel.doc.fatal.detail})`);
   const solved = duel.a.filter((r) => r.status === 'solved').length;
   if (solved === 0)
     throw new Error(
-      `the calibration cannot use ${path.basename(o.solverDir)}: it solved none of the perf set within the timeout, so there is no time to measure noise on`,
+      `the calibration cannot use ${path.basename(req.solverDir)}: it solved none of the perf set within the timeout, so there is no time to measure noise on`,
     );
   const hasCpu = basisOf('cpu', [...duel.a, ...duel.b]) === 'cpu';
   const doc: CalibrationDoc = {
     at: new Date().toISOString(),
     scope,
     session: duel.doc.session,
-    solver: path.basename(o.solverDir),
+    solver: path.basename(req.solverDir),
     n: duel.cmp.common,
     wall: noiseOf(duel.a, duel.b, duel.doc.timeout_s, 'wall', alpha),
     cpu: hasCpu ? noiseOf(duel.a, duel.b, duel.doc.timeout_s, 'cpu', alpha) : null,
     alpha,
   };
-  await writeJsonAtomic(calibrationFile(o.ws), doc);
-  await recordChampionDrift(o.ws, {
-    dir: o.solverDir,
+  await writeJsonAtomic(calibrationFile(req.ws), doc);
+  await recordChampionDrift(req.ws, {
+    dir: req.solverDir,
     hash: duel.doc.a.hash,
     from: 'calibration',
     now: duel.a,
     timeoutS: duel.doc.timeout_s,
-    on: o.config.evaluation.decide_on,
+    on: req.config.evaluation.decide_on,
   });
   return doc;
 }
@@ -193,7 +193,7 @@ export function bandFor(cal: CalibrationDoc | undefined, on: TimeBasis): number 
 
 /**
  * The false-promotion rate the rule allows per decision between two identical solvers: the promotion
- * test's one-sided level, alpha / 2 and at most 0.5% (cycle/sideBySide.ts promotionLevel, before it is
+ * test's one-sided level, alpha / 2 and at most 0.5% (decide/againstChampion.ts promotionLevel, before it is
  * shared among a race's challengers). The exact sign-flip test holds it whatever the noise, so no band is needed.
  */
 export const allowedFalsePromotion = (alpha: number): number => Math.round(1e9 * Math.min(alpha / 2, (1 - BAND_LEVEL) / 2)) / 1e9;

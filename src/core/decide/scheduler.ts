@@ -1,4 +1,4 @@
-// The scheduler of a side-by-side session (duel.ts measureTogether): side A (the champion, or the
+// The scheduler of a side-by-side session (measureTogether.ts): side A (the champion, or the
 // reference of a duel) and one or more sides B run a set in a fixed order, instance by instance, so each
 // B is paired with the same A run, in the same moment. With several lanes (a local runner's slots) each
 // lane takes every lanes-th instance and runs its entrants back to back on one core, their order
@@ -253,7 +253,7 @@ export function sidePairs(
   });
 }
 
-/** A side's second runs by instance (sidePairs' `again`), as compare.ts compareRuns takes them. */
+/** A side's second runs by instance (sidePairs' `again`), as comparison.ts compareRuns takes them. */
 export const secondRuns = (
   pairs: readonly { a: InstanceResult; again?: { a: InstanceResult; b: InstanceResult } }[],
 ): Map<string, { a: InstanceResult; b: InstanceResult }> => new Map(pairs.flatMap((p) => (p.again ? [[p.a.instance, p.again] as const] : [])));

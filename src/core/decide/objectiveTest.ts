@@ -53,7 +53,7 @@ export interface ObjectiveTest {
  * not. `p`: the share of sign patterns whose largest standardised gain in B's favour reaches the
  * observed one (exact for identical solvers, whichever part carries the gain); `p_worse` the same
  * against B. A PAR-2 that got worse is kept out by the promotion rule's margin on the PAR-2 difference
- * (strategy/accept.ts), and solving fewer by its solved-count rule. All 2^n sign patterns up to 16
+ * (promotionRule.ts), and solving fewer by its solved-count rule. All 2^n sign patterns up to 16
  * pairs, else `resamples` seeded ones (p = (k + 1) / (B + 1)).
  */
 export function objectiveTest(pairs: readonly TestPair[], rankBy: RankBy, resamples = 20000, seed = 1): ObjectiveTest {

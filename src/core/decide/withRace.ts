@@ -1,13 +1,13 @@
-// A cycle's race measured a challenger's full perf set (duel.ts measureTogether); this puts that
+// A cycle's race measured a challenger's full perf set (measureTogether.ts); this puts that
 // measurement into its evaluation document, as the perf gate would have: the runs, their metrics, the
 // race, and for a survivor the perf audit. The evaluation service records it (record.ts).
 import { FATAL } from '../run/result';
-import type { AuditOutcome } from './audit';
-import { auditSummary } from './audit';
-import type { EvalDoc, GateDoc } from './evalDoc';
-import type { StagePlan } from './gates';
-import { computeMetrics } from './metrics';
-import type { RaceDoc } from './race';
+import type { AuditOutcome } from '../eval/audit';
+import { auditSummary } from '../eval/audit';
+import type { EvalDoc, GateDoc } from '../eval/evalDoc';
+import type { StagePlan } from '../eval/gates';
+import { computeMetrics } from '../eval/metrics';
+import type { RaceDoc } from '../eval/evalDoc';
 import type { InstanceResult } from '../run/result';
 
 /**
@@ -15,8 +15,8 @@ import type { InstanceResult } from '../run/result';
  * document that was already measured in full (`satlution eval` before the cycle) keeps its measurement
  * and takes the race; a lie the race's perf audit caught fails its perf gate all the same.
  */
-export function withRace(doc: EvalDoc, o: { results: InstanceResult[]; race: RaceDoc; plan: StagePlan; audit?: AuditOutcome }): EvalDoc {
-  const { results, race, plan, audit } = o;
+export function withRace(doc: EvalDoc, raced: { results: InstanceResult[]; race: RaceDoc; plan: StagePlan; audit?: AuditOutcome }): EvalDoc {
+  const { results, race, plan, audit } = raced;
   if (!doc.race_pending) {
     if (!audit?.failures.length) return { ...doc, race };
     const last = doc.gates.map((g) => g.gate).lastIndexOf('perf');

@@ -7,115 +7,29 @@
 // by up to 2x from one second to the next). With one slot, or on a remote runner (which syncs each
 // solver first), blocks of the slots run A then B, then B then A. Nothing stored earlier is reused:
 // each side runs under a session key of its own (runSet's `session`). A cycle's race is the same with
-// several B sides sharing A's runs (measureTogether; the scheduler is raceRuns.ts, the rules race.ts),
+// several B sides sharing A's runs (the scheduler is scheduler.ts, the rules race.ts; duels.ts keeps them),
 // each B's pairs a duel of its own. The one way a race, the held-out check, `satlution compare
-// --measure` and the noise calibration measure pairs.
-import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs/promises';
+// --measure` and the noise calibration measure pairs, on the perf stage as eval/perfSession.ts opens it.
 import * as path from 'node:path';
-import { z } from 'zod';
 import type { Config } from '../config/schema';
-import { listSet } from '../instances/instances';
-import { STATE_DIR } from '../layout';
+import { RaceDoc } from '../eval/evalDoc';
+import type { AuditOutcome, AuditRandom } from '../eval/audit';
+import type { StagePlan } from '../eval/gates';
+import { basisOf, par2Of, timeOn, type TimeBasis } from '../eval/metrics';
+import { openPerfSession, type PerfSession } from '../eval/perfSession';
+import type { PlanOverrides } from '../eval/plan';
+import { solverIdentity } from '../eval/resultsStore';
+import { EvaluationSetupError } from '../eval/service';
 import { isolationFor } from '../isolation/settings';
 import { buildSolver } from '../run/build';
-import { FATAL, type InstanceResult } from '../run/result';
-import { stageRunners, type RunnerEnv } from '../runners/select';
-import { writeJsonAtomic } from '../store/atomic';
-import { compareRuns, type Comparison } from './compare';
-import { auditStage, runStage, type StagePlan } from './gates';
-import { auditOn, type AuditOutcome, type AuditRandom } from './audit';
-import { basisOf, par2Of, timeOn, type TimeBasis } from './metrics';
-import {
-  capFor,
-  DROP_BELOW,
-  firstLook,
-  lowerBound,
-  raceAgain,
-  raceCall,
-  raceLook,
-  raceOrder,
-  raceSettle,
-  RaceDoc,
-  type LookContext,
-  type RacePolicy,
-} from './race';
-import { runSession, secondRuns, sidePairs, type SessionSide, type Side } from './raceRuns';
-import { gateContext, type PlanOverrides } from './plan';
-import { solverIdentity } from './resultsStore';
-import { releaseProofs } from './proofChecks';
 import { slotCpu } from '../run/cpus';
-import { EvaluationSetupError, plannedStages } from './service';
-
-/** Why a pair was measured. */
-export const DuelPurpose = z.enum(['decision', 'held-out', 'calibration', 'compare']);
-export type DuelPurpose = z.infer<typeof DuelPurpose>;
-
-/** One side's run of a pair; `answer` is absent in duels kept before it was recorded. */
-const DuelRun = z.object({
-  status: z.string(),
-  time_s: z.number(),
-  cpu_s: z.number().nullable(),
-  answer: z.enum(['SAT', 'UNSAT', 'UNKNOWN']).nullable().optional(),
-  /** The run's results-store key, where it kept the proof of an UNSAT answer for the audits (absent otherwise, and in duels kept before). */
-  run: z.string().optional(),
-});
-
-/** One instance measured by both, with the order the two ran in. */
-export const DuelPair = z.object({
-  instance: z.string(),
-  order: z.enum(['AB', 'BA']),
-  a: DuelRun,
-  b: DuelRun,
-  /** Both sides' second runs, where the race's margin was in doubt (race.ts raceAgain): the margin is judged on the mean of the two. */
-  again: z.object({ order: z.enum(['AB', 'BA']), a: DuelRun, b: DuelRun }).optional(),
-});
-export type DuelPair = z.infer<typeof DuelPair>;
-
-/** A side-by-side measurement as kept in `.satlution/duels/<session>.json` (the dashboard reads these). */
-export const DuelDoc = z.object({
-  session: z.string(),
-  purpose: DuelPurpose,
-  cycle: z.number().int().nullable(),
-  a: z.object({ dir: z.string(), hash: z.string() }),
-  b: z.object({ dir: z.string(), hash: z.string() }),
-  set: z.string(),
-  runner: z.string(),
-  timeout_s: z.number().positive(),
-  on: z.enum(['wall', 'cpu']),
-  started_at: z.string(),
-  ended_at: z.string(),
-  /** Instances per block: 1 in lanes, else the runner's slots. */
-  block: z.number().int().positive(),
-  /** true: pairs ran back to back in parallel lanes (each pinned to a core where possible); false: in blocks. */
-  together: z.boolean().default(false),
-  pairs: z.array(DuelPair),
-  /** The paired comparison of B with A on these pairs only (on `on`); `p`: the promotion test's one-sided p (objectiveTest.ts), the ratio test's or the Wilcoxon p in duels kept before it. */
-  comparison: z.object({
-    par2A: z.number(),
-    par2B: z.number(),
-    diff: z.number(),
-    ci95: z.tuple([z.number(), z.number()]),
-    p: z.number(),
-    n: z.number().int(),
-    verdict: z.enum(['B faster', 'A faster', 'no significant difference']),
-    /** The one-sided level `p` was held to (a race's promotion level); absent in duels kept before the sign-flip tests. */
-    level: z.number().optional(),
-    band_pct: z.number(),
-    /** Wall-clock PAR-2 of each side, as competitions report it. */
-    wall_par2A: z.number(),
-    wall_par2B: z.number(),
-    /** Where the margin was judged on second runs of the longest instances: how many, and each side's PAR-2 with them at the mean of two runs. */
-    again: z.object({ instances: z.number().int(), par2A: z.number(), par2B: z.number() }).optional(),
-  }),
-  /** A side that crashed or answered wrongly in the duel (it cannot win). */
-  fatal: z.object({ side: z.enum(['A', 'B']), detail: z.string() }).nullable(),
-  /** B's race, when the duel was a cycle's race (several challengers share A's runs): why it stopped, or that it ran the set. */
-  race: RaceDoc.optional(),
-  /** A sequential duel (the held-out check) that stopped before the set's end: after how many instances, and why. */
-  stopped: z.object({ after: z.number().int().nonnegative(), of: z.number().int().nonnegative(), reason: z.string() }).optional(),
-});
-export type DuelDoc = z.infer<typeof DuelDoc>;
+import { FATAL, type InstanceResult } from '../run/result';
+import type { RunnerEnv } from '../runners/select';
+import { writeJsonAtomic } from '../store/atomic';
+import { compareRuns, type Comparison } from './comparison';
+import { duelsDir, newSessionName, type DuelDoc, type DuelPurpose } from './duels';
+import { capFor, DROP_BELOW, firstLook, lowerBound, raceAgain, raceCall, raceLook, raceOrder, raceSettle, type LookContext, type RacePolicy } from './race';
+import { runSession, secondRuns, sidePairs, type SessionSide, type Side } from './scheduler';
 
 /** What to measure side by side. */
 export interface DuelRequest {
@@ -150,8 +64,6 @@ export interface Duel {
   b: InstanceResult[];
 }
 
-export const duelsDir = (ws: string) => path.join(ws, STATE_DIR, 'duels');
-
 /** Measures A and B side by side on the perf stage's set, interleaved instance by instance (ABBA). */
 export async function measureSideBySide(req: DuelRequest): Promise<Duel> {
   const { duels } = await measureTogether({ ...req, challengers: [req.b] });
@@ -166,39 +78,31 @@ export interface TogetherRequest extends Omit<DuelRequest, 'b'> {
   race?: RacePolicy;
   /** The session's name, kept by a caller that may resume it (its stored runs are reused then); else a new one. */
   session?: string;
-  /** Without a race: stop the session once this says so, given the challenger's pairs (the held-out check, race.ts heldOutLook). */
+  /** Without a race: stop the session once this says so, given the challenger's pairs (the held-out check, heldOut.ts heldOutLook). */
   stopWhen?: (pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string | undefined;
   /**
    * Where the challengers' runs keep their proofs for the audits (a cycle's hold, released when its
    * decision is made); absent, or for the champion's side, proofs are required but not kept.
    */
   hold?: string;
+  /** The perf stage, opened already by a caller that needed its set first (the held-out check); else opened here with `overrides`. */
+  perf?: PerfSession;
 }
 
 /** Measures the challengers side by side with A in one session; each duel is kept in the workspace. */
 export async function measureTogether(req: TogetherRequest): Promise<{ session: string; duels: RacedDuel[] }> {
-  const stages = await plannedStages({ ws: req.ws, config: req.config, overrides: { stage: 'perf', ...req.overrides } });
-  const plan = stages[stages.length - 1];
-  if (!plan) throw new EvaluationSetupError('no perf stage to measure on');
-  // Proofs are a correctness matter, settled by the gates: a duel measures speed, so it runs as perf does.
-  const perf = { ...plan, audit: undefined };
-  const instances = await listSet(perf.dir);
-  if (!instances.length) throw new EvaluationSetupError(`benchmark set ${perf.dir} has no instances to measure on`);
-  let runners;
-  try {
-    runners = stageRunners(req.config, [perf.runner ?? 'local'], req.runnerEnv);
-  } catch (e) {
-    throw new EvaluationSetupError((e as Error).message);
-  }
-  const ctx = {
-    ...gateContext(req.config, req.ws),
-    runners,
-    jobs: perf.jobs ?? 1,
-    build: false,
-    stages: [perf],
-    ...(req.signal ? { signal: req.signal } : {}),
-    ...(req.auditRandom ? { auditRandom: req.auditRandom } : {}),
-  };
+  const perf =
+    req.perf ??
+    (await openPerfSession({
+      ws: req.ws,
+      config: req.config,
+      runnerEnv: req.runnerEnv,
+      ...(req.overrides ? { overrides: req.overrides } : {}),
+      ...(req.signal ? { signal: req.signal } : {}),
+      ...(req.auditRandom ? { auditRandom: req.auditRandom } : {}),
+    }));
+  const { plan, instances } = perf;
+  if (!instances.length) throw new EvaluationSetupError(`benchmark set ${plan.dir} has no instances to measure on`);
   // In a cycle every side was built by its evaluation; `calibrate` and `compare --measure` build first, confined.
   for (const dir of req.build ? new Set([req.a, ...req.challengers]) : []) {
     const built = await buildSolver(dir, req.config.evaluation.build_timeout_s, req.signal, isolationFor(req.config));
@@ -209,13 +113,9 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
   // fixed, so a resumed or repeated session runs the same instances in the same lanes, and any prefix a
   // look (futility, the sequential held-out check) judges on is a fair sample of the set.
   const order = raceOrder(instances, req.race?.reference ?? new Map<string, number>());
-  const slots = Math.max(1, perf.jobs ?? 1);
+  const slots = Math.max(1, plan.jobs ?? 1);
   // Remote runners sync each solver before its runs; two syncs into one remote workdir at once are not worth the risk.
-  const kind = req.config.runners.find((r) => r.name === (perf.runner ?? 'local'))?.kind ?? 'local';
-  const lanes = kind === 'local' ? slots : 1;
-  // Pinned lanes: a pair's runs meet the same core (cores of one machine can differ in speed by 2x),
-  // the core the local pool would give that slot anyway (run/cpus.ts): every run looks alike.
-  const single = { ...perf, jobs: 1 };
+  const lanes = perf.local ? slots : 1;
   const started = new Date().toISOString();
   const keys = req.challengers.map((_, k) => (req.challengers.length === 1 ? 'B' : `B${k + 1}`));
   const dirOf = (side: Side) => (side === 'A' ? req.a : req.challengers[keys.indexOf(side)]!);
@@ -225,7 +125,7 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
   // A look asks what the promotion test at the end will (the level the race's challengers share).
   const lookCtx: LookContext = {
     of: order.length,
-    timeoutS: perf.timeoutS,
+    timeoutS: plan.timeoutS,
     test: { level: req.alpha / 2, rankBy: req.config.evaluation.rank_by, marginPct: req.config.strategy.min_improvement_pct },
     minInstances: firstLook(instances, policy?.racing.min_instances ?? 1),
   };
@@ -235,29 +135,30 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     challengers: keys,
     lanes,
     block: slots,
-    timeoutS: perf.timeoutS,
+    timeoutS: plan.timeoutS,
     run: async (side, chunk, o) => {
-      // Each side its own session key: an A/A test of one directory must run twice, not reuse itself.
-      const lane = o.lane === undefined ? {} : { cpu: slotCpu(o.lane, lanes) ?? null };
-      const r = await runStage(
-        { ...ctx, solverDir: dirOf(side) },
-        lanes > 1 ? single : perf,
-        chunk,
-        {},
-        // A run again (in full, or a second run) gets a key of its own: the stored first run must not stand in for it.
-        { session: `${session}:${side}${o.repeat ? `:again${o.repeat}` : ''}`, caps: o.caps, hold: side === 'A' ? null : (req.hold ?? null), ...lane },
-      );
-      done += r.results.length;
+      // Pinned lanes: a pair's runs meet the same core (cores of one machine can differ in speed by 2x),
+      // the core the local pool would give that slot anyway (run/cpus.ts): every run looks alike.
+      const lane = o.lane === undefined ? {} : { single: true, cpu: slotCpu(o.lane, lanes) ?? null };
+      const results = await perf.run(dirOf(side), chunk, {
+        // Each side its own session key: an A/A test of one directory must run twice, not reuse itself; a run
+        // again (in full, or a second run) gets a key of its own: the stored first run must not stand in for it.
+        session: `${session}:${side}${o.repeat ? `:again${o.repeat}` : ''}`,
+        caps: o.caps,
+        hold: side === 'A' ? null : (req.hold ?? null),
+        ...lane,
+      });
+      done += results.length;
       req.onProgress?.(done, total, `${side === 'A' ? 'A' : path.basename(dirOf(side))} ran ${chunk.map((i) => i.name).join(', ')}`);
-      return r.results;
+      return results;
     },
     // A survivor whose margin is in doubt runs its longest instances again, raced or not.
-    ...(policy ? { again: raceAgain(policy, perf.timeoutS, req.alpha / 2, req.config.evaluation.rank_by, req.config.strategy.min_improvement_pct) } : {}),
+    ...(policy ? { again: raceAgain(policy, plan.timeoutS, req.alpha / 2, req.config.evaluation.rank_by, req.config.strategy.min_improvement_pct) } : {}),
     ...(policy?.racing.enabled
       ? {
-          cap: (name: string) => capFor(policy.reference.get(name), perf.timeoutS, policy.racing),
+          cap: (name: string) => capFor(policy.reference.get(name), plan.timeoutS, policy.racing),
           look: raceLook(policy, names, lookCtx),
-          settle: raceSettle(policy, perf.timeoutS, req.alpha / 2, req.config.evaluation.rank_by),
+          settle: raceSettle(policy, plan.timeoutS, req.alpha / 2, req.config.evaluation.rank_by),
         }
       : req.stopWhen
         ? { look: (_side: Side, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => req.stopWhen!(pairs) }
@@ -271,8 +172,8 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     const sp = sidePairs(out, side, order);
     const [paired, rb] = [sp.map((p) => p.a), sp.map((p) => p.b)];
     const again = secondRuns(sp);
-    const cmp = compareRuns(paired, rb, perf.timeoutS, { alpha: req.alpha, on: req.on, bandPct: req.bandPct, rankBy: req.config.evaluation.rank_by, again });
-    const wall = compareRuns(paired, rb, perf.timeoutS, { alpha: req.alpha, on: 'wall' });
+    const cmp = compareRuns(paired, rb, plan.timeoutS, { alpha: req.alpha, on: req.on, bandPct: req.bandPct, rankBy: req.config.evaluation.rank_by, again });
+    const wall = compareRuns(paired, rb, plan.timeoutS, { alpha: req.alpha, on: 'wall' });
     const race = policy
       ? raceDoc({ s, paired, rb, names, lookCtx, on: req.on, policy, entrants: keys.length, session: sessionOf(session, k, keys.length) })
       : undefined;
@@ -282,9 +183,9 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
       cycle: req.cycle ?? null,
       a: { dir: req.a, hash: hashA },
       b: { dir: req.challengers[k]!, hash: await solverIdentity(req.challengers[k]!) },
-      set: perf.dir,
-      runner: perf.runner ?? 'local',
-      timeout_s: perf.timeoutS,
+      set: plan.dir,
+      runner: perf.runner,
+      timeout_s: plan.timeoutS,
       on: cmp.on,
       started_at: started,
       ended_at: ended,
@@ -318,14 +219,11 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     if (req.ws) await writeJsonAtomic(path.join(duelsDir(req.ws), `${doc.session}.json`), doc);
     // A race's survivor is audited as a perf stage is (a sample of its UNSAT answers with proofs): its
     // results become its perf measurement. One dropped can never be promoted; its answers decide nothing.
-    const audit =
-      race?.outcome === 'survived' && !doc.fatal && plan.audit && auditOn(plan.audit)
-        ? await auditStage({ ...ctx, solverDir: req.challengers[k]! }, perf, plan.audit, rb, instances)
-        : undefined;
+    const audit = race?.outcome === 'survived' && !doc.fatal ? await perf.audit(req.challengers[k]!, rb) : undefined;
     // A dropped challenger's answers decide nothing: the proofs its runs kept go now.
-    if (req.hold && s.dropped) await releaseProofs({ runners }, req.hold, [perf.runner ?? 'local'], keptRuns(rb, req.hold));
+    if (req.hold && s.dropped) await perf.release(req.hold, keptRuns(rb, req.hold));
     const checked = audit ? rb.map((r) => audit.checked.get(r.instance) ?? r) : rb;
-    duels.push({ doc, cmp, a: paired, b: checked, ...(race ? { race, plan: perf } : {}), ...(audit ? { audit } : {}) });
+    duels.push({ doc, cmp, a: paired, b: checked, ...(race ? { race, plan: { ...plan, audit: undefined } } : {}), ...(audit ? { audit } : {}) });
   }
   return { session, duels };
 }
@@ -336,9 +234,6 @@ export interface RacedDuel extends Duel {
   plan?: StagePlan;
   audit?: AuditOutcome;
 }
-
-/** A new session's name: its start (so names sort by time) and a random part. */
-export const newSessionName = (): string => `${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomUUID().slice(0, 8)}`;
 
 /** The k-th challenger's duel in a session of `n`: the session itself for one, else with its number. */
 const sessionOf = (session: string, k: number, n: number) => (n === 1 ? session : `${session}.${k + 1}`);
@@ -353,7 +248,7 @@ const fatalOf = (side: 'A' | 'B', rs: readonly InstanceResult[]) => {
 };
 
 /** A challenger's race as its documents keep it. */
-function raceDoc(o: {
+function raceDoc(race: {
   s: SessionSide;
   paired: InstanceResult[];
   rb: InstanceResult[];
@@ -364,24 +259,24 @@ function raceDoc(o: {
   entrants: number;
   session: string;
 }): RaceDoc {
-  const { s } = o;
-  const { timeoutS, of } = o.lookCtx;
+  const { s } = race;
+  const { timeoutS, of } = race.lookCtx;
   // CPU only where every run of the race has a CPU time (metrics.ts basisOf).
-  const on = basisOf(o.on, [...o.paired, ...o.rb]);
-  const byB = new Map(o.rb.map((r) => [r.instance, r]));
-  const pairs = o.paired.map((x) => ({
+  const on = basisOf(race.on, [...race.paired, ...race.rb]);
+  const byB = new Map(race.rb.map((r) => [r.instance, r]));
+  const pairs = race.paired.map((x) => ({
     champion: par2Of(x, timeoutS, on),
     challenger: lowerBound(byB.get(x.instance)!, s.caps.get(x.instance) ?? timeoutS, timeoutS, on),
   }));
   const call = raceCall(
-    o.policy,
-    o.names,
-    o.lookCtx,
-    o.paired.map((x) => ({ a: x, b: byB.get(x.instance)!, capS: s.caps.get(x.instance) ?? timeoutS })),
+    race.policy,
+    race.names,
+    race.lookCtx,
+    race.paired.map((x) => ({ a: x, b: byB.get(x.instance)!, capS: s.caps.get(x.instance) ?? timeoutS })),
   );
   const championS = pairs.reduce((t, p) => t + p.champion, 0);
   const challengerS = pairs.reduce((t, p) => t + p.challenger, 0);
-  const stored = [...o.policy.reference.values()];
+  const stored = [...race.policy.reference.values()];
   const storedPar2 = stored.length ? stored.reduce((t, x) => t + x, 0) / stored.length : 0;
   return {
     outcome: s.dropped ? 'rejected early' : 'survived',
@@ -389,8 +284,8 @@ function raceDoc(o: {
     ran: s.results.size,
     of,
     capped: s.capped,
-    session: o.session,
-    entrants: o.entrants,
+    session: race.session,
+    entrants: race.entrants,
     speedup_pct: round(call.speedupPct),
     pass_chance: call.chance === null ? null : Number(call.chance.toPrecision(3)),
     drop_below: DROP_BELOW,
@@ -398,7 +293,7 @@ function raceDoc(o: {
     challenger_s: round(challengerS),
     champion_s: round(championS),
     estimated_par2: s.dropped && championS > 0 ? round((challengerS / championS) * storedPar2) : null,
-    spent_s: round(o.rb.reduce((t, r) => t + timeOn(r, on), 0)),
+    spent_s: round(race.rb.reduce((t, r) => t + timeOn(r, on), 0)),
     reason: s.dropped
       ? s.dropped.reason
       : `ran all ${of} instances${s.rerun ? ` (${s.rerun} instance${s.rerun > 1 ? 's' : ''} run again in full by both, ${s.capped} of them capped for it)` : ''}: its pairs with the champion decide`,
@@ -407,29 +302,7 @@ function raceDoc(o: {
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
-/** Reads every kept duel of a workspace, oldest first; damaged files are skipped. */
-export async function readDuels(ws: string): Promise<DuelDoc[]> {
-  const names = await fs.readdir(duelsDir(ws)).catch(() => [] as string[]);
-  const out: DuelDoc[] = [];
-  for (const n of names.filter((x) => x.endsWith('.json')).sort()) {
-    const p = DuelDoc.safeParse(
-      await fs
-        .readFile(path.join(duelsDir(ws), n), 'utf8')
-        .then((t) => JSON.parse(t) as unknown)
-        .catch(() => undefined),
-    );
-    if (p.success) out.push(p.data);
-  }
-  return out.sort((x, y) => x.started_at.localeCompare(y.started_at));
-}
-
-/** The per-instance PAR-2 of a pair on a basis (for plots and tables). */
-export const pairTimes = (p: DuelPair, timeoutS: number, on: TimeBasis): [number, number] => [
-  par2Of({ status: p.a.status === 'solved' ? 'solved' : 'timeout', time_s: p.a.time_s, cpu_s: p.a.cpu_s }, timeoutS, on),
-  par2Of({ status: p.b.status === 'solved' ? 'solved' : 'timeout', time_s: p.b.time_s, cpu_s: p.b.cpu_s }, timeoutS, on),
-];
-
-/** A run as a pair keeps it, with its answer: the promotion audit (cycle/promotionAudit.ts) proof-checks the UNSAT answers a gain rests on. */
+/** A run as a pair keeps it, with its answer: the promotion audit (decide/promotionAudit.ts) proof-checks the UNSAT answers a gain rests on. */
 const brief = (r: InstanceResult) => ({
   status: r.status,
   time_s: r.time_s,

@@ -11,23 +11,19 @@
 // document, so a resumed cycle finds it instead of checking again.
 import * as path from 'node:path';
 import { judgeAudit } from '../eval/audit';
-import { pairTimes, type DuelDoc } from '../eval/duel';
+import { pairTimes, type DuelDoc } from './duels';
 import { measuredInFull, type EvalDoc, type GateDoc, type PromotionAuditDoc, type PromotionAuditedDoc } from '../eval/evalDoc';
 import { EvalStore } from '../eval/evalStore';
-import { proofContext } from '../eval/gates';
 import { basisOf, par2Of, type TimeBasis } from '../eval/metrics';
-import { gateContext } from '../eval/plan';
 import { checkKeptProofs } from '../eval/proofChecks';
 import { type ResultsStore, solverIdentity } from '../eval/resultsStore';
-import { plannedStages } from '../eval/service';
-import { listSet } from '../instances/instances';
+import { openPerfSession, type PerfSession } from '../eval/perfSession';
 import { candidateDirName } from '../layout';
 import type { InstanceResult } from '../run/result';
 import { postmortem } from '../rules/evolution';
-import { stageRunners } from '../runners/select';
 import { CandidateStore } from '../store/candidates';
 import { writePromotionAudit, writeResults } from '../workspace/resultsFile';
-import type { VerdictContext } from './sideBySide';
+import type { VerdictContext } from './againstChampion';
 
 /**
  * "Much faster": at most this share of the champion's time. The paired runs of a duel differ by a few
@@ -191,27 +187,25 @@ function summary(doc: PromotionAuditDoc, held = false): string {
     : `${head}; ${rows.length - open.length} verified${open.length ? `, ${open.length} unproved: ${open[0]!.detail}` : ''}`;
 }
 
-/** What checking a winner's answers needs: the perf stage as planned, its runner, and where its proofs are checked. */
-async function auditSetting(ctx: VerdictContext, o: { jobs?: number; bench?: string }) {
-  const stages = await plannedStages({
+/** What checking a winner's answers needs: the perf stage (or the held-out set) as planned, with its runner and checker; undefined when proofs are off. */
+async function auditSetting(ctx: VerdictContext, req: { jobs?: number; bench?: string }): Promise<PerfSession | undefined> {
+  const perf = await openPerfSession({
     ws: ctx.ws,
     config: ctx.config,
-    overrides: { stage: 'perf', ...(o.bench ? { bench: o.bench } : {}), ...(o.jobs !== undefined ? { jobs: o.jobs } : {}) },
+    runnerEnv: ctx.runnerEnv,
+    overrides: { ...(req.bench ? { bench: req.bench } : {}), ...(req.jobs !== undefined ? { jobs: req.jobs } : {}) },
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
-  const perf = stages[stages.length - 1];
-  if (!perf?.audit) return undefined; // proofs are off (or perf checks them all itself)
-  const runners = stageRunners(ctx.config, [perf.runner ?? 'local'], ctx.runnerEnv);
-  const gates = { ...gateContext(ctx.config, ctx.ws), runners, jobs: perf.jobs ?? 1, ...(ctx.signal ? { signal: ctx.signal } : {}) };
-  return { perf, proofs: proofContext(gates, perf) };
+  return perf.plan.audit ? perf : undefined; // proofs are off (or perf checks them all itself)
 }
 
 /** Checks the kept proofs of the runs behind `wanted` (by instance) and judges each answer; a run not at hand stands unproved. */
 async function checkQualifying(
-  setting: NonNullable<Awaited<ReturnType<typeof auditSetting>>>,
+  setting: PerfSession,
   wanted: readonly Qualifying[],
   runs: ReadonlyMap<string, InstanceResult>,
 ): Promise<{ rows: PromotionAuditedDoc[]; failures: string[] }> {
-  const specs = (await listSet(setting.perf.dir)).filter((i) => wanted.some((q) => q.instance === i.name));
+  const specs = setting.instances.filter((i) => wanted.some((q) => q.instance === i.name));
   const behind = wanted.map((q) => runs.get(q.instance) ?? unknownRun(q.instance));
   const checked = wanted.length ? await checkKeptProofs(setting.proofs, behind, specs) : new Map<string, InstanceResult>();
   const judged = behind.map((r, k) => ({ ...judgeAudit(checked.get(r.instance) ?? r, 'promotion audit'), q: wanted[k]! }));
@@ -268,16 +262,16 @@ function unproved(rows: readonly PromotionAuditedDoc[]): string | undefined {
  * promotion must not happen, or undefined when it may. A lie caught has failed the candidate already.
  * Nothing to do when proofs are off (stages.perf.audit min 0, share 0; or perf checks every proof itself).
  */
-export async function auditBeforePromotion(ctx: VerdictContext, o: PromotionAuditRequest): Promise<string | undefined> {
-  const setting = await auditSetting(ctx, o);
+export async function auditBeforePromotion(ctx: VerdictContext, req: PromotionAuditRequest): Promise<string | undefined> {
+  const setting = await auditSetting(ctx, req);
   if (!setting) return undefined;
   const evals = new EvalStore(ctx.ws);
-  const doc = await evals.get(o.challenger);
+  const doc = await evals.get(req.challenger);
   const gate = doc && perfGate(doc);
   if (!doc || !gate) return undefined; // not measured on perf: accept never picks such a candidate
-  const [championDir, challengerDir] = [path.join(ctx.ws, candidateDirName(o.champion)), path.join(ctx.ws, candidateDirName(o.challenger))];
+  const [championDir, challengerDir] = [path.join(ctx.ws, candidateDirName(req.champion)), path.join(ctx.ws, candidateDirName(req.challenger))];
   const [championHash, solverHash] = [await solverIdentity(championDir), await solverIdentity(challengerDir)];
-  const session = o.duel?.session ?? null;
+  const session = req.duel?.session ?? null;
   const kept = gate.promotion_audit;
   if (
     kept &&
@@ -287,42 +281,42 @@ export async function auditBeforePromotion(ctx: VerdictContext, o: PromotionAudi
     kept.duel === session &&
     kept.instances.every((i) => i.verdict === 'ok')
   ) {
-    ctx.log(`${candidateDirName(o.challenger)}: ${summary(kept)} (kept from before)`);
+    ctx.log(`${candidateDirName(req.challenger)}: ${summary(kept)} (kept from before)`);
     return undefined;
   }
   // The challenger's runs the decision counted: the duel's, found by the keys its pairs name; without a duel, its document's.
-  const duelRuns = o.duel ? await runsOf(setting.proofs.store, o.duel) : undefined;
+  const duelRuns = req.duel ? await runsOf(setting.proofs.store, req.duel) : undefined;
   const sel = selectForAudit({
-    duel: o.duel,
+    duel: req.duel,
     ...(duelRuns ? { duelRuns } : {}),
     challenger: doc,
-    champion: await evals.get(o.champion),
+    champion: await evals.get(req.champion),
     on: ctx.config.evaluation.decide_on,
   });
-  const who = candidateDirName(o.challenger);
+  const who = candidateDirName(req.challenger);
   if (sel.audit.length)
     ctx.log(
-      `${who}: checking the proofs of the ${sel.audit.length} UNSAT answer${sel.audit.length === 1 ? '' : 's'} it gave much faster than ${candidateDirName(o.champion)}, as their runs wrote them (${sel.audit.map((q) => q.instance).join(', ')})`,
+      `${who}: checking the proofs of the ${sel.audit.length} UNSAT answer${sel.audit.length === 1 ? '' : 's'} it gave much faster than ${candidateDirName(req.champion)}, as their runs wrote them (${sel.audit.map((q) => q.instance).join(', ')})`,
     );
   else if (sel.alreadyChecked.length)
     ctx.log(
-      `${who}: the ${sel.alreadyChecked.length} UNSAT answer${sel.alreadyChecked.length === 1 ? '' : 's'} it gave much faster than ${candidateDirName(o.champion)} were checked by the race's perf audit already`,
+      `${who}: the ${sel.alreadyChecked.length} UNSAT answer${sel.alreadyChecked.length === 1 ? '' : 's'} it gave much faster than ${candidateDirName(req.champion)} were checked by the race's perf audit already`,
     );
   const first = await checkQualifying(setting, sel.audit, duelRuns ?? new Map(doc.instances.map((r) => [r.instance, r])));
   // The second runs the margin counted (no random audit sampled them): each checked apart, one instance may qualify in both.
-  const seconds = o.duel ? muchFasterInSecondRuns(o.duel) : [];
+  const seconds = req.duel ? muchFasterInSecondRuns(req.duel) : [];
   if (seconds.length)
     ctx.log(
       `${who}: checking the proofs of the ${seconds.length} UNSAT answer${seconds.length === 1 ? '' : 's'} its second runs gave much faster (${seconds.map((q) => q.instance).join(', ')})`,
     );
-  const again = seconds.length ? await checkQualifying(setting, seconds, await runsOf(setting.proofs.store, o.duel!, true)) : { rows: [], failures: [] };
+  const again = seconds.length ? await checkQualifying(setting, seconds, await runsOf(setting.proofs.store, req.duel!, true)) : { rows: [], failures: [] };
   const [rows, failures] = [
     [...first.rows, ...again.rows],
     [...first.failures, ...again.failures],
   ];
   const record: PromotionAuditDoc = {
     at: new Date().toISOString(),
-    champion: { solver: candidateDirName(o.champion), hash: championHash },
+    champion: { solver: candidateDirName(req.champion), hash: championHash },
     solver_hash: solverHash,
     duel: session,
     on: sel.on,
@@ -333,7 +327,7 @@ export async function auditBeforePromotion(ctx: VerdictContext, o: PromotionAudi
     caught: failures.length,
     instances: rows,
   };
-  return (await settle(ctx, o, { doc, gate, record, failures, dir: challengerDir }))?.why;
+  return (await settle(ctx, req, { doc, gate, record, failures, dir: challengerDir }))?.why;
 }
 
 /**
@@ -341,28 +335,28 @@ export async function auditBeforePromotion(ctx: VerdictContext, o: PromotionAudi
  * the held-out set, each checked from the proof its held-out run kept. Returns why the promotion must not
  * happen (`failed`: a lie caught has failed the candidate), or undefined.
  */
-export async function auditHeldOut(ctx: VerdictContext, o: PromotionAuditRequest & { heldOut: DuelDoc; bench: string }): Promise<Objection | undefined> {
-  const setting = await auditSetting(ctx, o);
+export async function auditHeldOut(ctx: VerdictContext, req: PromotionAuditRequest & { heldOut: DuelDoc; bench: string }): Promise<Objection | undefined> {
+  const setting = await auditSetting(ctx, req);
   if (!setting) return undefined;
   const evals = new EvalStore(ctx.ws);
-  const doc = await evals.get(o.challenger);
+  const doc = await evals.get(req.challenger);
   const gate = doc && perfGate(doc);
   const record = gate?.promotion_audit;
   if (!doc || !gate || !record) return undefined;
-  if (record.held_out?.duel === o.heldOut.session && record.held_out.instances.every((i) => i.verdict === 'ok')) return undefined;
-  const wanted = muchFasterInDuel(o.heldOut).map((q) => ({ ...q, from: 'held-out' as const }));
-  const runs = await runsOf(setting.proofs.store, o.heldOut);
+  if (record.held_out?.duel === req.heldOut.session && record.held_out.instances.every((i) => i.verdict === 'ok')) return undefined;
+  const wanted = muchFasterInDuel(req.heldOut).map((q) => ({ ...q, from: 'held-out' as const }));
+  const runs = await runsOf(setting.proofs.store, req.heldOut);
   if (wanted.length)
     ctx.log(
-      `${candidateDirName(o.challenger)}: checking the proofs of the ${wanted.length} UNSAT answer${wanted.length === 1 ? '' : 's'} it gave much faster on the held-out set, as their runs wrote them`,
+      `${candidateDirName(req.challenger)}: checking the proofs of the ${wanted.length} UNSAT answer${wanted.length === 1 ? '' : 's'} it gave much faster on the held-out set, as their runs wrote them`,
     );
   const { rows, failures } = await checkQualifying(setting, wanted, runs);
   const next: PromotionAuditDoc = {
     ...record,
-    held_out: { duel: o.heldOut.session, checked: rows.filter((i) => i.verdict !== 'not_audited').length, caught: failures.length, instances: rows },
+    held_out: { duel: req.heldOut.session, checked: rows.filter((i) => i.verdict !== 'not_audited').length, caught: failures.length, instances: rows },
     caught: record.caught + failures.length,
   };
-  return settle(ctx, o, { doc, gate, record: next, failures, dir: path.join(ctx.ws, candidateDirName(o.challenger)), held: true });
+  return settle(ctx, req, { doc, gate, record: next, failures, dir: path.join(ctx.ws, candidateDirName(req.challenger)), held: true });
 }
 
 /** Why an audit holds a promotion back; `failed`: it caught a lie, which has failed the candidate. */
@@ -374,15 +368,15 @@ export interface Objection {
 /** Keeps the record; a lie fails the candidate (document, status, RESULTS.md, post-mortem), an unproved answer only holds the promotion back. */
 async function settle(
   ctx: VerdictContext,
-  o: PromotionAuditRequest,
+  req: PromotionAuditRequest,
   a: { doc: EvalDoc; gate: GateDoc; record: PromotionAuditDoc; failures: string[]; dir: string; held?: boolean },
 ): Promise<Objection | undefined> {
   const { doc, gate, record, failures } = a;
   const evals = new EvalStore(ctx.ws);
   const line = summary(record, a.held);
-  const who = candidateDirName(o.challenger);
+  const who = candidateDirName(req.challenger);
   if (!failures.length) {
-    await evals.write(o.challenger, { ...doc, gates: doc.gates.map((g) => (g === gate ? { ...g, promotion_audit: record } : g)) });
+    await evals.write(req.challenger, { ...doc, gates: doc.gates.map((g) => (g === gate ? { ...g, promotion_audit: record } : g)) });
     await writePromotionAudit(a.dir, record);
     ctx.log(`${who}: ${line}`);
     const why = unproved([...record.instances, ...(record.held_out?.instances ?? [])]);
@@ -395,9 +389,9 @@ async function settle(
       g === gate ? { ...g, ok: false, detail: line, failures: [...failures, ...g.failures].slice(0, 20), promotion_audit: record } : g,
     ),
   };
-  await evals.write(o.challenger, failed);
-  await new CandidateStore(ctx.ws).setStatus(o.challenger, 'failed', `failed the perf gate: ${line}`);
-  await writeResults(a.dir, o.cycle, failed);
+  await evals.write(req.challenger, failed);
+  await new CandidateStore(ctx.ws).setStatus(req.challenger, 'failed', `failed the perf gate: ${line}`);
+  await writeResults(a.dir, req.cycle, failed);
   await postmortem(ctx.ws, who, failed);
   const caught = [...record.instances, ...(record.held_out?.instances ?? [])].find((i) => i.verdict === 'caught')!;
   return { why: `the promotion audit caught ${failures.length === 1 ? 'a lie' : `${failures.length} lies`}: ${caught.detail}`, failed: true };

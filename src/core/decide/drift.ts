@@ -12,10 +12,10 @@ import { z } from 'zod';
 import { STATE_DIR } from '../layout';
 import type { InstanceResult } from '../run/result';
 import { writeJsonAtomic } from '../store/atomic';
-import { differentLoad, relativeInterval } from './compare';
-import { measuredInFull } from './evalDoc';
-import { EvalStore } from './evalStore';
-import { basisOf, type TimeBasis } from './metrics';
+import { differentLoad, relativeInterval } from './comparison';
+import { measuredInFull } from '../eval/evalDoc';
+import { EvalStore } from '../eval/evalStore';
+import { basisOf, type TimeBasis } from '../eval/metrics';
 
 /** One A/A pair of separate measurements: the champion's stored evaluation and a later measurement of the same binary. */
 export const DriftObservation = z.object({
@@ -76,13 +76,13 @@ export function driftOf(
 /** Records one observation (if the two measurements can show drift); returns it. */
 export async function recordDrift(
   ws: string,
-  o: { solver: string; from: DriftObservation['from']; stored: readonly InstanceResult[]; now: readonly InstanceResult[]; timeoutS: number; on: TimeBasis },
+  seen: { solver: string; from: DriftObservation['from']; stored: readonly InstanceResult[]; now: readonly InstanceResult[]; timeoutS: number; on: TimeBasis },
 ): Promise<DriftObservation | undefined> {
   // CPU only where both measurements have it for every run: never a drift of wall time filed as CPU.
-  const on = basisOf(o.on, [...o.stored, ...o.now]);
-  const d = driftOf(o.stored, o.now, o.timeoutS, on);
+  const on = basisOf(seen.on, [...seen.stored, ...seen.now]);
+  const d = driftOf(seen.stored, seen.now, seen.timeoutS, on);
   if (!d) return undefined;
-  const obs: DriftObservation = { at: new Date().toISOString(), solver: o.solver, from: o.from, on, ...d };
+  const obs: DriftObservation = { at: new Date().toISOString(), solver: seen.solver, from: seen.from, on, ...d };
   const doc = (await readDrift(ws)) ?? { version: 1 as const, observations: [] };
   await fs.mkdir(path.dirname(driftFile(ws)), { recursive: true });
   await writeJsonAtomic(driftFile(ws), { version: 1, observations: [...doc.observations, obs].slice(-MAX_OBSERVATIONS) });
@@ -96,13 +96,13 @@ export async function recordDrift(
  */
 export async function recordChampionDrift(
   ws: string,
-  o: { dir: string; hash: string; from: DriftObservation['from']; now: readonly InstanceResult[]; timeoutS: number; on: TimeBasis },
+  seen: { dir: string; hash: string; from: DriftObservation['from']; now: readonly InstanceResult[]; timeoutS: number; on: TimeBasis },
 ): Promise<DriftObservation | undefined> {
-  const name = path.basename(o.dir);
-  if (path.dirname(path.resolve(o.dir)) !== path.resolve(ws) || !/^SATLUTION_\d+$/.test(name)) return undefined;
+  const name = path.basename(seen.dir);
+  if (path.dirname(path.resolve(seen.dir)) !== path.resolve(ws) || !/^SATLUTION_\d+$/.test(name)) return undefined;
   const stored = await new EvalStore(ws).get(name);
-  if (!stored || stored.solver_hash !== o.hash || !measuredInFull(stored) || stored.timeout_s !== o.timeoutS) return undefined;
-  return recordDrift(ws, { solver: name, from: o.from, stored: stored.instances, now: o.now, timeoutS: o.timeoutS, on: o.on });
+  if (!stored || stored.solver_hash !== seen.hash || !measuredInFull(stored) || stored.timeout_s !== seen.timeoutS) return undefined;
+  return recordDrift(ws, { solver: name, from: seen.from, stored: stored.instances, now: seen.now, timeoutS: seen.timeoutS, on: seen.on });
 }
 
 /**

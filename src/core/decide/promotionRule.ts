@@ -1,13 +1,31 @@
 // The promotion rule every strategy shares (the paper's, made noise-proof): a correct candidate measured
-// in full, then side by side with the champion in the same session (eval/duel.ts), significantly better
-// there on what the workspace ranks by (eval/objectiveTest.ts) and at least min_improvement_pct lower in
+// in full, then side by side with the champion in the same session (measureTogether.ts), significantly better
+// there on what the workspace ranks by (objectiveTest.ts) and at least min_improvement_pct lower in
 // PAR-2, becomes the champion; ranked solved-then-par2, one that solves more needs no margin and one that
 // solves fewer never wins. No noise band raises the margin: the exact test needs none.
-import type { Comparison } from '../eval/compare';
-import { measuredInFull } from '../eval/evalDoc';
+import type { Comparison } from './comparison';
+import { measuredInFull, type EvalDoc } from '../eval/evalDoc';
 import { candidateDirName } from '../layout';
-import type { Decision, Evaluated } from './types';
 import { marginGainPct, minPairsForSignificance } from '../explain';
+
+/** An evaluated candidate with its side-by-side comparison against the reference (the champion). */
+export interface Evaluated {
+  candidate: number;
+  json: EvalDoc | undefined;
+  /** From the same-session duel with the champion (decide/measureTogether.ts); undefined when there was none. */
+  cmp: Comparison | undefined;
+  /** The duel found the candidate broken (a crash or a wrong answer there): it cannot win. */
+  fatal?: string;
+  /** Measured in full, but another of the cycle's candidates measured faster and met the champion instead (why, for the record). */
+  unmatched?: string;
+}
+
+/** The promotion decision of a cycle. */
+export interface Decision {
+  /** The candidate to promote, or null: the parent stays champion. */
+  winner: number | null;
+  outcome: string;
+}
 
 /** The gain of B over A in percent of A's PAR-2 (positive: B faster), where instances ran twice on both runs' mean (Comparison `again`). */
 export const gainPct = (c: Comparison | undefined): number => (c ? marginGainPct(c) : 0);
