@@ -8,7 +8,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { curateSet } from '../src/core/benchmarks/curateSet';
-import { fetchSet } from '../src/core/benchmarks/fetchSet';
+import { fetchLimits, fetchSet } from '../src/core/benchmarks/fetchSet';
+import { GbdSchema } from '../src/core/config/schema';
 import { GbdCache } from '../src/core/benchmarks/gbdCache';
 import { writeValues } from '../src/core/config/edit';
 import { loadConfig } from '../src/core/config/load';
@@ -19,6 +20,9 @@ import { listSet } from '../src/core/instances/instances';
 import { servedInstance, startGbdServer } from '../test/fixtures/gbdServer';
 import { seededWorkspace } from '../test/fixtures/seededWorkspace';
 import { kissatSource } from '../test/fixtures/kissatSource';
+
+/** A fetch's limits as satlution.yaml's defaults give them. */
+const LIMITS = fetchLimits(GbdSchema.parse({}));
 
 const N = Number(process.env.BENCH_GBD_INSTANCES ?? 40);
 const MAX_VARS = Number(process.env.BENCH_GBD_VARS ?? 60000);
@@ -49,13 +53,13 @@ async function main(): Promise<void> {
     });
     const cache = new GbdCache(path.join(tmp, 'cache'));
     const t0 = process.hrtime.bigint();
-    const first = await fetchSet({ server: server.url, query: 'track=bench', dir: path.join(ws, 'benchmarks', 'bench'), cache, jobs: JOBS, maxBytes: 1e9 });
+    const first = await fetchSet({ server: server.url, query: 'track=bench', dir: path.join(ws, 'benchmarks', 'bench'), cache, jobs: JOBS, ...LIMITS });
     const s1 = Number(process.hrtime.bigint() - t0) / 1e9;
     console.log(
       `fetch, cold cache: ${first.instances} instances, ${(bytes / 1e6).toFixed(1)} MB compressed, ${s1.toFixed(2)} s: ${(bytes / 1e6 / s1).toFixed(1)} MB/s, ${(first.instances / s1).toFixed(1)} instances/s (${JOBS} at a time, each verified by its GBD hash)`,
     );
     const t1 = process.hrtime.bigint();
-    const again = await fetchSet({ server: server.url, query: 'track=bench', dir: path.join(ws, 'benchmarks', 'again'), cache, jobs: JOBS, maxBytes: 1e9 });
+    const again = await fetchSet({ server: server.url, query: 'track=bench', dir: path.join(ws, 'benchmarks', 'again'), cache, jobs: JOBS, ...LIMITS });
     const s2 = Number(process.hrtime.bigint() - t1) / 1e9;
     console.log(
       `fetch, warm cache (another set, the same query): ${again.fromCache} from the cache in ${s2.toFixed(2)} s: ${(again.instances / s2).toFixed(0)} instances/s`,
@@ -98,7 +102,7 @@ async function main(): Promise<void> {
     });
     if (seedEval.verdict !== 'pass') throw new Error(`the seed did not pass its evaluation: ${seedEval.gates.map((g) => g.detail).join('; ')}`);
     await writeValues(cws, [{ path: ['benchmarks', 'track'], value: 'benchmarks/track' }]);
-    await fetchSet({ server: curateServer.url, query: 'track=curate', dir: path.join(cws, 'benchmarks', 'track'), cache, jobs: JOBS, maxBytes: 1e9 });
+    await fetchSet({ server: curateServer.url, query: 'track=curate', dir: path.join(cws, 'benchmarks', 'track'), cache, jobs: JOBS, ...LIMITS });
     await curateServer.stop();
     console.log(
       `curate with ${solver.seedName} as the champion, ${track.length} instances (planted 3-SAT 440-650 variables, uniform random 3-SAT at the threshold, pigeonhole 7-11), timeout 20 s:`,

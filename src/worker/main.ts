@@ -17,7 +17,7 @@ import { InstanceResult } from '../core/run/result';
 import { measurementHere } from '../core/run/measurement';
 
 const USAGE =
-  'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--max-proof-mb MB] [--proofs --drat-trim PATH [--checker-timeout S] | --require-proofs [--keep-proof FILE]] [--max-output-mb MB] [--expected SAT|UNSAT] [--name NAME] [--sandbox on|off] [--disk-mb MB] [--processes N]\n' +
+  'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--max-proof-mb MB] [--proofs --drat-trim PATH [--checker-timeout S] | --require-proofs [--keep-proof FILE]] [--max-output-mb MB] [--expected SAT|UNSAT [--claim]] [--name NAME] [--sandbox on|off] [--disk-mb MB] [--processes N]\n' +
   '       worker --check-kept PROOF --cnf FILE --drat-trim PATH --result JSON [--checker-timeout S] [--max-proof-mb MB]\n' +
   '       worker --build SOLVER_DIR [--timeout S] [--sandbox on|off] [--build-network] [--disk-mb MB] [--processes N]\n' +
   '       worker --measurement';
@@ -43,6 +43,7 @@ export async function main(argv: string[]): Promise<number> {
       'max-output-mb': { type: 'string', default: '256' },
       'checker-timeout': { type: 'string' },
       expected: { type: 'string' },
+      claim: { type: 'boolean', default: false },
       sandbox: { type: 'string', default: 'on' },
       build: { type: 'string' },
       'build-network': { type: 'boolean', default: false },
@@ -109,7 +110,7 @@ export async function main(argv: string[]): Promise<number> {
   let vars: number;
   let emptyClause: boolean;
   try {
-    ({ vars, emptyClause } = await readDimacs(values.cnf!, { clause() {} }));
+    ({ vars, emptyClause } = await readDimacs(values.cnf!));
   } catch (e) {
     process.stderr.write(`worker: ${(e as Error).message}\n`);
     return 2;
@@ -130,7 +131,7 @@ export async function main(argv: string[]): Promise<number> {
       emptyClause,
       family: null,
       expected,
-      expectedFrom: expected ? 'meta' : 'none',
+      expectedFrom: expected ? (values.claim ? 'claim' : 'meta') : 'none',
       timeoutS,
       memMb,
       checkProofs: values.proofs,

@@ -7,16 +7,20 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { curateSet } from '../../src/core/benchmarks/curateSet';
-import { FetchIncomplete, fetchSet, familyOf, GbdSource, setFileName } from '../../src/core/benchmarks/fetchSet';
+import { FetchIncomplete, fetchLimits, fetchSet, familyOf, GbdSource, setFileName } from '../../src/core/benchmarks/fetchSet';
 import { GbdCache } from '../../src/core/benchmarks/gbdCache';
 import { selectInstances, stratumOf, type CurateInstance } from '../../src/core/benchmarks/selection';
 import { loadConfig } from '../../src/core/config/load';
+import { GbdSchema } from '../../src/core/config/schema';
 import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
 import { listSet } from '../../src/core/instances/instances';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { tinysatCycleWorkspace } from './cycleWorkspace';
-import { servedInstance, startGbdServer, type GbdTestServer, type ServedInstance } from '../fixtures/gbdServer';
+import { canonicalText, servedInstance, startGbdServer, type GbdTestServer, type ServedInstance } from '../fixtures/gbdServer';
 import { CLI, tempDir, WORKER } from './helpers';
+
+/** A fetch's limits as satlution.yaml's defaults give them. */
+const LIMITS = fetchLimits(GbdSchema.parse({}));
 
 /** The CLI in a child process, asynchronously: the test's server runs in this process and must keep answering. */
 function cli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120000): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -65,7 +69,7 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
       dir: path.join(ws, 'benchmarks', 'comp'),
       cache,
       jobs: 3,
-      maxBytes: 1e8,
+      ...LIMITS,
       onProgress: (p) => seen.push(p.done),
     });
     assert.equal(out.instances, 10);
@@ -77,9 +81,10 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     for (const i of inst) {
       const s = specs.find((x) => x.name.startsWith(i.hash))!;
       assert.ok(s, `${i.hash} in the set`);
-      assert.equal(s.name, `${i.hash}-${i.name}`, 'named <hash>-<the server name>, compressed as served');
+      assert.equal(s.name, `${i.hash}-${i.name.replace(/\.cnf\.xz$/, '')}.cnf`, 'named <hash>-<the server name>, in the canonical form');
       assert.equal(s.expected, i.attrs.result === 'sat' ? 'SAT' : i.attrs.result === 'unsat' ? 'UNSAT' : null);
-      assert.deepEqual(fs.readFileSync(s.file), i.xz);
+      assert.equal(s.proved, null, "the server's result is a claim");
+      assert.equal(fs.readFileSync(s.file, 'utf8'), canonicalText(i.cnf));
     }
     const source = GbdSource.parse(JSON.parse(fs.readFileSync(path.join(ws, 'benchmarks', 'comp', 'gbd-source.json'), 'utf8')));
     assert.equal(source.query, 'track=test_2026');
@@ -91,7 +96,7 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     assert.equal(server.requests.filter((r) => r.path === '/getinstances').length, 3);
     // Again under the same name: refused, nothing changes.
     await assert.rejects(
-      fetchSet({ server: server.url, query: 'track=test_2026', dir: path.join(ws, 'benchmarks', 'comp'), cache, jobs: 1, maxBytes: 1e8 }),
+      fetchSet({ server: server.url, query: 'track=test_2026', dir: path.join(ws, 'benchmarks', 'comp'), cache, jobs: 1, ...LIMITS }),
       /the set comp is already there/,
     );
     // A family named by the query goes into meta.csv.
@@ -101,7 +106,7 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
       dir: path.join(ws, 'benchmarks', 'php'),
       cache,
       jobs: 2,
-      maxBytes: 1e8,
+      ...LIMITS,
     });
     assert.equal(fam.instances, 3);
     assert.equal(fam.fromCache, 3, 'taken from the cache');
@@ -114,7 +119,7 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     server = await startGbdServer(inst, { swap: new Map([[victim.hash, other.hash]]) });
     const ws = tempDir('gbd-ws-');
     const cache = new GbdCache(tempDir('gbd-cache-'));
-    const err = await fetchSet({ server: server.url, query: 'track=test_2026', dir: path.join(ws, 'benchmarks', 'comp'), cache, jobs: 2, maxBytes: 1e8 }).then(
+    const err = await fetchSet({ server: server.url, query: 'track=test_2026', dir: path.join(ws, 'benchmarks', 'comp'), cache, jobs: 2, ...LIMITS }).then(
       () => assert.fail('fetched'),
       (e: unknown) => e,
     );
@@ -143,7 +148,7 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
       dir: path.join(ws, 'benchmarks', 'comp'),
       cache: new GbdCache(tempDir('gbd-cache-')),
       jobs: 2,
-      maxBytes: 1e8,
+      ...LIMITS,
     });
     assert.equal(out.instances, 10);
     assert.equal(out.resumed, 1);
@@ -151,7 +156,10 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     assert.equal(asks.length, 2);
     assert.equal(asks[0]!.range, null);
     assert.equal(asks[1]!.range, `bytes=${Math.floor(victim.xz.length / 2)}-`, 'the second request asks for the rest only');
-    assert.deepEqual(fs.readFileSync((await listSet(out.dir)).find((s) => s.name.startsWith(victim.hash))!.file), victim.xz);
+    assert.equal(
+      fs.readFileSync((await listSet(out.dir)).find((s) => s.name.startsWith(victim.hash))!.file, 'utf8'),
+      canonicalText(victim.cnf),
+    );
   });
 
   it('a killed fetch leaves no set; run again, it resumes the partial file and takes the finished ones from the cache; a second workspace downloads nothing', async () => {

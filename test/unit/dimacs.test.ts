@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { DimacsParser, readDimacs } from '../../src/core/instances/dimacs';
+import { DimacsParser, readDimacs, type ClauseSink } from '../../src/core/instances/dimacs';
 import { checkModel, ModelBuilder } from '../../src/core/run/model';
 import { SolverOutputParser } from '../../src/core/run/output';
 import { tempDir } from './helpers';
@@ -14,11 +14,23 @@ async function errorOf(text: string): Promise<string> {
   const f = path.join(tempDir(), 'bad.cnf');
   fs.writeFileSync(f, text);
   try {
-    await readDimacs(f, { clause() {} });
+    await readDimacs(f);
   } catch (e) {
     return (e as Error).message.replace(f, 'bad.cnf');
   }
   return 'no error';
+}
+
+/** A sink that collects the clauses it is told of. */
+function collect(clauses: number[][]): ClauseSink {
+  let clause: number[] = [];
+  return {
+    literal: (l) => clause.push(l),
+    clauseEnd: () => {
+      clauses.push(clause);
+      clause = [];
+    },
+  };
 }
 
 const model = (...lits: number[]) => {
@@ -32,7 +44,7 @@ describe('DIMACS: streaming reader', () => {
     const f = path.join(tempDir(), 'a.cnf');
     fs.writeFileSync(f, CNF + '%\n0\n\n');
     const clauses: number[][] = [];
-    const s = await readDimacs(f, { clause: (l, n) => clauses.push(Array.from(l.subarray(0, n))) });
+    const s = await readDimacs(f, collect(clauses));
     assert.deepEqual(clauses, [
       [1, -2],
       [2, 3],
@@ -45,7 +57,7 @@ describe('DIMACS: streaming reader', () => {
     const text = Buffer.from('c x\np cnf 4 3\n1 -2\n 3 0\nc mid\n-4 0 2\n0\n');
     for (let cut = 1; cut < text.length; cut++) {
       const got: number[][] = [];
-      const p = new DimacsParser('x', { clause: (l, n) => got.push(Array.from(l.subarray(0, n))) });
+      const p = new DimacsParser('x', collect(got));
       p.push(text.subarray(0, cut));
       p.push(text.subarray(cut));
       p.end();
@@ -58,7 +70,7 @@ describe('DIMACS: streaming reader', () => {
     fs.writeFileSync(path.join(dir, 'a.cnf.gz'), zlib.gzipSync(CNF));
     fs.writeFileSync(path.join(dir, 'b.cnf'), CNF);
     execFileSync('xz', ['-k', path.join(dir, 'b.cnf')]);
-    for (const f of ['a.cnf.gz', 'b.cnf.xz']) assert.equal((await readDimacs(path.join(dir, f), { clause() {} })).clauses, 3);
+    for (const f of ['a.cnf.gz', 'b.cnf.xz']) assert.equal((await readDimacs(path.join(dir, f))).clauses, 3);
   });
 
   it('names the file and line of malformed input', async () => {
@@ -75,7 +87,7 @@ describe('DIMACS: streaming reader', () => {
   it('reports a corrupt compressed file clearly', async () => {
     const f = path.join(tempDir(), 'c.cnf.xz');
     fs.writeFileSync(f, Buffer.concat([Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]), Buffer.from('garbage')]));
-    await assert.rejects(readDimacs(f, { clause() {} }), /xz could not decompress .*c\.cnf\.xz/);
+    await assert.rejects(readDimacs(f), /xz could not decompress .*c\.cnf\.xz/);
   });
 });
 

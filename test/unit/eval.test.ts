@@ -86,14 +86,15 @@ describe('satlution eval', function () {
     const j = EvalDoc.parse(JSON.parse(fs.readFileSync(json, 'utf8')));
     assert.equal(j.verdict, 'pass');
     assert.equal(j.timeout_s, 60);
+    // meta.csv without a `proved` column: its answers are claims.
     assert.deepEqual(
       j.instances.map((i) => [i.instance, i.status, i.answer, i.check.kind, i.check.ok, i.expected_from]),
       [
-        ['php-5-4.cnf', 'solved', 'UNSAT', 'drat', true, 'meta'],
-        ['php-6-5.cnf', 'solved', 'UNSAT', 'drat', true, 'meta'],
-        ['planted-1.cnf', 'solved', 'SAT', 'model', true, 'meta'],
-        ['planted-2.cnf', 'solved', 'SAT', 'model', true, 'meta'],
-        ['planted-3.cnf', 'solved', 'SAT', 'model', true, 'meta'],
+        ['php-5-4.cnf', 'solved', 'UNSAT', 'drat', true, 'claim'],
+        ['php-6-5.cnf', 'solved', 'UNSAT', 'drat', true, 'claim'],
+        ['planted-1.cnf', 'solved', 'SAT', 'model', true, 'claim'],
+        ['planted-2.cnf', 'solved', 'SAT', 'model', true, 'claim'],
+        ['planted-3.cnf', 'solved', 'SAT', 'model', true, 'claim'],
       ],
     );
     assert.deepEqual(

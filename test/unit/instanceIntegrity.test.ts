@@ -90,30 +90,45 @@ describe('the instance a solver is given', function () {
 
 describe('evidence before expected answers', function () {
   this.timeout(60000);
-  /** A set of one satisfiable formula whose meta.csv says `meta`. */
-  const plantedSaying = (meta: string) => {
+  /** A set of one satisfiable formula whose meta.csv says `meta`, as a claim or (with `proved`) proved here. */
+  const plantedSaying = (meta: string, proved = '') => {
     const set = tempDir();
     write(path.join(set, 'planted.cnf'), planted3Sat(40, 4.0, 12));
-    write(path.join(set, 'meta.csv'), `instance,family,expected\nplanted.cnf,x,${meta}\n`);
+    write(path.join(set, 'meta.csv'), `instance,family,expected,proved\nplanted.cnf,x,${meta},${proved}\n`);
     return set;
   };
 
-  it('a checked model beats a wrong meta.csv: the honest solver is solved, and told to fix meta.csv', async function () {
+  it('a checked model beats a wrong claim in meta.csv: the honest solver is solved, and the claim is marked disputed there', async function () {
     if (spawnSync('cadical', ['--version']).status !== 0) this.skip();
     const set = plantedSaying('UNSAT');
     const honest = solver('exec cadical -q "$1"');
     const r = await verify(honest, set);
     const res = r.gates.find((g) => g.gate === 'verify')!.results![0]!;
     assert.equal(res.status, 'solved', res.detail);
-    assert.match(res.detail, /SAT proven on planted\.cnf \(the model checks\), although meta\.csv says UNSAT: fix the expected answer/);
+    assert.match(res.detail, /SAT proven on planted\.cnf \(the model checks\), although meta\.csv says UNSAT: the claim is marked disputed in meta\.csv/);
+    assert.deepEqual(res.disputed, { claim: 'UNSAT', by: 'model' });
+    assert.equal(fs.readFileSync(path.join(set, 'meta.csv'), 'utf8'), 'instance,family,expected,proved,disputed\nplanted.cnf,x,SAT,model,UNSAT claimed\n');
+    // Proved now: a liar that answers UNSAT there is wrong at once.
+    const again = await verify(solver("echo 's UNSATISFIABLE'\nexit 20"), set);
+    assert.equal(again.gates.find((g) => g.gate === 'verify')!.results![0]!.status, 'wrong');
   });
 
-  it('an answer against meta.csv without evidence is still wrong', async () => {
-    const set = plantedSaying('SAT');
+  it('an answer against an answer proved here, without evidence, is still wrong', async () => {
+    const set = plantedSaying('SAT', 'model');
     const liar = solver("echo 's UNSATISFIABLE'\nexit 20");
     const r = await verify(liar, set);
     const res = r.gates.find((g) => g.gate === 'verify')!.results![0]!;
     assert.equal(res.status, 'wrong', res.detail);
     assert.match(res.detail, /UNSAT claimed on planted\.cnf, but it is SAT \(meta\.csv\)/);
+  });
+
+  it('an answer against an unproved claim that nothing here can check decides nothing: unsolved, not failed, the claim kept', async () => {
+    const set = plantedSaying('SAT');
+    const before = fs.readFileSync(path.join(set, 'meta.csv'), 'utf8');
+    const r = await verify(solver("echo 's UNSATISFIABLE'\nexit 20"), set);
+    const res = r.gates.find((g) => g.gate === 'verify')!.results![0]!;
+    assert.equal(res.status, 'unknown', res.detail);
+    assert.match(res.detail, /UNSAT claimed on planted\.cnf, against meta\.csv's unproved claim SAT; it wrote no proof to check: counted as unsolved/);
+    assert.equal(fs.readFileSync(path.join(set, 'meta.csv'), 'utf8'), before);
   });
 });

@@ -53,11 +53,11 @@ describe('meta.csv', () => {
     assert.equal((await listSet(set('a.cnf,x,SAT\na.cnf,x,SAT\n'))).length, 2);
   });
 
-  it('a corrected answer is measured again: the stale "wrong" is not reused', async function () {
+  it('a corrected answer is measured again: the stale verdict is not reused', async function () {
     this.timeout(60000);
     const dir = tempDir();
     fs.copyFileSync(path.join(FIXTURES, 'cnf', 'unsat-small.cnf'), path.join(dir, 'u.cnf'));
-    write(path.join(dir, 'meta.csv'), 'instance,family,expected\nu.cnf,tiny,SAT\n'); // a mistake
+    write(path.join(dir, 'meta.csv'), 'instance,family,expected,proved\nu.cnf,tiny,SAT,model\n'); // a mistake, said to be proved
     // A solver that answers UNSAT (proofs are not checked here): right, but meta.csv says otherwise.
     const solver = tempDir();
     write(path.join(solver, 'starexec_build'), '#!/bin/sh\nexit 0\n');
@@ -78,7 +78,7 @@ describe('meta.csv', () => {
     try {
       const first = await run();
       assert.equal(first.gates.find((g) => g.gate === 'verify')!.results![0]!.status, 'wrong');
-      write(path.join(dir, 'meta.csv'), 'instance,family,expected\nu.cnf,tiny,UNSAT\n');
+      write(path.join(dir, 'meta.csv'), 'instance,family,expected,proved\nu.cnf,tiny,UNSAT,drat\n');
       const second = await run();
       const r = second.gates.find((g) => g.gate === 'verify')!;
       assert.equal(r.results![0]!.status, 'solved', r.results![0]!.detail);

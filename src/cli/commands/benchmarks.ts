@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { writeValues } from '../../core/config/edit';
 import { loadConfig } from '../../core/config/load';
 import { curateSet } from '../../core/benchmarks/curateSet';
-import { FetchIncomplete, fetchSet } from '../../core/benchmarks/fetchSet';
+import { FetchIncomplete, fetchLimits, fetchSet } from '../../core/benchmarks/fetchSet';
 import { GbdCache, defaultGbdCacheDir } from '../../core/benchmarks/gbdCache';
 import { GbdServerError } from '../../core/benchmarks/gbdRoutes';
 import { BENCH_DIR, candidateDirName } from '../../core/layout';
@@ -84,7 +84,7 @@ async function fetchCommand(argv: string[]): Promise<number> {
       dir,
       cache,
       jobs,
-      maxBytes: config.gbd.max_mb * 1e6,
+      ...fetchLimits(config.gbd),
       replace: v.replace,
       ...(limit !== undefined ? { limit } : {}),
       ...(v.family ? { family: v.family } : {}),

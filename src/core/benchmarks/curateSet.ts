@@ -17,6 +17,7 @@ import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { BENCH_DIR } from '../layout';
 import { exists, linkOrCopy } from './fetchSet';
 import { selectInstances, type CurateDecision, type CurateInstance, type Selection } from './selection';
+import { formatMeta } from '../instances/metaCsv';
 
 /** What to curate, and within which limits. */
 export interface CurateRequest {
@@ -151,10 +152,9 @@ async function writeSubset(dir: string, specs: readonly InstanceSpec[], names: R
     await fs.mkdir(path.dirname(to), { recursive: true });
     await linkOrCopy(s.file, to);
   }
-  const csv = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
   await fs.writeFile(
     path.join(tmp, 'meta.csv'),
-    ['instance,family,expected', ...chosen.map((s) => [s.name, s.family ?? '', s.expected ?? ''].map(csv).join(','))].join('\n') + '\n',
+    formatMeta(chosen.map((s) => ({ instance: s.name, family: s.family, expected: s.expected, proved: s.proved ?? null, disputed: s.disputed ?? null }))),
   );
   await fs.rm(dir, { recursive: true, force: true });
   await fs.rename(tmp, dir);

@@ -1,15 +1,20 @@
 // `satlution benchmarks fetch QUERY --set NAME`: the instances a GBD query selects, fetched through
-// the shared cache (gbdCache.ts, each verified by its GBD hash), become the benchmark set NAME of a
-// workspace: linked into `benchmarks/.NAME.fetching/`, which is renamed to `benchmarks/NAME` only once
-// every instance is there, with `meta.csv` (answers from the server's `result` attribute, asked as
-// `(QUERY) and result=sat` / `unsat`) and `gbd-source.json` (where each instance came from). A killed or
-// failed fetch leaves no set, only verified files in the cache and the staging directory: run it again.
+// the shared cache (gbdCache.ts: each read strictly, verified by its GBD hash and kept in canonical
+// form), become the benchmark set NAME of a workspace: linked into `benchmarks/.NAME.fetching/`, which is
+// renamed to `benchmarks/NAME` only once every instance is there, with `meta.csv` (the server's `result`
+// attribute, asked as `(QUERY) and result=sat` / `unsat`: claims, which no answer is judged by alone;
+// run/runInstance.ts) and `gbd-source.json` (where each instance came from). Every request is bounded
+// (requestBounds.ts). A killed or failed fetch leaves no set, only verified files in the cache and the
+// staging directory: run it again.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
+import type { Config } from '../config/schema';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { queryHashes, GbdServerError } from './gbdRoutes';
 import type { GbdCache } from './gbdCache';
+import { fetchBounds, type FetchBounds } from './requestBounds';
+import { formatMeta } from '../instances/metaCsv';
 
 /** What a fetched set records of its origin (`gbd-source.json` in the set). */
 export const GbdSource = z.object({
@@ -46,7 +51,13 @@ export interface FetchRequest {
   limit?: number;
   /** Downloads at a time. */
   jobs: number;
+  /** The largest file (compressed) and the most it may decompress to, bytes. */
   maxBytes: number;
+  maxCnfBytes: number;
+  /** What the server's requests may take (fetchLimits). */
+  bounds: FetchBounds;
+  /** Attempts again after a dropped or stalled download (default 5). */
+  retries?: number;
   /** The family for meta.csv: given, else the query's `family=X` when it has one. */
   family?: string;
   /** Replace a set of that name that is already there. */
@@ -89,6 +100,11 @@ export class FetchIncomplete extends Error {
   }
 }
 
+/** The limits of satlution.yaml's `gbd` section, as a fetch takes them (the CLI and the editor alike). */
+export function fetchLimits(gbd: Config['gbd']): Pick<FetchRequest, 'maxBytes' | 'maxCnfBytes' | 'bounds'> {
+  return { maxBytes: gbd.max_mb * 1e6, maxCnfBytes: gbd.max_cnf_mb * 1e6, bounds: fetchBounds(gbd) };
+}
+
 /** Fetches the query's instances into the set `req.dir` (see the file's comment). */
 export async function fetchSet(req: FetchRequest): Promise<FetchOutcome> {
   const t0 = Date.now();
@@ -97,7 +113,7 @@ export async function fetchSet(req: FetchRequest): Promise<FetchOutcome> {
   if (await exists(req.dir)) {
     if (!req.replace) throw new GbdServerError(`the set ${name} is already there (${req.dir}): choose another name, or replace it (--replace)`);
   }
-  let hashes = await queryHashes(req.server, req.query, req.signal);
+  let hashes = await queryHashes(req.server, req.query, req.bounds, req.signal);
   if (!hashes.length) throw new GbdServerError(`the query "${req.query}" selects no instance on ${req.server}`);
   if (req.limit !== undefined && hashes.length > req.limit) {
     log(`${hashes.length} instances; taking the first ${req.limit} (--limit)`);
@@ -121,6 +137,9 @@ export async function fetchSet(req: FetchRequest): Promise<FetchOutcome> {
       try {
         const hit = await req.cache.fetch(req.server, hash, {
           maxBytes: req.maxBytes,
+          maxCnfBytes: req.maxCnfBytes,
+          bounds: req.bounds,
+          ...(req.retries !== undefined ? { retries: req.retries } : {}),
           ...(req.signal ? { signal: req.signal } : {}),
           onBytes: (n) => (progress.bytes += n),
         });
@@ -155,8 +174,8 @@ export async function fetchSet(req: FetchRequest): Promise<FetchOutcome> {
   // A staging directory left by an earlier fetch of another query may hold files this set does not list.
   const listed = new Set([...kept.map((r) => r.file), 'meta.csv', SOURCE_FILE]);
   for (const e of await fs.readdir(staging)) if (!listed.has(e)) await fs.rm(path.join(staging, e), { recursive: true, force: true });
-  const meta = ['instance,family,expected', ...kept.map((r) => `${r.file},${r.family ?? ''},${r.expected ?? ''}`)].join('\n') + '\n';
-  await writeFileAtomic(path.join(staging, 'meta.csv'), meta);
+  // The server's answers are claims: no `proved` column.
+  await writeFileAtomic(path.join(staging, 'meta.csv'), formatMeta(kept.map((r) => ({ instance: r.file, family: r.family, expected: r.expected }))));
   await writeJsonAtomic(path.join(staging, SOURCE_FILE), {
     server: req.server,
     query: req.query,
@@ -188,7 +207,7 @@ async function answersOf(req: FetchRequest, wanted: ReadonlySet<string>): Promis
       ['sat', 'SAT'],
       ['unsat', 'UNSAT'],
     ] as const) {
-      for (const h of await queryHashes(req.server, `(${req.query}) and result=${value}`, req.signal)) {
+      for (const h of await queryHashes(req.server, `(${req.query}) and result=${value}`, req.bounds, req.signal)) {
         if (!wanted.has(h)) continue;
         if (expected.has(h) && expected.get(h) !== answer) throw new GbdServerError(`${h} is listed both as result=sat and as result=unsat`);
         expected.set(h, answer);

@@ -1,17 +1,22 @@
 // The shared cache of GBD instances, addressed by GBD hash and used by every workspace of the user:
-// `<cache>/<first two hex digits>/<hash>.cnf.xz` (or .gz / plain, as the server sent it) with a
-// `<hash>.json` note of where it came from. A file enters only after its GBD hash, computed from its
-// decompressed content, is the one it was asked for: a server's file is never trusted by its name.
-// Downloads resume from `<cache>/partial/<hash>.part`, one process per hash at a time (a lock file).
+// `<cache>/<first two hex digits>/<hash>.cnf`, the hash's canonical CNF (instances/canonicalCnf.ts:
+// the clauses the hash names, a header computed from them, no comments), with a `<hash>.json` note of
+// where it came from. What a server sends is read strictly and enters only as that canonical form,
+// once the GBD hash of what was read is the one asked for: a server's file is never trusted by its
+// name, and which server it came from cannot change what another workspace gets. Entries written
+// before the cache was canonical are made so from their file on their first use. Downloads resume
+// from `<cache>/partial/<hash>.part`, one process per hash at a time (a lock file).
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
-import { gbdHashOfFile } from '../instances/gbdHash';
+import { writeCanonicalCnf, type CanonicalCnf } from '../instances/canonicalCnf';
+import { DimacsError } from '../instances/dimacs';
 import { writeJsonAtomic } from '../store/atomic';
 import { tryHoldLock } from '../store/lock';
 import { downloadFile, GbdServerError } from './gbdRoutes';
+import type { FetchBounds } from './requestBounds';
 
 /** Where the cache is unless satlution.yaml (`gbd.cache`) or SATLUTION_GBD_CACHE says otherwise. */
 export function defaultGbdCacheDir(): string {
@@ -23,13 +28,26 @@ export const CachedInstance = z.object({
   hash: z.string(),
   /** The server's name for it (Content-Disposition), as sent; never used as a path. */
   name: z.string().nullable(),
-  /** The stored file's compression, by its magic bytes. */
+  /** The stored file's compression: plain for a canonical entry; older entries kept the server's file as sent. */
   kind: z.enum(['xz', 'gz', 'plain']),
   bytes: z.number().int().nonnegative(),
   server: z.string(),
   fetched_at: z.string(),
+  /** The canonical CNF's header and size; absent in entries from before the cache was canonical (their file is as the server sent it). */
+  canonical: z.object({ vars: z.number().int().nonnegative(), clauses: z.number().int().nonnegative(), cnf_bytes: z.number().int().nonnegative() }).optional(),
 });
 export type CachedInstance = z.infer<typeof CachedInstance>;
+
+/** What a fetch allows a server, and how large a CNF it reads. */
+export interface CacheFetchOptions {
+  maxBytes: number;
+  /** The most a file may decompress to (comments included), bytes. */
+  maxCnfBytes: number;
+  bounds: FetchBounds;
+  retries?: number;
+  signal?: AbortSignal;
+  onBytes?: (n: number) => void;
+}
 
 /** How a fetch into the cache went: the entry and its file, and whether it was downloaded now (else found). */
 export interface CacheHit {
@@ -50,7 +68,7 @@ export class GbdCache {
     return path.join(this.dir, entry.hash.slice(0, 2), `${entry.hash}${EXT[entry.kind]}`);
   }
 
-  /** The cached instance, if its note and a file of the noted size are there. */
+  /** The cached instance, if its note and a file of the noted size are there (canonical or not). */
   async lookup(hash: string): Promise<CachedInstance | undefined> {
     const note = path.join(this.dir, hash.slice(0, 2), `${hash}.json`);
     const parsed = CachedInstance.safeParse(
@@ -69,9 +87,9 @@ export class GbdCache {
    * dropped connections `retries` times), verified by its GBD hash and stored. A file whose hash is not
    * `hash` is refused (GbdServerError naming both hashes) and removed.
    */
-  async fetch(server: string, hash: string, o: { maxBytes: number; retries?: number; signal?: AbortSignal; onBytes?: (n: number) => void }): Promise<CacheHit> {
+  async fetch(server: string, hash: string, o: CacheFetchOptions): Promise<CacheHit> {
     const found = await this.lookup(hash);
-    if (found) return { entry: found, file: this.fileOf(found), downloaded: false, resumed: false };
+    if (found?.canonical) return { entry: found, file: this.fileOf(found), downloaded: false, resumed: false };
     const partial = path.join(this.dir, 'partial');
     const lock = path.join(partial, `${hash}.lock`);
     for (;;) {
@@ -79,7 +97,12 @@ export class GbdCache {
       if ('release' in held) {
         try {
           const again = await this.lookup(hash);
-          if (again) return { entry: again, file: this.fileOf(again), downloaded: false, resumed: false };
+          if (again?.canonical) return { entry: again, file: this.fileOf(again), downloaded: false, resumed: false };
+          // An entry from before the cache was canonical: made so from its own file (checked as a download is), else fetched again.
+          if (again) {
+            const made = await this.canonicalFrom(this.fileOf(again), hash, { ...again, server: again.server }, o).catch(() => undefined);
+            if (made) return { entry: made.entry, file: made.file, downloaded: false, resumed: false };
+          }
           return await this.download(server, hash, path.join(partial, `${hash}.part`), o);
         } finally {
           await held.release();
@@ -88,16 +111,11 @@ export class GbdCache {
       // Another process fetches this instance now: wait for it, then take it from the cache.
       await delay(300, undefined, o.signal ? { signal: o.signal } : {});
       const theirs = await this.lookup(hash);
-      if (theirs) return { entry: theirs, file: this.fileOf(theirs), downloaded: false, resumed: false };
+      if (theirs?.canonical) return { entry: theirs, file: this.fileOf(theirs), downloaded: false, resumed: false };
     }
   }
 
-  private async download(
-    server: string,
-    hash: string,
-    part: string,
-    o: { maxBytes: number; retries?: number; signal?: AbortSignal; onBytes?: (n: number) => void },
-  ): Promise<CacheHit> {
+  private async download(server: string, hash: string, part: string, o: CacheFetchOptions): Promise<CacheHit> {
     const retries = o.retries ?? 5;
     let resumedAny = false;
     let freshTried = false;
@@ -111,37 +129,65 @@ export class GbdCache {
         continue;
       }
       resumedAny ||= got.resumed;
-      const actual = await gbdHashOfFile(part).catch((e: Error) => `unreadable (${e.message})`);
-      if (actual !== hash) {
-        await fs.rm(part, { force: true });
+      try {
+        const made = await this.canonicalFrom(part, hash, { name: got.filename, server }, o);
+        return { entry: made.entry, file: made.file, downloaded: true, resumed: resumedAny };
+      } catch (e) {
         // A resumed file may have been spliced from two versions: try once more from the start.
-        if (got.resumed && !freshTried) {
+        if (got.resumed && !freshTried && !o.signal?.aborted) {
           freshTried = true;
           continue;
         }
-        throw new GbdServerError(`refused ${hash}${got.filename ? ` (${got.filename})` : ''}: the file ${server} sent has the GBD hash ${actual}, not ${hash}`);
+        throw e;
+      } finally {
+        await fs.rm(part, { force: true });
       }
-      const kind = await kindOf(part);
-      const entry: CachedInstance = { hash, name: got.filename, kind, bytes: got.bytes, server, fetched_at: new Date().toISOString() };
-      const file = this.fileOf(entry);
-      await fs.mkdir(path.dirname(file), { recursive: true });
-      await fs.chmod(part, 0o444);
-      await fs.rename(part, file);
-      await writeJsonAtomic(path.join(path.dirname(file), `${hash}.json`), entry);
-      return { entry, file, downloaded: true, resumed: resumedAny };
     }
   }
-}
 
-async function kindOf(file: string): Promise<CachedInstance['kind']> {
-  const fh = await fs.open(file, 'r');
-  try {
-    const b = Buffer.alloc(6);
-    await fh.read(b, 0, 6, 0);
-    if (b[0] === 0x1f && b[1] === 0x8b) return 'gz';
-    if (b.equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]))) return 'xz';
-    return 'plain';
-  } finally {
-    await fh.close();
+  /**
+   * Reads `src` strictly into the canonical form of `hash` and keeps it as the entry: refused
+   * (GbdServerError, with the reason) when it is no CNF a solver reads the same way, or when what
+   * was read has another GBD hash.
+   */
+  private async canonicalFrom(
+    src: string,
+    hash: string,
+    from: Pick<CachedInstance, 'name' | 'server'>,
+    o: Pick<CacheFetchOptions, 'maxCnfBytes' | 'signal'>,
+  ): Promise<{ entry: CachedInstance; file: string }> {
+    const named = `${hash}${from.name ? ` (${from.name})` : ''}`;
+    const tmp = path.join(this.dir, 'partial', `${hash}.${process.pid}.canonical.cnf`);
+    await fs.mkdir(path.dirname(tmp), { recursive: true });
+    let read: CanonicalCnf;
+    try {
+      read = await writeCanonicalCnf(src, tmp, { maxBytes: o.maxCnfBytes, ...(o.signal ? { signal: o.signal } : {}) });
+    } catch (e) {
+      if (e instanceof DimacsError) throw new GbdServerError(`refused ${named} from ${from.server}: line ${e.line}: ${e.reason}`);
+      throw e;
+    }
+    try {
+      if (read.gbdHash !== hash) throw new GbdServerError(`refused ${named}: the file ${from.server} sent has the GBD hash ${read.gbdHash}, not ${hash}`);
+      const bytes = (await fs.stat(tmp)).size;
+      const entry: CachedInstance = {
+        hash,
+        name: from.name,
+        kind: 'plain',
+        bytes,
+        server: from.server,
+        fetched_at: new Date().toISOString(),
+        canonical: { vars: read.vars, clauses: read.clauses, cnf_bytes: read.bytes },
+      };
+      const file = this.fileOf(entry);
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.chmod(tmp, 0o444);
+      await fs.rename(tmp, file);
+      await writeJsonAtomic(path.join(path.dirname(file), `${hash}.json`), entry);
+      // An older entry's file under another name (.cnf.xz as sent) goes: the canonical one replaces it.
+      for (const kind of ['xz', 'gz'] as const) if (this.fileOf({ hash, kind }) !== file) await fs.rm(this.fileOf({ hash, kind }), { force: true });
+      return { entry, file };
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
   }
 }

@@ -54,7 +54,7 @@ export const SeedSchema = z
   .strict();
 
 /** Where `satlution benchmarks fetch` takes SAT Competition instances from: a GBD server and the shared cache. */
-const GbdSchema = z
+export const GbdSchema = z
   .object({
     server: z
       .string()
@@ -85,6 +85,38 @@ const GbdSchema = z
       .positive()
       .default(4096)
       .meta({ description: 'The largest instance file (compressed, MB) a fetch accepts.', examples: [4096] }),
+    max_cnf_mb: z
+      .number()
+      .positive()
+      .default(20000)
+      .meta({ description: 'The most an instance may decompress to (MB, comments included) before a fetch refuses it.', examples: [20000] }),
+    idle_timeout_s: z
+      .number()
+      .positive()
+      .default(60)
+      .meta({
+        description: 'A request to the server that gets less than 1 KiB in this many seconds is given up (a download is retried, resuming).',
+        examples: [60],
+      }),
+    timeout_s: z
+      .number()
+      .positive()
+      .default(7200)
+      .meta({
+        description: 'A request to the server is given up after this many seconds in all (a whole file at a slow link fits the default).',
+        examples: [7200],
+      }),
+    max_instances: z
+      .number()
+      .int()
+      .positive()
+      .default(100000)
+      .meta({ description: 'The most instances a query may list; a longer list is refused (narrow the query).', examples: [100000] }),
+    max_list_mb: z
+      .number()
+      .positive()
+      .default(64)
+      .meta({ description: "The most a query's reply may hold (MB).", examples: [64] }),
   })
   .strict()
   .prefault({});

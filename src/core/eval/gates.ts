@@ -14,6 +14,7 @@ import type { AuditDoc, GateName } from './evalDoc';
 import { auditOn, auditPerf, auditSummary, type AuditOutcome, type AuditPolicy, type AuditRandom } from './audit';
 import { checkKeptProofs, type KeptProofContext } from './proofChecks';
 import { inSubset } from './subset';
+import { recordDisputes } from '../instances/metaCsv';
 import * as path from 'node:path';
 import type { RaceDoc } from './evalDoc';
 
@@ -257,7 +258,8 @@ function vacuous(req: GateRequest, plan: StagePlan, why: string, fix: string): {
 }
 
 /** An answer that was checked: its model or proof checked, or it agrees with a known answer from meta.csv. */
-const checkedAnswer = (r: InstanceResult): boolean => r.check.ok === true || (r.status === 'solved' && r.expected_from === 'meta' && r.answer === r.expected);
+const checkedAnswer = (r: InstanceResult): boolean =>
+  r.check.ok === true || (r.status === 'solved' && (r.expected_from === 'meta' || r.expected_from === 'claim') && r.answer === r.expected);
 
 /** Why a verify stage checked no answer (every run timed out, or nothing it said could be checked); undefined when it checked one, or is not verify. */
 function uncheckedVerify(plan: StagePlan, results: readonly InstanceResult[]): string | undefined {
@@ -278,12 +280,33 @@ function uncheckedVerify(plan: StagePlan, results: readonly InstanceResult[]): s
  * racing's caps, a duel's session, a lane's CPU (null: not pinned) and where its proofs are kept
  * (`hold`: the request's by default; null: required, not kept) when given.
  */
-export function runStage(
+export async function runStage(
   req: GateRequest,
   plan: StagePlan,
   instances: InstanceSpec[],
   progress: Pick<RunSetRequest, 'onResult' | 'onStatus'>,
   extra: { caps?: ReadonlyMap<string, number>; session?: string; cpu?: number | null; hold?: string | null } = {},
+): Promise<RunSetOutcome> {
+  const out = await runSetOf(req, plan, instances, progress, extra);
+  // A run that proved the opposite of a claim of the set's meta.csv marks it disputed there, with the proved answer.
+  const disputes = out.results.flatMap((r) =>
+    r.disputed && (r.answer === 'SAT' || r.answer === 'UNSAT') ? [{ instance: r.instance, claim: r.disputed.claim, proved: r.answer, by: r.disputed.by }] : [],
+  );
+  const changed = await recordDisputes(plan.dir, disputes).catch((e: Error) => {
+    req.onStatus?.(plan.gate, `could not mark disputed claims in ${plan.dir}/meta.csv: ${e.message}`);
+    return [];
+  });
+  if (changed.length) req.onStatus?.(plan.gate, `meta.csv: the claims on ${changed.join(', ')} were disproved by checked answers, and are marked disputed`);
+  return out;
+}
+
+/** runStage's runs, as runSet takes them. */
+function runSetOf(
+  req: GateRequest,
+  plan: StagePlan,
+  instances: InstanceSpec[],
+  progress: Pick<RunSetRequest, 'onResult' | 'onStatus'>,
+  extra: { caps?: ReadonlyMap<string, number>; session?: string; cpu?: number | null; hold?: string | null },
 ): Promise<RunSetOutcome> {
   const { caps, session, cpu } = extra;
   const hold = extra.hold !== undefined ? extra.hold : (req.hold ?? null);

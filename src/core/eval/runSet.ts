@@ -72,12 +72,12 @@ export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
     const prev = stored.get(key);
     // A stored verdict is reused only if it was reached against the answer known now: a wrong answer
     // is always measured again (meta.csv may have been corrected), and so is any run whose expected
-    // answer differs from meta.csv's. Where proofs are kept for the audits, an UNSAT answer is reused
+    // answer differs from meta.csv's, or was a claim where it is proved now (or the other way round). Where proofs are kept for the audits, an UNSAT answer is reused
     // only with its evidence: its proof checked, or kept in this stage's hold (a resumed race).
     if (
       prev &&
       prev.result.status !== 'wrong' &&
-      (spec.expected === null || spec.expected === prev.result.expected) &&
+      (spec.expected === null || (spec.expected === prev.result.expected && (spec.proved ? 'meta' : 'claim') === prev.result.expected_from)) &&
       (!req.requireProofs?.hold || evidenceAtHand(prev.result, req.requireProofs.hold))
     ) {
       const r = { ...prev.result, instance: spec.name, family: spec.family, expected: spec.expected ?? prev.result.expected };
@@ -96,7 +96,7 @@ export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
       emptyClause: inst.emptyClause,
       family: spec.family,
       expected: known,
-      expectedFrom: spec.expected ? 'meta' : known ? 'vbs' : 'none',
+      expectedFrom: spec.expected ? (spec.proved ? 'meta' : 'claim') : known ? 'vbs' : 'none',
       ...(req.logDir ? { logFile: runLogPath(req.logDir, solverHash, spec.name) } : {}),
       ...(timeoutS < req.timeoutS ? { timeoutS } : {}),
       expectedTime: (await req.store.expectedTime(inst.hash)) ?? Infinity,

@@ -1,6 +1,8 @@
 // DIMACS CNF as a stream: .cnf, .cnf.gz and .cnf.xz (detected by magic bytes, not by name), parsed
-// byte by byte without building strings, so competition-size formulas check at disk speed. Every
-// error names the file and the line.
+// byte by byte without building strings, so competition-size formulas check at disk speed, and literal
+// by literal: memory does not grow with a clause's length. Every error names the file and the line.
+// The one reading of a CNF file: the instance cache, the model check, the worker and the fetch from a
+// GBD server (canonicalCnf.ts, in its strict mode) all parse with this parser.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -10,9 +12,10 @@ export class DimacsError extends Error {
   constructor(
     readonly file: string,
     readonly line: number,
-    message: string,
+    /** What is wrong, without the file and line. */
+    readonly reason: string,
   ) {
-    super(`${file}:${line}: ${message}`);
+    super(`${file}:${line}: ${reason}`);
     this.name = 'DimacsError';
   }
 }
@@ -22,11 +25,39 @@ export interface DimacsHeader {
   clauses: number;
 }
 
+/** What a parse reports, as it goes; every part optional (a validation needs none). */
 export interface ClauseSink {
   header?(h: DimacsHeader): void;
-  /** `lits[0..len)` is one clause (without its terminating 0); `line` is where it ends. */
-  clause(lits: Int32Array, len: number, line: number): void;
+  /** One literal of the clause being read (never 0). */
+  literal?(lit: number): void;
+  /** The clause read since the last end, with `len` literals, ends on `line`. */
+  clauseEnd?(len: number, line: number): void;
 }
+
+/**
+ * Where the clauses go as canonical text while they are read (canonicalCnf.ts): each literal as it was
+ * written, then a space, or a line break after a clause's 0. `flush` empties `buf` up to `n`; it is
+ * called before `buf` could overflow.
+ */
+export interface TokenEcho {
+  buf: Buffer;
+  n: number;
+  flush(): void;
+}
+
+/**
+ * How strictly to read. Lenient (local sets): a SATLIB-style `%` line ends the formula and the rest is
+ * ignored. Strict (a file from a server): a `%` line may only end the file (nothing but blanks after it)
+ * and a literal cannot be written `-0`, as standard solvers read them.
+ */
+export interface DimacsOptions {
+  strict?: boolean;
+  /** The clauses' text, as read, to this echo (strict reading only: it bounds a number's digits). */
+  echo?: TokenEcho;
+}
+
+/** A number of more digits than this is refused when reading strictly (2^31 - 1 has ten). */
+const MAX_DIGITS = 10;
 
 export interface DimacsSummary extends DimacsHeader {
   bytes: number;
@@ -68,7 +99,8 @@ const enum S {
   Comment,
   Header,
   Body,
-  Done, // after a SATLIB-style '%' line: the rest is ignored
+  Percent, // a SATLIB-style '%' line
+  Done, // after it: the rest is ignored (lenient) or must be blank (strict)
 }
 
 /**
@@ -80,19 +112,33 @@ export class DimacsParser {
   private line = 1;
   private headerText = '';
   private header: DimacsHeader | undefined;
-  private lits = new Int32Array(1024);
   private len = 0;
   private num = 0;
   private neg = false;
   private inNum = false;
+  private digits = 0;
   private seenClauses = 0;
+  /** The largest variable a literal named. */
+  maxVar = 0;
   private emptyClause = false;
   bytes = 0;
+
+  private readonly literalSink: ((lit: number) => void) | undefined;
+  private readonly endSink: ((len: number, line: number) => void) | undefined;
 
   constructor(
     private readonly file: string,
     private readonly sink: ClauseSink,
-  ) {}
+    private readonly options: DimacsOptions = {},
+  ) {
+    this.literalSink = sink.literal?.bind(sink);
+    this.endSink = sink.clauseEnd?.bind(sink);
+  }
+
+  /** The line the parser is on. */
+  get lineNumber(): number {
+    return this.line;
+  }
 
   private fail(msg: string): never {
     throw new DimacsError(this.file, this.line, msg);
@@ -108,6 +154,8 @@ export class DimacsParser {
     let num = this.num;
     let neg = this.neg;
     let inNum = this.inNum;
+    let digits = this.digits;
+    const echo = this.options.echo;
     const n = buf.length;
     for (let i = 0; i < n; i++) {
       const c = buf[i]!;
@@ -119,12 +167,25 @@ export class DimacsParser {
             this.line = line;
             this.fail('literal too large');
           }
+          if (echo) {
+            if (++digits > MAX_DIGITS) {
+              this.line = line;
+              this.fail(`a number of more than ${MAX_DIGITS} digits`);
+            }
+            echo.buf[echo.n++] = c;
+          }
           continue;
         }
         if (inNum) {
           this.state = state;
           this.line = line;
+          if (neg && num === 0 && this.options.strict) this.fail('a literal written -0');
           this.literal(neg ? -num : num);
+          if (echo) {
+            echo.buf[echo.n++] = num === 0 ? 10 : 32;
+            if (echo.n > echo.buf.length - 2 * MAX_DIGITS) echo.flush();
+            digits = 0;
+          }
           num = 0;
           neg = false;
           inNum = false;
@@ -140,7 +201,12 @@ export class DimacsParser {
         }
         if (c === 32 || c === 9 || c === 13) continue;
         if (c === 45) {
+          if (neg) {
+            this.line = line;
+            this.fail("'-' without a number");
+          }
           neg = true;
+          if (echo) echo.buf[echo.n++] = c;
           continue;
         }
         if (c === 99 || c === 37) {
@@ -160,7 +226,7 @@ export class DimacsParser {
           }
           state = S.Header;
           this.headerText = 'p';
-        } else if (c === 37) state = this.header ? S.Done : S.Comment;
+        } else if (c === 37) state = this.header ? S.Percent : S.Comment;
         else if (c === 10) line++;
         else if (c === 32 || c === 9 || c === 13) continue;
         else {
@@ -189,8 +255,17 @@ export class DimacsParser {
             this.fail('header line too long');
           }
         }
+      } else if (state === S.Percent) {
+        if (c === 10) {
+          line++;
+          state = S.Done;
+        }
       } else {
         if (c === 10) line++;
+        else if (this.options.strict && c !== 32 && c !== 9 && c !== 13) {
+          this.line = line;
+          this.fail("a '%' line before the end of the file (standard solvers read on, or refuse it)");
+        }
       }
     }
     this.state = state;
@@ -198,6 +273,7 @@ export class DimacsParser {
     this.num = num;
     this.neg = neg;
     this.inNum = inNum;
+    this.digits = digits;
   }
 
   private parseHeader(): void {
@@ -212,17 +288,15 @@ export class DimacsParser {
       this.seenClauses++;
       if (this.seenClauses > this.header!.clauses) this.fail(`more clauses than the ${this.header!.clauses} the header declares`);
       if (this.len === 0) this.emptyClause = true;
-      this.sink.clause(this.lits, this.len, this.line);
+      this.endSink?.(this.len, this.line);
       this.len = 0;
       return;
     }
-    if ((l < 0 ? -l : l) > this.header!.vars) this.fail(`literal ${l} is out of range (the header declares ${this.header!.vars} variables)`);
-    if (this.len === this.lits.length) {
-      const bigger = new Int32Array(this.lits.length * 2);
-      bigger.set(this.lits);
-      this.lits = bigger;
-    }
-    this.lits[this.len++] = l;
+    const v = l < 0 ? -l : l;
+    if (v > this.header!.vars) this.fail(`literal ${l} is out of range (the header declares ${this.header!.vars} variables)`);
+    if (v > this.maxVar) this.maxVar = v;
+    this.len++;
+    this.literalSink?.(l);
   }
 
   end(): DimacsSummary {
@@ -231,6 +305,7 @@ export class DimacsParser {
     if (this.state === S.Header) this.parseHeader();
     if (this.inNum) {
       this.literal(this.neg ? -this.num : this.num);
+      if (this.options.echo) this.options.echo.buf[this.options.echo.n++] = this.num === 0 ? 10 : 32;
       this.inNum = false;
     }
     if (!this.header) this.fail('no "p cnf VARS CLAUSES" header (empty or not a DIMACS file)');
@@ -244,8 +319,8 @@ export class DimacsParser {
 }
 
 /** Streams a CNF file through `sink`; rejects with a DimacsError for malformed input. */
-export async function readDimacs(file: string, sink: ClauseSink): Promise<DimacsSummary> {
-  const parser = new DimacsParser(file, sink);
+export async function readDimacs(file: string, sink: ClauseSink = {}, options: DimacsOptions = {}): Promise<DimacsSummary> {
+  const parser = new DimacsParser(file, sink, options);
   const { stream, done } = await openCnf(file);
   try {
     for await (const chunk of stream) parser.push(chunk as Buffer);

@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../store/atomic';
 import { openCnf, readDimacs } from './dimacs';
+import { MetaError, readMeta } from './metaCsv';
 import { CNF_FILE } from './sets';
 
 export interface InstanceSpec {
@@ -17,9 +18,11 @@ export interface InstanceSpec {
   file: string;
   family: string | null;
   expected: 'SAT' | 'UNSAT' | null;
+  /** How `expected` was proved here (meta.csv's `proved`); null: it is a claim. */
+  proved?: string | null;
+  /** The claim a proof replaced (meta.csv's `disputed`). */
+  disputed?: string | null;
 }
-
-export class MetaError extends Error {}
 
 /** Lists a set's CNF files (recursively, sorted) with meta.csv's family and expected answer. */
 export async function listSet(dir: string): Promise<InstanceSpec[]> {
@@ -44,44 +47,8 @@ export async function listSet(dir: string): Promise<InstanceSpec[]> {
     const name = names[i]!;
     const key = used.get(name);
     const m = key === undefined ? undefined : meta.get(key);
-    return { name, file, family: m?.family || null, expected: m?.expected ?? null };
+    return { name, file, family: m?.family || null, expected: m?.expected ?? null, proved: m?.proved ?? null, disputed: m?.disputed ?? null };
   });
-}
-
-/** A meta.csv row: the family and known answer, and where the row is (file:line) for messages. */
-interface MetaRow {
-  family: string;
-  expected: 'SAT' | 'UNSAT' | null;
-  at: string;
-}
-
-async function readMeta(file: string): Promise<Map<string, MetaRow>> {
-  const out = new Map<string, MetaRow>();
-  const text = await fs.readFile(file, 'utf8').catch(() => undefined);
-  if (text === undefined) return out;
-  const lines = text.split(/\r?\n/);
-  const head = lines[0]?.split(',').map((s) => s.trim().toLowerCase()) ?? [];
-  const col = (n: string) => head.indexOf(n);
-  if (col('instance') < 0) throw new MetaError(`${file}:1: the header must name the columns instance,family,expected`);
-  lines.slice(1).forEach((line, i) => {
-    if (!line.trim()) return;
-    const cells = line.split(',').map((s) => s.trim());
-    const exp = col('expected') >= 0 ? (cells[col('expected')] ?? '').toUpperCase() : '';
-    if (exp && exp !== 'SAT' && exp !== 'UNSAT') throw new MetaError(`${file}:${i + 2}: expected must be SAT, UNSAT or empty, got "${cells[col('expected')]}"`);
-    const name = cells[col('instance')]!;
-    const row: MetaRow = {
-      family: col('family') >= 0 ? (cells[col('family')] ?? '') : '',
-      expected: (exp || null) as 'SAT' | 'UNSAT' | null,
-      at: `${file}:${i + 2}`,
-    };
-    const prev = out.get(name);
-    if (prev && (prev.expected !== row.expected || prev.family !== row.family))
-      throw new MetaError(
-        `${row.at}: ${name} is listed again, differently from ${prev.at} (${prev.expected ?? 'no answer'}, family ${prev.family || 'none'}): keep one row`,
-      );
-    if (!prev) out.set(name, row);
-  });
-  return out;
 }
 
 export interface PreparedInstance {
@@ -146,7 +113,7 @@ export class InstanceCache {
     // ctime and inode too: a rewrite that keeps the size and sets the old mtime back still changes them.
     if (!e || e.size !== st.size || e.mtimeMs !== st.mtimeMs || e.ctimeMs !== st.ctimeMs || e.ino !== st.ino) {
       const hash = await hashFile(abs);
-      const summary = await readDimacs(abs, { clause() {} }); // throws DimacsError with file:line
+      const summary = await readDimacs(abs); // throws DimacsError with file:line
       e = {
         size: st.size,
         mtimeMs: st.mtimeMs,

@@ -72,16 +72,20 @@ export async function checkModel(cnf: string, model: ModelBuilder): Promise<Mode
   let falsified: string | undefined;
   let vars = 0;
   let clauseNo = 0;
+  // Literal by literal: whether the clause being read is satisfied yet, and its first literals for the message.
+  let satisfied = false;
+  const first: number[] = [];
   const summary = await readDimacs(cnf, {
     header: (h) => (vars = h.vars),
-    clause(lits, len, line) {
+    literal(l) {
+      if (first.length < 8) first.push(l);
+      if (!satisfied && model.value(l < 0 ? -l : l) === (l < 0 ? -1 : 1)) satisfied = true;
+    },
+    clauseEnd(len, line) {
       clauseNo++;
-      if (falsified) return;
-      for (let i = 0; i < len; i++) {
-        const l = lits[i]!;
-        if (model.value(l < 0 ? -l : l) === (l < 0 ? -1 : 1)) return;
-      }
-      falsified = `clause ${clauseNo} (line ${line}: ${Array.from(lits.subarray(0, Math.min(len, 8))).join(' ')}${len > 8 ? ' ...' : ''} 0) is not satisfied`;
+      if (!satisfied && !falsified) falsified = `clause ${clauseNo} (line ${line}: ${first.join(' ')}${len > 8 ? ' ...' : ''} 0) is not satisfied`;
+      satisfied = false;
+      first.length = 0;
     },
   });
   if (model.maxVar > vars) return done(false, `the model assigns variable ${model.maxVar} but the formula has ${vars}`, summary.bytes);

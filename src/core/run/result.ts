@@ -32,8 +32,12 @@ export const InstanceResult = z.object({
   instance: z.string(),
   family: z.string().nullable(),
   expected: Expected,
-  /** Where `expected` came from: meta.csv, the baselines (virtual best solver), or nowhere. */
-  expected_from: z.enum(['meta', 'vbs', 'none']).default('none'),
+  /**
+   * Where `expected` came from: meta.csv with how it was proved here (`meta`), meta.csv without (`claim`:
+   * a GBD server's `result`, a person's note; it judges no answer alone), the baselines' checked runs
+   * (`vbs`), or nowhere.
+   */
+  expected_from: z.enum(['meta', 'claim', 'vbs', 'none']).default('none'),
   answer: z.enum(['SAT', 'UNSAT', 'UNKNOWN']).nullable(),
   status: RunStatus,
   time_s: z.number(),
@@ -50,6 +54,8 @@ export const InstanceResult = z.object({
   detail: z.string(),
   /** The proof of an UNSAT answer in a stage that requires proofs; absent elsewhere and in results stored before it. */
   proof: ProofRef.optional(),
+  /** This run proved the opposite of the set's claim (its model checked, or its proof verified): the claim, and how the answer was proved. */
+  disputed: z.object({ claim: z.enum(['SAT', 'UNSAT']), by: z.enum(['model', 'drat', 'empty clause']) }).optional(),
 });
 export type InstanceResult = z.infer<typeof InstanceResult>;
 

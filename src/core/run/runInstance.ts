@@ -28,7 +28,7 @@ export interface InstanceRunRequest extends RunSettings {
   emptyClause?: boolean;
   family: string | null;
   expected: 'SAT' | 'UNSAT' | null;
-  expectedFrom: 'meta' | 'vbs' | 'none';
+  expectedFrom: 'meta' | 'claim' | 'vbs' | 'none';
   /** Where to write this run's log (command, limits, outcome, output excerpts); none when absent. */
   logFile?: string;
   /** Where to keep the proof of an UNSAT answer for the audits (run/keptProof.ts), when the stage keeps proofs. */
@@ -155,51 +155,64 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string): 
   if (early) return result(early.status, early.detail);
 
   // Evidence first: a checked model or a verified proof settles the answer, whatever meta.csv or an
-  // earlier run says (they can be wrong); without evidence, a contradiction of the known answer is wrong.
+  // earlier run says (they can be wrong). Without evidence, a contradiction of a proved answer (meta.csv
+  // `proved`, or the baselines' checked runs) is wrong; of a claim (a server's `result`, a person's
+  // note), the answer is checked where it can be (the run's own proof) and otherwise decides nothing:
+  // unsolved, not failed.
   const answer = out.answer!;
-  const source = r.expectedFrom === 'meta' ? 'meta.csv' : 'the baselines say so';
+  const claim = r.expectedFrom === 'claim';
+  const source = r.expectedFrom === 'meta' ? 'meta.csv' : claim ? "meta.csv's claim" : 'the baselines say so';
   const contradicts = r.expected !== null && answer !== r.expected;
+  const disputes = contradicts && claim;
   const wrong = (check?: CheckResult) => result('wrong', `${answer} claimed on ${r.name}, but it is ${r.expected} (${source})`, check);
-  const proven = (check: CheckResult) =>
-    result(
+  const unsettled = (why: string, check?: CheckResult) =>
+    result('unknown', `${answer} claimed on ${r.name}, against meta.csv's unproved claim ${r.expected}; ${why}: counted as unsolved`, check);
+  const proven = (check: CheckResult, by: 'model' | 'drat' | 'empty clause') => ({
+    ...result(
       'solved',
       contradicts
-        ? `${answer} proven on ${r.name} (${check.kind === 'model' ? 'the model checks' : 'drat-trim verified the proof'}), although ${source === 'meta.csv' ? 'meta.csv says' : 'an earlier run said'} ${r.expected}: fix the expected answer`
+        ? `${answer} proven on ${r.name} (${check.kind === 'model' ? 'the model checks' : by === 'empty clause' ? 'the formula contains the empty clause' : 'drat-trim verified the proof'}), although ${source === 'the baselines say so' ? 'an earlier run said' : 'meta.csv says'} ${r.expected}${disputes ? ': the claim is marked disputed in meta.csv' : ': fix the expected answer'}`
         : '',
       check,
-    );
+    ),
+    ...(disputes ? { disputed: { claim: r.expected!, by } } : {}),
+  });
   if (answer === 'SAT') {
     const mc = await checkModel(r.cnf, out.model);
     const check: CheckResult = { kind: 'model', ok: mc.ok, time_s: mc.timeS, detail: mc.detail };
-    if (mc.ok) return proven(check);
-    return contradicts ? wrong(check) : result('invalid_model', `SAT claimed on ${r.name}, model rejected: ${mc.detail}`, check);
+    if (mc.ok) return proven(check, 'model');
+    return contradicts && !claim ? wrong(check) : result('invalid_model', `SAT claimed on ${r.name}, model rejected: ${mc.detail}`, check);
   }
   // Nothing to prove (solvers write an empty proof), and drat-trim would exit 1 on it ("trivial UNSAT").
-  if (r.emptyClause) return proven({ kind: 'none', ok: true, time_s: 0, detail: 'the formula contains the empty clause' });
+  if (r.emptyClause) return proven({ kind: 'none', ok: true, time_s: 0, detail: 'the formula contains the empty clause' }, 'empty clause');
   const proof = path.join(proofDir, 'proof.out');
   const { bytes, missing } = await proofFile(proof);
   // Over the proof limit: stopped or not, a proof that large is never checked, so the answer counts as unsolved.
   if (bytes > r.maxProofMb * 2 ** 20)
-    return contradicts
+    return contradicts && !claim
       ? wrong()
       : result(
           'unknown',
           `UNSAT claimed on ${r.name}, but its proof is ${proofSize(bytes)}, over the ${r.maxProofMb} MB limit (evaluation.proof_max_mb): not checked, counted as unsolved`,
         );
-  if (!r.checkProofs && r.requireProofs) {
+  // A stage that checks no proofs while it runs checks this one where it disputes a claim: the claim must not decide.
+  const checkNow = r.checkProofs || (disputes && !missing && !!r.dratTrim);
+  if (!checkNow && r.requireProofs) {
     // The SAT Competition's rule: an UNSAT answer counts only with the proof of the run that gave it.
     if (missing)
-      return contradicts
+      return contradicts && !claim
         ? wrong()
         : result(
             'missing_proof',
             `UNSAT claimed on ${r.name} without a proof (${missing}): every UNSAT answer in this stage must come with the DRAT proof its own run writes`,
           );
-    if (contradicts) return wrong();
+    if (contradicts && !claim) return wrong();
+    if (disputes) return unsettled('no drat-trim here to check its proof');
     if (r.keepAs) await keepProof(proof, r.keepAs);
     return { ...result('solved', ''), proof: { bytes } };
   }
-  if (!r.checkProofs) return contradicts ? wrong() : result('solved', '');
+  if (!checkNow)
+    return contradicts ? (claim ? unsettled(missing ? 'it wrote no proof to check' : 'no drat-trim here to check its proof') : wrong()) : result('solved', '');
   if (!r.dratTrim) throw new Error('proof checking is on but no drat-trim binary is configured (scripts/setup-sat-tools.sh builds one)');
   const pc = await checkProof({
     dratTrim: r.dratTrim,
@@ -211,8 +224,8 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string): 
   });
   const check: CheckResult = { kind: 'drat', ok: pc.outcome === 'timeout' ? null : pc.ok, time_s: pc.timeS, detail: pc.detail };
   if (pc.outcome === 'error') throw new Error(pc.detail);
-  if (pc.outcome === 'verified') return proven(check);
-  if (contradicts) return wrong(check);
+  if (pc.outcome === 'verified') return proven(check, 'drat');
+  if (contradicts && !claim) return wrong(check);
   switch (pc.outcome) {
     case 'missing':
       return result('missing_proof', `UNSAT claimed on ${r.name} without a proof: ${pc.detail}`, check);

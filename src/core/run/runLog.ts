@@ -58,7 +58,7 @@ export function formatRunLog(o: RunLogInput): string {
     ...(o.isolation ? [`sandbox:   ${o.isolation === 'off' ? 'none (measured without isolation)' : o.isolation}`] : []),
     ...(o.limits ? [`bounds:    ${o.limits}`] : []),
     `status:    ${r.status}${r.detail ? ` - ${r.detail}` : ''}`,
-    `answer:    ${r.answer ?? '(none)'}${r.expected ? ` (expected ${r.expected}, from ${r.expected_from === 'meta' ? 'meta.csv' : r.expected_from === 'vbs' ? 'the baselines' : 'nowhere'})` : ''}`,
+    `answer:    ${r.answer ?? '(none)'}${r.expected ? ` (expected ${r.expected}, from ${r.expected_from === 'meta' ? 'meta.csv, proved' : r.expected_from === 'claim' ? 'meta.csv, a claim' : r.expected_from === 'vbs' ? 'the baselines' : 'nowhere'})` : ''}`,
     `time:      ${secs(r.time_s)} wall clock, ${r.cpu_s === null ? 'CPU not measured' : `${secs(r.cpu_s)} CPU`}${r.mem_mb === null ? '' : `, peak ${r.mem_mb} MB`}`,
     `exit:      ${r.exit_code ?? '-'}${r.signal ? `, signal ${r.signal}` : ''}`,
     `check:     ${check}`,

@@ -94,9 +94,10 @@ async function sweepCgroups(base: string, report: SweepReport): Promise<void> {
     if (!owner || ownerAlive(owner.pid, owner.start)) continue;
     const dir = path.join(base, e.name);
     await emptyCgroup(dir, e.name, report);
-    const err = await removeCgroup(dir);
-    if (err) report.errors.push(`${dir}: ${err}`);
-    else report.cgroups.push(dir);
+    const outcome = await removeCgroup(dir);
+    // Another sweep that removed it first reports it: each leftover is reported once.
+    if (outcome === 'removed') report.cgroups.push(dir);
+    else if (outcome !== 'gone') report.errors.push(`${dir}: ${outcome}`);
   }
 }
 
@@ -147,15 +148,15 @@ async function inCgroup(pid: number, name: string): Promise<boolean> {
   );
 }
 
-/** rmdir, retried while the last processes finish exiting; the error when it stays, or '' (gone). */
+/** rmdir, retried while the last processes finish exiting: `removed` here, `gone` already (another sweep), or the error when it stays. */
 async function removeCgroup(dir: string): Promise<string> {
   let last = '';
   for (let i = 0; i < 100; i++) {
     try {
       await fs.rmdir(dir);
-      return '';
+      return 'removed';
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return '';
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'gone';
       last = (e as Error).message;
       await sleep(20);
     }

@@ -38,6 +38,8 @@ export function workerArgs(settings: RunBatch['settings'], task: RunTask, at: { 
       ? ['--require-proofs', ...(settings.requireProofs.hold ? [`--keep-proof=${remoteKeptProof(settings.requireProofs.hold, task.key)}`] : [])]
       : []),
     ...(task.expected ? [`--expected=${task.expected}`] : []),
+    // An unproved claim judges nothing alone: the worker checks a contradicting UNSAT answer's own proof, where it has drat-trim.
+    ...(task.expected && task.expectedFrom === 'claim' ? ['--claim', ...(at.dratTrim && !settings.checkProofs ? [`--drat-trim=${at.dratTrim}`] : [])] : []),
     // The worker sandboxes by default; only an explicit `sandbox: off` turns that off there.
     ...(settings.isolation?.mode === 'off' ? ['--sandbox=off'] : []),
     ...limitArgs(settings.isolation),

@@ -19,7 +19,7 @@ export interface RunTask {
   emptyClause: boolean;
   family: string | null;
   expected: 'SAT' | 'UNSAT' | null;
-  expectedFrom: 'meta' | 'vbs' | 'none';
+  expectedFrom: 'meta' | 'claim' | 'vbs' | 'none';
   /** Where the run's log goes (runners that can write one locally). */
   logFile?: string;
   /** This run's time limit when lower than the batch's (racing's adaptive cap). */

@@ -9,6 +9,7 @@ import { prng } from '../stats/prng';
 import { writeFileAtomic } from '../store/atomic';
 import { draw, type Draw, type Family, FAMILIES, type FamilyTools } from './families';
 import { proveAnswer, type Provers } from './prove';
+import { formatMeta } from '../instances/metaCsv';
 
 /** An instance with its proved answer. */
 export interface ProvedInstance extends Draw {
@@ -102,7 +103,7 @@ export function splitPerFamily(instances: ProvedInstance[], heldoutShare: number
 }
 
 /**
- * Writes a set: the CNF files, meta.csv (instance,family,expected) and PROVENANCE.json. A directory that
+ * Writes a set: the CNF files, meta.csv (every answer proved: a checked model or a verified DRAT proof) and PROVENANCE.json. A directory that
  * holds anything else than a generated set is refused: benchmarks someone put there are never replaced.
  */
 export async function writeSuiteSet(dir: string, instances: ProvedInstance[], meta: { seed: number; provers: Provers }): Promise<void> {
@@ -114,7 +115,10 @@ export async function writeSuiteSet(dir: string, instances: ProvedInstance[], me
   for (const e of foreign) await fs.rm(path.join(dir, e), { recursive: true, force: true });
   await fs.mkdir(dir, { recursive: true });
   for (const i of instances) await fs.writeFile(path.join(dir, i.name), i.text);
-  await fs.writeFile(path.join(dir, 'meta.csv'), `instance,family,expected\n${instances.map((i) => `${i.name},${i.family},${i.expected}`).join('\n')}\n`);
+  await fs.writeFile(
+    path.join(dir, 'meta.csv'),
+    formatMeta(instances.map((i) => ({ instance: i.name, family: i.family, expected: i.expected, proved: i.expected === 'SAT' ? 'model' : 'drat' }))),
+  );
   const provenance: Provenance = {
     generator: 'satlution generate suite',
     seed: meta.seed,

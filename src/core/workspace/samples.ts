@@ -9,6 +9,7 @@ import { setDir, type Config } from '../config/schema';
 import { pigeonhole, planted, shuffleCnf } from '../instances/generators';
 import { CNF_FILE } from '../instances/sets';
 import { writeFileAtomic } from '../store/atomic';
+import { formatMeta } from '../instances/metaCsv';
 
 /** One sample instance, its expected answer, and why that answer holds. */
 interface Sample {
@@ -92,7 +93,10 @@ export async function addSampleBenchmarks(ws: string, config: Config): Promise<S
     const samples = stageSamples(stage);
     await fs.mkdir(dir, { recursive: true });
     for (const s of samples) await fs.writeFile(path.join(dir, s.name), s.text);
-    await writeFileAtomic(path.join(dir, 'meta.csv'), `instance,family,expected\n${samples.map((s) => `${s.name},${s.family},${s.expected}`).join('\n')}\n`);
+    await writeFileAtomic(
+      path.join(dir, 'meta.csv'),
+      formatMeta(samples.map((s) => ({ instance: s.name, family: s.family, expected: s.expected, proved: 'construction' }))),
+    );
     await writeFileAtomic(
       path.join(dir, 'SAMPLES.json'),
       JSON.stringify(

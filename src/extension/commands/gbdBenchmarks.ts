@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { curateSet, type CurationDoc } from '../../core/benchmarks/curateSet';
-import { FetchIncomplete, fetchSet } from '../../core/benchmarks/fetchSet';
+import { FetchIncomplete, fetchLimits, fetchSet } from '../../core/benchmarks/fetchSet';
 import { GbdCache, defaultGbdCacheDir } from '../../core/benchmarks/gbdCache';
 import { writeValues } from '../../core/config/edit';
 import { loadConfig } from '../../core/config/load';
@@ -77,7 +77,7 @@ export async function fetchBenchmarks(arg: unknown, model: WorkspaceModel, log: 
         dir: path.join(ws, BENCH_DIR, set),
         cache,
         jobs: config.gbd.jobs,
-        maxBytes: config.gbd.max_mb * 1e6,
+        ...fetchLimits(config.gbd),
         signal,
         log: (line) => log.warn(line),
         onProgress: (p) => report(p.done / p.of, `${p.done}/${p.of} (${p.fromCache} from the cache), ${(p.bytes / 1e6).toFixed(1)} MB`),
