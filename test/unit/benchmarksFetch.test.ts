@@ -156,10 +156,7 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     assert.equal(asks.length, 2);
     assert.equal(asks[0]!.range, null);
     assert.equal(asks[1]!.range, `bytes=${Math.floor(victim.xz.length / 2)}-`, 'the second request asks for the rest only');
-    assert.equal(
-      fs.readFileSync((await listSet(out.dir)).find((s) => s.name.startsWith(victim.hash))!.file, 'utf8'),
-      canonicalText(victim.cnf),
-    );
+    assert.equal(fs.readFileSync((await listSet(out.dir)).find((s) => s.name.startsWith(victim.hash))!.file, 'utf8'), canonicalText(victim.cnf));
   });
 
   it('a killed fetch leaves no set; run again, it resumes the partial file and takes the finished ones from the cache; a second workspace downloads nothing', async () => {
