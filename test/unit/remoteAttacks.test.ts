@@ -99,7 +99,8 @@ function arena(): Arena {
   const instances = raw.map((i) => ({ ...i, text: `c arena ${token}\n${body(i.name)}` }));
   const set = path.join(root, 'hidden', 'a', 'b', 'c', 'set');
   for (const i of instances) write(path.join(set, i.name), i.text);
-  write(path.join(set, 'meta.csv'), ['instance,family,expected', ...instances.map((i) => `${i.name},arena,${i.expected}`), ''].join('\n'));
+  // The set's answers hold by construction (planted, pigeonhole): proved, so an answer against them is wrong.
+  write(path.join(set, 'meta.csv'), ['instance,family,expected,proved', ...instances.map((i) => `${i.name},arena,${i.expected},construction`), ''].join('\n'));
   for (const i of instances.filter((x) => x.leaked)) write(path.join(root, 'leaked', i.name), i.text);
   write(
     path.join(root, 'leaked', 'meta.csv'),

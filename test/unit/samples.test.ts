@@ -57,8 +57,8 @@ describe('first run: sample benchmarks and drat-trim', function () {
       ['mine.cnf'],
     );
     const meta = fs.readFileSync(path.join(ws, 'benchmarks', 'verify', 'meta.csv'), 'utf8');
-    assert.match(meta, /^instance,family,expected\nplanted-80-200\.cnf,planted,SAT\n/);
-    assert.match(meta, /php-6-5-s200\.cnf,pigeonhole,UNSAT/);
+    assert.match(meta, /^instance,family,expected,proved,disputed\nplanted-80-200\.cnf,planted,SAT,construction,\n/);
+    assert.match(meta, /php-6-5-s200\.cnf,pigeonhole,UNSAT,construction,/);
     // Adding again writes nothing: every set has instances now.
     assert.deepEqual(
       (await addSampleBenchmarks(ws, config)).map((x) => x.written),

@@ -28,7 +28,8 @@ seeds:
 ${seeds}
 
 # Benchmark sets: name -> directory of .cnf / .cnf.gz / .cnf.xz files and an optional meta.csv
-# with columns instance,family,expected (expected = SAT, UNSAT or empty).
+# with columns instance,family,expected (expected = SAT, UNSAT or empty) and an optional proved column
+# (how the answer was proved; without it an answer is a claim, which a proof can overrule).
 benchmarks:
 ${benches}
 # SAT Competition sets by GBD query (satlution benchmarks fetch), kept in a cache all workspaces share:

@@ -55,6 +55,10 @@ Each set is a directory of \`.cnf\`, \`.cnf.gz\` or \`.cnf.xz\` files with an op
 - \`verify/\`: instances with known answers; every SAT model and UNSAT DRAT proof is checked.
 - \`perf/\`: the set PAR-2 is measured on.
 
+An expected answer is a claim unless a \`proved\` column says how it was proved (\`model\`, \`drat\`):
+an answer that contradicts a claim is checked from its own model or proof, and a proof overrules the
+claim (the row is rewritten, the claim kept in \`disputed\`).
+
 Point a set at a directory elsewhere in \`satlution.yaml\` (\`benchmarks:\`) rather than copying GBs here.
 `;
 
