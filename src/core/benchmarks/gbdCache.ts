@@ -130,7 +130,7 @@ export class GbdCache {
       }
       resumedAny ||= got.resumed;
       try {
-        const made = await this.canonicalFrom(part, hash, { name: got.filename, server }, o);
+        const made = await this.canonicalFrom(part, hash, { name: got.filename, server }, { ...o, consume: true });
         return { entry: made.entry, file: made.file, downloaded: true, resumed: resumedAny };
       } catch (e) {
         // A resumed file may have been spliced from two versions: try once more from the start.
@@ -148,13 +148,13 @@ export class GbdCache {
   /**
    * Reads `src` strictly into the canonical form of `hash` and keeps it as the entry: refused
    * (GbdServerError, with the reason) when it is no CNF a solver reads the same way, or when what
-   * was read has another GBD hash.
+   * was read has another GBD hash. With `consume`, `src` (a download) is removed before the entry appears.
    */
   private async canonicalFrom(
     src: string,
     hash: string,
     from: Pick<CachedInstance, 'name' | 'server'>,
-    o: Pick<CacheFetchOptions, 'maxCnfBytes' | 'signal'>,
+    o: Pick<CacheFetchOptions, 'maxCnfBytes' | 'signal'> & { consume?: boolean },
   ): Promise<{ entry: CachedInstance; file: string }> {
     const named = `${hash}${from.name ? ` (${from.name})` : ''}`;
     const tmp = path.join(this.dir, 'partial', `${hash}.${process.pid}.canonical.cnf`);
@@ -168,6 +168,8 @@ export class GbdCache {
     }
     try {
       if (read.gbdHash !== hash) throw new GbdServerError(`refused ${named}: the file ${from.server} sent has the GBD hash ${read.gbdHash}, not ${hash}`);
+      // A download is gone before its entry appears: a partial file never stands beside a finished entry.
+      if (o.consume) await fs.rm(src, { force: true });
       const bytes = (await fs.stat(tmp)).size;
       const entry: CachedInstance = {
         hash,
