@@ -100,7 +100,7 @@ export class GbdCache {
           if (again?.canonical) return { entry: again, file: this.fileOf(again), downloaded: false, resumed: false };
           // An entry from before the cache was canonical: made so from its own file (checked as a download is), else fetched again.
           if (again) {
-            const made = await this.canonicalFrom(this.fileOf(again), hash, { ...again, server: again.server }, o).catch(() => undefined);
+            const made = await this.canonicalFrom(this.fileOf(again), hash, again, o).catch(() => undefined);
             if (made) return { entry: made.entry, file: made.file, downloaded: false, resumed: false };
           }
           return await this.download(server, hash, path.join(partial, `${hash}.part`), o);

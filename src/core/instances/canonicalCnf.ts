@@ -51,7 +51,7 @@ async function canonicalBody(src: string, body: string, o: { maxBytes: number; s
   const { signal } = o;
   const out = new CanonicalOut();
   const parser = new DimacsParser(src, {}, { strict: true, echo: out });
-  const sink = await BlockWriter.open(body);
+  const sink = await fs.open(body, 'w');
   const { stream, done } = await openCnf(src);
   try {
     for await (const chunk of stream) {
@@ -64,29 +64,12 @@ async function canonicalBody(src: string, body: string, o: { maxBytes: number; s
     await done;
     const summary = parser.end();
     for (const block of out.take(true)) await sink.write(block);
-    await sink.end();
+    await sink.close();
     return { gbdHash: out.digest(), vars: parser.maxVar, clauses: summary.clauses, bytes: out.bytes };
   } catch (e) {
     stream.destroy();
-    await sink.end().catch(() => undefined);
+    await sink.close().catch(() => undefined);
     throw e;
-  }
-}
-
-/** Blocks written to a file in order. */
-class BlockWriter {
-  private constructor(private readonly fh: fs.FileHandle) {}
-
-  static async open(file: string): Promise<BlockWriter> {
-    return new BlockWriter(await fs.open(file, 'w'));
-  }
-
-  async write(block: Buffer): Promise<void> {
-    await this.fh.write(block);
-  }
-
-  async end(): Promise<void> {
-    await this.fh.close();
   }
 }
 
