@@ -10,6 +10,7 @@ import { cycleFromTheSidebar, prepareEvolvedWorkspace } from './cycle.e2e';
 import { initializeFromPalette } from './initialize.e2e';
 import { notificationsAsShown, prepareNotificationsWorkspace } from './notifications.e2e';
 import { firstRunFromEmptyFolder } from './firstRun.e2e';
+import { gbdFetchAsShown } from './gbdFetch.e2e';
 
 export interface E2eContext {
   page: Page;
@@ -33,9 +34,12 @@ const SCENARIOS: Scenario[] = [
   { name: 'Initialize Workspace from the palette shows SATLUTION_0 in the Cycles tree', run: initializeFromPalette },
   { name: 'A cycle started, approved, reviewed and charted from the sidebar', prepare: prepareEvolvedWorkspace, run: cycleFromTheSidebar },
   {
-    name: 'Evaluate shows its progress and outcome in notifications',
+    name: 'Evaluate and Fetch Benchmarks show their progress and outcome in notifications',
     prepare: prepareNotificationsWorkspace,
-    run: notificationsAsShown,
+    run: async (c) => {
+      await notificationsAsShown(c);
+      await gbdFetchAsShown(c);
+    },
     smokeTestDriver: false,
   },
   // As a new user: no drat-trim known to the extension host, nothing but the .vsix and an empty folder.

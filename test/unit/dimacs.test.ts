@@ -65,6 +65,48 @@ describe('DIMACS: streaming reader', () => {
     }
   });
 
+  it('reads strictly the same across any chunk boundaries: the clauses echoed as written, the largest variable, a number of over ten digits refused', () => {
+    /** The strict parse of `text` cut at `cut`, echoed through a buffer small enough to be flushed often. */
+    const strict = (text: Buffer, cut: number) => {
+      const flushed: Buffer[] = [];
+      const echo = {
+        buf: Buffer.alloc(2 * 10 + 8),
+        n: 0,
+        ends: new Int32Array(14),
+        e: 0,
+        flush() {
+          // GBD's normal form as written, with each clause's end made a line break.
+          const block = Buffer.from(echo.buf.subarray(0, echo.n));
+          for (let i = 0; i < echo.e; i++) block[echo.ends[i]!] = 0x0a;
+          flushed.push(block);
+          echo.n = 0;
+          echo.e = 0;
+        },
+      };
+      const p = new DimacsParser('x', {}, { strict: true, echo });
+      p.push(text.subarray(0, cut));
+      p.push(text.subarray(cut));
+      const s = p.end();
+      echo.flush();
+      return { echo: Buffer.concat(flushed).toString(), maxVar: p.maxVar, clauses: s.clauses };
+    };
+    const good = Buffer.from('c x\np cnf 20 3\n1 -02  3 0\n\t-12 0\n0000000007 0\n');
+    for (let cut = 0; cut <= good.length; cut++)
+      assert.deepEqual(strict(good, cut), { echo: '1 -02 3 0\n-12 0\n0000000007 0\n', maxVar: 12, clauses: 3 }, `cut at ${cut}`);
+    const long = Buffer.from('p cnf 3 1\n1 00000000003 0\n');
+    for (let cut = 0; cut <= long.length; cut++) assert.throws(() => strict(long, cut), /x:2: a number of more than 10 digits/, `cut at ${cut}`);
+    // Read leniently (a local set), leading zeros are only a number's spelling.
+    const lenient = Buffer.from('p cnf 3 1\n000000000000000000003 -1 0\n');
+    for (let cut = 0; cut <= lenient.length; cut++) {
+      const got: number[][] = [];
+      const p = new DimacsParser('x', collect(got));
+      p.push(lenient.subarray(0, cut));
+      p.push(lenient.subarray(cut));
+      p.end();
+      assert.deepEqual(got, [[3, -1]], `cut at ${cut}`);
+    }
+  });
+
   it('reads .cnf.gz and .cnf.xz by their content', async () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'a.cnf.gz'), zlib.gzipSync(CNF));

@@ -100,7 +100,7 @@ export class GbdCache {
           if (again?.canonical) return { entry: again, file: this.fileOf(again), downloaded: false, resumed: false };
           // An entry from before the cache was canonical: made so from its own file (checked as a download is), else fetched again.
           if (again) {
-            const made = await this.canonicalFrom(this.fileOf(again), hash, again, o).catch(() => undefined);
+            const made = await this.canonicalFrom(this.fileOf(again), hash, again, { ...o, replaces: again.kind }).catch(() => undefined);
             if (made) return { entry: made.entry, file: made.file, downloaded: false, resumed: false };
           }
           return await this.download(server, hash, path.join(partial, `${hash}.part`), o);
@@ -148,13 +148,14 @@ export class GbdCache {
   /**
    * Reads `src` strictly into the canonical form of `hash` and keeps it as the entry: refused
    * (GbdServerError, with the reason) when it is no CNF a solver reads the same way, or when what
-   * was read has another GBD hash. With `consume`, `src` (a download) is removed before the entry appears.
+   * was read has another GBD hash. With `consume`, `src` (a download) is removed before the entry appears;
+   * `replaces` names the kind of an older entry's file, which goes once the canonical one is kept.
    */
   private async canonicalFrom(
     src: string,
     hash: string,
     from: Pick<CachedInstance, 'name' | 'server'>,
-    o: Pick<CacheFetchOptions, 'maxCnfBytes' | 'signal'> & { consume?: boolean },
+    o: Pick<CacheFetchOptions, 'maxCnfBytes' | 'signal'> & { consume?: boolean; replaces?: CachedInstance['kind'] },
   ): Promise<{ entry: CachedInstance; file: string }> {
     const named = `${hash}${from.name ? ` (${from.name})` : ''}`;
     const tmp = path.join(this.dir, 'partial', `${hash}.${process.pid}.canonical.cnf`);
@@ -166,11 +167,13 @@ export class GbdCache {
       if (e instanceof DimacsError) throw new GbdServerError(`refused ${named} from ${from.server}: line ${e.line}: ${e.reason}`);
       throw e;
     }
+    let kept = false;
     try {
       if (read.gbdHash !== hash) throw new GbdServerError(`refused ${named}: the file ${from.server} sent has the GBD hash ${read.gbdHash}, not ${hash}`);
       // A download is gone before its entry appears: a partial file never stands beside a finished entry.
       if (o.consume) await fs.rm(src, { force: true });
       const bytes = (await fs.stat(tmp)).size;
+      if (bytes !== read.bytes) throw new Error(`the canonical file of ${named} has ${bytes} bytes, not the ${read.bytes} written (disk full?)`);
       const entry: CachedInstance = {
         hash,
         name: from.name,
@@ -184,12 +187,13 @@ export class GbdCache {
       await fs.mkdir(path.dirname(file), { recursive: true });
       await fs.chmod(tmp, 0o444);
       await fs.rename(tmp, file);
+      kept = true;
       await writeJsonAtomic(path.join(path.dirname(file), `${hash}.json`), entry);
       // An older entry's file under another name (.cnf.xz as sent) goes: the canonical one replaces it.
-      for (const kind of ['xz', 'gz'] as const) if (this.fileOf({ hash, kind }) !== file) await fs.rm(this.fileOf({ hash, kind }), { force: true });
+      if (o.replaces && o.replaces !== entry.kind) await fs.rm(this.fileOf({ hash, kind: o.replaces }), { force: true });
       return { entry, file };
     } finally {
-      await fs.rm(tmp, { force: true });
+      if (!kept) await fs.rm(tmp, { force: true });
     }
   }
 }

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { DimacsError, DimacsParser, openCnf, type TokenEcho } from './dimacs';
+import { DimacsError, DimacsParser, openCnf, type DimacsHeader, type TokenEcho } from './dimacs';
 
 /** What the canonical form of a file holds. */
 export interface CanonicalCnf {
@@ -29,29 +29,48 @@ export interface CanonicalCnf {
  * for a file it refuses, also one that decompresses to more than `maxBytes`.
  */
 export async function writeCanonicalCnf(src: string, dest: string, o: { maxBytes: number; signal?: AbortSignal }): Promise<CanonicalCnf> {
-  const { signal } = o;
-  const body = `${dest}.body`;
   try {
-    const read = await canonicalBody(src, body, o);
-    // The header is known only at the end: it goes first, the body after it.
-    const header = `p cnf ${read.vars} ${read.clauses}\n`;
-    await fs.writeFile(dest, header);
-    await pipeline(createReadStream(body), createWriteStream(dest, { flags: 'a' }), ...(signal ? [{ signal }] : []));
-    return { ...read, bytes: read.bytes + Buffer.byteLength(header) };
+    const read = await writeHeaderAndClauses(src, dest, o);
+    const header = headerLine(read.vars, read.clauses);
+    if (read.declaredVars !== read.vars) await replaceHeader(dest, headerLine(read.declaredVars, read.clauses).length, header, o.signal);
+    return { gbdHash: read.gbdHash, vars: read.vars, clauses: read.clauses, bytes: read.bytes + header.length };
   } catch (e) {
     await fs.rm(dest, { force: true });
     throw e;
-  } finally {
-    await fs.rm(body, { force: true });
   }
 }
 
-/** Reads `src` strictly and writes its clauses, one per line, to `body`; the hash of the clauses as GBD normalises them. */
-async function canonicalBody(src: string, body: string, o: { maxBytes: number; signal?: AbortSignal }): Promise<CanonicalCnf> {
+/** `p cnf VARS CLAUSES` and its line break (ASCII: its length is its bytes). */
+const headerLine = (vars: number, clauses: number) => `p cnf ${vars} ${clauses}\n`;
+
+/**
+ * Reads `src` strictly and writes to `dest` the header it declares, then its clauses, one per line. The
+ * strict reading holds the header's clause count to the clauses read, so only its variables can differ
+ * from the header computed at the end (a header may name more than the clauses use): the caller then
+ * replaces it. Returns the hash of the clauses as GBD normalises them.
+ */
+async function writeHeaderAndClauses(
+  src: string,
+  dest: string,
+  o: { maxBytes: number; signal?: AbortSignal },
+): Promise<Omit<CanonicalCnf, 'bytes'> & { bytes: number; declaredVars: number }> {
   const { signal } = o;
   const out = new CanonicalOut();
-  const parser = new DimacsParser(src, {}, { strict: true, echo: out });
-  const sink = await fs.open(body, 'w');
+  let declared: DimacsHeader | undefined;
+  const parser = new DimacsParser(src, { header: (h) => (declared = h) }, { strict: true, echo: out });
+  const sink = await fs.open(dest, 'w');
+  let headerWritten = false;
+  // Blocks of clauses follow the header in the file: it is written before the first of them.
+  const write = async (blocks: Buffer[]) => {
+    if (!headerWritten && declared) {
+      await writeAll(sink, Buffer.from(headerLine(declared.vars, declared.clauses)));
+      headerWritten = true;
+    }
+    for (const block of blocks) {
+      await writeAll(sink, block);
+      out.written(block);
+    }
+  };
   const { stream, done } = await openCnf(src);
   try {
     for await (const chunk of stream) {
@@ -59,13 +78,14 @@ async function canonicalBody(src: string, body: string, o: { maxBytes: number; s
       parser.push(chunk as Buffer);
       if (parser.bytes > o.maxBytes)
         throw new DimacsError(src, parser.lineNumber, `it decompresses to more than ${(o.maxBytes / 1e6).toFixed(0)} MB (gbd.max_cnf_mb)`);
-      for (const block of out.take()) await sink.write(block);
+      const blocks = out.take();
+      if (blocks.length) await write(blocks);
     }
     await done;
     const summary = parser.end();
-    for (const block of out.take(true)) await sink.write(block);
+    await write(out.take(true));
     await sink.close();
-    return { gbdHash: out.digest(), vars: parser.maxVar, clauses: summary.clauses, bytes: out.bytes };
+    return { gbdHash: out.digest(), vars: parser.maxVar, clauses: summary.clauses, bytes: out.bytes, declaredVars: summary.vars };
   } catch (e) {
     stream.destroy();
     await sink.close().catch(() => undefined);
@@ -73,45 +93,82 @@ async function canonicalBody(src: string, body: string, o: { maxBytes: number; s
   }
 }
 
-/** Canonical text is handed on in blocks of this size. */
-const BLOCK = 4 << 20;
+/** All of `data` at the file's position (a write may take less than it is given). */
+async function writeAll(fh: fs.FileHandle, data: Buffer): Promise<void> {
+  for (let at = 0; at < data.length;) at += (await fh.write(data, at)).bytesWritten;
+}
 
-/** The parser's echo of the clauses (canonical text), in blocks, and the GBD hash of them (their tokens joined by single spaces). */
+/** `file` with its first `oldLength` bytes (the declared header) replaced by `header`: through a copy beside it, renamed over it. */
+async function replaceHeader(file: string, oldLength: number, header: string, signal: AbortSignal | undefined): Promise<void> {
+  const tmp = `${file}.header`;
+  try {
+    await fs.writeFile(tmp, header);
+    await pipeline(createReadStream(file, { start: oldLength }), createWriteStream(tmp, { flags: 'a' }), ...(signal ? [{ signal }] : []));
+    await fs.rename(tmp, file);
+  } finally {
+    await fs.rm(tmp, { force: true });
+  }
+}
+
+/** Canonical text is handed on in blocks of this size. */
+const BLOCK = 1 << 20;
+
+/**
+ * The parser's echo of the clauses and the GBD hash of them. The parser writes GBD's normal form (the
+ * tokens joined by single spaces), which is hashed as it is; the spaces that end clauses then become
+ * line breaks, and the block is canonical text, to be written. A written block's memory is used again.
+ */
 class CanonicalOut implements TokenEcho {
-  buf = Buffer.allocUnsafe(BLOCK);
+  buf: Buffer = newBlock();
   n = 0;
-  private readonly blocks: Buffer[] = [];
+  ends = spareEnds.pop() ?? new Int32Array(BLOCK / 2);
+  e = 0;
+  private readonly full: Buffer[] = [];
   private readonly md5 = createHash('md5');
-  /** The last byte hashed so far was a clause's end: a space is owed before the next token. */
+  /** The last block hashed ended with a token's space, left out: it is owed before the next token (none after the last). */
   private owed = false;
   bytes = 0;
 
-  /** The full blocks since the last take, and with `all` the rest too. */
+  /** The full blocks since the last take, and with `all` the rest too: each to be written, then handed to `written`. */
   take(all = false): Buffer[] {
     if (all) this.flush();
-    return this.blocks.splice(0);
+    return this.full.splice(0);
   }
 
+  /** A taken block, written: its memory is free again. */
+  written(block: Buffer): void {
+    freeBlock(Buffer.from(block.buffer, block.byteOffset, BLOCK));
+  }
+
+  /** The hash, once every block is written; the echo's memory is free again. */
   digest(): string {
-    this.flush();
+    freeBlock(this.buf);
+    if (spareEnds.length < SPARE) spareEnds.push(this.ends);
     return this.md5.digest('hex');
   }
 
   flush(): void {
     if (!this.n) return;
-    const text = this.buf.subarray(0, this.n);
-    this.buf = Buffer.allocUnsafe(BLOCK);
-    this.n = 0;
-    this.bytes += text.length;
-    this.blocks.push(text);
-    // GBD's normal form: the same tokens, each line break a space, none after the last token.
-    const norm = Buffer.from(text);
-    for (let i = norm.indexOf(0x0a); i >= 0; i = norm.indexOf(0x0a, i + 1)) norm[i] = 0x20;
+    const block = this.buf.subarray(0, this.n);
     if (this.owed) this.md5.update(SPACE);
-    const last = norm.length - 1;
-    this.owed = norm[last] === 0x20;
-    this.md5.update(this.owed ? norm.subarray(0, last) : norm);
+    const last = block.length - 1;
+    this.owed = block[last] === 0x20;
+    this.md5.update(this.owed ? block.subarray(0, last) : block);
+    const { ends, e } = this;
+    for (let i = 0; i < e; i++) block[ends[i]!] = 0x0a;
+    this.full.push(block);
+    this.bytes += this.n;
+    this.buf = newBlock();
+    this.n = 0;
+    this.e = 0;
   }
 }
 
 const SPACE = Buffer.from(' ');
+
+/** Memory kept for the next echo (a fetch reads many files, a few at a time): at most this many of each. */
+const SPARE = 8;
+const spareBlocks: Buffer[] = [];
+const spareEnds: Int32Array[] = [];
+const newBlock = () => spareBlocks.pop() ?? Buffer.allocUnsafeSlow(BLOCK);
+const freeBlock = (block: Buffer) => void (spareBlocks.length < SPARE && spareBlocks.push(block));

@@ -35,13 +35,16 @@ export interface ClauseSink {
 }
 
 /**
- * Where the clauses go as canonical text while they are read (canonicalCnf.ts): each literal as it was
- * written, then a space, or a line break after a clause's 0. `flush` empties `buf` up to `n`; it is
- * called before `buf` could overflow.
+ * Where the clauses go while they are read (canonicalCnf.ts): each literal as it was written, then a
+ * space, which is GBD's normal form, and in `ends` the offset of each space that ends a clause (a
+ * line break in the canonical file). `flush` empties `buf` up to `n` and `ends` up to `e`; it is
+ * called before `buf` could overflow (`ends` holds a clause end for every two bytes of `buf`).
  */
 export interface TokenEcho {
   buf: Buffer;
   n: number;
+  ends: Int32Array;
+  e: number;
   flush(): void;
 }
 
@@ -149,43 +152,99 @@ export class DimacsParser {
   push(buf: Uint8Array): void {
     this.bytes += buf.length;
     if (buf.length) this.endedWithNewline = buf[buf.length - 1] === 10;
+    // The hot state in locals, written back at the end (and before anything that reads it).
     let state = this.state;
     let line = this.line;
     let num = this.num;
     let neg = this.neg;
     let inNum = this.inNum;
     let digits = this.digits;
+    let len = this.len;
+    let seen = this.seenClauses;
+    let maxVar = this.maxVar;
+    let vars = this.header?.vars ?? 0;
+    let declaredClauses = this.header?.clauses ?? 0;
+    const strict = this.options.strict === true;
     const echo = this.options.echo;
+    let out = echo?.buf;
+    let at = echo?.n ?? 0;
+    let ends = echo?.ends;
+    let ended = echo?.e ?? 0;
+    const literalSink = this.literalSink;
+    const endSink = this.endSink;
     const n = buf.length;
     for (let i = 0; i < n; i++) {
-      const c = buf[i]!;
+      let c = buf[i]!;
       if (state === S.Body) {
         if (c >= 48 && c <= 57) {
-          num = num * 10 + (c - 48);
+          // A number's digits in one run: most of a CNF's bytes are digits. Its bounds are checked
+          // after the run (a number cut by the chunk's end, at each end): an echo's spare room holds
+          // a number of too many digits until then.
           inNum = true;
+          const from = i;
+          if (out) {
+            for (;;) {
+              num = num * 10 + (c - 48);
+              out[at++] = c;
+              if (++i === n) break;
+              c = buf[i]!;
+              if (c < 48 || c > 57) break;
+            }
+          } else {
+            for (;;) {
+              num = num * 10 + (c - 48);
+              if (++i === n) break;
+              c = buf[i]!;
+              if (c < 48 || c > 57) break;
+            }
+          }
+          digits += i - from;
           if (num > 2147483647) {
             this.line = line;
             this.fail('literal too large');
           }
-          if (echo) {
-            if (++digits > MAX_DIGITS) {
-              this.line = line;
-              this.fail(`a number of more than ${MAX_DIGITS} digits`);
-            }
-            echo.buf[echo.n++] = c;
+          if (out && digits > MAX_DIGITS) {
+            this.line = line;
+            this.fail(`a number of more than ${MAX_DIGITS} digits`);
           }
-          continue;
+          if (i === n) break;
         }
         if (inNum) {
-          this.state = state;
-          this.line = line;
-          if (neg && num === 0 && this.options.strict) this.fail('a literal written -0');
-          this.literal(neg ? -num : num);
-          if (echo) {
-            echo.buf[echo.n++] = num === 0 ? 10 : 32;
-            if (echo.n > echo.buf.length - 2 * MAX_DIGITS) echo.flush();
-            digits = 0;
+          if (num === 0) {
+            if (neg && strict) {
+              this.line = line;
+              this.fail('a literal written -0');
+            }
+            if (++seen > declaredClauses) {
+              this.line = line;
+              this.fail(`more clauses than the ${declaredClauses} the header declares`);
+            }
+            if (len === 0) this.emptyClause = true;
+            endSink?.(len, line);
+            len = 0;
+          } else {
+            if (num > vars) {
+              this.line = line;
+              this.fail(`literal ${neg ? -num : num} is out of range (the header declares ${vars} variables)`);
+            }
+            if (num > maxVar) maxVar = num;
+            len++;
+            literalSink?.(neg ? -num : num);
           }
+          if (out) {
+            if (num === 0) ends![ended++] = at;
+            out[at++] = 32;
+            if (at > out.length - 2 * MAX_DIGITS) {
+              echo!.n = at;
+              echo!.e = ended;
+              echo!.flush();
+              out = echo!.buf;
+              at = echo!.n;
+              ends = echo!.ends;
+              ended = echo!.e;
+            }
+          }
+          digits = 0;
           num = 0;
           neg = false;
           inNum = false;
@@ -193,20 +252,21 @@ export class DimacsParser {
           this.line = line;
           this.fail("'-' without a number");
         }
+        if (c === 32) continue;
         if (c === 10) {
           line++;
           // a new line may start a comment or a '%' terminator
           if (i + 1 < n && (buf[i + 1] === 99 || buf[i + 1] === 37)) state = S.LineStart;
           continue;
         }
-        if (c === 32 || c === 9 || c === 13) continue;
+        if (c === 9 || c === 13) continue;
         if (c === 45) {
           if (neg) {
             this.line = line;
             this.fail("'-' without a number");
           }
           neg = true;
-          if (echo) echo.buf[echo.n++] = c;
+          if (out) out[at++] = c;
           continue;
         }
         if (c === 99 || c === 37) {
@@ -246,6 +306,9 @@ export class DimacsParser {
         if (c === 10) {
           this.line = line;
           this.parseHeader();
+          // The header is read once, before any clause: the bounds for the rest of the loop.
+          vars = this.header!.vars;
+          declaredClauses = this.header!.clauses;
           line++;
           state = S.LineStart;
         } else {
@@ -262,7 +325,7 @@ export class DimacsParser {
         }
       } else {
         if (c === 10) line++;
-        else if (this.options.strict && c !== 32 && c !== 9 && c !== 13) {
+        else if (strict && c !== 32 && c !== 9 && c !== 13) {
           this.line = line;
           this.fail("a '%' line before the end of the file (standard solvers read on, or refuse it)");
         }
@@ -274,6 +337,13 @@ export class DimacsParser {
     this.neg = neg;
     this.inNum = inNum;
     this.digits = digits;
+    this.len = len;
+    this.seenClauses = seen;
+    this.maxVar = maxVar;
+    if (echo) {
+      echo.n = at;
+      echo.e = ended;
+    }
   }
 
   private parseHeader(): void {
@@ -305,7 +375,11 @@ export class DimacsParser {
     if (this.state === S.Header) this.parseHeader();
     if (this.inNum) {
       this.literal(this.neg ? -this.num : this.num);
-      if (this.options.echo) this.options.echo.buf[this.options.echo.n++] = this.num === 0 ? 10 : 32;
+      const echo = this.options.echo;
+      if (echo) {
+        if (this.num === 0) echo.ends[echo.e++] = echo.n;
+        echo.buf[echo.n++] = 32;
+      }
       this.inNum = false;
     }
     if (!this.header) this.fail('no "p cnf VARS CLAUSES" header (empty or not a DIMACS file)');
