@@ -1,6 +1,7 @@
 // meta.csv is where known answers come from, so a row that names nothing, two instances, or the same
 // instance twice with different answers is an error with the file and line; and a verdict reached
-// against an answer that has since been corrected is never reused.
+// against an answer that has since been corrected is never reused. Names with commas, quotes or line
+// breaks are quoted as CSV, and read back as written.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -8,6 +9,7 @@ import { ConfigSchema } from '../../src/core/config/schema';
 import { evaluateSolver } from '../../src/core/eval/service';
 import { listSet } from '../../src/core/instances/instances';
 import { planted3Sat } from '../../src/core/instances/generators';
+import { formatMeta, MetaError, readMeta, recordDisputes } from '../../src/core/instances/metaCsv';
 import { FIXTURES, tempDir, write } from './helpers';
 
 const set = (meta: string, files: string[] = ['a.cnf', 'sub/b.cnf']) => {
@@ -87,5 +89,72 @@ describe('meta.csv', () => {
       if (prev === undefined) delete process.env.XDG_CACHE_HOME;
       else process.env.XDG_CACHE_HOME = prev;
     }
+  });
+});
+
+/** `text` as a set's meta.csv; the file's path. */
+function metaFile(text: string): string {
+  const dir = tempDir('meta-csv-');
+  fs.writeFileSync(path.join(dir, 'meta.csv'), text);
+  return path.join(dir, 'meta.csv');
+}
+
+describe('meta.csv as CSV: the one reader and writer', () => {
+  it('reads back what it writes, names with commas, quotes and line breaks included', async () => {
+    const names = ['plain.cnf', 'a,b.cnf', 'say "hi".cnf', 'two\nlines.cnf', ' spaced .cnf'];
+    const file = metaFile(
+      formatMeta(names.map((instance, i) => ({ instance, family: `f${i}`, expected: i % 2 ? 'SAT' : 'UNSAT', proved: i === 1 ? 'model' : null }))),
+    );
+    const rows = await readMeta(file);
+    assert.deepEqual([...rows.keys()], names);
+    assert.deepEqual(
+      [...rows.values()].map((r) => [r.family, r.expected, r.proved]),
+      [
+        ['f0', 'UNSAT', null],
+        ['f1', 'SAT', 'model'],
+        ['f2', 'UNSAT', null],
+        ['f3', 'SAT', null],
+        ['f4', 'UNSAT', null],
+      ],
+    );
+    // Each row says where it starts: the row after a two-line name starts a line later.
+    assert.deepEqual(
+      [...rows.values()].map((r) => Number(r.at.split(':').pop())),
+      [2, 3, 4, 5, 7],
+    );
+  });
+
+  it('reads CRLF files and blank lines, and names the line of a bad answer, an unclosed quote and text after a closing quote', async () => {
+    const rows = await readMeta(metaFile('instance,family,expected\r\nx.cnf,f,sat\r\n\r\n"y,1.cnf" ,g,UNSAT\r\n'));
+    assert.deepEqual(
+      [...rows].map(([k, r]) => [k, r.family, r.expected]),
+      [
+        ['x.cnf', 'f', 'SAT'],
+        ['y,1.cnf', 'g', 'UNSAT'],
+      ],
+    );
+    await assert.rejects(readMeta(metaFile('instance,family,expected\nx.cnf,f,SAT\n"y.cnf,g,maybe\n')), (e: Error) => {
+      assert.ok(e instanceof MetaError);
+      assert.match(e.message, /meta\.csv:3: a quoted cell is not closed$/);
+      return true;
+    });
+    await assert.rejects(readMeta(metaFile('instance,family,expected\n"x.cnf"y,f,SAT\n')), /meta\.csv:2: text after a quoted cell's closing quote$/);
+    await assert.rejects(
+      readMeta(metaFile('instance,family,expected\n"a\nb.cnf",f,SAT\nc.cnf,f,maybe\n')),
+      /meta\.csv:4: expected must be SAT, UNSAT or empty, got "maybe"$/,
+    );
+  });
+
+  it('records a dispute on a row whose name holds a comma, and keeps the other rows as they were', async () => {
+    const file = metaFile(
+      formatMeta([
+        { instance: 'a,b.cnf', family: 'x', expected: 'SAT' },
+        { instance: 'c.cnf', family: 'y', expected: 'UNSAT', proved: 'construction' },
+      ]),
+    );
+    assert.deepEqual(await recordDisputes(path.dirname(file), [{ instance: 'a,b.cnf', claim: 'SAT', proved: 'UNSAT', by: 'drat' }]), ['a,b.cnf']);
+    const rows = await readMeta(file);
+    assert.deepEqual(rows.get('a,b.cnf'), { family: 'x', expected: 'UNSAT', proved: 'drat', disputed: 'SAT claimed', at: `${file}:2` });
+    assert.equal(rows.get('c.cnf')?.proved, 'construction');
   });
 });

@@ -44,23 +44,22 @@ export async function readMeta(file: string): Promise<Map<string, MetaRow>> {
   const out = new Map<string, MetaRow>();
   const text = await fs.readFile(file, 'utf8').catch(() => undefined);
   if (text === undefined) return out;
-  const lines = text.split(/\r?\n/);
-  const head = lines[0]?.split(',').map((s) => s.trim().toLowerCase()) ?? [];
+  const records = csvRecords(text, file);
+  const head = records[0]?.cells.map((s) => s.trim().toLowerCase()) ?? [];
   const col = (n: string) => head.indexOf(n);
   if (col('instance') < 0) throw new MetaError(`${file}:1: the header must name the columns instance,family,expected`);
   const cell = (cells: string[], n: string) => (col(n) >= 0 ? (cells[col(n)] ?? '') : '');
-  lines.slice(1).forEach((line, i) => {
-    if (!line.trim()) return;
-    const cells = line.split(',').map((s) => s.trim());
+  for (const { line, cells } of records.slice(1)) {
+    if (cells.every((c) => !c)) continue;
     const exp = cell(cells, 'expected').toUpperCase();
-    if (exp && exp !== 'SAT' && exp !== 'UNSAT') throw new MetaError(`${file}:${i + 2}: expected must be SAT, UNSAT or empty, got "${cells[col('expected')]}"`);
+    if (exp && exp !== 'SAT' && exp !== 'UNSAT') throw new MetaError(`${file}:${line}: expected must be SAT, UNSAT or empty, got "${cells[col('expected')]}"`);
     const name = cells[col('instance')]!;
     const row: MetaRow = {
       family: cell(cells, 'family'),
       expected: (exp || null) as 'SAT' | 'UNSAT' | null,
       proved: (exp && cell(cells, 'proved')) || null,
       disputed: cell(cells, 'disputed') || null,
-      at: `${file}:${i + 2}`,
+      at: `${file}:${line}`,
     };
     const prev = out.get(name);
     if (prev && (prev.expected !== row.expected || prev.family !== row.family))
@@ -68,8 +67,58 @@ export async function readMeta(file: string): Promise<Map<string, MetaRow>> {
         `${row.at}: ${name} is listed again, differently from ${prev.at} (${prev.expected ?? 'no answer'}, family ${prev.family || 'none'}): keep one row`,
       );
     if (!prev) out.set(name, row);
-  });
+  }
   return out;
+}
+
+/**
+ * The records of a CSV text as formatMeta writes them (RFC 4180): a cell in double quotes may hold
+ * commas, line breaks and doubled quotes, and is taken as it is; other cells are trimmed (people write
+ * `a.cnf, x, SAT`). Each record with the line it starts on.
+ */
+function csvRecords(text: string, file: string): { line: number; cells: string[] }[] {
+  const records: { line: number; cells: string[] }[] = [];
+  let cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  let line = 1;
+  let start = 1;
+  const endCell = () => {
+    cells.push(quoted ? cell : cell.trim());
+    cell = '';
+    quoted = false;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"' && !quoted && !cell.trim()) {
+      // A quoted cell: up to the quote that is not doubled.
+      const opened = line;
+      quoted = true;
+      cell = '';
+      for (i++; ; i++) {
+        if (i >= text.length) throw new MetaError(`${file}:${opened}: a quoted cell is not closed`);
+        if (text[i] === '"') {
+          if (text[i + 1] !== '"') break;
+          i++;
+        } else if (text[i] === '\n') line++;
+        cell += text[i];
+      }
+      // Only blanks may follow the closing quote before the next comma or the line's end.
+      while (i + 1 < text.length && /[ \t\r]/.test(text[i + 1]!)) i++;
+      if (i + 1 < text.length && text[i + 1] !== ',' && text[i + 1] !== '\n') throw new MetaError(`${file}:${line}: text after a quoted cell's closing quote`);
+    } else if (c === ',') endCell();
+    else if (c === '\n') {
+      endCell();
+      records.push({ line: start, cells });
+      cells = [];
+      start = ++line;
+    } else cell += c;
+  }
+  if (cells.length || cell.trim() || quoted) {
+    endCell();
+    records.push({ line: start, cells });
+  }
+  return records;
 }
 
 /** meta.csv's text for `rows` (the proved and disputed columns only when some row has them). */
@@ -117,4 +166,5 @@ export async function recordDisputes(dir: string, disputes: readonly DisputedCla
   }
 }
 
-const csvCell = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+/** A cell as CSV: quoted where it holds a comma, a quote or a line break, or begins or ends with a blank (read back as it is). */
+const csvCell = (v: string) => (/[",\r\n]|^\s|\s$/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
