@@ -36,7 +36,7 @@ const builds = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' },
   // The worker is copied to remote hosts and cluster nodes: one file, no dependencies at all.
-  { ...node, entryPoints: ['src/worker/main.ts'], outfile: 'dist/worker.js' },
+  { ...node, entryPoints: ['src/worker/workerMain.ts'], outfile: 'dist/worker.js' },
   ...(webviewEntries.length
     ? [
         {

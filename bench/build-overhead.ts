@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { buildSolver } from '../src/core/run/build';
+import { buildSolver } from '../src/core/run/buildSolver';
 import { DEFAULT_ISOLATION, type IsolationSettings } from '../src/core/isolation/settings';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { solverIdentity } from '../src/core/eval/resultsStore';
-import { buildSolver } from '../src/core/run/build';
+import { buildSolver } from '../src/core/run/buildSolver';
 import { copyCandidate } from '../src/core/workspace/candidateCopy';
 import { inspectCandidate } from '../src/core/workspace/candidateCheck';
 import { walkCandidate } from '../src/core/workspace/candidateFs';

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { planted } from '../src/core/instances/generators';
-import { checkModel, ModelBuilder } from '../src/core/run/model';
+import { checkModel, ModelBuilder } from '../src/core/run/modelCheck';
 
 async function main(): Promise<void> {
   const vars = Number(process.env.BENCH_VARS ?? 1_000_000);

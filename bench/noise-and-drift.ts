@@ -20,7 +20,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runTool } from '../src/core/agents/tools';
+import { runTool } from '../src/core/agents/coderTools';
 import { mutate, parseOptions, tunerAgent } from '../src/core/agents/tuner';
 import type { EvolutionAgent } from '../src/core/agents/agent';
 import { loadConfig } from '../src/core/config/load';

@@ -11,12 +11,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { planted3Sat } from '../src/core/instances/generators';
 import { InstanceCache, listSet } from '../src/core/instances/instances';
-import { buildSolver } from '../src/core/run/build';
+import { buildSolver } from '../src/core/run/buildSolver';
 import { runSet } from '../src/core/eval/runSet';
 import { ResultsStore } from '../src/core/eval/resultsStore';
 import { localRunner } from '../src/core/runners/local';
 import type { Runner } from '../src/core/runners/runner';
-import { slurmRunner } from '../src/core/runners/slurm/runner';
+import { slurmRunner } from '../src/core/runners/slurm/slurmRunner';
 import { sshRunner } from '../src/core/runners/sshRunner';
 
 const ROOT = path.resolve(__dirname, '..', '..');

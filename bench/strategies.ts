@@ -21,7 +21,7 @@ import { silentLogger } from '../src/core/ports';
 import { CandidateStore } from '../src/core/store/candidates';
 import type { Judge } from '../src/core/strategy/judge';
 import { judgeStats } from '../src/core/strategy/judgeLog';
-import { initWorkspace } from '../src/core/workspace/init';
+import { initWorkspace } from '../src/core/workspace/initWorkspace';
 import { writeOptsat } from '../test/fixtures/optsat';
 
 const ROOT = path.resolve(__dirname, '..', '..');

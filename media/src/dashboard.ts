@@ -11,7 +11,7 @@ import '@vscode-elements/elements/dist/vscode-tab-header/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
 import type { Chart } from 'chart.js';
-import type { CandidateColumns, DuelPairs } from '../../src/core/dashboard/schema';
+import type { CandidateColumns, DuelPairs } from '../../src/core/dashboard/dashboardSchema';
 import { DashboardHostMessage, type DashboardViewMessage } from '../../src/shared/dashboardProtocol';
 import { applyTheme } from './dashboard/charts';
 import { h } from './shared/dom';

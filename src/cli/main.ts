@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import { ConfigError } from '../core/config/load';
 import { configJsonSchema } from '../core/config/schema';
-import { EXIT, UsageError } from './errors';
+import { EXIT, UsageError } from './exit';
 import { INIT_HELP, initCommand } from './commands/init';
 import { STATUS_HELP, statusCommand } from './commands/status';
 import { NEW_HELP, newCommand } from './commands/new';

@@ -2,7 +2,7 @@
 // (Set API Key, Configure Models, Open satlution.yaml, Resume). No `vscode` import: unit-tested.
 import type { FixAction, Problem } from '../shared/steeringProtocol';
 
-/** The kinds of core/llm/types.ts LlmError, read by name so a wrapped copy is recognised too. */
+/** The kinds of core/llm/provider.ts LlmError, read by name so a wrapped copy is recognised too. */
 const LLM_KINDS = new Set(['auth', 'model', 'context', 'rate_limit', 'server', 'network', 'bad_request', 'aborted', 'budget']);
 
 /** The problem of an error a cycle ended with; `resumable`: the cycle stopped part way (Resume runs the step again). */

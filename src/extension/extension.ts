@@ -8,7 +8,7 @@ import { openCandidateDoc, revealCandidateFolder } from './commands/candidateDoc
 import { evaluateCandidate, evaluateOnRunner } from './commands/evaluate';
 import { addDefaultObjectives, exportTrajectoriesCommand, proposeObjectiveCommand } from './commands/research';
 import { checkRules } from './commands/checkRules';
-import { CycleController } from './commands/cycle';
+import { CycleController } from './commands/cycleCommands';
 import { secretKey, setApiKey } from './commands/apiKey';
 import { configureModels } from './commands/configureModels';
 import { setupDratTrim } from './commands/dratTrim';
@@ -19,7 +19,7 @@ import { PATCH_SCHEME, PatchContentProvider, reviewRulePatches } from './command
 import { ComplianceDiagnostics } from './rules/complianceDiagnostics';
 import { initializeWorkspace } from './commands/initialize';
 import { abandonCycleCommand } from './commands/abandonCycle';
-import { ConfigMissingWarning, restoreConfigCommand } from './commands/restoreConfig';
+import { ConfigMissingWarning, restoreConfigCommand } from './commands/restoreConfigCommand';
 import { unlessMissing } from './commands/missingCandidate';
 import { ConfigDiagnostics } from './config/diagnostics';
 import { CyclesTreeProvider, type CyclesNode } from './views/cyclesTree';
@@ -27,7 +27,7 @@ import { OverviewViewProvider } from './webviews/overviewView';
 import { registerDashboard } from './webviews/dashboardPanel';
 import { WorkspaceModel } from './workspaceModel';
 import { JobTracker } from './jobs';
-import { registerReview } from './review/register';
+import { registerReview } from './review/registerReview';
 import { SatlutionStatusBar } from './statusBar';
 import { registerSteering } from './steering';
 import type { SteeringState } from '../shared/steeringProtocol';

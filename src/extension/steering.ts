@@ -2,7 +2,7 @@
 // command palette, "Pause Evolution Cycle", and agent transcripts as read-only Markdown documents.
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import type { CycleController } from './commands/cycle';
+import type { CycleController } from './commands/cycleCommands';
 import { openTranscript, TRANSCRIPT_SCHEME, TranscriptContentProvider } from './commands/openTranscript';
 import { SteeringViewProvider } from './webviews/steeringView';
 import type { WorkspaceModel } from './workspaceModel';

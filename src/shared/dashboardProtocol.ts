@@ -1,9 +1,9 @@
 // The message contract between the extension and the Dashboard panel, validated with zod on both
 // sides. Imports neither `vscode` nor Node APIs: it is bundled into the extension and the webview.
 import { z } from 'zod';
-import { CandidateColumns, CandidateDir, DashboardData, DuelPairs, SessionId } from '../core/dashboard/schema';
+import { CandidateColumns, CandidateDir, DashboardData, DuelPairs, SessionId } from '../core/dashboard/dashboardSchema';
 
-export { CandidateColumns, DashboardData, DuelPairs } from '../core/dashboard/schema';
+export { CandidateColumns, DashboardData, DuelPairs } from '../core/dashboard/dashboardSchema';
 
 /** At most this many candidates' per-instance columns are asked for at once. */
 export const MAX_DETAIL = 40;

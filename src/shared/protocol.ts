@@ -1,7 +1,7 @@
 // The message contract between the extension and its webviews, validated with zod on both sides.
 // Imports neither `vscode` nor Node APIs: it is bundled into the extension and into browser code.
 import { z } from 'zod';
-import { CandidateStatus } from '../core/store/status';
+import { CandidateStatus } from '../core/store/candidateStatus';
 
 const CandidateDir = z.string().regex(/^SATLUTION_\d+$/);
 const Status = CandidateStatus;

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { findDratTrim } from '../../src/core/run/tools';
+import { findDratTrim } from '../../src/core/run/checkers';
 import type { E2eContext } from './index';
 import {
   answerFileDialog,

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { parseConfig } from '../../src/core/config/load';
 import { readCycle } from '../../src/core/store/cycleState';
-import { findDratTrim } from '../../src/core/run/tools';
+import { findDratTrim } from '../../src/core/run/checkers';
 import { LlmTestServer } from '../fixtures/llmServer';
 import { api, eventually, workspaceDir } from './helpers';
 

@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
 import { cycleSession } from '../../src/core/cycle/session';
 import { silentLogger } from '../../src/core/ports';
-import { buildSolver } from '../../src/core/run/build';
+import { buildSolver } from '../../src/core/run/buildSolver';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { readCycle, type CycleState } from '../../src/core/store/cycleState';
 import { newCandidate } from '../../src/core/workspace/newCandidate';

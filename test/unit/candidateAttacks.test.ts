@@ -18,7 +18,7 @@ import { silentLogger } from '../../src/core/ports';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { readCycle, type CycleState } from '../../src/core/store/cycleState';
 import { diffCandidates } from '../../src/core/workspace/candidateDiff';
-import { type SlurmRunnerConfig, slurmRunner } from '../../src/core/runners/slurm/runner';
+import { type SlurmRunnerConfig, slurmRunner } from '../../src/core/runners/slurm/slurmRunner';
 import { type SshRunnerConfig, sshRunner } from '../../src/core/runners/sshRunner';
 import { LlmTestServer, type Reply } from '../fixtures/llmServer';
 import { type Slurm, type Sshd, slurmUp, sshdUp } from './clusters';

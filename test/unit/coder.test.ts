@@ -5,13 +5,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runCoder } from '../../src/core/agents/coder';
 import { Sandbox } from '../../src/core/agents/sandbox';
-import { runTool, type ToolHost } from '../../src/core/agents/tools';
+import { runTool, type ToolHost } from '../../src/core/agents/coderTools';
 import { Transcript } from '../../src/core/llm/transcript';
 import { InstanceCache } from '../../src/core/instances/instances';
-import { buildSolver } from '../../src/core/run/build';
+import { buildSolver } from '../../src/core/run/buildSolver';
 import { runGates } from '../../src/core/eval/gates';
 import { ResultsStore } from '../../src/core/eval/resultsStore';
-import type { ChatMessage, ChatRequest, ChatResponse, LlmClient, ToolCall } from '../../src/core/llm/types';
+import type { ChatMessage, ChatRequest, ChatResponse, LlmClient, ToolCall } from '../../src/core/llm/provider';
 import { FIXTURES, tempDir, write } from './helpers';
 
 /** A model whose every turn is a function of the conversation so far (Cline-style scripted model). */

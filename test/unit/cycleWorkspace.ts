@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { planted3Sat } from '../../src/core/instances/generators';
 import { silentLogger } from '../../src/core/ports';
-import { initWorkspace } from '../../src/core/workspace/init';
+import { initWorkspace } from '../../src/core/workspace/initWorkspace';
 import { FIXTURES, RULES, tempDir, write } from './helpers';
 
 export async function tinysatCycleWorkspace(o: { approval: 'auto' | 'semi' | 'manual'; perf: number; perfSeed: number }): Promise<string> {

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { DimacsParser, readDimacs, type ClauseSink } from '../../src/core/instances/dimacs';
-import { checkModel, ModelBuilder } from '../../src/core/run/model';
+import { checkModel, ModelBuilder } from '../../src/core/run/modelCheck';
 import { SolverOutputParser } from '../../src/core/run/output';
 import { tempDir } from './helpers';
 

@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/core/ports';
 import { applyPatch, history, listPatches, rejectPatch, ruleStats } from '../../src/core/rules/evolution';
 import { normalize, SignatureLog } from '../../src/core/rules/postmortem';
 import { CandidateStore } from '../../src/core/store/candidates';
-import { initWorkspace } from '../../src/core/workspace/init';
+import { initWorkspace } from '../../src/core/workspace/initWorkspace';
 import { CLI, FIXTURES, RULES, tempDir, write } from './helpers';
 
 const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;

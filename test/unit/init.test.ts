@@ -7,7 +7,7 @@ import { runSolver } from '../../src/core/run/runSolver';
 import { silentLogger, type Approver } from '../../src/core/ports';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { CHECKPOINT_REF } from '../../src/core/workspace/checkpoint';
-import { initWorkspace } from '../../src/core/workspace/init';
+import { initWorkspace } from '../../src/core/workspace/initWorkspace';
 import { parseSeedArg } from '../../src/core/workspace/seeds';
 import { readSnapshot } from '../../src/core/workspace/snapshot';
 import { CLI, FIXTURES, RULES, tempDir, write } from './helpers';

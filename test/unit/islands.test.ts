@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { tunerAgent } from '../../src/core/agents/tuner';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
-import { DashboardSource } from '../../src/core/dashboard/build';
+import { DashboardSource } from '../../src/core/dashboard/dashboardData';
 import { silentLogger } from '../../src/core/ports';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { DEFAULT_ISLANDS } from '../../src/core/config/schema';

@@ -17,7 +17,7 @@ import { allowedEnvironment } from '../../src/core/isolation/environment';
 import { probeIsolation } from '../../src/core/isolation/probe';
 import { DEFAULT_ISOLATION, isolationFor, type IsolationSettings, unisolated } from '../../src/core/isolation/settings';
 import { planted3Sat } from '../../src/core/instances/generators';
-import { buildSolver } from '../../src/core/run/build';
+import { buildSolver } from '../../src/core/run/buildSolver';
 import { runSolver } from '../../src/core/run/runSolver';
 import { sweepLeftovers } from '../../src/core/run/sweep';
 import { CLI, ROOT, tempDir, write } from './helpers';

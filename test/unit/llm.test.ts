@@ -9,7 +9,7 @@ import { OpenAiClient } from '../../src/core/llm/openai';
 import { withRetries } from '../../src/core/llm/retry';
 import { parseToolCall, untilValidCall } from '../../src/core/llm/toolCall';
 import { z } from 'zod';
-import { LlmError, type LlmClient } from '../../src/core/llm/types';
+import { LlmError, type LlmClient } from '../../src/core/llm/provider';
 import { costUsd, UsageLedger } from '../../src/core/llm/usage';
 import { LlmTestServer } from '../fixtures/llmServer';
 import { tempDir } from './helpers';

@@ -9,8 +9,8 @@ import { runGates } from '../../src/core/eval/gates';
 import { InstanceCache } from '../../src/core/instances/instances';
 import { ResultsStore } from '../../src/core/eval/resultsStore';
 import { silentLogger } from '../../src/core/ports';
-import { buildSolver } from '../../src/core/run/build';
-import { initWorkspace } from '../../src/core/workspace/init';
+import { buildSolver } from '../../src/core/run/buildSolver';
+import { initWorkspace } from '../../src/core/workspace/initWorkspace';
 import { newCandidate } from '../../src/core/workspace/newCandidate';
 import { FIXTURES, RULES, tempDir, write } from './helpers';
 

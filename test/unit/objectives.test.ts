@@ -9,7 +9,7 @@ import { consensusSummary } from '../../src/core/agents/context';
 import { tunerAgent } from '../../src/core/agents/tuner';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
-import { DashboardSource } from '../../src/core/dashboard/build';
+import { DashboardSource } from '../../src/core/dashboard/dashboardData';
 import { createClient } from '../../src/core/llm/factory';
 import { confine } from '../../src/core/isolation/confinedCommand';
 import { scriptConfinement } from '../../src/core/isolation/confinement';
@@ -17,7 +17,7 @@ import { DEFAULT_ISOLATION } from '../../src/core/isolation/settings';
 import { consensus, kendallTau, rankScores } from '../../src/core/objectives/consensus';
 import { readPortfolio } from '../../src/core/objectives/portfolio';
 import { proposeObjective } from '../../src/core/objectives/propose';
-import { type ObjectiveInput, runObjectives } from '../../src/core/objectives/sandbox';
+import { type ObjectiveInput, runObjectives } from '../../src/core/objectives/objectiveRunner';
 import { silentLogger } from '../../src/core/ports';
 import { LlmTestServer } from '../fixtures/llmServer';
 import { CLI, tempDir, write } from './helpers';
@@ -111,7 +111,7 @@ describe('consensus: the sandbox', function () {
     const saved = process.env.OPENAI_API_KEY;
     process.env.OPENAI_API_KEY = 'sk-canary-objective';
     try {
-      // The objectives' own confinement (objectives/sandbox.ts): Node's installation and a scratch directory.
+      // The objectives' own confinement (objectives/objectiveRunner.ts): Node's installation and a scratch directory.
       const c = scriptConfinement({ programDirs: [path.dirname(path.dirname(process.execPath))], scratch: tempDir() });
       const probe = `let f = 'unreadable'; try { f = require('fs').readFileSync(${JSON.stringify(secret)}, 'utf8'); } catch {} console.log(JSON.stringify({ f, key: process.env.OPENAI_API_KEY ?? null }));`;
       const boxed = await confine(DEFAULT_ISOLATION, c, process.execPath, ['-e', probe]);

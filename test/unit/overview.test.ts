@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { silentLogger } from '../../src/core/ports';
 import { CandidateStore } from '../../src/core/store/candidates';
-import { initWorkspace } from '../../src/core/workspace/init';
+import { initWorkspace } from '../../src/core/workspace/initWorkspace';
 import { readSnapshot } from '../../src/core/workspace/snapshot';
 import { toOverview } from '../../src/extension/webviews/overviewModel';
 import type { CalibrationDoc } from '../../src/core/decide/calibration';

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { codeMap, DEFAULT_DIRECTIONS, drawDirection, metricsHistory } from '../../src/core/agents/context';
 import { Plan, runPlanner } from '../../src/core/agents/planner';
 import { parseConfig } from '../../src/core/config/load';
-import type { ChatMessage, ChatRequest, ChatResponse, LlmClient } from '../../src/core/llm/types';
+import type { ChatMessage, ChatRequest, ChatResponse, LlmClient } from '../../src/core/llm/provider';
 import { sampleEvalDoc } from '../fixtures/evalDocs';
 import { FIXTURES, tempDir, write } from './helpers';
 

@@ -12,7 +12,7 @@ import { parseConfig } from '../../src/core/config/load';
 import { renderConfig } from '../../src/core/config/template';
 import { evaluateSolver } from '../../src/core/eval/service';
 import { DEFAULT_ISOLATION, DEFAULT_LIMITS, isolationFor, type IsolationSettings } from '../../src/core/isolation/settings';
-import { buildSolver } from '../../src/core/run/build';
+import { buildSolver } from '../../src/core/run/buildSolver';
 import { runInstance, type InstanceRunRequest } from '../../src/core/run/runInstance';
 import { limitArgs, workerArgs } from '../../src/core/runners/remoteWorker';
 import { sshRunner } from '../../src/core/runners/sshRunner';

@@ -5,9 +5,9 @@ import * as path from 'node:path';
 import { silentLogger } from '../../src/core/ports';
 import { checkCompliance } from '../../src/core/rules/check';
 import { blankNonCode } from '../../src/core/rules/lexer';
-import { loadRules, parseRule, RuleError, selectRules } from '../../src/core/rules/load';
+import { loadRules, parseRule, RuleError, selectRules } from '../../src/core/rules/loadRules';
 import { CandidateStore } from '../../src/core/store/candidates';
-import { initWorkspace } from '../../src/core/workspace/init';
+import { initWorkspace } from '../../src/core/workspace/initWorkspace';
 import { CLI, FIXTURES, RULES, tempDir, write } from './helpers';
 
 const rule = (front: string, body = 'text') => `---\n${front}\n---\n${body}\n`;

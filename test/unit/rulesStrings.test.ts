@@ -8,10 +8,10 @@ import * as path from 'node:path';
 import { silentLogger } from '../../src/core/ports';
 import { checkCompliance, type ComplianceReport } from '../../src/core/rules/check';
 import { blankComments, commentStyleOf } from '../../src/core/rules/lexer';
-import { loadRules, parseRule } from '../../src/core/rules/load';
-import type { Rule } from '../../src/core/rules/schema';
+import { loadRules, parseRule } from '../../src/core/rules/loadRules';
+import type { Rule } from '../../src/core/rules/ruleSchema';
 import { CandidateStore } from '../../src/core/store/candidates';
-import { initWorkspace } from '../../src/core/workspace/init';
+import { initWorkspace } from '../../src/core/workspace/initWorkspace';
 import { renderRunScript } from '../../src/core/workspace/starexec';
 import { FIXTURES, ROOT, RULES, tempDir, write } from './helpers';
 

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
 import { InstanceCache, listSet } from '../../src/core/instances/instances';
-import { buildSolver } from '../../src/core/run/build';
+import { buildSolver } from '../../src/core/run/buildSolver';
 import { runSet, type RunSetOutcome } from '../../src/core/eval/runSet';
 import type { InstanceResult } from '../../src/core/run/result';
 import { ResultsStore } from '../../src/core/eval/resultsStore';

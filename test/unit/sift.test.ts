@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { tunerAgent } from '../../src/core/agents/tuner';
 import { loadConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
-import { DashboardSource } from '../../src/core/dashboard/build';
+import { DashboardSource } from '../../src/core/dashboard/dashboardData';
 import { readCycle } from '../../src/core/store/cycleState';
 import type { Comparison } from '../../src/core/decide/comparison';
 import { rewardOf, TrajectoryRecord } from '../../src/core/export/trajectories';

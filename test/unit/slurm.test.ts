@@ -11,7 +11,7 @@ import { type Died, follow, submitOrAttach } from '../../src/core/runners/slurm/
 import { parseSacct, parseSqueue } from '../../src/core/runners/slurm/queue';
 import { type ArrayOptions, renderTaskFile, type SlurmTask, timeLimitMinutes } from '../../src/core/runners/slurm/script';
 import { localDir } from '../../src/core/runners/slurm/shared';
-import { liveRecords, recordFile } from '../../src/core/runners/slurm/state';
+import { liveRecords, recordFile } from '../../src/core/runners/slurm/jobState';
 import { type Slurm, slurmUp } from './clusters';
 import { FIXTURES, tempDir, WORKER, write } from './helpers';
 

@@ -8,7 +8,7 @@ import { prng } from '../../src/core/stats/prng';
 import { loadConfig } from '../../src/core/config/load';
 import { BudgetExhausted } from '../../src/core/cycle/budget';
 import { runCycle } from '../../src/core/cycle/engine';
-import { DashboardSource } from '../../src/core/dashboard/build';
+import { DashboardSource } from '../../src/core/dashboard/dashboardData';
 import { silentLogger } from '../../src/core/ports';
 import { readSmc } from '../../src/core/strategy/smcState';
 import { acceptance, ess, nextLambda, reward, systematicResample, thompson, updateArms, weights } from '../../src/core/strategy/smcMath';

@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runTool } from '../../src/core/agents/tools';
+import { runTool } from '../../src/core/agents/coderTools';
 import type { EvolutionAgent } from '../../src/core/cycle/engine';
 import { pigeonhole, planted3Sat, uniform3Sat } from '../../src/core/instances/generators';
 import { seededWorkspace } from '../fixtures/seededWorkspace';

@@ -11,7 +11,7 @@ import { ConfigSchema } from '../../src/core/config/schema';
 import type { CycleEvent } from '../../src/core/cycle/events';
 import { Step as CoreStep, type CycleState } from '../../src/core/store/cycleState';
 import { silentLogger } from '../../src/core/ports';
-import { initWorkspace } from '../../src/core/workspace/init';
+import { initWorkspace } from '../../src/core/workspace/initWorkspace';
 import { MAX_NOTES_CHARS, readNotes, writeNotes } from '../../src/core/workspace/notes';
 import { PlanApprovals, type PendingApproval } from '../../src/extension/planApprovals';
 import { MAX_RESULT_CHARS, transcriptMarkdown } from '../../src/extension/transcriptMarkdown';

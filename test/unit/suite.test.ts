@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { loadConfig } from '../../src/core/config/load';
 import { pigeonhole, planted, shuffleCnf } from '../../src/core/instances/generators';
 import { listSet } from '../../src/core/instances/instances';
-import { findDratTrim, findOnPath } from '../../src/core/run/tools';
+import { findDratTrim, findOnPath } from '../../src/core/run/checkers';
 import { drawSeed } from '../../src/core/suite/families';
 import { MITER_SCRIPTS, multiplierMiter } from '../../src/core/suite/miter';
 import { proveAnswer } from '../../src/core/suite/prove';

@@ -10,7 +10,7 @@ import { tunerAgent } from '../../src/core/agents/tuner';
 import { planted3Sat } from '../../src/core/instances/generators';
 import { loadConfig, parseConfig } from '../../src/core/config/load';
 import { runCycle } from '../../src/core/cycle/engine';
-import { DashboardSource } from '../../src/core/dashboard/build';
+import { DashboardSource } from '../../src/core/dashboard/dashboardData';
 import { inSubset } from '../../src/core/eval/subset';
 import { promotes, rankAmong, readTiers } from '../../src/core/eval/tiers';
 import { silentLogger } from '../../src/core/ports';

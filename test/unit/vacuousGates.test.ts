@@ -13,7 +13,7 @@ import { type Evaluation, evaluateSolver } from '../../src/core/eval/service';
 import type { StageName } from '../../src/core/config/schema';
 import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
 import { silentLogger } from '../../src/core/ports';
-import { initWorkspace } from '../../src/core/workspace/init';
+import { initWorkspace } from '../../src/core/workspace/initWorkspace';
 import { RESULTS_FILE, writeResults } from '../../src/core/workspace/resultsFile';
 import { CLI, FIXTURES, RULES, tempDir, WORKER, write } from './helpers';
 

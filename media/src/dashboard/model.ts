@@ -1,7 +1,7 @@
 // Derived views of the dashboard data that the tabs share: who the baselines are, which colour each
 // compared candidate has, the default selection, and which columns the charts need.
-import type { CandidateColumns, DashboardData, DashCandidate } from '../../../src/core/dashboard/schema';
-import { RUN_STATUSES } from '../../../src/core/dashboard/schema';
+import type { CandidateColumns, DashboardData, DashCandidate } from '../../../src/core/dashboard/dashboardSchema';
+import { RUN_STATUSES } from '../../../src/core/dashboard/dashboardSchema';
 import { BASELINE_DASH, type Palette } from './theme';
 
 export const MAX_SELECTED = 12;

@@ -1,7 +1,7 @@
 // What a dashboard tab renders with: the view, the UI state, the palette and the host's pairs and messages.
 // A file of its own so the tabs (tabs.ts) and the tabs kept apart (verdictsTab.ts) share it without importing each other.
 import type { DashboardViewMessage } from '../../../src/shared/dashboardProtocol';
-import type { CandidateColumns, DuelPairs } from '../../../src/core/dashboard/schema';
+import type { CandidateColumns, DuelPairs } from '../../../src/core/dashboard/dashboardSchema';
 import type { View } from './model';
 import type { UiState } from './state';
 import type { InstanceTable } from './table';

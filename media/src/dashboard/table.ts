@@ -10,7 +10,7 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { VscodeCheckbox } from '@vscode-elements/elements/dist/vscode-checkbox/vscode-checkbox.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
-import { ANSWERS, EXPECTED, RUN_STATUSES, type CandidateColumns, type DashboardData } from '../../../src/core/dashboard/schema';
+import { ANSWERS, EXPECTED, RUN_STATUSES, type CandidateColumns, type DashboardData } from '../../../src/core/dashboard/dashboardSchema';
 import { h, uid } from '../shared/dom';
 import { count, secs } from './format';
 import type { UiState } from './state';

@@ -1,7 +1,7 @@
 // The content of each tab: a chart (with an aria-label and a visually hidden summary of its data), its
 // controls, and an empty state that says what would fill it.
 import type { Chart } from 'chart.js';
-import type { DashCandidate } from '../../../src/core/dashboard/schema';
+import type { DashCandidate } from '../../../src/core/dashboard/dashboardSchema';
 import {
   cactusChart,
   costChart,

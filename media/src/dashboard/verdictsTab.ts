@@ -2,7 +2,14 @@
 // and the evidence of the selected one: its same-session pairs (a scatter of the champion's time
 // against the challenger's, and a sortable table with CPU next to wall), or where racing stopped it.
 import type { Chart } from 'chart.js';
-import { RUN_STATUSES, type DashDecision, type DashDuel, type DecisionOutcome, type DuelPairs, type NoiseRow } from '../../../src/core/dashboard/schema';
+import {
+  RUN_STATUSES,
+  type DashDecision,
+  type DashDuel,
+  type DecisionOutcome,
+  type DuelPairs,
+  type NoiseRow,
+} from '../../../src/core/dashboard/dashboardSchema';
 import { pairsScatter, type PairPoint } from './charts';
 import { h, linkButton } from '../shared/dom';
 import { count, secs, secsUnit } from './format';

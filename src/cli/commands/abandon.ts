@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { candidateDirName } from '../../core/layout';
-import { AbandonError, abandonCycle } from '../../core/store/abandon';
+import { AbandonError, abandonCycle } from '../../core/store/abandonInterrupted';
 import { findWorkspace } from '../../core/workspace/snapshot';
-import { UsageError } from '../errors';
+import { UsageError } from '../exit';
 
 export const ABANDON_HELP = `satlution abandon [--dir D]
 

@@ -9,7 +9,7 @@ import { GbdServerError } from '../../core/benchmarks/gbdRoutes';
 import { BENCH_DIR, candidateDirName } from '../../core/layout';
 import { CandidateStore } from '../../core/store/candidates';
 import { findWorkspace } from '../../core/workspace/snapshot';
-import { EXIT, UsageError } from '../errors';
+import { EXIT, UsageError } from '../exit';
 import { cancelOnSignals, EXIT_INTERRUPTED } from '../interrupt';
 import { runnerEnv } from '../runnerEnv';
 

@@ -6,7 +6,7 @@ import { allowedFalsePromotion, calibrate, type CalibrationDoc, type NoiseDoc } 
 import { candidateDirName } from '../../core/layout';
 import { CandidateStore } from '../../core/store/candidates';
 import { findWorkspace } from '../../core/workspace/snapshot';
-import { UsageError } from '../errors';
+import { UsageError } from '../exit';
 import { runnerEnv } from '../runnerEnv';
 
 export const CALIBRATE_HELP = `satlution calibrate [--dir D] [--solver SATLUTION_N] [--json]

@@ -11,7 +11,7 @@ import { loadConfig } from '../../core/config/load';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { runnerEnv } from '../runnerEnv';
 import { EvalDoc } from '../../core/eval/evalDoc';
-import { UsageError } from '../errors';
+import { UsageError } from '../exit';
 
 export const COMPARE_HELP = `satlution compare A.json B.json [--alpha 0.05] [--on cpu|wall] [--band PCT] [--json]
        satlution compare --measure DIR_A DIR_B [--set NAME] [--dir D] [--json]

@@ -8,7 +8,7 @@ import { vacuousWarnings } from '../../core/eval/evalDoc';
 import { type Evaluation, evaluateSolver, EvaluationSetupError } from '../../core/eval/service';
 import type { InstanceResult } from '../../core/run/result';
 import { findWorkspace } from '../../core/workspace/snapshot';
-import { EXIT, UsageError } from '../errors';
+import { EXIT, UsageError } from '../exit';
 import { runnerEnv } from '../runnerEnv';
 import { red } from '../terminal';
 

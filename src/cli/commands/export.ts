@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { exportTrajectories } from '../../core/export/trajectories';
 import { findWorkspace } from '../../core/workspace/snapshot';
-import { EXIT, UsageError } from '../errors';
+import { EXIT, UsageError } from '../exit';
 
 export const EXPORT_HELP = `satlution export [--out FILE] [--dir D]
 

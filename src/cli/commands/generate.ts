@@ -4,12 +4,12 @@ import { parseArgs } from 'node:util';
 import { writeValues } from '../../core/config/edit';
 import { loadConfig } from '../../core/config/load';
 import { pigeonhole, planted3Sat, shuffleCnf } from '../../core/instances/generators';
-import { findDratTrim, findOnPath } from '../../core/run/tools';
+import { findDratTrim, findOnPath } from '../../core/run/checkers';
 import { FAMILIES, FAMILY_HELP, type Family } from '../../core/suite/families';
 import { generateSuite, splitPerFamily, writeSuiteSet, type ProvedInstance } from '../../core/suite/suite';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { addSampleBenchmarks } from '../../core/workspace/samples';
-import { UsageError } from '../errors';
+import { UsageError } from '../exit';
 
 export const GENERATE_HELP = `satlution generate pigeonhole PIGEONS HOLES [--out FILE]
 satlution generate planted VARS RATIO SEED [--out FILE]

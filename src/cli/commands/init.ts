@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { initWorkspace } from '../../core/workspace/init';
+import { initWorkspace } from '../../core/workspace/initWorkspace';
 import { isGitUrl, parseSeedArg } from '../../core/workspace/seeds';
 import { terminalApprover, terminalLogger } from '../terminal';
-import { UsageError } from '../errors';
+import { UsageError } from '../exit';
 
 export const INIT_HELP = `satlution init [--dir D] --seed NAME=PATH_OR_GIT ... [--primary NAME] [--bench NAME=DIR ...]
                 [--yes | --no-generate]

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { parseCandidateDir } from '../../core/layout';
 import { newCandidate } from '../../core/workspace/newCandidate';
 import { findWorkspace } from '../../core/workspace/snapshot';
-import { UsageError } from '../errors';
+import { UsageError } from '../exit';
 
 export const NEW_HELP = `satlution new [--from SATLUTION_k] [--title TEXT] [--dir D]
 

@@ -6,7 +6,7 @@ import { proposeObjective } from '../../core/objectives/propose';
 import { addObjective, DEFAULT_OBJECTIVES, scorePortfolio } from '../../core/objectives/portfolio';
 import { candidateDirName } from '../../core/layout';
 import { findWorkspace } from '../../core/workspace/snapshot';
-import { EXIT, UsageError } from '../errors';
+import { EXIT, UsageError } from '../exit';
 
 export const OBJECTIVES_HELP = `satlution objectives [list | defaults | add NAME FILE [--rationale TEXT] [--multiplier M] | propose] [--dir D] [--json]
 

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { LAST_GOOD_CONFIG, restoreConfig, RestoreConfigError, workspaceState } from '../../core/config/lastGood';
 import { CONFIG_FILE } from '../../core/layout';
-import { UsageError } from '../errors';
+import { UsageError } from '../exit';
 
 export const RESTORE_CONFIG_HELP = `satlution restore-config [--dir D]
 

@@ -1,12 +1,12 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config/load';
-import { Phase } from '../../core/rules/schema';
+import { Phase } from '../../core/rules/ruleSchema';
 import { applyPatch, history, listPatches, rejectPatch, ruleStats } from '../../core/rules/evolution';
 import { installHook } from '../../core/rules/hook';
 import { checkCandidate } from '../../core/rules/workspaceCheck';
 import { findWorkspace } from '../../core/workspace/snapshot';
-import { EXIT, UsageError } from '../errors';
+import { EXIT, UsageError } from '../exit';
 
 export const RULES_HELP = `satlution rules check [DIR] [--phase PHASE] [--json]
 satlution rules pending [--diff]          satlution rules apply ID        satlution rules reject ID

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config/load';
 import { checkRunnerHealth, type HealthFinding } from '../../core/runners/health';
 import { findWorkspace } from '../../core/workspace/snapshot';
-import { EXIT, UsageError } from '../errors';
+import { EXIT, UsageError } from '../exit';
 import { runnerEnv } from '../runnerEnv';
 
 export const RUNNERS_HELP = `satlution runners [NAME ...] [--dir D] [--json]

@@ -9,7 +9,7 @@ import { findWorkspace, readSnapshot, type CandidateView, type WorkspaceSnapshot
 import { watchWorkspace } from '../../core/workspace/watch';
 import { judgeStats, type JudgeStats } from '../../core/strategy/judgeLog';
 import { EvalStore } from '../../core/eval/evalStore';
-import { UsageError } from '../errors';
+import { UsageError } from '../exit';
 import { red } from '../terminal';
 import { noiseRule, readCalibration, type NoiseRule } from '../../core/decide/calibration';
 

@@ -1,7 +1,7 @@
 // The seam between the cycle and whatever proposes and implements a change: the LLM planner and coder
 // (llmAgent.ts) or the offline tuner (tuner.ts). The cycle engine calls it; it never calls the engine.
-import type { AgentSink } from './events';
-import type { ToolHost } from './tools';
+import type { AgentSink } from './agentEvents';
+import type { ToolHost } from './coderTools';
 
 /** What proposes and implements a change: the LLM planner and coder, or the offline tuner. */
 export interface EvolutionAgent {

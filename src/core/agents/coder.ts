@@ -1,9 +1,9 @@
 // The coder: a tool loop that edits a candidate, builds it, reads the compiler errors, fixes them, and
 // finishes with a CHANGELOG entry. The model only ever acts through the tools (confined to the
 // candidate); every turn is in the transcript; an iteration cap ends a loop that goes nowhere.
-import { toolSummary } from './events';
-import type { ChatMessage, LlmClient } from '../llm/types';
-import { keptCall, runTool, toolSpecs, type ToolHost } from './tools';
+import { toolSummary } from './agentEvents';
+import type { ChatMessage, LlmClient } from '../llm/provider';
+import { keptCall, runTool, toolSpecs, type ToolHost } from './coderTools';
 import { Transcript } from '../llm/transcript';
 import { appendCandidateDoc } from '../workspace/candidateFs';
 

@@ -3,12 +3,12 @@
 import * as path from 'node:path';
 import type { Config, ModelConfig } from '../config/schema';
 import type { EvolutionAgent } from './agent';
-import type { AgentRole, AgentSink } from './events';
+import type { AgentRole, AgentSink } from './agentEvents';
 import { MeteredClient, createClient } from '../llm/factory';
-import type { Role } from '../llm/types';
+import type { Role } from '../llm/provider';
 import { UsageLedger } from '../llm/usage';
-import { loadRules, selectRules } from '../rules/load';
-import type { Phase } from '../rules/schema';
+import { loadRules, selectRules } from '../rules/loadRules';
+import type { Phase } from '../rules/ruleSchema';
 import { RULES_DIR } from '../layout';
 import { readNotes } from '../workspace/notes';
 import { codeMap, consensusSummary, DEFAULT_DIRECTIONS, drawDirection, metricsHistory, recentFailures } from './context';

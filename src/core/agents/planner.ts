@@ -4,13 +4,13 @@
 // list for the coder.
 import * as path from 'node:path';
 import { z } from 'zod';
-import { toolSummary } from './events';
+import { toolSummary } from './agentEvents';
 import { parseToolCall } from '../llm/toolCall';
-import type { ChatMessage, LlmClient, ToolSpec } from '../llm/types';
+import type { ChatMessage, LlmClient, ToolSpec } from '../llm/provider';
 import type { AgentLoopEvent } from './coder';
 import { withoutAnswers } from './context';
 import { Sandbox } from './sandbox';
-import { argumentLimit, keptCall, runTool, toolSpecs, type ToolHost } from './tools';
+import { argumentLimit, keptCall, runTool, toolSpecs, type ToolHost } from './coderTools';
 import { Transcript } from '../llm/transcript';
 import { writeCandidateDoc } from '../workspace/candidateFs';
 

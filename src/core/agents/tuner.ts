@@ -13,8 +13,8 @@ import { prng } from '../stats/prng';
 import { parseCandidateDir } from '../layout';
 import { CandidateStore } from '../store/candidates';
 import type { EvolutionAgent } from './agent';
-import { toolSummary } from './events';
-import { runTool } from './tools';
+import { toolSummary } from './agentEvents';
+import { runTool } from './coderTools';
 import { appendCandidateDoc, readCandidateDoc, readCandidateText } from '../workspace/candidateFs';
 
 export interface TunableOption {

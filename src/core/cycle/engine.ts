@@ -6,15 +6,15 @@
 import { isolationFor } from '../isolation/settings';
 import * as path from 'node:path';
 import type { EvolutionAgent } from '../agents/agent';
-import type { ToolHost } from '../agents/tools';
+import type { ToolHost } from '../agents/coderTools';
 import { Sandbox } from '../agents/sandbox';
 import type { Config } from '../config/schema';
-import { buildSolver } from '../run/build';
+import { buildSolver } from '../run/buildSolver';
 import type { EvalDoc } from '../eval/evalDoc';
 import { EvalStore } from '../eval/evalStore';
 import { type EvaluationRequest, evaluateSolver } from '../eval/service';
 import type { Approver, Logger, PlanAnswer } from '../ports';
-import { loadRules } from '../rules/load';
+import { loadRules } from '../rules/loadRules';
 import type { RunnerEnv } from '../runners/select';
 import { CandidateStore } from '../store/candidates';
 import { tryHoldLock } from '../store/lock';

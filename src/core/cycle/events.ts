@@ -1,9 +1,9 @@
 // What a running cycle reports to its host (the extension renders it live, the CLI prints it): step
-// changes, log lines, a pause, and the agents at work (agents/events.ts).
-import type { AgentEvent } from '../agents/events';
+// changes, log lines, a pause, and the agents at work (agents/agentEvents.ts).
+import type { AgentEvent } from '../agents/agentEvents';
 import type { Step } from '../store/cycleState';
 
-export type { AgentEvent, AgentRole, AgentSink } from '../agents/events';
+export type { AgentEvent, AgentRole, AgentSink } from '../agents/agentEvents';
 
 /** Everything a cycle tells its host, in order. */
 export type CycleEvent =

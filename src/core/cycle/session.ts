@@ -7,7 +7,7 @@ import type { EvolutionAgent } from '../agents/agent';
 import { llmAgent } from '../agents/llmAgent';
 import { tunerAgent } from '../agents/tuner';
 import type { Config, ModelConfig } from '../config/schema';
-import type { Role } from '../llm/types';
+import type { Role } from '../llm/provider';
 import type { RunnerEnv } from '../runners/select';
 import type { Judge } from '../strategy/judge';
 import { judgeFromConfig } from '../strategy/judgeHost';

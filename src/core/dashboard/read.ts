@@ -10,7 +10,7 @@ import { RaceDoc } from '../eval/evalDoc';
 import type { EvalStore } from '../eval/evalStore';
 import { InstanceResult } from '../run/result';
 import { readJsonLines } from '../store/atomic';
-import { DashGate, type PerfSummary } from './schema';
+import { DashGate, type PerfSummary } from './dashboardSchema';
 
 /** The metrics the dashboard draws (the document's others may be missing from older files). */
 const Metrics = MetricsDoc.pick({ n: true, solved: true, solved_sat: true, solved_unsat: true, par2: true, par2_sat: true, par2_unsat: true });

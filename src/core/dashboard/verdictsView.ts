@@ -25,7 +25,7 @@ import {
   type DuelPairs,
   type NoiseRow,
   type VerdictsData,
-} from './schema';
+} from './dashboardSchema';
 
 /** A kept duel without its pairs: what the summary needs (the pairs are read again, in full, when asked for). */
 const DuelHead = DuelDoc.omit({ pairs: true });

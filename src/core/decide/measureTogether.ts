@@ -21,7 +21,7 @@ import type { PlanOverrides } from '../eval/plan';
 import { solverIdentity } from '../eval/resultsStore';
 import { EvaluationSetupError } from '../eval/service';
 import { isolationFor } from '../isolation/settings';
-import { buildSolver } from '../run/build';
+import { buildSolver } from '../run/buildSolver';
 import { slotCpu } from '../run/cpus';
 import { FATAL, type InstanceResult } from '../run/result';
 import type { RunnerEnv } from '../runners/select';

@@ -2,7 +2,7 @@
 // fails a gate is not measured further; the failure says what went wrong where.
 import { listSet, type InstanceCache, type InstanceSpec } from '../instances/instances';
 import type { ComplianceReport } from '../rules/check';
-import { type BuildResult, buildSolver, type Diagnostic } from '../run/build';
+import { type BuildResult, buildSolver, type Diagnostic } from '../run/buildSolver';
 import { runSet, type RunSetOutcome, type RunSetRequest } from './runSet';
 import type { MemoryMethod } from '../run/limits';
 import type { IsolationSettings } from '../isolation/settings';

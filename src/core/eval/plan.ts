@@ -11,7 +11,7 @@ import { EVAL_DOC_VERSION, type EvalDoc } from './evalDoc';
 import type { GateReport, GateRequest, StagePlan } from './gates';
 import { ResultsStore } from './resultsStore';
 import { LOGS_DIR } from '../run/runLog';
-import { findDratTrim } from '../run/tools';
+import { findDratTrim } from '../run/checkers';
 import { auditOn } from './audit';
 import { isolationFor, type IsolationMode } from '../isolation/settings';
 

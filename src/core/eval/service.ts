@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import type { Config } from '../config/schema';
 import { parseCandidateDir } from '../layout';
 import type { InstanceResult } from '../run/result';
-import { findDratTrim } from '../run/tools';
+import { findDratTrim } from '../run/checkers';
 import { setVersion } from '../instances/setVersion';
 import { type RunnerEnv, stageRunners } from '../runners/select';
 import type { Runner } from '../runners/runner';

@@ -1,7 +1,7 @@
 // The isolation seam: every execution of candidate-controlled code (builds, solver runs, the coder's
 // build and smoke tools, objective functions, the worker on SSH hosts and Slurm nodes) gets its
 // command line here. Not to be confused with the agents' path `Sandbox` (agents/sandbox.ts), which
-// confines an agent's file edits, or the objectives' process limits (objectives/sandbox.ts).
+// confines an agent's file edits, or the objectives' process limits (objectives/objectiveRunner.ts).
 import * as fs from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { bwrapArgs } from './bwrap';

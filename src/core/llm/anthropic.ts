@@ -1,8 +1,8 @@
 // Anthropic Messages with streamed text, tool use and prompt caching (the system prompt and the tool
 // list are marked cacheable: they repeat in every turn of an agent loop), through `@anthropic-ai/sdk`.
 import Anthropic from '@anthropic-ai/sdk';
-import { classify } from './errors';
-import { emptyUsage, type ChatMessage, type ChatRequest, type ChatResponse, type LlmClient, type ToolCall } from './types';
+import { classify } from './sdkErrors';
+import { emptyUsage, type ChatMessage, type ChatRequest, type ChatResponse, type LlmClient, type ToolCall } from './provider';
 
 type Params = Parameters<Anthropic['messages']['stream']>[0];
 type MessageParam = Params['messages'][number];

@@ -4,7 +4,7 @@ import type { ModelConfig } from '../config/schema';
 import { AnthropicClient } from './anthropic';
 import { OpenAiClient } from './openai';
 import { withRetries, type RetryOptions } from './retry';
-import { LlmError, type ChatRequest, type ChatResponse, type LlmClient, type Role } from './types';
+import { LlmError, type ChatRequest, type ChatResponse, type LlmClient, type Role } from './provider';
 import { costUsd, type UsageLedger } from './usage';
 
 const DEFAULT_KEY_ENV = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY', 'openai-compatible': 'OPENAI_API_KEY' } as const;

@@ -2,8 +2,8 @@
 // streamed text and streamed tool calls, through the official `openai` client.
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { classify } from './errors';
-import { emptyUsage, type ChatMessage, type ChatRequest, type ChatResponse, type LlmClient, type ToolCall } from './types';
+import { classify } from './sdkErrors';
+import { emptyUsage, type ChatMessage, type ChatRequest, type ChatResponse, type LlmClient, type ToolCall } from './provider';
 
 export class OpenAiClient implements LlmClient {
   private readonly client: OpenAI;

@@ -1,6 +1,6 @@
 // Retries for provider calls: exponential backoff with jitter, at least as long as the server's
 // Retry-After, cancellable, and cut short by a person's "retry now".
-import { LlmError } from './types';
+import { LlmError } from './provider';
 
 export interface RetryOptions {
   maxAttempts?: number;

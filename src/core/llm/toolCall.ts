@@ -2,7 +2,7 @@
 // words a model can act on; and the loop of the one-call agents (the judge, the objective proposer):
 // ask, answer a missing or invalid call with what is wrong, and stop after a number of turns.
 import type { z } from 'zod';
-import type { ChatMessage, ChatResponse, ToolCall, ToolSpec, Usage } from './types';
+import type { ChatMessage, ChatResponse, ToolCall, ToolSpec, Usage } from './provider';
 
 /** A call's arguments, parsed and validated: the data, or the problem (its zod issues where they were valid JSON). */
 export type ParsedCall<T> = { ok: true; data: T } | { ok: false; problem: string; issues?: z.core.$ZodIssue[] };

@@ -2,7 +2,7 @@
 // works and survives a crash.
 import * as path from 'node:path';
 import { appendJsonLine, readJsonLines } from '../store/atomic';
-import type { ChatMessage, Usage } from './types';
+import type { ChatMessage, Usage } from './provider';
 import { STATE_DIR } from '../layout';
 
 export const TRANSCRIPTS_DIR = path.join(STATE_DIR, 'transcripts');

@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import { appendJsonLine, readJsonLines } from '../store/atomic';
 import { STATE_DIR } from '../layout';
-import { LlmError, type Role, type Usage } from './types';
+import { LlmError, type Role, type Usage } from './provider';
 
 export interface Prices {
   /** USD per million tokens. Cache reads and writes default to the input price. */

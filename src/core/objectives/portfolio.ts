@@ -14,7 +14,7 @@ import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { CandidateStore } from '../store/candidates';
 import { candidateDirName, STATE_DIR } from '../layout';
 import { consensus } from './consensus';
-import { type ObjectiveInput, runObjectives, type SandboxLimits } from './sandbox';
+import { type ObjectiveInput, runObjectives, type SandboxLimits } from './objectiveRunner';
 
 export const ObjectiveName = z.string().regex(/^[a-z][a-z0-9_-]{0,47}$/, 'an objective name is lowercase letters, digits, "_" and "-", starting with a letter');
 

@@ -4,9 +4,9 @@
 // the error, and after three failures nothing is added.
 import { z } from 'zod';
 import { untilValidCall, type Accepted } from '../llm/toolCall';
-import type { ChatMessage, LlmClient, ToolSpec } from '../llm/types';
+import type { ChatMessage, LlmClient, ToolSpec } from '../llm/provider';
 import { addObjective, type ObjectiveEntry, ObjectiveName, objectiveInputs, readPortfolio, scorePortfolio, workspaceIsolation } from './portfolio';
-import { runObjectives } from './sandbox';
+import { runObjectives } from './objectiveRunner';
 
 export const ProposedObjective = z
   .object({

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import picomatch from 'picomatch';
 import { type CandidateEntry, hashWalkedFile, leadsInside, listFiles, readWalkedFile, UnsafeCandidateFile, walkCandidate } from '../workspace/candidateFs';
 import { blankComments, blankNonCode, commentStyleOf, lineOf, lineStarts } from './lexer';
-import type { Check, Phase, Rule } from './schema';
+import type { Check, Phase, Rule } from './ruleSchema';
 
 export interface Violation {
   rule: string;

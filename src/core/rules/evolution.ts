@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { appendJsonLine, readJsonLines, writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { CandidateStore } from '../store/candidates';
 import { parseCandidateDir, RULES_DIR, STATE_DIR } from '../layout';
-import { loadRules } from './load';
+import { loadRules } from './loadRules';
 import { clusters, EvalForPostmortem, SignatureLog, signaturesOf, type Cluster, type Signature, type SignatureKind } from './postmortem';
 
 export const RulePatch = z.object({

@@ -8,8 +8,8 @@ import { primarySeed, type Config } from '../config/schema';
 import { CandidateStore } from '../store/candidates';
 import { candidateDirName, parseCandidateDir, RULES_DIR, SEEDS_DIR, STATE_DIR } from '../layout';
 import { checkCompliance, type ComplianceReport, protectedChanges } from './check';
-import { loadRules } from './load';
-import type { Phase } from './schema';
+import { loadRules } from './loadRules';
+import type { Phase } from './ruleSchema';
 
 export async function checkCandidate(workspaceDir: string, config: Config, candidateDir: string, phase: Phase = 'pre-evaluation'): Promise<ComplianceReport> {
   const rules = await loadRules(path.join(workspaceDir, RULES_DIR));

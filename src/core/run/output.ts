@@ -1,6 +1,6 @@
 // Solver output as a stream: the `s` line(s) and the `v` lines are parsed as the bytes arrive, the
 // model going straight into a ModelBuilder; only a capped head and tail of the text are kept for logs.
-import { ModelBuilder } from './model';
+import { ModelBuilder } from './modelCheck';
 
 export type Answer = 'SAT' | 'UNSAT' | 'UNKNOWN';
 const ANSWERS: Record<string, Answer> = { SATISFIABLE: 'SAT', UNSATISFIABLE: 'UNSAT', UNKNOWN: 'UNKNOWN' };

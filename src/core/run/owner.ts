@@ -8,7 +8,7 @@ import * as path from 'node:path';
 
 /** A solver run's private directory (runInstance.ts, runSolver.ts). */
 export const RUN_DIR_PREFIX = 'satlution-run-';
-/** A build's scratch directory: its HOME and TMPDIR (build.ts). */
+/** A build's scratch directory: its HOME and TMPDIR (buildSolver.ts). */
 export const BUILD_DIR_PREFIX = 'satlution-build-';
 /** The directories sweep.ts may remove once their owner is dead, named `<prefix><owner>-XXXXXX`. */
 export const OWNED_DIR_PREFIXES = [RUN_DIR_PREFIX, BUILD_DIR_PREFIX] as const;

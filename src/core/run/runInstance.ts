@@ -6,7 +6,7 @@ import { hashFile } from '../instances/instances';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { checkModel } from './model';
+import { checkModel } from './modelCheck';
 import { checkProof, proofFile, proofSize } from './proof';
 import { keepProof } from './keptProof';
 import type { CheckResult, InstanceResult, RunStatus } from './result';

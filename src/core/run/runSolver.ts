@@ -18,7 +18,7 @@ import { accountingJail, memoryJail, type MemoryMethod } from './limits';
 import { boundsInWords, processTree, startGuard, treeBytes } from './resourceGuard';
 import { KILL_ROUNDS, killTree } from './killTree';
 import { SolverOutputParser, type Answer } from './output';
-import type { ModelBuilder } from './model';
+import type { ModelBuilder } from './modelCheck';
 
 export type { Answer } from './output';
 

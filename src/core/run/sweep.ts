@@ -1,7 +1,7 @@
 // What an evaluator killed with SIGKILL leaves behind, removed by the next one: the cgroups of its
 // runs and builds (limits.ts: memory, and with cgroup v1 cpuacct and pids too) with the solvers still
 // running in them (also in a dead evaluator's transient systemd scope: cgroups.ts), and its run and build directories
-// (runInstance.ts, build.ts). Every leftover names its owner (owner.ts), so only a dead owner's are
+// (runInstance.ts, buildSolver.ts). Every leftover names its owner (owner.ts), so only a dead owner's are
 // touched: another evaluator running at the same time keeps everything. Two sweeps may run at once:
 // each step tolerates the other having done it already.
 import * as fs from 'node:fs/promises';

@@ -3,11 +3,11 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import type { Config, RunnerConfig } from '../config/schema';
-import { prlimitHere } from '../run/build';
+import { prlimitHere } from '../run/buildSolver';
 import { accountingJail } from '../run/limits';
 import { measurementHere } from '../run/measurement';
-import { findDratTrim } from '../run/tools';
-import { checkSlurmHealth } from './slurm/health';
+import { findDratTrim } from '../run/checkers';
+import { checkSlurmHealth } from './slurm/slurmHealth';
 import { measurementFindings, type HealthFinding } from './healthFinding';
 import { checkSshHealth } from './sshHealth';
 import { sandboxFinding } from './sandboxCheck';

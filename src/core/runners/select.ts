@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import type { Config, RunnerConfig } from '../config/schema';
 import { localRunner } from './local';
 import type { Runner } from './runner';
-import { slurmRunner } from './slurm/runner';
+import { slurmRunner } from './slurm/slurmRunner';
 import { sshRunner } from './sshRunner';
 
 export interface RunnerEnv {

@@ -8,9 +8,9 @@ import { z } from 'zod';
 import { candidateDirName, parseCandidateDir, STATE_DIR } from '../layout';
 import { appendJsonLine, readJsonLines, removeStaleTemps, writeJsonAtomic } from './atomic';
 import { withLock } from './lock';
-import { CandidateStatus } from './status';
+import { CandidateStatus } from './candidateStatus';
 
-export { CandidateStatus } from './status';
+export { CandidateStatus } from './candidateStatus';
 
 export const CandidateRecord = z.object({
   id: z.number().int().nonnegative(),

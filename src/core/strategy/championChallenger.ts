@@ -4,7 +4,7 @@
 // champion, and the fastest measured in full meets it side by side.
 import type { StrategyConfig } from '../config/schema';
 import { acceptWithMargin } from '../decide/promotionRule';
-import type { Strategy } from './types';
+import type { Strategy } from './seam';
 
 /** The champion-challenger strategy for its settings. */
 export function championChallenger(cfg: Extract<StrategyConfig, { name: 'champion-challenger' }>): Strategy {

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { prng } from '../stats/prng';
 import type { IslandsConfig } from '../config/schema';
 import { rankingPar2, type EvalDoc } from '../eval/evalDoc';
-import { buildSolver } from '../run/build';
+import { buildSolver } from '../run/buildSolver';
 import { hashSolver } from '../eval/resultsStore';
 import { appendJsonLine, readJsonLines } from '../store/atomic';
 import { candidateDirName, STATE_DIR } from '../layout';

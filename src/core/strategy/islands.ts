@@ -5,7 +5,7 @@ import { DEFAULT_ISLANDS, type Config, type IslandsConfig, type StrategyConfig }
 import { candidateDirName } from '../layout';
 import { acceptWithMargin } from '../decide/promotionRule';
 import { chooseParent, duplicateOf, readIslandDb, recordMember } from './islandDb';
-import type { Selection, Strategy } from './types';
+import type { Selection, Strategy } from './seam';
 
 /** The islands settings of satlution.yaml; the defaults when another strategy runs (the dashboard may still show an earlier database). */
 export function islandsConfig(config: Config): IslandsConfig {

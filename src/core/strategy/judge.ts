@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { Transcript } from '../llm/transcript';
 import { untilValidCall } from '../llm/toolCall';
-import type { ChatMessage, LlmClient, ToolSpec } from '../llm/types';
+import type { ChatMessage, LlmClient, ToolSpec } from '../llm/provider';
 
 export const JudgeScore = z
   .object({

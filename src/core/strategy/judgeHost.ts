@@ -3,7 +3,7 @@
 import type { Config, ModelConfig } from '../config/schema';
 import { createClient, MeteredClient } from '../llm/factory';
 import { transcriptFile } from '../llm/transcript';
-import type { Role } from '../llm/types';
+import type { Role } from '../llm/provider';
 import { UsageLedger } from '../llm/usage';
 import { llmJudge, type Judge } from './judge';
 import { strategyFor } from './registry';

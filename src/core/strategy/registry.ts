@@ -6,7 +6,7 @@ import { championChallenger } from './championChallenger';
 import { islands } from './islands';
 import { sift } from './sift';
 import { smc } from './smc';
-import type { Strategy } from './types';
+import type { Strategy } from './seam';
 
 const FACTORIES: { [N in StrategyName]: (cfg: Extract<StrategyConfig, { name: N }>) => Strategy } = {
   'champion-challenger': championChallenger,

@@ -7,7 +7,7 @@ import { unifiedDiff } from '../workspace/candidateDiff';
 import { acceptWithMargin, gainPct } from '../decide/promotionRule';
 import { DEFAULT_RUBRIC, type JudgeScore } from './judge';
 import { appendJudgeRecord } from './judgeLog';
-import type { Proposal, SelectContext, Selection, Strategy } from './types';
+import type { Proposal, SelectContext, Selection, Strategy } from './seam';
 
 /** The sift strategy for its settings. */
 export function sift(cfg: Extract<StrategyConfig, { name: 'sift' }>): Strategy {

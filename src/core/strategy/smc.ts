@@ -3,7 +3,7 @@
 import { DEFAULT_SMC, type Config, type SmcConfig, type StrategyConfig } from '../config/schema';
 import { acceptWithMargin } from '../decide/promotionRule';
 import { smcParent, smcRecord } from './smcState';
-import type { Strategy } from './types';
+import type { Strategy } from './seam';
 
 /** The smc settings of satlution.yaml; the defaults when another strategy runs (the dashboard may still show an earlier run). */
 export function smcConfig(config: Config): SmcConfig {

@@ -16,7 +16,7 @@ import { rankingPar2, type EvalDoc } from '../eval/evalDoc';
 import { writeJsonAtomic } from '../store/atomic';
 import { candidateDirName, STATE_DIR } from '../layout';
 import { acceptance, ess, nextLambda, reward, systematicResample, thompson, updateArms, weights } from './smcMath';
-import type { ParentChoice, ProposalOutcome } from './types';
+import type { ParentChoice, ProposalOutcome } from './seam';
 
 /** The proposal kernels: edit scope x whether the best particles are shown as inspiration. */
 export const KERNELS = ['diff', 'diff+inspiration', 'rewrite', 'rewrite+inspiration'] as const;

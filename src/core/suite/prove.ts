@@ -5,7 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCaptured } from '../run/captured';
-import { checkModel, ModelBuilder } from '../run/model';
+import { checkModel, ModelBuilder } from '../run/modelCheck';
 import { checkProof } from '../run/proof';
 
 /** The programs that prove answers: a solver that writes DRAT proofs with kissat's and CaDiCaL's command line (`-q --no-binary CNF PROOF`), and drat-trim. */

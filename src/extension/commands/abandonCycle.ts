@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { candidateDirName } from '../../core/layout';
-import { ABANDONED, AbandonError, abandonCycle, type Abandoned } from '../../core/store/abandon';
+import { ABANDONED, AbandonError, abandonCycle, type Abandoned } from '../../core/store/abandonInterrupted';
 import { readCycle } from '../../core/store/cycleState';
 import type { WorkspaceModel } from '../workspaceModel';
 

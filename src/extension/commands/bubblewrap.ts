@@ -3,7 +3,7 @@
 // run (it needs their password; nothing is installed behind their back).
 import * as vscode from 'vscode';
 import { BWRAP_INSTALL } from '../../core/isolation/probe';
-import { findOnPath } from '../../core/run/tools';
+import { findOnPath } from '../../core/run/checkers';
 
 /** The command typed, or undefined when no known package manager is here (then the person is told what to do). */
 export async function installBubblewrap(afterwards: () => Thenable<unknown>): Promise<string | undefined> {

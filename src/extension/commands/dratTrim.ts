@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { writeValues } from '../../core/config/edit';
-import { dratTrimBuildCommand, findDratTrim, probeDratTrim } from '../../core/run/tools';
+import { dratTrimBuildCommand, findDratTrim, probeDratTrim } from '../../core/run/checkers';
 import type { WorkspaceModel } from '../workspaceModel';
 
 const Args = z.object({ action: z.enum(['locate', 'build']).optional(), path: z.string().min(1).optional() }).strict();

@@ -7,7 +7,7 @@ import { loadConfig } from '../../core/config/load';
 import { StageName } from '../../core/config/schema';
 import { evaluateSolver, plannedStages } from '../../core/eval/service';
 import { vacuousWarnings } from '../../core/eval/evalDoc';
-import { extensionRunnerEnv } from '../runnerEnv';
+import { extensionRunnerEnv } from '../extensionRunnerEnv';
 import { ProgressTracker } from '../../core/cycle/progress';
 import type { ProgressView } from '../../shared/steeringProtocol';
 import { progressText } from '../webviews/steeringModel';

@@ -10,7 +10,7 @@ import { GbdCache, defaultGbdCacheDir } from '../../core/benchmarks/gbdCache';
 import { writeValues } from '../../core/config/edit';
 import { loadConfig } from '../../core/config/load';
 import { BENCH_DIR, candidateDirName } from '../../core/layout';
-import { extensionRunnerEnv } from '../runnerEnv';
+import { extensionRunnerEnv } from '../extensionRunnerEnv';
 import type { WorkspaceModel } from '../workspaceModel';
 
 const SET_NAME = /^[A-Za-z0-9_-]+$/;

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { initWorkspace, type InitResult } from '../../core/workspace/init';
+import { initWorkspace, type InitResult } from '../../core/workspace/initWorkspace';
 import { CONFIG_FILE } from '../../core/layout';
 import { hasLastGoodConfig, workspaceState } from '../../core/config/lastGood';
 import { isGitUrl, parseSeedArg, type SeedSpec } from '../../core/workspace/seeds';

@@ -3,8 +3,8 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { history, listPatches, ruleStats, type RulePatch, type RuleStats } from '../../core/rules/evolution';
-import { loadRules } from '../../core/rules/load';
-import type { Rule } from '../../core/rules/schema';
+import { loadRules } from '../../core/rules/loadRules';
+import type { Rule } from '../../core/rules/ruleSchema';
 import { RULES_DIR } from '../../core/layout';
 import type { Logger } from '../../core/ports';
 import type { ComplianceDiagnostics } from '../rules/complianceDiagnostics';

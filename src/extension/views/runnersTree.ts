@@ -5,7 +5,7 @@ import { loadConfig } from '../../core/config/load';
 import type { Config, RunnerConfig } from '../../core/config/schema';
 import { checkRunnerHealth, type HealthFinding } from '../../core/runners/health';
 import type { Job, JobTracker } from '../jobs';
-import { extensionRunnerEnv } from '../runnerEnv';
+import { extensionRunnerEnv } from '../extensionRunnerEnv';
 import type { WorkspaceModel } from '../workspaceModel';
 import { Disposable } from '../disposable';
 

@@ -7,7 +7,7 @@ import { smcConfig } from '../../core/strategy/smc';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { candidateDocProblem, hasCandidateDoc } from '../../core/workspace/candidateFs';
-import { DashboardSource, type DashboardBuild, type DashboardInput } from '../../core/dashboard/build';
+import { DashboardSource, type DashboardBuild, type DashboardInput } from '../../core/dashboard/dashboardData';
 import { instanceLog } from '../../core/dashboard/instanceLog';
 import type { ParsedEval } from '../../core/dashboard/read';
 import { parseCandidateDir, STATE_DIR } from '../../core/layout';

@@ -37,7 +37,7 @@ export interface SteeringInputs {
   saved: CycleState | undefined;
   approval: ApprovalMode | null;
   strategy: SteeringState['strategy'];
-  /** The strategy's `screens` (strategy/types.ts). */
+  /** The strategy's `screens` (strategy/seam.ts). */
   screens: boolean;
   pending: PendingApproval | undefined;
   transcripts: boolean;

@@ -11,7 +11,7 @@ import { strategyFor } from '../../core/strategy/registry';
 import { defaultAgent } from '../../core/cycle/session';
 import { readNotes, writeNotes } from '../../core/workspace/notes';
 import { LIMITS, SteeringViewMessage, type FixAction, type SteeringHostMessage } from '../../shared/steeringProtocol';
-import type { CycleController } from '../commands/cycle';
+import type { CycleController } from '../commands/cycleCommands';
 import { listTranscripts } from '../commands/openTranscript';
 import type { WorkspaceModel } from '../workspaceModel';
 import { Disposable } from '../disposable';

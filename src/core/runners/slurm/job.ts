@@ -7,7 +7,7 @@ import type { SlurmExec } from './exec';
 import { type ElementState, parseSacct, parseSqueue } from './queue';
 import { type ArrayOptions, renderScript, renderTaskFile, sbatchArgs, type SlurmTask } from './script';
 import type { SharedDir } from './shared';
-import { JOBS_DIR, type JobRecord, liveRecords, readRecords, removeRecord, writeRecord } from './state';
+import { JOBS_DIR, type JobRecord, liveRecords, readRecords, removeRecord, writeRecord } from './jobState';
 
 export interface ArrayBatch {
   /** opts.workdir is dir.root. */

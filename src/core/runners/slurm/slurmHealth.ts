@@ -6,8 +6,8 @@ import { isolationFor } from '../../isolation/settings';
 import type { Config } from '../../config/schema';
 import { remoteMeasurementFindings, type HealthFinding } from '../healthFinding';
 import { nodeProblem } from '../sshProbe';
-import { openSite, type SlurmRunnerConfig } from './runner';
-import { liveRecords } from './state';
+import { openSite, type SlurmRunnerConfig } from './slurmRunner';
+import { liveRecords } from './jobState';
 
 const MIN_FREE_GB = 2;
 

@@ -4,7 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
 import { parse } from 'yaml';
-import { RuleFrontMatter, type Phase, type Rule } from './schema';
+import { RuleFrontMatter, type Phase, type Rule } from './ruleSchema';
 
 export class RuleError extends Error {}
 

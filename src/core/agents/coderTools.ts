@@ -7,7 +7,7 @@
 import * as fs from 'node:fs/promises';
 import { RE2JS, RE2JSException } from 're2js';
 import { z } from 'zod';
-import type { ToolCall, ToolSpec } from '../llm/types';
+import type { ToolCall, ToolSpec } from '../llm/provider';
 import { type CandidateEntry, readCandidateText, specialKind, UnsafeCandidateFile, walkCandidate, writeCandidateFile } from '../workspace/candidateFs';
 import { answerPath, type Place, Sandbox, SandboxError } from './sandbox';
 

@@ -35,7 +35,7 @@ import {
   type IslandsData,
   type SmcData,
   type TiersData,
-} from './schema';
+} from './dashboardSchema';
 import { DuelFiles, verdictsData } from './verdictsView';
 
 /** The candidates as the caller knows them (the extension passes its snapshot; else the store is read). */

@@ -3,7 +3,7 @@
 // the environment). The plan is approved in the Steering view when it is visible, else in a modal
 // dialog. The Steering view observes the controller through its state and event emitters.
 import * as vscode from 'vscode';
-import { extensionRunnerEnv } from '../runnerEnv';
+import { extensionRunnerEnv } from '../extensionRunnerEnv';
 import { cycleSession, SessionError, type RetryWait } from '../../core/cycle/session';
 import type { Config } from '../../core/config/schema';
 import type { Problem } from '../../shared/steeringProtocol';

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { STRATEGY_NAMES } from '../config/strategyNames';
 import { RunStatus } from '../run/result';
-import { CandidateStatus } from '../store/status';
+import { CandidateStatus } from '../store/candidateStatus';
 
 export const GATE_ORDER = ['comply', 'build', 'smoke', 'verify', 'perf'] as const;
 export const DashGate = z.enum(GATE_ORDER);

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { discardCandidate, promoteCandidate } from '../commands/candidateActions';
 import type { WorkspaceModel } from '../workspaceModel';
 import type { ComplianceDiagnostics } from '../rules/complianceDiagnostics';
-import { compareCandidates, compareWithParent, EMPTY_SCHEME, emptyProvider } from './compare';
+import { compareCandidates, compareWithParent, EMPTY_SCHEME, emptyProvider } from './reviewDiff';
 import { CandidateDocLens, DOC_SELECTOR } from './docLens';
 
 export function registerReview(

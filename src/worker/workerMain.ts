@@ -9,7 +9,7 @@ import { readDimacs } from '../core/instances/dimacs';
 import { IsolationUnavailable, requireIsolation } from '../core/isolation/probe';
 import type { IsolationSettings } from '../core/isolation/settings';
 import { DEFAULT_DISK_MAX_MB, DEFAULT_PROCESSES_MAX, DEFAULT_PROOF_MAX_MB } from '../core/config/schema';
-import { buildSolver } from '../core/run/build';
+import { buildSolver } from '../core/run/buildSolver';
 import { EvaluationAborted, runInstance } from '../core/run/runInstance';
 import { writeCandidateDoc } from '../core/workspace/candidateFs';
 import { checkKeptProof, PROOFS_DIR, sweepHolds } from '../core/run/keptProof';

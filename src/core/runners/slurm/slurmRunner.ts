@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { z } from 'zod';
 import type { SlurmRunnerSchema } from '../../config/schema';
-import { findDratTrim } from '../../run/tools';
+import { findDratTrim } from '../../run/checkers';
 import type { RunBatch, Runner } from '../runner';
 import type { SshTarget } from '../ssh';
 import { nodeProblem, probeRemote, type RemoteFacts } from '../sshProbe';

@@ -1,5 +1,5 @@
 // Turns the SDKs' errors into LlmErrors with a message a person can act on.
-import { LlmError } from './types';
+import { LlmError } from './provider';
 
 interface HttpLikeError {
   status?: number;
