@@ -213,7 +213,8 @@ describe('Evaluate Candidate', () => {
     fs.renameSync(smoke(), `${smoke()}.saved`);
     fs.mkdirSync(smoke());
     for (let i = 0; i < 4; i++) fs.writeFileSync(path.join(smoke(), `p${i}.cnf`), planted3Sat(20, 4.0, 900 + i));
-    const probe = installProbe(path.join(ws, 'SATLUTION_0'), fs.mkdtempSync(path.join(path.dirname(ws), 'probe-')));
+    const counts = fs.mkdtempSync(path.join(path.dirname(ws), 'probe-'));
+    const probe = installProbe(path.join(ws, 'SATLUTION_0'), counts);
     try {
       for (const jobs of [1, 2]) {
         // The probe counts runs in a directory outside the candidate, which only an unconfined run can write.
@@ -234,6 +235,7 @@ describe('Evaluate Candidate', () => {
       fs.writeFileSync(path.join(bin, 'starexec_run_default'), script);
       fs.rmSync(smoke(), { recursive: true, force: true });
       fs.renameSync(`${smoke()}.saved`, smoke());
+      fs.rmSync(counts, { recursive: true, force: true });
     }
   });
 });
