@@ -11,9 +11,9 @@ import { writeValues } from '../../src/core/config/edit';
 import { planted3Sat } from '../../src/core/instances/generators';
 import { servedInstance, startGbdServer } from '../fixtures/gbdServer';
 import type { E2eContext } from './index';
-import { readToast, runCommand, toast } from './workbench';
+import { readToast, runCommand, settled, toast, toastShown } from './workbench';
 
-export async function gbdFetchAsShown({ page, workspace }: E2eContext): Promise<void> {
+export async function gbdFetchAsShown({ page, workspace, shot }: E2eContext): Promise<void> {
   const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-e2e-gbd-'));
   let cut = 0;
   let stalled = 0;
@@ -56,6 +56,11 @@ export async function gbdFetchAsShown({ page, workspace }: E2eContext): Promise<
     const refused = toast(page, /lists more than 1000 instances/);
     await refused.first().waitFor({ timeout: 60000 });
     const said = await readToast(refused);
+    await toastShown(page, /lists more than 1000 instances/)
+      .waitFor({ timeout: 3000 })
+      .catch(() => undefined);
+    await settled(page);
+    console.log(`    screenshot: ${await shot('gbd-1-endless-list-refused')}`);
     assert.equal(said.message, `SATLUTION: ${endless.url} lists more than 1000 instances for the query "track=t" (gbd.max_instances): narrow the query`);
     assert.equal(said.severity, 'error');
     assert.deepEqual(said.buttons, ['Show Output']);
@@ -69,6 +74,8 @@ export async function gbdFetchAsShown({ page, workspace }: E2eContext): Promise<
     const progress = toast(page, 'SATLUTION: fetching stalled');
     await progress.first().waitFor({ timeout: 30000 });
     assert.deepEqual((await readToast(progress)).buttons, ['Cancel']);
+    await settled(page);
+    console.log(`    screenshot: ${await shot('gbd-2-stalled-download-progress')}`);
     await progress.getByRole('button', { name: 'Cancel' }).click();
     const cancelled = toast(page, /fetch cancelled after 0 of 1 instances/);
     await cancelled.first().waitFor({ timeout: 30000 });

@@ -33,8 +33,8 @@ export const CachedInstance = z.object({
   bytes: z.number().int().nonnegative(),
   server: z.string(),
   fetched_at: z.string(),
-  /** The canonical CNF's header and size; absent in entries from before the cache was canonical (their file is as the server sent it). */
-  canonical: z.object({ vars: z.number().int().nonnegative(), clauses: z.number().int().nonnegative(), cnf_bytes: z.number().int().nonnegative() }).optional(),
+  /** The canonical CNF's header (its size is `bytes`); absent in entries from before the cache was canonical (their file is as the server sent it). */
+  canonical: z.object({ vars: z.number().int().nonnegative(), clauses: z.number().int().nonnegative() }).optional(),
 });
 export type CachedInstance = z.infer<typeof CachedInstance>;
 
@@ -181,7 +181,7 @@ export class GbdCache {
         bytes,
         server: from.server,
         fetched_at: new Date().toISOString(),
-        canonical: { vars: read.vars, clauses: read.clauses, cnf_bytes: read.bytes },
+        canonical: { vars: read.vars, clauses: read.clauses },
       };
       const file = this.fileOf(entry);
       await fs.mkdir(path.dirname(file), { recursive: true });

@@ -30,10 +30,10 @@ export interface CanonicalCnf {
  */
 export async function writeCanonicalCnf(src: string, dest: string, o: { maxBytes: number; signal?: AbortSignal }): Promise<CanonicalCnf> {
   try {
-    const read = await writeHeaderAndClauses(src, dest, o);
+    const { clauseBytes, declaredVars, ...read } = await writeHeaderAndClauses(src, dest, o);
     const header = headerLine(read.vars, read.clauses);
-    if (read.declaredVars !== read.vars) await replaceHeader(dest, headerLine(read.declaredVars, read.clauses).length, header, o.signal);
-    return { gbdHash: read.gbdHash, vars: read.vars, clauses: read.clauses, bytes: read.bytes + header.length };
+    if (declaredVars !== read.vars) await replaceHeader(dest, headerLine(declaredVars, read.clauses).length, header, o.signal);
+    return { ...read, bytes: clauseBytes + header.length };
   } catch (e) {
     await fs.rm(dest, { force: true });
     throw e;
@@ -47,13 +47,13 @@ const headerLine = (vars: number, clauses: number) => `p cnf ${vars} ${clauses}\
  * Reads `src` strictly and writes to `dest` the header it declares, then its clauses, one per line. The
  * strict reading holds the header's clause count to the clauses read, so only its variables can differ
  * from the header computed at the end (a header may name more than the clauses use): the caller then
- * replaces it. Returns the hash of the clauses as GBD normalises them.
+ * replaces it. Returns the hash of the clauses as GBD normalises them, and the bytes of the clauses' lines.
  */
 async function writeHeaderAndClauses(
   src: string,
   dest: string,
   o: { maxBytes: number; signal?: AbortSignal },
-): Promise<Omit<CanonicalCnf, 'bytes'> & { bytes: number; declaredVars: number }> {
+): Promise<Omit<CanonicalCnf, 'bytes'> & { clauseBytes: number; declaredVars: number }> {
   const { signal } = o;
   const out = new CanonicalOut();
   let declared: DimacsHeader | undefined;
@@ -85,7 +85,7 @@ async function writeHeaderAndClauses(
     const summary = parser.end();
     await write(out.take(true));
     await sink.close();
-    return { gbdHash: out.digest(), vars: parser.maxVar, clauses: summary.clauses, bytes: out.bytes, declaredVars: summary.vars };
+    return { gbdHash: out.digest(), vars: parser.maxVar, clauses: summary.clauses, clauseBytes: out.bytes, declaredVars: summary.vars };
   } catch (e) {
     stream.destroy();
     await sink.close().catch(() => undefined);
