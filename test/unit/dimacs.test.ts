@@ -95,6 +95,9 @@ describe('DIMACS: streaming reader', () => {
       assert.deepEqual(strict(good, cut), { echo: '1 -02 3 0\n-12 0\n0000000007 0\n', maxVar: 12, clauses: 3 }, `cut at ${cut}`);
     const long = Buffer.from('p cnf 3 1\n1 00000000003 0\n');
     for (let cut = 0; cut <= long.length; cut++) assert.throws(() => strict(long, cut), /x:2: a number of more than 10 digits/, `cut at ${cut}`);
+    // A literal written -0 is refused also where it ends the file, with no blank after it.
+    const minusZero = Buffer.from('p cnf 2 1\n1 -0');
+    for (let cut = 0; cut <= minusZero.length; cut++) assert.throws(() => strict(minusZero, cut), /x:2: a literal written -0/, `cut at ${cut}`);
     // Read leniently (a local set), leading zeros are only a number's spelling.
     const lenient = Buffer.from('p cnf 3 1\n000000000000000000003 -1 0\n');
     for (let cut = 0; cut <= lenient.length; cut++) {

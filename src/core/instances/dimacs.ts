@@ -59,6 +59,9 @@ export interface DimacsOptions {
   echo?: TokenEcho;
 }
 
+/** What ends a number at the end of a file. */
+const BLANK = new Uint8Array([32]);
+
 /** A number of more digits than this is refused when reading strictly (2^31 - 1 has ten). */
 const MAX_DIGITS = 10;
 
@@ -152,6 +155,11 @@ export class DimacsParser {
   push(buf: Uint8Array): void {
     this.bytes += buf.length;
     if (buf.length) this.endedWithNewline = buf[buf.length - 1] === 10;
+    this.scan(buf);
+  }
+
+  /** Reads `buf` on from where the last chunk ended. */
+  private scan(buf: Uint8Array): void {
     // The hot state in locals, written back at the end (and before anything that reads it).
     let state = this.state;
     let line = this.line;
@@ -353,35 +361,12 @@ export class DimacsParser {
     this.sink.header?.(this.header);
   }
 
-  private literal(l: number): void {
-    if (l === 0) {
-      this.seenClauses++;
-      if (this.seenClauses > this.header!.clauses) this.fail(`more clauses than the ${this.header!.clauses} the header declares`);
-      if (this.len === 0) this.emptyClause = true;
-      this.endSink?.(this.len, this.line);
-      this.len = 0;
-      return;
-    }
-    const v = l < 0 ? -l : l;
-    if (v > this.header!.vars) this.fail(`literal ${l} is out of range (the header declares ${this.header!.vars} variables)`);
-    if (v > this.maxVar) this.maxVar = v;
-    this.len++;
-    this.literalSink?.(l);
-  }
-
   end(): DimacsSummary {
     // Errors found at the end point at the last line that has content.
     if (this.endedWithNewline && this.line > 1) this.line--;
     if (this.state === S.Header) this.parseHeader();
-    if (this.inNum) {
-      this.literal(this.neg ? -this.num : this.num);
-      const echo = this.options.echo;
-      if (echo) {
-        if (this.num === 0) echo.ends[echo.e++] = echo.n;
-        echo.buf[echo.n++] = 32;
-      }
-      this.inNum = false;
-    }
+    // A number that ends the file ends as if a blank followed it: the same checks, the same echo.
+    if (this.inNum) this.scan(BLANK);
     if (!this.header) this.fail('no "p cnf VARS CLAUSES" header (empty or not a DIMACS file)');
     if (this.len > 0) this.fail('truncated: the last clause has no terminating 0');
     if (this.seenClauses !== this.header.clauses)
