@@ -45,7 +45,7 @@ export function prepareNotificationsWorkspace(root: string, ws: string): void {
   fs.writeFileSync(source, liar);
 }
 
-export async function notificationsAsShown({ page }: E2eContext): Promise<void> {
+export async function notificationsAsShown({ page, shot }: E2eContext): Promise<void> {
   await waitForWorkbench(page);
 
   // a. A pass: the progress notification counts the runs of each gate, then the outcome replaces it.
@@ -56,7 +56,8 @@ export async function notificationsAsShown({ page }: E2eContext): Promise<void> 
     // Mid-perf, with the bar part-way: the moment to show a person.
     const at = /: perf: (\d+)\/(\d+)( · |$)/.exec(message);
     if (!at || Number(at[1]) === 0 || at[1] === at[2]) return false;
-    shotFile = await shoot(page, 'satlution-e2e-evaluate-progress.png');
+    shotFile = await shot('1-evaluate-progress');
+    console.log(`    screenshot: ${shotFile}`);
     return true;
   });
   console.log(`    progress seen: ${seen.messages.join(' | ')}`);
@@ -107,7 +108,7 @@ export async function notificationsAsShown({ page }: E2eContext): Promise<void> 
     .waitFor({ timeout: 3000 })
     .catch(() => undefined);
   await settled(page);
-  await shoot(page, 'satlution-e2e-evaluate-error.png');
+  console.log(`    screenshot: ${await shot('2-evaluate-error')}`);
   assert.match(
     error.message,
     /^SATLUTION: SATLUTION_1 failed the smoke gate: .*SAT claimed on planted-30-1\.cnf, model rejected: clause \d+ .* is not satisfied/,
@@ -148,15 +149,6 @@ async function watchProgress(
     if (onMessage && !shot && now.progress !== undefined) shot = await onMessage(now.message);
   }
   return { messages, bar, buttons, shot };
-}
-
-/** A screenshot outside the repository (SATLUTION_SHOTS, else the temp directory), for a person to look at. */
-async function shoot(page: Page, name: string): Promise<string> {
-  const file = path.join(process.env.SATLUTION_SHOTS ?? os.tmpdir(), name);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  await page.screenshot({ path: file });
-  console.log(`    screenshot: ${file}`);
-  return file;
 }
 
 /** Waits until the Output panel shows the SATLUTION channel with a line matching `line`. */
