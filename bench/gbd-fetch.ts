@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { curateSet } from '../src/core/benchmarks/curateSet';
+import { clockName, curateSet } from '../src/core/benchmarks/curateSet';
 import { fetchLimits, fetchSet } from '../src/core/benchmarks/fetchSet';
 import { GbdSchema } from '../src/core/config/schema';
 import { GbdCache } from '../src/core/benchmarks/gbdCache';
@@ -129,7 +129,7 @@ async function main(): Promise<void> {
       const d = out.doc;
       const why = (re: RegExp) => d.decisions.filter((x) => x.set === 'out' && re.test(x.reason)).length;
       console.log(
-        `  budget ${minutes} CPU min: the champion's run over the set cost ${(d.spent_s / 60).toFixed(2)} CPU min (${(d.spent_s / (60 * minutes)).toFixed(1)}x the budget; ${s4.toFixed(0)} s wall${minutes > 0.5 ? ', its runs reused' : ''}); training ${d.train.instances} instances, ${(d.train.cpu_s / 60).toFixed(2)} CPU min; held-out ${d.heldout.instances}, ${(d.heldout.cpu_s / 60).toFixed(2)} of ${(d.heldout.budget_s / 60).toFixed(2)} min; left out ${why(/not solved/)} unsolved, ${why(/too easy/)} too easy, ${why(/budget/)} over budget`,
+        `  budget ${minutes} ${clockName(d.on)} min: the champion's run over the set cost ${(d.spent_s / 60).toFixed(2)} ${clockName(d.on)} min (${(d.spent_s / (60 * minutes)).toFixed(1)}x the budget; ${s4.toFixed(0)} s wall${minutes > 0.5 ? ', its runs reused' : ''}); training ${d.train.instances} instances, ${(d.train.time_s / 60).toFixed(2)} ${clockName(d.on)} min; held-out ${d.heldout.instances}, ${(d.heldout.time_s / 60).toFixed(2)} of ${(d.heldout.budget_s / 60).toFixed(2)} min; left out ${why(/not solved/)} unsolved, ${why(/too easy/)} too easy, ${why(/budget/)} over budget`,
       );
     }
   } finally {

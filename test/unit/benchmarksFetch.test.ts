@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { curateSet } from '../../src/core/benchmarks/curateSet';
+import { curateSet, curationClock, curationMarkdown, type CurationDoc } from '../../src/core/benchmarks/curateSet';
 import { FetchIncomplete, fetchLimits, fetchSet, familyOf, GbdSource, setFileName } from '../../src/core/benchmarks/fetchSet';
 import { GbdCache } from '../../src/core/benchmarks/gbdCache';
 import { selectInstances, stratumOf, type CurateInstance } from '../../src/core/benchmarks/selection';
@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/core/config/load';
 import { GbdSchema } from '../../src/core/config/schema';
 import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
 import { listSet } from '../../src/core/instances/instances';
+import { InstanceResult } from '../../src/core/run/result';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { tinysatCycleWorkspace } from './cycleWorkspace';
 import { canonicalText, servedInstance, startGbdServer, type GbdTestServer, type ServedInstance } from '../fixtures/gbdServer';
@@ -221,6 +222,40 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     assert.equal(familyOf('(family=a) and track=x'), null);
   });
 
+  it('a curation is on one clock: CPU time when every run has it, else wall time for all, and every label says which', () => {
+    const base = InstanceResult.parse({
+      ...{ instance: 'i', family: null, expected: null, answer: 'SAT', status: 'solved', time_s: 4, cpu_s: 3 },
+      ...{ mem_mb: null, exit_code: 0, signal: null, check: { kind: 'none', ok: null, time_s: 0, detail: '' }, detail: '' },
+    });
+    const cpu = curationClock([base, { ...base, time_s: 8, cpu_s: 6 }]);
+    assert.deepEqual([cpu.on, cpu.time({ ...base, time_s: 8, cpu_s: 6 })], ['cpu', 6]);
+    // One run without CPU time (no cgroup counted it): wall time for every run, none of it called CPU.
+    const runs = [base, { ...base, time_s: 8, cpu_s: null }];
+    const wall = curationClock(runs);
+    assert.deepEqual([wall.on, runs.map(wall.time)], ['wall', [4, 8]]);
+    const doc: CurationDoc = {
+      ...{
+        from: 'all',
+        champion: 'SATLUTION_0',
+        at: '2026-01-01T00:00:00Z',
+        budget_s: 60,
+        timeout_s: 20,
+        heldout_share: 0.3,
+        min_s: 0.5,
+        on: 'wall',
+        spent_s: 12,
+      },
+      train: { set: 'c-train', instances: 1, time_s: 4 },
+      heldout: { set: 'c-heldout', instances: 1, time_s: 8, budget_s: 25.7 },
+      decisions: [{ name: 'i', stratum: 'a/SAT', time_s: 4, set: 'train', reason: 'training' }],
+    };
+    const md = curationMarkdown(doc);
+    assert.doesNotMatch(md, /CPU/);
+    assert.match(md, /12 wall s/);
+    assert.match(md, /4 of 60 wall s per evaluation/);
+    assert.match(curationMarkdown({ ...doc, on: 'cpu' }), /4 of 60 CPU s per evaluation/);
+  });
+
   it('selects a training set within the budget and a disjoint held-out set, stratified by family and answer, with a reason for each', () => {
     const inst: CurateInstance[] = [];
     for (const [family, answer, n] of [
@@ -228,15 +263,15 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
       ['a', 'UNSAT', 10],
       ['b', 'SAT', 10],
     ] as const)
-      for (let k = 0; k < n; k++) inst.push({ name: `${family}-${answer}-${k}`, family, answer, solved: true, cpuS: 1 + ((k * 7) % 20), status: 'solved' });
+      for (let k = 0; k < n; k++) inst.push({ name: `${family}-${answer}-${k}`, family, answer, solved: true, timeS: 1 + ((k * 7) % 20), status: 'solved' });
     inst.push(
-      { name: 'hard', family: 'a', answer: null, solved: false, cpuS: 100, status: 'timeout' },
-      { name: 'easy', family: 'b', answer: 'SAT', solved: true, cpuS: 0.1, status: 'solved' },
+      { name: 'hard', family: 'a', answer: null, solved: false, timeS: 100, status: 'timeout' },
+      { name: 'easy', family: 'b', answer: 'SAT', solved: true, timeS: 0.1, status: 'solved' },
     );
     const sel = selectInstances(inst, { budgetS: 200, heldoutShare: 0.3, minS: 0.5, timeoutS: 100 });
     const of = (set: string) => sel.decisions.filter((d) => d.set === set);
-    assert.ok(sel.train.cpuS <= 200 && sel.train.cpuS > 150, `train ${sel.train.cpuS}`);
-    assert.ok(sel.heldout.cpuS <= sel.heldout.budgetS, `held-out ${sel.heldout.cpuS} of ${sel.heldout.budgetS}`);
+    assert.ok(sel.train.timeS <= 200 && sel.train.timeS > 150, `train ${sel.train.timeS}`);
+    assert.ok(sel.heldout.timeS <= sel.heldout.budgetS, `held-out ${sel.heldout.timeS} of ${sel.heldout.budgetS}`);
     assert.ok(Math.abs(sel.heldout.budgetS - (200 * 0.3) / 0.7) < 1e-9);
     const train = new Set(of('train').map((d) => d.name));
     assert.ok(
@@ -293,11 +328,11 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     const solved = all.doc.decisions.filter((x) => x.set !== 'out');
     assert.ok(solved.length >= 12, `tinysat solved ${solved.length} of 16`);
     assert.ok(all.doc.decisions.filter((x) => x.set === 'out').every((x) => /not solved by the champion/.test(x.reason)));
-    const trainable = all.doc.train.cpu_s;
+    const trainable = all.doc.train.time_s;
     const out = await curate(trainable / 2);
     const d = out.doc;
     assert.equal(d.decisions.length, 16);
-    assert.ok(d.train.cpu_s <= trainable / 2 + 1e-9, `train ${d.train.cpu_s} of ${trainable / 2}`);
+    assert.ok(d.train.time_s <= trainable / 2 + 1e-9, `train ${d.train.time_s} of ${trainable / 2}`);
     assert.ok(
       d.decisions.some((x) => x.set === 'out' && /training budget .* was spent/.test(x.reason)),
       'some left out for the budget',

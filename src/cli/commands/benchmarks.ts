@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeValues } from '../../core/config/edit';
 import { loadConfig } from '../../core/config/load';
-import { curateSet } from '../../core/benchmarks/curateSet';
+import { clockName, curateSet } from '../../core/benchmarks/curateSet';
 import { FetchIncomplete, fetchLimits, fetchSet } from '../../core/benchmarks/fetchSet';
 import { GbdCache, defaultGbdCacheDir } from '../../core/benchmarks/gbdCache';
 import { GbdServerError } from '../../core/benchmarks/gbdRoutes';
@@ -179,14 +179,15 @@ async function curateCommand(argv: string[]): Promise<number> {
     });
     const d = out.doc;
     const outs = d.decisions.filter((x) => x.set === 'out');
+    const clock = clockName(d.on);
     console.log(
-      `the champion's run over ${d.from} cost ${(d.spent_s / 60).toFixed(1)} CPU minutes (${d.decisions.length} instances, timeout ${d.timeout_s} s)`,
+      `the champion's run over ${d.from} cost ${(d.spent_s / 60).toFixed(1)} ${clock} minutes (${d.decisions.length} instances, timeout ${d.timeout_s} s)`,
     );
     console.log(
-      `training set ${d.train.set}: ${d.train.instances} instances, ${(d.train.cpu_s / 60).toFixed(1)} of ${budgetMin} CPU minutes per evaluation of the champion`,
+      `training set ${d.train.set}: ${d.train.instances} instances, ${(d.train.time_s / 60).toFixed(1)} of ${budgetMin} ${clock} minutes per evaluation of the champion`,
     );
     console.log(
-      `held-out set ${d.heldout.set}: ${d.heldout.instances} instances, ${(d.heldout.cpu_s / 60).toFixed(1)} of ${(d.heldout.budget_s / 60).toFixed(1)} CPU minutes`,
+      `held-out set ${d.heldout.set}: ${d.heldout.instances} instances, ${(d.heldout.time_s / 60).toFixed(1)} of ${(d.heldout.budget_s / 60).toFixed(1)} ${clock} minutes`,
     );
     console.log(`left out: ${outs.length} (why each instance is in or out: ${path.relative(ws, out.curationFile)})`);
     console.log(`satlution.yaml: stages.perf.set = ${d.train.set}, stages.perf.holdout = ${d.heldout.set}, stages.perf.timeout_s = ${d.timeout_s}`);

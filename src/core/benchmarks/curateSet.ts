@@ -1,6 +1,6 @@
 // `satlution benchmarks curate --from SET`: the champion runs the set once (sandboxed, through the
 // evaluation service, its results stored so a rerun resumes), then selection.ts picks a training set
-// that fits the CPU budget and a disjoint held-out set. Both are written as sets of their own (links to
+// that fits the budget (CPU time, or wall time where runs have none) and a disjoint held-out set. Both are written as sets of their own (links to
 // the source's files, their meta.csv rows), the reasons for every instance go into the source set
 // (CURATION.md, curation.json), and satlution.yaml names them as the perf set and its held-out set.
 import * as fs from 'node:fs/promises';
@@ -50,11 +50,13 @@ export const CurationDoc = z.object({
   timeout_s: z.number(),
   heldout_share: z.number(),
   min_s: z.number(),
-  /** CPU seconds the champion's run over the whole set took (timeouts at the timeout). */
+  /** The clock every time here is on: CPU when every run of the champion had CPU time, else wall (never the two mixed). */
+  on: z.enum(['cpu', 'wall']),
+  /** Seconds the champion's run over the whole set took (timeouts at the timeout). */
   spent_s: z.number(),
-  train: z.object({ set: z.string(), instances: z.number().int(), cpu_s: z.number() }),
-  heldout: z.object({ set: z.string(), instances: z.number().int(), cpu_s: z.number(), budget_s: z.number() }),
-  decisions: z.array(z.object({ name: z.string(), stratum: z.string(), cpu_s: z.number(), set: z.enum(['train', 'heldout', 'out']), reason: z.string() })),
+  train: z.object({ set: z.string(), instances: z.number().int(), time_s: z.number() }),
+  heldout: z.object({ set: z.string(), instances: z.number().int(), time_s: z.number(), budget_s: z.number() }),
+  decisions: z.array(z.object({ name: z.string(), stratum: z.string(), time_s: z.number(), set: z.enum(['train', 'heldout', 'out']), reason: z.string() })),
 });
 export type CurationDoc = z.infer<typeof CurationDoc>;
 
@@ -103,14 +105,15 @@ export async function curateSet(req: CurateRequest): Promise<CurateOutcome> {
     throw new Error(
       `the champion's run over ${req.from} stopped before ${missing.length} instances (${ev.gates.map((g) => `${g.gate}: ${g.ok ? 'ok' : g.detail}`).join('; ')}): nothing was selected`,
     );
-  const cpu = (r: InstanceResult) => r.cpu_s ?? r.time_s;
+  const { on, time } = curationClock(ev.doc.instances);
+  if (on === 'wall') req.log?.("the champion's runs have no CPU time here (no cgroup to count it in): the budget and every figure are wall time");
   const instances: CurateInstance[] = specs.map((s) => {
     const r = results.get(s.name)!;
     const answer = s.expected ?? (r.answer === 'SAT' || r.answer === 'UNSAT' ? r.answer : null);
-    return { name: s.name, family: s.family, answer, solved: r.status === 'solved', cpuS: cpu(r), status: r.status };
+    return { name: s.name, family: s.family, answer, solved: r.status === 'solved', timeS: time(r), status: r.status };
   });
   const selection = selectInstances(instances, { budgetS: req.budgetS, heldoutShare: req.heldoutShare, minS: req.minS, timeoutS: req.timeoutS });
-  const spentS = ev.doc.instances.reduce((t, r) => t + cpu(r), 0);
+  const spentS = ev.doc.instances.reduce((t, r) => t + time(r), 0);
   const bySet = (set: CurateDecision['set']) => new Set(selection.decisions.filter((d) => d.set === set).map((d) => d.name));
   await writeSubset(dirs.train, specs, bySet('train'));
   await writeSubset(dirs.heldout, specs, bySet('heldout'));
@@ -122,10 +125,11 @@ export async function curateSet(req: CurateRequest): Promise<CurateOutcome> {
     timeout_s: req.timeoutS,
     heldout_share: req.heldoutShare,
     min_s: req.minS,
+    on,
     spent_s: round(spentS),
-    train: { set: trainName, instances: selection.train.instances, cpu_s: round(selection.train.cpuS) },
-    heldout: { set: heldoutName, instances: selection.heldout.instances, cpu_s: round(selection.heldout.cpuS), budget_s: round(selection.heldout.budgetS) },
-    decisions: selection.decisions.map((d) => ({ name: d.name, stratum: d.stratum, cpu_s: round(d.cpuS), set: d.set, reason: d.reason })),
+    train: { set: trainName, instances: selection.train.instances, time_s: round(selection.train.timeS) },
+    heldout: { set: heldoutName, instances: selection.heldout.instances, time_s: round(selection.heldout.timeS), budget_s: round(selection.heldout.budgetS) },
+    decisions: selection.decisions.map((d) => ({ name: d.name, stratum: d.stratum, time_s: round(d.timeS), set: d.set, reason: d.reason })),
   };
   await writeJsonAtomic(path.join(fromDir, 'curation.json'), doc);
   const curationFile = path.join(fromDir, 'CURATION.md');
@@ -163,19 +167,20 @@ async function writeSubset(dir: string, specs: readonly InstanceSpec[], names: R
 /** CURATION.md: the limits, the two sets, and a line per instance with where it went and why. */
 export function curationMarkdown(d: CurationDoc): string {
   const rows = (set: CurateDecision['set']) => d.decisions.filter((x) => x.set === set);
+  const clock = clockName(d.on);
   const table = (xs: CurationDoc['decisions']) =>
     [
-      '| instance | stratum | champion CPU s | why |',
+      `| instance | stratum | champion ${clock} s | why |`,
       '|---|---|---|---|',
-      ...xs.map((x) => `| ${x.name} | ${x.stratum} | ${x.cpu_s} | ${x.reason.replace(/\|/g, '\\|')} |`),
+      ...xs.map((x) => `| ${x.name} | ${x.stratum} | ${x.time_s} | ${x.reason.replace(/\|/g, '\\|')} |`),
     ].join('\n');
   return [
     `# Curation of ${d.from} (${d.at.slice(0, 16).replace('T', ' ')} UTC)`,
     '',
-    `The champion ${d.champion} ran all ${d.decisions.length} instances once with a ${d.timeout_s} s timeout (${d.spent_s} CPU s). Kept: instances it solved in at least ${d.min_s} s, split per stratum (family / answer) into ${Math.round(d.heldout_share * 100)}% held-out and the rest, each taken in a cross-section of difficulty while the champion's CPU time fits the budget.`,
+    `The champion ${d.champion} ran all ${d.decisions.length} instances once with a ${d.timeout_s} s timeout (${d.spent_s} ${clock} s). Kept: instances it solved in at least ${d.min_s} s, split per stratum (family / answer) into ${Math.round(d.heldout_share * 100)}% held-out and the rest, each taken in a cross-section of difficulty while the champion's ${clock} time fits the budget.`,
     '',
-    `- training set **${d.train.set}**: ${d.train.instances} instances, ${d.train.cpu_s} of ${d.budget_s} CPU s per evaluation of the champion`,
-    `- held-out set **${d.heldout.set}**: ${d.heldout.instances} instances, ${d.heldout.cpu_s} of ${d.heldout.budget_s} CPU s`,
+    `- training set **${d.train.set}**: ${d.train.instances} instances, ${d.train.time_s} of ${d.budget_s} ${clock} s per evaluation of the champion`,
+    `- held-out set **${d.heldout.set}**: ${d.heldout.instances} instances, ${d.heldout.time_s} of ${d.heldout.budget_s} ${clock} s`,
     '',
     '## Training',
     '',
@@ -191,5 +196,16 @@ export function curationMarkdown(d: CurationDoc): string {
     '',
   ].join('\n');
 }
+
+/**
+ * The clock a curation is on: CPU time when every run has it, else wall time for all of them, so that no
+ * budget or figure adds the one to the other.
+ */
+export function curationClock(runs: readonly InstanceResult[]): { on: CurationDoc['on']; time: (r: InstanceResult) => number } {
+  return runs.every((r) => typeof r.cpu_s === 'number') ? { on: 'cpu', time: (r) => r.cpu_s! } : { on: 'wall', time: (r) => r.time_s };
+}
+
+/** How a figure on `on` is labelled: "CPU" or "wall". */
+export const clockName = (on: CurationDoc['on']): string => (on === 'cpu' ? 'CPU' : 'wall');
 
 const round = (x: number) => Math.round(x * 1000) / 1000;

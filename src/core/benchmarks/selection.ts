@@ -2,7 +2,7 @@
 // pure part of `satlution benchmarks curate`): from the champion's one run over the set, the
 // informative instances (solved, not trivially fast) are split per stratum (family and answer) into a
 // held-out share and the rest, each taken in a stratified cross-section of difficulty (the race's
-// order) for as long as the champion's CPU time fits the budget. Every instance gets its reason.
+// order) for as long as the champion's time fits the budget (CPU time where every run has it, else wall time: curateSet.ts). Every instance gets its reason.
 import { raceOrder } from '../decide/race';
 
 /** One instance as the champion's run over the set left it. */
@@ -12,8 +12,8 @@ export interface CurateInstance {
   /** The known answer (meta.csv), else the champion's. */
   answer: 'SAT' | 'UNSAT' | null;
   solved: boolean;
-  /** The champion's CPU seconds (its wall time where CPU time is not known). */
-  cpuS: number;
+  /** The champion's seconds on the curation's clock (CPU, or wall where a run has no CPU time). */
+  timeS: number;
   /** How it ended when unsolved (timeout, memout, crash, ...). */
   status: string;
 }
@@ -22,14 +22,14 @@ export interface CurateInstance {
 export interface CurateDecision {
   name: string;
   stratum: string;
-  cpuS: number;
+  timeS: number;
   set: 'train' | 'heldout' | 'out';
   reason: string;
 }
 
 /** The limits of a selection. */
 export interface CurateLimits {
-  /** The champion's CPU seconds one evaluation of the training set may take. */
+  /** The champion's seconds one evaluation of the training set may take, on the same clock. */
   budgetS: number;
   /** The share of the informative instances kept apart for the held-out set (0-0.9). */
   heldoutShare: number;
@@ -41,8 +41,8 @@ export interface CurateLimits {
 /** The selection: every instance's decision, and the two sets' totals. */
 export interface Selection {
   decisions: CurateDecision[];
-  train: { instances: number; cpuS: number };
-  heldout: { instances: number; cpuS: number; budgetS: number };
+  train: { instances: number; timeS: number };
+  heldout: { instances: number; timeS: number; budgetS: number };
 }
 
 /** The stratum an instance is balanced in: its family and its answer. */
@@ -56,11 +56,11 @@ export const stratumOf = (i: Pick<CurateInstance, 'family' | 'answer'>): string 
 export function selectInstances(instances: readonly CurateInstance[], lim: CurateLimits): Selection {
   const decisions = new Map<string, CurateDecision>();
   const decide = (i: CurateInstance, set: CurateDecision['set'], reason: string) =>
-    decisions.set(i.name, { name: i.name, stratum: stratumOf(i), cpuS: i.cpuS, set, reason });
+    decisions.set(i.name, { name: i.name, stratum: stratumOf(i), timeS: i.timeS, set, reason });
   const informative: CurateInstance[] = [];
   for (const i of instances) {
     if (!i.solved) decide(i, 'out', `not solved by the champion within ${lim.timeoutS} s (${i.status}): it would cost the timeout in every evaluation`);
-    else if (i.cpuS < lim.minS) decide(i, 'out', `solved in ${fmt(i.cpuS)} s, under ${fmt(lim.minS)} s: too easy to tell solvers apart`);
+    else if (i.timeS < lim.minS) decide(i, 'out', `solved in ${fmt(i.timeS)} s, under ${fmt(lim.minS)} s: too easy to tell solvers apart`);
     else informative.push(i);
   }
   // Per stratum, by the champion's time: every (1 / share)-th to the held-out pool, so both cover easy and hard alike.
@@ -68,12 +68,12 @@ export function selectInstances(instances: readonly CurateInstance[], lim: Curat
   const strata = new Map<string, CurateInstance[]>();
   for (const i of informative) strata.set(stratumOf(i), [...(strata.get(stratumOf(i)) ?? []), i]);
   for (const members of strata.values()) {
-    const sorted = [...members].sort((a, b) => a.cpuS - b.cpuS || a.name.localeCompare(b.name));
+    const sorted = [...members].sort((a, b) => a.timeS - b.timeS || a.name.localeCompare(b.name));
     sorted.forEach((i, k) => (Math.floor((k + 1) * lim.heldoutShare + 0.5) > Math.floor(k * lim.heldoutShare + 0.5) ? pools.heldout : pools.train).push(i));
   }
   const heldoutBudget = lim.heldoutShare > 0 ? (lim.budgetS * lim.heldoutShare) / (1 - lim.heldoutShare) : 0;
   const take = (pool: CurateInstance[], set: 'train' | 'heldout', budget: number) => {
-    const reference = new Map(pool.map((i) => [i.name, i.cpuS]));
+    const reference = new Map(pool.map((i) => [i.name, i.timeS]));
     let used = 0;
     let n = 0;
     const byName = new Map(pool.map((i) => [i.name, i]));
@@ -82,22 +82,22 @@ export function selectInstances(instances: readonly CurateInstance[], lim: Curat
       reference,
     )) {
       const i = byName.get(name)!;
-      if (used + i.cpuS <= budget) {
-        used += i.cpuS;
+      if (used + i.timeS <= budget) {
+        used += i.timeS;
         n++;
         decide(
           i,
           set,
-          `${set === 'train' ? 'training' : 'held-out'}: ${stratumOf(i)}, the champion ${fmt(i.cpuS)} s (${fmt(used)} of ${fmt(budget)} s so far)`,
+          `${set === 'train' ? 'training' : 'held-out'}: ${stratumOf(i)}, the champion ${fmt(i.timeS)} s (${fmt(used)} of ${fmt(budget)} s so far)`,
         );
       } else
         decide(
           i,
           'out',
-          `informative, but the ${set === 'train' ? 'training' : 'held-out'} budget (${fmt(budget)} s) was spent: the champion needs ${fmt(i.cpuS)} s and ${fmt(budget - used)} s were left`,
+          `informative, but the ${set === 'train' ? 'training' : 'held-out'} budget (${fmt(budget)} s) was spent: the champion needs ${fmt(i.timeS)} s and ${fmt(budget - used)} s were left`,
         );
     }
-    return { instances: n, cpuS: used };
+    return { instances: n, timeS: used };
   };
   const train = take(pools.train, 'train', lim.budgetS);
   const heldout = take(pools.heldout, 'heldout', heldoutBudget);

@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { curateSet, type CurationDoc } from '../../core/benchmarks/curateSet';
+import { clockName, curateSet, type CurationDoc } from '../../core/benchmarks/curateSet';
 import { FetchIncomplete, fetchLimits, fetchSet } from '../../core/benchmarks/fetchSet';
 import { GbdCache, defaultGbdCacheDir } from '../../core/benchmarks/gbdCache';
 import { writeValues } from '../../core/config/edit';
@@ -167,7 +167,8 @@ export async function curateBenchmarks(arg: unknown, model: WorkspaceModel, log:
     );
     await model.refresh();
     const d = out.doc;
-    const line = `${d.train.set}: ${d.train.instances} instances, ${(d.train.cpu_s / 60).toFixed(1)} of ${minutes} CPU minutes; ${d.heldout.set}: ${d.heldout.instances} held out. The champion's run cost ${(d.spent_s / 60).toFixed(1)} CPU minutes. satlution.yaml now evolves on ${d.train.set}.`;
+    const clock = clockName(d.on);
+    const line = `${d.train.set}: ${d.train.instances} instances, ${(d.train.time_s / 60).toFixed(1)} of ${minutes} ${clock} minutes; ${d.heldout.set}: ${d.heldout.instances} held out. The champion's run cost ${(d.spent_s / 60).toFixed(1)} ${clock} minutes. satlution.yaml now evolves on ${d.train.set}.`;
     log.info(line);
     const open = 'Open CURATION.md';
     void vscode.window
