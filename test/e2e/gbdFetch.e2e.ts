@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { writeValues } from '../../src/core/config/edit';
 import { planted3Sat } from '../../src/core/instances/generators';
-import { servedInstance, startGbdServer } from '../fixtures/gbdServer';
+import { endlessList, servedInstance, startGbdServer } from '../fixtures/gbdServer';
 import type { E2eContext } from './index';
 import { readToast, runCommand, settled, toast, toastShown } from './workbench';
 
@@ -19,20 +19,10 @@ export async function gbdFetchAsShown({ page, workspace, shot }: E2eContext): Pr
   let stalled = 0;
   // A list of hashes that never ends.
   const endless = await startGbdServer([], {
-    hostile: (_req, res, u) => {
-      if (u.pathname !== '/getinstances') return false;
-      res.writeHead(200, { 'content-type': 'text/uri-list' });
-      res.on('close', () => cut++);
-      let i = 0;
-      const more = () => {
-        while (!res.destroyed) {
-          const lines = Array.from({ length: 100 }, () => `http://x/file/${(i++).toString(16).padStart(32, '0')}\n`).join('');
-          if (!res.write(lines)) return void res.once('drain', more);
-        }
-      };
-      more();
-      return true;
-    },
+    hostile: endlessList(
+      (i) => `http://x/file/${i.toString(16).padStart(32, '0')}\n`,
+      () => cut++,
+    ),
   });
   // One instance whose download sends a byte and then nothing.
   const slow = servedInstance('slow.cnf.xz', planted3Sat(60, 4.2, 5), { track: 'slow', result: 'sat' });

@@ -21,7 +21,7 @@ import { evaluateSolver } from '../../src/core/eval/service';
 import { GbdHasher } from '../../src/core/instances/gbdHash';
 import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
 import { listSet } from '../../src/core/instances/instances';
-import { canonicalText, servedInstance, startGbdServer, xzBomb, type GbdTestServer, type ServedInstance } from '../fixtures/gbdServer';
+import { canonicalText, endlessList, servedInstance, startGbdServer, xzBomb, type GbdTestServer, type ServedInstance } from '../fixtures/gbdServer';
 import { ROOT, tempDir, write } from './helpers';
 
 const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;
@@ -202,23 +202,14 @@ describe('a hostile GBD server', function () {
   });
 
   it('an endless list is cut at its bounds (size, count) with a message naming the server; the fetch ends', async () => {
-    let sent = 0;
     let closed = 0;
-    const endless = (line: (i: number) => string) => (_req: http.IncomingMessage, res: http.ServerResponse, u: URL) => {
-      if (u.pathname !== '/getinstances') return false;
-      res.writeHead(200, { 'content-type': 'text/uri-list' });
-      res.on('close', () => closed++);
-      const more = () => {
-        while (!res.destroyed) {
-          const ok = res.write(Array.from({ length: 100 }, () => line(sent++)).join(''));
-          if (!ok) return void res.once('drain', more);
-        }
-      };
-      more();
-      return true;
-    };
     const hex = (i: number) => i.toString(16).padStart(32, '0');
-    const byCount = await start([], { hostile: endless((i) => `http://x/file/${hex(i)}\n`) });
+    const byCount = await start([], {
+      hostile: endlessList(
+        (i) => `http://x/file/${hex(i)}\n`,
+        () => closed++,
+      ),
+    });
     await assert.rejects(fetchInto(byCount.url, 'track=t', new GbdCache(tempDir('gbd-cache-')), { max_instances: 1000 }), (e: Error) => {
       assert.match(
         e.message,
@@ -226,7 +217,12 @@ describe('a hostile GBD server', function () {
       );
       return true;
     });
-    const bySize = await start([], { hostile: endless(() => `# ${'-'.repeat(1000)}\n`) });
+    const bySize = await start([], {
+      hostile: endlessList(
+        () => `# ${'-'.repeat(1000)}\n`,
+        () => closed++,
+      ),
+    });
     await assert.rejects(
       fetchInto(bySize.url, 'track=t', new GbdCache(tempDir('gbd-cache-')), { max_list_mb: 2 }),
       /sent more than 2\.0 MB in answer to the query "track=t" \(gbd\.max_list_mb\): refused/,

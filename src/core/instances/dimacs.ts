@@ -127,6 +127,8 @@ export class DimacsParser {
   /** The largest variable a literal named. */
   maxVar = 0;
   private emptyClause = false;
+  /** The last chunk ended a line: an error found at the end then points at the line before. */
+  private endedWithNewline = false;
   bytes = 0;
 
   private readonly literalSink: ((lit: number) => void) | undefined;
@@ -149,8 +151,6 @@ export class DimacsParser {
   private fail(msg: string): never {
     throw new DimacsError(this.file, this.line, msg);
   }
-
-  private endedWithNewline = false;
 
   push(buf: Uint8Array): void {
     this.bytes += buf.length;
@@ -187,7 +187,7 @@ export class DimacsParser {
         if (c >= 48 && c <= 57) {
           // A number's digits in one run: most of a CNF's bytes are digits. Its bounds are checked
           // after the run (a number cut by the chunk's end, at each end): an echo's spare room holds
-          // a number of too many digits until then.
+          // a number of too many digits until then. A loop for each case: the plain reading's stores nothing.
           inNum = true;
           const from = i;
           if (out) {
