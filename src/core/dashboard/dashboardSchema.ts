@@ -34,6 +34,9 @@ export const PerfSummary = z.object({
 });
 export type PerfSummary = z.infer<typeof PerfSummary>;
 
+/** Why a perf measurement covers part of the set only: racing stopped it, or it stopped at a cheaper perf tier. */
+export const PerfPartial = z.enum(['rejected early', 'stopped at a tier']);
+
 export const DashCandidate = z.object({
   id: Id,
   dir: CandidateDir,
@@ -57,7 +60,7 @@ export const DashCandidate = z.object({
   /** Per-instance perf results exist (the columns can be asked for). */
   hasDetail: z.boolean(),
   /** Why `perf` covers part of the set only (racing stopped it, or it stopped at a cheaper perf tier): then it is no PAR-2 of the set. */
-  partial: z.enum(['rejected early', 'stopped at a tier']).nullable(),
+  partial: PerfPartial.nullable(),
   hasResults: z.boolean(),
 });
 export type DashCandidate = z.infer<typeof DashCandidate>;
@@ -78,7 +81,7 @@ export const DashCycle = z.object({
   /** Null unless the candidate passed and was measured on the whole set. */
   candidatePar2: Seconds.nullable(),
   /** The candidate stopped before the whole set (then `candidatePar2` is null). */
-  candidatePartial: z.enum(['rejected early', 'stopped at a tier']).nullable(),
+  candidatePartial: PerfPartial.nullable(),
   /** Rejected early by racing: the race's extrapolated lower estimate of its PAR-2 (not a measurement). */
   candidateEstimate: Seconds.nullable(),
   endedAt: z.string(),
