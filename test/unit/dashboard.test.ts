@@ -7,7 +7,7 @@ import { parseConfig } from '../../src/core/config/load';
 import { saveCycle, type CycleState } from '../../src/core/store/cycleState';
 import { buildDashboard, DashboardSource } from '../../src/core/dashboard/dashboardData';
 import { instanceLog } from '../../src/core/dashboard/instanceLog';
-import { ANSWERS, EXPECTED, RUN_STATUSES } from '../../src/core/dashboard/dashboardSchema';
+import { ANSWERS, EXPECTED, PROOF_STATES, RUN_STATUSES } from '../../src/core/dashboard/dashboardSchema';
 import type { GateReport, StagePlan } from '../../src/core/eval/gates';
 import { runGates } from '../../src/core/eval/gates';
 import { computeMetrics } from '../../src/core/eval/metrics';
@@ -291,6 +291,87 @@ describe('dashboard data', function () {
     assert.equal(cols[0]!.status[at('e.cnf')], -1, 'not run: -1');
     assert.ok(DashboardHostMessage.safeParse({ type: 'data', data: d }).success, 'the data satisfies the protocol');
     assert.ok(DashboardHostMessage.safeParse({ type: 'detail', version: d.version, columns: cols }).success, 'the columns satisfy the protocol');
+  });
+
+  it("shows what each UNSAT answer's proof showed: proved, not checked, not proved (unsolved) or rejected, from the perf audit and the promotion audit", async () => {
+    const ws = tempDir();
+    const store = new CandidateStore(ws);
+    await store.create({ parent: null, seed: 'cadical', status: 'seed' });
+    await store.setChampion(0);
+    const drat = (ok: boolean | null, detail: string) => ({ kind: 'drat' as const, ok, time_s: 0.2, detail });
+    const results: InstanceResult[] = [
+      { ...result(['sat.cnf', null, 'SAT', 'solved', 1, 'SAT']) },
+      // The perf audit verified this one's proof: its result carries the check.
+      { ...result(['audited.cnf', null, null, 'solved', 2, 'UNSAT']), check: drat(true, 's VERIFIED') },
+      // Kept, never drawn by any audit.
+      { ...result(['kept.cnf', null, null, 'solved', 3, 'UNSAT']) },
+      // Its check ran out of CPU time: unsolved.
+      {
+        ...result(['slow.cnf', null, null, 'unknown', 4, 'UNSAT']),
+        check: drat(null, 'its proof was not verified: drat-trim did not finish within its 10 s of CPU time'),
+      },
+      // Checked by the promotion audit only (the record below).
+      { ...result(['promoted.cnf', null, null, 'solved', 5, 'UNSAT']) },
+      // A lie the perf audit caught.
+      { ...result(['lie.cnf', null, null, 'invalid_proof', 0.1, 'UNSAT']), check: drat(false, 'proof rejected by drat-trim') },
+    ];
+    const perf: GateReport = {
+      gate: 'perf',
+      ok: true,
+      detail: 'measured',
+      failures: [],
+      results,
+      metrics: computeMetrics(results, T),
+      plan: perfPlan('perf'),
+      solverHash: HASH(0),
+      reused: 0,
+    };
+    const doc = evalDoc({ solverDir: path.join(ws, 'SATLUTION_0'), runner: 'local', verdict: 'pass', gates: [ok('comply'), perf], stages: [perfPlan('perf')] });
+    const row = (instance: string, verdict: 'ok' | 'unsolved', from: 'duel' | 'held-out') => ({
+      instance,
+      verdict,
+      status: verdict === 'ok' ? 'solved' : 'unknown',
+      answer: 'UNSAT',
+      time_s: 1,
+      check: drat(verdict === 'ok' ? true : null, ''),
+      detail: '',
+      from,
+      champion_s: 9,
+      challenger_s: 1,
+      champion_status: 'solved',
+    });
+    const record = {
+      at: '2026-01-01T00:00:00Z',
+      champion: { solver: 'SATLUTION_9', hash: HASH(9) },
+      solver_hash: HASH(0),
+      duel: 's-1',
+      on: 'cpu',
+      rule: 'largest saving first',
+      from: 'kept',
+      already_checked: [],
+      checked: 2,
+      caught: 0,
+      instances: [row('promoted.cnf', 'ok', 'duel'), row('kept.cnf', 'ok', 'held-out')],
+      unchecked: [],
+      passed: true,
+    };
+    await new EvalStore(ws).write('SATLUTION_0', {
+      ...doc,
+      gates: doc.gates.map((g) => (g.gate === 'perf' ? { ...g, promotion_audit: record } : g)),
+    } as EvalDoc);
+    const b = await buildDashboard(ws);
+    const [col] = b.columns([0]);
+    const at = (name: string) => PROOF_STATES[col!.proof[b.data.instances.name.indexOf(name)]!];
+    // A held-out row is about another run of kept.cnf: it proves nothing about this one.
+    assert.deepEqual(['sat.cnf', 'audited.cnf', 'kept.cnf', 'slow.cnf', 'promoted.cnf', 'lie.cnf'].map(at), [
+      null,
+      'proved',
+      'unchecked',
+      'unproved',
+      'proved',
+      'rejected',
+    ]);
+    assert.ok(DashboardHostMessage.safeParse({ type: 'detail', version: b.data.version, columns: [col] }).success, 'the columns satisfy the protocol');
   });
 
   it('takes the champion from the store log, or replays the cycles without it', async () => {

@@ -10,14 +10,34 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { VscodeCheckbox } from '@vscode-elements/elements/dist/vscode-checkbox/vscode-checkbox.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
-import { ANSWERS, EXPECTED, RUN_STATUSES, type CandidateColumns, type DashboardData } from '../../../src/core/dashboard/dashboardSchema';
+import { ANSWERS, EXPECTED, PROOF_STATES, RUN_STATUSES, type CandidateColumns, type DashboardData } from '../../../src/core/dashboard/dashboardSchema';
 import { h, uid } from '../shared/dom';
 import { count, secs } from './format';
 import type { UiState } from './state';
 
 const ROW_H = 24;
 /** Column widths (px); the instance column takes what is left. */
-const W = { instance: 320, family: 130, expected: 92, status: 96, time: 80, answer: 76 };
+const W = { instance: 320, family: 130, expected: 92, status: 96, time: 80, answer: 84 };
+
+/** An UNSAT answer's proof, as its cell shows it: a mark after the answer, and a tooltip that says what it means. */
+const PROOF_SHOWN: Record<Exclude<(typeof PROOF_STATES)[number], null>, { mark: string; title: string }> = {
+  proved: { mark: ' \u2713', title: 'proved: drat-trim verified the proof its run wrote' },
+  unchecked: { mark: '', title: 'not checked: its run kept a proof that no audit needed' },
+  unproved: { mark: ' ?', title: "not proved: its proof was not verified within the checker's bounds, so it counts as unsolved" },
+  rejected: { mark: ' \u2717', title: 'a lie: drat-trim rejected the proof its run wrote' },
+};
+
+/** An answer's cell (its class, text and attributes), with what its proof showed when it is UNSAT. */
+function answerCell(col: CandidateColumns, i: number, k: number): [string, string, Record<string, string>] {
+  const state = PROOF_STATES[col.proof[i] ?? 0] ?? null;
+  const proof = state ? PROOF_SHOWN[state] : undefined;
+  return [
+    `td c-answer${state ? ` pf-${state}` : ''}`,
+    `${ANSWERS[col.answer[i]!] ?? ''}${proof?.mark ?? ''}`,
+    { 'data-k': String(k), ...(proof ? { title: proof.title } : {}) },
+  ];
+}
+
 const OVERSCAN = 10;
 const SOLVED = RUN_STATUSES.indexOf('solved');
 const FATAL = new Set(
@@ -394,7 +414,7 @@ export class InstanceTable {
             ? { title: `wall ${secs(c.col.time[i]!)}, CPU ${c.col.cpu[i] === null || c.col.cpu[i] === undefined ? 'not measured' : secs(c.col.cpu[i]!)}` }
             : {}),
         }),
-        cell('td c-answer', ANSWERS[c.col.answer[i]!] ?? '', { 'data-k': String(k) }),
+        cell(...answerCell(c.col, i, k)),
       );
     });
     return tr;

@@ -19,10 +19,20 @@ import { calibrationFile, readCalibration } from '../decide/calibration';
 import { forecast, readSmc } from '../strategy/smcState';
 import { CONFIG_FILE, parseCandidateDir, STATE_DIR } from '../layout';
 import { EVALS_DIR, EvalStore } from '../eval/evalStore';
-import { readChampionEvents, readCycles, readEvalLeniently, readUsage, type ChampionEvent, type ParsedEval, type ReadResult } from './read';
+import {
+  readChampionEvents,
+  readCycles,
+  readEvalLeniently,
+  readUsage,
+  type ChampionEvent,
+  type ParsedEval,
+  type PromotionCheck,
+  type ReadResult,
+} from './read';
 import {
   ANSWERS,
   DashGate,
+  PROOF_STATES,
   GATE_ORDER,
   RUN_STATUSES,
   type CandidateColumns,
@@ -299,8 +309,8 @@ export class DashboardSource {
       data,
       columns: (ids) =>
         [...new Set(ids)].flatMap((id) => {
-          const rs = evals.get(id)?.perfResults;
-          return rs?.length ? [columnsOf(id, rs, index, names.length)] : [];
+          const e = evals.get(id);
+          return e?.perfResults.length ? [columnsOf(id, e.perfResults, index, names.length, e.promotionChecks)] : [];
         }),
       evaluation: (id) => evals.get(id),
       pairs: async (session) => {
@@ -420,11 +430,19 @@ function costRows(lines: Awaited<ReturnType<typeof readUsage>>): CostRow[] {
   return [...rows.values()].sort((a, b) => (a.cycle ?? Infinity) - (b.cycle ?? Infinity));
 }
 
-function columnsOf(id: number, results: InstanceResult[], index: Map<string, number>, n: number): CandidateColumns {
+/** A candidate's per-instance columns; `checked`: the promotion audit's verdicts, which its results do not carry. */
+function columnsOf(
+  id: number,
+  results: InstanceResult[],
+  index: Map<string, number>,
+  n: number,
+  checked: ReadonlyMap<string, PromotionCheck>,
+): CandidateColumns {
   const status = new Array<number>(n).fill(-1);
   const time = new Array<number>(n).fill(0);
   const cpu = new Array<number | null>(n).fill(null);
   const answer = new Array<number>(n).fill(0);
+  const proof = new Array<number>(n).fill(0);
   for (const r of results) {
     const i = index.get(r.instance);
     if (i === undefined) continue;
@@ -432,6 +450,15 @@ function columnsOf(id: number, results: InstanceResult[], index: Map<string, num
     time[i] = Number.isFinite(r.time_s) ? Math.max(0, Math.round(r.time_s * 1000) / 1000) : 0;
     cpu[i] = r.cpu_s !== null && Number.isFinite(r.cpu_s) ? Math.max(0, Math.round(r.cpu_s * 1000) / 1000) : null;
     answer[i] = Math.max(0, ANSWERS.indexOf(r.answer));
+    proof[i] = Math.max(0, PROOF_STATES.indexOf(r.answer === 'UNSAT' ? (checked.get(r.instance) ?? proofState(r)) : null));
   }
-  return { id, status, time, cpu, answer };
+  return { id, status, time, cpu, answer, proof };
+}
+
+/** What an UNSAT answer's proof showed (PROOF_STATES) as its result carries it; null for any other result. */
+export function proofState(r: InstanceResult): (typeof PROOF_STATES)[number] {
+  if (r.answer !== 'UNSAT') return null;
+  if (r.status === 'solved') return r.check.ok === true ? 'proved' : 'unchecked';
+  if (r.status === 'invalid_proof') return 'rejected';
+  return r.status === 'unknown' && r.check.kind === 'drat' && r.check.ok === null ? 'unproved' : null;
 }

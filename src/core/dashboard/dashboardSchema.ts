@@ -15,6 +15,12 @@ export type DashGate = z.infer<typeof DashGate>;
 export const RUN_STATUSES = RunStatus.options;
 /** Answers by code: 0 = none. */
 export const ANSWERS = [null, 'SAT', 'UNSAT', 'UNKNOWN'] as const;
+/**
+ * What the proof of an UNSAT answer showed, by code: 0 = no UNSAT answer; proved (drat-trim verified it),
+ * unchecked (its proof kept, not checked), unproved (checked and not verified: counted as unsolved),
+ * rejected (a lie).
+ */
+export const PROOF_STATES = [null, 'proved', 'unchecked', 'unproved', 'rejected'] as const;
 /** Expected answers by code: 0 = unknown. */
 export const EXPECTED = [null, 'SAT', 'UNSAT'] as const;
 
@@ -379,6 +385,16 @@ export const CandidateColumns = z.object({
       .min(0)
       .max(ANSWERS.length - 1),
   ),
+  /** Code into PROOF_STATES (empty from hosts before it). */
+  proof: z
+    .array(
+      z
+        .number()
+        .int()
+        .min(0)
+        .max(PROOF_STATES.length - 1),
+    )
+    .default([]),
 });
 export type CandidateColumns = z.infer<typeof CandidateColumns>;
 

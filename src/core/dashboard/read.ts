@@ -16,6 +16,9 @@ import { DashGate, type PerfSummary } from './dashboardSchema';
 const Metrics = MetricsDoc.pick({ n: true, solved: true, solved_sat: true, solved_unsat: true, par2: true, par2_sat: true, par2_unsat: true });
 
 /** What the dashboard needs of an evaluation document (eval/evalDoc.ts), leniently; unknown keys are ignored. */
+/** One answer a promotion audit checked, as far as the dashboard needs it (rows it cannot read are left out). */
+const AuditRow = z.object({ instance: z.string(), verdict: z.string(), from: z.string() }).nullable().catch(null);
+
 const EvalFile = z.object({
   solver_hash: z.string().nullable().catch(null),
   timeout_s: z.number().positive().nullable().catch(null),
@@ -33,9 +36,22 @@ const EvalFile = z.object({
       detail: z.string().catch(''),
       metrics: Metrics.nullable().optional().catch(null),
       warning: z.string().optional().catch(undefined),
+      promotion_audit: z
+        .object({
+          instances: z.array(AuditRow).catch([]),
+          held_out: z
+            .object({ instances: z.array(AuditRow).catch([]) })
+            .optional()
+            .catch(undefined),
+        })
+        .optional()
+        .catch(undefined),
     }),
   ),
 });
+
+/** A promotion audit's verdict on an answer's proof. */
+export type PromotionCheck = 'proved' | 'unproved' | 'rejected';
 
 export interface ParsedEval {
   solverHash: string | null;
@@ -52,6 +68,11 @@ export interface ParsedEval {
   perf: PerfSummary | null;
   /** The perf stage's per-instance results (empty unless it ran). */
   perfResults: InstanceResult[];
+  /**
+   * What the promotion audit's checks showed of the perf results' UNSAT answers (their runs' own
+   * proofs), by instance: perfResults carry the perf audit's checks themselves.
+   */
+  promotionChecks: Map<string, PromotionCheck>;
   /** The per-instance results the file holds, whatever stage they are of (for run logs). */
   results: InstanceResult[];
   /** Instances that did not match the schema and were left out. */
@@ -116,6 +137,7 @@ export async function readEvalLeniently(evals: EvalStore, candidate: string): Pr
           ? { n: m.n, solved: m.solved, solvedSat: m.solved_sat, solvedUnsat: m.solved_unsat, par2: m.par2, par2Sat: m.par2_sat, par2Unsat: m.par2_unsat }
           : null,
       perfResults: perfGate ? results : [],
+      promotionChecks: promotionChecks(e.gates),
       results,
       badInstances,
       tier: e.tier ?? null,
@@ -188,5 +210,17 @@ export async function readUsage(file: string, note: (m: string) => void): Promis
     else bad++;
   }
   if (bad) note(`usage.jsonl: ${bad} line${bad > 1 ? 's' : ''} skipped (not usage records)`);
+  return out;
+}
+
+/** The promotion audit's verdicts on the measured runs' answers (not on second runs or the held-out set), by instance. */
+function promotionChecks(gates: z.infer<typeof EvalFile>['gates']): Map<string, PromotionCheck> {
+  const out = new Map<string, PromotionCheck>();
+  const rows = gates.filter((g) => g.gate === 'perf').pop()?.promotion_audit?.instances ?? [];
+  for (const r of rows) {
+    if (!r || (r.from !== 'duel' && r.from !== 'evaluation')) continue;
+    const v = r.verdict === 'ok' ? 'proved' : r.verdict === 'caught' ? 'rejected' : r.verdict === 'unsolved' ? 'unproved' : undefined;
+    if (v) out.set(r.instance, v);
+  }
   return out;
 }
