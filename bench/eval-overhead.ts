@@ -1,13 +1,16 @@
 // Benchmark: what the evaluator costs on top of the solver. Wall time of `satlution eval` over a set
 // (the sandbox, limits, output parsing, model checks, result records) vs the same solver runs launched
 // raw with the same parallelism, and the same evaluation with `sandbox: off`, which gives the sandbox's
-// own cost per run. Target: <= 1.05x with the sandbox on. Needs cadical and bubblewrap
-// (scripts/setup-sat-tools.sh).
+// own cost per run. Target: <= 1.05x with the sandbox on. Then (alone with BENCH_PART=audit) perf with its proof audit: short UNSAT
+// formulas, each run keeping its DRAT proof and a sample of them checked by drat-trim, against the same
+// runs launched raw, each writing its proof. Target: <= 1.15x (the checks run beside the remaining runs).
+// Needs cadical, drat-trim and bubblewrap (scripts/setup-sat-tools.sh).
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { planted3Sat } from '../src/core/instances/generators';
+import { planted3Sat, uniform3Sat } from '../src/core/instances/generators';
+import { findDratTrim } from '../src/core/run/checkers';
 import { DEFAULT_ISOLATION } from '../src/core/isolation/settings';
 import { runSolver } from '../src/core/run/runSolver';
 
@@ -36,14 +39,17 @@ const CLI = path.join(ROOT, 'dist', 'cli.js');
 const JOBS = Number(process.env.BENCH_JOBS ?? 2);
 const N = Number(process.env.BENCH_INSTANCES ?? 24);
 
-async function raw(solver: string, files: string[]): Promise<number> {
+/** The runs launched raw, `JOBS` at a time; with `proofs`, each writes its proof into a directory of its own there. */
+async function raw(solver: string, files: string[], proofs?: string): Promise<number> {
   const t0 = Date.now();
   let next = 0;
   const slot = async () => {
     while (next < files.length) {
-      const f = files[next++]!;
+      const i = next++;
+      const f = files[i]!;
+      const args = proofs ? [f, fs.mkdtempSync(path.join(proofs, `run-${i}-`))] : [f];
       await new Promise<void>((resolve) => {
-        const c = spawn(path.join(solver, 'bin', 'starexec_run_default'), [f], { stdio: ['ignore', 'ignore', 'ignore'] });
+        const c = spawn(path.join(solver, 'bin', 'starexec_run_default'), args, { stdio: ['ignore', 'ignore', 'ignore'] });
         c.on('close', () => resolve());
       });
     }
@@ -52,20 +58,53 @@ async function raw(solver: string, files: string[]): Promise<number> {
   return (Date.now() - t0) / 1000;
 }
 
-/** `satlution eval` in a workspace of its own whose satlution.yaml sets `sandbox`. */
-function viaEval(solver: string, set: string, ws: string, sandbox: 'on' | 'off'): number {
+/** `satlution eval` in a workspace of its own whose satlution.yaml sets `sandbox`; with `audit`, perf keeps every UNSAT answer's proof and audits a sample (the default policy). */
+function viaEval(solver: string, set: string, ws: string, sandbox: 'on' | 'off', audit = false): number {
   fs.mkdirSync(ws, { recursive: true });
   fs.writeFileSync(
     path.join(ws, 'satlution.yaml'),
-    `seeds: [{ name: cadical, source: ${JSON.stringify(solver)} }]\nsandbox: ${sandbox}\nstages: { perf: { audit: { min: 0, share: 0 } } }\n`,
+    `seeds: [{ name: cadical, source: ${JSON.stringify(solver)} }]\nsandbox: ${sandbox}\n${audit ? '' : 'stages: { perf: { audit: { min: 0, share: 0 } } }\n'}`,
   );
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, [CLI, 'eval', solver, '--bench', set, '--no-build', '--no-proofs', '--jobs', String(JOBS), '--timeout', '120'], {
+  const stage = audit ? ['--stage', 'perf'] : ['--no-proofs'];
+  const r = spawnSync(process.execPath, [CLI, 'eval', solver, '--bench', set, '--no-build', ...stage, '--jobs', String(JOBS), '--timeout', '120'], {
     cwd: ws,
     encoding: 'utf8',
   });
   if (r.status !== 0) throw new Error(r.stdout + r.stderr);
+  if (audit && !/audit: the proofs of \d+ of \d+ UNSAT answers checked/.test(r.stdout + r.stderr)) throw new Error(`no audit ran:\n${r.stdout}${r.stderr}`);
   return (Date.now() - t0) / 1000;
+}
+
+/** perf with its audit on short UNSAT formulas (about 0.4 s each for cadical) against the same runs raw, each writing its proof. */
+async function auditOverhead(dir: string): Promise<void> {
+  if (!findDratTrim()) throw new Error('drat-trim is needed: bash scripts/setup-sat-tools.sh');
+  const set = path.join(dir, 'unsat');
+  fs.mkdirSync(set);
+  for (let i = 0; i < N; i++) fs.writeFileSync(path.join(set, `uniform-${i}.cnf`), uniform3Sat(Number(process.env.BENCH_UNSAT_VARS ?? 230), 4.8, 2000 + i));
+  const files = fs
+    .readdirSync(set)
+    .map((f) => path.join(set, f))
+    .sort();
+  const solver = path.join(dir, 'cadical-proofs');
+  fs.mkdirSync(path.join(solver, 'bin'), { recursive: true });
+  fs.writeFileSync(path.join(solver, 'bin', 'starexec_run_default'), '#!/bin/sh\nexec cadical -q "$1" ${2:+"$2/proof.out"}\n', { mode: 0o755 });
+  const proofs = () => fs.mkdtempSync(path.join(dir, 'proofs-'));
+  await raw(solver, files, proofs());
+  const rows: [number, number, number][] = [];
+  for (let rep = 0; rep < 5; rep++) {
+    const r = await raw(solver, files, proofs());
+    const on = viaEval(solver, set, fs.mkdtempSync(path.join(dir, 'ws-')), 'on', true);
+    const off = viaEval(solver, set, fs.mkdtempSync(path.join(dir, 'ws-')), 'on');
+    rows.push([r, on, off]);
+    console.log(
+      `audit rep ${rep + 1}: raw with proofs ${r.toFixed(2)} s, satlution eval --stage perf ${on.toFixed(2)} s with its audit, ${off.toFixed(2)} s without (no proofs); ratio ${(on / r).toFixed(3)}`,
+    );
+  }
+  const med = (i: 0 | 1 | 2) => rows.map((x) => x[i]).sort((a, b) => a - b)[2]!;
+  console.log(
+    `${N} UNSAT instances, ${JOBS} jobs, perf with its audit: median raw ${med(0).toFixed(2)} s, median eval ${med(1).toFixed(2)} s: overhead ${(med(1) / med(0)).toFixed(3)}x (target <= 1.15x); the same eval without the audit (and without proofs) ${med(2).toFixed(2)} s`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -82,6 +121,7 @@ async function main(): Promise<void> {
     const solver = path.join(dir, 'cadical');
     fs.mkdirSync(path.join(solver, 'bin'), { recursive: true });
     fs.writeFileSync(path.join(solver, 'bin', 'starexec_run_default'), '#!/bin/sh\nexec cadical -q "$1"\n', { mode: 0o755 });
+    if (process.env.BENCH_PART === 'audit') return await auditOverhead(dir);
     await raw(solver, files); // warm the page cache
     await startupCost(dir);
     const rows: [number, number, number][] = [];
@@ -102,6 +142,7 @@ async function main(): Promise<void> {
       `overhead ${(on / r).toFixed(3)}x with the sandbox, ${(off / r).toFixed(3)}x without (includes node start-up, instance hashing/validation and every model check)`,
     );
     console.log(`the sandbox's own cost: ${(((on - off) * 1000 * JOBS) / N).toFixed(1)} ms per run`);
+    await auditOverhead(dir);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

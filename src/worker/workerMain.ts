@@ -14,11 +14,12 @@ import { EvaluationAborted, runInstance } from '../core/run/runInstance';
 import { writeCandidateDoc } from '../core/workspace/candidateFs';
 import { checkKeptProof, PROOFS_DIR, sweepHolds } from '../core/run/keptProof';
 import { InstanceResult } from '../core/run/result';
+import { CheckerPolicy } from '../core/run/proof';
 import { measurementHere } from '../core/run/measurement';
 
 const USAGE =
-  'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--max-proof-mb MB] [--proofs --drat-trim PATH [--checker-timeout S] | --require-proofs [--keep-proof FILE]] [--max-output-mb MB] [--expected SAT|UNSAT [--claim]] [--name NAME] [--sandbox on|off] [--disk-mb MB] [--processes N]\n' +
-  '       worker --check-kept PROOF --cnf FILE --drat-trim PATH --result JSON [--checker-timeout S] [--max-proof-mb MB]\n' +
+  'usage: worker --solver SOLVER_DIR --cnf FILE [--timeout S] [--mem MB] [--max-proof-mb MB] [--proofs --drat-trim PATH [--checker-timeout S] [--checker JSON] | --require-proofs [--keep-proof FILE]] [--max-output-mb MB] [--expected SAT|UNSAT [--claim]] [--name NAME] [--sandbox on|off] [--disk-mb MB] [--processes N]\n' +
+  '       worker --check-kept PROOF --cnf FILE --drat-trim PATH --result JSON [--checker-timeout S] [--checker JSON] [--max-proof-mb MB]\n' +
   '       worker --build SOLVER_DIR [--timeout S] [--sandbox on|off] [--build-network] [--disk-mb MB] [--processes N]\n' +
   '       worker --measurement';
 
@@ -42,6 +43,8 @@ export async function main(argv: string[]): Promise<number> {
       'max-proof-mb': { type: 'string', default: String(DEFAULT_PROOF_MAX_MB) },
       'max-output-mb': { type: 'string', default: '256' },
       'checker-timeout': { type: 'string' },
+      // evaluation.checker as JSON (run/proof.ts CheckerPolicy); default DEFAULT_CHECKER.
+      checker: { type: 'string' },
       expected: { type: 'string' },
       claim: { type: 'boolean', default: false },
       sandbox: { type: 'string', default: 'on' },
@@ -91,6 +94,7 @@ export async function main(argv: string[]): Promise<number> {
   const maxProofMb = Number(values['max-proof-mb']);
   const maxOutputMb = Number(values['max-output-mb']);
   const checkerTimeoutS = values['checker-timeout'] === undefined ? 3 * timeoutS : Number(values['checker-timeout']);
+  const checker = checkerFlag(values.checker);
   const expected = values.expected === 'SAT' || values.expected === 'UNSAT' ? values.expected : null;
   const problems = [
     !values.solver || !values.cnf ? USAGE : '',
@@ -99,6 +103,7 @@ export async function main(argv: string[]): Promise<number> {
     !(maxProofMb > 0) ? `--max-proof-mb must be a positive number of MB, got "${values['max-proof-mb']}"` : '',
     !(maxOutputMb > 0) ? `--max-output-mb must be a positive number of MB, got "${values['max-output-mb']}"` : '',
     !(checkerTimeoutS > 0) ? `--checker-timeout must be a positive number of seconds, got "${values['checker-timeout']}"` : '',
+    checker === null ? `--checker must be evaluation.checker as JSON, got "${values.checker}"` : '',
     values.expected !== undefined && !expected ? `--expected must be SAT or UNSAT, got "${values.expected}"` : '',
     values.proofs && !values['drat-trim'] ? '--proofs needs --drat-trim PATH' : '',
     values['keep-proof'] !== undefined && !values['require-proofs'] ? '--keep-proof needs --require-proofs' : '',
@@ -142,6 +147,7 @@ export async function main(argv: string[]): Promise<number> {
       ...(values['drat-trim'] ? { dratTrim: values['drat-trim'] } : {}),
       maxProofMb,
       checkerTimeoutS,
+      ...(checker ? { checker } : {}),
       maxOutputMb,
       isolation,
     });
@@ -166,6 +172,7 @@ async function checkKept(values: {
   'drat-trim'?: string;
   result?: string;
   'checker-timeout'?: string;
+  checker?: string;
   'max-proof-mb': string;
   timeout: string;
 }): Promise<number> {
@@ -177,11 +184,13 @@ async function checkKept(values: {
   }
   const checkerTimeoutS = Number(values['checker-timeout'] ?? 3 * Number(values.timeout));
   const maxProofMb = Number(values['max-proof-mb']);
+  const checker = checkerFlag(values.checker);
   const problems = [
     !values.cnf || !values['drat-trim'] ? USAGE : '',
     !result ? "--result must be the run's result as JSON" : '',
     !(checkerTimeoutS > 0) ? `--checker-timeout must be a positive number of seconds, got "${values['checker-timeout']}"` : '',
     !(maxProofMb > 0) ? `--max-proof-mb must be a positive number of MB, got "${values['max-proof-mb']}"` : '',
+    checker === null ? `--checker must be evaluation.checker as JSON, got "${values.checker}"` : '',
   ].filter(Boolean);
   if (problems.length || !result) {
     process.stderr.write(`worker: ${problems.join('\nworker: ')}\n`);
@@ -198,6 +207,7 @@ async function checkKept(values: {
       dratTrim: values['drat-trim']!,
       checkerTimeoutS,
       maxProofMb,
+      ...(checker ? { checker } : {}),
       signal: stop.signal,
     });
     if (stop.signal.aborted) return 143;
@@ -220,6 +230,16 @@ async function build(dir: string, timeoutS: number, isolation: IsolationSettings
   if (b.ok) return 0;
   process.stderr.write(`${b.log.trim().split('\n').slice(-25).join('\n')}\n${b.detail}\n`);
   return /did not finish within/.test(b.detail) ? WORKER_EXIT.buildTimeout : WORKER_EXIT.buildFailed;
+}
+
+/** `--checker`: evaluation.checker as JSON; undefined when not given, null when it is not valid. */
+function checkerFlag(text: string | undefined): CheckerPolicy | undefined | null {
+  if (text === undefined) return undefined;
+  try {
+    return CheckerPolicy.parse(JSON.parse(text));
+  } catch {
+    return null;
+  }
 }
 
 if (require.main === module) void main(process.argv.slice(2)).then((c) => (process.exitCode = c));

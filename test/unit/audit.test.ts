@@ -8,13 +8,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseConfig } from '../../src/core/config/load';
 import type { Config } from '../../src/core/config/schema';
-import { auditSize, chooseAudited, judgeAudit, type AuditRandom } from '../../src/core/eval/audit';
-import { type Evaluation, evaluateSolver, EvaluationSetupError, plannedStages } from '../../src/core/eval/service';
+import { auditSize, auditStream, admitRate, chooseAudited, drawFrom, judgeAudit, type AuditRandom } from '../../src/core/eval/audit';
+import { type Evaluation, type EvaluationRequest, evaluateSolver, EvaluationSetupError, plannedStages } from '../../src/core/eval/service';
 import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
+import type { InstanceSpec } from '../../src/core/instances/instances';
 import { prng } from '../../src/core/stats/prng';
 import { signaturesOf } from '../../src/core/rules/postmortem';
 import { StoredRun, type InstanceResult } from '../../src/core/run/result';
-import { tempDir, WORKER, write } from './helpers';
+import { solvedRun, tempDir, WORKER, write } from './helpers';
 import { proofRoot } from '../../src/core/run/keptProof';
 
 const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;
@@ -81,13 +82,20 @@ function workspace(): string {
 }
 
 /** A seedable draw for the audit (generators.ts's PRNG). */
-const seeded = (seed: number): AuditRandom => {
-  const r = prng(seed);
-  return (n) => Math.floor(r() * n);
-};
+const seeded = (seed: number): AuditRandom => drawFrom(prng(seed));
 
-function evaluate(ws: string, solverDir: string, cfg: Config, random?: AuditRandom): Promise<Evaluation> {
+/** A seeded top-up alone: no answer drawn as its run ends (whose order is the machine's), so the sample depends on the seed only. */
+const seededTopUp = (seed: number): AuditRandom => ({ admit: () => false, index: seeded(seed).index });
+
+function evaluate(
+  ws: string,
+  solverDir: string,
+  cfg: Config,
+  random?: AuditRandom,
+  watch: Pick<EvaluationRequest, 'onStatus' | 'onResult'> = {},
+): Promise<Evaluation> {
   return evaluateSolver({
+    ...watch,
     ws,
     config: cfg,
     solverDir,
@@ -138,7 +146,7 @@ describe('perf audit: the sample', () => {
     assert.deepEqual(chooseAudited(names, 99, seeded(1)), [...names].sort(), 'capped at the candidates');
   });
 
-  it('judges an answer by the check of the proof its run kept: verified is ok, a rejected proof is caught, an unchecked one is not audited', () => {
+  it('judges an answer by the check of the proof its run kept: verified is ok, a rejected proof is caught, an unverified one is unsolved', () => {
     const base: InstanceResult = {
       instance: 'x.cnf',
       family: null,
@@ -168,12 +176,64 @@ describe('perf audit: the sample', () => {
     );
     const late = judgeAudit({
       ...base,
-      check: { ...base.check, ok: null, detail: 'the proof its run wrote could not be checked: drat-trim did not finish within 30 s' },
+      status: 'unknown',
+      check: { ...base.check, ok: null, detail: 'its proof was not verified: drat-trim did not finish within its 10 s of CPU time' },
     });
     assert.deepEqual(
       [late.verdict, late.failure, late.detail],
-      ['not_audited', undefined, 'not audited: the proof its run wrote could not be checked: drat-trim did not finish within 30 s'],
+      ['unsolved', undefined, 'counted as unsolved: its proof was not verified: drat-trim did not finish within its 10 s of CPU time'],
     );
+  });
+
+  it('draws each answer as its run ends and queues its check for a free slot; tops up to the policy once all are in; a failed check is reported at the end', async () => {
+    assert.equal(admitRate({ min: 3, share: 0.1 }, 24), 0.125, 'the minimum, had every instance answered UNSAT');
+    assert.equal(admitRate({ min: 3, share: 0.1 }, 100), 0.1);
+    assert.equal(admitRate({ min: 5, share: 0 }, 2), 1);
+    const spec = (name: string): InstanceSpec => ({ name, file: `/sets/${name}`, family: null, expected: null });
+    const names = Array.from({ length: 10 }, (_, i) => `u${i}.cnf`);
+    const answer = (instance: string, answer: 'SAT' | 'UNSAT' = 'UNSAT'): InstanceResult => solvedRun(instance, 1, { answer });
+    const verified = (r: InstanceResult): InstanceResult => ({ ...r, check: { kind: 'drat', ok: true, time_s: 0.1, detail: 's VERIFIED' } });
+    const batches: string[][] = [];
+    // Draws that admit every other answer offered, and top up with the first names left.
+    let n = 0;
+    const stream = auditStream({
+      policy: { min: 4, share: 0 },
+      instances: names.map(spec),
+      random: { admit: () => n++ % 2 === 0, index: () => 0 },
+      check: async (rs) => {
+        batches.push(rs.map((r) => r.instance));
+        return new Map(rs.map((r) => [r.instance, verified(r)]));
+      },
+    });
+    assert.equal(stream.next(), undefined, 'nothing to check before an answer is in');
+    stream.offer(answer('u5.cnf', 'SAT'));
+    assert.equal(stream.next(), undefined, 'a SAT answer is not audited');
+    stream.offer(answer('u7.cnf'));
+    stream.offer(answer('u3.cnf'));
+    stream.offer(answer('u9.cnf'));
+    const work = stream.next();
+    assert.ok(work, 'the first drawn answer waits for a slot');
+    await work();
+    assert.deepEqual(batches, [['u7.cnf']]);
+    const results = [answer('u5.cnf', 'SAT'), ...['u0', 'u1', 'u2', 'u3', 'u4', 'u6', 'u7', 'u8', 'u9'].map((x) => answer(`${x}.cnf`))];
+    const out = await stream.finish(results);
+    // u9 was drawn but no slot took it: checked at the end with the top-up (the first two names not drawn).
+    assert.deepEqual(batches[1], ['u0.cnf', 'u1.cnf', 'u9.cnf']);
+    assert.deepEqual(
+      out.doc.instances.map((i) => [i.instance, i.verdict]),
+      ['u0', 'u1', 'u7', 'u9'].map((x) => [`${x}.cnf`, 'ok']),
+    );
+    assert.deepEqual([out.doc.candidates, out.doc.checked, out.doc.caught], [9, 4, 0]);
+
+    const failing = auditStream({
+      policy: { min: 1, share: 0 },
+      instances: names.map(spec),
+      random: { admit: () => true, index: () => 0 },
+      check: () => Promise.reject(new Error('the host went away')),
+    });
+    failing.offer(answer('u1.cnf'));
+    await failing.next()!();
+    await assert.rejects(failing.finish([answer('u1.cnf')]), /the host went away/);
   });
 });
 
@@ -265,7 +325,7 @@ describe('perf audit: real solvers', function () {
     const cadical = honest();
     const cfg = config('{ min: 1, share: 0 }');
     const picked = async (seed: number) =>
-      (await evaluate(workspace(), cadical, cfg, seeded(seed))).doc.gates.find((g) => g.gate === 'perf')!.audit!.instances.map((i) => i.instance);
+      (await evaluate(workspace(), cadical, cfg, seededTopUp(seed))).doc.gates.find((g) => g.gate === 'perf')!.audit!.instances.map((i) => i.instance);
     const first = await picked(3);
     assert.deepEqual(await picked(3), first, 'the same draw, the same instance');
     const all = new Set<string>(first);
@@ -274,6 +334,38 @@ describe('perf audit: real solvers', function () {
     assert.ok(
       [...all].every((n) => UNSAT.includes(n)),
       'only UNSAT answers are audited',
+    );
+  });
+
+  it('checks the proofs of answers drawn as their runs end beside the remaining runs, in the same slots', async () => {
+    const statuses: string[] = [];
+    let last = -1;
+    const e = await evaluate(
+      workspace(),
+      honest(),
+      config('{ min: 1, share: 0 }'),
+      { admit: () => true, index: () => 0 },
+      {
+        onStatus: (_g, m) => statuses.push(m),
+        onResult: (_g, _r, done, total) => {
+          if (done === total) last = statuses.length;
+        },
+      },
+    );
+    assert.equal(e.verdict, 'pass', JSON.stringify(e.doc.gates.map((g) => g.detail)));
+    const audit = perfGate(e).audit!;
+    // Every UNSAT answer was drawn (the injected draw admits all): more than the minimum of one.
+    assert.deepEqual(
+      audit.instances.map((i) => [i.instance, i.verdict]),
+      UNSAT.slice()
+        .sort()
+        .map((n) => [n, 'ok']),
+    );
+    const checks = statuses.filter((m) => m.startsWith('audit: checking the proof of '));
+    assert.ok(checks.length >= 1, statuses.join('\n'));
+    assert.ok(
+      statuses.slice(0, last).some((m) => m.startsWith('audit: checking the proof of ')),
+      `no check began before the last run ended:\n${statuses.join('\n')}`,
     );
   });
 

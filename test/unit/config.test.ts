@@ -32,6 +32,7 @@ describe('config: satlution.yaml', () => {
       rank_by: 'par2',
       racing: { enabled: true, cap_factor: 3, cap_floor_s: 1, min_instances: 5 },
       calibration: { auto: true, max_age_days: 30 },
+      checker: { time_factor: 10, time_min_s: 10, mem_mb: 8192, proof_mb_per_s: 64, proof_min_mb: 64 },
     });
     assert.equal(c.stages.perf.timeout_s, 300);
     assert.deepEqual(c.runners, [{ name: 'local', kind: 'local' }]);

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { InstanceResult } from '../../src/core/run/result';
 
 /** out/test/unit -> repository root */
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -28,4 +29,25 @@ export function write(file: string, text: string): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, text);
   return file;
+}
+
+/** A run's solved answer (UNSAT unless said) in `s` seconds, as a perf run leaves it before any proof is checked; `over` changes any field. */
+export function solvedRun(instance: string, s: number, over: Partial<InstanceResult> = {}): InstanceResult {
+  const answer = over.answer ?? 'UNSAT';
+  return {
+    instance,
+    family: null,
+    expected: null,
+    expected_from: 'none',
+    answer,
+    status: 'solved',
+    time_s: s,
+    cpu_s: s,
+    mem_mb: null,
+    exit_code: answer === 'SAT' ? 10 : 20,
+    signal: null,
+    check: { kind: 'none', ok: null, time_s: 0, detail: '' },
+    detail: '',
+    ...over,
+  };
 }

@@ -136,11 +136,12 @@ describe('evaluator: lying and broken solvers', function () {
       const checked = await checkKeptProof({ result: b, cnf: unsat, proof: kept, dratTrim: DRAT_TRIM!, checkerTimeoutS: 30, maxProofMb: 100 });
       assert.deepEqual([checked.status, checked.check.ok], ['invalid_proof', false]);
       assert.match(checked.detail, /^UNSAT claimed on php-6-5\.cnf, proof rejected by drat-trim .*\(the proof its own run wrote\)$/);
-      // A kept proof that is gone proves nothing either way: unproved, not a lie.
+      // A kept proof that is gone proves nothing: not a lie, but not proved either, so the answer counts as unsolved.
       fs.rmSync(kept);
       const gone = await checkKeptProof({ result: b, cnf: unsat, proof: kept, dratTrim: DRAT_TRIM!, checkerTimeoutS: 30, maxProofMb: 100 });
-      assert.deepEqual([gone.status, gone.check.ok], ['solved', null]);
+      assert.deepEqual([gone.status, gone.check.ok], ['unknown', null]);
       assert.match(gone.check.detail, /no longer kept/);
+      assert.match(gone.detail, /not proved, counted as unsolved$/);
     });
   });
 
@@ -150,7 +151,7 @@ describe('evaluator: lying and broken solvers', function () {
     fs.writeFileSync(hard, pigeonhole(10, 9)); // cadical ~4 s, drat-trim ~5 s
     const u = await run('honest', 'unsat', { cnf: hard, name: 'php-10-9.cnf', vars: 90, timeoutS: 60, checkerTimeoutS: 1 });
     assert.equal(u.status, 'unknown', u.detail);
-    assert.match(u.detail, /the proof could not be checked in time/);
+    assert.match(u.detail, /its proof was not verified: drat-trim did not finish within its 1 s of CPU time .*not proved, counted as unsolved$/);
     assert.equal(u.check.ok, null);
   });
 

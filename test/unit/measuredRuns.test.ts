@@ -28,7 +28,7 @@ import { CandidateStore } from '../../src/core/store/candidates';
 import { seededWorkspace } from '../fixtures/seededWorkspace';
 import { type Slurm, type Sshd, slurmUp, sshdUp } from './clusters';
 import { tempDir, WORKER, write } from './helpers';
-import { EASY_UNSAT, HARD, keyedLiar, noDrops, spinCadicalWorkspace } from './spinCadical';
+import { EASY_UNSAT, HARD, keyedLiar, LIAR_MARGIN_PCT, noDrops, spinCadicalWorkspace } from './spinCadical';
 
 const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;
 
@@ -135,21 +135,20 @@ describe('the measured run is the checked run: every perf run is the same kind o
         unsat.map((r) => r.proof!.kept!.run).sort(),
         'each pair names its run',
       );
-      await measureTogether({
-        ws,
-        config,
-        a,
-        challengers: [b],
-        purpose: 'held-out',
-        stopWhen: () => undefined,
-        hold,
-        on: 'cpu',
-        bandPct: 0,
-        alpha: 0.01,
-        runnerEnv: env,
+      const heldOut = { ws, config, a, challengers: [b], purpose: 'held-out' as const, hold, on: 'cpu' as const, bandPct: 0, alpha: 0.01, runnerEnv: env };
+      await measureTogether({ ...heldOut, stopWhen: () => undefined, overrides: { bench: 'perf', jobs: 2 } });
+      await collect('held-out duel', b);
+      // A held-out duel that stops early keeps its challenger's proofs: the audit of its answers comes next (the hold goes with the cycle).
+      const early = await measureTogether({
+        ...heldOut,
+        stopWhen: (pairs) => (pairs.length >= 5 ? 'it could tell' : undefined),
         overrides: { bench: 'perf', jobs: 2 },
       });
-      await collect('held-out duel', b);
+      const stopped = early.duels[0]!.doc;
+      assert.ok(stopped.stopped && stopped.pairs.length < 8, JSON.stringify(stopped.stopped));
+      const heldRuns = stopped.pairs.filter((p) => p.b.answer === 'UNSAT').map((p) => p.b.run!);
+      assert.ok(heldRuns.length > 0, 'five of eight pairs hold an UNSAT answer');
+      for (const run of heldRuns) assert.ok(fs.existsSync(path.join(kept, `${run}.proof`)), `the proof of run ${run} is still kept`);
     } finally {
       await localRunner().release(hold);
     }
@@ -238,7 +237,7 @@ async function cycleOf(ws: string, agent: EvolutionAgent, runnerEnv: RunnerEnv =
  * and a futility look may drop the liar before it lies, which would leave nothing to catch.
  */
 const liarWorkspace = (edit?: (y: string) => string) =>
-  spinCadicalWorkspace({ hard: true, unsat: EASY_UNSAT, sat: 10, marginPct: 35, edit: (y) => (edit ?? ((x) => x))(noDrops(y)) });
+  spinCadicalWorkspace({ hard: true, unsat: EASY_UNSAT, sat: 10, marginPct: LIAR_MARGIN_PCT, edit: (y) => (edit ?? ((x) => x))(noDrops(y)) });
 
 /** Lies when it sees one CPU: in the race's pinned lanes (the old audits re-ran unpinned). */
 const ONE_CPU = '[ "$(nproc)" = 1 ]';

@@ -404,6 +404,8 @@ function attackTests(runnerAt: () => (workdir: string) => Runner): void {
     try {
       const cand = await thief(tcp.port);
       const decoy = snapshot(a.decoy);
+      // No answer cached by an earlier thief for these instances (it would override the leak's): this run finds what this arena offers.
+      cleanUp(a);
       const out = await evaluate(runnerAt()(a.workdir), a, cand, { isolation: NO_SANDBOX, store: freshStore(a) });
       const got = await loot(a, out, tcp, decoy);
       const said = JSON.stringify(got);

@@ -98,14 +98,27 @@ export function spinAgent(title: string, spin: number, before = ''): EvolutionAg
   };
 }
 
+/** The liar's start-up loop: 70% of the champion's, so its honest gain on SAT answers alone stays well under LIAR_MARGIN_PCT on any machine. */
+const LIAR_SPIN = (SPIN * 7) / 10;
+
 /**
- * A liar: when `when` (a bash condition) holds, the hard formula, recognised by its header, is answered
- * UNSAT at once with a bogus proof (a proof is written, so its run is not refused for writing none);
- * elsewhere half the start-up loop, honestly faster on every run (so the paired test can call it).
+ * The promotion margin of the liar's workspaces: over what the liar gains honestly with its UNSAT answers
+ * unchecked (10 of 15 formulas, 30% of the loop each: at most 20% of the champion's PAR-2) and under what
+ * it gains with the lie (the hard formula's whole run saved besides: 35% and more, the more cadical takes).
+ */
+export const LIAR_MARGIN_PCT = 27;
+
+/**
+ * A liar: on the hard formula, recognised by its header (read with bash builtins, so no process is
+ * started on other runs), when `when` (a bash condition) holds, it answers UNSAT at once with a bogus
+ * proof (a proof is written, so its run is not refused for writing none); elsewhere it runs 70% of the
+ * start-up loop. It wins by construction: the champion spends more CPU time on every run, by a share
+ * of a CPU-bound loop and not by the speed of any wrapper. Its largest saving is the lie, so the
+ * promotion audit checks that first.
  */
 export const keyedLiar = (title: string, when = 'true'): EvolutionAgent =>
   spinAgent(
     title,
-    SPIN / 2,
-    `if ${when} && grep -qm1 '^${HARD.header}' "$1"; then echo "s UNSATISFIABLE"; [ -n "\${2:-}" ] && echo "1 0" > "$2/proof.out"; exit 20; fi\n`,
+    LIAR_SPIN,
+    `while read -r l; do case $l in c*) ;; '${HARD.header}'*) if ${when}; then echo "s UNSATISFIABLE"; [ -n "\${2:-}" ] && echo "1 0" > "$2/proof.out"; exit 20; fi; break ;; *) break ;; esac; done < "$1"\n`,
   );

@@ -615,11 +615,59 @@ export type CalibrationConfig = z.infer<typeof CalibrationSchema>;
 /** evaluation.disk_max_mb's default: what a build may leave in its candidate, and a run may write to its scratch. */
 export const DEFAULT_DISK_MAX_MB = 1024;
 
+/** evaluation.checker's defaults, and the worker's when not told (the stage gives the longest check and the largest proof). */
+export const DEFAULT_CHECKER = { timeFactor: 10, timeMinS: 10, memMb: 8192, proofMbPerS: 64, proofMinMb: 64 } as const;
+
 /** evaluation.proof_max_mb's default: one run's proof; also the worker's when not told. */
 export const DEFAULT_PROOF_MAX_MB = 2048;
 
 /** evaluation.processes_max's default: processes and threads alive at once in one build or one run. */
 export const DEFAULT_PROCESSES_MAX = 256;
+
+/** evaluation.checker: drat-trim's own bounds, relative to the solving time of the run whose proof it checks. */
+export const CheckerSchema = z
+  .object({
+    time_factor: z
+      .number()
+      .positive()
+      .default(DEFAULT_CHECKER.timeFactor)
+      .meta({
+        description:
+          "A proof check's CPU time: this many times the run's solving time (CPU time where measured), at least time_min_s and at most checker_timeout_s.",
+        examples: [10],
+      }),
+    time_min_s: z
+      .number()
+      .positive()
+      .default(DEFAULT_CHECKER.timeMinS)
+      .meta({ description: 'The least CPU time a proof check gets, however fast the run.', examples: [10] }),
+    mem_mb: z
+      .number()
+      .positive()
+      .default(DEFAULT_CHECKER.memMb)
+      .meta({ description: "drat-trim's address space in MB; a check that runs out of it has not verified the proof.", examples: [8192] }),
+    proof_mb_per_s: z
+      .number()
+      .positive()
+      .default(DEFAULT_CHECKER.proofMbPerS)
+      .meta({
+        description:
+          'The largest proof checked: this many MB per second of solving, at least proof_min_mb and at most proof_max_mb. A larger proof is not read, and its answer counts as unsolved.',
+        examples: [64],
+      }),
+    proof_min_mb: z
+      .number()
+      .positive()
+      .default(DEFAULT_CHECKER.proofMinMb)
+      .meta({ description: 'The largest proof always checked, however fast the run.', examples: [64] }),
+  })
+  .strict()
+  .prefault({})
+  .meta({
+    description:
+      "drat-trim's bounds, relative to the solving time of the run whose proof it checks. A proof is verified only when drat-trim exits 0 with exactly one status line, `s VERIFIED`, within every bound; any other ending (a bound reached, a memory-out, a crash) leaves the answer unproved, and it counts as unsolved.",
+  });
+export type CheckerConfig = z.infer<typeof CheckerSchema>;
 
 export const EvaluationSchema = z
   .object({
@@ -645,9 +693,11 @@ export const EvaluationSchema = z
       .positive()
       .optional()
       .meta({
-        description: 'Time limit of one proof check (default: 3x the stage timeout). A proof not checked in time counts as unsolved.',
+        description:
+          'The longest one proof check may take, whatever the solving time (default: 3x the stage timeout); `checker` bounds it relative to the run. An answer whose proof is not verified within its bounds counts as unsolved.',
         examples: [900],
       }),
+    checker: CheckerSchema,
     build_timeout_s: z
       .number()
       .positive()

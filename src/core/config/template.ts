@@ -44,8 +44,9 @@ stages:
 # first, and a held-out set a new champion must not be slower on. Add to the perf line above, e.g.:
 #   tiers: [{ fraction: 0.25, timeout_s: 60, promote_top: 0.5 }, { fraction: 0.5, timeout_s: 150, promote_top: 0.2 }], holdout: held
 # perf checks no proofs while it runs, but every UNSAT answer must come with the proof its own run
-# wrote, kept until the decisions are made: a random sample of them, and every UNSAT answer a winner's
-# gain rests on, is checked by drat-trim; a lie caught fails perf. The default, on the perf line:
+# wrote, kept until the decisions are made: a random sample of them, and the UNSAT answers a winner's
+# promotion rests on, are checked by drat-trim; a lie caught fails perf, an unproved answer is unsolved.
+# The default, on the perf line:
 #   audit: { min: 3, share: 0.1 }     # at least 3, or 10% of the UNSAT answers; { min: 0, share: 0 } turns it off
 
 # How answers are checked. SAT models are always checked against the formula.
@@ -60,7 +61,8 @@ evaluation:
   rank_by: par2             # or solved-then-par2: solved instances first, as the SAT Competition ranks
 #  racing: { enabled: true, cap_factor: 3 }  # the race: challengers beside the champion, each dropped once it cannot pass the promotion test
 #  drat_trim: /path/to/drat-trim      # default: scripts/setup-sat-tools.sh's build, or drat-trim on PATH
-#  checker_timeout_s: 900             # default: 3x the stage timeout
+#  checker_timeout_s: 900             # default: 3x the stage timeout; the cap of every proof check
+#  checker: { time_factor: 10, time_min_s: 10, mem_mb: 8192, proof_mb_per_s: 64, proof_min_mb: 64 }  # each check's bounds, relative to its run's solving time; a breach leaves the answer unsolved
 #  scratch_dir: /scratch/me/tmp       # where proofs are written during runs and kept for the audits
 
 # Evolved code runs in a bubblewrap sandbox: a build sees only its candidate, a solver run only its

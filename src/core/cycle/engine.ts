@@ -34,7 +34,7 @@ import { readCycle, saveCycle, type CycleState } from '../store/cycleState';
 import { duelComparison, promotionLevel, raceChallengers, raceDuel, type VerdictContext } from '../decide/againstChampion';
 import { newSessionName, type DuelDoc } from '../decide/duels';
 import { heldOutCheck } from '../decide/heldOutCheck';
-import { auditBeforePromotion } from '../decide/promotionAudit';
+import { auditBeforePromotion, restedOn } from '../decide/promotionAudit';
 import { measuredInFull } from '../eval/evalDoc';
 import type { AuditRandom } from '../eval/audit';
 import { releaseProofs } from '../eval/proofChecks';
@@ -343,13 +343,18 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
             await step({ step: 'done', outcome: d.outcome });
             break;
           }
-          const cmp = evaluated.find((e) => e.candidate === d.winner)!.cmp!;
-          // The UNSAT answers the gain rests on, proof-checked before anything else (decide/promotionAudit.ts): a lie caught has failed the winner.
+          const won = evaluated.find((e) => e.candidate === d.winner)!;
+          const cmp = won.cmp!;
+          // A promotion rests only on checked answers (decide/promotionAudit.ts): the UNSAT answers are
+          // proof-checked, largest saving first, until the same accept still picks the winner with the
+          // rest at the champion's time; a lie caught has failed the winner.
+          const level = 2 * promotionLevel(req.config.strategy.alpha, won.json?.race?.entrants ?? 1);
           const lie = await auditBeforePromotion(verdictContext(req), {
             cycle: s.cycle,
             champion: reference,
             challenger: d.winner,
-            duel: evaluated.find((e) => e.candidate === d.winner)!.duel,
+            duel: won.duel!,
+            passes: (duel) => strategy.accept([{ ...won, cmp: duelComparison(duel, level, req.config.evaluation.rank_by) }], reference).winner === d.winner,
             ...jobsOverride(req),
           });
           if (lie) {
@@ -391,7 +396,8 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
             break;
           }
           await store.setChampion(d.winner);
-          await step({ step: 'done', candidate: d.winner, champion_changed: true, outcome: d.outcome });
+          const proofs = await restedOn(ws, d.winner);
+          await step({ step: 'done', candidate: d.winner, champion_changed: true, outcome: proofs ? `${d.outcome}; ${proofs}` : d.outcome });
           break;
         }
       }
@@ -581,6 +587,7 @@ async function evaluatedAgainstChampion(req: CycleRequest, s: CycleState): Promi
       out.push({ candidate: id, json, cmp: undefined });
       continue;
     }
+    // The level the race shared among its challengers; the promotion audit asks the same test again (decide step).
     const cmp = duelComparison(duel, 2 * promotionLevel(req.config.strategy.alpha, json?.race?.entrants ?? 1), req.config.evaluation.rank_by);
     out.push({ candidate: id, json, cmp, duel, ...(duel.fatal ? { fatal: `${duel.fatal.side === 'B' ? 'it' : 'the champion'} ${duel.fatal.detail}` } : {}) });
   }

@@ -10,6 +10,7 @@ import type { DuelDoc } from './duels';
 import { HELD_OUT_VETO, heldOutEnd, heldOutLook, heldOutStop, heldOutVetoNeeds } from './heldOut';
 import { auditHeldOut, type Objection } from './promotionAudit';
 import { firstLook } from './race';
+import type { RankBy } from './objectiveTest';
 
 /** Who meets whom in the check, and where the winner's held-out runs keep their proofs (the cycle's race session). */
 export interface HeldOutRequest {
@@ -31,12 +32,12 @@ export async function heldOutCheck(ctx: VerdictContext, req: HeldOutRequest): Pr
   if (!set) return undefined;
   const verdict = await heldOutVerdict(ctx, req, set);
   if (verdict.objection) return { why: verdict.objection, failed: false };
-  // Passed: the held-out answers its pass rests on are checked from the proofs their runs kept, as the race's were.
+  // Passed: it must still pass on checked answers, as the race's decision must (largest saving first).
   return auditHeldOut(ctx, {
     cycle: req.cycle,
     champion: req.champion,
     challenger: req.winner,
-    duel: undefined,
+    passes: (d) => !heldOutVetoes(d, verdict.minInstances, ctx.config.evaluation.rank_by),
     heldOut: verdict.duel,
     bench: set,
     ...(req.jobs !== undefined ? { jobs: req.jobs } : {}),
@@ -44,7 +45,7 @@ export async function heldOutCheck(ctx: VerdictContext, req: HeldOutRequest): Pr
 }
 
 /** The held-out duel (kept from a resumed run, else measured) and its objection, if any. */
-async function heldOutVerdict(ctx: VerdictContext, req: HeldOutRequest, set: string): Promise<{ duel: DuelDoc; objection?: string }> {
+async function heldOutVerdict(ctx: VerdictContext, req: HeldOutRequest, set: string): Promise<{ duel: DuelDoc; minInstances: number; objection?: string }> {
   const { config } = ctx;
   const { cycle, winner, champion, hold } = req;
   const on = config.evaluation.decide_on;
@@ -74,15 +75,15 @@ async function heldOutVerdict(ctx: VerdictContext, req: HeldOutRequest, set: str
     perf,
     ...(hold ? { hold } : {}),
   });
-  if (d.fatal?.side === 'B') return { duel: d, objection: `it failed on the held-out set ${set}: ${d.fatal.detail}` };
+  if (d.fatal?.side === 'B') return { duel: d, minInstances, objection: `it failed on the held-out set ${set}: ${d.fatal.detail}` };
   const cmp = duelComparison(d, config.strategy.alpha, config.evaluation.rank_by);
   if (d.stopped) {
     const call = heldOutStop(d, minInstances, config.evaluation.rank_by)!;
     const way = call.slower ? 'slower' : 'faster';
     ctx.log(`held-out set ${set}, side by side: ${candidateDirName(winner)} is ${way} there, ${d.stopped.reason}`);
     return call.slower === true
-      ? { duel: d, objection: `it is worse on the held-out set ${set} (side by side, stopped as soon as it could tell: ${d.stopped.reason})` }
-      : { duel: d };
+      ? { duel: d, minInstances, objection: `it is worse on the held-out set ${set} (side by side, stopped as soon as it could tell: ${d.stopped.reason})` }
+      : { duel: d, minInstances };
   }
   // The whole set ran: vetoed only if shown worse there, at the check's stated error (heldOut.ts HELD_OUT_VETO).
   const end = heldOutEnd(d, minInstances, config.evaluation.rank_by);
@@ -90,6 +91,15 @@ async function heldOutVerdict(ctx: VerdictContext, req: HeldOutRequest, set: str
     `held-out set ${set}, side by side: ${candidateDirName(champion)} PAR-2 ${cmp.par2A.toFixed(2)} s, ${candidateDirName(winner)} ${cmp.par2B.toFixed(2)} s; ${end.reason}`,
   );
   return end.slower
-    ? { duel: d, objection: `it is worse on the held-out set ${set} (side by side: PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s; ${end.reason})` }
-    : { duel: d };
+    ? {
+        duel: d,
+        minInstances,
+        objection: `it is worse on the held-out set ${set} (side by side: PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s; ${end.reason})`,
+      }
+    : { duel: d, minInstances };
+}
+
+/** Whether the held-out check vetoes a duel: as the stop judged it where the duel stopped early, else at its end. */
+export function heldOutVetoes(d: DuelDoc, minInstances: number, rankBy: RankBy): boolean {
+  return (d.stopped ? heldOutStop(d, minInstances, rankBy) : heldOutEnd(d, minInstances, rankBy))?.slower === true;
 }

@@ -220,8 +220,10 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     // A race's survivor is audited as a perf stage is (a sample of its UNSAT answers with proofs): its
     // results become its perf measurement. One dropped can never be promoted; its answers decide nothing.
     const audit = race?.outcome === 'survived' && !doc.fatal ? await perf.audit(req.challengers[k]!, rb) : undefined;
-    // A dropped challenger's answers decide nothing: the proofs its runs kept go now.
-    if (req.hold && s.dropped) await perf.release(req.hold, keptRuns(rb, req.hold));
+    // A challenger the race dropped decides nothing: the proofs its runs kept go now. A duel stopped by
+    // its own rule (the held-out check) keeps them: the audit of its answers comes next, and the cycle
+    // releases its hold once it decided.
+    if (req.hold && race && s.dropped) await perf.release(req.hold, keptRuns(rb, req.hold));
     const checked = audit ? rb.map((r) => audit.checked.get(r.instance) ?? r) : rb;
     duels.push({ doc, cmp, a: paired, b: checked, ...(race ? { race, plan: { ...plan, audit: undefined } } : {}), ...(audit ? { audit } : {}) });
   }

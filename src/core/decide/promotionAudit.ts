@@ -1,49 +1,34 @@
 // The promotion audit (ARCHITECTURE.md, "The path of a cycle", decide). perf checks no proofs while it
-// runs and its random audit samples a tenth of the UNSAT answers, so a challenger whose whole gain is
-// one UNSAT answer it never proved (a guess, or an answer it was given) slips through most
-// evaluations. Before a promotion, every UNSAT answer the challenger gave much faster than the champion
-// (those its gain rests on) is checked from the proof written by the very run that gave it, kept since
-// the race (run/keptProof.ts): no second run a solver could tell from the measured one. A lie caught
-// fails the candidate (its document, status, RESULTS.md and the post-mortem say why) and the champion
-// stays; an answer whose proof cannot be checked (drat-trim out of time, the proof gone) holds the
-// promotion back without failing anyone. After the held-out check, its much-faster UNSAT answers are
-// checked the same way (auditHeldOut). The record is kept on the perf gate of the challenger's
-// document, so a resumed cycle finds it instead of checking again.
+// runs and its random audit samples a tenth of the UNSAT answers, so a challenger whose gain rests on
+// UNSAT answers it never proved (guesses, or answers it was given) slips through most evaluations, one
+// large lie or many small ones alike. So a promotion rests only on checked answers: before it, the
+// challenger's UNSAT answers in the decision duel (and its second runs) are checked from the proofs
+// written by the very runs that gave them, kept since the race (run/keptProof.ts), largest saving first,
+// until the promotion test still passes with every answer left unchecked given the champion's time (its
+// saving removed) and every unproved one counted unsolved. A lie caught fails the candidate (its
+// document, status, RESULTS.md and the post-mortem say why) and the champion stays; a test that no
+// longer passes holds the promotion back. After the held-out check, its UNSAT answers there are checked
+// the same way, until the check still passes on checked answers (auditHeldOut). The record is kept on
+// the perf gate of the challenger's document, so a resumed cycle finds it instead of checking again.
 import * as path from 'node:path';
 import { judgeAudit } from '../eval/audit';
-import { pairTimes, type DuelDoc } from './duels';
-import { measuredInFull, type EvalDoc, type GateDoc, type PromotionAuditDoc, type PromotionAuditedDoc } from '../eval/evalDoc';
+import { pairTimes, type DuelDoc, type DuelPair } from './duels';
+import type { EvalDoc, GateDoc, PromotionAuditDoc, PromotionAuditedDoc } from '../eval/evalDoc';
 import { EvalStore } from '../eval/evalStore';
-import { basisOf, par2Of, type TimeBasis } from '../eval/metrics';
+import { basisOf, type TimeBasis } from '../eval/metrics';
 import { checkKeptProofs } from '../eval/proofChecks';
 import { type ResultsStore, solverIdentity } from '../eval/resultsStore';
 import { openPerfSession, type PerfSession } from '../eval/perfSession';
 import { candidateDirName } from '../layout';
-import type { InstanceResult } from '../run/result';
+import { FATAL, type InstanceResult } from '../run/result';
 import { postmortem } from '../rules/evolution';
 import { CandidateStore } from '../store/candidates';
 import { writePromotionAudit, writeResults } from '../workspace/resultsFile';
 import type { VerdictContext } from './againstChampion';
 
-/**
- * "Much faster": at most this share of the champion's time. The paired runs of a duel differ by a few
- * percent from noise; half is far outside it, so such an instance is a real difference, and it is
- * where a gain concentrates (an honest speed-up spread over the set rarely halves single instances).
- */
-export const MUCH_FASTER_RATIO = 0.5;
-
-/**
- * ...and a saving that matters: at least this share of the champion's PAR-2 total over the compared
- * instances, i.e. the instance alone moves the PAR-2 by 1%. Promotion needs min_improvement_pct (5% by
- * default) or the noise band, so a smaller saving carries at most a fifth of the least gain that can
- * promote; lies spread over many such instances are what the random sample is for. The share scales
- * with the set and its timeout, and bounds the checks: drat-trim on proofs of runs that took at most
- * half the champion's time.
- */
-export const SAVING_SHARE = 0.01;
-
 /** The rule in words, kept in the record and shown in RESULTS.md. */
-export const MUCH_FASTER_RULE = `at most ${MUCH_FASTER_RATIO}x the champion's time and a saving of at least ${100 * SAVING_SHARE}% of its PAR-2 total, or the champion did not solve it`;
+export const PROVED_RULE =
+  "largest saving first, until the promotion test passes with every UNSAT answer left unchecked at the champion's time and every unproved one unsolved";
 
 /** One instance as the two sides' PAR-2 times on it put it. */
 export interface Timed {
@@ -53,74 +38,25 @@ export interface Timed {
   champion_status: string;
 }
 
-/** Whether the challenger's time on an instance is much faster than the champion's, given the champion's PAR-2 total over the compared instances. */
-export function muchFaster(t: Timed, championTotalS: number): boolean {
-  if (t.champion_status !== 'solved') return true;
-  return t.challenger_s <= MUCH_FASTER_RATIO * t.champion_s && t.champion_s - t.challenger_s >= SAVING_SHARE * championTotalS;
+/** What is known of an answer's proof: verified, a lie (rejected), unproved (checked, not verified: unsolved), or not checked yet. */
+export type ProofState = 'verified' | 'lie' | 'unsolved' | 'unchecked';
+
+/** One UNSAT answer of the challenger that a decision counted: where (a duel's first run, its second run), its times, and its proof's state. */
+export interface Answer extends Timed {
+  instance: string;
+  from: PromotionAuditedDoc['from'];
+  state: ProofState;
 }
 
-/** An answer whose proof to check, with where the gain showed. */
-export type Qualifying = Timed & { instance: string; from: PromotionAuditedDoc['from'] };
+/** The PAR-2 time an answer saves against the champion (negative: slower there). */
+export const saving = (a: Timed): number => a.champion_s - a.challenger_s;
 
-/** What the selection reads: the decision duel and the challenger's runs in it, else both sides' perf evaluation documents. */
-export interface SelectionInput {
-  duel: DuelDoc | undefined;
-  /** The challenger's runs in the duel, by instance (found in the results store by the keys its pairs name): what was proved of them. */
-  duelRuns?: ReadonlyMap<string, InstanceResult>;
-  challenger: EvalDoc;
-  champion: EvalDoc | undefined;
-  /** The time basis of decisions (evaluation.decide_on), for the documents; the duel has its own. */
-  on: TimeBasis;
-}
-
-/** The last perf gate of a document (a tiered one has several). */
-const perfGate = (doc: EvalDoc): GateDoc | undefined => doc.gates.filter((g) => g.gate === 'perf').pop();
-
-/**
- * The UNSAT answers to proof-check before a promotion: the challenger answered UNSAT much faster than
- * the champion (muchFaster) where the decision was made, in the duel's pairs, and no proof of that very
- * run was checked yet (`alreadyChecked`: the race's perf audit verified it). Without a duel (a decision
- * on separate measurements, from before the race), in the two perf evaluation documents.
- */
-export function selectForAudit(i: SelectionInput): { audit: Qualifying[]; alreadyChecked: string[]; on: TimeBasis } {
-  const split = (all: Qualifying[], proved: (name: string) => boolean) => {
-    const sorted = [...all].sort((x, y) => x.instance.localeCompare(y.instance));
-    return { audit: sorted.filter((q) => !proved(q.instance)), alreadyChecked: sorted.filter((q) => proved(q.instance)).map((q) => q.instance) };
-  };
-  if (i.duel) {
-    const runs = i.duelRuns ?? new Map<string, InstanceResult>();
-    return {
-      ...split(muchFasterInDuel(i.duel, new Map([...runs].map(([k, r]) => [k, r.answer]))), (name) => runs.get(name)?.check.ok === true),
-      on: duelBasis(i.duel),
-    };
-  }
-  const mine = i.challenger.instances;
-  const verified = new Set([
-    ...mine.filter((r) => r.answer === 'UNSAT' && r.check.ok === true).map((r) => r.instance),
-    ...(perfGate(i.challenger)?.audit?.instances ?? []).filter((a) => a.verdict === 'ok').map((a) => a.instance),
-  ]);
-  const c = i.champion;
-  // Separate measurements are comparable only on the same set, under the same timeout, each measured in full.
-  const comparable =
-    c &&
-    c.verdict === 'pass' &&
-    measuredInFull(c) &&
-    measuredInFull(i.challenger) &&
-    c.timeout_s !== null &&
-    c.timeout_s === i.challenger.timeout_s &&
-    (!c.perf_set || !i.challenger.perf_set || c.perf_set.version === i.challenger.perf_set.version);
-  if (!comparable || !mine.length) return { audit: [], alreadyChecked: [], on: i.on };
-  const T = c.timeout_s!;
-  const on = basisOf(i.on, [...mine, ...c.instances]);
-  const theirs = new Map(c.instances.map((r) => [r.instance, r]));
-  const common = mine.filter((r) => theirs.has(r.instance));
-  const total = common.reduce((s, r) => s + par2Of(theirs.get(r.instance)!, T, on), 0);
-  const found = common.flatMap((r): Qualifying[] => {
-    const a = theirs.get(r.instance)!;
-    const t = { champion_s: par2Of(a, T, on), challenger_s: par2Of(r, T, on), champion_status: a.status };
-    return r.status === 'solved' && r.answer === 'UNSAT' && muchFaster(t, total) ? [{ instance: r.instance, from: 'evaluation', ...t }] : [];
-  });
-  return { ...split(found, (name) => verified.has(name)), on };
+/** What a stored run says of its proof: a verdict recorded on it (eval/proofChecks.ts), else unchecked (also when the run is not at hand). */
+export function proofState(run: InstanceResult | undefined): ProofState {
+  if (!run) return 'unchecked';
+  if (FATAL.has(run.status)) return 'lie';
+  if (run.status === 'unknown' && run.check.kind === 'drat') return 'unsolved';
+  return run.status === 'solved' && run.check.ok === true ? 'verified' : 'unchecked';
 }
 
 /** The basis a duel's times are on: its own, but wall where a pair lacks a CPU time (duels kept before every figure said which). */
@@ -130,37 +66,111 @@ const duelBasis = (d: DuelDoc): TimeBasis =>
     d.pairs.flatMap((p) => [p.a, p.b]),
   );
 
-/** The UNSAT answers B gave much faster than A in a duel's pairs (`answers`: B's own, for duels kept before pairs recorded them). */
-export function muchFasterInDuel(d: DuelDoc, answers: ReadonlyMap<string, InstanceResult['answer']> = new Map()): Qualifying[] {
-  const timed = d.pairs.map((p) => {
-    const [a, b] = pairTimes(p, d.timeout_s, duelBasis(d));
-    return { p, t: { champion_s: a, challenger_s: b, champion_status: p.a.status } };
-  });
-  const total = timed.reduce((s, x) => s + x.t.champion_s, 0);
-  return timed.flatMap(({ p, t }) => {
-    const answer = p.b.answer === undefined ? answers.get(p.instance) : p.b.answer;
-    return p.b.status === 'solved' && answer === 'UNSAT' && muchFaster(t, total) ? [{ instance: p.instance, from: 'duel' as const, ...t }] : [];
-  });
+/** The challenger's runs in a duel, by instance: its first runs, and its second runs where the margin was judged on them. */
+export interface DuelRuns {
+  first: ReadonlyMap<string, InstanceResult>;
+  second: ReadonlyMap<string, InstanceResult>;
 }
 
 /**
- * The UNSAT answers B gave much faster than A in a duel's second runs (where the margin was in doubt and
- * judged on the mean of two runs, race.ts raceAgain): those runs count too, so their proofs are checked
- * as the first runs' are. "Much faster" against the champion's second run, its saving against the
- * champion's PAR-2 total over the first runs.
+ * The UNSAT answers B gave in a duel (first runs as `from`, second runs as 'second run'), each with its
+ * PAR-2 times there and what its stored run says of its proof. B's answer comes from the pair, else
+ * (duels kept before pairs recorded it) from its run.
  */
-export function muchFasterInSecondRuns(d: DuelDoc): Qualifying[] {
+export function answersIn(d: DuelDoc, runs: DuelRuns, from: 'duel' | 'held-out'): Answer[] {
   const on = duelBasis(d);
-  const total = d.pairs.reduce((s, p) => s + pairTimes(p, d.timeout_s, on)[0], 0);
-  return d.pairs.flatMap((p) => {
-    if (!p.again) return [];
-    const [a, b] = pairTimes({ ...p, ...p.again }, d.timeout_s, on);
-    const t = { champion_s: a, challenger_s: b, champion_status: p.again.a.status };
-    return p.again.b.status === 'solved' && p.again.b.answer === 'UNSAT' && muchFaster(t, total)
-      ? [{ instance: p.instance, from: 'second run' as const, ...t }]
-      : [];
-  });
+  const one = (p: DuelPair, which: 'first' | 'second'): Answer[] => {
+    const pair = which === 'first' ? p : p.again ? { ...p, ...p.again } : undefined;
+    if (!pair) return [];
+    const run = (which === 'first' ? runs.first : runs.second).get(p.instance);
+    const answer = pair.b.answer === undefined ? run?.answer : pair.b.answer;
+    if (pair.b.status !== 'solved' || answer !== 'UNSAT') return [];
+    const [a, b] = pairTimes(pair, d.timeout_s, on);
+    return [
+      {
+        instance: p.instance,
+        from: which === 'first' ? from : 'second run',
+        champion_s: a,
+        challenger_s: b,
+        champion_status: pair.a.status,
+        state: proofState(run),
+      },
+    ];
+  };
+  return d.pairs.flatMap((p) => [...one(p, 'first'), ...one(p, 'second')]);
 }
+
+/**
+ * The duel as its checked answers alone support it: an answer not proved (unsolved, or a lie) is
+ * unsolved, and one not checked yet gets the champion's time and status there when it saved time (its
+ * saving removed; one that lost time keeps it). Everything else is as measured.
+ */
+export function asProved(d: DuelDoc, answers: readonly Answer[]): DuelDoc {
+  const key = (instance: string, second: boolean) => `${second ? 2 : 1}:${instance}`;
+  const by = new Map(answers.map((a) => [key(a.instance, a.from === 'second run'), a]));
+  const side = (a: DuelPair['a'], b: DuelPair['b'], x: Answer | undefined): DuelPair['b'] => {
+    if (!x || x.state === 'verified') return b;
+    if (x.state === 'unchecked') return saving(x) > 0 ? { ...b, status: a.status, time_s: a.time_s, cpu_s: a.cpu_s } : b;
+    return { ...b, status: 'unknown' };
+  };
+  return {
+    ...d,
+    pairs: d.pairs.map((p) => ({
+      ...p,
+      b: side(p.a, p.b, by.get(key(p.instance, false))),
+      ...(p.again ? { again: { ...p.again, b: side(p.again.a, p.again.b, by.get(key(p.instance, true))) } } : {}),
+    })),
+  };
+}
+
+/** The next answers to check: unchecked ones that saved time, largest saving first (ties by name). */
+export function checkOrder(answers: readonly Answer[]): Answer[] {
+  return answers
+    .filter((a) => a.state === 'unchecked' && saving(a) > 0)
+    .sort((x, y) => saving(y) - saving(x) || x.instance.localeCompare(y.instance) || x.from.localeCompare(y.from));
+}
+
+/** Checks the proofs of a batch of answers (their runs' kept proofs); returns what each showed. */
+export type CheckAnswers = (batch: readonly Answer[]) => Promise<{ rows: PromotionAuditedDoc[]; failures: string[] }>;
+
+/** How proving until the test passes ended: the answers as now known, the rows checked, lies caught, and whether the test passes on checked answers. */
+export interface Proved {
+  answers: Answer[];
+  rows: PromotionAuditedDoc[];
+  failures: string[];
+  passed: boolean;
+}
+
+/**
+ * Checks answers, largest saving first, `batch` at a time, until `passes` holds for the duel as its
+ * checked answers support it (asProved), a lie is caught, or nothing is left to check. Answers already
+ * known (the perf audit's verdicts) count as they are.
+ */
+export async function proveUntilPasses(
+  d: DuelDoc,
+  start: readonly Answer[],
+  passes: (d: DuelDoc) => boolean,
+  check: CheckAnswers,
+  batch: number,
+): Promise<Proved> {
+  let answers = [...start];
+  const rows: PromotionAuditedDoc[] = [];
+  const failures: string[] = [];
+  for (;;) {
+    if (passes(asProved(d, answers))) return { answers, rows, failures, passed: true };
+    const next = checkOrder(answers).slice(0, Math.max(1, batch));
+    if (!next.length) return { answers, rows, failures, passed: false };
+    const got = await check(next);
+    rows.push(...got.rows);
+    failures.push(...got.failures);
+    const state = new Map(got.rows.map((r) => [`${r.from}:${r.instance}`, stateOf(r.verdict)]));
+    answers = answers.map((a) => ({ ...a, state: state.get(`${a.from}:${a.instance}`) ?? a.state }));
+    if (failures.length) return { answers, rows, failures, passed: false };
+  }
+}
+
+/** An audited row's verdict as a proof state. */
+const stateOf = (v: PromotionAuditedDoc['verdict']): ProofState => (v === 'ok' ? 'verified' : v === 'caught' ? 'lie' : 'unsolved');
 
 /** Which promotion to audit. */
 export interface PromotionAuditRequest {
@@ -168,23 +178,27 @@ export interface PromotionAuditRequest {
   champion: number;
   challenger: number;
   /** The decision duel the challenger won. */
-  duel: DuelDoc | undefined;
+  duel: DuelDoc;
+  /** Whether the promotion test passes on a duel (the strategy's accept at the decision's level): asked of the duel as its checked answers support it. */
+  passes: (d: DuelDoc) => boolean;
   /** Parallel checks instead of the runner's configured `jobs`. */
   jobs?: number;
 }
 
 /** The audit in a line, for the perf gate's detail and the cycle's outcome (`held`: the held-out part's line). */
 function summary(doc: PromotionAuditDoc, held = false): string {
-  const rows = held ? (doc.held_out?.instances ?? []) : [...doc.instances, ...(doc.held_out?.instances ?? [])];
-  const n = rows.length;
+  const part = held ? doc.held_out : doc;
+  const rows = part?.instances ?? [];
+  const unchecked = part?.unchecked?.length ?? 0;
   const where = held ? ' on the held-out set' : '';
-  if (!n) return `promotion audit: no UNSAT answer much faster than ${doc.champion.solver}'s${where} is left unproved`;
-  const head = `promotion audit: the proofs of ${n} UNSAT answer${n === 1 ? '' : 's'} much faster than ${doc.champion.solver}'s${where} checked, as their runs wrote them`;
+  const left = unchecked ? `; ${unchecked} left unchecked, each at ${doc.champion.solver}'s time` : '';
+  if (!rows.length) return `promotion audit${where}: passes on its checked answers with no proof to check${left}`;
+  const n = rows.length;
+  const head = `promotion audit${where}: the proofs of ${n} UNSAT answer${n === 1 ? '' : 's'} checked, largest saving first, as their runs wrote them`;
   const lie = rows.find((x) => x.verdict === 'caught');
-  const open = rows.filter((x) => x.verdict === 'not_audited');
-  return lie
-    ? `${head}; ${rows.filter((x) => x.verdict === 'caught').length} caught: ${lie.detail}`
-    : `${head}; ${rows.length - open.length} verified${open.length ? `, ${open.length} unproved: ${open[0]!.detail}` : ''}`;
+  if (lie) return `${head}; ${rows.filter((x) => x.verdict === 'caught').length} caught: ${lie.detail}`;
+  const open = rows.filter((x) => x.verdict !== 'ok');
+  return `${head}; ${n - open.length} verified${open.length ? `, ${open.length} counted as unsolved (${open[0]!.instance}: ${open[0]!.detail})` : ''}${left}`;
 }
 
 /** What checking a winner's answers needs: the perf stage (or the held-out set) as planned, with its runner and checker; undefined when proofs are off. */
@@ -199,40 +213,46 @@ async function auditSetting(ctx: VerdictContext, req: { jobs?: number; bench?: s
   return perf.plan.audit ? perf : undefined; // proofs are off (or perf checks them all itself)
 }
 
-/** Checks the kept proofs of the runs behind `wanted` (by instance) and judges each answer; a run not at hand stands unproved. */
-async function checkQualifying(
-  setting: PerfSession,
-  wanted: readonly Qualifying[],
-  runs: ReadonlyMap<string, InstanceResult>,
-): Promise<{ rows: PromotionAuditedDoc[]; failures: string[] }> {
-  const specs = setting.instances.filter((i) => wanted.some((q) => q.instance === i.name));
-  const behind = wanted.map((q) => runs.get(q.instance) ?? unknownRun(q.instance));
-  const checked = wanted.length ? await checkKeptProofs(setting.proofs, behind, specs) : new Map<string, InstanceResult>();
-  const judged = behind.map((r, k) => ({ ...judgeAudit(checked.get(r.instance) ?? r, 'promotion audit'), q: wanted[k]! }));
-  return {
-    failures: judged.flatMap((j) => (j.failure ? [j.failure] : [])),
-    rows: judged.map(({ failure: _f, q, ...j }) => ({
-      ...j,
-      from: q.from,
-      champion_s: q.champion_s,
-      challenger_s: q.challenger_s,
-      champion_status: q.champion_status,
-    })),
+/** Checks the kept proofs of the runs behind a batch of answers and judges each; a run not at hand stands unproved. */
+function checkAnswers(setting: PerfSession, runs: DuelRuns, log: (m: string) => void): CheckAnswers {
+  return async (batch) => {
+    log(`checking the proofs of ${batch.map((a) => `${a.instance}${a.from === 'second run' ? ' (second run)' : ''}`).join(', ')}, as their runs wrote them`);
+    const rows: PromotionAuditedDoc[] = [];
+    const failures: string[] = [];
+    // One call per kind of run: a first and a second run of one instance are two proofs.
+    for (const second of [false, true]) {
+      const wanted = batch.filter((a) => (a.from === 'second run') === second);
+      if (!wanted.length) continue;
+      const from = second ? runs.second : runs.first;
+      const behind = wanted.map((a) => from.get(a.instance) ?? unknownRun(a.instance));
+      const specs = setting.instances.filter((i) => wanted.some((a) => a.instance === i.name));
+      const checked = await checkKeptProofs(setting.proofs, behind, specs);
+      behind.forEach((r, k) => {
+        const { failure, ...j } = judgeAudit(checked.get(r.instance) ?? r, 'promotion audit');
+        const a = wanted[k]!;
+        if (failure) failures.push(failure);
+        rows.push({ ...j, from: a.from, champion_s: a.champion_s, challenger_s: a.challenger_s, champion_status: a.champion_status });
+      });
+    }
+    return { rows, failures };
   };
 }
 
-/** B's runs in a duel (its second runs with `second`), by instance, as the results store keeps them under the keys its pairs name (pairs without one have none). */
-async function runsOf(store: ResultsStore, d: DuelDoc, second = false): Promise<Map<string, InstanceResult>> {
+/** B's runs in a duel, first and second, by instance, as the results store keeps them under the keys its pairs name (pairs without one have none). */
+async function duelRuns(store: ResultsStore, d: DuelDoc): Promise<DuelRuns> {
   const stored = await store.load();
-  return new Map(
-    d.pairs.flatMap((p) => {
-      const key = second ? p.again?.b.run : p.b.run;
-      return key && stored.get(key) ? [[p.instance, stored.get(key)!.result] as const] : [];
-    }),
-  );
+  const of = (key: string | undefined) => (key ? stored.get(key)?.result : undefined);
+  const runs = (second: boolean) =>
+    new Map(
+      d.pairs.flatMap((p) => {
+        const r = of(second ? p.again?.b.run : p.b.run);
+        return r ? [[p.instance, r] as const] : [];
+      }),
+    );
+  return { first: runs(false), second: runs(true) };
 }
 
-/** A qualifying answer whose run is not at hand (a document of another binary): it has no kept proof, so it stands unproved. */
+/** An answer whose run is not at hand (a pair that names no run): it has no kept proof, so it stands unproved. */
 const unknownRun = (instance: string): InstanceResult => ({
   instance,
   family: null,
@@ -249,17 +269,25 @@ const unknownRun = (instance: string): InstanceResult => ({
   detail: '',
 });
 
-/** Why an audit that caught nothing still holds the promotion back: answers whose proofs could not be checked. */
-function unproved(rows: readonly PromotionAuditedDoc[]): string | undefined {
-  const open = rows.filter((r) => r.verdict === 'not_audited');
-  return open.length
-    ? `${open.length} UNSAT answer${open.length === 1 ? '' : 's'} its gain rests on could not be proof-checked (${open[0]!.instance}: ${open[0]!.detail})`
-    : undefined;
+/** The part of a record one proving makes: its rows, the answers left unchecked, whether it passed. */
+const partOf = (p: Proved) => ({
+  checked: p.rows.length,
+  caught: p.failures.length,
+  instances: p.rows,
+  unchecked: p.answers.filter((a) => a.state === 'unchecked').map((a) => `${a.instance}${a.from === 'second run' ? ' (second run)' : ''}`),
+  passed: p.passed,
+});
+
+/** Why a test that no longer passes on checked answers holds the promotion back. */
+function notPassing(p: Proved, what: string): string {
+  const unproved = p.answers.filter((a) => a.state === 'unsolved');
+  const row = p.rows.find((r) => r.verdict !== 'ok');
+  return `on its checked answers alone it no longer passes ${what}: ${unproved.length} UNSAT answer${unproved.length === 1 ? '' : 's'} not proved, counted as unsolved${row ? ` (${row.instance}: ${row.detail})` : ''}`;
 }
 
 /**
- * Runs the promotion audit of `o.challenger` against `o.champion` (or finds it done) and returns why the
- * promotion must not happen, or undefined when it may. A lie caught has failed the candidate already.
+ * Runs the promotion audit of `req.challenger` against `req.champion` (or finds it done) and returns why
+ * the promotion must not happen, or undefined when it may. A lie caught has failed the candidate already.
  * Nothing to do when proofs are off (stages.perf.audit min 0, share 0; or perf checks every proof itself).
  */
 export async function auditBeforePromotion(ctx: VerdictContext, req: PromotionAuditRequest): Promise<string | undefined> {
@@ -271,71 +299,54 @@ export async function auditBeforePromotion(ctx: VerdictContext, req: PromotionAu
   if (!doc || !gate) return undefined; // not measured on perf: accept never picks such a candidate
   const [championDir, challengerDir] = [path.join(ctx.ws, candidateDirName(req.champion)), path.join(ctx.ws, candidateDirName(req.challenger))];
   const [championHash, solverHash] = [await solverIdentity(championDir), await solverIdentity(challengerDir)];
-  const session = req.duel?.session ?? null;
   const kept = gate.promotion_audit;
   if (
     kept &&
     kept.from === 'kept' &&
+    kept.passed === true &&
     kept.champion.hash === championHash &&
     kept.solver_hash === solverHash &&
-    kept.duel === session &&
-    kept.instances.every((i) => i.verdict === 'ok')
+    kept.duel === req.duel.session
   ) {
     ctx.log(`${candidateDirName(req.challenger)}: ${summary(kept)} (kept from before)`);
     return undefined;
   }
-  // The challenger's runs the decision counted: the duel's, found by the keys its pairs name; without a duel, its document's.
-  const duelRuns = req.duel ? await runsOf(setting.proofs.store, req.duel) : undefined;
-  const sel = selectForAudit({
-    duel: req.duel,
-    ...(duelRuns ? { duelRuns } : {}),
-    challenger: doc,
-    champion: await evals.get(req.champion),
-    on: ctx.config.evaluation.decide_on,
-  });
+  const runs = await duelRuns(setting.proofs.store, req.duel);
+  const answers = answersIn(req.duel, runs, 'duel');
   const who = candidateDirName(req.challenger);
-  if (sel.audit.length)
-    ctx.log(
-      `${who}: checking the proofs of the ${sel.audit.length} UNSAT answer${sel.audit.length === 1 ? '' : 's'} it gave much faster than ${candidateDirName(req.champion)}, as their runs wrote them (${sel.audit.map((q) => q.instance).join(', ')})`,
-    );
-  else if (sel.alreadyChecked.length)
-    ctx.log(
-      `${who}: the ${sel.alreadyChecked.length} UNSAT answer${sel.alreadyChecked.length === 1 ? '' : 's'} it gave much faster than ${candidateDirName(req.champion)} were checked by the race's perf audit already`,
-    );
-  const first = await checkQualifying(setting, sel.audit, duelRuns ?? new Map(doc.instances.map((r) => [r.instance, r])));
-  // The second runs the margin counted (no random audit sampled them): each checked apart, one instance may qualify in both.
-  const seconds = req.duel ? muchFasterInSecondRuns(req.duel) : [];
-  if (seconds.length)
-    ctx.log(
-      `${who}: checking the proofs of the ${seconds.length} UNSAT answer${seconds.length === 1 ? '' : 's'} its second runs gave much faster (${seconds.map((q) => q.instance).join(', ')})`,
-    );
-  const again = seconds.length ? await checkQualifying(setting, seconds, await runsOf(setting.proofs.store, req.duel!, true)) : { rows: [], failures: [] };
-  const [rows, failures] = [
-    [...first.rows, ...again.rows],
-    [...first.failures, ...again.failures],
-  ];
+  const proved = await proveUntilPasses(
+    req.duel,
+    answers,
+    req.passes,
+    checkAnswers(setting, runs, (m) => ctx.log(`${who}: ${m}`)),
+    setting.proofs.jobs,
+  );
   const record: PromotionAuditDoc = {
     at: new Date().toISOString(),
     champion: { solver: candidateDirName(req.champion), hash: championHash },
     solver_hash: solverHash,
-    duel: session,
-    on: sel.on,
-    rule: MUCH_FASTER_RULE,
+    duel: req.duel.session,
+    on: duelBasis(req.duel),
+    rule: PROVED_RULE,
     from: 'kept',
-    already_checked: sel.alreadyChecked,
-    checked: rows.filter((i) => i.verdict !== 'not_audited').length,
-    caught: failures.length,
-    instances: rows,
+    already_checked: answers.filter((a) => a.state !== 'unchecked').map((a) => a.instance),
+    ...partOf(proved),
   };
-  return (await settle(ctx, req, { doc, gate, record, failures, dir: challengerDir }))?.why;
+  const objection = await settle(ctx, req, { doc, gate, record, failures: proved.failures, dir: challengerDir });
+  if (objection) return objection.why;
+  return proved.passed ? undefined : notPassing(proved, 'the promotion test');
 }
 
 /**
- * After the held-out check passed: the UNSAT answers the winner gave much faster than the champion on
- * the held-out set, each checked from the proof its held-out run kept. Returns why the promotion must not
- * happen (`failed`: a lie caught has failed the candidate), or undefined.
+ * After the held-out check passed: the winner's UNSAT answers on the held-out set, checked from the
+ * proofs their held-out runs kept, largest saving first, until the check (`passes`: not vetoed) still
+ * passes on checked answers. Returns why the promotion must not happen (`failed`: a lie caught has
+ * failed the candidate), or undefined.
  */
-export async function auditHeldOut(ctx: VerdictContext, req: PromotionAuditRequest & { heldOut: DuelDoc; bench: string }): Promise<Objection | undefined> {
+export async function auditHeldOut(
+  ctx: VerdictContext,
+  req: Omit<PromotionAuditRequest, 'duel'> & { heldOut: DuelDoc; bench: string },
+): Promise<Objection | undefined> {
   const setting = await auditSetting(ctx, req);
   if (!setting) return undefined;
   const evals = new EvalStore(ctx.ws);
@@ -343,21 +354,47 @@ export async function auditHeldOut(ctx: VerdictContext, req: PromotionAuditReque
   const gate = doc && perfGate(doc);
   const record = gate?.promotion_audit;
   if (!doc || !gate || !record) return undefined;
-  if (record.held_out?.duel === req.heldOut.session && record.held_out.instances.every((i) => i.verdict === 'ok')) return undefined;
-  const wanted = muchFasterInDuel(req.heldOut).map((q) => ({ ...q, from: 'held-out' as const }));
-  const runs = await runsOf(setting.proofs.store, req.heldOut);
-  if (wanted.length)
-    ctx.log(
-      `${candidateDirName(req.challenger)}: checking the proofs of the ${wanted.length} UNSAT answer${wanted.length === 1 ? '' : 's'} it gave much faster on the held-out set, as their runs wrote them`,
-    );
-  const { rows, failures } = await checkQualifying(setting, wanted, runs);
-  const next: PromotionAuditDoc = {
-    ...record,
-    held_out: { duel: req.heldOut.session, checked: rows.filter((i) => i.verdict !== 'not_audited').length, caught: failures.length, instances: rows },
-    caught: record.caught + failures.length,
-  };
-  return settle(ctx, req, { doc, gate, record: next, failures, dir: path.join(ctx.ws, candidateDirName(req.challenger)), held: true });
+  if (record.held_out?.duel === req.heldOut.session && record.held_out.passed === true) return undefined;
+  const runs = await duelRuns(setting.proofs.store, req.heldOut);
+  const who = candidateDirName(req.challenger);
+  const proved = await proveUntilPasses(
+    req.heldOut,
+    answersIn(req.heldOut, runs, 'held-out'),
+    req.passes,
+    checkAnswers(setting, runs, (m) => ctx.log(`${who}, held-out set: ${m}`)),
+    setting.proofs.jobs,
+  );
+  const part = partOf(proved);
+  const next: PromotionAuditDoc = { ...record, held_out: { duel: req.heldOut.session, ...part }, caught: record.caught + part.caught };
+  const objection = await settle(ctx, req, {
+    doc,
+    gate,
+    record: next,
+    failures: proved.failures,
+    dir: path.join(ctx.ws, candidateDirName(req.challenger)),
+    held: true,
+  });
+  if (objection) return objection;
+  return proved.passed ? undefined : { why: notPassing(proved, `the held-out check on ${req.bench}`), failed: false };
 }
+
+/**
+ * What a promotion rested on, for its outcome line: the UNSAT answers proved (checked by the audits
+ * before it, or the perf audit earlier) and those left unchecked at the champion's time; undefined
+ * without a record of this kind.
+ */
+export async function restedOn(ws: string, challenger: number): Promise<string | undefined> {
+  const doc = await new EvalStore(ws).get(challenger);
+  const r = doc && perfGate(doc)?.promotion_audit;
+  if (!r || r.passed === undefined) return undefined;
+  const parts = [r, ...(r.held_out ? [r.held_out] : [])];
+  const proved = r.already_checked.length + parts.reduce((n, p) => n + p.instances.filter((i) => i.verdict === 'ok').length, 0);
+  const unchecked = parts.reduce((n, p) => n + (p.unchecked?.length ?? 0), 0);
+  return `its UNSAT answers: ${proved} proof-checked${unchecked ? `, ${unchecked} left unchecked and counted at ${r.champion.solver}'s time` : ''}`;
+}
+
+/** The last perf gate of a document (a tiered one has several). */
+const perfGate = (doc: EvalDoc): GateDoc | undefined => doc.gates.filter((g) => g.gate === 'perf').pop();
 
 /** Why an audit holds a promotion back; `failed`: it caught a lie, which has failed the candidate. */
 export interface Objection {
@@ -365,10 +402,10 @@ export interface Objection {
   failed: boolean;
 }
 
-/** Keeps the record; a lie fails the candidate (document, status, RESULTS.md, post-mortem), an unproved answer only holds the promotion back. */
+/** Keeps the record; a lie fails the candidate (document, status, RESULTS.md, post-mortem). */
 async function settle(
   ctx: VerdictContext,
-  req: PromotionAuditRequest,
+  req: Pick<PromotionAuditRequest, 'cycle' | 'challenger'>,
   a: { doc: EvalDoc; gate: GateDoc; record: PromotionAuditDoc; failures: string[]; dir: string; held?: boolean },
 ): Promise<Objection | undefined> {
   const { doc, gate, record, failures } = a;
@@ -379,8 +416,7 @@ async function settle(
     await evals.write(req.challenger, { ...doc, gates: doc.gates.map((g) => (g === gate ? { ...g, promotion_audit: record } : g)) });
     await writePromotionAudit(a.dir, record);
     ctx.log(`${who}: ${line}`);
-    const why = unproved([...record.instances, ...(record.held_out?.instances ?? [])]);
-    return why ? { why, failed: false } : undefined;
+    return undefined;
   }
   const failed: EvalDoc = {
     ...doc,

@@ -97,8 +97,12 @@ const ViolationDoc = z.object({
 /** One UNSAT answer of perf whose proof was checked (eval/audit.ts): what the proof showed. */
 export const AuditedDoc = z.object({
   instance: z.string(),
-  /** ok: the proof checked; caught: a lie (the gate fails); not_audited: nothing proved either way (not checked in time, or no proof kept). */
-  verdict: z.enum(['ok', 'caught', 'not_audited']),
+  /**
+   * ok: the proof verified; caught: a lie (the gate fails); unsolved: not verified (its check did not
+   * finish within its bounds, the proof was too large or gone), so the answer counts as unsolved;
+   * not_audited: documents from before unproved answers counted as unsolved.
+   */
+  verdict: z.enum(['ok', 'caught', 'unsolved', 'not_audited']),
   status: RunStatus,
   answer: z.enum(['SAT', 'UNSAT', 'UNKNOWN']).nullable(),
   time_s: z.number(),
@@ -119,7 +123,7 @@ export const AuditDoc = z.object({
   from: z.literal('kept').optional(),
   /** Documents from before proofs were kept: the re-runs' time limit. */
   timeout_s: z.number().positive().optional(),
-  /** Answers that reached a verdict (ok or caught). */
+  /** Answers whose proofs were checked (every verdict; documents from before unproved counted as unsolved: ok or caught only). */
   checked: z.number().int().nonnegative(),
   caught: z.number().int().nonnegative(),
   /** Documents from before proofs were kept: re-runs taken from earlier runs with the same key. */
@@ -153,22 +157,33 @@ export const PromotionAuditDoc = z.object({
   /** The decision duel's session, or null when there was none. */
   duel: z.string().nullable(),
   on: z.enum(['wall', 'cpu']),
-  /** What "much faster" meant, in words. */
+  /** Which answers were checked, in words (records from before: what "much faster" meant). */
   rule: z.string(),
   /** `kept`: the proofs the measured runs wrote were checked. Absent in documents from before: qualifying answers were re-run. */
   from: z.literal('kept').optional(),
   /** Documents from before proofs were kept: the re-runs' time limit. */
   timeout_s: z.number().positive().optional(),
-  /** Answers that qualified but whose proof the perf audit's random sample had already checked. */
+  /** Answers whose run's proof the perf audit's random sample had already checked. */
   already_checked: z.array(z.string()),
   checked: z.number().int().nonnegative(),
   caught: z.number().int().nonnegative(),
   /** Documents from before proofs were kept: re-runs taken from earlier runs. */
   reused: z.number().int().nonnegative().optional(),
   instances: z.array(PromotionAuditedDoc),
-  /** The held-out duel's much-faster UNSAT answers, checked after the held-out check passed (absent before it ran). */
+  /** UNSAT answers left unchecked, each counted at the champion's time (no gain from it) when the test was passed; absent in records from before. */
+  unchecked: z.array(z.string()).optional(),
+  /** Whether the promotion test passed on checked answers only (every unproved one unsolved, every unchecked one at the champion's time); absent in records from before. */
+  passed: z.boolean().optional(),
+  /** The held-out duel's UNSAT answers, checked the same way after the held-out check passed (absent before it ran). */
   held_out: z
-    .object({ duel: z.string(), checked: z.number().int().nonnegative(), caught: z.number().int().nonnegative(), instances: z.array(PromotionAuditedDoc) })
+    .object({
+      duel: z.string(),
+      checked: z.number().int().nonnegative(),
+      caught: z.number().int().nonnegative(),
+      instances: z.array(PromotionAuditedDoc),
+      unchecked: z.array(z.string()).optional(),
+      passed: z.boolean().optional(),
+    })
     .optional(),
 });
 export type PromotionAuditDoc = z.infer<typeof PromotionAuditDoc>;

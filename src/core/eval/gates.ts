@@ -5,13 +5,15 @@ import type { ComplianceReport } from '../rules/check';
 import { type BuildResult, buildSolver, type Diagnostic } from '../run/buildSolver';
 import { runSet, type RunSetOutcome, type RunSetRequest } from './runSet';
 import type { MemoryMethod } from '../run/limits';
+import type { CheckerPolicy } from '../run/proof';
 import type { IsolationSettings } from '../isolation/settings';
 import { computeMetrics, type Metrics } from './metrics';
 import { FATAL, type InstanceResult, type RunStatus } from '../run/result';
 import { type ResultsStore, solverIdentity } from './resultsStore';
+import type { Between } from '../runners/pool';
 import type { Runner } from '../runners/runner';
 import type { AuditDoc, GateName } from './evalDoc';
-import { auditOn, auditPerf, auditSummary, type AuditOutcome, type AuditPolicy, type AuditRandom } from './audit';
+import { auditOn, auditStream, auditSummary, type AuditOutcome, type AuditPolicy, type AuditRandom, type AuditStream } from './audit';
 import { checkKeptProofs, type KeptProofContext } from './proofChecks';
 import { inSubset } from './subset';
 import { recordDisputes } from '../instances/metaCsv';
@@ -86,6 +88,8 @@ export interface GateRequest {
   maxOutputMb?: number;
   /** Proof-check time limit; default 3x the stage timeout. */
   checkerTimeoutS?: number;
+  /** evaluation.checker: proof checks bounded relative to each run's solving time. */
+  checker?: CheckerPolicy;
   memoryMethod?: MemoryMethod;
   scratchDir?: string;
   /** Per-run logs go here (workspace evaluations; see runLog.ts). */
@@ -191,15 +195,19 @@ export async function runGates(req: GateRequest): Promise<{ verdict: 'pass' | 'f
       if (!empty.ok) return { verdict: 'fail', gates };
       continue;
     }
+    // perf's audit draws as its runs end and checks beside the remaining runs (audit.ts).
+    const stream = !plan.checkProofs && auditOn(plan.audit) ? openAudit(req, plan, plan.audit, instances) : undefined;
     const progress = {
-      onResult: (r: InstanceResult, done: number, total: number, reused: boolean) => req.onResult?.(plan.gate, r, done, total, reused),
+      onResult: (r: InstanceResult, done: number, total: number, reused: boolean) => {
+        stream?.offer(r);
+        req.onResult?.(plan.gate, r, done, total, reused);
+      },
       ...(req.onStatus ? { onStatus: (m: string) => req.onStatus?.(plan.gate, m) } : {}),
     };
-    const ran = await runStage(req, plan, instances, progress);
+    const ran = await runStage(req, plan, instances, progress, stream ? { between: stream.next } : {});
     const failing = ran.results.filter((r) => FAILS[plan.gate](r.status));
-    // Only a stage that passed is audited: a failed one fails anyway. The answers it checked carry their proof's verdict from then on.
-    const audit =
-      failing.length === 0 && !plan.checkProofs && auditOn(plan.audit) ? await auditStage(req, plan, plan.audit, ran.results, instances) : undefined;
+    // Only a stage that passed is judged by its audit: a failed one fails anyway. The answers it checked carry their proof's verdict from then on.
+    const audit = failing.length === 0 && stream ? await stream.finish(ran.results) : undefined;
     const out = audit ? { ...ran, results: ran.results.map((r) => audit.checked.get(r.instance) ?? r) } : ran;
     const metrics = computeMetrics(out.results, plan.timeoutS, await baselineResults(req, out.solverHash, new Set(instances.map((i) => i.name))));
     // A verify stage that passed without checking a single answer proved nothing.
@@ -275,6 +283,15 @@ function uncheckedVerify(plan: StagePlan, results: readonly InstanceResult[]): s
   return `none of the ${results.length} answer${results.length === 1 ? '' : 's'} could be checked (${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')})`;
 }
 
+/** What a caller adds to a stage's runs: racing's caps, a duel's session, a lane's CPU, where proofs are kept, work between runs. */
+interface RunExtras {
+  caps?: ReadonlyMap<string, number>;
+  session?: string;
+  cpu?: number | null;
+  hold?: string | null;
+  between?: Between;
+}
+
 /**
  * One stage's runs through runSet, on the stage's runner with the request's checker and limits;
  * racing's caps, a duel's session, a lane's CPU (null: not pinned) and where its proofs are kept
@@ -285,7 +302,7 @@ export async function runStage(
   plan: StagePlan,
   instances: InstanceSpec[],
   progress: Pick<RunSetRequest, 'onResult' | 'onStatus'>,
-  extra: { caps?: ReadonlyMap<string, number>; session?: string; cpu?: number | null; hold?: string | null } = {},
+  extra: RunExtras = {},
 ): Promise<RunSetOutcome> {
   const out = await runSetOf(req, plan, instances, progress, extra);
   // A run that proved the opposite of a claim of the set's meta.csv marks it disputed there, with the proved answer.
@@ -306,9 +323,9 @@ function runSetOf(
   plan: StagePlan,
   instances: InstanceSpec[],
   progress: Pick<RunSetRequest, 'onResult' | 'onStatus'>,
-  extra: { caps?: ReadonlyMap<string, number>; session?: string; cpu?: number | null; hold?: string | null },
+  extra: RunExtras,
 ): Promise<RunSetOutcome> {
-  const { caps, session, cpu } = extra;
+  const { caps, session, cpu, between } = extra;
   const hold = extra.hold !== undefined ? extra.hold : (req.hold ?? null);
   const { identityOf } = req;
   return runSet({
@@ -316,6 +333,7 @@ function runSetOf(
     ...(caps?.size ? { caps } : {}),
     ...(session ? { session } : {}),
     ...(cpu !== undefined ? { cpu } : {}),
+    ...(between ? { between } : {}),
     solverDir: req.solverDir,
     instances,
     timeoutS: plan.timeoutS,
@@ -326,6 +344,7 @@ function runSetOf(
     maxProofMb: req.maxProofMb,
     ...(req.maxOutputMb ? { maxOutputMb: req.maxOutputMb } : {}),
     checkerTimeoutS: req.checkerTimeoutS ?? 3 * plan.timeoutS,
+    ...(req.checker ? { checker: req.checker } : {}),
     jobs: plan.jobs ?? req.jobs,
     cache: req.cache,
     store: req.store,
@@ -341,9 +360,26 @@ function runSetOf(
 }
 
 /**
- * The perf audit (audit.ts): the proofs that the sampled runs kept, checked where they ran (same runner
- * and drat-trim as verify); what each showed is recorded on its run. Progress goes out as status lines.
+ * The perf audit (audit.ts) of a stage's runs: the proofs that the sampled runs kept, checked where they
+ * ran (same runner and drat-trim as verify); what each showed is recorded on its run. Progress goes out
+ * as status lines.
  */
+export function openAudit(req: GateRequest, plan: StagePlan, policy: AuditPolicy, instances: InstanceSpec[]): AuditStream {
+  const say = (m: string) => req.onStatus?.(plan.gate, `audit: ${m}`);
+  return auditStream({
+    policy,
+    instances,
+    ...(req.auditRandom ? { random: req.auditRandom } : {}),
+    check: (sample, specs) => {
+      say(
+        `checking the proof${sample.length > 1 ? 's' : ''} of ${sample.map((r) => r.instance).join(', ')}, as ${sample.length > 1 ? 'their runs' : 'its run'} wrote ${sample.length > 1 ? 'them' : 'it'}`,
+      );
+      return checkKeptProofs(proofContext(req, plan), sample, specs);
+    },
+  });
+}
+
+/** The perf audit of runs that are all in (a race's survivor): openAudit's sample drawn at once. */
 export function auditStage(
   req: GateRequest,
   plan: StagePlan,
@@ -351,22 +387,15 @@ export function auditStage(
   results: InstanceResult[],
   instances: InstanceSpec[],
 ): Promise<AuditOutcome> {
-  const say = (m: string) => req.onStatus?.(plan.gate, `audit: ${m}`);
-  return auditPerf({
-    policy,
-    results,
-    instances,
-    ...(req.auditRandom ? { random: req.auditRandom } : {}),
-    check: (sample, specs) => {
-      say(`checking the proofs of ${sample.length} UNSAT answer${sample.length > 1 ? 's' : ''}, as their runs wrote them`);
-      return checkKeptProofs(proofContext(req, plan), sample, specs);
-    },
-  });
+  return openAudit(req, plan, policy, instances).finish(results);
 }
 
 /** How a stage's kept proofs are checked: its runner, the request's drat-trim and limits. */
 export function proofContext(
-  req: Pick<GateRequest, 'cache' | 'store' | 'runners' | 'scratchDir' | 'dratTrim' | 'checkerTimeoutS' | 'maxProofMb' | 'jobs' | 'signal' | 'onStatus'>,
+  req: Pick<
+    GateRequest,
+    'cache' | 'store' | 'runners' | 'scratchDir' | 'dratTrim' | 'checkerTimeoutS' | 'checker' | 'maxProofMb' | 'jobs' | 'signal' | 'onStatus'
+  >,
   plan: StagePlan,
 ): KeptProofContext {
   const runners = req.runners;
@@ -377,6 +406,7 @@ export function proofContext(
     ...(req.scratchDir ? { scratchDir: req.scratchDir } : {}),
     ...(req.dratTrim ? { dratTrim: req.dratTrim } : {}),
     checkerTimeoutS: req.checkerTimeoutS ?? 3 * plan.timeoutS,
+    ...(req.checker ? { checker: req.checker } : {}),
     maxProofMb: req.maxProofMb,
     jobs: plan.jobs ?? req.jobs,
     ...(req.signal ? { signal: req.signal } : {}),

@@ -12,6 +12,7 @@ import type { GateReport, GateRequest, StagePlan } from './gates';
 import { ResultsStore } from './resultsStore';
 import { LOGS_DIR } from '../run/runLog';
 import { findDratTrim } from '../run/checkers';
+import type { CheckerPolicy } from '../run/proof';
 import { auditOn } from './audit';
 import { isolationFor, type IsolationMode } from '../isolation/settings';
 
@@ -78,6 +79,7 @@ export function gateContext(
   | 'maxProofMb'
   | 'maxOutputMb'
   | 'checkerTimeoutS'
+  | 'checker'
   | 'scratchDir'
   | 'dratTrim'
   | 'baselineDirs'
@@ -94,6 +96,7 @@ export function gateContext(
     maxProofMb: config.evaluation.proof_max_mb,
     maxOutputMb: config.evaluation.output_max_mb,
     ...(config.evaluation.checker_timeout_s ? { checkerTimeoutS: config.evaluation.checker_timeout_s } : {}),
+    checker: checkerPolicy(config),
     ...(config.evaluation.scratch_dir ? { scratchDir: config.evaluation.scratch_dir } : {}),
     vacuousGates: config.evaluation.vacuous_gates,
     ...(dratTrim ? { dratTrim } : {}),
@@ -174,3 +177,9 @@ export function evalDoc(o: {
     })),
   };
 }
+
+/** evaluation.checker as the proof checks take it. */
+export const checkerPolicy = (config: Config): CheckerPolicy => {
+  const c = config.evaluation.checker;
+  return { timeFactor: c.time_factor, timeMinS: c.time_min_s, memMb: c.mem_mb, proofMbPerS: c.proof_mb_per_s, proofMinMb: c.proof_min_mb };
+};

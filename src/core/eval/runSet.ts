@@ -3,7 +3,7 @@
 // another is given), and records each result the moment its run ends.
 import { InstanceCache, type InstanceSpec, type PreparedInstance } from '../instances/instances';
 import { localRunner } from '../runners/local';
-import { runPool } from '../runners/pool';
+import { runPool, type Between } from '../runners/pool';
 import type { Runner, RunTask } from '../runners/runner';
 import type { InstanceResult } from '../run/result';
 import { ResultsStore, runKey, solverIdentity } from './resultsStore';
@@ -34,6 +34,8 @@ export interface RunSetRequest extends RunSettings {
   session?: string;
   /** The solver's identity when the caller already has it (computed once per evaluation: runs do not change the solver). */
   identity?: () => Promise<string>;
+  /** Passed to the runner (RunBatch.between): the perf audit's checks, in free slots between runs. */
+  between?: Between;
 }
 
 export interface RunSetOutcome {
@@ -117,6 +119,7 @@ export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
     caps: _caps,
     session: _session,
     identity: _id,
+    between,
     ...settings
   } = req;
   const on = runner ?? localRunner('local', req.scratchDir ? { scratchDir: req.scratchDir } : {});
@@ -130,6 +133,7 @@ export async function runSet(req: RunSetRequest): Promise<RunSetOutcome> {
       ...(buildTimeoutS ? { buildTimeoutS } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
       ...(onStatus ? { onStatus } : {}),
+      ...(between ? { between } : {}),
     },
     async (task, got) => {
       // Where its proof is kept: the run that wrote it, the runner it is on, the hold it is in.

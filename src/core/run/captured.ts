@@ -6,6 +6,8 @@ import { KILL_ROUNDS, killTree, type Killable } from './killTree';
 
 export interface Captured {
   code: number | null;
+  /** The signal that ended the program, if one did (a CPU-time limit's SIGXCPU, a kill). */
+  signal?: NodeJS.Signals | null;
   timedOut: boolean;
   /** The last `keepBytes` of stdout and stderr, interleaved as they arrived. */
   output: string;
@@ -52,6 +54,6 @@ export function runCaptured(cmd: string, args: string[], o: CaptureOptions): Pro
       resolve({ ...c, output, timedOut, timeS: (Date.now() - t0) / 1000 });
     };
     child.on('error', (e) => finish({ code: null, spawnError: e.message }));
-    child.on('close', (code) => finish({ code }));
+    child.on('close', (code, sig) => finish({ code, signal: sig }));
   });
 }

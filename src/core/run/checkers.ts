@@ -48,9 +48,10 @@ export async function probeDratTrim(bin: string): Promise<string | undefined> {
     await fs.writeFile(bad, '0\n');
     const cnf1 = path.join(dir, 'sat.cnf');
     await fs.writeFile(cnf1, 'p cnf 2 1\n1 2 0\n');
-    const ok = await checkProof({ dratTrim: bin, cnf, proof: good, timeoutS: 10, maxProofMb: 1 });
+    const bounds = { cpuS: 10, memMb: 1024, maxProofMb: 1 };
+    const ok = await checkProof({ dratTrim: bin, cnf, proof: good, bounds });
     if (!ok.ok) return ok.outcome === 'error' ? ok.detail : `it did not verify a correct proof (${ok.detail})`;
-    const no = await checkProof({ dratTrim: bin, cnf: cnf1, proof: bad, timeoutS: 10, maxProofMb: 1 });
+    const no = await checkProof({ dratTrim: bin, cnf: cnf1, proof: bad, bounds });
     if (no.ok) return 'it accepted a bogus proof of a satisfiable formula: it is not drat-trim';
     return undefined;
   } finally {

@@ -9,7 +9,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ownerAlive, ownerTag } from './owner';
-import { checkProof, type ProofCheck } from './proof';
+import { checkerBounds, checkerLimits, checkProof, solveSeconds, type CheckerPolicy, type ProofCheck } from './proof';
 import type { CheckResult, InstanceResult } from './result';
 
 /** The folder of holds in a remote workdir (the runner's own); here, below the scratch directory, one per user (proofRoot). */
@@ -107,19 +107,21 @@ export interface KeptProofCheck {
   /** The kept proof (keptProofPath). */
   proof: string;
   dratTrim: string;
+  /** The longest a check may take, whatever the solving time (evaluation.checker_timeout_s). */
   checkerTimeoutS: number;
   maxProofMb: number;
+  /** evaluation.checker: the check's bounds relative to the run's solving time (default DEFAULT_CHECKER). */
+  checker?: CheckerPolicy;
   signal?: AbortSignal;
 }
 
-/** Checks a kept proof with drat-trim and returns the run's result as the proof judges it (judgeKeptProof). */
+/** Checks a kept proof with drat-trim, bounded by its run's solving time, and returns the run's result as the proof judges it (judgeKeptProof). */
 export async function checkKeptProof(r: KeptProofCheck): Promise<InstanceResult> {
   const pc = await checkProof({
     dratTrim: r.dratTrim,
     cnf: r.cnf,
     proof: r.proof,
-    timeoutS: r.checkerTimeoutS,
-    maxProofMb: r.maxProofMb,
+    bounds: checkerBounds(checkerLimits(r.checker, r.checkerTimeoutS, r.maxProofMb), solveSeconds(r.result)),
     ...(r.signal ? { signal: r.signal } : {}),
   });
   if (pc.outcome === 'error') throw new Error(pc.detail);
@@ -128,12 +130,18 @@ export async function checkKeptProof(r: KeptProofCheck): Promise<InstanceResult>
 
 /**
  * A run's UNSAT answer judged by the proof it wrote: verified, it is proved; rejected, it was a lie
- * (invalid_proof, which fails the candidate). A proof drat-trim cannot finish in time, or one that is
- * gone (the run wrote it, so the loss is not the solver's), proves nothing either way: the answer
- * stands unproved, with the check's `ok` null.
+ * (invalid_proof, which fails the candidate). Anything else proves nothing, and an answer counts only
+ * when proved: a check that did not finish (time, memory, a crash of the checker), a proof too large to
+ * read, or one that is gone makes the answer unsolved (`unknown`, PAR-2 2T), never neutral.
  */
 export function judgeKeptProof(result: InstanceResult, pc: ProofCheck): InstanceResult {
   const check = (ok: boolean | null, detail: string): CheckResult => ({ kind: 'drat', ok, time_s: pc.timeS, detail });
+  const unsolved = (why: string): InstanceResult => ({
+    ...result,
+    status: 'unknown',
+    check: check(null, why),
+    detail: `UNSAT claimed on ${result.instance}, but ${why}: not proved, counted as unsolved`,
+  });
   switch (pc.outcome) {
     case 'verified':
       return { ...result, status: 'solved', check: check(true, pc.detail), detail: '' };
@@ -145,11 +153,13 @@ export function judgeKeptProof(result: InstanceResult, pc: ProofCheck): Instance
         detail: `UNSAT claimed on ${result.instance}, ${pc.detail} (the proof its own run wrote)`,
       };
     case 'missing':
-      return { ...result, check: check(null, `the proof its run wrote is no longer kept (${pc.detail}): not checked`) };
+      return unsolved(`the proof its run wrote is no longer kept (${pc.detail})`);
     case 'too_large':
     case 'timeout':
+    case 'memout':
+    case 'crashed':
     case 'error':
-      return { ...result, check: check(null, `the proof its run wrote could not be checked: ${pc.detail}`) };
+      return unsolved(`its proof was not verified: ${pc.detail}`);
   }
   return pc.outcome satisfies never;
 }

@@ -7,7 +7,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkModel } from './modelCheck';
-import { checkProof, proofFile, proofSize } from './proof';
+import { checkerBounds, checkerLimits, checkProof, proofFile, proofSize, type CheckerPolicy } from './proof';
 import { keepProof } from './keptProof';
 import type { CheckResult, InstanceResult, RunStatus } from './result';
 import { formatRunLog, writeRunLog } from './runLog';
@@ -51,7 +51,10 @@ export interface RunSettings {
   dratTrim?: string;
   /** A run whose proof grows past this is stopped (its answer counts as unsolved); a larger proof is never checked. */
   maxProofMb: number;
+  /** The longest one proof check may take, whatever the solving time (evaluation.checker_timeout_s). */
   checkerTimeoutS: number;
+  /** evaluation.checker: a proof check's bounds relative to the run's solving time (default DEFAULT_CHECKER). */
+  checker?: CheckerPolicy;
   /** A run that writes more than this to stdout and stderr is stopped and counted as a crash (evaluation.output_max_mb). */
   maxOutputMb?: number;
   memoryMethod?: MemoryMethod;
@@ -218,11 +221,15 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string): 
     dratTrim: r.dratTrim,
     cnf: r.cnf,
     proof,
-    timeoutS: r.checkerTimeoutS,
-    maxProofMb: r.maxProofMb,
+    bounds: checkerBounds(checkerLimits(r.checker, r.checkerTimeoutS, r.maxProofMb), out.cpuS ?? out.timeS),
     ...(r.signal ? { signal: r.signal } : {}),
   });
-  const check: CheckResult = { kind: 'drat', ok: pc.outcome === 'timeout' ? null : pc.ok, time_s: pc.timeS, detail: pc.detail };
+  const check: CheckResult = {
+    kind: 'drat',
+    ok: pc.outcome === 'verified' ? true : pc.outcome === 'rejected' ? false : null,
+    time_s: pc.timeS,
+    detail: pc.detail,
+  };
   if (pc.outcome === 'error') throw new Error(pc.detail);
   if (pc.outcome === 'verified') return proven(check, 'drat');
   if (contradicts && !claim) return wrong(check);
@@ -232,10 +239,11 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string): 
     case 'rejected':
       return result('invalid_proof', `UNSAT claimed on ${r.name}, ${pc.detail}`, check);
     case 'too_large':
-      return result('unknown', `UNSAT claimed on ${r.name}, but ${pc.detail}: not checked, counted as unsolved`, check);
     case 'timeout':
-      // Not the solver's lie, but not a verified answer either: it counts as unsolved.
-      return result('unknown', `UNSAT claimed on ${r.name}; the proof could not be checked in time (${pc.detail})`, check);
+    case 'memout':
+    case 'crashed':
+      // Not shown to be a lie, but not proved either: an answer counts only when proved, so it is unsolved.
+      return result('unknown', `UNSAT claimed on ${r.name}, but its proof was not verified: ${pc.detail}: not proved, counted as unsolved`, check);
   }
   return pc.outcome satisfies never;
 }

@@ -39,6 +39,7 @@ export function localRunner(name = 'local', o: { scratchDir?: string } = {}): Ru
           await onResult(t, r);
         },
         batch.signal,
+        batch.between,
       );
     },
     async checkKept(batch, onResult) {
@@ -55,6 +56,7 @@ export function localRunner(name = 'local', o: { scratchDir?: string } = {}): Ru
             proof: keptProofPath(root, batch.hold, t.key),
             dratTrim,
             checkerTimeoutS: batch.checkerTimeoutS,
+            ...(batch.checker ? { checker: batch.checker } : {}),
             maxProofMb: batch.maxProofMb,
             ...(batch.signal ? { signal: batch.signal } : {}),
           });

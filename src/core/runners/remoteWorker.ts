@@ -4,6 +4,7 @@
 import { type IsolationSettings, limitsOf } from '../isolation/settings';
 import { keptProofPath, PROOFS_DIR } from '../run/keptProof';
 import { slotCpu } from '../run/cpus';
+import type { CheckerPolicy } from '../run/proof';
 import type { InstanceResult } from '../run/result';
 import type { ProofBatch, ProofTask, RunBatch, RunTask } from './runner';
 
@@ -32,7 +33,9 @@ export function workerArgs(settings: RunBatch['settings'], task: RunTask, at: { 
     `--mem=${settings.memMb}`,
     ...(settings.maxOutputMb ? [`--max-output-mb=${settings.maxOutputMb}`] : []),
     `--max-proof-mb=${settings.maxProofMb}`,
-    ...(settings.checkProofs ? ['--proofs', `--drat-trim=${at.dratTrim}`, `--checker-timeout=${settings.checkerTimeoutS}`] : []),
+    ...(settings.checkProofs
+      ? ['--proofs', `--drat-trim=${at.dratTrim}`, `--checker-timeout=${settings.checkerTimeoutS}`, ...checkerArg(settings.checker)]
+      : []),
     // The proof is kept in the workdir (the worker's working directory there), for the audits to check.
     ...(settings.requireProofs
       ? ['--require-proofs', ...(settings.requireProofs.hold ? [`--keep-proof=${remoteKeptProof(settings.requireProofs.hold, task.key)}`] : [])]
@@ -67,7 +70,11 @@ export function checkArgs(batch: ProofBatch, task: ProofTask, at: { cnf: string;
     `--cnf=${at.cnf}`,
     `--drat-trim=${at.dratTrim}`,
     `--checker-timeout=${batch.checkerTimeoutS}`,
+    ...checkerArg(batch.checker),
     `--max-proof-mb=${batch.maxProofMb}`,
     `--result=${JSON.stringify(task.result)}`,
   ];
 }
+
+/** The worker's `--checker` flag: evaluation.checker as JSON (the worker's defaults are DEFAULT_CHECKER). */
+const checkerArg = (policy: CheckerPolicy | undefined): string[] => (policy ? [`--checker=${JSON.stringify(policy)}`] : []);

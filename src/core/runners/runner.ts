@@ -2,8 +2,10 @@
 // decides WHAT to run (instances not yet stored, longest first) and records each result; a runner
 // decides WHERE and how runs execute. It calls onResult once per finished run, as soon as it ends,
 // so a stopped or dropped evaluation keeps everything that finished and a re-run resumes from it.
+import type { CheckerPolicy } from '../run/proof';
 import type { InstanceResult } from '../run/result';
 import type { RunSettings } from '../run/runInstance';
+import type { Between } from './pool';
 
 /** One instance run, prepared by the evaluator. */
 export interface RunTask {
@@ -38,6 +40,8 @@ export interface RunBatch {
   signal?: AbortSignal;
   /** What the runner is doing besides finishing runs (syncing, queued jobs): for progress displays. */
   onStatus?: (message: string) => void;
+  /** The evaluator's work for a slot between runs (the perf audit's checks): a runner whose slots are here takes it first; others leave it for later. */
+  between?: Between;
 }
 
 /** One kept proof to check (run/keptProof.ts): the run that wrote it, by its key and result, and its instance. */
@@ -59,6 +63,8 @@ export interface ProofBatch {
   /** drat-trim on this machine (a remote runner uses the host's). */
   dratTrim?: string;
   checkerTimeoutS: number;
+  /** evaluation.checker: each check bounded relative to its run's solving time. */
+  checker?: CheckerPolicy;
   maxProofMb: number;
   jobs: number;
   signal?: AbortSignal;

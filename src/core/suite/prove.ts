@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCaptured } from '../run/captured';
 import { checkModel, ModelBuilder } from '../run/modelCheck';
+import { DEFAULT_CHECKER } from '../config/schema';
 import { checkProof } from '../run/proof';
 
 /** The programs that prove answers: a solver that writes DRAT proofs with kissat's and CaDiCaL's command line (`-q --no-binary CNF PROOF`), and drat-trim. */
@@ -38,7 +39,13 @@ export async function proveAnswer(cnf: string, p: Provers, signal?: AbortSignal)
         : { answer: null, why: `the reference solver's model does not check: ${check.detail}` };
     }
     if (status === 'UNSATISFIABLE') {
-      const check = await checkProof({ dratTrim: p.dratTrim, cnf, proof, timeoutS: p.timeoutS, maxProofMb: 4096, ...(signal ? { signal } : {}) });
+      const check = await checkProof({
+        dratTrim: p.dratTrim,
+        cnf,
+        proof,
+        bounds: { cpuS: p.timeoutS, memMb: DEFAULT_CHECKER.memMb, maxProofMb: 4096 },
+        ...(signal ? { signal } : {}),
+      });
       return check.ok
         ? { answer: 'UNSAT', evidence: 'DRAT proof verified by drat-trim', solveS: run.timeS, checkS: check.timeS }
         : { answer: null, why: `the reference solver's proof was not verified: ${check.detail}` };

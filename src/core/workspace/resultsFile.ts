@@ -55,7 +55,7 @@ export interface ResultsInput {
 /** One answer the promotion audit checked, as a report shows it. */
 interface PromotionAuditRow {
   instance: string;
-  verdict: 'ok' | 'caught' | 'not_audited';
+  verdict: 'ok' | 'caught' | 'unsolved' | 'not_audited';
   from: 'duel' | 'second run' | 'evaluation' | 'held-out';
   champion_s: number;
   challenger_s: number;
@@ -76,7 +76,11 @@ export interface PromotionAuditInput {
   timeout_s?: number | undefined;
   already_checked: readonly string[];
   instances: readonly PromotionAuditRow[];
-  held_out?: { duel: string; instances: readonly PromotionAuditRow[] } | undefined;
+  /** UNSAT answers left unchecked, each counted at the champion's time; absent in records from before (which checked the much-faster answers only). */
+  unchecked?: readonly string[] | undefined;
+  /** Whether the test passed on checked answers alone; absent in records from before. */
+  passed?: boolean | undefined;
+  held_out?: { duel: string; instances: readonly PromotionAuditRow[]; unchecked?: readonly string[] | undefined; passed?: boolean | undefined } | undefined;
 }
 
 /** The heading of the promotion audit's section: always the report's last, so it can be replaced in place. */
@@ -89,17 +93,33 @@ function promotionAuditSection(a: PromotionAuditInput): string[] {
     a.from === 'kept'
       ? 'was checked by drat-trim from the DRAT proof written by the very run that gave it'
       : `was run again with a DRAT proof${a.timeout_s ? ` (limit ${a.timeout_s} s)` : ''} and checked by drat-trim`;
+  const basis = `${a.on === 'cpu' ? 'CPU' : 'wall'} time, ${where}`;
+  // Records since a promotion rests on checked answers say whether it passed; older ones checked the much-faster answers.
   const head = [
     PROMOTION_HEADING,
     '',
-    `Before this candidate could replace ${a.champion.solver}, every UNSAT answer it gave much faster (${a.rule}; ${a.on === 'cpu' ? 'CPU' : 'wall'} time, ${where}) ${how}.`,
+    a.passed === undefined
+      ? `Before this candidate could replace ${a.champion.solver}, every UNSAT answer it gave much faster (${a.rule}; ${basis}) ${how}.`
+      : `Before this candidate could replace ${a.champion.solver}, its UNSAT answers (${basis}) were checked by drat-trim from the DRAT proof written by the very run that gave each, ${a.rule}. An answer whose proof was not verified counts as unsolved; a lie fails the candidate.`,
   ];
+  const outcome = (part: { unchecked?: readonly string[] | undefined; passed?: boolean | undefined }) =>
+    part.passed === undefined
+      ? []
+      : [
+          '',
+          `${part.passed ? 'The test passed on checked answers alone' : '**On checked answers alone the test no longer passed**'}${
+            part.unchecked?.length
+              ? `; ${part.unchecked.length} UNSAT answer${part.unchecked.length === 1 ? ' was' : 's were'} left unchecked, each counted at ${a.champion.solver}'s time: ${part.unchecked.join(', ')}`
+              : ''
+          }.`,
+        ];
   const before = a.already_checked.length
     ? [`${a.already_checked.length} more had been proof-checked by the perf audit already: ${a.already_checked.join(', ')}.`]
     : [];
   const champion = (i: PromotionAuditRow) =>
     i.champion_status === 'solved' ? `${i.champion_s.toFixed(3)} s` : `${i.champion_status} (${i.champion_s.toFixed(0)} s)`;
-  const verdict = (i: PromotionAuditRow) => (i.verdict === 'ok' ? 'verified' : i.verdict === 'caught' ? `**caught**: ${i.detail}` : i.detail);
+  const verdict = (i: PromotionAuditRow) =>
+    i.verdict === 'ok' ? 'verified' : i.verdict === 'caught' ? `**caught**: ${i.detail}` : i.verdict === 'unsolved' ? `unsolved: ${i.detail}` : i.detail;
   const table = (rows: readonly PromotionAuditRow[]) => [
     `| instance | champion | this | ${a.from === 'kept' ? "its run's proof (run)" : 're-run with a proof'} |`,
     '|---|---|---|---|',
@@ -110,15 +130,16 @@ function promotionAuditSection(a: PromotionAuditInput): string[] {
   ];
   const main = a.instances.length
     ? [...(before.length ? ['', ...before] : []), '', ...table(a.instances)]
-    : ['', `None was left to check.${before.length ? ` ${before[0]}` : ''}`];
+    : ['', `${a.passed === undefined ? 'None was left to check.' : 'No proof needed checking.'}${before.length ? ` ${before[0]}` : ''}`];
   const held = a.held_out
     ? [
         '',
-        `On the held-out set (session ${a.held_out.duel}), the same for its much faster UNSAT answers: ${a.held_out.instances.length ? '' : 'none.'}`,
+        `On the held-out set (session ${a.held_out.duel}), the same for its ${a.held_out.passed === undefined ? 'much faster ' : ''}UNSAT answers: ${a.held_out.instances.length ? '' : 'none checked.'}`,
         ...(a.held_out.instances.length ? ['', ...table(a.held_out.instances)] : []),
+        ...outcome(a.held_out),
       ]
     : [];
-  return [...head, ...main, ...held];
+  return [...head, ...main, ...outcome(a), ...held];
 }
 
 /** What a report needs of the paired comparison with the champion (A: the champion, B: this candidate). */

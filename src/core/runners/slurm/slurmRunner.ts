@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import type { z } from 'zod';
 import type { SlurmRunnerSchema } from '../../config/schema';
 import { findDratTrim } from '../../run/checkers';
+import { wallBoundS } from '../../run/proof';
 import type { RunBatch, Runner } from '../runner';
 import type { SshTarget } from '../ssh';
 import { nodeProblem, probeRemote, type RemoteFacts } from '../sshProbe';
@@ -226,7 +227,7 @@ export function slurmRunner(o: SlurmRunnerOptions): Runner {
         opts: {
           ...arrayOptions(c, site, synced, `satlution-check-${tag}`),
           memMb: c.mem_mb ?? Math.max(4096, 2 * batch.maxProofMb),
-          timeLimitMin: timeLimitMinutes(batch.checkerTimeoutS, false),
+          timeLimitMin: timeLimitMinutes(wallBoundS(batch.checkerTimeoutS), false),
         },
       };
       batch.onStatus?.(`checking ${batch.tasks.length} kept proof${batch.tasks.length === 1 ? '' : 's'} on ${site.where}`);
