@@ -58,15 +58,15 @@ async function raw(solver: string, files: string[], proofs?: string): Promise<nu
   return (Date.now() - t0) / 1000;
 }
 
-/** `satlution eval` in a workspace of its own whose satlution.yaml sets `sandbox`; with `audit`, perf keeps every UNSAT answer's proof and audits a sample (the default policy). */
-function viaEval(solver: string, set: string, ws: string, sandbox: 'on' | 'off', audit = false): number {
+/** `satlution eval` in a workspace of its own whose satlution.yaml sets `sandbox`; with `audit`, perf keeps every UNSAT answer's proof and audits a sample (the default policy); `perf`: the perf stage's checks, else verify's. */
+function viaEval(solver: string, set: string, ws: string, sandbox: 'on' | 'off', audit = false, perf = audit): number {
   fs.mkdirSync(ws, { recursive: true });
   fs.writeFileSync(
     path.join(ws, 'satlution.yaml'),
     `seeds: [{ name: cadical, source: ${JSON.stringify(solver)} }]\nsandbox: ${sandbox}\n${audit ? '' : 'stages: { perf: { audit: { min: 0, share: 0 } } }\n'}`,
   );
   const t0 = Date.now();
-  const stage = audit ? ['--stage', 'perf'] : ['--no-proofs'];
+  const stage = [...(perf ? ['--stage', 'perf'] : []), ...(audit ? [] : ['--no-proofs'])];
   const r = spawnSync(process.execPath, [CLI, 'eval', solver, '--bench', set, '--no-build', ...stage, '--jobs', String(JOBS), '--timeout', '120'], {
     cwd: ws,
     encoding: 'utf8',
@@ -95,7 +95,7 @@ async function auditOverhead(dir: string): Promise<void> {
   for (let rep = 0; rep < 5; rep++) {
     const r = await raw(solver, files, proofs());
     const on = viaEval(solver, set, fs.mkdtempSync(path.join(dir, 'ws-')), 'on', true);
-    const off = viaEval(solver, set, fs.mkdtempSync(path.join(dir, 'ws-')), 'on');
+    const off = viaEval(solver, set, fs.mkdtempSync(path.join(dir, 'ws-')), 'on', false, true);
     rows.push([r, on, off]);
     console.log(
       `audit rep ${rep + 1}: raw with proofs ${r.toFixed(2)} s, satlution eval --stage perf ${on.toFixed(2)} s with its audit, ${off.toFixed(2)} s without (no proofs); ratio ${(on / r).toFixed(3)}`,
