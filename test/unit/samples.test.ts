@@ -105,7 +105,11 @@ describe('first run: sample benchmarks and drat-trim', function () {
   it('a located drat-trim must verify a real proof and reject a bogus one', async function () {
     if (!DRAT_TRIM) this.skip();
     assert.equal(await probeDratTrim(DRAT_TRIM!), undefined);
-    assert.match((await probeDratTrim('/bin/true')) ?? '', /accepted a bogus proof/);
+    // A program that prints no verdict verifies nothing; one that says yes to everything is no checker either.
+    assert.match((await probeDratTrim('/bin/true')) ?? '', /^it did not verify a correct proof \(.*exit 0, no status line/);
+    const yes = write(path.join(tempDir(), 'yes-drat'), '#!/bin/sh\necho "s VERIFIED"\n');
+    fs.chmodSync(yes, 0o755);
+    assert.match((await probeDratTrim(yes)) ?? '', /accepted a bogus proof/);
     assert.match((await probeDratTrim('/bin/false')) ?? '', /did not verify a correct proof/);
     assert.match((await probeDratTrim(path.join(tempDir(), 'nothing'))) ?? '', /cannot run drat-trim/);
   });
