@@ -76,19 +76,34 @@ function viaEval(solver: string, set: string, ws: string, sandbox: 'on' | 'off',
   return (Date.now() - t0) / 1000;
 }
 
-/** perf with its audit on short UNSAT formulas (about 0.4 s each for cadical) against the same runs raw, each writing its proof. */
-async function auditOverhead(dir: string): Promise<void> {
-  if (!findDratTrim()) throw new Error('drat-trim is needed: bash scripts/setup-sat-tools.sh');
-  const set = path.join(dir, 'unsat');
+/** A set of N instances (`instance(i)`: its name and text) in `dir/name`, and its files in order. */
+function setOf(dir: string, name: string, instance: (i: number) => [string, string]): { set: string; files: string[] } {
+  const set = path.join(dir, name);
   fs.mkdirSync(set);
-  for (let i = 0; i < N; i++) fs.writeFileSync(path.join(set, `uniform-${i}.cnf`), uniform3Sat(Number(process.env.BENCH_UNSAT_VARS ?? 230), 4.8, 2000 + i));
+  for (let i = 0; i < N; i++) {
+    const [file, text] = instance(i);
+    fs.writeFileSync(path.join(set, file), text);
+  }
   const files = fs
     .readdirSync(set)
     .map((f) => path.join(set, f))
     .sort();
-  const solver = path.join(dir, 'cadical-proofs');
+  return { set, files };
+}
+
+/** A solver directory `dir/name` whose run script is `line` (sh). */
+function solverOf(dir: string, name: string, line: string): string {
+  const solver = path.join(dir, name);
   fs.mkdirSync(path.join(solver, 'bin'), { recursive: true });
-  fs.writeFileSync(path.join(solver, 'bin', 'starexec_run_default'), '#!/bin/sh\nexec cadical -q "$1" ${2:+"$2/proof.out"}\n', { mode: 0o755 });
+  fs.writeFileSync(path.join(solver, 'bin', 'starexec_run_default'), `#!/bin/sh\n${line}\n`, { mode: 0o755 });
+  return solver;
+}
+
+/** perf with its audit on short UNSAT formulas (about 0.4 s each for cadical) against the same runs raw, each writing its proof. */
+async function auditOverhead(dir: string): Promise<void> {
+  if (!findDratTrim()) throw new Error('drat-trim is needed: bash scripts/setup-sat-tools.sh');
+  const { set, files } = setOf(dir, 'unsat', (i) => [`uniform-${i}.cnf`, uniform3Sat(Number(process.env.BENCH_UNSAT_VARS ?? 230), 4.8, 2000 + i)]);
+  const solver = solverOf(dir, 'cadical-proofs', 'exec cadical -q "$1" ${2:+"$2/proof.out"}');
   const proofs = () => fs.mkdtempSync(path.join(dir, 'proofs-'));
   await raw(solver, files, proofs());
   const rows: [number, number, number][] = [];
@@ -111,16 +126,8 @@ async function main(): Promise<void> {
   if (spawnSync('cadical', ['--version']).status !== 0) throw new Error('cadical is needed: bash scripts/setup-sat-tools.sh');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satlution-bench-'));
   try {
-    const set = path.join(dir, 'set');
-    fs.mkdirSync(set);
-    for (let i = 0; i < N; i++) fs.writeFileSync(path.join(set, `planted-${i}.cnf`), planted3Sat(Number(process.env.BENCH_VARS ?? 420), 4.26, 1000 + i));
-    const files = fs
-      .readdirSync(set)
-      .map((f) => path.join(set, f))
-      .sort();
-    const solver = path.join(dir, 'cadical');
-    fs.mkdirSync(path.join(solver, 'bin'), { recursive: true });
-    fs.writeFileSync(path.join(solver, 'bin', 'starexec_run_default'), '#!/bin/sh\nexec cadical -q "$1"\n', { mode: 0o755 });
+    const { set, files } = setOf(dir, 'set', (i) => [`planted-${i}.cnf`, planted3Sat(Number(process.env.BENCH_VARS ?? 420), 4.26, 1000 + i)]);
+    const solver = solverOf(dir, 'cadical', 'exec cadical -q "$1"');
     if (process.env.BENCH_PART === 'audit') return await auditOverhead(dir);
     await raw(solver, files); // warm the page cache
     await startupCost(dir);

@@ -9,7 +9,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ownerAlive, ownerTag } from './owner';
-import { checkerBounds, checkerLimits, checkProof, solveSeconds, type CheckerPolicy, type ProofCheck } from './proof';
+import { boundsFor, checkProof, solveSeconds, type CheckerPolicy, type ProofCheck } from './proof';
 import type { CheckResult, InstanceResult } from './result';
 
 /** The folder of holds in a remote workdir (the runner's own); here, below the scratch directory, one per user (proofRoot). */
@@ -121,7 +121,7 @@ export async function checkKeptProof(r: KeptProofCheck): Promise<InstanceResult>
     dratTrim: r.dratTrim,
     cnf: r.cnf,
     proof: r.proof,
-    bounds: checkerBounds(checkerLimits(r.checker, r.checkerTimeoutS, r.maxProofMb), solveSeconds(r.result)),
+    bounds: boundsFor(r, solveSeconds(r.result)),
     ...(r.signal ? { signal: r.signal } : {}),
   });
   if (pc.outcome === 'error') throw new Error(pc.detail);

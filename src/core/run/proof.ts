@@ -93,6 +93,10 @@ export function checkerBounds(l: CheckerLimits, solveS: number): CheckerBounds {
   };
 }
 
+/** The bounds of checking a proof a run wrote in `solveS` seconds, under a stage's settings (evaluation.checker, checker_timeout_s, proof_max_mb). */
+export const boundsFor = (s: { checker?: CheckerPolicy | undefined; checkerTimeoutS: number; maxProofMb: number }, solveS: number): CheckerBounds =>
+  checkerBounds(checkerLimits(s.checker, s.checkerTimeoutS, s.maxProofMb), solveS);
+
 /** The wall time a check may take: its CPU bound with room for a busy machine (a third of a core), never less than a minute. */
 export const wallBoundS = (cpuS: number): number => Math.max(60, 3 * cpuS + 10);
 
@@ -164,14 +168,15 @@ export function readVerdict(run: { code: number | null; signal?: NodeJS.Signals 
   // SIGXCPU at the soft CPU limit, SIGKILL at the hard one (or the kernel's OOM killer).
   if (run.signal === 'SIGXCPU' || run.signal === 'SIGKILL') return { outcome: 'timeout', detail: run.signal };
   if (run.signal) return { outcome: 'crashed', detail: run.signal };
-  // prlimit's own failures (127: drat-trim not found, 126: not executable).
-  if (run.code === 127 || run.code === 126) return { outcome: 'error', detail: lastLine(run.output) || `exit ${run.code}` };
   const lines = run.output
     .split(/[\r\n]+/)
     .map((l) => l.trim())
     .filter(Boolean);
+  const last = lines.at(-1)?.slice(0, 200) ?? '';
+  // prlimit's own failures (127: drat-trim not found, 126: not executable).
+  if (run.code === 127 || run.code === 126) return { outcome: 'error', detail: last || `exit ${run.code}` };
   const status = lines.filter((l) => /^s /.test(l));
-  const rejected = () => ({ outcome: 'rejected' as const, detail: `exit ${run.code}: ${status.pop() ?? lastLine(run.output)}`.slice(0, 300) });
+  const rejected = () => ({ outcome: 'rejected' as const, detail: `exit ${run.code}: ${status.pop() ?? last}`.slice(0, 300) });
   // 80: a line drat-trim cannot read (a comment over 64 KiB, echoed: the proof's words), or a hard warning.
   if (run.code === HARD_WARNING) return rejected();
   const memout = lines.find((l) => /^c MEMOUT|^c failed to reallocate|^s MEMORY ALLOCATION ERROR/.test(l));
@@ -180,20 +185,12 @@ export function readVerdict(run: { code: number | null; signal?: NodeJS.Signals 
   if (status.length === 1 && status[0] === 's VERIFIED') return { outcome: 'verified', detail: '' };
   return {
     outcome: 'rejected',
-    detail: `exit 0, ${status.length ? `status ${status.map((s) => `"${s.slice(0, 40)}"`).join(', ')}` : `no status line: ${lastLine(run.output)}`}`,
+    detail: `exit 0, ${status.length ? `status ${status.map((s) => `"${s.slice(0, 40)}"`).join(', ')}` : `no status line: ${last}`}`,
   };
 }
 
 /** drat-trim's exit status for a line it cannot read or a warning it treats as an error. */
 const HARD_WARNING = 80;
-
-const lastLine = (text: string): string =>
-  text
-    .split(/[\r\n]+/)
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .pop()
-    ?.slice(0, 200) ?? '';
 
 /**
  * A proof file as written: its size, or why there is none. Only a regular file counts (a link is not

@@ -7,7 +7,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkModel } from './modelCheck';
-import { checkerBounds, checkerLimits, checkProof, proofFile, proofSize, type CheckerPolicy } from './proof';
+import { boundsFor, checkProof, proofFile, proofSize, type CheckerPolicy } from './proof';
 import { keepProof } from './keptProof';
 import type { CheckResult, InstanceResult, RunStatus } from './result';
 import { formatRunLog, writeRunLog } from './runLog';
@@ -221,7 +221,7 @@ async function judge(r: InstanceRunRequest, out: RunOutcome, proofDir: string): 
     dratTrim: r.dratTrim,
     cnf: r.cnf,
     proof,
-    bounds: checkerBounds(checkerLimits(r.checker, r.checkerTimeoutS, r.maxProofMb), out.cpuS ?? out.timeS),
+    bounds: boundsFor(r, out.cpuS ?? out.timeS),
     ...(r.signal ? { signal: r.signal } : {}),
   });
   const check: CheckResult = {
