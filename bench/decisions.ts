@@ -1,38 +1,40 @@
-// Benchmark: the decision rules' error rates and cost, by simulation. Synthetic solvers (instance times
-// log-uniform 0.05-30 s, a share unsolvable, per-run noise, session drift), seeded, driven through the
-// real decision code as a cycle chains it: the race's order and caps (race.ts raceOrder, capFor), the
-// session scheduler with the futility rule and the last word on capped survivors (scheduler.ts
-// runSession, race.ts raceLook, raceSettle, raceAgain: the second runs where a survivor's margin is in doubt),
-// (comparison.ts compareRuns, decide/againstChampion.ts promotionLevel) and the promotion rule (decide/promotionRule.ts
-// greedyAccept). Printed for 12, 22 and 44 instances: false
-// promotions per decision (pooled, and the 90th percentile over workspaces) and per 20 cycles, power at
-// 5/10/20% true gain, CPU per cycle in evaluations of the champion's perf set (whole cycle, per rejected
-// challenger, per winner), winners lost by early rejection, and with true gains 0, 10 and 20% in one
-// cycle which one is promoted.
-// BENCH_WORKSPACES (40), BENCH_CYCLES (50 per workspace), BENCH_LAMBDA (3), BENCH_SIZES (12,22,44),
-// BENCH_NOISE (mixed: each instance's noise drawn from 2-15%; or one number, percent), BENCH_DRIFT
-// (5-10: session drift, percent), BENCH_UNSOLVABLE (0: a share of instances neither solves), BENCH_SEED (1),
-// BENCH_ONLY (aa: the A/A rows alone, e.g. with BENCH_CYCLES=1000 to resolve each workspace's rate),
-// BENCH_SPREAD (0: how much a challenger's effect varies from instance to instance, as the standard
-// deviation of its log time ratio, fixed per instance; real option changes are faster on some instances
-// and slower on others, which the futility rule needs more instances to see through).
-// BENCH_SCENARIO=name[,name...] runs named scenarios instead, one challenger of the kind against the
+// Benchmark: the decision rules' error rates and cost, by simulation. Synthetic solvers, seeded, driven
+// through the real decision code as a cycle chains it: the race's order and caps (race.ts raceOrder,
+// capFor), the session scheduler with the futility looks and the last word on capped survivors
+// (scheduler.ts runSession, race.ts raceLook, raceSettle, raceAgain: the second runs of a survivor's
+// instances near the limit and its longest), the comparison (comparison.ts compareRuns,
+// againstChampion.ts promotionLevel) and the promotion rule (promotionRule.ts greedyAccept).
+// The world: instance times log-uniform over three orders of magnitude, BENCH_BEYOND (0.15) of that
+// range past the time limit, so instances near the limit flip between solved and 2T from run to run;
+// per-run noise (BENCH_NOISE: log sd in percent, 10; or "mixed", 2-15% per instance); a session factor
+// per session (BENCH_DRIFT, 5-10% log sd). Every run a session makes is charged as cost: capped runs,
+// runs again in full and second runs included.
+// Without BENCH_SCENARIO it prints, for 12, 22 and 44 instances (BENCH_SIZES): false promotions per
+// decision (pooled, and the 90th percentile over workspaces) and per 20 cycles, power at 5/10/20% lower
+// time everywhere, CPU per cycle in evaluations of the champion's perf set, and with gains 0, 10 and 20%
+// in one cycle which one is promoted. BENCH_WORKSPACES (40), BENCH_CYCLES (50 per workspace),
+// BENCH_LAMBDA (3), BENCH_SEED (1), BENCH_ONLY (aa: the A/A rows alone).
+// BENCH_SCENARIO=name[,name...] runs named scenarios instead: one challenger of the kind against the
 // champion beside LAMBDA - 1 challengers like the champion, BENCH_DECISIONS (2500) decisions over up to
-// 50 workspaces, and ends each with one JSON line (scenario, instances, lambda, decisions, promoted and
-// its Wilson 95% interval, evaluations per cycle and per challenger dropped early, in evaluations of the
-// champion's perf set, and the challenger's noise-free PAR-2 and geometric-mean change): aa; uniform
-// (BENCH_GAIN, 0.1); skew (10% of instances 2.5x slower, the rest faster by as much: the same
-// geometric mean, a worse PAR-2); easyfast (20% faster on the easier half, 8% slower on the harder);
-// spread (log sd BENCH_SD, 1; gain BENCH_GAIN, none); timeouts (a quarter of the instances beyond the
-// 60 s timeout, BENCH_SOLVED_SHARE of them solved, 1); timeouts-sc-12 and -24 (400 instances, 30%
-// beyond a 5,000 s timeout, 12 or 24 more solved, identical elsewhere); corrnoise (each lane's core slows
-// down and recovers, AR(1), 15% sd); lowcap (cap_factor 1.1). BENCH_INSTANCES sets the size.
+// 50 workspaces, each ending with one JSON line (scenario, instances, lambda, decisions, promoted and its
+// Wilson 95% interval, evaluations per cycle and per challenger dropped early, the challenger's expected
+// PAR-2 and geometric-mean change). Each challenger's PAR-2 change is exact on its own set: its expected
+// PAR-2 under the world's noise (the instance's run noise and the session factor), solved for.
+// No better in PAR-2: aa (identical); skew (2x faster on the easiest 70%, slower on the rest, PAR-2
+// equal); easyfast (2x faster on instances under 1/60 of the limit, slower on the rest, PAR-2 equal);
+// bimodal (x0.7 on a random half, slower on the other, PAR-2 equal); geoworse (geometric mean 10%
+// better, PAR-2 5% worse); corrnoise (identical, each lane's core slowing down and recovering, AR(1), 15%
+// sd); lowcap (identical, cap_factor 1.1). Winners: uniform (BENCH_GAIN, 10% lower PAR-2 everywhere);
+// hard3 (20% lower PAR-2, all of it on the hardest third); par2win (10% lower PAR-2, 1.3x slower on the
+// easiest 70%); solves-24 and solves-12 (400 instances, 25% beyond a 5,000 s limit: 24 or 12 more of the
+// champion's timeouts solved, identical elsewhere). BENCH_INSTANCES sets the size, BENCH_BEYOND the share
+// beyond the limit. BENCH_SCENARIO=heldout measures the held-out check (below).
 import { compareRuns } from '../src/core/decide/comparison';
 import type { EvalDoc } from '../src/core/eval/evalDoc';
 import { par2Of } from '../src/core/eval/metrics';
 import { capFor, firstLook, raceAgain, raceLook, raceOrder, raceSettle, type RacePolicy } from '../src/core/decide/race';
-import { heldOutCall, heldOutLook, heldOutPairs } from '../src/core/decide/heldOut';
-import type { RankBy } from '../src/core/decide/objectiveTest';
+import { heldOutCall, heldOutPairs } from '../src/core/decide/heldOut';
+import { runModel, type RankBy } from '../src/core/decide/objectiveTest';
 import { runSession, secondRuns, sidePairs } from '../src/core/decide/scheduler';
 import { RacingSchema } from '../src/core/config/schema';
 import { prng } from '../src/core/stats/prng';
@@ -46,12 +48,11 @@ const WORKSPACES = Number(process.env.BENCH_WORKSPACES ?? 40);
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 50);
 const LAMBDA = Number(process.env.BENCH_LAMBDA ?? 3);
 const SIZES = (process.env.BENCH_SIZES ?? '12,22,44').split(',').map(Number);
-const NOISE = process.env.BENCH_NOISE ?? 'mixed';
+const NOISE = process.env.BENCH_NOISE ?? '10';
 const [DRIFT_LO, DRIFT_HI] = (process.env.BENCH_DRIFT ?? '5-10').split('-').map((x) => Number(x) / 100) as [number, number];
-const UNSOLVABLE = Number(process.env.BENCH_UNSOLVABLE ?? 0);
+const BEYOND = Number(process.env.BENCH_BEYOND ?? 0.15);
 const SEED = Number(process.env.BENCH_SEED ?? 1);
 const ONLY_AA = process.env.BENCH_ONLY === 'aa';
-const SPREAD = Number(process.env.BENCH_SPREAD ?? 0);
 const GAINS = [0.05, 0.1, 0.2];
 const TIMEOUT_S = 60;
 const ALPHA = 0.05;
@@ -59,7 +60,8 @@ const MIN_IMPROVEMENT_PCT = 5;
 const ON = 'cpu' as const;
 /** What promotions rank by (BENCH_RANK_BY: par2, solved-then-par2). */
 const RANK_BY = (process.env.BENCH_RANK_BY ?? 'par2') as RankBy;
-const RACING = RacingSchema.parse({});
+/** The race's settings (BENCH_RACING=off: no futility looks, every challenger runs the whole set). */
+const RACING = RacingSchema.parse(process.env.BENCH_RACING === 'off' ? { enabled: false } : {});
 /** Lanes of the simulated local runner. */
 const LANES = 2;
 
@@ -80,12 +82,15 @@ function normal(rnd: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
 }
 
-function world(n: number, seed: number): World {
+/** A world of `n` instances whose times are log-uniform over three orders of magnitude, `beyond` of that range past the limit. */
+function world(n: number, seed: number, o: { timeout?: number; beyond?: number } = {}): World {
   const rnd = prng(seed);
-  const [lo, hi] = [Math.log(0.05), Math.log(30)];
-  const times = Array.from({ length: n }, () => (rnd() < UNSOLVABLE ? Infinity : Math.exp(lo + (hi - lo) * rnd())));
+  const timeout = o.timeout ?? TIMEOUT_S;
+  const hi = Math.log(timeout) + 3 * Math.LN10 * (o.beyond ?? BEYOND);
+  const lo = hi - 3 * Math.LN10;
+  const times = Array.from({ length: n }, () => Math.exp(lo + (hi - lo) * rnd()));
   const sigma = Array.from({ length: n }, () => (NOISE === 'mixed' ? 0.02 + 0.13 * rnd() : Number(NOISE) / 100));
-  return { times, sigma, drift: DRIFT_LO + (DRIFT_HI - DRIFT_LO) * rnd(), rnd, timeout: TIMEOUT_S, racing: RACING };
+  return { times, sigma, drift: DRIFT_LO + (DRIFT_HI - DRIFT_LO) * rnd(), rnd, timeout, racing: RACING };
 }
 
 const name = (i: number) => `i${String(i).padStart(3, '0')}`;
@@ -129,16 +134,9 @@ interface CycleOutcome {
   /** Index of the promoted challenger, or null. */
   winner: number | null;
   rejectedEarly: boolean[];
-  /** CPU seconds: the champion's runs in the race, and each challenger's. */
+  /** CPU seconds of every run the session made: the champion's, and each challenger's. */
   championCost: number;
   challengerCost: number[];
-}
-
-/** A challenger of `speed` whose effect varies over instances (log sd `spread`, centred: its geometric-mean gain is its speed's), drawn afresh. */
-function spreadEffect(w: World, speed: number, spread: number): number[] {
-  const z = w.times.map(() => spread * normal(w.rnd));
-  const m = z.reduce((s, x) => s + x, 0) / Math.max(1, z.length);
-  return z.map((x) => speed * Math.exp(x - m));
 }
 
 /** One cycle as the engine runs it: the race (one session), then the promotion rule on the survivors' pairs. `effects`: each challenger's time as a multiple of the champion's, per instance (a function: drawn afresh each cycle). */
@@ -152,27 +150,35 @@ async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number
   const keys = effects.map((_, k) => `B${k + 1}`);
   const f = session(w);
   const level = promotionLevel(ALPHA, effects.length);
+  const spent = new Map<string, number>();
   const out = await runSession({
     order,
     challengers: keys,
     lanes: LANES,
     block: LANES,
     timeoutS: TIMEOUT_S,
-    run: async (side, chunk, o) =>
-      chunk.map((x) => run(w, index(x.name), side === 'A' ? 1 : effects[keys.indexOf(side)]![index(x.name)]!, f, o.caps.get(x.name) ?? TIMEOUT_S, o.lane)),
+    run: async (side, chunk, o) => {
+      const rs = chunk.map((x) =>
+        run(w, index(x.name), side === 'A' ? 1 : effects[keys.indexOf(side)]![index(x.name)]!, f, o.caps.get(x.name) ?? TIMEOUT_S, o.lane),
+      );
+      spent.set(side, (spent.get(side) ?? 0) + cost(rs));
+      return rs;
+    },
     cap: (n) => capFor(policy.reference.get(n), TIMEOUT_S, RACING),
-    look: raceLook(
-      policy,
-      order.map((i) => i.name),
-      {
-        of: order.length,
-        timeoutS: TIMEOUT_S,
-        test: { level, rankBy: RANK_BY, marginPct: MIN_IMPROVEMENT_PCT },
-        minInstances: firstLook(instances, RACING.min_instances),
-      },
-    ),
+    look: !RACING.enabled
+      ? undefined
+      : raceLook(
+          policy,
+          order.map((i) => i.name),
+          {
+            of: order.length,
+            timeoutS: TIMEOUT_S,
+            test: { level, rankBy: RANK_BY, marginPct: MIN_IMPROVEMENT_PCT },
+            minInstances: firstLook(instances, RACING.min_instances),
+          },
+        ),
     settle: raceSettle(policy, TIMEOUT_S, level, RANK_BY),
-    again: raceAgain(policy, TIMEOUT_S, level, RANK_BY, MIN_IMPROVEMENT_PCT),
+    again: raceAgain(policy, TIMEOUT_S, RANK_BY),
   });
   const evaluated: Evaluated[] = keys.map((key, k) => {
     const s = out.b.get(key)!;
@@ -186,16 +192,16 @@ async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number
     const again = secondRuns(sp);
     return { candidate: k + 1, json, cmp: survived ? compareRuns(a, b, TIMEOUT_S, { alpha: 2 * level, on: ON, rankBy: RANK_BY, again }) : undefined };
   });
-  const d = greedyAccept(evaluated, 0, MIN_IMPROVEMENT_PCT, 2 * level);
+  const d = greedyAccept(evaluated, 0, MIN_IMPROVEMENT_PCT);
   return {
     winner: d.winner === null ? null : d.winner - 1,
     rejectedEarly: keys.map((k) => (out.b.get(k)!.dropped?.after ?? Infinity) < order.length),
-    championCost: cost(out.a.values()) + cost(new Set(keys.flatMap((k) => [...out.b.get(k)!.fresh.values(), ...out.b.get(k)!.again.values()].map((f) => f.a)))),
-    challengerCost: keys.map((k) => cost(out.b.get(k)!.results.values()) + cost([...out.b.get(k)!.again.values()].map((x) => x.b))),
+    championCost: spent.get('A') ?? 0,
+    challengerCost: keys.map((k) => spent.get(k) ?? 0),
   };
 }
 
-/** One workspace: its stored champion measurement (the race's order and caps), then `cycles` cycles of challengers like `speeds` (with BENCH_SPREAD), or as `effectsOf` draws them. */
+/** One workspace: its stored champion measurement (the race's order and caps), then `cycles` cycles of challengers `speeds` times the champion's time everywhere, or as `effectsOf` draws them. */
 async function workspace(
   n: number,
   seed: number,
@@ -207,7 +213,7 @@ async function workspace(
   // One evaluation of the champion: its expected CPU time over the set.
   const unit = w.times.reduce((s, t) => s + Math.min(t, w.timeout), 0);
   const outcomes: CycleOutcome[] = [];
-  const effectsOf = o.effectsOf ? () => o.effectsOf!(w) : () => speeds.map((sp) => spreadEffect(w, sp, SPREAD));
+  const effectsOf = o.effectsOf ? () => o.effectsOf!(w) : () => speeds.map((sp) => w.times.map(() => sp));
   for (let c = 0; c < (o.cycles ?? CYCLES); c++) outcomes.push(await cycle(w, stored, effectsOf));
   return { outcomes, unit };
 }
@@ -223,19 +229,36 @@ const total = (o: CycleOutcome) => o.championCost + o.challengerCost.reduce((s, 
 // ---- Named scenarios (BENCH_SCENARIO): one challenger of a kind, the others like the champion ----
 
 const G = Number(process.env.BENCH_GAIN ?? 0.1);
-const SD = Number(process.env.BENCH_SD ?? 1);
-const SOLVED_SHARE = Number(process.env.BENCH_SOLVED_SHARE ?? 1);
 
-/** A world whose instances beyond the timeout are `beyond` of them (true times 1.5-10x the timeout), the rest log-uniform over [lo, hi] seconds. */
-function worldWith(n: number, seed: number, o: { timeout: number; lo: number; hi: number; beyond: number }): World {
-  const w = world(n, seed);
-  const [lo, hi] = [Math.log(o.lo), Math.log(o.hi)];
-  const out = Math.round(o.beyond * n);
-  w.times = w.times.map((_, i) =>
-    i < out ? o.timeout * Math.exp(Math.log(1.5) + (Math.log(10) - Math.log(1.5)) * w.rnd()) : Math.exp(lo + (hi - lo) * w.rnd()),
-  );
-  w.timeout = o.timeout;
-  return w;
+/** A challenger's expected PAR-2 on its world's set: each instance's under its run noise and the session factor. */
+function expectedPar2(w: World, effect: readonly number[]): number {
+  return w.times.reduce((s, t, i) => s + runModel(t * effect[i]!, { timeoutS: w.timeout, sigma: Math.hypot(w.sigma[i]!, w.drift) }).mean, 0);
+}
+
+/** Effects `base`, with the instances of `scaled` times a factor solved for so that the expected PAR-2 is `target` times the champion's; null where no factor in 1/50..50 reaches it. */
+function solveFor(w: World, base: readonly number[], scaled: readonly boolean[], target: number): number[] | null {
+  const goal =
+    target *
+    expectedPar2(
+      w,
+      w.times.map(() => 1),
+    );
+  const at = (c: number) => base.map((b, i) => (scaled[i] ? b * c : b));
+  let [lo, hi] = [Math.log(1 / 50), Math.log(50)];
+  if (expectedPar2(w, at(Math.exp(lo))) > goal || expectedPar2(w, at(Math.exp(hi))) < goal) return null;
+  for (let k = 0; k < 60; k++) {
+    const mid = (lo + hi) / 2;
+    if (expectedPar2(w, at(Math.exp(mid))) > goal) hi = mid;
+    else lo = mid;
+  }
+  return at(Math.exp((lo + hi) / 2));
+}
+
+/** The instances' ranks by true time, easiest first: whether each is among the easiest `share`. */
+function easiest(w: World, share: number): boolean[] {
+  const ranked = [...w.times.keys()].sort((a, b) => w.times[a]! - w.times[b]!);
+  const easy = new Set(ranked.slice(0, Math.round(share * w.times.length)));
+  return w.times.map((_, i) => easy.has(i));
 }
 
 /** `k` of `xs`, drawn without replacement (Fisher-Yates). */
@@ -255,81 +278,146 @@ function solvesMore(w: World, k: number): number[] {
   return w.times.map((t, i) => (chosen.has(i) ? (w.timeout * (0.1 + 0.8 * w.rnd())) / t : 1));
 }
 
-/** What a scenario makes: its world, and the challenger's per-instance effects (drawn afresh each cycle). */
+/** The geometric mean of a challenger's expected PAR-2 ratios over the champion's, per instance. */
+function geoRatio(w: World, effect: readonly number[]): number {
+  const m = (t: number, i: number) => runModel(t, { timeoutS: w.timeout, sigma: Math.hypot(w.sigma[i]!, w.drift) }).mean;
+  return Math.exp(w.times.reduce((s, t, i) => s + Math.log(m(t * effect[i]!, i) / m(t, i)), 0) / w.times.length);
+}
+
+/** Geoworse: the easiest 70% faster by x, the rest by a factor solved for a PAR-2 5% worse, x found so that the geometric mean is 10% better. */
+function geoworse(w: World): number[] | null {
+  const easy = easiest(w, 0.7);
+  let [lo, hi] = [Math.log(0.05), 0];
+  let best: number[] | null = null;
+  for (let k = 0; k < 40; k++) {
+    const mid = (lo + hi) / 2;
+    const e = solveFor(
+      w,
+      easy.map((q) => (q ? Math.exp(mid) : 1)),
+      easy.map((q) => !q),
+      1.05,
+    );
+    if (!e) lo = mid;
+    else {
+      best = e;
+      if (geoRatio(w, e) > 0.9) hi = mid;
+      else lo = mid;
+    }
+  }
+  return best && Math.abs(geoRatio(w, best) - 0.9) < 0.01 ? best : null;
+}
+
+/** What a scenario makes: its world, and the challenger's per-instance effects (drawn afresh each cycle; null: none such in this world). */
 interface Scenario {
   instances: number;
   world: (n: number, seed: number) => World;
-  effect: (w: World) => number[];
+  effect: (w: World) => number[] | null;
   /** A challenger that should not be promoted: any promotion is a false one. */
   noGain: boolean;
 }
 
+const ones = (w: World) => w.times.map(() => 1);
+const competition = (n: number, seed: number) => world(n, seed, { timeout: 5000, beyond: 0.25 });
+
 const SCENARIOS: Record<string, Scenario> = {
-  aa: { instances: 44, world, effect: (w) => w.times.map(() => 1), noGain: true },
-  uniform: { instances: 44, world, effect: (w) => w.times.map(() => 1 - G), noGain: G <= 0 },
-  // 10% of the instances 2.5x slower, the rest faster by as much: the same geometric mean, a worse PAR-2.
+  aa: { instances: 44, world, effect: ones, noGain: true },
   skew: {
     instances: 44,
     world,
     effect: (w) => {
-      const k = Math.max(1, Math.round(0.1 * w.times.length));
-      const slow = new Set(sample(w, [...w.times.keys()], k));
-      const fast = 2.5 ** (-k / (w.times.length - k));
-      return w.times.map((_, i) => (slow.has(i) ? 2.5 : fast));
+      const easy = easiest(w, 0.7);
+      return solveFor(
+        w,
+        easy.map((q) => (q ? 0.5 : 1)),
+        easy.map((q) => !q),
+        1,
+      );
     },
     noGain: true,
   },
-  // 20% faster on the easier half, 8% slower on the harder half: faster by the geometric mean, slower by PAR-2.
   easyfast: {
     instances: 44,
     world,
     effect: (w) => {
-      const median = [...w.times].sort((a, b) => a - b)[w.times.length >> 1]!;
-      return w.times.map((t) => (t < median ? 0.8 : 1.08));
+      const fast = w.times.map((t) => t < w.timeout / 60);
+      return solveFor(
+        w,
+        fast.map((q) => (q ? 0.5 : 1)),
+        fast.map((q) => !q),
+        1,
+      );
     },
     noGain: true,
   },
-  spread: { instances: 44, world, effect: (w) => spreadEffect(w, 1 - (process.env.BENCH_GAIN ? G : 0), SD), noGain: !process.env.BENCH_GAIN },
-  timeouts: {
+  bimodal: {
     instances: 44,
-    world: (n, seed) => worldWith(n, seed, { timeout: TIMEOUT_S, lo: 0.05, hi: 30, beyond: 0.25 }),
-    effect: (w) => solvesMore(w, Math.round(SOLVED_SHARE * w.times.filter((t) => t > w.timeout).length)),
-    noGain: SOLVED_SHARE <= 0,
+    world,
+    effect: (w) => {
+      const half = new Set(sample(w, [...w.times.keys()], Math.round(w.times.length / 2)));
+      return solveFor(
+        w,
+        w.times.map((_, i) => (half.has(i) ? 0.7 : 1)),
+        w.times.map((_, i) => !half.has(i)),
+        1,
+      );
+    },
+    noGain: true,
   },
-  'timeouts-sc-12': {
-    instances: 400,
-    world: (n, seed) => worldWith(n, seed, { timeout: 5000, lo: 0.5, hi: 4000, beyond: 0.3 }),
-    effect: (w) => solvesMore(w, 12),
-    noGain: false,
-  },
-  'timeouts-sc-24': {
-    instances: 400,
-    world: (n, seed) => worldWith(n, seed, { timeout: 5000, lo: 0.5, hi: 4000, beyond: 0.3 }),
-    effect: (w) => solvesMore(w, 24),
-    noGain: false,
-  },
-  // Each lane's core slows down and recovers (AR(1), 15% sd, from run to run): both sides of a pair on one lane share it.
+  geoworse: { instances: 44, world, effect: geoworse, noGain: true },
   corrnoise: {
     instances: 44,
     world: (n, seed) => ({ ...world(n, seed), lanes: { log: [], keep: 0.9, sd: 0.15 } }),
-    effect: (w) => w.times.map(() => 1),
+    effect: ones,
     noGain: true,
   },
-  lowcap: {
+  lowcap: { instances: 44, world: (n, seed) => ({ ...world(n, seed), racing: RacingSchema.parse({ cap_factor: 1.1 }) }), effect: ones, noGain: true },
+  uniform: {
     instances: 44,
-    world: (n, seed) => ({ ...world(n, seed), racing: RacingSchema.parse({ cap_factor: 1.1 }) }),
-    effect: (w) => w.times.map(() => 1),
-    noGain: true,
+    world,
+    effect: (w) =>
+      solveFor(
+        w,
+        ones(w),
+        w.times.map(() => true),
+        1 - G,
+      ),
+    noGain: G <= 0,
   },
+  hard3: {
+    instances: 44,
+    world,
+    effect: (w) => {
+      const easy = easiest(w, 2 / 3);
+      return solveFor(
+        w,
+        ones(w),
+        easy.map((q) => !q),
+        0.8,
+      );
+    },
+    noGain: false,
+  },
+  par2win: {
+    instances: 44,
+    world,
+    effect: (w) => {
+      const easy = easiest(w, 0.7);
+      return solveFor(
+        w,
+        easy.map((q) => (q ? 1.3 : 1)),
+        easy.map((q) => !q),
+        0.9,
+      );
+    },
+    noGain: false,
+  },
+  'solves-24': { instances: 400, world: competition, effect: (w) => solvesMore(w, 24), noGain: false },
+  'solves-12': { instances: 400, world: competition, effect: (w) => solvesMore(w, 12), noGain: false },
 };
 
-/** The noise-free PAR-2 and geometric-mean change of a challenger's effects in a world, percent (negative: better). */
+/** The expected PAR-2 and geometric-mean change of a challenger's effects in a world, percent (negative: better). */
 function trueChange(w: World, effect: number[]): { par2: number; geomean: number } {
-  const p2 = (t: number) => (t <= w.timeout ? t : 2 * w.timeout);
-  const a = w.times.reduce((s, t) => s + p2(t), 0);
-  const b = w.times.reduce((s, t, i) => s + p2(t * effect[i]!), 0);
-  const logs = w.times.map((t, i) => Math.log(p2(t * effect[i]!) / p2(t)));
-  return { par2: 100 * (b / a - 1), geomean: 100 * (Math.exp(logs.reduce((s, x) => s + x, 0) / logs.length) - 1) };
+  return { par2: 100 * (expectedPar2(w, effect) / expectedPar2(w, ones(w)) - 1), geomean: 100 * (geoRatio(w, effect) - 1) };
 }
 
 /** Wilson's 95% interval of a share. */
@@ -341,25 +429,36 @@ function wilson(k: number, n: number): [number, number] {
   return [Math.max(0, c - h), Math.min(1, c + h)];
 }
 
+/** A world of the scenario where its challenger exists (some shapes cannot be made PAR-2-equal in every world: the next seed is taken). */
+function worldFor(sc: Scenario, n: number, seed: number): World {
+  for (let k = 0; ; k++) {
+    const w = sc.world(n, seed + 7919 * k);
+    if (sc.effect({ ...w, rnd: prng(seed + k) })) return w;
+    if (k > 50) throw new Error("no world of this size makes the scenario's challenger");
+  }
+}
+
 /** One scenario, BENCH_DECISIONS decisions over up to 50 workspaces; prints a summary and one JSON line. */
 async function scenario(name: string): Promise<void> {
   const sc = SCENARIOS[name];
-  if (!sc) throw new Error(`no scenario "${name}" (have: ${Object.keys(SCENARIOS).join(', ')})`);
+  if (!sc) throw new Error(`no scenario "${name}" (have: ${Object.keys(SCENARIOS).join(', ')}, heldout)`);
   const n = Number(process.env.BENCH_INSTANCES ?? sc.instances);
   const decisions = Number(process.env.BENCH_DECISIONS ?? 2500);
   const worlds = Math.min(50, decisions);
   const changes: { par2: number; geomean: number }[] = [];
   const ws = await Promise.all(
     Array.from({ length: worlds }, (_, k) => {
-      const w = sc.world(n, SEED * 400009 + n * 1021 + k);
+      const w = worldFor(sc, n, SEED * 400009 + n * 1021 + k);
       const cycles = Math.floor(decisions / worlds) + (k < decisions % worlds ? 1 : 0);
       return workspace(n, 0, [], {
         world: w,
         cycles,
         effectsOf: (x) => {
-          const e = sc.effect(x);
+          let e = sc.effect(x);
+          for (let tries = 0; !e && tries < 100; tries++) e = sc.effect(x);
+          if (!e) throw new Error(`scenario ${name}: no challenger in this world`);
           changes.push(trueChange(x, e));
-          return [e, ...Array.from({ length: LAMBDA - 1 }, () => x.times.map(() => 1))];
+          return [e, ...Array.from({ length: LAMBDA - 1 }, () => ones(x))];
         },
       });
     }),
@@ -369,21 +468,24 @@ async function scenario(name: string): Promise<void> {
   const units = (x: { outcomes: CycleOutcome[]; unit: number }, pick: (o: CycleOutcome) => number[]) => x.outcomes.flatMap(pick).map((c) => c / x.unit);
   const perCycle = meanOf(ws.flatMap((x) => units(x, (o) => [total(o)])));
   const perDropped = meanOf(ws.flatMap((x) => units(x, (o) => o.challengerCost.filter((_, k) => o.rejectedEarly[k]))));
+  const droppedWinner = sc.noGain ? null : outs.filter((o) => o.rejectedEarly[0]).length / outs.length;
   const [lo, hi] = wilson(promoted, outs.length);
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
   const truth = { par2: meanOf(changes.map((c) => c.par2)), geomean: meanOf(changes.map((c) => c.geomean)) };
   console.log(
-    `${name}: ${n} instances, lambda ${LAMBDA}, ${outs.length} decisions; the challenger's true PAR-2 change ${truth.par2.toFixed(1)}%, geometric mean ${truth.geomean.toFixed(1)}%; ` +
-      `${sc.noGain ? 'promoted anyone' : 'promoted it'} in ${pct(promoted / outs.length, 2)} (95% ${pct(lo, 2)} .. ${pct(hi, 2)}); ${perCycle.toFixed(2)} champion evaluations per cycle, ${perDropped.toFixed(2)} per challenger dropped early`,
+    `${name}: ${n} instances, lambda ${LAMBDA}, ${outs.length} decisions; the challenger's expected PAR-2 change ${truth.par2.toFixed(1)}%, geometric mean ${truth.geomean.toFixed(1)}%; ` +
+      `${sc.noGain ? 'promoted anyone' : 'promoted it'} in ${pct(promoted / outs.length, 2)} (95% ${pct(lo, 2)} .. ${pct(hi, 2)})${droppedWinner === null ? '' : `, dropped early in ${pct(droppedWinner)}`}; ${perCycle.toFixed(2)} champion evaluations per cycle, ${Number.isFinite(perDropped) ? perDropped.toFixed(2) : 'none'} per challenger dropped early`,
   );
   console.log(
     JSON.stringify({
       scenario: name,
       instances: n,
       lambda: LAMBDA,
+      beyond: Number(process.env.BENCH_BEYOND ?? (sc.world === competition ? 0.25 : BEYOND)),
       decisions: outs.length,
       promoted: r3(promoted / outs.length),
       promoted_ci95: [r3(lo), r3(hi)],
+      ...(droppedWinner === null ? {} : { dropped_early: r3(droppedWinner) }),
       evals_per_cycle: r3(perCycle),
       evals_per_dropped: Number.isFinite(perDropped) ? r3(perDropped) : null,
       par2_change_pct: r3(truth.par2),
@@ -393,25 +495,29 @@ async function scenario(name: string): Promise<void> {
 }
 
 /**
- * The held-out check (scenario `heldout`): a winner BENCH_GAIN faster (0.1; 0: as fast) than the champion
- * on a held-out set of BENCH_INSTANCES (22), side by side in one session as the engine runs it (race.ts
- * heldOutLook as the stop rule, heldOutCall on the pairs it stopped at, or on all of them); prints the
- * share of checks that vetoed it and the check's cost in evaluations of the held-out set.
+ * The held-out check (scenario `heldout`): a winner of the kind BENCH_HELDOUT (uniform: BENCH_GAIN lower
+ * PAR-2; par2win; geoworse; aa) against the champion on a held-out set of BENCH_INSTANCES (22), side by
+ * side in one session as the engine runs it, judged by heldOut.ts heldOutCall on the whole set; prints
+ * the share of checks that vetoed it, that called it faster, and the check's cost in evaluations of the
+ * held-out set.
  */
 async function heldOut(): Promise<void> {
+  const kind = process.env.BENCH_HELDOUT ?? 'uniform';
+  const sc = SCENARIOS[kind];
+  if (!sc) throw new Error(`no scenario "${kind}" for BENCH_HELDOUT`);
   const n = Number(process.env.BENCH_INSTANCES ?? 22);
   const decisions = Number(process.env.BENCH_DECISIONS ?? 2500);
   const worlds = Math.min(50, decisions);
-  let vetoed = 0;
-  let spent = 0;
+  let [vetoed, faster, spent] = [0, 0, 0];
   for (let k = 0; k < worlds; k++) {
-    const w = world(n, SEED * 500009 + n * 1031 + k);
+    const w = worldFor(sc, n, SEED * 500009 + n * 1031 + k);
     const unit = w.times.reduce((s, t) => s + Math.min(t, w.timeout), 0);
     const instances: InstanceSpec[] = w.times.map((_, i) => ({ name: name(i), file: name(i), family: null, expected: null }));
     const order = raceOrder(instances, new Map());
-    const minInstances = firstLook(instances, RACING.min_instances);
-    const stop = heldOutLook(order.length, w.timeout, ON, minInstances, RANK_BY);
     for (let c = 0; c < Math.floor(decisions / worlds) + (k < decisions % worlds ? 1 : 0); c++) {
+      let e = sc.effect(w);
+      for (let tries = 0; !e && tries < 100; tries++) e = sc.effect(w);
+      const effect = e!;
       const f = session(w);
       const out = await runSession({
         order,
@@ -419,41 +525,44 @@ async function heldOut(): Promise<void> {
         lanes: LANES,
         block: LANES,
         timeoutS: w.timeout,
-        run: async (side, chunk, o) => chunk.map((x) => run(w, index(x.name), side === 'A' ? 1 : 1 - G, f, w.timeout, o.lane)),
-        look: (_side, pairs) => stop(pairs),
+        run: async (side, chunk, o) => {
+          const rs = chunk.map((x) => run(w, index(x.name), side === 'A' ? 1 : effect[index(x.name)]!, f, w.timeout, o.lane));
+          spent += cost(rs) / unit;
+          return rs;
+        },
       });
-      const s = out.b.get('B')!;
-      const pairs = sidePairs(out, 'B', order);
-      const judged = heldOutPairs(pairs.slice(0, s.dropped?.after ?? pairs.length), w.timeout, ON);
-      if (heldOutCall(judged, order.length, minInstances, RANK_BY).slower) vetoed++;
-      spent += (cost(out.a.values()) + cost(s.results.values())) / unit;
+      const call = heldOutCall(heldOutPairs(sidePairs(out, 'B', order), w.timeout, ON), order.length, RANK_BY, w.timeout);
+      if (call.slower === true) vetoed++;
+      if (call.slower === false) faster++;
     }
   }
   const [lo, hi] = wilson(vetoed, decisions);
+  const [flo, fhi] = wilson(faster, decisions);
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
   console.log(
-    `heldout: ${n} held-out instances, a winner ${(100 * G).toFixed(0)}% faster there, ${decisions} checks; vetoed in ${pct(vetoed / decisions, 2)} (95% ${pct(lo, 2)} .. ${pct(hi, 2)}); ${(spent / decisions).toFixed(2)} held-out evaluations per check`,
+    `heldout: ${n} held-out instances, a winner of kind ${kind}, ${decisions} checks; vetoed in ${pct(vetoed / decisions, 2)} (95% ${pct(lo, 2)} .. ${pct(hi, 2)}), called faster in ${pct(faster / decisions, 2)} (95% ${pct(flo, 2)} .. ${pct(fhi, 2)}); ${(spent / decisions).toFixed(2)} held-out evaluations per check`,
   );
   console.log(
     JSON.stringify({
       scenario: 'heldout',
+      kind,
       instances: n,
-      gain: G,
       decisions,
       vetoed: r3(vetoed / decisions),
       vetoed_ci95: [r3(lo), r3(hi)],
+      faster: r3(faster / decisions),
+      faster_ci95: [r3(flo), r3(fhi)],
       evals_per_check: r3(spent / decisions),
     }),
   );
 }
-
 async function main(): Promise<void> {
   if (process.env.BENCH_SCENARIO) {
     for (const name of process.env.BENCH_SCENARIO.split(',')) await (name.trim() === 'heldout' ? heldOut() : scenario(name.trim()));
     return;
   }
   console.log(
-    `decision simulator: ${WORKSPACES} workspaces x ${CYCLES} cycles per row, lambda = ${LAMBDA}, noise ${NOISE === 'mixed' ? 'mixed 2-15%' : `${NOISE}%`} per run, session drift ${pct(DRIFT_LO, 0)}-${pct(DRIFT_HI, 0)}, ${pct(UNSOLVABLE, 0)} unsolvable, timeout ${TIMEOUT_S} s, decided on ${ON} time, racing for ${RACING.detect_gain_pct}% gains, effects spread ${SPREAD} (log sd) over instances, promotion level ${promotionLevel(ALPHA, LAMBDA).toPrecision(2)} per challenger, seed ${SEED}`,
+    `decision simulator: ${WORKSPACES} workspaces x ${CYCLES} cycles per row, lambda = ${LAMBDA}, noise ${NOISE === 'mixed' ? 'mixed 2-15%' : `${NOISE}%`} per run, session drift ${pct(DRIFT_LO, 0)}-${pct(DRIFT_HI, 0)}, ${pct(BEYOND, 0)} of the time range past the ${TIMEOUT_S} s timeout, decided on ${ON} time, promotion level ${promotionLevel(ALPHA, LAMBDA).toPrecision(2)} per challenger, seed ${SEED}`,
   );
   for (const n of SIZES) {
     console.log(`\n-- ${n} instances`);

@@ -667,7 +667,7 @@ describe('dashboard verdicts', function () {
     const rule = d.verdicts.rule!;
     assert.deepEqual([rule.on, rule.basis, rule.bandPct, rule.marginPct, rule.falsePromotionPct], ['cpu', 'cpu', 3.1, 2, 0.5]);
     assert.deepEqual(rule.calibrated, { at: cal.at, n: 40, machine: 'box / Some CPU x8' });
-    assert.equal(rule.short, 'Decisions: CPU time, raced side by side · exact sign-flip test · margin 2% · ≤0.5% false promotions');
+    assert.equal(rule.short, 'Decisions: CPU time, raced side by side · PAR-2 test against run noise · margin 2% · ≤0.5% false promotions');
     assert.match(rule.line, /noise band 3\.1% \(calibrated 2026-11-02, 40 instances; for information\)/);
     assert.deepEqual(
       d.verdicts.noise.map((n) => [n.basis, n.bandPct, n.diffPct, n.spreadMedianPct, n.spreadP90Pct, n.aaSignificant]),

@@ -187,7 +187,7 @@ describe('verdicts that noise and drift cannot fool', function () {
     assert.match(cal.stdout, /wall time: band \d+\.\d% of PAR-2/);
     assert.match(
       cal.stdout,
-      /a challenger needs a PAR-2 gain of at least \d+(\.\d+)?% \(min_improvement_pct\) in its race with the champion, and the exact sign-flip test .* this band \(\d+\.\d%\) is for information/,
+      /a challenger needs a PAR-2 gain of at least \d+(\.\d+)?% \(min_improvement_pct\) in its race with the champion, and the PAR-2 test against its session's run noise .* this band \(\d+\.\d%\) is for information/,
     );
     const doc = (await readCalibration(ws))!;
     assert.equal(doc.n, 8);

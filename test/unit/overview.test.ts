@@ -80,11 +80,11 @@ describe('webview protocol and the Overview model', () => {
     const none = toOverview(snap);
     assert.ok(none.state === 'workspace');
     assert.deepEqual(none.rule, {
-      short: 'Decisions: CPU time, raced side by side · exact sign-flip test · margin 5% · ≤0.5% false promotions',
+      short: 'Decisions: CPU time, raced side by side · PAR-2 test against run noise · margin 5% · ≤0.5% false promotions',
       full: none.rule!.full,
       calibrated: false,
     });
-    assert.match(none.rule!.full, /exact sign-flip test, no noise band needed/);
+    assert.match(none.rule!.full, /PAR-2 test against the session's run noise, no noise band needed/);
     const noise = { diff_pct: 0.4, p: 0.6, spread_median_pct: 1, spread_p90_pct: 3, aa_significant: false };
     const cal: CalibrationDoc = {
       at: '2026-11-02T10:00:00.000Z',
@@ -98,17 +98,17 @@ describe('webview protocol and the Overview model', () => {
     };
     const o = toOverview(snap, 5, new Map(), cal);
     assert.ok(o.state === 'workspace');
-    assert.equal(o.rule!.short, 'Decisions: CPU time, raced side by side · exact sign-flip test · margin 5% · ≤0.5% false promotions');
+    assert.equal(o.rule!.short, 'Decisions: CPU time, raced side by side · PAR-2 test against run noise · margin 5% · ≤0.5% false promotions');
     assert.ok(o.rule!.calibrated);
     assert.match(o.rule!.full, /noise band 3\.1% \(calibrated 2026-11-02, 30 instances; for information\)/);
     // A machine without CPU accounting: decisions fall back to wall time; the band is no margin.
     const wallOnly = toOverview(snap, 5, new Map(), { ...cal, cpu: null });
     assert.ok(wallOnly.state === 'workspace');
-    assert.equal(wallOnly.rule!.short, 'Decisions: wall time, raced side by side · exact sign-flip test · margin 5% · ≤0.5% false promotions');
+    assert.equal(wallOnly.rule!.short, 'Decisions: wall time, raced side by side · PAR-2 test against run noise · margin 5% · ≤0.5% false promotions');
     // Before any calibration, on a machine that measures no CPU time (no cgroup of this user's): wall, not the config's wish.
     const noCpuHere = toOverview(snap, 5, new Map(), undefined, false);
     assert.ok(noCpuHere.state === 'workspace');
-    assert.equal(noCpuHere.rule!.short, 'Decisions: wall time, raced side by side · exact sign-flip test · margin 5% · ≤0.5% false promotions');
+    assert.equal(noCpuHere.rule!.short, 'Decisions: wall time, raced side by side · PAR-2 test against run noise · margin 5% · ≤0.5% false promotions');
     assert.match(noCpuHere.rule!.full, /^raced side by side on wall time;/);
     assert.equal(
       (toOverview(snap, 5, new Map(), undefined, true) as { rule: { short: string } }).rule.short,

@@ -53,7 +53,19 @@ describe('SIFT: statistics and acceptance', () => {
         common: 8,
         wilcoxon: { p: 0.02 },
         ratio: { p: 0.01, speedup_pct: 100 * (1 - b / a), method: 'exact' },
-        test: { rank_by: 'par2', p: 0.01, p_worse: 1, log_ratio_p: 0.01, par2_p: 0.01, solved_p: null, speedup_pct: 100 * (1 - b / a), method: 'exact' },
+        test: {
+          rank_by: 'par2',
+          p: 0.01,
+          p_worse: 1,
+          log_ratio_p: 0.01,
+          par2_p: 0.01,
+          solved_p: null,
+          speedup_pct: 100 * (1 - b / a),
+          gain_pct: 100 * (1 - b / a),
+          gain_se_pct: 1,
+          sigma: 0.1,
+          method: 'run-noise',
+        },
         solvedOnlyA: 0,
         solvedOnlyB: 0,
         level: 0.005,
@@ -71,27 +83,28 @@ describe('SIFT: statistics and acceptance', () => {
     );
     assert.deepEqual(d, {
       winner: 4,
-      outcome: 'SATLUTION_4 is the new champion (side by side on CPU time: PAR-2 10.00 -> 6.00 s, 40.0% faster, p = 0.010, n = 8; over the 5.0% margin)',
+      outcome:
+        'SATLUTION_4 is the new champion (side by side on CPU time: PAR-2 10.00 -> 6.00 s, 40.0% faster (at least 39.2% at 80% confidence), p = 0.010, n = 8; over the 5.0% margin)',
     });
     assert.equal(
       greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9.8, 'B faster') }], 0, 5).outcome,
-      'SATLUTION_0 stays champion (2.0% faster side by side: significant, but under the 5.0% margin)',
+      'SATLUTION_0 stays champion (2.0% faster side by side: significant, but at 80% confidence only 1.2% faster, under the 5.0% margin)',
     );
     // Significant but under the margin on its first runs; its longest instances run twice put it over: it wins, and says so.
     const twice = { ...cmp(10, 9.8, 'B faster'), again: { instances: 3, par2A: 10, par2B: 9.4 } };
     assert.deepEqual(greedyAccept([{ candidate: 3, json: pass, cmp: twice }], 0, 5), {
       winner: 3,
       outcome:
-        'SATLUTION_3 is the new champion (side by side on CPU time: PAR-2 10.00 -> 9.40 s, 6.0% faster with its 3 longest instances run twice by both (the mean of the two runs), p = 0.010, n = 8; over the 5.0% margin)',
+        'SATLUTION_3 is the new champion (side by side on CPU time: PAR-2 10.00 -> 9.40 s, 6.0% faster (at least 5.2% at 80% confidence) with 3 instances run twice by both (near the limit and the longest; the mean of the two runs), p = 0.010, n = 8; over the 5.0% margin)',
     });
     assert.equal(
       greedyAccept([{ candidate: 3, json: pass, cmp: { ...twice, again: { instances: 3, par2A: 10, par2B: 9.7 } } }], 0, 5).outcome,
-      'SATLUTION_0 stays champion (3.0% faster side by side with its 3 longest instances run twice by both (the mean of the two runs): significant, but under the 5.0% margin)',
+      'SATLUTION_0 stays champion (3.0% faster side by side with 3 instances run twice by both (near the limit and the longest; the mean of the two runs): significant, but at 80% confidence only 2.2% faster, under the 5.0% margin)',
     );
     // A 12% noise band raises the 5% margin: a 10% gain no longer wins.
     assert.equal(
       greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9, 'B faster') }], 0, 12).outcome,
-      'SATLUTION_0 stays champion (10.0% faster side by side: significant, but under the 12.0% margin)',
+      'SATLUTION_0 stays champion (10.0% faster side by side: significant, but at 80% confidence only 9.2% faster, under the 12.0% margin)',
     );
     assert.equal(greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9, 'B faster') }], 0, 5).winner, 3);
     assert.equal(
@@ -105,17 +118,29 @@ describe('SIFT: statistics and acceptance', () => {
       ).outcome,
       'SATLUTION_0 stays champion (best of 2 evaluated: no significant difference side by side (10.0%, p = 0.010 against 0.0050, n = 8))',
     );
-    // A perf set too small for the test ever to say yes is named as the reason.
+    // A small set is no bar by itself (the run-noise test has no least p): the outcome gives the test's p and level.
     const few = {
       ...cmp(10, 3, 'no significant difference'),
       common: 4,
       wilcoxon: { n: 4, w: 0, z: null, p: 0.125, method: 'exact' },
       ratio: { p: 0.0625, speedup_pct: 70, method: 'exact' },
-      test: { rank_by: 'par2', p: 0.0625, p_worse: 1, log_ratio_p: 0.0625, par2_p: 0.0625, solved_p: null, speedup_pct: 70, method: 'exact' },
+      test: {
+        rank_by: 'par2',
+        p: 0.0625,
+        p_worse: 1,
+        log_ratio_p: 0.0625,
+        par2_p: 0.0625,
+        solved_p: null,
+        speedup_pct: 70,
+        gain_pct: 70,
+        gain_se_pct: 40,
+        sigma: 0.1,
+        method: 'run-noise',
+      },
     } as Comparison;
     assert.equal(
       greedyAccept([{ candidate: 3, json: pass, cmp: few }], 0, 5).outcome,
-      'SATLUTION_0 stays champion (no significant difference side by side (70.0%, p = 0.063 against 0.0050, n = 4); with 4 instances that differ no result can be significant at the level 0.0050: the perf set needs at least 8)',
+      'SATLUTION_0 stays champion (no significant difference side by side (70.0%, p = 0.063 against 0.0050, n = 4))',
     );
     // Racing: a rejected challenger was measured on part of the set only and can never win; a broken duel blocks a win.
     const raced = { verdict: 'pass', race: { outcome: 'rejected early', ran: 4, of: 10, reason: 'not faster where it counts' } } as never;
@@ -137,7 +162,19 @@ describe('SIFT: statistics and acceptance', () => {
         common: 40,
         wilcoxon: { n: 40, p: 0.02 },
         ratio: { p: 0.01, speedup_pct: 1, method: 'sampled' },
-        test: { rank_by: 'solved-then-par2', p: 0.0001, p_worse: 1, log_ratio_p: 0.2, par2_p: 0.01, solved_p: 0.0001, speedup_pct: 1, method: 'sampled' },
+        test: {
+          rank_by: 'solved-then-par2',
+          p: 0.0001,
+          p_worse: 1,
+          log_ratio_p: 0.2,
+          par2_p: 0.01,
+          solved_p: 0.0001,
+          speedup_pct: 1,
+          gain_pct: 100 * (1 - b / a),
+          gain_se_pct: 1,
+          sigma: 0.1,
+          method: 'run-noise',
+        },
         solvedOnlyA: onlyA,
         solvedOnlyB: onlyB,
         level: 0.005,
@@ -146,7 +183,8 @@ describe('SIFT: statistics and acceptance', () => {
     const more = greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 9.8, 0, 4) }], 0, 5);
     assert.deepEqual(more, {
       winner: 3,
-      outcome: 'SATLUTION_3 is the new champion (side by side on CPU time: PAR-2 10.00 -> 9.80 s, 2.0% faster, p = 0.00010, n = 40; solves 4 more)',
+      outcome:
+        'SATLUTION_3 is the new champion (side by side on CPU time: PAR-2 10.00 -> 9.80 s, 2.0% faster (at least 1.2% at 80% confidence), p = 0.00010, n = 40; solves 4 more)',
     });
     assert.equal(
       greedyAccept([{ candidate: 3, json: pass, cmp: cmp(10, 5, 2, 1) }], 0, 5).outcome,

@@ -100,8 +100,8 @@ function ruleBlock(ctx: TabContext): HTMLElement {
         'p',
         { class: 'muted' },
         calibration
-          ? `Noise band measured ${calibration.at.slice(0, 10)} on ${calibration.machine}, runner ${calibration.runner}: ${calibration.solver} against itself side by side on ${count(calibration.n, 'instance')} (timeout ${secsUnit(calibration.timeoutS)}), for information. A promotion needs its race with the champion to pass the exact sign-flip test (at most ${pct(rule.falsePromotionPct)} of decisions between identical solvers promote, whatever the noise) and a PAR-2 gain of at least min_improvement_pct (${pct(rule.marginPct)}).`
-          : `A promotion needs its race with the champion to pass the exact sign-flip test (at most ${pct(rule.falsePromotionPct)} of decisions between identical solvers promote, whatever the noise) and a PAR-2 gain of at least min_improvement_pct (${pct(rule.marginPct)}). No noise band is needed; \`satlution calibrate\` measures one for information.`,
+          ? `Noise band measured ${calibration.at.slice(0, 10)} on ${calibration.machine}, runner ${calibration.runner}: ${calibration.solver} against itself side by side on ${count(calibration.n, 'instance')} (timeout ${secsUnit(calibration.timeoutS)}), for information. A promotion needs its race with the champion to pass the PAR-2 test against the session's run noise (at most ${pct(rule.falsePromotionPct)} of decisions between identical solvers promote) and a PAR-2 gain of at least min_improvement_pct at 80% confidence (${pct(rule.marginPct)}).`
+          : `A promotion needs its race with the champion to pass the PAR-2 test against the session's run noise (at most ${pct(rule.falsePromotionPct)} of decisions between identical solvers promote) and a PAR-2 gain of at least min_improvement_pct at 80% confidence (${pct(rule.marginPct)}). No noise band is needed; \`satlution calibrate\` measures one for information.`,
       ),
     );
   } else box.append(h('p', { class: 'muted' }, 'satlution.yaml could not be read: the rule in force is not shown.'));

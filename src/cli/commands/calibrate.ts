@@ -14,8 +14,8 @@ export const CALIBRATE_HELP = `satlution calibrate [--dir D] [--solver SATLUTION
 Measures the noise band: the champion (or --solver) against itself on the perf set, side by side in one
 session (ABBA blocks on the perf runner), and keeps it in .satlution/calibration.json. Prints the A/A PAR-2
 difference with its CI and the per-instance spread: how noisy this machine, runner and set are. For
-information: decisions do not use the band (the race's exact sign-flip test holds its level whatever the
-noise), and cycles no longer calibrate.`;
+information: decisions do not use the band (the race's PAR-2 test measures the run noise of its own
+session), and cycles no longer calibrate.`;
 
 export async function calibrateCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -54,7 +54,7 @@ export function renderCalibration(doc: CalibrationDoc, on: 'wall' | 'cpu', minIm
       `${doc.solver} against itself on ${doc.n} instances, side by side (${doc.scope.runner}, ${doc.scope.machine}, timeout ${doc.scope.timeout_s} s)`,
       line('wall time', doc.wall),
       doc.cpu ? line('CPU time ', doc.cpu) : `CPU time: not measured for every run on this machine, so decisions use wall time; to get it: ${cpuFix()}`,
-      `decisions on ${on === 'cpu' && doc.cpu ? 'CPU' : 'wall'} time: a challenger needs a PAR-2 gain of at least ${minImprovementPct}% (min_improvement_pct) in its race with the champion, and the exact sign-flip test at one-sided ${allowedFalsePromotion(doc.alpha)} (shared among the race's challengers), so two identical solvers pass at most ${(100 * allowedFalsePromotion(doc.alpha)).toFixed(1)}% of the time whatever the band; this band (${used.band_pct.toFixed(1)}%) is for information`,
+      `decisions on ${on === 'cpu' && doc.cpu ? 'CPU' : 'wall'} time: a challenger needs a PAR-2 gain of at least ${minImprovementPct}% (min_improvement_pct) in its race with the champion, and the PAR-2 test against its session's run noise at one-sided ${allowedFalsePromotion(doc.alpha)} (shared among the race's challengers), so two identical solvers pass at most ${(100 * allowedFalsePromotion(doc.alpha)).toFixed(1)}% of the time whatever the band; this band (${used.band_pct.toFixed(1)}%) is for information`,
     ].join('\n') + '\n'
   );
 }

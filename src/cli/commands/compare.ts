@@ -17,10 +17,10 @@ export const COMPARE_HELP = `satlution compare A.json B.json [--alpha 0.05] [--o
        satlution compare --measure DIR_A DIR_B [--set NAME] [--dir D] [--json]
 
 Paired comparison of two \`satlution eval --json\` results on the instances both ran: PAR-2 of each,
-the difference B - A with a 95% confidence interval (random-subset means), the promotion test (an exact
-max-T sign-flip test on the PAR-2 differences and the per-instance log time ratios, and on the instances
-one solved and the other did not where the workspace's evaluation.rank_by is solved-then-par2), B's
-geometric-mean speed-up, and the Wilcoxon signed-rank test on per-instance PAR-2 times (for the record).
+the difference B - A with a 95% confidence interval (random-subset means), the promotion test (each
+side's expected PAR-2 on these instances against the run noise, and its unsolved instances where the
+workspace's evaluation.rank_by is solved-then-par2), B's geometric-mean speed-up with its sign-flip p,
+and the Wilcoxon signed-rank test on per-instance PAR-2 times (for the record).
 "B faster" only when the promotion test's one-sided p is under alpha / 2 and the difference is larger
 than the noise band (--band, default: the workspace's calibration, else 0); "A faster" likewise the
 other way. --on picks the time compared
@@ -160,7 +160,7 @@ function report(
       `common instances ${c.common}${c.onlyA || c.onlyB ? ` (only in A: ${c.onlyA}, only in B: ${c.onlyB})` : ''}`,
       `PAR-2 on ${c.on === 'cpu' ? 'CPU' : 'wall'} time  A ${f(c.par2A)} s   B ${f(c.par2B)} s   B - A ${f(c.diff)} s  (95% CI ${f(c.ci95[0])} .. ${f(c.ci95[1])})`,
       `solved only by A ${c.solvedOnlyA}, only by B ${c.solvedOnlyB}`,
-      `test (ranked by ${c.test.rank_by === 'par2' ? 'PAR-2' : 'solved, then PAR-2'}): B better p=${c.test.p.toPrecision(3)}, B worse p=${c.test.p_worse.toPrecision(3)}; its parts in B's favour: PAR-2 p=${c.test.par2_p.toPrecision(3)}, log time ratios p=${c.test.log_ratio_p.toPrecision(3)}${c.test.solved_p === null ? '' : `, solved p=${c.test.solved_p.toPrecision(3)}`} (${c.test.method === 'exact' ? 'exact sign-flip' : 'sampled sign-flip'})`,
+      `test (ranked by ${c.test.rank_by === 'par2' ? 'PAR-2' : 'solved, then PAR-2'}): B better p=${c.test.p.toPrecision(3)}, B worse p=${c.test.p_worse.toPrecision(3)}; its parts in B's favour: expected PAR-2 p=${c.test.par2_p.toPrecision(3)} (gain ${c.test.gain_pct.toFixed(1)}% +- ${c.test.gain_se_pct.toFixed(1)}%)${c.test.solved_p === null ? '' : `, unsolved instances p=${c.test.solved_p.toPrecision(3)}`} (against a run noise of ${(100 * c.test.sigma).toFixed(1)}% per run); for the report, log time ratios p=${c.test.log_ratio_p.toPrecision(3)} (sign-flip)`,
       `geometric mean: B ${Math.abs(c.ratio.speedup_pct).toFixed(1)}% ${c.ratio.speedup_pct >= 0 ? 'faster' : 'slower'} than A`,
       `Wilcoxon signed-rank: n=${c.wilcoxon.n}, W=${c.wilcoxon.w}, p=${c.wilcoxon.p.toPrecision(3)} (${c.wilcoxon.method})`,
       `verdict: ${c.verdict} (alpha ${alpha}${c.band_pct ? `, noise band ${c.band_pct.toFixed(1)}%` : ''})`,

@@ -599,7 +599,7 @@ export const CalibrationSchema = z
       .default(true)
       .meta({
         description:
-          'No longer used by cycles: decisions need no noise band (the exact sign-flip test holds its level whatever the noise). `satlution calibrate` measures the band on demand, for information. Accepted so older files load.',
+          'No longer used by cycles: decisions need no noise band (the PAR-2 test measures the run noise of its own session). `satlution calibrate` measures the band on demand, for information. Accepted so older files load.',
         examples: [true],
       }),
     max_age_days: z

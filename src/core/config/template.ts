@@ -85,8 +85,8 @@ models: {}
 #  judge:   { provider: openai-compatible, model: <model id>, base_url: http://localhost:11434/v1 }
 
 # A challenger replaces the champion only if correct, significantly faster in its race with the
-# champion (exact sign-flip test at alpha / 2, at most 0.5%, shared by the race's challengers), and at
-# least min_improvement_pct percent lower in PAR-2. sift makes several proposals per cycle,
+# champion in expected PAR-2 against its session's run noise (at alpha / 2, at most 0.5%, shared by the
+# race's challengers), and at least min_improvement_pct percent lower in PAR-2 at 80% confidence. sift makes several proposals per cycle,
 # has a judge model score each plan and diff, and evaluates only the best (needs models.judge):
 #   strategy: { name: sift, proposals: 4, evaluate_top: 1 }
 # islands keeps a MAP-Elites database on several islands; smc moves a population by annealed

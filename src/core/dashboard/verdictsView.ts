@@ -48,7 +48,7 @@ export function ruleInForce(config: Config, cal: CalibrationDoc | undefined, cpu
   const r = noiseRule(config, cal, cpuHere);
   // As noiseRule says it: CPU time, unless this machine or its calibration measured none.
   const basis = r.on === 'cpu' && (!cal || cal.cpu) && cpuHere !== false ? 'cpu' : 'wall';
-  const short = `Decisions: ${basis === 'cpu' ? 'CPU' : 'wall'} time, raced side by side · exact sign-flip test · margin ${pct(r.marginPct)} · ≤${pct(r.falsePromotionPct)} false promotions`;
+  const short = `Decisions: ${basis === 'cpu' ? 'CPU' : 'wall'} time, raced side by side · PAR-2 test against run noise · margin ${pct(r.marginPct)} · ≤${pct(r.falsePromotionPct)} false promotions`;
   return { on: r.on, basis, bandPct: r.bandPct, marginPct: r.marginPct, falsePromotionPct: r.falsePromotionPct, calibrated: r.calibrated, line: r.line, short };
 }
 

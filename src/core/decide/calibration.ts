@@ -194,7 +194,7 @@ export function bandFor(cal: CalibrationDoc | undefined, on: TimeBasis): number 
 /**
  * The false-promotion rate the rule allows per decision between two identical solvers: the promotion
  * test's one-sided level, alpha / 2 and at most 0.5% (decide/againstChampion.ts promotionLevel, before it is
- * shared among a race's challengers). The exact sign-flip test holds it whatever the noise, so no band is needed.
+ * shared among a race's challengers). The PAR-2 test measures its session's run noise, so no band is needed.
  */
 export const allowedFalsePromotion = (alpha: number): number => Math.round(1e9 * Math.min(alpha / 2, (1 - BAND_LEVEL) / 2)) / 1e9;
 
@@ -226,7 +226,7 @@ export function noiseRule(config: Config, cal: CalibrationDoc | undefined, cpuHe
   const basis = on === 'cpu' && (!cal || cal.cpu) && cpuHere !== false ? 'CPU' : 'wall';
   const band = cal
     ? `noise band ${bandPct.toFixed(1)}% (calibrated ${cal.at.slice(0, 10)}, ${cal.n} instances; for information)`
-    : 'exact sign-flip test, no noise band needed';
+    : "PAR-2 test against the session's run noise, no noise band needed";
   return {
     on,
     bandPct,

@@ -1,12 +1,14 @@
 // Is candidate B really better than A? A paired comparison on the instances both ran: the promotion
-// test on what the workspace ranks by (objectiveTest.ts: exact sign-flip tests of PAR-2, of the log time
-// ratios, and of the instances solved), the Wilcoxon signed-rank test on per-instance PAR-2 times (for
-// the report), and a confidence interval of the PAR-2 difference (from random subsets of the pairs).
+// test on what the workspace ranks by (objectiveTest.ts: each side's expected PAR-2 on the set, and its
+// unsolved instances, against the run noise), the Wilcoxon signed-rank test on per-instance PAR-2 times
+// and the geometric mean (for the report), and a confidence interval of the PAR-2 difference (from
+// random subsets of the pairs).
 // Solver timings are noisy by a few percent; a bare PAR-2 delta is not evidence.
 import { averageRanks } from '../stats/ranks';
 import { prng } from '../stats/prng';
+import { normalCdf } from '../stats/normal';
 import { basisOf, par2Of, type TimeBasis } from '../eval/metrics';
-import { objectiveTest, type ObjectiveTest, type RankBy } from './objectiveTest';
+import { objectiveTest, runNoise, type ObjectiveTest, type RankBy, type TestPair } from './objectiveTest';
 import type { InstanceResult } from '../run/result';
 
 export interface Comparison {
@@ -23,7 +25,7 @@ export interface Comparison {
   ci95: [number, number];
   /** The verdict's test (objectiveTest.ts): `p` that B is better on `rank_by`, `p_worse` that it is worse. */
   test: ObjectiveTest;
-  /** The instance-by-instance view: B's geometric-mean speed-up over A in percent (positive: B faster), and the one-sided sign-flip p of its log time ratios in B's favour. */
+  /** The instance-by-instance view, for the report: B's geometric-mean speed-up over A in percent (positive: B faster), and the one-sided sign-flip p of its log time ratios in B's favour. */
   ratio: { speedup_pct: number; p: number; method: 'exact' | 'sampled' };
   /** The one-sided level `test.p` was held to (alpha / 2; a cycle's promotion level, shared among its race's challengers). */
   level: number;
@@ -36,9 +38,9 @@ export interface Comparison {
   /** The noise band in force (percent of A's PAR-2): a difference inside it is never significant. */
   band_pct: number;
   /**
-   * Where the margin was in doubt and both sides ran some instances a second time (race.ts raceAgain): how
-   * many, and each side's PAR-2 with every such instance at the mean of its two runs. The margin is
-   * judged on these; the test, `diff` and `ci95` stay on the first runs.
+   * Where both sides ran some instances a second time (race.ts raceAgain): how many, and each side's
+   * PAR-2 with every such instance at the mean of its two runs. The test and the margin are judged on
+   * these; `diff` and `ci95` stay on the first runs.
    */
   again?: { instances: number; par2A: number; par2B: number };
   /** Why no verdict could be drawn from these measurements however large the difference (compareSeparate). */
@@ -130,12 +132,18 @@ export function compareRuns(
   const ci = subsetMeanCi(d, opts.resamples ?? 10000, opts.seed ?? 1);
   const diff = mean(d);
   const band = opts.bandPct ?? 0;
-  const test = objectiveTest(
-    pairs.map(([x, y], i) => ({ a: ta[i]!, b: tb[i]!, solvedA: x.status === 'solved', solvedB: y.status === 'solved' })),
-    opts.rankBy ?? 'par2',
-    opts.resamples ?? 20000,
-    opts.seed ?? 1,
-  );
+  const tp: TestPair[] = pairs.map(([x, y], i) => {
+    const second = opts.again?.get(x.instance);
+    const run = (r: InstanceResult) => ({ t: par2Of(r, timeoutS, on), solved: r.status === 'solved' });
+    return {
+      a: ta[i]!,
+      b: tb[i]!,
+      solvedA: x.status === 'solved',
+      solvedB: y.status === 'solved',
+      ...(second ? { again: { a: run(second.a), b: run(second.b) } } : {}),
+    };
+  });
+  const test = objectiveTest(tp, opts.rankBy ?? 'par2', { timeoutS, sigma: runNoise(tp) });
   const beyondNoise = mean(ta) > 0 ? (100 * Math.abs(diff)) / mean(ta) > band : diff !== 0;
   const better = test.p < alpha / 2 && beyondNoise;
   const worse = !better && test.p_worse < alpha / 2 && beyondNoise;
@@ -149,7 +157,7 @@ export function compareRuns(
     diff,
     ci95: ci,
     test,
-    ratio: { speedup_pct: test.speedup_pct, p: test.log_ratio_p, method: test.method },
+    ratio: { speedup_pct: test.speedup_pct, p: test.log_ratio_p, method: pairs.length <= 16 ? 'exact' : 'sampled' },
     level: alpha / 2,
     wilcoxon: wil,
     solvedOnlyA: pairs.filter(([x, y]) => x.status === 'solved' && y.status !== 'solved').length,
@@ -302,27 +310,6 @@ export function subsetMeanCi(xs: number[], resamples: number, seed: number, leve
   return [means[k - 1]!, means[means.length - k]!];
 }
 
-/** The standard normal quantile (Acklam's rational approximation, relative error < 1.2e-9). */
-export function normalQuantile(p: number): number {
-  if (p <= 0) return -Infinity;
-  if (p >= 1) return Infinity;
-  const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
-  const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
-  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
-  const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
-  const lo = 0.02425;
-  if (p < lo) {
-    const q = Math.sqrt(-2 * Math.log(p));
-    return (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
-  }
-  if (p > 1 - lo) return -normalQuantile(1 - p);
-  const q = p - 0.5;
-  const r = q * q;
-  return (
-    ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1)
-  );
-}
-
 /** Percentile bootstrap interval of the mean at `level`, from a seeded generator (reproducible): the noise band's. */
 function percentileBootstrapCi(xs: readonly number[], resamples: number, seed: number, level: number): [number, number] {
   if (xs.length === 0) return [0, 0];
@@ -336,12 +323,4 @@ function percentileBootstrapCi(xs: readonly number[], resamples: number, seed: n
   means.sort();
   const tail = (1 - level) / 2;
   return [means[Math.floor(tail * (resamples - 1))]!, means[Math.ceil((1 - tail) * (resamples - 1))]!];
-}
-
-/** Standard normal CDF (Abramowitz-Stegun 7.1.26 via erf; error < 1.5e-7). */
-export function normalCdf(z: number): number {
-  const x = Math.abs(z) / Math.SQRT2;
-  const t = 1 / (1 + 0.3275911 * x);
-  const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
-  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
 }

@@ -1,76 +1,61 @@
 // The held-out check's rules (ARCHITECTURE.md, "The path of a cycle", decide): a winner and the
-// champion side by side on a set that took no part in selection, judged after each pair from the first
-// look on, stopped as soon as it can tell; a veto only where the winner is shown worse there.
+// champion side by side on a set that took no part in selection, judged on the whole set; a veto only
+// where the winner is shown worse there.
 import type { InstanceResult } from '../run/result';
 import { par2Of, type TimeBasis } from '../eval/metrics';
 import { pairTimes, type DuelDoc } from './duels';
-import { objectiveTest, type RankBy, type TestPair } from './objectiveTest';
-import { INTERVAL_LEVEL, pairsBasis, speedupInterval } from './race';
+import { objectiveTest, runNoise, type RankBy, type TestPair } from './objectiveTest';
+import { pairsBasis } from './race';
 
 /**
- * The held-out check's veto error: a winner no worse than the champion on the held-out set is vetoed in
- * at most this share of checks (the level is split evenly among the looks that may veto).
+ * The held-out check's veto error: a winner no worse than the champion on the held-out set (in expected
+ * PAR-2, and ranked solved first in solved instances) is vetoed in at most this share of checks.
  */
 export const HELD_OUT_VETO = 0.01;
 
-/** The fewest held-out instances with which the check can veto at all: all pairs worse (p = 2^-n) under HELD_OUT_VETO shared among the looks from the first. */
-export function heldOutVetoNeeds(minInstances: number): number {
-  const first = Math.max(2, minInstances);
-  let n = first;
-  while (2 ** -n >= HELD_OUT_VETO / (n - first + 1) && n < 64) n++;
-  return n;
-}
+/** The held-out check's error in calling a winner faster there: one no better there is called faster in at most this share of checks. */
+export const HELD_OUT_PASS = 0.005;
 
-/** The held-out check's judgement on the pairs so far: faster there, slower there, or not known. */
+/** The held-out check's judgement: faster there, slower there, or not known. */
 export interface HeldOutCall {
   stop: boolean;
   /** true: significantly worse on the held-out set (a veto); false: faster there; undefined: not known. */
   slower: boolean | undefined;
-  speedupPct: number;
+  /** The PAR-2 gain there, percent of the champion's (positive: faster). */
+  gainPct: number;
   reason: string;
 }
 
 /**
- * The held-out check, sequential (heldOutCheck.ts): the winner and the champion side by side on the
- * held-out set, from `minInstances` pairs on. It stops with a pass as soon as a t-interval of the mean
- * log time ratio lies above 0 (clearly faster: more runs could only lead to a pass), and with a veto as
- * soon as the promotion test's mirror (`p_worse`, the winner worse on `rankBy`) is under HELD_OUT_VETO
- * shared among the looks; at the end, a winner not shown worse passes. So a winner no worse there is
- * vetoed in at most HELD_OUT_VETO of checks, whatever its gain on the perf set.
+ * The held-out check (heldOutCheck.ts): the winner and the champion side by side on the whole held-out
+ * set, judged once, at its end, by the promotion test (objectiveTest.ts: expected PAR-2 against the run
+ * noise, and solved instances where they rank first). It vetoes when the test finds the winner worse at
+ * HELD_OUT_VETO, and calls it faster when it finds it better at HELD_OUT_PASS; a winner not shown worse
+ * passes. No look before the end: the held-out set has no champion times to order it by difficulty, so
+ * a prefix is no sample of it, and a winner slower on the easy instances and faster near the limit
+ * would be vetoed on the easy ones it met first (and a loser passed on them).
  */
-export function heldOutCall(pairs: readonly TestPair[], of: number, minInstances: number, rankBy: RankBy): HeldOutCall {
-  const {
-    n,
-    speedupPct,
-    lowerPct: lo,
-  } = speedupInterval(
-    pairs.map((p) => ({ champion: p.a, challenger: p.b })),
-    minInstances,
-  );
-  if (n < Math.max(2, minInstances)) return { stop: false, slower: undefined, speedupPct, reason: '' };
-  const conf = `${(100 * (1 - INTERVAL_LEVEL)).toFixed(1)}%`;
-  if (lo !== null && lo > 0)
-    return {
-      stop: true,
-      slower: false,
-      speedupPct,
-      reason: `after ${n} of ${of} instances ${speedupPct.toFixed(1)}% faster (geometric mean), at least ${lo.toFixed(1)}% at ${conf} confidence`,
-    };
-  const perLook = HELD_OUT_VETO / Math.max(1, of - Math.max(2, minInstances) + 1);
-  const worse = objectiveTest(pairs, rankBy).p_worse;
-  const way = speedupPct >= 0 ? `${speedupPct.toFixed(1)}% faster` : `${(-speedupPct).toFixed(1)}% slower`;
-  if (worse < perLook)
+export function heldOutCall(pairs: readonly TestPair[], of: number, rankBy: RankBy, timeoutS: number): HeldOutCall {
+  const n = pairs.length;
+  if (n < of || n === 0) return { stop: false, slower: undefined, gainPct: 0, reason: `after ${n} of ${of} instances: judged at the end` };
+  const test = objectiveTest(pairs, rankBy, { timeoutS, sigma: runNoise(pairs) });
+  const gainPct = test.gain_pct;
+  const way = `PAR-2 ${Math.abs(gainPct).toFixed(1)}% ${gainPct >= 0 ? 'lower' : 'higher'}`;
+  const what = rankBy === 'par2' ? 'in expected PAR-2' : 'in solved instances or expected PAR-2';
+  if (test.p_worse < HELD_OUT_VETO)
     return {
       stop: true,
       slower: true,
-      speedupPct,
-      reason: `after ${n} of ${of} instances worse than the champion there (${way} as a geometric mean; the test of worse ${rankBy === 'par2' ? 'in PAR-2 or instance by instance' : 'in solved instances, PAR-2 or instance by instance'} gives p = ${worse.toPrecision(2)}, under the ${perLook.toPrecision(2)} each look may veto at)`,
+      gainPct,
+      reason: `on all ${of} instances worse than the champion there, ${way} (the test of worse ${what} gives p = ${test.p_worse.toPrecision(2)}, under the ${HELD_OUT_VETO} a veto needs)`,
     };
+  if (test.p < HELD_OUT_PASS)
+    return { stop: true, slower: false, gainPct, reason: `on all ${of} instances ${way}: better ${what} (p = ${test.p.toPrecision(2)})` };
   return {
-    stop: false,
+    stop: true,
     slower: undefined,
-    speedupPct,
-    reason: `after ${n} of ${of} instances not shown worse than the champion there (${way} as a geometric mean; the test of worse gives p = ${worse.toPrecision(2)}, a veto needs under ${perLook.toPrecision(2)})`,
+    gainPct,
+    reason: `on all ${of} instances not shown worse than the champion there, ${way} (the test of worse gives p = ${test.p_worse.toPrecision(2)}, a veto needs under ${HELD_OUT_VETO})`,
   };
 }
 
@@ -85,33 +70,20 @@ export const heldOutPairs = (pairs: readonly { a: InstanceResult; b: InstanceRes
   }));
 };
 
-/** The held-out check as a duel's stop rule (measureTogether.ts stopWhen): stop the session once heldOutCall can tell. */
-export function heldOutLook(
-  of: number,
-  timeoutS: number,
-  on: TimeBasis,
-  minInstances: number,
-  rankBy: RankBy,
-): (pairs: readonly { a: InstanceResult; b: InstanceResult }[]) => string | undefined {
-  return (pairs) => {
-    const call = heldOutCall(heldOutPairs(pairs, timeoutS, on), of, minInstances, rankBy);
-    return call.stop ? call.reason : undefined;
-  };
-}
-
 /**
- * The call that stopped a sequential held-out duel, judged again on the pairs it was made on: the first
- * `stopped.after` of the order. Lanes run a few instances past the look, so the kept pairs can say less
- * than the stop did, and a veto must not turn into "not known" on the extra pairs.
+ * The call that stopped a held-out duel early, which only the rule before this one did (it looked after
+ * each pair): kept as it was made, a veto where it found the winner worse, else not known. Undefined
+ * for a duel that ran the whole set.
  */
-export function heldOutStop(d: DuelDoc, minInstances: number, rankBy: RankBy): HeldOutCall | undefined {
+export function heldOutStop(d: DuelDoc): HeldOutCall | undefined {
   if (!d.stopped) return undefined;
-  return heldOutCall(duelTestPairs(d, d.stopped.after), d.stopped.of, minInstances, rankBy);
+  const worse = /instances worse than the champion there/.test(d.stopped.reason);
+  return { stop: true, slower: worse ? true : undefined, gainPct: 0, reason: d.stopped.reason };
 }
 
-/** The held-out check's last word on a duel that ran the whole set: vetoed only if shown worse there (heldOutCall). */
-export function heldOutEnd(d: DuelDoc, minInstances: number, rankBy: RankBy): HeldOutCall {
-  return heldOutCall(duelTestPairs(d, d.pairs.length), d.pairs.length, minInstances, rankBy);
+/** The held-out check's word on a duel that ran the whole set: vetoed only if shown worse there (heldOutCall). */
+export function heldOutEnd(d: DuelDoc, rankBy: RankBy): HeldOutCall {
+  return heldOutCall(duelTestPairs(d, d.pairs.length), d.pairs.length, rankBy, d.timeout_s);
 }
 
 /** The first `upTo` pairs of a duel as the tests see them. */

@@ -7,9 +7,8 @@ import { openPerfSession } from '../eval/perfSession';
 import { candidateDirName } from '../layout';
 import { duelComparison, duelWithChampion, type VerdictContext } from './againstChampion';
 import type { DuelDoc } from './duels';
-import { HELD_OUT_VETO, heldOutEnd, heldOutLook, heldOutStop, heldOutVetoNeeds } from './heldOut';
+import { heldOutEnd, heldOutStop } from './heldOut';
 import { auditHeldOut, type Objection } from './promotionAudit';
-import { firstLook } from './race';
 import type { RankBy } from './objectiveTest';
 
 /** Who meets whom in the check, and where the winner's held-out runs keep their proofs (the cycle's race session). */
@@ -37,7 +36,7 @@ export async function heldOutCheck(ctx: VerdictContext, req: HeldOutRequest): Pr
     cycle: req.cycle,
     champion: req.champion,
     challenger: req.winner,
-    passes: (d) => !heldOutVetoes(d, verdict.minInstances, ctx.config.evaluation.rank_by),
+    passes: (d) => !heldOutVetoes(d, ctx.config.evaluation.rank_by),
     heldOut: verdict.duel,
     bench: set,
     ...(req.jobs !== undefined ? { jobs: req.jobs } : {}),
@@ -45,10 +44,9 @@ export async function heldOutCheck(ctx: VerdictContext, req: HeldOutRequest): Pr
 }
 
 /** The held-out duel (kept from a resumed run, else measured) and its objection, if any. */
-async function heldOutVerdict(ctx: VerdictContext, req: HeldOutRequest, set: string): Promise<{ duel: DuelDoc; minInstances: number; objection?: string }> {
+async function heldOutVerdict(ctx: VerdictContext, req: HeldOutRequest, set: string): Promise<{ duel: DuelDoc; objection?: string }> {
   const { config } = ctx;
   const { cycle, winner, champion, hold } = req;
-  const on = config.evaluation.decide_on;
   const perf = await openPerfSession({
     ws: ctx.ws,
     config,
@@ -56,50 +54,37 @@ async function heldOutVerdict(ctx: VerdictContext, req: HeldOutRequest, set: str
     overrides: { bench: set },
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
-  const { plan, instances } = perf;
-  const of = instances.length;
-  const minInstances = firstLook(instances, config.evaluation.racing.min_instances);
-  const needs = heldOutVetoNeeds(minInstances);
-  if (of < needs)
-    ctx.log(
-      `held-out set ${set}: ${of} instance${of === 1 ? '' : 's'} are too few for the check ever to veto at its ${100 * HELD_OUT_VETO}% error (it needs ${needs}): it can only pass`,
-    );
-  // Sequential: stopped as soon as the pairs say faster or slower there (heldOut.ts heldOutCall), else the whole set.
+  // The whole set, judged once at its end (heldOut.ts heldOutCall).
   const d = await duelWithChampion(ctx, {
     cycle,
     purpose: 'held-out',
     championDir: path.join(ctx.ws, candidateDirName(champion)),
     challengerDir: path.join(ctx.ws, candidateDirName(winner)),
     bench: set,
-    stopWhen: heldOutLook(of, plan.timeoutS, on, minInstances, config.evaluation.rank_by),
     perf,
     ...(hold ? { hold } : {}),
   });
-  if (d.fatal?.side === 'B') return { duel: d, minInstances, objection: `it failed on the held-out set ${set}: ${d.fatal.detail}` };
+  if (d.fatal?.side === 'B') return { duel: d, objection: `it failed on the held-out set ${set}: ${d.fatal.detail}` };
   const cmp = duelComparison(d, config.strategy.alpha, config.evaluation.rank_by);
   if (d.stopped) {
-    const call = heldOutStop(d, minInstances, config.evaluation.rank_by)!;
-    const way = call.slower ? 'slower' : 'faster';
-    ctx.log(`held-out set ${set}, side by side: ${candidateDirName(winner)} is ${way} there, ${d.stopped.reason}`);
+    // A duel kept from a cycle that ran under the rule before this one, which stopped early.
+    const call = heldOutStop(d)!;
+    ctx.log(`held-out set ${set}, side by side (stopped early by the rule before): ${d.stopped.reason}`);
     return call.slower === true
-      ? { duel: d, minInstances, objection: `it is worse on the held-out set ${set} (side by side, stopped as soon as it could tell: ${d.stopped.reason})` }
-      : { duel: d, minInstances };
+      ? { duel: d, objection: `it is worse on the held-out set ${set} (side by side, stopped as soon as it could tell: ${d.stopped.reason})` }
+      : { duel: d };
   }
-  // The whole set ran: vetoed only if shown worse there, at the check's stated error (heldOut.ts HELD_OUT_VETO).
-  const end = heldOutEnd(d, minInstances, config.evaluation.rank_by);
+  // Vetoed only if shown worse there, at the check's stated error (heldOut.ts HELD_OUT_VETO).
+  const end = heldOutEnd(d, config.evaluation.rank_by);
   ctx.log(
     `held-out set ${set}, side by side: ${candidateDirName(champion)} PAR-2 ${cmp.par2A.toFixed(2)} s, ${candidateDirName(winner)} ${cmp.par2B.toFixed(2)} s; ${end.reason}`,
   );
   return end.slower
-    ? {
-        duel: d,
-        minInstances,
-        objection: `it is worse on the held-out set ${set} (side by side: PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s; ${end.reason})`,
-      }
-    : { duel: d, minInstances };
+    ? { duel: d, objection: `it is worse on the held-out set ${set} (side by side: PAR-2 ${cmp.par2A.toFixed(2)} -> ${cmp.par2B.toFixed(2)} s; ${end.reason})` }
+    : { duel: d };
 }
 
-/** Whether the held-out check vetoes a duel: as the stop judged it where the duel stopped early, else at its end. */
-export function heldOutVetoes(d: DuelDoc, minInstances: number, rankBy: RankBy): boolean {
-  return (d.stopped ? heldOutStop(d, minInstances, rankBy) : heldOutEnd(d, minInstances, rankBy))?.slower === true;
+/** Whether the held-out check vetoes a duel: at its end, or as the rule before stopped it early. */
+export function heldOutVetoes(d: DuelDoc, rankBy: RankBy): boolean {
+  return (d.stopped ? heldOutStop(d) : heldOutEnd(d, rankBy))?.slower === true;
 }

@@ -153,7 +153,7 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
       return results;
     },
     // A survivor whose margin is in doubt runs its longest instances again, raced or not.
-    ...(policy ? { again: raceAgain(policy, plan.timeoutS, req.alpha / 2, req.config.evaluation.rank_by, req.config.strategy.min_improvement_pct) } : {}),
+    ...(policy ? { again: raceAgain(policy, plan.timeoutS, req.config.evaluation.rank_by) } : {}),
     ...(policy?.racing.enabled
       ? {
           cap: (name: string) => capFor(policy.reference.get(name), plan.timeoutS, policy.racing),

@@ -1,9 +1,15 @@
-// The promotion test: is B better than A on what the workspace ranks by (evaluation.rank_by)? Exact
-// sign-flip tests on side-by-side pairs. Under "no difference" the two runs of a pair are exchangeable
-// (their order alternates), so flipping a pair flips its log time ratio, its PAR-2 difference and its
-// solved difference together, and every p below is exact whatever the distribution: heavy tails,
-// timeouts, mixed noise. The decision simulator (bench/decisions.ts) measures what the rules do on
-// effects that are not "no difference": skewed ones, easy-fast-hard-slow ones, solved-more ones.
+// The promotion test: is B better than A on what the workspace ranks by (evaluation.rank_by), on this
+// very set? The instances are fixed; what is random is each run. So the test compares each side's
+// expected PAR-2 on the set (and, ranked solved first, its expected count of unsolved instances), with
+// the variance that run noise gives every instance: a run's time is its instance's time under
+// log-normal noise of the session's measured spread, capped at the limit. That variance is what a
+// sign-flip test cannot see where the two sides differ in shape and not in PAR-2: a challenger twice as
+// fast on the easy instances and a little slower on those near the limit wins every easy pair and loses
+// its PAR-2 on a few timeouts that one run rarely shows, so the sign flips find it "better" while its
+// PAR-2 is not. Here the instances near the limit carry the variance of their flips between solved and
+// 2T whether or not a flip was seen. The geometric mean (the mean log time ratio) stays in every report
+// and guides the race's ordering; it never promotes. bench/decisions.ts measures the rule's errors.
+import { normalCdf } from '../stats/normal';
 import { prng } from '../stats/prng';
 
 /** What a promotion ranks by: PAR-2; or solved instances first and PAR-2 among equals, as the SAT Competition ranks. */
@@ -20,12 +26,25 @@ export function logRatios(ta: readonly number[], tb: readonly number[]): number[
   return ta.map((x, i) => Math.log(Math.max(RATIO_FLOOR_S, tb[i]!) / Math.max(RATIO_FLOOR_S, x)));
 }
 
-/** One pair as the test sees it: each side's PAR-2 time, and whether each solved the instance. */
+/** One run as the test sees it: its PAR-2 time (2T unsolved; a capped run at its cap) and whether it solved the instance. */
+export interface TestRun {
+  t: number;
+  solved: boolean;
+}
+
+/** One pair as the test sees it: each side's PAR-2 time and whether each solved, and both sides' second runs where the instance ran twice. */
 export interface TestPair {
   a: number;
   b: number;
   solvedA: boolean;
   solvedB: boolean;
+  again?: { a: TestRun; b: TestRun };
+}
+
+/** What the test needs besides the pairs: the time limit, and the per-run noise (the log-time standard deviation; runNoise()). */
+export interface TestNoise {
+  timeoutS: number;
+  sigma: number;
 }
 
 /** The promotion test's answer; every p one-sided. */
@@ -33,96 +52,228 @@ export interface ObjectiveTest {
   rank_by: RankBy;
   /** That B is better on rank_by (a promotion needs it under its level). */
   p: number;
-  /** That B is worse on rank_by (a veto's: the held-out check). */
+  /** That B is worse on rank_by (the held-out check's veto). */
   p_worse: number;
-  /** Its parts, in B's favour: the mean log time ratio (the geometric mean), the mean PAR-2 difference, and the instances one solves and the other does not (null when there are none). */
-  log_ratio_p: number;
+  /** That B's expected PAR-2 on the set is lower. */
   par2_p: number;
+  /** For the report: the exact sign-flip p of the mean log time ratio in B's favour (the geometric mean); it decides nothing. */
+  log_ratio_p: number;
+  /** That B leaves fewer instances unsolved (null when no run of either side timed out). */
   solved_p: number | null;
   /** B's geometric-mean speed-up over A, percent (positive: B faster). */
   speedup_pct: number;
-  method: 'exact' | 'sampled';
+  /** B's PAR-2 gain on the means of each instance's runs, percent of A's PAR-2, and its standard error from the run noise. */
+  gain_pct: number;
+  gain_se_pct: number;
+  /** The per-run noise the variances were taken at. */
+  sigma: number;
+  method: 'run-noise';
 }
 
 /**
- * The promotion test: an exact max-T sign-flip test. Its statistics, each standardised by its spread
- * under sign flips (sum over the root of the sum of squares), are the mean PAR-2 difference (the
- * objective) and the mean log time ratio (the typical instance: a PAR-2 difference is carried by the
- * few longest instances, and its noise with them, so on a few dozen instances only the ratios see a
- * uniform 10% gain), and under `solved-then-par2` the count of instances one solved and the other did
- * not. `p`: the share of sign patterns whose largest standardised gain in B's favour reaches the
- * observed one (exact for identical solvers, whichever part carries the gain); `p_worse` the same
- * against B. A PAR-2 that got worse is kept out by the promotion rule's margin on the PAR-2 difference
- * (promotionRule.ts), and solving fewer by its solved-count rule. All 2^n sign patterns up to 16
- * pairs, else `resamples` seeded ones (p = (k + 1) / (B + 1)).
+ * The confidence a promotion needs that the PAR-2 gain reaches the margin (promotionRule.ts): the gain on
+ * the means of the runs, less this quantile of its standard error from the run noise. The test's level
+ * keeps a challenger with no gain out; this keeps one whose gain is under the margin out in most
+ * decisions, without asking a real gain of twice the margin to prove itself at the test's level again.
  */
-export function objectiveTest(pairs: readonly TestPair[], rankBy: RankBy, resamples = 20000, seed = 1): ObjectiveTest {
+export const MARGIN_CONFIDENCE = 0.8;
+
+/** The noise a session is assumed to have before its own second runs say otherwise (log-time sd per run: 10%). */
+export const NOISE_PRIOR = 0.1;
+/** The prior's weight, in pairs of runs of one solver on one instance. */
+export const NOISE_PRIOR_WEIGHT = 4;
+/** No session is taken to be quieter than this. */
+export const NOISE_FLOOR = 0.02;
+
+/** The fewest second-run pairs that measure a session's noise by themselves; with fewer, the pairs' spread does. */
+export const NOISE_FROM_AGAIN = 4;
+
+/**
+ * The per-run noise of a session: the log-time standard deviation of one run, shrunk towards
+ * NOISE_PRIOR by its weight. Where both sides ran instances twice (at least NOISE_FROM_AGAIN solved
+ * pairs of runs of one solver on one instance), from those: ln(t2 / t1) has twice a run's variance.
+ * Else from the spread of the pairs' log time ratios (both solved) about their mean, which is twice a
+ * run's variance for solvers that differ by a constant factor and more where the difference varies
+ * from instance to instance: never less than the noise, so a busy machine or a noisier solver than the
+ * prior raises it. The mean square, not a robust spread: an outlier (a busy moment) is noise the test
+ * must carry.
+ */
+export function runNoise(pairs: readonly TestPair[]): number {
+  let ss = 0;
+  let m = 0;
+  for (const p of pairs) {
+    if (!p.again) continue;
+    for (const [x, y] of [
+      [{ t: p.a, solved: p.solvedA }, p.again.a],
+      [{ t: p.b, solved: p.solvedB }, p.again.b],
+    ] as const)
+      if (x.solved && y.solved) {
+        ss += Math.log(Math.max(RATIO_FLOOR_S, y.t) / Math.max(RATIO_FLOOR_S, x.t)) ** 2 / 2;
+        m++;
+      }
+  }
+  if (m < NOISE_FROM_AGAIN) {
+    const l = logRatios(
+      pairs.filter((p) => p.solvedA && p.solvedB).map((p) => p.a),
+      pairs.filter((p) => p.solvedA && p.solvedB).map((p) => p.b),
+    );
+    const mean = l.reduce((t, x) => t + x, 0) / Math.max(1, l.length);
+    ss = l.reduce((t, x) => t + (x - mean) ** 2, 0) / 2;
+    m = Math.max(0, l.length - 1);
+  }
+  return Math.max(NOISE_FLOOR, Math.sqrt((ss + NOISE_PRIOR_WEIGHT * NOISE_PRIOR ** 2) / (m + NOISE_PRIOR_WEIGHT)));
+}
+
+/**
+ * Runs this many prior noise deviations (NOISE_PRIOR) or less under the limit are near it: one run says
+ * little about whether their instance is solved or 2T, the largest noise in a PAR-2.
+ */
+export const NEAR_LIMIT_SDS = 3;
+
+/** Whether a run's PAR-2 time `t` is near the limit or past it (NEAR_LIMIT_SDS). */
+export const nearLimit = (t: number, timeoutS: number): boolean => t >= timeoutS * Math.exp(-NEAR_LIMIT_SDS * NOISE_PRIOR);
+
+/** One run's PAR-2 under the noise model, for an instance whose noise-free time is `t`: its mean, its variance, and its chance to time out. */
+export function runModel(t: number, n: TestNoise): { mean: number; variance: number; timeout: number } {
+  const T = n.timeoutS;
+  const s = Math.max(NOISE_FLOOR, n.sigma);
+  const z = Math.log(T / Math.max(1e-9, t)) / s;
+  const timeout = 1 - normalCdf(z);
+  const m1 = t * Math.exp((s * s) / 2) * normalCdf(z - s);
+  const m2 = t * t * Math.exp(2 * s * s) * normalCdf(z - 2 * s);
+  const mean = m1 + 2 * T * timeout;
+  return { mean, variance: Math.max(0, m2 + 4 * T * T * timeout - mean * mean), timeout };
+}
+
+/** One side's runs of one instance. */
+const sideRuns = (p: TestPair, side: 'a' | 'b'): TestRun[] => [
+  side === 'a' ? { t: p.a, solved: p.solvedA } : { t: p.b, solved: p.solvedB },
+  ...(p.again ? [p.again[side]] : []),
+];
+
+/**
+ * One run's variance of a side on an instance, for its PAR-2 time and for its being unsolved, taken at
+ * what its runs say of its noise-free time: the geometric mean of its solved runs; the limit itself
+ * where a run of it timed out and some run of the instance (either side's) solved, so the instance is
+ * near the limit and may flip. Where no run of either side solved, none: both stay unsolved.
+ */
+function sideVariance(runs: readonly TestRun[], anySolved: boolean, n: TestNoise): { par2: number; unsolved: number } {
+  if (!anySolved) return { par2: 0, unsolved: 0 };
+  const solved = runs.filter((r) => r.solved);
+  const t = solved.length < runs.length ? n.timeoutS : Math.exp(solved.reduce((s, r) => s + Math.log(Math.max(1e-9, r.t)), 0) / solved.length);
+  const m = runModel(t, n);
+  return { par2: m.variance, unsolved: m.timeout * (1 - m.timeout) };
+}
+
+/**
+ * The variance of the instances near the limit that every run left unsolved, so that none of them shows
+ * it: a challenger a little slower there loses PAR-2 the runs did not see. Their number is not known,
+ * but their density is: the set's instances per unit of log time just under the limit (`density`, from
+ * the runs solved within a factor e of it) continue just over it. Each such instance at log distance u
+ * from the limit stayed unsolved in both sides' runs with chance Phi(u / sigma)^2, and would have
+ * carried both sides' run variance there; the integral over u, times the density, is what the unseen
+ * ones carry, at most `unsolved` instances' worth.
+ */
+export function unseenVariance(density: number, unsolved: number, n: TestNoise): { par2: number; unsolved: number } {
+  if (unsolved <= 0 || density <= 0) return { par2: 0, unsolved: 0 };
+  const s = Math.max(NOISE_FLOOR, n.sigma);
+  let [par2, flips, peak] = [0, 0, 0];
+  const step = s / 10;
+  for (let u = -4 * s; u <= 6 * s; u += step) {
+    const hidden = normalCdf(u / s) ** 2;
+    const m = runModel(n.timeoutS * Math.exp(u), n);
+    par2 += hidden * 2 * m.variance * step;
+    flips += hidden * 2 * m.timeout * (1 - m.timeout) * step;
+    peak = Math.max(peak, 2 * m.variance);
+  }
+  return { par2: Math.min(density * par2, unsolved * peak), unsolved: Math.min(density * flips, unsolved * 0.5) };
+}
+
+/**
+ * The promotion test. B's expected PAR-2 on the set against A's: D, the sum over instances of the
+ * difference of each side's mean over its runs, against its standard error from the run noise (each
+ * run's variance at what its instance's runs say, near the limit the variance of flipping between
+ * solved and 2T; divided by the runs each side made; and what the instances near the limit that no
+ * run solved may carry, unseenVariance), one-sided in the normal approximation. A skewed
+ * run time only shortens the tail on B's side (a flip costs at most 2T), so the approximation errs
+ * towards the champion. Ranked `solved-then-par2`, the expected count of unsolved instances is a
+ * second part, tested the same way, and `p` is the smaller part's p doubled (both parts at half the level).
+ */
+export function objectiveTest(pairs: readonly TestPair[], rankBy: RankBy, noise: TestNoise): ObjectiveTest {
   const n = pairs.length;
   const l = logRatios(
     pairs.map((p) => p.a),
     pairs.map((p) => p.b),
   );
-  const d = pairs.map((p) => p.b - p.a);
-  const u = pairs.map((p) => (p.solvedB ? 0 : 1) - (p.solvedA ? 0 : 1));
-  const cols = [l, d, ...(rankBy === 'solved-then-par2' ? [u] : [])].filter((c) => c.some((x) => x !== 0));
   const speedup_pct = n ? 100 * (1 - Math.exp(sum(l) / n)) : 0;
-  if (!n || !cols.length)
-    return { rank_by: rankBy, p: 1, p_worse: 1, log_ratio_p: 1, par2_p: 1, solved_p: u.some((x) => x !== 0) ? 1 : null, speedup_pct, method: 'exact' };
-  const scale = cols.map((c) => 1 / Math.sqrt(sum(c.map((x) => x * x))));
-  const obs = cols.map((c, j) => sum(c) * scale[j]!);
-  // Standardised sums within a rounding error of the observed ones count as reaching them (ties favour no verdict).
-  const eps = 1e-9;
-  const [better, worse] = [Math.max(...obs.map((x) => -x)), Math.max(...obs)];
-  const reach = { better: 0, worse: 0, parts: cols.map(() => 0) };
-  const k = cols.length;
-  const sums = new Float64Array(k);
-  const tally = (flip: (i: number) => boolean) => {
-    sums.fill(0);
-    for (let i = 0; i < n; i++) {
-      const f = flip(i);
-      for (let j = 0; j < k; j++) sums[j] += f ? -cols[j]![i]! : cols[j]![i]!;
-    }
-    let up = -Infinity;
-    let down = -Infinity;
-    for (let j = 0; j < k; j++) {
-      const z = sums[j]! * scale[j]!;
-      if (z <= obs[j]! + eps) reach.parts[j]!++;
-      up = Math.max(up, -z);
-      down = Math.max(down, z);
-    }
-    if (up >= better - eps) reach.better++;
-    if (down >= worse - eps) reach.worse++;
-  };
-  let share: (c: number) => number;
-  let method: 'exact' | 'sampled';
-  if (n <= 16) {
-    for (let m = 0; m < 2 ** n; m++) tally((i) => (m & (1 << i)) !== 0);
-    share = (c) => c / 2 ** n;
-    method = 'exact';
-  } else {
-    const rnd = prng(seed);
-    for (let b = 0; b < resamples; b++) tally(() => rnd() < 0.5);
-    share = (c) => (c + 1) / (resamples + 1);
-    method = 'sampled';
+  let [D, V, A, U, W] = [0, 0, 0, 0, 0];
+  let timeouts = false;
+  let [unsolvedPairs, nearSolved] = [0, 0];
+  for (const p of pairs) {
+    const [ra, rb] = [sideRuns(p, 'a'), sideRuns(p, 'b')];
+    const anySolved = ra.some((r) => r.solved) || rb.some((r) => r.solved);
+    if (!anySolved) unsolvedPairs++;
+    else if ([...ra, ...rb].some((r) => r.solved && r.t >= noise.timeoutS / Math.E && r.t <= noise.timeoutS)) nearSolved++;
+    timeouts ||= [...ra, ...rb].some((r) => !r.solved);
+    const [ma, mb] = [mean(ra.map((r) => r.t)), mean(rb.map((r) => r.t))];
+    const [va, vb] = [sideVariance(ra, anySolved, noise), sideVariance(rb, anySolved, noise)];
+    D += mb - ma;
+    A += ma;
+    V += va.par2 / ra.length + vb.par2 / rb.length;
+    U += mean(rb.map((r) => (r.solved ? 0 : 1))) - mean(ra.map((r) => (r.solved ? 0 : 1)));
+    W += va.unsolved / ra.length + vb.unsolved / rb.length;
   }
-  const part = (c: number[]) => (cols.includes(c) ? share(reach.parts[cols.indexOf(c)]!) : 1);
+  const unseen = unseenVariance(nearSolved, unsolvedPairs, noise);
+  V += unseen.par2;
+  W += unseen.unsolved;
+  const better = (d: number, v: number) => (v > 0 ? normalCdf(d / Math.sqrt(v)) : d < 0 ? 0 : 1);
+  const par2_p = better(D, V);
+  const par2_worse = better(-D, V);
+  const solved_p = timeouts ? better(U, W) : null;
+  const solved_worse = timeouts ? better(-U, W) : null;
+  const both = (x: number, y: number | null) => (rankBy === 'solved-then-par2' && y !== null ? Math.min(1, 2 * Math.min(x, y)) : x);
   return {
     rank_by: rankBy,
-    p: share(reach.better),
-    p_worse: share(reach.worse),
-    log_ratio_p: part(l),
-    par2_p: part(d),
-    solved_p: u.some((x) => x !== 0)
-      ? rankBy === 'solved-then-par2'
-        ? part(u)
-        : binomialTail(u.filter((x) => x !== 0).length, u.filter((x) => x < 0).length)
-      : null,
+    p: both(par2_p, solved_p),
+    p_worse: both(par2_worse, solved_worse),
+    par2_p,
+    log_ratio_p: signFlipP(l),
+    solved_p,
     speedup_pct,
-    method,
+    gain_pct: A > 0 ? (-100 * D) / A : 0,
+    gain_se_pct: A > 0 ? (100 * Math.sqrt(V)) / A : 0,
+    sigma: noise.sigma,
+    method: 'run-noise',
   };
 }
 
+/** The one-sided exact sign-flip p of a mean below 0 (all 2^n patterns up to 16 values, else 20,000 seeded ones), for the report. */
+function signFlipP(xs: readonly number[]): number {
+  const n = xs.length;
+  if (!n || xs.every((x) => x === 0)) return 1;
+  const obs = sum(xs);
+  const eps = 1e-9 * Math.max(1, Math.abs(obs));
+  let reach = 0;
+  if (n <= 16) {
+    for (let m = 0; m < 2 ** n; m++) {
+      let s = 0;
+      for (let i = 0; i < n; i++) s += m & (1 << i) ? -xs[i]! : xs[i]!;
+      if (s <= obs + eps) reach++;
+    }
+    return reach / 2 ** n;
+  }
+  const rnd = prng(1);
+  const B = 20000;
+  for (let b = 0; b < B; b++) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s += rnd() < 0.5 ? -xs[i]! : xs[i]!;
+    if (s <= obs + eps) reach++;
+  }
+  return (reach + 1) / (B + 1);
+}
+
 const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
+const mean = (xs: readonly number[]) => (xs.length ? sum(xs) / xs.length : 0);
 
 /** P(X >= k) for X ~ Binomial(n, 1/2): the exact sign test's one-sided p. */
 export function binomialTail(n: number, k: number): number {

@@ -6,15 +6,16 @@
 //   lose on the hard ones, which carry PAR-2 and come late in the race's order), the line's level and
 //   slope uncertain as its pairs say (the slope shrunk towards none), the spread shrunk towards a prior
 //   so a few pairs that happen to agree do not pass for a precise measurement;
-// - the champion's timeouts: a challenger solves each with an unknown share (Jeffreys' prior, updated by
-//   the ones it ran), each one solved worth what its solved ones were worth (at first: solved at half
+// - the champion's timeouts: a challenger solves each with an unknown share (a prior expecting a few
+//   percent, TIMEOUT_PRIOR, updated by the ones it ran), each one solved worth what its solved ones were worth (at first: solved at half
 //   the timeout). Timeouts solved are a few percent of a competition set, so this stratum keeps a
 //   challenger in until it has run enough of them to show it solves none.
-// The test's p is taken in its normal approximation (sum over the root of the sum of squares), each
-// part at its own critical value at twice the level, and the chance that either part passes as the sum
-// of their chances: all optimistic for the challenger, so a drop is never the approximation's optimism
-// about the champion.
-import { normalCdf, normalQuantile } from './comparison';
+// The final test (objectiveTest.ts) is taken at twice its level, its standard error from the run noise
+// of the pairs seen and of the rest predicted (the instances near the limit at half, as they will run
+// twice), and the margin at its confidence (promotionRule.ts): all optimistic for the challenger, so a
+// drop is never the approximation's optimism about the champion.
+import { normalCdf, normalQuantile } from '../stats/normal';
+import { MARGIN_CONFIDENCE, nearLimit, NOISE_PRIOR, runModel } from './objectiveTest';
 
 /** A pair as the look sees it: the champion's PAR-2 time, the challenger's (a lower bound where capped), whether each solved. */
 export interface LookPair {
@@ -36,14 +37,18 @@ export interface FinalTest {
 /** The prior spread of a log time ratio on one instance (per-run noise of 5-15% on each side) and its weight in pairs. */
 const PRIOR_SD = 0.15;
 const PRIOR_PAIRS = 2;
-/**
- * The normal approximation judges each part at this multiple of the level: an exact sign-flip p can be
- * a few times smaller than the normal one (a few large ratios carry the sum), and a drop must not rest
- * on that (a winner at exact p = 0.0017 has normal p = 0.005).
- */
+/** The look judges the final test at this multiple of its level: the second runs and the noise they measure may lower its standard error. */
 const APPROX_SLACK = 2;
+
 /** A solved champion timeout's worth before any was seen: solved at half the timeout. */
 const SOLVED_AT = 0.5;
+/**
+ * The prior on the share of the champion's timeouts a challenger solves, as pseudo-counts (Beta): most
+ * changes solve none or a few of them, so the prior expects a few percent (mean 1/7) and leaves room for
+ * more; with Jeffreys' (one half each) every challenger was expected to solve half of them until it had
+ * run enough to show otherwise, and the champion's timeouts are the costliest runs of a set.
+ */
+const TIMEOUT_PRIOR = { solved: 0.5, unsolved: 8 };
 
 /**
  * The chance that the final test passes. `seen`: the pairs so far, each with whether the champion's
@@ -53,12 +58,19 @@ const SOLVED_AT = 0.5;
 export function passChance(seen: readonly (LookPair & { timeout: boolean })[], rest: readonly number[], timeoutS: number, t: FinalTest): number {
   const z = normalQuantile(Math.min(0.5, APPROX_SLACK * t.level));
   const log = (p: LookPair) => Math.log(Math.max(0.05, p.b) / Math.max(0.05, p.a));
+  const noise = { timeoutS, sigma: NOISE_PRIOR };
+  const near = (x: number) => nearLimit(x, timeoutS);
+  /** The final test's variance of one instance's difference: each side's run variance at its time (the limit where either timed out), halved where it will run twice. */
+  const pairVar = (a: number, b: number, solvedA: boolean, solvedB: boolean) => {
+    if (!solvedA && !solvedB) return 0;
+    const [ta, tb] = solvedA && solvedB ? [a, b] : [timeoutS, timeoutS];
+    const v = runModel(ta, noise).variance + runModel(tb, noise).variance;
+    return near(ta) || near(tb) ? v / 2 : v;
+  };
   // What is known: sums over the pairs seen.
-  const L = sum(seen.map(log));
-  const QL = sum(seen.map((p) => log(p) ** 2));
   const D = sum(seen.map((p) => p.b - p.a));
-  const QD = sum(seen.map((p) => (p.b - p.a) ** 2));
   const A = sum(seen.map((p) => p.a));
+  const VS = sum(seen.map((p) => pairVar(p.a, p.b, p.solvedA, p.solvedB)));
   const onlyB = seen.filter((p) => p.solvedB && !p.solvedA).length;
   const onlyA = seen.filter((p) => p.solvedA && !p.solvedB).length;
   // The solved stratum: its log ratios as a line in the log of the champion's time (a challenger may gain
@@ -76,27 +88,24 @@ export function passChance(seen: readonly (LookPair & { timeout: boolean })[], r
   const meanSd = k ? sd / Math.sqrt(k) : 1;
   const slopeSd = sd / Math.sqrt(sxx);
   const restS = rest.filter((r) => r < timeoutS);
-  const [m, R, R2] = [restS.length, sum(restS), sum(restS.map((r) => r * r))];
+  const [m, R] = [restS.length, sum(restS)];
+  const VR = sum(restS.map((r) => pairVar(r, r, true, true)));
   const rx = restS.map((r) => Math.log(Math.max(0.05, r)) - xMean);
-  const [X1, X2] = [sum(rx), sum(rx.map((x) => x * x))];
-  // Per slope on its grid: sums over the rest of r e^(b x), r^2 e^(2 b x) and r^2 e^(b x).
+  // Per slope on its grid: sums over the rest of r e^(b x) and r^2 e^(2 b x).
   const slopes = [-2, -1, 0, 1, 2].map((g) => slope + g * slopeSd);
   const slopeWeights = [-2, -1, 0, 1, 2].map((g) => Math.exp(-(g * g) / 2));
   const sums = slopes.map((b) => ({
-    b,
     s1: sum(restS.map((r, i) => r * Math.exp(b * rx[i]!))),
     s2: sum(restS.map((r, i) => r * r * Math.exp(2 * b * rx[i]!))),
-    s3: sum(restS.map((r, i) => r * r * Math.exp(b * rx[i]!))),
   }));
   // The timeout stratum: how many of its instances the challenger solved, and what a solved one was worth.
   const tSeen = seen.filter((p) => p.timeout);
   const solvedT = tSeen.filter((p) => p.solvedB);
   const mT = rest.length - m;
-  const worth = solvedT.length
-    ? { l: sum(solvedT.map(log)) / solvedT.length, d: sum(solvedT.map((p) => p.b - p.a)) / solvedT.length }
-    : { l: Math.log(SOLVED_AT / 2), d: -(2 - SOLVED_AT) * timeoutS };
+  const worth = solvedT.length ? sum(solvedT.map((p) => p.b - p.a)) / solvedT.length : -(2 - SOLVED_AT) * timeoutS;
+  const solvedVar = pairVar(timeoutS, timeoutS, true, false);
   const restA = R + mT * 2 * timeoutS;
-  const js = betaBinomial(mT, 0.5 + solvedT.length, 0.5 + tSeen.length - solvedT.length);
+  const js = betaBinomial(mT, TIMEOUT_PRIOR.solved + solvedT.length, TIMEOUT_PRIOR.unsolved + tSeen.length - solvedT.length);
   // The solved stratum's mean on a grid over its posterior (normal), weights from the normal density.
   const grid = Array.from({ length: 21 }, (_, i) => -3 + (6 * i) / 20);
   const weights = grid.map((g) => Math.exp(-(g * g) / 2));
@@ -105,23 +114,20 @@ export function passChance(seen: readonly (LookPair & { timeout: boolean })[], r
   let chance = 0;
   for (const [j, pj] of js) {
     let given = 0;
-    for (const [bi, { b, s1, s2, s3 }] of sums.entries())
+    // The final test's standard error: the pairs seen, the rest, and the champion's timeouts it solves.
+    const se = Math.sqrt(VS + VR + j * solvedVar);
+    for (const [bi, { s1, s2 }] of sums.entries())
       for (const [gi, g] of grid.entries()) {
         const mu = mean + g * (k ? meanSd : 1);
-        // Given the line: the rest of the solved stratum's sums, normal; the timeout stratum's, fixed by j.
-        const lSum = L + m * mu + b * X1 + j * worth.l;
-        const lVar = m * v;
-        const qL = QL + m * (mu * mu + v) + 2 * mu * b * X1 + b * b * X2 + j * worth.l ** 2;
-        const dSum = D + Math.exp(mu + v / 2) * s1 - R + j * worth.d;
+        // Given the line: the rest of the solved stratum's sum, normal; the timeout stratum's, fixed by j.
+        const dSum = D + Math.exp(mu + v / 2) * s1 - R + j * worth;
         const dVar = Math.exp(2 * mu + v) * (Math.exp(v) - 1) * s2;
-        const qD = QD + Math.exp(2 * mu + 2 * v) * s2 - 2 * Math.exp(mu + v / 2) * s3 + R2 + j * worth.d ** 2;
         const below = (sumMean: number, variance: number, bound: number) => normalCdf((bound - sumMean) / Math.sqrt(Math.max(variance, 1e-12)));
-        // The max-T test passes when either part reaches the level (each part's own critical value: an optimistic one).
-        const test = Math.min(1, below(lSum, lVar, z * Math.sqrt(qL)) + below(dSum, dVar, z * Math.sqrt(qD)));
-        const margin = below(dSum, dVar, -(t.marginPct / 100) * (A + restA));
+        const test = below(dSum, dVar, z * se);
+        const margin = below(dSum, dVar, -(t.marginPct / 100) * (A + restA) - normalQuantile(MARGIN_CONFIDENCE) * se);
         let p: number;
         if (t.rankBy === 'solved-then-par2') {
-          // Solving more is a third part, and needs no margin (its sign test's normal approximation).
+          // Solving more is a second part, and needs no margin (its count's normal approximation, optimistic: no run noise).
           const [disc, more] = [onlyA + onlyB + j, onlyB + j - onlyA];
           const bySolved = more > 0 && more / Math.sqrt(disc) >= -z ? 1 : 0;
           p = Math.min(1, bySolved + Math.min(test, margin));

@@ -1,12 +1,14 @@
 // The promotion rule every strategy shares (the paper's, made noise-proof): a correct candidate measured
 // in full, then side by side with the champion in the same session (measureTogether.ts), significantly better
 // there on what the workspace ranks by (objectiveTest.ts) and at least min_improvement_pct lower in
-// PAR-2, becomes the champion; ranked solved-then-par2, one that solves more needs no margin and one that
-// solves fewer never wins. No noise band raises the margin: the exact test needs none.
+// PAR-2 at MARGIN_CONFIDENCE, becomes the champion; ranked solved-then-par2, one that solves more needs
+// no margin and one that solves fewer never wins.
 import type { Comparison } from './comparison';
 import { measuredInFull, type EvalDoc } from '../eval/evalDoc';
 import { candidateDirName } from '../layout';
-import { marginGainPct, minPairsForSignificance } from '../explain';
+import { marginGainPct } from '../explain';
+import { normalQuantile } from '../stats/normal';
+import { MARGIN_CONFIDENCE } from './objectiveTest';
 
 /** An evaluated candidate with its side-by-side comparison against the reference (the champion). */
 export interface Evaluated {
@@ -33,15 +35,20 @@ export const gainPct = (c: Comparison | undefined): number => (c ? marginGainPct
 /** Instances a comparison's B solved that A did not, less the reverse, where the ranking counts them first (else 0). */
 const solvedMore = (c: Comparison): number => (c.test?.rank_by === 'solved-then-par2' ? c.solvedOnlyB - c.solvedOnlyA : 0);
 
-/** Whether a significantly better B is better by enough: more solved where solved count first, else the margin in PAR-2 (and never fewer solved). */
-const byEnough = (c: Comparison, marginPct: number): boolean => (solvedMore(c) !== 0 ? solvedMore(c) > 0 : gainPct(c) >= marginPct);
+/** The PAR-2 gain, percent, that B reaches at MARGIN_CONFIDENCE (its point estimate where the comparison has no standard error). */
+export const gainAtConfidence = (c: Comparison): number => gainPct(c) - normalQuantile(MARGIN_CONFIDENCE) * c.test.gain_se_pct;
 
-/** Where the margin was judged on second runs, which: ", its N longest instances run twice" (else nothing). */
+/** Whether a significantly better B is better by enough: more solved where solved count first, else the margin in PAR-2 at MARGIN_CONFIDENCE (and never fewer solved). */
+const byEnough = (c: Comparison, marginPct: number): boolean => (solvedMore(c) !== 0 ? solvedMore(c) > 0 : gainAtConfidence(c) >= marginPct);
+
+/** Where instances ran twice, how many: " with N instances run twice by both ..." (else nothing). */
 const twice = (c: Comparison): string =>
-  c.again ? ` with its ${c.again.instances} longest instance${c.again.instances === 1 ? '' : 's'} run twice by both (the mean of the two runs)` : '';
+  c.again
+    ? ` with ${c.again.instances} instance${c.again.instances === 1 ? '' : 's'} run twice by both (near the limit and the longest; the mean of the two runs)`
+    : '';
 
 /** Of the evaluated candidates, the correct one significantly better side by side and better by enough with the largest gain (most solved first where they count first), else none (with why). */
-export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: number, alpha = 0.05): Decision {
+export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: number): Decision {
   const margin = marginPct;
   const why = `the ${margin.toFixed(1)}% margin`;
   // A candidate that stopped at a cheaper perf tier or was rejected by racing was never measured on the full set.
@@ -53,7 +60,7 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
     .sort((a, b) => solvedMore(b.cmp!) - solvedMore(a.cmp!) || gainPct(b.cmp) - gainPct(a.cmp));
   const stays = candidateDirName(parent);
   const side = (c: Comparison) =>
-    `side by side on ${c.on === 'cpu' ? 'CPU' : 'wall'} time: PAR-2 ${(c.again ?? c).par2A.toFixed(2)} -> ${(c.again ?? c).par2B.toFixed(2)} s, ${gainPct(c).toFixed(1)}% faster${twice(c)}, p = ${c.test.p.toPrecision(2)}, n = ${c.common}`;
+    `side by side on ${c.on === 'cpu' ? 'CPU' : 'wall'} time: PAR-2 ${(c.again ?? c).par2A.toFixed(2)} -> ${(c.again ?? c).par2B.toFixed(2)} s, ${gainPct(c).toFixed(1)}% faster (at least ${gainAtConfidence(c).toFixed(1)}% at ${100 * MARGIN_CONFIDENCE}% confidence)${twice(c)}, p = ${c.test.p.toPrecision(2)}, n = ${c.common}`;
   const best = winners[0];
   if (best)
     return {
@@ -66,7 +73,7 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
   if (close)
     return {
       winner: null,
-      outcome: `${stays} stays champion (${of}${name(close.candidate)}${gainPct(close.cmp).toFixed(1)}% faster side by side${twice(close.cmp!)}: significant, but ${solvedMore(close.cmp!) < 0 ? `it solves ${-solvedMore(close.cmp!)} fewer` : `under ${why}`})`,
+      outcome: `${stays} stays champion (${of}${name(close.candidate)}${gainPct(close.cmp).toFixed(1)}% faster side by side${twice(close.cmp!)}: significant, but ${solvedMore(close.cmp!) < 0 ? `it solves ${-solvedMore(close.cmp!)} fewer` : `at ${100 * MARGIN_CONFIDENCE}% confidence only ${gainAtConfidence(close.cmp!).toFixed(1)}% faster, under ${why}`})`,
     };
   const fatal = evaluated.find((e) => e.fatal);
   if (!passing.length && fatal)
@@ -84,22 +91,14 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
     };
   }
   const cmp = passing[0]?.cmp;
-  // A perf set too small for the test to ever say yes is the one thing to fix first: say so.
-  // At the level the comparison was held to (a race shares it among its challengers), else alpha's.
-  const level = cmp?.level ?? alpha / 2;
-  const need = minPairsForSignificance(2 * level);
-  const tooFew =
-    cmp && cmp.wilcoxon.n < need
-      ? `; with ${cmp.wilcoxon.n} instances that differ no result can be significant at the level ${level.toPrecision(2)}: the perf set needs at least ${need}`
-      : '';
   return {
     winner: null,
-    outcome: `${stays} stays champion (${of}${cmp ? `${cmp.verdict} side by side (${gainPct(cmp).toFixed(1)}%, p = ${cmp.test.p.toPrecision(2)} against ${cmp.level.toPrecision(2)}, n = ${cmp.common}${cmp.band_pct ? `, noise band ${cmp.band_pct.toFixed(1)}%` : ''})${tooFew}` : 'no comparable measurement'})`,
+    outcome: `${stays} stays champion (${of}${cmp ? `${cmp.verdict} side by side (${gainPct(cmp).toFixed(1)}%, p = ${cmp.test.p.toPrecision(2)} against ${cmp.level.toPrecision(2)}, n = ${cmp.common}${cmp.band_pct ? `, noise band ${cmp.band_pct.toFixed(1)}%` : ''})` : 'no comparable measurement'})`,
   };
 }
 
-/** The strategy's `accept`: greedyAccept with the configured margin at the configured alpha. */
+/** The strategy's `accept`: greedyAccept with the configured margin (the level is the comparisons' own: promotionLevel). */
 export const acceptWithMargin =
-  (marginPct: number, alpha: number) =>
+  (marginPct: number) =>
   (evaluated: Evaluated[], reference: number): Decision =>
-    greedyAccept(evaluated, reference, marginPct, alpha);
+    greedyAccept(evaluated, reference, marginPct);

@@ -11,9 +11,9 @@
 // spent on looks.
 import type { RacingConfig } from '../config/schema';
 import type { InstanceResult } from '../run/result';
-import { normalQuantile } from './comparison';
+import { normalQuantile } from '../stats/normal';
 import { basisOf, par2Of, type TimeBasis } from '../eval/metrics';
-import { logRatios, objectiveTest, type RankBy, type TestPair } from './objectiveTest';
+import { logRatios, nearLimit, NOISE_FLOOR, NOISE_PRIOR, objectiveTest, type RankBy, type TestPair } from './objectiveTest';
 import { passChance, type FinalTest, type LookPair } from './passChance';
 
 /** What a race orders and caps by. */
@@ -79,6 +79,28 @@ export function firstLook(instances: readonly { family?: string | null }[], minI
   return Math.max(2, minInstances, new Set(instances.map((i) => i.family ?? '')).size);
 }
 
+/** Each look takes at least this many more pairs than the one before: LOOK_GROWTH times as many. */
+export const LOOK_GROWTH = 1.25;
+
+/**
+ * Whether a look at `n` pairs is one of the looks (the race's futility, the held-out check): the first
+ * at `first`, each next one LOOK_GROWTH times as many pairs, and the last at `of`. Looks that grow
+ * geometrically are few (9 on 44 instances from 8, 21 on 400), so the error each may spend is not cut
+ * to nothing by sharing it among hundreds, and a gain carried by a minority of instances has run some
+ * of them before its next look.
+ */
+export function isLook(n: number, first: number, of: number): boolean {
+  return lookPoints(first, of).includes(n);
+}
+
+/** The looks' pair counts, first to last (isLook). */
+export function lookPoints(first: number, of: number): number[] {
+  const out: number[] = [];
+  for (let n = Math.max(2, first); n < of; n = Math.max(n + 1, Math.ceil(n * LOOK_GROWTH))) out.push(n);
+  out.push(of);
+  return out;
+}
+
 /** The challenger's time limit on an instance: cap_factor times the champion's time, never under the floor nor over the timeout. */
 export function capFor(reference: number | undefined, timeoutS: number, racing: RacingConfig): number {
   // The champion did not solve it (2T) or has no time for it: no cap, the instance may be where the challenger shines.
@@ -95,10 +117,18 @@ export function lowerBound(r: InstanceResult, capS: number, timeoutS: number, on
 
 /**
  * The race drops a challenger once its chance to pass the promotion test at the set's end is under this
- * (passChance.ts). A winner's chance stays above it at every look but in rare runs of bad luck; the
- * simulator measures the winners lost (bench/decisions.ts).
+ * at the last look, less at earlier ones (dropBelow). A winner's chance stays above it at every look but
+ * in rare runs of bad luck; the simulator measures the winners lost (bench/decisions.ts).
  */
-export const DROP_BELOW = 0.05;
+export const DROP_BELOW = 0.2;
+
+/**
+ * The drop threshold at a look after `n` of `of` instances: DROP_BELOW times the root of the share run.
+ * The looks spend the error of dropping a winner unevenly: an early look has seen few of the instances
+ * a gain may sit in (the champion's timeouts a challenger solves, the hardest third), so it drops only
+ * a challenger that is nearly sure to fail, and the threshold grows as the set is run.
+ */
+export const dropBelow = (n: number, of: number): number => DROP_BELOW * Math.sqrt(Math.min(1, n / Math.max(1, of)));
 
 /**
  * The share of the PAR-2 margin a look asks of the gain it predicts. The margin is judged at the end on
@@ -140,10 +170,11 @@ export interface LookContext {
  */
 export function futility(seen: readonly SeenPair[], rest: readonly number[], look: LookContext): FutilityCall {
   const { n, speedupPct } = ratioStats(seen.map((p) => ({ champion: p.a, challenger: p.b })));
-  // Before the first look, and once every instance has run (the exact test decides then, raceSettle where runs were capped), no call.
-  if (n < Math.max(2, look.minInstances) || !rest.length) return { drop: false, speedupPct, chance: null, reason: '' };
+  // Between looks, and once every instance has run (the test decides then, raceSettle where runs were capped), no call.
+  if (!isLook(n, look.minInstances, look.of) || !rest.length) return { drop: false, speedupPct, chance: null, reason: '' };
   const chance = passChance(seen, rest, look.timeoutS, { ...look.test, marginPct: LOOK_MARGIN_SHARE * look.test.marginPct });
-  const drop = chance < DROP_BELOW;
+  const threshold = dropBelow(n, look.of);
+  const drop = chance < threshold;
   const way = speedupPct >= 0 ? `${speedupPct.toFixed(1)}% faster` : `${(-speedupPct).toFixed(1)}% slower`;
   const timeouts = seen.filter((p) => p.timeout);
   const solved = timeouts.length
@@ -154,7 +185,7 @@ export function futility(seen: readonly SeenPair[], rest: readonly number[], loo
     speedupPct,
     chance,
     reason: drop
-      ? `it cannot pass the promotion test: after ${n} of ${look.of} instances it is ${way} than the champion (geometric mean of the time ratios, same session)${solved} and its chance to pass at the end of the set is ${pctText(chance)} (the race drops under ${pctText(DROP_BELOW)})`
+      ? `it cannot pass the promotion test: after ${n} of ${look.of} instances it is ${way} than the champion (geometric mean of the time ratios, same session)${solved} and its chance to pass at the end of the set is ${pctText(chance)} (the race drops under ${pctText(threshold)} at this look)`
       : '',
   };
 }
@@ -263,7 +294,8 @@ export function raceLook(
 /**
  * The race's last word on a survivor with capped runs (scheduler.ts settle): it cannot be promoted if,
  * with each capped run counted at its cap and as solved (the best it could have done), the promotion
- * test does not reach `level`; its capped runs need not run again then.
+ * test does not reach `level` even at the least noise a session is taken to have; its capped runs need
+ * not run again then.
  */
 export function raceSettle(
   policy: RacePolicy,
@@ -274,58 +306,63 @@ export function raceSettle(
   return (_side, pairs) => {
     const tp = testPairs(pairs, timeoutS, pairsBasis(policy.on, pairs));
     const capped = pairs.filter((p) => p.b.status === 'timeout' && p.capS < timeoutS).length;
-    const test = objectiveTest(tp, rankBy);
+    // At the least noise any session is taken to have: its second runs may yet measure little, and "cannot win" must hold even then.
+    const test = objectiveTest(tp, rankBy, { timeoutS, sigma: NOISE_FLOOR });
     if (test.p < level) return undefined;
     return `cannot win: with its ${capped} capped run${capped === 1 ? '' : 's'} counted at the cap and as solved (the best they could have done), the promotion test gives p = ${test.p.toPrecision(2)} against the ${level.toPrecision(2)} a promotion needs`;
   };
 }
 
 /**
- * The share of a survivor's PAR-2 (both sides' PAR-2 times summed) whose instances run again when its
- * margin is in doubt: the few longest instances carry the PAR-2 and its noise, so running them twice
- * halves most of the noise of the margin's estimate for a fraction of an evaluation.
+ * The share of a survivor's PAR-2 (both sides' PAR-2 times summed) whose instances run again: the few
+ * longest solved instances carry most of the run noise of the PAR-2 difference, so running them twice
+ * halves it for a fraction of an evaluation.
  */
 export const AGAIN_SHARE = 0.5;
 
 /**
- * Where a first estimate of the PAR-2 gain leaves the margin in doubt: from no gain up to this multiple
- * of the margin. Above the margin too: were only the unlucky judged again, a challenger worse in PAR-2
- * whose first runs luckily cleared the margin would keep its luck (the simulator's `easyfast`, PAR-2 6.6%
- * worse, on 22 instances: promoted in 0.6% of decisions with the doubt under the margin alone, 0.4% so).
+ * A survivor runs again only if its first runs give the promotion test at least this z (one-sided p
+ * 0.16): below it, halving part of the variance cannot bring it to a promotion level. Declining second
+ * runs only ever declines a promotion, so the test's level on all runs holds.
  */
-export const DOUBT_UP_TO = 1.5;
+export const AGAIN_FROM_Z = 1;
 
 /**
- * The race's last step for a survivor (scheduler.ts again): when the promotion test passes on its final
- * pairs but its PAR-2 gain leaves the margin in doubt (from 0 to DOUBT_UP_TO times it), the instances
- * carrying AGAIN_SHARE of the pairs' PAR-2, heaviest first, for both sides to run a second time; the
- * margin is then judged on each such instance's mean of two runs (comparison.ts `again`). The test stays on
- * the first runs (its level is exact there), so a second look at the margin can never promote what the
- * test did not find better. Pairs both sides left unsolved neither run again nor count in the share (2T
- * twice says nothing new). Else none.
+ * The race's last step for a survivor (scheduler.ts again): unless its first runs are far from a
+ * promotion (AGAIN_FROM_Z, at the prior noise), both sides run a second time every instance near the limit (a run of
+ * either side, or the champion's stored run, near it (objectiveTest.ts nearLimit), or solved by
+ * one side and not the other) and the solved instances carrying AGAIN_SHARE of the pairs' PAR-2,
+ * heaviest first. The test and the margin are then judged on each instance's mean of its runs
+ * (comparison.ts `again`). Which instances run again depends on both sides alike, never on which was
+ * faster; pairs that both sides and the champion's stored run left unsolved do not run again (2T twice
+ * says nothing new). Ranked solved first, a survivor that solves a different count runs them too: its
+ * count is judged on all runs.
  */
 export function raceAgain(
   policy: RacePolicy,
   timeoutS: number,
-  level: number,
   rankBy: RankBy,
-  marginPct: number,
 ): (side: string, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string[] {
   return (_side, pairs) => {
     const tp = testPairs(pairs, timeoutS, pairsBasis(policy.on, pairs));
-    const solvedMore = tp.filter((p) => p.solvedB && !p.solvedA).length - tp.filter((p) => p.solvedA && !p.solvedB).length;
-    // Ranked solved first, a different count decides without the margin.
-    if (rankBy === 'solved-then-par2' && solvedMore !== 0) return [];
-    const [A, B] = [tp.reduce((t, p) => t + p.a, 0), tp.reduce((t, p) => t + p.b, 0)];
-    const gainPct = A > 0 ? (100 * (A - B)) / A : 0;
-    if (!(gainPct >= 0 && gainPct < DOUBT_UP_TO * marginPct) || objectiveTest(tp, rankBy).p >= level) return [];
-    const heavy = tp.flatMap((p, k) => (p.solvedA || p.solvedB ? [{ k, w: p.a + p.b }] : [])).sort((x, y) => y.w - x.w || x.k - y.k);
+    // At the prior noise: the first runs' spread mixes the noise with how the gain varies from instance to instance, which the second runs tell apart.
+    const test = objectiveTest(tp, rankBy, { timeoutS, sigma: NOISE_PRIOR });
+    if (test.gain_se_pct > 0 ? test.gain_pct / test.gain_se_pct < AGAIN_FROM_Z : test.p >= 0.5) return [];
+    const near = (t: number) => nearLimit(t, timeoutS);
+    const out = new Set<string>();
+    tp.forEach((p, k) => {
+      const reference = policy.reference.get(pairs[k]!.a.instance);
+      const none = !p.solvedA && !p.solvedB && (reference === undefined || reference >= timeoutS);
+      if (!none && (p.solvedA !== p.solvedB || near(p.a) || near(p.b) || (reference !== undefined && near(reference)))) out.add(pairs[k]!.a.instance);
+    });
+    const heavy = tp
+      .flatMap((p, k) => (p.solvedA && p.solvedB && !out.has(pairs[k]!.a.instance) ? [{ k, w: p.a + p.b }] : []))
+      .sort((x, y) => y.w - x.w || x.k - y.k);
     const total = heavy.reduce((t, h) => t + h.w, 0);
-    const out: string[] = [];
     for (let acc = 0, j = 0; j < heavy.length && acc < AGAIN_SHARE * total; j++) {
       acc += heavy[j]!.w;
-      out.push(pairs[heavy[j]!.k]!.a.instance);
+      out.add(pairs[heavy[j]!.k]!.a.instance);
     }
-    return out;
+    return [...out];
   };
 }

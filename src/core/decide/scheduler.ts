@@ -2,7 +2,8 @@
 // reference of a duel) and one or more sides B run a set in a fixed order, instance by instance, so each
 // B is paired with the same A run, in the same moment. With several lanes (a local runner's slots) each
 // lane takes every lanes-th instance and runs its entrants back to back on one core, their order
-// rotating from one instance to the next (with two sides: ABBA), so no side always runs first; with one
+// rotating from one instance to the next (with two sides: ABBA), so no side always runs first, and the
+// same on every lane, so that while the lanes keep pace each side runs beside itself; with one
 // lane (a remote runner, one slot) blocks of `block` instances. After each instance a race's rule may
 // drop a B (`look`, on the pairs of the longest finished prefix of the order, so a resumed session
 // judges alike); A stops when no B is left. Where a surviving B's run was capped, or A's run went past
@@ -157,8 +158,10 @@ export async function runSession(req: SessionRequest): Promise<SessionOutcome> {
         for (let j = lane, k = 0; j < order.length; j += req.lanes, k++) {
           await caughtUp(j);
           if (req.challengers.length && !alive().length) return;
-          // Opposite across lanes at each step (k + lane): with two sides, one A and one B run at any moment.
-          await runChunk([j], k + lane, lane);
+          // The same rotation on every lane at each step: while the lanes keep pace, each side runs beside
+          // itself, so a side whose memory traffic slows the run beside it slows its own runs, never
+          // only the other side's (bench/interference.ts; docs/measurement.md).
+          await runChunk([j], k, lane);
         }
       }),
     );

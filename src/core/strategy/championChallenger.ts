@@ -15,6 +15,6 @@ export function championChallenger(cfg: Extract<StrategyConfig, { name: 'champio
     needsJudge: false,
     // No screen: every coded proposal is evaluated (also when a cycle saved at the screen step resumes).
     select: async (coded) => ({ evaluate: coded.filter((p) => p.coded).map((p) => p.candidate), discarded: [] }),
-    accept: acceptWithMargin(cfg.min_improvement_pct, cfg.alpha),
+    accept: acceptWithMargin(cfg.min_improvement_pct),
   };
 }

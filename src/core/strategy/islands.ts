@@ -54,6 +54,6 @@ export function islands(cfg: Extract<StrategyConfig, { name: 'islands' }>): Stra
         ...(o.detail ? { detail: o.detail } : {}),
       });
     },
-    accept: acceptWithMargin(cfg.min_improvement_pct, cfg.alpha),
+    accept: acceptWithMargin(cfg.min_improvement_pct),
   };
 }

@@ -28,7 +28,7 @@ export function sift(cfg: Extract<StrategyConfig, { name: 'sift' }>): Strategy {
         parent_par2: cmp.par2A,
         gain_pct: gainPct(cmp),
       }),
-    accept: acceptWithMargin(cfg.min_improvement_pct, cfg.alpha),
+    accept: acceptWithMargin(cfg.min_improvement_pct),
   };
 }
 

@@ -21,6 +21,6 @@ export function smc(cfg: Extract<StrategyConfig, { name: 'smc' }>): Strategy {
     parent: ({ ws, cycle, champion, championJson }) => smcParent(ws, s, cycle, champion, championJson),
     select: async (coded) => ({ evaluate: coded.filter((p) => p.coded).map((p) => p.candidate), discarded: [] }),
     record: async (o) => (await smcRecord(o.ws, s, o)) ?? undefined,
-    accept: acceptWithMargin(cfg.min_improvement_pct, cfg.alpha),
+    accept: acceptWithMargin(cfg.min_improvement_pct),
   };
 }

@@ -155,7 +155,7 @@ export interface ResultsComparison {
   /** The geometric mean of the time ratios and its sign-flip p (in B's favour); absent in comparisons made before it. */
   ratio?: { speedup_pct: number; p: number; method: string };
   /** The verdict's test (decide/objectiveTest.ts); absent in comparisons made before it. */
-  test?: { rank_by: 'par2' | 'solved-then-par2'; p: number; par2_p: number; log_ratio_p: number; solved_p: number | null; method: string };
+  test?: { rank_by: 'par2' | 'solved-then-par2'; p: number; par2_p: number; log_ratio_p: number; solved_p: number | null; method: string; sigma?: number };
   /** Instances solved by one side and not the other. */
   solvedOnlyA?: number;
   solvedOnlyB?: number;
@@ -248,7 +248,7 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
       `PAR-2 champion ${cmp.par2A.toFixed(3)} s, this ${cmp.par2B.toFixed(3)} s; difference ${cmp.diff.toFixed(3)} s (95% CI ${cmp.ci95[0].toFixed(3)} .. ${cmp.ci95[1].toFixed(3)}).`,
       ...(cmp.again
         ? [
-            `Its gain was significant but close to the margin on these runs, so both ran its ${cmp.again.instances} longest instance${cmp.again.instances === 1 ? '' : 's'} a second time: with each at the mean of its two runs, PAR-2 champion ${cmp.again.par2A.toFixed(3)} s, this ${cmp.again.par2B.toFixed(3)} s (the margin is judged on these; the test on the first runs).`,
+            `Both ran ${cmp.again.instances} instance${cmp.again.instances === 1 ? '' : 's'} a second time (those near the time limit and the longest): with each at the mean of its two runs, PAR-2 champion ${cmp.again.par2A.toFixed(3)} s, this ${cmp.again.par2B.toFixed(3)} s${cmp.test?.method === 'run-noise' ? ' (the test and the margin are judged on these)' : ' (the margin is judged on these; the test on the first runs)'}.`,
           ]
         : []),
       ...(cmp.ratio
@@ -258,7 +258,7 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
         : []),
       ...(cmp.test
         ? [
-            `The promotion test (ranked by ${cmp.test.rank_by === 'par2' ? 'PAR-2' : 'solved instances, then PAR-2'}; one-sided, ${cmp.test.method === 'exact' ? 'every sign pattern' : 'sampled sign patterns'}): p = ${cmp.test.p.toPrecision(3)}${notes?.alpha !== undefined ? ` against the promotion level ${(notes.alpha / 2).toPrecision(2)}${notes.entrants && notes.entrants > 1 ? ` (shared by the race's ${notes.entrants} challengers)` : ''}` : ''}; its parts: PAR-2 lower p = ${cmp.test.par2_p.toPrecision(3)}, faster instance by instance p = ${cmp.test.log_ratio_p.toPrecision(3)}${cmp.test.solved_p === null ? '' : `, solves more p = ${cmp.test.solved_p.toPrecision(3)} (${cmp.solvedOnlyB ?? 0} solved only by this, ${cmp.solvedOnlyA ?? 0} only by the champion)`}.`,
+            `The promotion test (ranked by ${cmp.test.rank_by === 'par2' ? 'PAR-2' : 'solved instances, then PAR-2'}; one-sided, ${cmp.test.method === 'run-noise' ? `expected PAR-2 on this set against the run noise${cmp.test.sigma !== undefined ? ` of ${(100 * cmp.test.sigma).toFixed(1)}% per run` : ''}` : cmp.test.method === 'exact' ? 'every sign pattern' : 'sampled sign patterns'}): p = ${cmp.test.p.toPrecision(3)}${notes?.alpha !== undefined ? ` against the promotion level ${(notes.alpha / 2).toPrecision(2)}${notes.entrants && notes.entrants > 1 ? ` (shared by the race's ${notes.entrants} challengers)` : ''}` : ''}; its parts: PAR-2 lower p = ${cmp.test.par2_p.toPrecision(3)}${cmp.test.solved_p === null ? '' : `, solves more p = ${cmp.test.solved_p.toPrecision(3)} (${cmp.solvedOnlyB ?? 0} solved only by this, ${cmp.solvedOnlyA ?? 0} only by the champion)`}; for the report, faster instance by instance (geometric mean, sign flips) p = ${cmp.test.log_ratio_p.toPrecision(3)}.`,
           ]
         : []),
       `Wilcoxon signed-rank: n = ${cmp.wilcoxon.n}, p = ${cmp.wilcoxon.p.toPrecision(3)} (${cmp.wilcoxon.method}). Verdict: **${cmp.verdict === 'B faster' ? 'faster than the champion' : cmp.verdict === 'A faster' ? 'slower than the champion' : 'no significant difference'}**.`,
