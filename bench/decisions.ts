@@ -35,7 +35,7 @@ import { par2Of } from '../src/core/eval/metrics';
 import { capFor, firstLook, raceAgain, raceLook, raceOrder, raceSettle, type RacePolicy } from '../src/core/decide/race';
 import { heldOutCall, heldOutPairs } from '../src/core/decide/heldOut';
 import { runModel, type RankBy } from '../src/core/decide/objectiveTest';
-import { runSession, secondRuns, sidePairs } from '../src/core/decide/scheduler';
+import { runSession, furtherRuns, sidePairs } from '../src/core/decide/scheduler';
 import { RacingSchema } from '../src/core/config/schema';
 import { prng } from '../src/core/stats/prng';
 import type { InstanceSpec } from '../src/core/instances/instances';
@@ -178,7 +178,7 @@ async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number
           },
         ),
     settle: raceSettle(policy, TIMEOUT_S, level, RANK_BY),
-    again: raceAgain(policy, TIMEOUT_S, RANK_BY),
+    again: raceAgain(policy, TIMEOUT_S, RANK_BY, { level, marginPct: MIN_IMPROVEMENT_PCT }),
   });
   const evaluated: Evaluated[] = keys.map((key, k) => {
     const s = out.b.get(key)!;
@@ -189,7 +189,7 @@ async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number
       verdict: 'pass',
       race: { outcome: survived ? 'survived' : 'rejected early', ran: b.length, of: order.length, reason: s.dropped?.reason ?? '' },
     } as Partial<EvalDoc> as EvalDoc;
-    const again = secondRuns(sp);
+    const again = furtherRuns(sp);
     return { candidate: k + 1, json, cmp: survived ? compareRuns(a, b, TIMEOUT_S, { alpha: 2 * level, on: ON, rankBy: RANK_BY, again }) : undefined };
   });
   const d = greedyAccept(evaluated, 0, MIN_IMPROVEMENT_PCT);

@@ -73,7 +73,7 @@ async function main(): Promise<void> {
         })),
       };
     };
-    const p = await proveUntilPasses(d, answersIn(d, { first: new Map(), second: new Map() }, 'duel'), (x) => passesMargin(x, level), check, 2);
+    const p = await proveUntilPasses(d, answersIn(d, { first: new Map(), again: [] }, 'duel'), (x) => passesMargin(x, level), check, 2);
     if (p.passed) kept++;
     const championS = d.pairs.reduce((s, x) => s + (x.a.status === 'solved' ? x.a.cpu_s! : 2 * T), 0);
     costs.push(checkedS / championS);

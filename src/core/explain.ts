@@ -14,8 +14,8 @@ export interface ExplainedComparison {
   test?: { p: number; par2_p: number; log_ratio_p: number; method?: string };
   verdict: 'B faster' | 'A faster' | 'no significant difference';
   caveat?: string;
-  /** Each side's PAR-2 with the instances run twice at the mean of their two runs, where the margin was judged on them (decide/comparison.ts). */
-  again?: { instances: number; par2A: number; par2B: number };
+  /** Each side's PAR-2 with the instances run again at the mean of their runs, where the test and the margin were judged on them (decide/comparison.ts). */
+  again?: { instances: number; runs?: number; par2A: number; par2B: number };
 }
 
 /** The gain in percent of the champion's PAR-2 the margin is judged on: on both runs' mean where instances ran twice. */

@@ -7,6 +7,7 @@
 // formulas is promoted with those answers proof-checked. Real cadical, real drat-trim, the real cycle
 // engine; the selection rule on its own.
 import * as assert from 'node:assert/strict';
+import { AGAIN_RUNS } from '../../src/core/decide/objectiveTest';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -107,7 +108,7 @@ describe('promotion audit: which answers are proof-checked', () => {
     };
     return { asked, check };
   };
-  const noRuns: DuelRuns = { first: new Map(), second: new Map() };
+  const noRuns: DuelRuns = { first: new Map(), again: [] };
 
   it("finds the challenger's UNSAT answers in a duel, first and second runs, with their PAR-2 times and what their runs' proofs showed", () => {
     const d = duel([
@@ -120,7 +121,10 @@ describe('promotion audit: which answers are proof-checked', () => {
       pair('unsolved.cnf', ['solved', 5], ['timeout', T, null]),
       {
         ...pair('twice.cnf', ['solved', 6], ['solved', 5.8, 'UNSAT']),
-        again: { order: 'BA', ...pick(pair('twice.cnf', ['solved', 6], ['solved', 0.01, 'UNSAT'])) },
+        again: [
+          { order: 'BA', ...pick(pair('twice.cnf', ['solved', 6], ['solved', 0.01, 'UNSAT'])) },
+          { order: 'AB', ...pick(pair('twice.cnf', ['solved', 6], ['solved', 0.02, 'UNSAT'])) },
+        ],
       },
     ]);
     const runs: DuelRuns = {
@@ -130,19 +134,20 @@ describe('promotion audit: which answers are proof-checked', () => {
         // The race's perf audit checked it and its proof did not verify: the pair still says solved, the run says unsolved.
         ['unproved.cnf', run('unproved.cnf', 0.1, { status: 'unknown', check: { kind: 'drat', ok: null, time_s: 9, detail: 'CPU time' } })],
       ]),
-      second: new Map(),
+      again: [],
     };
     const answers = answersIn(d, runs, 'duel');
     assert.deepEqual(
-      answers.map((a) => [a.instance, a.from, a.state, a.champion_s, a.challenger_s]),
+      answers.map((a) => [a.instance, a.from, a.state, a.champion_s, a.challenger_s, a.nth]),
       [
-        ['lie.cnf', 'duel', 'unchecked', 8, 0.01],
-        ['timeout.cnf', 'duel', 'unchecked', 2 * T, 9],
-        ['audited.cnf', 'duel', 'verified', 5, 0.1],
-        ['unproved.cnf', 'duel', 'unsolved', 5, 0.1],
-        ['old.cnf', 'duel', 'unchecked', 5, 0.1],
-        ['twice.cnf', 'duel', 'unchecked', 6, 5.8],
-        ['twice.cnf', 'second run', 'unchecked', 6, 0.01],
+        ['lie.cnf', 'duel', 'unchecked', 8, 0.01, 1],
+        ['timeout.cnf', 'duel', 'unchecked', 2 * T, 9, 1],
+        ['audited.cnf', 'duel', 'verified', 5, 0.1, 1],
+        ['unproved.cnf', 'duel', 'unsolved', 5, 0.1, 1],
+        ['old.cnf', 'duel', 'unchecked', 5, 0.1, 1],
+        ['twice.cnf', 'duel', 'unchecked', 6, 5.8, 1],
+        ['twice.cnf', 'second run', 'unchecked', 6, 0.01, 2],
+        ['twice.cnf', 'second run', 'unchecked', 6, 0.02, 3],
       ],
       'SAT answers (model-checked in every run) and unsolved instances are not among them',
     );
@@ -153,14 +158,14 @@ describe('promotion audit: which answers are proof-checked', () => {
     assert.deepEqual([b('timeout.cnf').b.status, b('timeout.cnf').b.cpu_s], ['timeout', T], 'the champion did not solve it: neither does an unchecked answer');
     assert.deepEqual([b('audited.cnf').b.status, b('audited.cnf').b.cpu_s], ['solved', 0.1]);
     assert.equal(b('unproved.cnf').b.status, 'unknown');
-    assert.deepEqual([b('twice.cnf').b.cpu_s, b('twice.cnf').again!.b.cpu_s], [6, 6], 'both runs lose their saving');
+    assert.deepEqual([b('twice.cnf').b.cpu_s, ...b('twice.cnf').again!.map((x) => x.b.cpu_s)], [6, 6, 6], 'every run loses its saving');
     assert.deepEqual([b('sat.cnf').b.cpu_s], [0.01]);
     // An unchecked answer that was slower keeps its time: removing a loss would add a gain.
     const slower = answersIn(duel([pair('slow.cnf', ['solved', 1], ['solved', 2, 'UNSAT'])]), noRuns, 'duel');
     assert.equal(asProved(duel([pair('slow.cnf', ['solved', 1], ['solved', 2, 'UNSAT'])]), slower).pairs[0]!.b.cpu_s, 2);
     assert.deepEqual(
       checkOrder(answers).map((a) => `${a.instance}/${a.from}`),
-      ['timeout.cnf/duel', 'lie.cnf/duel', 'twice.cnf/second run', 'old.cnf/duel', 'twice.cnf/duel'],
+      ['timeout.cnf/duel', 'lie.cnf/duel', 'twice.cnf/second run', 'twice.cnf/second run', 'old.cnf/duel', 'twice.cnf/duel'],
       'largest saving first',
     );
   });
@@ -436,12 +441,12 @@ describe('promotion audit: real cycles', function () {
       /^invalid_proof: UNSAT claimed on u-hard\.cnf, proof rejected by drat-trim .*\(the proof its own run wrote\) \(promotion audit\)$/,
     );
     const pa = g.promotion_audit!;
-    // When its gain left the margin in doubt, the longest formulas ran a second time: it lied there too, and was caught there too.
-    const second = decision.pairs.find((p) => p.instance === HARD.name)!.again;
-    assert.equal(pa.caught, second ? 2 : 1, JSON.stringify(pa.instances));
-    if (second) {
+    // When its decision was in doubt, the longest formulas ran again: it lied there too, and was caught there too.
+    const further = decision.pairs.find((p) => p.instance === HARD.name)!.again ?? [];
+    assert.equal(pa.caught, further.length ? 2 : 1, JSON.stringify(pa.instances));
+    if (further.length) {
       const again = pa.instances.find((i) => i.instance === HARD.name && i.from === 'second run')!;
-      assert.deepEqual([again.verdict, again.status, again.run], ['caught', 'invalid_proof', second.b.run], JSON.stringify(again));
+      assert.deepEqual([again.verdict, again.status, again.run], ['caught', 'invalid_proof', further[(again.nth ?? 2) - 2]!.b.run], JSON.stringify(again));
     }
     assert.equal(pa.duel, decision.session);
     const hard = pa.instances.find((i) => i.instance === HARD.name && i.from === 'duel')!;
@@ -502,8 +507,8 @@ describe('promotion audit: real cycles', function () {
     // Every UNSAT answer saved time (no start-up loop): each was proof-checked (by the random sample, or now, largest
     // saving first) or left unchecked at the champion's time, and the test passed on the checked ones.
     assert.equal(pa.passed, true, JSON.stringify(pa));
-    // Each instance once (its second run, where it ran twice, beside it).
-    const first = (x: string) => x.replace(/ \(second run\)$/, '');
+    // Each instance once (its further runs, where it ran again, beside it).
+    const first = (x: string) => x.replace(/ \((second run|run \d+)\)$/, '');
     assert.deepEqual(
       [...new Set([...pa.instances.map((i) => i.instance), ...pa.already_checked, ...pa.unchecked!].map(first))].sort(),
       names,
@@ -525,7 +530,7 @@ describe('promotion audit: real cycles', function () {
     const decision = (await readDuels(ws)).filter((d) => d.purpose === 'decision').pop()!;
     for (const i of pa.instances) {
       const pair = decision.pairs.find((p) => p.instance === i.instance)!;
-      assert.equal(i.run, i.from === 'duel' ? pair.b.run : pair.again!.b.run, `${i.instance}: the proof of the race's run`);
+      assert.equal(i.run, i.from === 'duel' ? pair.b.run : pair.again![(i.nth ?? 2) - 2]!.b.run, `${i.instance}: the proof of the race's run`);
     }
     const results = fs.readFileSync(path.join(ws, 'SATLUTION_1', 'RESULTS.md'), 'utf8');
     assert.match(results, /## Against the champion, side by side/);
@@ -556,7 +561,7 @@ describe('promotion audit: real cycles', function () {
     assert.match(said.join('\n'), /kept from before/);
   });
 
-  it('a significant gain under the margin: both run the instances near the limit and those carrying half the PAR-2 a second time, as new runs, and the test and the margin are judged on the means', async () => {
+  it('a significant gain under the margin: both run instances again, in rounds, as new runs, and the test and the margin are judged on the means', async () => {
     // Half the start-up loop: faster on every pair (significant with ten pairs), by far less than a 90% margin.
     const unsat: [number, number][] = [...EASY_UNSAT, [6, 4], [7, 5]];
     // Racing's drops off: a look asks most of the margin, which this gain does not reach; the second runs are what is tested.
@@ -577,26 +582,28 @@ describe('promotion audit: real cycles', function () {
     assert.equal(decision.comparison.verdict, 'B faster', shown);
     assert.match(
       s.outcome ?? '',
-      /faster side by side with \d+ instances? run twice by both \(near the limit and the longest; the mean of the two runs\): significant, but at 80% confidence only -?\d+\.\d% faster, under the 90\.0% margin\)$/,
+      /faster side by side with \d+ instances? run again by both, up to \d+ times each \(near the limit and the longest; the mean of the runs\): significant, but at 80% confidence only -?\d+\.\d% faster, under the 90\.0% margin\)$/,
       shown,
     );
-    assert.ok(twice.length >= 1 && twice.length < decision.pairs.length, shown);
+    // Rounds of further runs (which instances: race.test.ts), never past AGAIN_RUNS runs of an instance.
+    assert.ok(twice.length >= 1 && twice.every((p) => p.again!.length <= AGAIN_RUNS - 1), shown);
     assert.equal(decision.comparison.again?.instances, twice.length);
     // New runs, not the stored first ones: an UNSAT second run kept a proof of its own, under a key of its own.
     const stored = storedRuns(ws);
-    for (const p of twice.filter((x) => x.b.answer === 'UNSAT')) {
-      assert.ok(p.b.run && p.again!.b.run && p.b.run !== p.again!.b.run, JSON.stringify(p));
-      assert.ok(stored.some((r) => r.key === p.again!.b.run));
-    }
+    for (const p of twice.filter((x) => x.b.answer === 'UNSAT'))
+      for (const x of p.again!) {
+        assert.ok(p.b.run && x.b.run && p.b.run !== x.b.run, JSON.stringify(p));
+        assert.ok(stored.some((r) => r.key === x.b.run));
+      }
     assert.ok(
-      twice.some((p) => p.again!.a.cpu_s !== p.a.cpu_s),
+      twice.some((p) => p.again![0]!.a.cpu_s !== p.a.cpu_s),
       "the champion's second runs are its own too",
     );
     const results = fs.readFileSync(path.join(ws, 'SATLUTION_1', 'RESULTS.md'), 'utf8');
     assert.match(
       results,
       new RegExp(
-        `Both ran ${twice.length} instances? a second time \\(those near the time limit and the longest\\): with each at the mean of its two runs, PAR-2 champion [\\d.]+ s, this [\\d.]+ s \\(the test and the margin are judged on these\\)`,
+        `Both ran ${twice.length} instances? again, up to \\d+ times each \\(those near the time limit and the longest\\): with each at the mean of its runs, PAR-2 champion [\\d.]+ s, this [\\d.]+ s \\(the test and the margin are judged on these\\)`,
       ),
     );
   });

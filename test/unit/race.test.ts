@@ -17,13 +17,22 @@ import { heldOutCall, HELD_OUT_VETO } from '../../src/core/decide/heldOut';
 import { runSession, sidePairs, type RunBlock } from '../../src/core/decide/scheduler';
 import type { InstanceSpec } from '../../src/core/instances/instances';
 import { calibrationFile, noiseOf, readCalibration, staleBecause, type CalibrationDoc } from '../../src/core/decide/calibration';
-import { duelsDir, readDuels, type DuelDoc, type DuelPair } from '../../src/core/decide/duels';
+import { DuelPair, duelsDir, readDuels, type DuelDoc } from '../../src/core/decide/duels';
 import { heldOutStop } from '../../src/core/decide/heldOut';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tempDir } from './helpers';
 import { compareRuns } from '../../src/core/decide/comparison';
-import { logRatios, objectiveTest, runNoise, unseenVariance, type RankBy, type TestPair } from '../../src/core/decide/objectiveTest';
+import {
+  AGAIN_RUNS,
+  logRatios,
+  objectiveTest,
+  runNoise,
+  unseenVariance,
+  varianceRelief,
+  type RankBy,
+  type TestPair,
+} from '../../src/core/decide/objectiveTest';
 
 /** The promotion test at a 100 s limit and the prior run noise (10%). */
 const ot = (pairs: readonly TestPair[], rankBy: RankBy, timeoutS = 100) => objectiveTest(pairs, rankBy, { timeoutS, sigma: 0.1 });
@@ -354,7 +363,7 @@ describe('the race (the rules)', () => {
     assert.equal(sidePairs(out, 'B', order).find((p) => p.a.instance === 'i2')!.a.time_s, 2, "the fresh pair's champion run");
   });
 
-  it('runs the instances `again` names a second time for both sides of a survivor, keeps them beside its pairs (not in them), and asks nothing of a dropped one', async () => {
+  it('runs the instances `again` names once more for both sides of a survivor, round after round until it names none, keeps them beside its pairs (not in them), and asks nothing of a dropped one', async () => {
     const order = Array.from({ length: 6 }, (_, i) => spec(`i${i}`));
     const calls: string[] = [];
     const asked: string[] = [];
@@ -373,27 +382,46 @@ describe('the race (the rules)', () => {
       // i1 capped for 'keep' at 5 s: it runs in full again for both before the second runs.
       cap: (name) => (name === 'i1' ? 5 : undefined),
       look: (side, pairs) => (side === 'drop' && pairs.length >= 2 ? 'dropped' : undefined),
+      // Round one: i4 and i1; round two (it sees the runs of round one): i4 alone; then none.
       again: (side, pairs) => {
-        asked.push(`${side}:${pairs.length}`);
-        return ['i4', 'i1'];
+        const runs = pairs.map((p) => p.again?.length ?? 0).join('');
+        asked.push(`${side}:${pairs.length}:${runs}`);
+        return runs === '000000' ? ['i4', 'i1'] : runs === '010010' ? ['i4'] : [];
       },
     });
-    assert.deepEqual(asked, ['keep:6'], 'asked once, for the survivor, with its final pairs');
-    const keep = out.b.get('keep')!;
-    assert.deepEqual([...keep.again.keys()].sort(), ['i1', 'i4']);
     assert.deepEqual(
-      calls.slice(-4).map((c) => c.split(':')[1]),
-      ['i1', 'i1', 'i4', 'i4'],
-      'in the order of the set, both sides each',
+      asked,
+      ['keep:6:000000', 'keep:6:010010', 'keep:6:010020'],
+      'asked for the survivor alone, with its final pairs and their further runs, until it names none',
     );
-    assert.deepEqual(new Set(calls.slice(-4).map((c) => c.split(':')[0])), new Set(['A', 'keep']));
+    const keep = out.b.get('keep')!;
+    assert.deepEqual([...keep.again].map(([k, v]) => [k, v.length]).sort(), [
+      ['i1', 1],
+      ['i4', 2],
+    ]);
+    assert.deepEqual(
+      calls.slice(-6).map((c) => c.split(':')[1]),
+      ['i1', 'i1', 'i4', 'i4', 'i4', 'i4'],
+      'each round in the order of the set, both sides each',
+    );
+    assert.deepEqual(new Set(calls.slice(-6).map((c) => c.split(':')[0])), new Set(['A', 'keep']));
     const sp = sidePairs(out, 'keep', order);
     const i4 = sp.find((p) => p.a.instance === 'i4')!;
-    assert.ok(i4.again && i4.again.a !== i4.a && i4.again.b !== i4.b, 'the second runs are beside the first, which stay in the pair');
+    assert.ok(i4.again?.length === 2 && i4.again.every((x) => x.a !== i4.a && x.b !== i4.b), 'the further runs are beside the first, which stay in the pair');
+    assert.notEqual(i4.again[0]!.b, i4.again[1]!.b);
     assert.equal(i4.b, keep.results.get('i4'));
     assert.equal(out.b.get('drop')!.again.size, 0);
-    // Each run again says so, counted per side and instance: a store must not hand back the earlier run.
-    assert.deepEqual(repeats.filter((r) => !r.endsWith(':0')).sort(), ['A:i1:1', 'A:i1:2', 'A:i4:1', 'keep:i1:1', 'keep:i1:2', 'keep:i4:1']);
+    // Each run again says so, counted per side and instance: a store must not hand back an earlier run.
+    assert.deepEqual(repeats.filter((r) => !r.endsWith(':0')).sort(), [
+      'A:i1:1',
+      'A:i1:2',
+      'A:i4:1',
+      'A:i4:2',
+      'keep:i1:1',
+      'keep:i1:2',
+      'keep:i4:1',
+      'keep:i4:2',
+    ]);
   });
 
   it('asks a survivor near a promotion for second runs of its instances near the limit and of those carrying half of the PAR-2, heaviest first; none of one far from it', () => {
@@ -444,12 +472,80 @@ describe('the race (the rules)', () => {
     assert.ok(raceAgain(policy, 100, 'solved-then-par2')('B', more).includes('i0'));
   });
 
+  it('after the first round, runs again where one run more takes the most variance off per CPU second, while the test is within reach, up to AGAIN_RUNS runs', () => {
+    const policy = { racing, on: 'cpu' as const, reference: new Map<string, number>() };
+    // 20 solved pairs, 15% faster, each with a second run; i7 near the 100 s limit (one of its runs timed out).
+    const further = (k: number, t: number, gain: number) => [
+      { a: run(`i${k}`, 'solved', t * 1.05, t * 1.05), b: run(`i${k}`, 'solved', t * (1 - gain) * 0.95, t * (1 - gain) * 0.95) },
+    ];
+    const pairsAt = (gain: number, nearRuns = 1) =>
+      Array.from({ length: 20 }, (_, k) => {
+        const t = 2 + k;
+        if (k === 7) {
+          const flip = { a: run('i7', 'timeout', 100, 100), b: run('i7', 'solved', 95, 95) };
+          return { a: run('i7', 'solved', 96, 96), b: run('i7', 'solved', 94, 94), capS: 100, again: Array.from({ length: nearRuns }, () => flip) };
+        }
+        return { a: run(`i${k}`, 'solved', t, t), b: run(`i${k}`, 'solved', t * (1 - gain), t * (1 - gain)), capS: 100, again: further(k, t, gain) };
+      });
+    const again = raceAgain(policy, 100, 'par2');
+    const names = again('B', pairsAt(0.15));
+    assert.equal(names[0], 'i7', `the instance near the limit first: ${names.join(',')}`);
+    assert.ok(names.length < 20, 'not every instance');
+    assert.deepEqual(again('B', pairsAt(-0.1)), [], 'slower on all its runs: no further round');
+    const capped = again('B', pairsAt(0.15, AGAIN_RUNS - 1));
+    assert.ok(!capped.includes('i7'), `i7 has run ${AGAIN_RUNS} times: ${capped.join(',')}`);
+    // Told the level and the margin, a winner beyond doubt (p under a hundredth of the level, the margin at 99%) runs no more; one in doubt does.
+    const clear = raceAgain(policy, 100, 'par2', { level: 0.005, marginPct: 5 });
+    assert.deepEqual(clear('B', pairsAt(0.6)), [], '60% faster on every run');
+    assert.ok(again('B', pairsAt(0.6)).length > 0, 'without the level it would run on');
+    assert.deepEqual(clear('B', pairsAt(0.15)), names, 'in doubt: the same round');
+  });
+
+  it('measures the noise from every run of an instance, and judges each instance on the mean of all its runs', () => {
+    const base = (k: number) => 10 + k;
+    // Each side's runs of an instance: x1.1, /1.1 and x1 its time (the first two alone have the same geometric mean).
+    const pairs: TestPair[] = Array.from({ length: 8 }, (_, k) => ({
+      a: base(k) * 1.1,
+      b: base(k) * 1.1,
+      solvedA: true,
+      solvedB: true,
+      again: [
+        { a: { t: base(k) / 1.1, solved: true }, b: { t: base(k) / 1.1, solved: true } },
+        { a: { t: base(k), solved: true }, b: { t: base(k), solved: true } },
+      ],
+    }));
+    // Each side and instance: ln 1.1, -ln 1.1 and 0 about their mean 0, two degrees of freedom (32 in all), shrunk towards the prior.
+    const ss = 16 * 2 * Math.log(1.1) ** 2;
+    assert.ok(Math.abs(runNoise(pairs) - Math.sqrt((ss + 4 * 0.01) / (32 + 4))) < 1e-12, String(runNoise(pairs)));
+    const noise = { timeoutS: 100, sigma: runNoise(pairs) };
+    const three = objectiveTest(pairs, 'par2', noise);
+    const two = objectiveTest(
+      pairs.map((p) => ({ ...p, again: p.again!.slice(0, 1) })),
+      'par2',
+      noise,
+    );
+    assert.ok(Math.abs(three.gain_pct) < 1e-9 && Math.abs(two.gain_pct) < 1e-9, 'both sides alike');
+    assert.ok(
+      Math.abs(three.gain_se_pct / two.gain_se_pct - Math.sqrt(2 / 3)) < 0.01,
+      `three runs each: about the standard error of two times sqrt(2/3): ${three.gain_se_pct} vs ${two.gain_se_pct}`,
+    );
+  });
+
+  it('reads a duel kept when an instance ran at most twice: its one further run is a list of one', () => {
+    const r = { status: 'solved', time_s: 1, cpu_s: 1 };
+    const pair = DuelPair.parse({ instance: 'x', order: 'AB', a: r, b: r, again: { order: 'BA', a: r, b: { ...r, time_s: 2 } } });
+    assert.deepEqual(
+      pair.again?.map((x) => [x.order, x.b.time_s]),
+      [['BA', 2]],
+    );
+  });
+
   it('judges the test and the margin on the mean of both runs where instances ran twice; the first runs stay as they were', () => {
     const a = Array.from({ length: 20 }, (_, k) => run(`i${k}`, 'solved', 10, 10));
     const b = a.map((r) => run(r.instance, 'solved', 9.8, 9.8)); // 2% faster: under a 5% margin
     const twice = new Map([
-      ['i0', { a: run('i0', 'solved', 10, 10), b: run('i0', 'solved', 6, 6) }],
-      ['i1', { a: run('i1', 'solved', 10, 10), b: run('i1', 'solved', 6, 6) }],
+      ['i0', [{ a: run('i0', 'solved', 10, 10), b: run('i0', 'solved', 6, 6) }]],
+      ['i1', [{ a: run('i1', 'solved', 10, 10), b: run('i1', 'solved', 6, 6) }]],
     ]);
     const plain = compareRuns(a, b, 100, { alpha: 0.01, on: 'cpu' });
     const withAgain = compareRuns(a, b, 100, { alpha: 0.01, on: 'cpu', again: twice });
@@ -504,12 +600,12 @@ describe('the race (the rules)', () => {
     assert.deepEqual([early.stop, early.slower], [false, undefined], 'twelve of twenty pairs 3x slower: the rest may go the other way');
     const fast = heldOutCall(testPairs(0.7, 20), 20, 'par2', 100);
     assert.deepEqual([fast.stop, fast.slower], [true, false], fast.reason);
-    assert.match(fast.reason, /^on all 20 instances PAR-2 (29\.9|30\.\d)% lower: better in expected PAR-2 \(p = .+\)$/);
+    assert.match(fast.reason, /^on all 20 instances, PAR-2 (29\.9|30\.\d)% lower: better in expected PAR-2 \(p [=<] .+\)$/);
     const slow = heldOutCall(testPairs(3, 20), 20, 'par2', 100);
     assert.deepEqual([slow.stop, slow.slower], [true, true]);
     assert.match(
       slow.reason,
-      /^on all 20 instances worse than the champion there, PAR-2 \d+\.\d% higher \(the test of worse in expected PAR-2 gives p = .+, under the 0\.01 a veto needs\)$/,
+      /^on all 20 instances, worse than the champion there: PAR-2 \d+\.\d% higher \(the test of worse in expected PAR-2 gives p [=<] .+, under the 0\.01 a veto needs\)$/,
     );
     assert.equal(HELD_OUT_VETO, 0.01);
     const unsure = heldOutCall(testPairs(0.97, 20, 0.1), 20, 'par2', 100);
@@ -579,6 +675,18 @@ describe('the race (the rules)', () => {
     assert.ok(one.par2 > 0 && Math.abs(five.par2 - 5 * one.par2) < 1e-9, 'in proportion to the density');
     assert.ok(unseenVariance(1000, 2, noise).par2 <= 2 * 2 * 0.3 * 100 ** 2, 'never more than the unsolved instances could carry');
     assert.ok(unseenVariance(5, 10, { timeoutS: 100, sigma: 0.03 }).par2 < five.par2, 'a quieter session flips in a narrower band');
+    // Run three times by each side and never solved: fewer hide (all six runs unsolved), and each carries a third.
+    const thrice = unseenVariance(5, 10, noise, 3);
+    assert.ok(thrice.par2 > 0 && thrice.par2 < five.par2 / 3, `${thrice.par2} vs ${five.par2}`);
+    // Running the never-solved pairs again takes some of it off: varianceRelief gives them an equal share of that.
+    const set: TestPair[] = [
+      ...Array.from({ length: 5 }, (_, k): TestPair => ({ a: 50 + k, b: 50 + k, solvedA: true, solvedB: true })),
+      { a: 200, b: 200, solvedA: false, solvedB: false },
+      { a: 200, b: 200, solvedA: false, solvedB: false },
+    ];
+    const relief = varianceRelief(set, noise);
+    const share = (unseenVariance(5, 2, noise, 1).par2 - unseenVariance(5, 2, noise, 2).par2) / 2;
+    assert.ok(share > 0 && Math.abs(relief[5]! - share) < 1e-9 && relief[6] === relief[5], JSON.stringify(relief));
   });
 
   it('the promotion test holds its level for identical solvers at the noise it measures, heavy tails and timeouts included', () => {

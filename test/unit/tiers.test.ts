@@ -158,19 +158,17 @@ describe('tiers: cycles', function () {
       jobs: 2,
       onEvent: (e) => e.type === 'log' && logs.push(e.message),
     });
-    // Sequential: it stops as soon as the pairs tell: for a slow-down this large, at the first look whose
-    // share of the 1% veto error (0.1% each of the ten looks from 5 to 14 pairs) ten pairs all worse reach (2^-10).
+    // Judged once, on the whole held-out set: a prefix of a set with no champion times to order it by is no sample of it.
     assert.match(
       s.outcome ?? '',
-      /^SATLUTION_0 stays champion \(SATLUTION_1 won on the perf set, but it is worse on the held-out set held \(side by side, stopped as soon as it could tell: after 10 of 14 instances worse than the champion there \(\d+\.\d% slower as a geometric mean; the test of worse in PAR-2 or instance by instance gives p = 0\.00098, under the 0\.0010 each look may veto at\)\)\)$/,
+      /^SATLUTION_0 stays champion \(SATLUTION_1 won on the perf set, but it is worse on the held-out set held \(side by side: PAR-2 \d+\.\d+ -> \d+\.\d+ s; on all 14 instances, worse than the champion there: PAR-2 \d+\.\d% higher \(the test of worse in expected PAR-2 gives p (< 1e-6|= [\d.e-]+), under the 0\.01 a veto needs\)\)\)$/,
       `${s.outcome}\n${logs.join('\n')}`,
     );
     const held = (await readDuels(ws)).filter((d) => d.purpose === 'held-out');
     assert.deepEqual(
-      held.map((d) => [d.stopped?.after, d.stopped?.of]),
-      [[10, 14]],
+      held.map((d) => [d.stopped, d.pairs.length]),
+      [[undefined, 14]],
     );
-    assert.ok(held[0]!.pairs.length >= 10 && held[0]!.pairs.length <= 14);
     assert.equal((await new CandidateStore(ws).load()).index.champion, 0);
   });
 });

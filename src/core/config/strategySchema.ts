@@ -12,7 +12,7 @@ const sharedStrategyKeys = {
     .default(5)
     .meta({
       description:
-        'A challenger replaces the champion only if it is correct, significantly faster (paired test), and its PAR-2 is at least this many percent lower (run-to-run noise is a few percent; where the first runs leave it under this, the longest instances run twice by both and their mean decides).',
+        'A challenger replaces the champion only if it is correct, significantly faster (paired test), and its PAR-2 is at least this many percent lower (run-to-run noise is a few percent; the instances near the limit and the longest run again by both while the decision is in doubt, and the mean of their runs decides).',
       examples: [5],
     }),
   alpha: z

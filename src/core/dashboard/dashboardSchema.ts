@@ -234,10 +234,10 @@ export const DashDuel = z.object({
   par2B: Seconds,
   wallPar2A: Seconds,
   wallPar2B: Seconds,
-  /** Percent of A's PAR-2 by which B is faster (negative: slower), as the margin judged it (with `again`, on both runs' mean). */
+  /** Percent of A's PAR-2 by which B is faster (negative: slower), as the margin judged it (with `again`, on the mean of the runs). */
   gainPct: z.number(),
-  /** Where the margin was in doubt and both ran their longest instances a second time: how many, and each side's PAR-2 with those at the mean of two runs. */
-  again: z.object({ instances: Count, par2A: Seconds, par2B: Seconds }).optional(),
+  /** Where the decision was in doubt and both ran instances again: how many, the most runs of one by a side (absent: two), and each side's PAR-2 with those at the mean of their runs. */
+  again: z.object({ instances: Count, runs: Count.optional(), par2A: Seconds, par2B: Seconds }).optional(),
   /** 95% interval of the per-instance mean difference B - A, seconds. */
   ci95: z.tuple([z.number(), z.number()]),
   p: z.number().min(0).max(1),

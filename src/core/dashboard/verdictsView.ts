@@ -83,7 +83,9 @@ function dashDuel(d: DuelHead, purpose: DashDuel['purpose']): DashDuel {
     wallPar2A: round3(c.wall_par2A),
     wallPar2B: round3(c.wall_par2B),
     gainPct: signed3(marginGainPct(c)),
-    ...(c.again ? { again: { instances: c.again.instances, par2A: round3(c.again.par2A), par2B: round3(c.again.par2B) } } : {}),
+    ...(c.again
+      ? { again: { instances: c.again.instances, ...(c.again.runs ? { runs: c.again.runs } : {}), par2A: round3(c.again.par2A), par2B: round3(c.again.par2B) } }
+      : {}),
     ci95: [signed3(c.ci95[0]), signed3(c.ci95[1])],
     p: unit(c.p),
     ...(c.level !== undefined ? { level: unit(c.level) } : {}),

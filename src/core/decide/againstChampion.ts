@@ -193,7 +193,7 @@ export function duelComparison(d: DuelDoc, alpha: number, rankBy: RankBy): Compa
   });
   const as = (side: 'a' | 'b') => d.pairs.map((p) => result(p.instance, p[side]));
   const again = new Map(
-    d.pairs.flatMap((p) => (p.again ? [[p.instance, { a: result(p.instance, p.again.a), b: result(p.instance, p.again.b) }] as const] : [])),
+    d.pairs.flatMap((p) => (p.again?.length ? [[p.instance, p.again.map((x) => ({ a: result(p.instance, x.a), b: result(p.instance, x.b) }))] as const] : [])),
   );
   return compareRuns(as('a'), as('b'), d.timeout_s, { alpha, on: d.on, bandPct: d.comparison.band_pct, rankBy, again });
 }

@@ -38,11 +38,11 @@ export interface Comparison {
   /** The noise band in force (percent of A's PAR-2): a difference inside it is never significant. */
   band_pct: number;
   /**
-   * Where both sides ran some instances a second time (race.ts raceAgain): how many, and each side's
-   * PAR-2 with every such instance at the mean of its two runs. The test and the margin are judged on
-   * these; `diff` and `ci95` stay on the first runs.
+   * Where both sides ran some instances again (race.ts raceAgain): how many, the most runs of one by a
+   * side, and each side's PAR-2 with every such instance at the mean of its runs. The test and the
+   * margin are judged on these; `diff` and `ci95` stay on the first runs.
    */
-  again?: { instances: number; par2A: number; par2B: number };
+  again?: { instances: number; runs?: number; par2A: number; par2B: number };
   /** Why no verdict could be drawn from these measurements however large the difference (compareSeparate). */
   caveat?: string;
 }
@@ -119,28 +119,28 @@ export function compareRuns(
     on?: TimeBasis;
     bandPct?: number;
     rankBy?: RankBy;
-    /** Second runs of both sides, by instance (race.ts raceAgain). */
-    again?: ReadonlyMap<string, { a: InstanceResult; b: InstanceResult }>;
+    /** Further runs of both sides, by instance, in the order they ran (race.ts raceAgain). */
+    again?: ReadonlyMap<string, readonly { a: InstanceResult; b: InstanceResult }[]>;
   } = {},
 ): Comparison {
   const alpha = opts.alpha ?? 0.05;
   const pairs = pairUp(a, b);
-  const twice = pairs.filter(([x]) => opts.again?.has(x.instance));
-  const on = basisOf(opts.on ?? 'wall', [...pairs.flat(), ...twice.flatMap(([x]) => Object.values(opts.again!.get(x.instance)!))]);
+  const twice = pairs.filter(([x]) => opts.again?.get(x.instance)?.length);
+  const on = basisOf(opts.on ?? 'wall', [...pairs.flat(), ...twice.flatMap(([x]) => opts.again!.get(x.instance)!.flatMap((r) => [r.a, r.b]))]);
   const { ta, tb, d } = pairedPar2(pairs, timeoutS, on);
   const wil = wilcoxonSignedRank(d);
   const ci = subsetMeanCi(d, opts.resamples ?? 10000, opts.seed ?? 1);
   const diff = mean(d);
   const band = opts.bandPct ?? 0;
   const tp: TestPair[] = pairs.map(([x, y], i) => {
-    const second = opts.again?.get(x.instance);
+    const more = opts.again?.get(x.instance) ?? [];
     const run = (r: InstanceResult) => ({ t: par2Of(r, timeoutS, on), solved: r.status === 'solved' });
     return {
       a: ta[i]!,
       b: tb[i]!,
       solvedA: x.status === 'solved',
       solvedB: y.status === 'solved',
-      ...(second ? { again: { a: run(second.a), b: run(second.b) } } : {}),
+      ...(more.length ? { again: more.map((r) => ({ a: run(r.a), b: run(r.b) })) } : {}),
     };
   });
   const test = objectiveTest(tp, opts.rankBy ?? 'par2', { timeoutS, sigma: runNoise(tp) });
@@ -164,24 +164,27 @@ export function compareRuns(
     solvedOnlyB: pairs.filter(([x, y]) => y.status === 'solved' && x.status !== 'solved').length,
     verdict: better ? 'B faster' : worse ? 'A faster' : 'no significant difference',
     band_pct: band,
-    ...(twice.length ? { again: { instances: twice.length, ...meanOfRuns(pairs, opts.again!, timeoutS, on) } } : {}),
+    ...(twice.length
+      ? {
+          again: {
+            instances: twice.length,
+            runs: Math.max(...twice.map(([x]) => 1 + opts.again!.get(x.instance)!.length)),
+            ...meanOfRuns(pairs, opts.again!, timeoutS, on),
+          },
+        }
+      : {}),
   };
 }
 
-/** Each side's PAR-2 over the pairs, an instance run twice counted at the mean of its two runs (Comparison `again`). */
+/** Each side's PAR-2 over the pairs, an instance run again counted at the mean of its runs (Comparison `again`). */
 function meanOfRuns(
   pairs: readonly [InstanceResult, InstanceResult][],
-  again: ReadonlyMap<string, { a: InstanceResult; b: InstanceResult }>,
+  again: ReadonlyMap<string, readonly { a: InstanceResult; b: InstanceResult }[]>,
   timeoutS: number,
   on: TimeBasis,
 ): { par2A: number; par2B: number } {
   const side = (k: 0 | 1, key: 'a' | 'b') =>
-    mean(
-      pairs.map((p) => {
-        const second = again.get(p[0].instance)?.[key];
-        return second ? (par2Of(p[k], timeoutS, on) + par2Of(second, timeoutS, on)) / 2 : par2Of(p[k], timeoutS, on);
-      }),
-    );
+    mean(pairs.map((p) => mean([p[k], ...(again.get(p[0].instance) ?? []).map((r) => r[key])].map((r) => par2Of(r, timeoutS, on)))));
   return { par2A: side(0, 'a'), par2B: side(1, 'b') };
 }
 

@@ -29,8 +29,14 @@ export const DuelPair = z.object({
   order: z.enum(['AB', 'BA']),
   a: DuelRun,
   b: DuelRun,
-  /** Both sides' second runs, where the race's margin was in doubt (race.ts raceAgain): the margin is judged on the mean of the two. */
-  again: z.object({ order: z.enum(['AB', 'BA']), a: DuelRun, b: DuelRun }).optional(),
+  /**
+   * Both sides' further runs, in the order they ran, where a survivor's decision was in doubt (race.ts
+   * raceAgain): the test and the margin are judged on each side's mean. One object in duels kept before
+   * an instance could run more than twice.
+   */
+  again: z
+    .preprocess((v) => (v && typeof v === 'object' && !Array.isArray(v) ? [v] : v), z.array(z.object({ order: z.enum(['AB', 'BA']), a: DuelRun, b: DuelRun })))
+    .optional(),
 });
 export type DuelPair = z.infer<typeof DuelPair>;
 
@@ -67,8 +73,8 @@ export const DuelDoc = z.object({
     /** Wall-clock PAR-2 of each side, as competitions report it. */
     wall_par2A: z.number(),
     wall_par2B: z.number(),
-    /** Where the margin was judged on second runs of the longest instances: how many, and each side's PAR-2 with them at the mean of two runs. */
-    again: z.object({ instances: z.number().int(), par2A: z.number(), par2B: z.number() }).optional(),
+    /** Where the test and the margin were judged on further runs: how many instances, the most runs of one by a side (absent: two), and each side's PAR-2 with each at the mean of its runs. */
+    again: z.object({ instances: z.number().int(), runs: z.number().int().optional(), par2A: z.number(), par2B: z.number() }).optional(),
   }),
   /** A side that crashed or answered wrongly in the duel (it cannot win). */
   fatal: z.object({ side: z.enum(['A', 'B']), detail: z.string() }).nullable(),

@@ -47,17 +47,19 @@ export function heldOutCall(pairs: readonly TestPair[], of: number, rankBy: Rank
       stop: true,
       slower: true,
       gainPct,
-      reason: `on all ${of} instances worse than the champion there, ${way} (the test of worse ${what} gives p = ${test.p_worse.toPrecision(2)}, under the ${HELD_OUT_VETO} a veto needs)`,
+      reason: `on all ${of} instances, worse than the champion there: ${way} (the test of worse ${what} gives p ${pText(test.p_worse)}, under the ${HELD_OUT_VETO} a veto needs)`,
     };
-  if (test.p < HELD_OUT_PASS)
-    return { stop: true, slower: false, gainPct, reason: `on all ${of} instances ${way}: better ${what} (p = ${test.p.toPrecision(2)})` };
+  if (test.p < HELD_OUT_PASS) return { stop: true, slower: false, gainPct, reason: `on all ${of} instances, ${way}: better ${what} (p ${pText(test.p)})` };
   return {
     stop: true,
     slower: undefined,
     gainPct,
-    reason: `on all ${of} instances not shown worse than the champion there, ${way} (the test of worse gives p = ${test.p_worse.toPrecision(2)}, a veto needs under ${HELD_OUT_VETO})`,
+    reason: `on all ${of} instances, not shown worse than the champion there: ${way} (the test of worse gives p ${pText(test.p_worse)}, a veto needs under ${HELD_OUT_VETO})`,
   };
 }
+
+/** A p value in words: "= 0.0042", or "< 1e-6" where it is smaller (a normal tail may round to 0). */
+const pText = (p: number): string => (p < 1e-6 ? '< 1e-6' : `= ${p.toPrecision(2)}`);
 
 /** A session pair's runs as the tests see them on `on` (complete runs: no caps). */
 export const heldOutPairs = (pairs: readonly { a: InstanceResult; b: InstanceResult }[], timeoutS: number, on: TimeBasis): TestPair[] => {

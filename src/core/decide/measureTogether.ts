@@ -29,7 +29,7 @@ import { writeJsonAtomic } from '../store/atomic';
 import { compareRuns, type Comparison } from './comparison';
 import { duelsDir, newSessionName, type DuelDoc, type DuelPurpose } from './duels';
 import { capFor, DROP_BELOW, firstLook, lowerBound, raceAgain, raceCall, raceLook, raceOrder, raceSettle, type LookContext, type RacePolicy } from './race';
-import { runSession, secondRuns, sidePairs, type SessionSide, type Side } from './scheduler';
+import { runSession, furtherRuns, sidePairs, type SessionSide, type Side } from './scheduler';
 
 /** What to measure side by side. */
 export interface DuelRequest {
@@ -152,8 +152,10 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
       req.onProgress?.(done, total, `${side === 'A' ? 'A' : path.basename(dirOf(side))} ran ${chunk.map((i) => i.name).join(', ')}`);
       return results;
     },
-    // A survivor whose margin is in doubt runs its longest instances again, raced or not.
-    ...(policy ? { again: raceAgain(policy, plan.timeoutS, req.config.evaluation.rank_by) } : {}),
+    // A survivor whose decision is in doubt runs again where the variance is, raced or not.
+    ...(policy
+      ? { again: raceAgain(policy, plan.timeoutS, req.config.evaluation.rank_by, { level: req.alpha / 2, marginPct: req.config.strategy.min_improvement_pct }) }
+      : {}),
     ...(policy?.racing.enabled
       ? {
           cap: (name: string) => capFor(policy.reference.get(name), plan.timeoutS, policy.racing),
@@ -171,7 +173,7 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     const s = out.b.get(side)!;
     const sp = sidePairs(out, side, order);
     const [paired, rb] = [sp.map((p) => p.a), sp.map((p) => p.b)];
-    const again = secondRuns(sp);
+    const again = furtherRuns(sp);
     const cmp = compareRuns(paired, rb, plan.timeoutS, { alpha: req.alpha, on: req.on, bandPct: req.bandPct, rankBy: req.config.evaluation.rank_by, again });
     const wall = compareRuns(paired, rb, plan.timeoutS, { alpha: req.alpha, on: 'wall' });
     const race = policy
@@ -196,7 +198,7 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
         order: orderOf(p.order, side),
         a: brief(p.a),
         b: brief(p.b),
-        ...(p.again ? { again: { order: orderOf(p.again.order, side), a: brief(p.again.a), b: brief(p.again.b) } } : {}),
+        ...(p.again ? { again: p.again.map((x) => ({ order: orderOf(x.order, side), a: brief(x.a), b: brief(x.b) })) } : {}),
       })),
       comparison: {
         par2A: cmp.par2A,

@@ -9,7 +9,7 @@
 // PAR-2 is not. Here the instances near the limit carry the variance of their flips between solved and
 // 2T whether or not a flip was seen. The geometric mean (the mean log time ratio) stays in every report
 // and guides the race's ordering; it never promotes. bench/decisions.ts measures the rule's errors.
-import { normalCdf } from '../stats/normal';
+import { normalCdf, normalQuantile } from '../stats/normal';
 import { prng } from '../stats/prng';
 
 /** What a promotion ranks by: PAR-2; or solved instances first and PAR-2 among equals, as the SAT Competition ranks. */
@@ -32,13 +32,13 @@ export interface TestRun {
   solved: boolean;
 }
 
-/** One pair as the test sees it: each side's PAR-2 time and whether each solved, and both sides' second runs where the instance ran twice. */
+/** One pair as the test sees it: each side's PAR-2 time and whether each solved, and both sides' further runs where the instance ran again. */
 export interface TestPair {
   a: number;
   b: number;
   solvedA: boolean;
   solvedB: boolean;
-  again?: { a: TestRun; b: TestRun };
+  again?: readonly { a: TestRun; b: TestRun }[];
 }
 
 /** What the test needs besides the pairs: the time limit, and the per-run noise (the log-time standard deviation; runNoise()). */
@@ -85,13 +85,14 @@ export const NOISE_PRIOR_WEIGHT = 4;
 /** No session is taken to be quieter than this. */
 export const NOISE_FLOOR = 0.02;
 
-/** The fewest second-run pairs that measure a session's noise by themselves; with fewer, the pairs' spread does. */
+/** The fewest degrees of freedom of repeated runs that measure a session's noise by themselves; with fewer, the pairs' spread does. */
 export const NOISE_FROM_AGAIN = 4;
 
 /**
  * The per-run noise of a session: the log-time standard deviation of one run, shrunk towards
- * NOISE_PRIOR by its weight. Where both sides ran instances twice (at least NOISE_FROM_AGAIN solved
- * pairs of runs of one solver on one instance), from those: ln(t2 / t1) has twice a run's variance.
+ * NOISE_PRIOR by its weight. Where both sides ran instances again (at least NOISE_FROM_AGAIN degrees
+ * of freedom of solved runs of one solver on one instance), from those: the spread of a side's log
+ * times on an instance about their mean.
  * Else from the spread of the pairs' log time ratios (both solved) about their mean, which is twice a
  * run's variance for solvers that differ by a constant factor and more where the difference varies
  * from instance to instance: never less than the noise, so a busy machine or a noisier solver than the
@@ -102,15 +103,16 @@ export function runNoise(pairs: readonly TestPair[]): number {
   let ss = 0;
   let m = 0;
   for (const p of pairs) {
-    if (!p.again) continue;
-    for (const [x, y] of [
-      [{ t: p.a, solved: p.solvedA }, p.again.a],
-      [{ t: p.b, solved: p.solvedB }, p.again.b],
-    ] as const)
-      if (x.solved && y.solved) {
-        ss += Math.log(Math.max(RATIO_FLOOR_S, y.t) / Math.max(RATIO_FLOOR_S, x.t)) ** 2 / 2;
-        m++;
-      }
+    if (!p.again?.length) continue;
+    for (const side of ['a', 'b'] as const) {
+      const logs = sideRuns(p, side)
+        .filter((r) => r.solved)
+        .map((r) => Math.log(Math.max(RATIO_FLOOR_S, r.t)));
+      if (logs.length < 2) continue;
+      const mu = mean(logs);
+      ss += logs.reduce((t, x) => t + (x - mu) ** 2, 0);
+      m += logs.length - 1;
+    }
   }
   if (m < NOISE_FROM_AGAIN) {
     const l = logRatios(
@@ -123,6 +125,13 @@ export function runNoise(pairs: readonly TestPair[]): number {
   }
   return Math.max(NOISE_FLOOR, Math.sqrt((ss + NOISE_PRIOR_WEIGHT * NOISE_PRIOR ** 2) / (m + NOISE_PRIOR_WEIGHT)));
 }
+
+/**
+ * The most runs of one instance by one side (race.ts raceAgain): one run of an instance near the limit
+ * is a coin flip worth the whole limit, and its variance falls as the runs grow; six runs take it to a
+ * sixth.
+ */
+export const AGAIN_RUNS = 6;
 
 /**
  * Runs this many prior noise deviations (NOISE_PRIOR) or less under the limit are near it: one run says
@@ -148,19 +157,27 @@ export function runModel(t: number, n: TestNoise): { mean: number; variance: num
 /** One side's runs of one instance. */
 const sideRuns = (p: TestPair, side: 'a' | 'b'): TestRun[] => [
   side === 'a' ? { t: p.a, solved: p.solvedA } : { t: p.b, solved: p.solvedB },
-  ...(p.again ? [p.again[side]] : []),
+  ...(p.again ?? []).map((x) => x[side]),
 ];
 
 /**
  * One run's variance of a side on an instance, for its PAR-2 time and for its being unsolved, taken at
- * what its runs say of its noise-free time: the geometric mean of its solved runs; the limit itself
- * where a run of it timed out and some run of the instance (either side's) solved, so the instance is
- * near the limit and may flip. Where no run of either side solved, none: both stay unsolved.
+ * what its runs say of its noise-free time: the geometric mean of its solved runs; where a run of it
+ * timed out and some run of the instance (either side's) solved, the instance is near the limit and may
+ * flip: with one run, at the limit itself (the most a flip can vary); with more, where its share of
+ * timeouts puts it (x of k, taken as (x + 1/2) / (k + 1): at the limit for one of two). Where no run of
+ * either side solved, none: both stay unsolved.
  */
 function sideVariance(runs: readonly TestRun[], anySolved: boolean, n: TestNoise): { par2: number; unsolved: number } {
   if (!anySolved) return { par2: 0, unsolved: 0 };
   const solved = runs.filter((r) => r.solved);
-  const t = solved.length < runs.length ? n.timeoutS : Math.exp(solved.reduce((s, r) => s + Math.log(Math.max(1e-9, r.t)), 0) / solved.length);
+  const [k, x] = [runs.length, runs.length - solved.length];
+  const s = Math.max(NOISE_FLOOR, n.sigma);
+  const t = !x
+    ? Math.exp(solved.reduce((sum, r) => sum + Math.log(Math.max(1e-9, r.t)), 0) / solved.length)
+    : k === 1
+      ? n.timeoutS
+      : n.timeoutS * Math.exp(-s * normalQuantile(1 - (x + 0.5) / (k + 1)));
   const m = runModel(t, n);
   return { par2: m.variance, unsolved: m.timeout * (1 - m.timeout) };
 }
@@ -170,21 +187,22 @@ function sideVariance(runs: readonly TestRun[], anySolved: boolean, n: TestNoise
  * it: a challenger a little slower there loses PAR-2 the runs did not see. Their number is not known,
  * but their density is: the set's instances per unit of log time just under the limit (`density`, from
  * the runs solved within a factor e of it) continue just over it. Each such instance at log distance u
- * from the limit stayed unsolved in both sides' runs with chance Phi(u / sigma)^2, and would have
- * carried both sides' run variance there; the integral over u, times the density, is what the unseen
- * ones carry, at most `unsolved` instances' worth.
+ * from the limit stayed unsolved in all `runs` runs of each side with chance Phi(u / sigma)^(2 runs), and
+ * would have carried both sides' run variance there, divided by the runs; the integral over u, times
+ * the density, is what the unseen ones carry, at most `unsolved` instances' worth. `runs`: the fewest
+ * runs of a side among the pairs every run left unsolved.
  */
-export function unseenVariance(density: number, unsolved: number, n: TestNoise): { par2: number; unsolved: number } {
+export function unseenVariance(density: number, unsolved: number, n: TestNoise, runs = 1): { par2: number; unsolved: number } {
   if (unsolved <= 0 || density <= 0) return { par2: 0, unsolved: 0 };
   const s = Math.max(NOISE_FLOOR, n.sigma);
   let [par2, flips, peak] = [0, 0, 0];
   const step = s / 10;
   for (let u = -4 * s; u <= 6 * s; u += step) {
-    const hidden = normalCdf(u / s) ** 2;
+    const hidden = normalCdf(u / s) ** (2 * runs);
     const m = runModel(n.timeoutS * Math.exp(u), n);
-    par2 += hidden * 2 * m.variance * step;
-    flips += hidden * 2 * m.timeout * (1 - m.timeout) * step;
-    peak = Math.max(peak, 2 * m.variance);
+    par2 += (hidden * 2 * m.variance * step) / runs;
+    flips += (hidden * 2 * m.timeout * (1 - m.timeout) * step) / runs;
+    peak = Math.max(peak, (2 * m.variance) / runs);
   }
   return { par2: Math.min(density * par2, unsolved * peak), unsolved: Math.min(density * flips, unsolved * 0.5) };
 }
@@ -208,22 +226,21 @@ export function objectiveTest(pairs: readonly TestPair[], rankBy: RankBy, noise:
   const speedup_pct = n ? 100 * (1 - Math.exp(sum(l) / n)) : 0;
   let [D, V, A, U, W] = [0, 0, 0, 0, 0];
   let timeouts = false;
-  let [unsolvedPairs, nearSolved] = [0, 0];
+  let [unsolvedPairs, nearSolved, unsolvedRuns] = [0, 0, Infinity];
   for (const p of pairs) {
-    const [ra, rb] = [sideRuns(p, 'a'), sideRuns(p, 'b')];
-    const anySolved = ra.some((r) => r.solved) || rb.some((r) => r.solved);
-    if (!anySolved) unsolvedPairs++;
-    else if ([...ra, ...rb].some((r) => r.solved && r.t >= noise.timeoutS / Math.E && r.t <= noise.timeoutS)) nearSolved++;
-    timeouts ||= [...ra, ...rb].some((r) => !r.solved);
-    const [ma, mb] = [mean(ra.map((r) => r.t)), mean(rb.map((r) => r.t))];
-    const [va, vb] = [sideVariance(ra, anySolved, noise), sideVariance(rb, anySolved, noise)];
-    D += mb - ma;
-    A += ma;
-    V += va.par2 / ra.length + vb.par2 / rb.length;
-    U += mean(rb.map((r) => (r.solved ? 0 : 1))) - mean(ra.map((r) => (r.solved ? 0 : 1)));
-    W += va.unsolved / ra.length + vb.unsolved / rb.length;
+    const x = pairTerms(p, noise);
+    if (!x.anySolved) {
+      unsolvedPairs++;
+      unsolvedRuns = Math.min(unsolvedRuns, 1 + (p.again?.length ?? 0));
+    } else if (x.nearSolved) nearSolved++;
+    timeouts ||= x.timeouts;
+    D += x.d;
+    A += x.a;
+    V += x.v;
+    U += x.u;
+    W += x.w;
   }
-  const unseen = unseenVariance(nearSolved, unsolvedPairs, noise);
+  const unseen = unseenVariance(nearSolved, unsolvedPairs, noise, Number.isFinite(unsolvedRuns) ? unsolvedRuns : 1);
   V += unseen.par2;
   W += unseen.unsolved;
   const better = (d: number, v: number) => (v > 0 ? normalCdf(d / Math.sqrt(v)) : d < 0 ? 0 : 1);
@@ -245,6 +262,55 @@ export function objectiveTest(pairs: readonly TestPair[], rankBy: RankBy, noise:
     sigma: noise.sigma,
     method: 'run-noise',
   };
+}
+
+/** One pair's part of the test: the PAR-2 difference of its means (d), A's mean (a) and the difference's variance (v); the same for the unsolved count (u, w). */
+interface PairTerms {
+  d: number;
+  a: number;
+  v: number;
+  u: number;
+  w: number;
+  anySolved: boolean;
+  /** Some run solved it within a factor e under the limit (unseenVariance's density). */
+  nearSolved: boolean;
+  timeouts: boolean;
+}
+
+/** One pair's part of the test (objectiveTest): each side's mean over its runs, and its variance divided by the runs it made. */
+function pairTerms(p: TestPair, noise: TestNoise): PairTerms {
+  const [ra, rb] = [sideRuns(p, 'a'), sideRuns(p, 'b')];
+  const anySolved = ra.some((r) => r.solved) || rb.some((r) => r.solved);
+  const [ma, mb] = [mean(ra.map((r) => r.t)), mean(rb.map((r) => r.t))];
+  const [va, vb] = [sideVariance(ra, anySolved, noise), sideVariance(rb, anySolved, noise)];
+  return {
+    d: mb - ma,
+    a: ma,
+    v: va.par2 / ra.length + vb.par2 / rb.length,
+    u: mean(rb.map((r) => (r.solved ? 0 : 1))) - mean(ra.map((r) => (r.solved ? 0 : 1))),
+    w: va.unsolved / ra.length + vb.unsolved / rb.length,
+    anySolved,
+    nearSolved: anySolved && [...ra, ...rb].some((r) => r.solved && r.t >= noise.timeoutS / Math.E && r.t <= noise.timeoutS),
+    timeouts: [...ra, ...rb].some((r) => !r.solved),
+  };
+}
+
+/**
+ * What running an instance once more on both sides would take off the variance of the PAR-2 test (its
+ * part divided by the runs each side made, less the same with one run more), per pair: where more runs
+ * pay (race.ts raceAgain). Both sides alike, never which side was faster.
+ */
+export function varianceRelief(pairs: readonly TestPair[], noise: TestNoise): number[] {
+  const terms = pairs.map((p) => pairTerms(p, noise));
+  const unsolved = pairs.filter((_, k) => !terms[k]!.anySolved);
+  const density = terms.filter((x) => x.nearSolved).length;
+  const runs = Math.min(...unsolved.map((p) => 1 + (p.again?.length ?? 0)));
+  // The pairs every run left unsolved share what one run more of each takes off the unseen variance.
+  const unseen = unsolved.length
+    ? (unseenVariance(density, unsolved.length, noise, runs).par2 - unseenVariance(density, unsolved.length, noise, runs + 1).par2) / unsolved.length
+    : 0;
+  // Both sides ran a pair k times: its part is S / k, and S / (k + 1) after one run more.
+  return pairs.map((p, k) => (terms[k]!.anySolved ? terms[k]!.v / (2 + (p.again?.length ?? 0)) : unseen));
 }
 
 /** The one-sided exact sign-flip p of a mean below 0 (all 2^n patterns up to 16 values, else 20,000 seeded ones), for the report. */

@@ -12,7 +12,7 @@
 //   challenger in until it has run enough of them to show it solves none.
 // The final test (objectiveTest.ts) is taken at twice its level, its standard error from the run noise
 // of the pairs seen and of the rest predicted (the instances near the limit at half, as they will run
-// twice), and the margin at its confidence (promotionRule.ts): all optimistic for the challenger, so a
+// again), and the margin at its confidence (promotionRule.ts): all optimistic for the challenger, so a
 // drop is never the approximation's optimism about the champion.
 import { normalCdf, normalQuantile } from '../stats/normal';
 import { MARGIN_CONFIDENCE, nearLimit, NOISE_PRIOR, runModel } from './objectiveTest';
@@ -60,7 +60,7 @@ export function passChance(seen: readonly (LookPair & { timeout: boolean })[], r
   const log = (p: LookPair) => Math.log(Math.max(0.05, p.b) / Math.max(0.05, p.a));
   const noise = { timeoutS, sigma: NOISE_PRIOR };
   const near = (x: number) => nearLimit(x, timeoutS);
-  /** The final test's variance of one instance's difference: each side's run variance at its time (the limit where either timed out), halved where it will run twice. */
+  /** The final test's variance of one instance's difference: each side's run variance at its time (the limit where either timed out), halved where it will run again. */
   const pairVar = (a: number, b: number, solvedA: boolean, solvedB: boolean) => {
     if (!solvedA && !solvedB) return 0;
     const [ta, tb] = solvedA && solvedB ? [a, b] : [timeoutS, timeoutS];

@@ -41,12 +41,16 @@ export interface Timed {
 /** What is known of an answer's proof: verified, a lie (rejected), unproved (checked, not verified: unsolved), or not checked yet. */
 export type ProofState = 'verified' | 'lie' | 'unsolved' | 'unchecked';
 
-/** One UNSAT answer of the challenger that a decision counted: where (a duel's first run, its second run), its times, and its proof's state. */
+/** One UNSAT answer of the challenger that a decision counted: where (a duel's first run, a further run), which run of its instance (1: the first), its times, and its proof's state. */
 export interface Answer extends Timed {
   instance: string;
   from: PromotionAuditedDoc['from'];
+  nth: number;
   state: ProofState;
 }
+
+/** How a report names the run an answer came from: nothing for a first run, " (second run)", " (run 3)"... */
+export const runLabel = (nth: number): string => (nth <= 1 ? '' : nth === 2 ? ' (second run)' : ` (run ${nth})`);
 
 /** The PAR-2 time an answer saves against the champion (negative: slower there). */
 export const saving = (a: Timed): number => a.champion_s - a.challenger_s;
@@ -66,30 +70,32 @@ const duelBasis = (d: DuelDoc): TimeBasis =>
     d.pairs.flatMap((p) => [p.a, p.b]),
   );
 
-/** The challenger's runs in a duel, by instance: its first runs, and its second runs where the margin was judged on them. */
+/** The challenger's runs in a duel, by instance: its first runs, and its further runs where the decision was judged on them (`again[k]`: each instance's run k + 2). */
 export interface DuelRuns {
   first: ReadonlyMap<string, InstanceResult>;
-  second: ReadonlyMap<string, InstanceResult>;
+  again: readonly ReadonlyMap<string, InstanceResult>[];
 }
 
 /**
- * The UNSAT answers B gave in a duel (first runs as `from`, second runs as 'second run'), each with its
+ * The UNSAT answers B gave in a duel (first runs as `from`, further runs as 'second run'), each with its
  * PAR-2 times there and what its stored run says of its proof. B's answer comes from the pair, else
  * (duels kept before pairs recorded it) from its run.
  */
 export function answersIn(d: DuelDoc, runs: DuelRuns, from: 'duel' | 'held-out'): Answer[] {
   const on = duelBasis(d);
-  const one = (p: DuelPair, which: 'first' | 'second'): Answer[] => {
-    const pair = which === 'first' ? p : p.again ? { ...p, ...p.again } : undefined;
+  const one = (p: DuelPair, nth: number): Answer[] => {
+    const further = p.again?.[nth - 2];
+    const pair = nth === 1 ? p : further ? { ...p, ...further } : undefined;
     if (!pair) return [];
-    const run = (which === 'first' ? runs.first : runs.second).get(p.instance);
+    const run = (nth === 1 ? runs.first : runs.again[nth - 2])?.get(p.instance);
     const answer = pair.b.answer === undefined ? run?.answer : pair.b.answer;
     if (pair.b.status !== 'solved' || answer !== 'UNSAT') return [];
     const [a, b] = pairTimes(pair, d.timeout_s, on);
     return [
       {
         instance: p.instance,
-        from: which === 'first' ? from : 'second run',
+        from: nth === 1 ? from : 'second run',
+        nth,
         champion_s: a,
         challenger_s: b,
         champion_status: pair.a.status,
@@ -97,7 +103,7 @@ export function answersIn(d: DuelDoc, runs: DuelRuns, from: 'duel' | 'held-out')
       },
     ];
   };
-  return d.pairs.flatMap((p) => [...one(p, 'first'), ...one(p, 'second')]);
+  return d.pairs.flatMap((p) => Array.from({ length: 1 + (p.again?.length ?? 0) }, (_, k) => one(p, k + 1)).flat());
 }
 
 /**
@@ -106,8 +112,8 @@ export function answersIn(d: DuelDoc, runs: DuelRuns, from: 'duel' | 'held-out')
  * saving removed; one that lost time keeps it). Everything else is as measured.
  */
 export function asProved(d: DuelDoc, answers: readonly Answer[]): DuelDoc {
-  const key = (instance: string, second: boolean) => `${second ? 2 : 1}:${instance}`;
-  const by = new Map(answers.map((a) => [key(a.instance, a.from === 'second run'), a]));
+  const key = (instance: string, nth: number) => `${nth}:${instance}`;
+  const by = new Map(answers.map((a) => [key(a.instance, a.nth), a]));
   const side = (a: DuelPair['a'], b: DuelPair['b'], x: Answer | undefined): DuelPair['b'] => {
     if (!x || x.state === 'verified') return b;
     if (x.state === 'unchecked') return saving(x) > 0 ? { ...b, status: a.status, time_s: a.time_s, cpu_s: a.cpu_s } : b;
@@ -117,8 +123,8 @@ export function asProved(d: DuelDoc, answers: readonly Answer[]): DuelDoc {
     ...d,
     pairs: d.pairs.map((p) => ({
       ...p,
-      b: side(p.a, p.b, by.get(key(p.instance, false))),
-      ...(p.again ? { again: { ...p.again, b: side(p.again.a, p.again.b, by.get(key(p.instance, true))) } } : {}),
+      b: side(p.a, p.b, by.get(key(p.instance, 1))),
+      ...(p.again ? { again: p.again.map((x, k) => ({ ...x, b: side(x.a, x.b, by.get(key(p.instance, k + 2))) })) } : {}),
     })),
   };
 }
@@ -127,7 +133,7 @@ export function asProved(d: DuelDoc, answers: readonly Answer[]): DuelDoc {
 export function checkOrder(answers: readonly Answer[]): Answer[] {
   return answers
     .filter((a) => a.state === 'unchecked' && saving(a) > 0)
-    .sort((x, y) => saving(y) - saving(x) || x.instance.localeCompare(y.instance) || x.from.localeCompare(y.from));
+    .sort((x, y) => saving(y) - saving(x) || x.instance.localeCompare(y.instance) || x.nth - y.nth);
 }
 
 /** Checks the proofs of a batch of answers (their runs' kept proofs); returns what each showed. */
@@ -163,11 +169,14 @@ export async function proveUntilPasses(
     const got = await check(next);
     rows.push(...got.rows);
     failures.push(...got.failures);
-    const state = new Map(got.rows.map((r) => [`${r.from}:${r.instance}`, stateOf(r.verdict)]));
-    answers = answers.map((a) => ({ ...a, state: state.get(`${a.from}:${a.instance}`) ?? a.state }));
+    const state = new Map(got.rows.map((r) => [`${r.from}:${rowNth(r)}:${r.instance}`, stateOf(r.verdict)]));
+    answers = answers.map((a) => ({ ...a, state: state.get(`${a.from}:${a.nth}:${a.instance}`) ?? a.state }));
     if (failures.length) return { answers, rows, failures, passed: false };
   }
 }
+
+/** Which run of its instance an audited row's answer came from (rows from before runs went past two say 'second run' alone). */
+const rowNth = (r: PromotionAuditedDoc): number => r.nth ?? (r.from === 'second run' ? 2 : 1);
 
 /** An audited row's verdict as a proof state. */
 const stateOf = (v: PromotionAuditedDoc['verdict']): ProofState => (v === 'ok' ? 'verified' : v === 'caught' ? 'lie' : 'unsolved');
@@ -216,14 +225,13 @@ async function auditSetting(ctx: VerdictContext, req: { jobs?: number; bench?: s
 /** Checks the kept proofs of the runs behind a batch of answers and judges each; a run not at hand stands unproved. */
 function checkAnswers(setting: PerfSession, runs: DuelRuns, log: (m: string) => void): CheckAnswers {
   return async (batch) => {
-    log(`checking the proofs of ${batch.map((a) => `${a.instance}${a.from === 'second run' ? ' (second run)' : ''}`).join(', ')}, as their runs wrote them`);
+    log(`checking the proofs of ${batch.map((a) => `${a.instance}${runLabel(a.nth)}`).join(', ')}, as their runs wrote them`);
     const rows: PromotionAuditedDoc[] = [];
     const failures: string[] = [];
-    // One call per kind of run: a first and a second run of one instance are two proofs.
-    for (const second of [false, true]) {
-      const wanted = batch.filter((a) => (a.from === 'second run') === second);
-      if (!wanted.length) continue;
-      const from = second ? runs.second : runs.first;
+    // One call per run of an instance: its first and its further runs are each a proof of their own.
+    for (const nth of [...new Set(batch.map((a) => a.nth))].sort((x, y) => x - y)) {
+      const wanted = batch.filter((a) => a.nth === nth);
+      const from = (nth === 1 ? runs.first : runs.again[nth - 2]) ?? new Map<string, InstanceResult>();
       const behind = wanted.map((a) => from.get(a.instance) ?? unknownRun(a.instance));
       const specs = setting.instances.filter((i) => wanted.some((a) => a.instance === i.name));
       const checked = await checkKeptProofs(setting.proofs, behind, specs);
@@ -231,25 +239,33 @@ function checkAnswers(setting: PerfSession, runs: DuelRuns, log: (m: string) => 
         const { failure, ...j } = judgeAudit(checked.get(r.instance) ?? r, 'promotion audit');
         const a = wanted[k]!;
         if (failure) failures.push(failure);
-        rows.push({ ...j, from: a.from, champion_s: a.champion_s, challenger_s: a.challenger_s, champion_status: a.champion_status });
+        rows.push({
+          ...j,
+          from: a.from,
+          ...(a.nth > 1 ? { nth: a.nth } : {}),
+          champion_s: a.champion_s,
+          challenger_s: a.challenger_s,
+          champion_status: a.champion_status,
+        });
       });
     }
     return { rows, failures };
   };
 }
 
-/** B's runs in a duel, first and second, by instance, as the results store keeps them under the keys its pairs name (pairs without one have none). */
+/** B's runs in a duel, first and further, by instance, as the results store keeps them under the keys its pairs name (pairs without one have none). */
 async function duelRuns(store: ResultsStore, d: DuelDoc): Promise<DuelRuns> {
   const stored = await store.load();
   const of = (key: string | undefined) => (key ? stored.get(key)?.result : undefined);
-  const runs = (second: boolean) =>
+  const runs = (nth: number) =>
     new Map(
       d.pairs.flatMap((p) => {
-        const r = of(second ? p.again?.b.run : p.b.run);
+        const r = of(nth === 1 ? p.b.run : p.again?.[nth - 2]?.b.run);
         return r ? [[p.instance, r] as const] : [];
       }),
     );
-  return { first: runs(false), second: runs(true) };
+  const most = Math.max(1, ...d.pairs.map((p) => 1 + (p.again?.length ?? 0)));
+  return { first: runs(1), again: Array.from({ length: most - 1 }, (_, k) => runs(k + 2)) };
 }
 
 /** An answer whose run is not at hand (a pair that names no run): it has no kept proof, so it stands unproved. */
@@ -274,7 +290,7 @@ const partOf = (p: Proved) => ({
   checked: p.rows.length,
   caught: p.failures.length,
   instances: p.rows,
-  unchecked: p.answers.filter((a) => a.state === 'unchecked').map((a) => `${a.instance}${a.from === 'second run' ? ' (second run)' : ''}`),
+  unchecked: p.answers.filter((a) => a.state === 'unchecked').map((a) => `${a.instance}${runLabel(a.nth)}`),
   passed: p.passed,
 });
 

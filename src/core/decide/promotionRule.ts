@@ -29,7 +29,7 @@ export interface Decision {
   outcome: string;
 }
 
-/** The gain of B over A in percent of A's PAR-2 (positive: B faster), where instances ran twice on both runs' mean (Comparison `again`). */
+/** The gain of B over A in percent of A's PAR-2 (positive: B faster), where instances ran again on the mean of their runs (Comparison `again`). */
 export const gainPct = (c: Comparison | undefined): number => (c ? marginGainPct(c) : 0);
 
 /** Instances a comparison's B solved that A did not, less the reverse, where the ranking counts them first (else 0). */
@@ -41,10 +41,10 @@ export const gainAtConfidence = (c: Comparison): number => gainPct(c) - normalQu
 /** Whether a significantly better B is better by enough: more solved where solved count first, else the margin in PAR-2 at MARGIN_CONFIDENCE (and never fewer solved). */
 const byEnough = (c: Comparison, marginPct: number): boolean => (solvedMore(c) !== 0 ? solvedMore(c) > 0 : gainAtConfidence(c) >= marginPct);
 
-/** Where instances ran twice, how many: " with N instances run twice by both ..." (else nothing). */
+/** Where instances ran again, how many: " with N instances run again by both ..." (else nothing). */
 const twice = (c: Comparison): string =>
   c.again
-    ? ` with ${c.again.instances} instance${c.again.instances === 1 ? '' : 's'} run twice by both (near the limit and the longest; the mean of the two runs)`
+    ? ` with ${c.again.instances} instance${c.again.instances === 1 ? '' : 's'} run again by both, up to ${c.again.runs ?? 2} times each (near the limit and the longest; the mean of the runs)`
     : '';
 
 /** Of the evaluated candidates, the correct one significantly better side by side and better by enough with the largest gain (most solved first where they count first), else none (with why). */

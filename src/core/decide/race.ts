@@ -4,16 +4,29 @@
 // This file holds the pure parts: the order (a cross-section of the set by the champion's times, so any
 // prefix is a sample of easy and hard alike), the caps (a multiple of the champion's time: adaptive
 // capping), the futility rule that drops a challenger once its pairs say it cannot pass the promotion
-// test at the end, and the second runs where its margin is in doubt (heldOut.ts holds the held-out
+// test at the end, and the further runs while its decision is in doubt (heldOut.ts holds the held-out
 // check's rules). Racing only ever drops: a promotion is decided on the
 // full set's pairs, by the promotion test (objectiveTest.ts), after the last instance, so dropping cannot
 // make a challenger win (futility stopping leaves the false-promotion rate as it is) and no alpha is
 // spent on looks.
 import type { RacingConfig } from '../config/schema';
 import type { InstanceResult } from '../run/result';
-import { normalQuantile } from '../stats/normal';
+import { normalCdf, normalQuantile } from '../stats/normal';
 import { basisOf, par2Of, type TimeBasis } from '../eval/metrics';
-import { logRatios, nearLimit, NOISE_FLOOR, NOISE_PRIOR, objectiveTest, type RankBy, type TestPair } from './objectiveTest';
+import {
+  AGAIN_RUNS,
+  logRatios,
+  nearLimit,
+  NOISE_FLOOR,
+  NOISE_PRIOR,
+  objectiveTest,
+  RATIO_FLOOR_S,
+  runNoise,
+  varianceRelief,
+  type RankBy,
+  type TestPair,
+  type TestRun,
+} from './objectiveTest';
 import { passChance, type FinalTest, type LookPair } from './passChance';
 
 /** What a race orders and caps by. */
@@ -249,8 +262,12 @@ export const pairsBasis = (on: TimeBasis, pairs: readonly { a: InstanceResult; b
     pairs.flatMap((p) => [p.a, p.b]),
   );
 
-/** A session's pairs as the tests see them on `on`: a capped run at its cap (the least it can take), and counted as solved (the most it can do). */
-function testPairs(pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[], timeoutS: number, on: TimeBasis): TestPair[] {
+/** A session's pair: both sides' runs, the cap B's had, and both sides' further runs (scheduler.ts). */
+type RacePair = { a: InstanceResult; b: InstanceResult; capS: number; again?: readonly { a: InstanceResult; b: InstanceResult }[] };
+
+/** A session's pairs as the tests see them on `on`: a capped run at its cap (the least it can take), and counted as solved (the most it can do); further runs (never capped) as they ran. */
+function testPairs(pairs: readonly RacePair[], timeoutS: number, on: TimeBasis): TestPair[] {
+  const run = (r: InstanceResult): TestRun => ({ t: par2Of(r, timeoutS, on), solved: r.status === 'solved' });
   return pairs.map((p) => {
     const capped = p.b.status === 'timeout' && p.capS < timeoutS;
     return {
@@ -258,6 +275,7 @@ function testPairs(pairs: readonly { a: InstanceResult; b: InstanceResult; capS:
       b: lowerBound(p.b, p.capS, timeoutS, on),
       solvedA: p.a.status === 'solved',
       solvedB: p.b.status === 'solved' || capped,
+      ...(p.again?.length ? { again: p.again.map((x) => ({ a: run(x.a), b: run(x.b) })) } : {}),
     };
   });
 }
@@ -314,55 +332,110 @@ export function raceSettle(
 }
 
 /**
- * The share of a survivor's PAR-2 (both sides' PAR-2 times summed) whose instances run again: the few
- * longest solved instances carry most of the run noise of the PAR-2 difference, so running them twice
- * halves it for a fraction of an evaluation.
+ * The share of a survivor's PAR-2 (both sides' PAR-2 times summed) whose instances run again in the
+ * first round: the few longest solved instances carry most of the run noise of the PAR-2 difference.
+ * In later rounds, the share of the variance that one run more would take off (AGAIN_RELIEF).
  */
 export const AGAIN_SHARE = 0.5;
 
+/** In the rounds after the first: the instances that give this share of what one run more of each would take off the test's variance, the most per CPU second first. */
+export const AGAIN_RELIEF = 0.5;
+
 /**
- * A survivor runs again only if its first runs give the promotion test at least this z (one-sided p
- * 0.16): below it, halving part of the variance cannot bring it to a promotion level. Declining second
- * runs only ever declines a promotion, so the test's level on all runs holds.
+ * A survivor runs again only while its runs give the promotion test at least this z (one-sided p
+ * 0.16): below it, more runs cannot bring it to a promotion level. Declining further runs only ever
+ * declines a promotion, and a round stops because the test passes only where it is beyond doubt
+ * (BEYOND_DOUBT), so the test's level on all runs holds to within a few percent of it.
  */
 export const AGAIN_FROM_Z = 1;
 
 /**
- * The race's last step for a survivor (scheduler.ts again): unless its first runs are far from a
- * promotion (AGAIN_FROM_Z, at the prior noise), both sides run a second time every instance near the limit (a run of
- * either side, or the champion's stored run, near it (objectiveTest.ts nearLimit), or solved by
- * one side and not the other) and the solved instances carrying AGAIN_SHARE of the pairs' PAR-2,
- * heaviest first. The test and the margin are then judged on each instance's mean of its runs
- * (comparison.ts `again`). Which instances run again depends on both sides alike, never on which was
- * faster; pairs that both sides and the champion's stored run left unsolved do not run again (2T twice
- * says nothing new). Ranked solved first, a survivor that solves a different count runs them too: its
- * count is judged on all runs.
+ * The race's last step for a survivor (scheduler.ts again), round by round. The first round: unless
+ * its first runs are far from a promotion (AGAIN_FROM_Z, at the prior noise), both sides run once more
+ * every instance near the limit (a run of either side, or the champion's stored run, near it
+ * (objectiveTest.ts nearLimit), or solved by one side and not the other) and the solved instances
+ * carrying AGAIN_SHARE of the pairs' PAR-2, heaviest first. Each later round, while the test on all runs
+ * so far (at the noise they measure) still gives AGAIN_FROM_Z, both run once more the instances where a
+ * run more takes the most off the test's variance per CPU second (objectiveTest.ts varianceRelief: in
+ * practice those near the limit, and those no run solved), up to AGAIN_RUNS runs of each. With `clear`
+ * (the promotion level and margin), no round runs once the decision is beyond doubt (BEYOND_DOUBT).
+ * The test and the margin are then
+ * judged on each instance's mean of its runs (comparison.ts `again`). Which instances run again
+ * depends on both sides alike, never on which was faster; in the first round, pairs that both sides
+ * and the champion's stored run left unsolved do not run again (2T again says little). Ranked solved first, a
+ * survivor that solves a different count runs them too: its count is judged on all runs.
  */
 export function raceAgain(
   policy: RacePolicy,
   timeoutS: number,
   rankBy: RankBy,
-): (side: string, pairs: readonly { a: InstanceResult; b: InstanceResult; capS: number }[]) => string[] {
+  clear?: { level: number; marginPct: number },
+): (side: string, pairs: readonly RacePair[]) => string[] {
   return (_side, pairs) => {
-    const tp = testPairs(pairs, timeoutS, pairsBasis(policy.on, pairs));
-    // At the prior noise: the first runs' spread mixes the noise with how the gain varies from instance to instance, which the second runs tell apart.
-    const test = objectiveTest(tp, rankBy, { timeoutS, sigma: NOISE_PRIOR });
-    if (test.gain_se_pct > 0 ? test.gain_pct / test.gain_se_pct < AGAIN_FROM_Z : test.p >= 0.5) return [];
-    const near = (t: number) => nearLimit(t, timeoutS);
-    const out = new Set<string>();
-    tp.forEach((p, k) => {
-      const reference = policy.reference.get(pairs[k]!.a.instance);
-      const none = !p.solvedA && !p.solvedB && (reference === undefined || reference >= timeoutS);
-      if (!none && (p.solvedA !== p.solvedB || near(p.a) || near(p.b) || (reference !== undefined && near(reference)))) out.add(pairs[k]!.a.instance);
-    });
-    const heavy = tp
-      .flatMap((p, k) => (p.solvedA && p.solvedB && !out.has(pairs[k]!.a.instance) ? [{ k, w: p.a + p.b }] : []))
-      .sort((x, y) => y.w - x.w || x.k - y.k);
-    const total = heavy.reduce((t, h) => t + h.w, 0);
-    for (let acc = 0, j = 0; j < heavy.length && acc < AGAIN_SHARE * total; j++) {
-      acc += heavy[j]!.w;
-      out.add(pairs[heavy[j]!.k]!.a.instance);
-    }
-    return [...out];
+    const later = pairs.some((p) => p.again?.length);
+    if (clear && beyondDoubt(testPairs(pairs, timeoutS, pairsBasis(policy.on, pairs)), rankBy, timeoutS, clear, later)) return [];
+    return later ? laterRound(policy, timeoutS, rankBy, pairs) : firstRound(policy, timeoutS, rankBy, pairs);
   };
+}
+
+/**
+ * The share of the promotion level, and the confidence of the margin, at which a survivor needs no more
+ * runs: its decision is beyond doubt. Each round may end so, at most AGAIN_RUNS times, which spends at
+ * most AGAIN_RUNS / 100 of the level (a union bound: 6% of it) on these early ends, and spares a clear
+ * winner five runs of its heaviest instances.
+ */
+export const BEYOND_DOUBT = { levelShare: 0.01, marginConfidence: 0.99 };
+
+/** Whether the test on all runs so far (at the noise they measure; at the prior before any ran again) passes at BEYOND_DOUBT. */
+function beyondDoubt(tp: readonly TestPair[], rankBy: RankBy, timeoutS: number, clear: { level: number; marginPct: number }, measured: boolean): boolean {
+  const test = objectiveTest(tp, rankBy, { timeoutS, sigma: measured ? runNoise(tp) : Math.max(NOISE_PRIOR, runNoise(tp)) });
+  return test.p < BEYOND_DOUBT.levelShare * clear.level && test.gain_pct - normalQuantile(BEYOND_DOUBT.marginConfidence) * test.gain_se_pct >= clear.marginPct;
+}
+
+/** raceAgain's first round: the instances near the limit and the heaviest solved ones. */
+function firstRound(policy: RacePolicy, timeoutS: number, rankBy: RankBy, pairs: readonly RacePair[]): string[] {
+  const tp = testPairs(pairs, timeoutS, pairsBasis(policy.on, pairs));
+  // At the prior noise: the first runs' spread mixes the noise with how the gain varies from instance to instance, which the further runs tell apart.
+  const test = objectiveTest(tp, rankBy, { timeoutS, sigma: NOISE_PRIOR });
+  if (test.gain_se_pct > 0 ? test.gain_pct / test.gain_se_pct < AGAIN_FROM_Z : test.p >= 0.5) return [];
+  const near = (t: number) => nearLimit(t, timeoutS);
+  const out = new Set<string>();
+  tp.forEach((p, k) => {
+    const reference = policy.reference.get(pairs[k]!.a.instance);
+    const none = !p.solvedA && !p.solvedB && (reference === undefined || reference >= timeoutS);
+    if (!none && (p.solvedA !== p.solvedB || near(p.a) || near(p.b) || (reference !== undefined && near(reference)))) out.add(pairs[k]!.a.instance);
+  });
+  const heavy = tp
+    .flatMap((p, k) => (p.solvedA && p.solvedB && !out.has(pairs[k]!.a.instance) ? [{ k, w: p.a + p.b }] : []))
+    .sort((x, y) => y.w - x.w || x.k - y.k);
+  const total = heavy.reduce((t, h) => t + h.w, 0);
+  for (let acc = 0, j = 0; j < heavy.length && acc < AGAIN_SHARE * total; j++) {
+    acc += heavy[j]!.w;
+    out.add(pairs[heavy[j]!.k]!.a.instance);
+  }
+  return [...out];
+}
+
+/** raceAgain's later rounds: while the test on all runs is within reach, the instances where one run more takes the most variance off per CPU second. */
+function laterRound(policy: RacePolicy, timeoutS: number, rankBy: RankBy, pairs: readonly RacePair[]): string[] {
+  const tp = testPairs(pairs, timeoutS, pairsBasis(policy.on, pairs));
+  const noise = { timeoutS, sigma: runNoise(tp) };
+  const test = objectiveTest(tp, rankBy, noise);
+  if (test.p > 1 - normalCdf(AGAIN_FROM_Z)) return [];
+  const relief = varianceRelief(tp, noise);
+  // A run costs about its side's mean PAR-2 time there, the limit at most.
+  const cost = (p: TestPair) =>
+    [p.a, p.b, ...(p.again ?? []).flatMap((x) => [x.a.t, x.b.t])].reduce((s, t) => s + Math.min(t, timeoutS), 0) / (2 + 2 * (p.again?.length ?? 0));
+  const open = tp
+    .flatMap((p, k) =>
+      relief[k]! > 0 && 1 + (p.again?.length ?? 0) < AGAIN_RUNS ? [{ k, r: relief[k]!, per: relief[k]! / Math.max(RATIO_FLOOR_S, cost(p)) }] : [],
+    )
+    .sort((x, y) => y.per - x.per || x.k - y.k);
+  const total = relief.reduce((t, r) => t + r, 0);
+  const out: string[] = [];
+  for (let acc = 0, j = 0; j < open.length && acc < AGAIN_RELIEF * total; j++) {
+    acc += open[j]!.r;
+    out.push(pairs[open[j]!.k]!.a.instance);
+  }
+  return out;
 }

@@ -10,9 +10,9 @@
 // B's cap there, both run that instance again in full, and the fresh pair replaces the old one: the
 // choice of instances is the same for A's runs as for B's, so for identical solvers every pair stays
 // exchangeable and the test's level holds at any cap (re-running B alone would swap its slow draws for
-// fresh ones). Unless `settle` says B cannot win even so. Last, where `again` names instances for a
-// survivor (its margin in doubt), both run them a second time; those runs are kept beside the pairs, not
-// in them. Pure scheduling: the runs themselves are the caller's (`run`).
+// fresh ones). Unless `settle` says B cannot win even so. Last, in rounds, where `again` names instances
+// for a survivor (its decision in doubt), both run them once more; those runs are kept beside the pairs,
+// not in them. Pure scheduling: the runs themselves are the caller's (`run`).
 import type { InstanceSpec } from '../instances/instances';
 import type { InstanceResult } from '../run/result';
 
@@ -48,8 +48,21 @@ export interface SessionRequest {
    * they had ended at their caps (it is dropped then, and they are not run again), or undefined.
    */
   settle?: (side: Side, pairs: readonly SessionPair[]) => string | undefined;
-  /** At the very end, for a survivor: instances both run a second time (its final pairs given), or none. */
+  /**
+   * At the very end, round after round, for a survivor: instances both run once more, given its final
+   * pairs with their further runs so far; none ends its rounds (so must some round: MAX_AGAIN_ROUNDS).
+   */
   again?: (side: Side, pairs: readonly SessionPair[]) => readonly string[];
+}
+
+/** The most rounds of further runs a session makes, whatever `again` asks. */
+export const MAX_AGAIN_ROUNDS = 8;
+
+/** Both sides' further run of an instance, and the order they ran in. */
+export interface AgainRuns {
+  a: InstanceResult;
+  b: InstanceResult;
+  order: Side[];
 }
 
 /** A B's pair on one instance: A's run, its own, and the cap its run had (the timeout when none). */
@@ -58,6 +71,8 @@ export interface SessionPair {
   a: InstanceResult;
   b: InstanceResult;
   capS: number;
+  /** Both sides' further runs of the instance so far, in the order they ran (`again`). */
+  again?: readonly AgainRuns[];
 }
 
 /** One B side after the session. */
@@ -71,8 +86,8 @@ export interface SessionSide {
   capped: number;
   /** Instances both ran again in full (its capped ones, and those where A's run went past its cap). */
   rerun: number;
-  /** Second runs of both sides where `again` asked for them, beside the pairs (which keep the first), and the order they ran in. */
-  again: Map<string, { a: InstanceResult; b: InstanceResult; order: Side[] }>;
+  /** Further runs of both sides where `again` asked for them, beside the pairs (which keep the first), in the order they ran. */
+  again: Map<string, AgainRuns[]>;
   /** Set when the rule dropped it: after how many instances of the order, and why. */
   dropped?: { after: number; reason: string };
 }
@@ -204,13 +219,20 @@ export async function runSession(req: SessionRequest): Promise<SessionOutcome> {
     s.rerun++;
   });
   for (const s of b.values()) if (s.dropped) s.capped = [...s.results.values()].filter((r) => r.status === 'timeout' && s.caps.has(r.instance)).length;
-  // Second runs where a survivor's final pairs leave its margin in doubt.
-  const second = new Map<Side, Set<string>>();
-  for (const side of req.again ? alive() : []) {
-    const names = req.again!(side, pairsOf(side, order.length));
-    if (names.length) second.set(side, new Set(names));
+  // Further runs, round by round, while a survivor's decision is in doubt.
+  const withAgain = (side: Side) => pairsOf(side, order.length).map((p) => ({ ...p, again: b.get(side)!.again.get(p.instance) ?? [] }));
+  for (let round = 0, asking = req.again ? alive() : []; asking.length && round < MAX_AGAIN_ROUNDS; round++) {
+    const more = new Map<Side, Set<string>>();
+    for (const side of asking) {
+      const names = req.again!(side, withAgain(side));
+      if (names.length) more.set(side, new Set(names));
+    }
+    await bothAgain(req, order, more, ran, (side, i, runs, sequence) => {
+      const s = b.get(side)!;
+      s.again.set(i, [...(s.again.get(i) ?? []), { a: runs.get('A')!, b: runs.get(side)!, order: sequence }]);
+    });
+    asking = [...more.keys()];
   }
-  await bothAgain(req, order, second, ran, (side, i, runs, sequence) => b.get(side)!.again.set(i, { a: runs.get('A')!, b: runs.get(side)!, order: sequence }));
   return { a, b, orders };
 }
 
@@ -242,12 +264,12 @@ async function bothAgain(
   }
 }
 
-/** A B side's pairs after the session, in the order: A's run of each instance it ran (the fresh one where both ran it again in full), its own, the order they ran in, and their second runs where the margin asked for them. */
+/** A B side's pairs after the session, in the order: A's run of each instance it ran (the fresh one where both ran it again in full), its own, the order they ran in, and their further runs where `again` asked for them. */
 export function sidePairs(
   out: SessionOutcome,
   side: Side,
   order: readonly InstanceSpec[],
-): { a: InstanceResult; b: InstanceResult; order: Side[] | undefined; again?: { a: InstanceResult; b: InstanceResult; order: Side[] } }[] {
+): { a: InstanceResult; b: InstanceResult; order: Side[] | undefined; again?: AgainRuns[] }[] {
   const s = out.b.get(side)!;
   return order.flatMap((i) => {
     const [x, y] = [s.fresh.get(i.name)?.a ?? out.a.get(i.name), s.results.get(i.name)];
@@ -256,7 +278,8 @@ export function sidePairs(
   });
 }
 
-/** A side's second runs by instance (sidePairs' `again`), as comparison.ts compareRuns takes them. */
-export const secondRuns = (
-  pairs: readonly { a: InstanceResult; again?: { a: InstanceResult; b: InstanceResult } }[],
-): Map<string, { a: InstanceResult; b: InstanceResult }> => new Map(pairs.flatMap((p) => (p.again ? [[p.a.instance, p.again] as const] : [])));
+/** A side's further runs by instance (sidePairs' `again`), as comparison.ts compareRuns takes them. */
+export const furtherRuns = (
+  pairs: readonly { a: InstanceResult; again?: readonly { a: InstanceResult; b: InstanceResult }[] }[],
+): Map<string, readonly { a: InstanceResult; b: InstanceResult }[]> =>
+  new Map(pairs.flatMap((p) => (p.again?.length ? [[p.a.instance, p.again] as const] : [])));

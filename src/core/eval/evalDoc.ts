@@ -134,8 +134,10 @@ export type AuditDoc = z.infer<typeof AuditDoc>;
 
 /** One answer the promotion audit checked: the proof's verdict, and the times that made it worth checking. */
 export const PromotionAuditedDoc = AuditedDoc.extend({
-  /** Where the gain showed: the decision duel's pairs, their second runs (where the margin was judged on them), the two perf evaluation documents, or the held-out duel. */
+  /** Where the gain showed: the decision duel's pairs, their further runs (where the decision was judged on them), the two perf evaluation documents, or the held-out duel. */
   from: z.enum(['duel', 'second run', 'evaluation', 'held-out']),
+  /** Which run of the instance a further run ('second run') was: 2 the second, 3 the third...; absent in records from before runs went past two (the second). */
+  nth: z.number().int().min(2).optional(),
   /** The champion's and the challenger's PAR-2 time there, on `on` (the champion's 2x the timeout when it did not solve it). */
   champion_s: z.number(),
   challenger_s: z.number(),

@@ -57,6 +57,8 @@ interface PromotionAuditRow {
   instance: string;
   verdict: 'ok' | 'caught' | 'unsolved' | 'not_audited';
   from: 'duel' | 'second run' | 'evaluation' | 'held-out';
+  /** Which run of the instance a further run was (absent: the second). */
+  nth?: number;
   champion_s: number;
   challenger_s: number;
   champion_status: string;
@@ -125,7 +127,7 @@ function promotionAuditSection(a: PromotionAuditInput): string[] {
     '|---|---|---|---|',
     ...rows.map(
       (i) =>
-        `| ${i.instance}${i.from === 'second run' ? ' (second run)' : ''} | ${champion(i)} | ${i.challenger_s.toFixed(3)} s | ${verdict(i).replace(/\|/g, '/')}${i.run ? ` (${i.run.slice(0, 8)})` : ''} |`,
+        `| ${i.instance}${i.from === 'second run' ? ((i.nth ?? 2) === 2 ? ' (second run)' : ` (run ${i.nth})`) : ''} | ${champion(i)} | ${i.challenger_s.toFixed(3)} s | ${verdict(i).replace(/\|/g, '/')}${i.run ? ` (${i.run.slice(0, 8)})` : ''} |`,
     ),
   ];
   const main = a.instances.length
@@ -147,8 +149,8 @@ export interface ResultsComparison {
   common: number;
   par2A: number;
   par2B: number;
-  /** Where the margin was judged on second runs of the longest instances (decide/comparison.ts `again`). */
-  again?: { instances: number; par2A: number; par2B: number };
+  /** Where the test and the margin were judged on further runs (decide/comparison.ts `again`). */
+  again?: { instances: number; runs?: number; par2A: number; par2B: number };
   diff: number;
   ci95: readonly [number, number];
   wilcoxon: { n: number; p: number; method: string };
@@ -248,7 +250,7 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
       `PAR-2 champion ${cmp.par2A.toFixed(3)} s, this ${cmp.par2B.toFixed(3)} s; difference ${cmp.diff.toFixed(3)} s (95% CI ${cmp.ci95[0].toFixed(3)} .. ${cmp.ci95[1].toFixed(3)}).`,
       ...(cmp.again
         ? [
-            `Both ran ${cmp.again.instances} instance${cmp.again.instances === 1 ? '' : 's'} a second time (those near the time limit and the longest): with each at the mean of its two runs, PAR-2 champion ${cmp.again.par2A.toFixed(3)} s, this ${cmp.again.par2B.toFixed(3)} s${cmp.test?.method === 'run-noise' ? ' (the test and the margin are judged on these)' : ' (the margin is judged on these; the test on the first runs)'}.`,
+            `Both ran ${cmp.again.instances} instance${cmp.again.instances === 1 ? '' : 's'} again, up to ${cmp.again.runs ?? 2} times each (those near the time limit and the longest): with each at the mean of its runs, PAR-2 champion ${cmp.again.par2A.toFixed(3)} s, this ${cmp.again.par2B.toFixed(3)} s${cmp.test?.method === 'run-noise' ? ' (the test and the margin are judged on these)' : ' (the margin is judged on these; the test on the first runs)'}.`,
           ]
         : []),
       ...(cmp.ratio
