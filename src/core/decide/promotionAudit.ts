@@ -76,6 +76,9 @@ export interface DuelRuns {
   again: readonly ReadonlyMap<string, InstanceResult>[];
 }
 
+/** The challenger's `nth` runs of a duel's instances (1: its first runs), none where no instance ran that often. */
+const nthRuns = (runs: DuelRuns, nth: number): ReadonlyMap<string, InstanceResult> => (nth === 1 ? runs.first : runs.again[nth - 2]) ?? new Map();
+
 /**
  * The UNSAT answers B gave in a duel (first runs as `from`, further runs as 'second run'), each with its
  * PAR-2 times there and what its stored run says of its proof. B's answer comes from the pair, else
@@ -87,7 +90,7 @@ export function answersIn(d: DuelDoc, runs: DuelRuns, from: 'duel' | 'held-out')
     const further = p.again?.[nth - 2];
     const pair = nth === 1 ? p : further ? { ...p, ...further } : undefined;
     if (!pair) return [];
-    const run = (nth === 1 ? runs.first : runs.again[nth - 2])?.get(p.instance);
+    const run = nthRuns(runs, nth).get(p.instance);
     const answer = pair.b.answer === undefined ? run?.answer : pair.b.answer;
     if (pair.b.status !== 'solved' || answer !== 'UNSAT') return [];
     const [a, b] = pairTimes(pair, d.timeout_s, on);
@@ -231,7 +234,7 @@ function checkAnswers(setting: PerfSession, runs: DuelRuns, log: (m: string) => 
     // One call per run of an instance: its first and its further runs are each a proof of their own.
     for (const nth of [...new Set(batch.map((a) => a.nth))].sort((x, y) => x - y)) {
       const wanted = batch.filter((a) => a.nth === nth);
-      const from = (nth === 1 ? runs.first : runs.again[nth - 2]) ?? new Map<string, InstanceResult>();
+      const from = nthRuns(runs, nth);
       const behind = wanted.map((a) => from.get(a.instance) ?? unknownRun(a.instance));
       const specs = setting.instances.filter((i) => wanted.some((a) => a.instance === i.name));
       const checked = await checkKeptProofs(setting.proofs, behind, specs);

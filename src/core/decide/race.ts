@@ -359,11 +359,11 @@ export const AGAIN_FROM_Z = 1;
  * run more takes the most off the test's variance per CPU second (objectiveTest.ts varianceRelief: in
  * practice those near the limit, and those no run solved), up to AGAIN_RUNS runs of each. With `clear`
  * (the promotion level and margin), no round runs once the decision is beyond doubt (BEYOND_DOUBT).
- * The test and the margin are then
- * judged on each instance's mean of its runs (comparison.ts `again`). Which instances run again
- * depends on both sides alike, never on which was faster; in the first round, pairs that both sides
- * and the champion's stored run left unsolved do not run again (2T again says little). Ranked solved first, a
- * survivor that solves a different count runs them too: its count is judged on all runs.
+ * The test and the margin are then judged on each instance's mean of its runs (comparison.ts `again`).
+ * Which instances run again depends on both sides alike, never on which was faster; in the first
+ * round, pairs that both sides and the champion's stored run left unsolved do not run again (2T again
+ * says little). Ranked solved first, a survivor that solves a different count runs them too: its
+ * count is judged on all runs.
  */
 export function raceAgain(
   policy: RacePolicy,
@@ -372,9 +372,11 @@ export function raceAgain(
   clear?: { level: number; marginPct: number },
 ): (side: string, pairs: readonly RacePair[]) => string[] {
   return (_side, pairs) => {
+    const tp = testPairs(pairs, timeoutS, pairsBasis(policy.on, pairs));
+    const names = pairs.map((p) => p.a.instance);
     const later = pairs.some((p) => p.again?.length);
-    if (clear && beyondDoubt(testPairs(pairs, timeoutS, pairsBasis(policy.on, pairs)), rankBy, timeoutS, clear, later)) return [];
-    return later ? laterRound(policy, timeoutS, rankBy, pairs) : firstRound(policy, timeoutS, rankBy, pairs);
+    if (clear && beyondDoubt(tp, rankBy, timeoutS, clear, later)) return [];
+    return later ? laterRound(tp, names, timeoutS, rankBy) : firstRound(policy, tp, names, timeoutS, rankBy);
   };
 }
 
@@ -392,33 +394,35 @@ function beyondDoubt(tp: readonly TestPair[], rankBy: RankBy, timeoutS: number, 
   return test.p < BEYOND_DOUBT.levelShare * clear.level && test.gain_pct - normalQuantile(BEYOND_DOUBT.marginConfidence) * test.gain_se_pct >= clear.marginPct;
 }
 
-/** raceAgain's first round: the instances near the limit and the heaviest solved ones. */
-function firstRound(policy: RacePolicy, timeoutS: number, rankBy: RankBy, pairs: readonly RacePair[]): string[] {
-  const tp = testPairs(pairs, timeoutS, pairsBasis(policy.on, pairs));
+/** raceAgain's first round, on a survivor's pairs as the test sees them (`names`: their instances): the instances near the limit and the heaviest solved ones. */
+function firstRound(policy: RacePolicy, tp: readonly TestPair[], names: readonly string[], timeoutS: number, rankBy: RankBy): string[] {
   // At the prior noise: the first runs' spread mixes the noise with how the gain varies from instance to instance, which the further runs tell apart.
   const test = objectiveTest(tp, rankBy, { timeoutS, sigma: NOISE_PRIOR });
   if (test.gain_se_pct > 0 ? test.gain_pct / test.gain_se_pct < AGAIN_FROM_Z : test.p >= 0.5) return [];
   const near = (t: number) => nearLimit(t, timeoutS);
   const out = new Set<string>();
   tp.forEach((p, k) => {
-    const reference = policy.reference.get(pairs[k]!.a.instance);
+    const reference = policy.reference.get(names[k]!);
     const none = !p.solvedA && !p.solvedB && (reference === undefined || reference >= timeoutS);
-    if (!none && (p.solvedA !== p.solvedB || near(p.a) || near(p.b) || (reference !== undefined && near(reference)))) out.add(pairs[k]!.a.instance);
+    if (!none && (p.solvedA !== p.solvedB || near(p.a) || near(p.b) || (reference !== undefined && near(reference)))) out.add(names[k]!);
   });
-  const heavy = tp
-    .flatMap((p, k) => (p.solvedA && p.solvedB && !out.has(pairs[k]!.a.instance) ? [{ k, w: p.a + p.b }] : []))
-    .sort((x, y) => y.w - x.w || x.k - y.k);
-  const total = heavy.reduce((t, h) => t + h.w, 0);
-  for (let acc = 0, j = 0; j < heavy.length && acc < AGAIN_SHARE * total; j++) {
-    acc += heavy[j]!.w;
-    out.add(pairs[heavy[j]!.k]!.a.instance);
-  }
+  const heavy = tp.flatMap((p, k) => (p.solvedA && p.solvedB && !out.has(names[k]!) ? [{ k, w: p.a + p.b }] : [])).sort((x, y) => y.w - x.w || x.k - y.k);
+  for (const k of leading(heavy, AGAIN_SHARE * heavy.reduce((t, h) => t + h.w, 0))) out.add(names[k]!);
   return [...out];
 }
 
-/** raceAgain's later rounds: while the test on all runs is within reach, the instances where one run more takes the most variance off per CPU second. */
-function laterRound(policy: RacePolicy, timeoutS: number, rankBy: RankBy, pairs: readonly RacePair[]): string[] {
-  const tp = testPairs(pairs, timeoutS, pairsBasis(policy.on, pairs));
+/** The first of `sorted` (by `k`) whose weights `w`, summed in order, reach `share`: the last one taken is the one that reaches it. */
+function leading(sorted: readonly { k: number; w: number }[], share: number): number[] {
+  const out: number[] = [];
+  for (let acc = 0, j = 0; j < sorted.length && acc < share; j++) {
+    acc += sorted[j]!.w;
+    out.push(sorted[j]!.k);
+  }
+  return out;
+}
+
+/** raceAgain's later rounds, on a survivor's pairs as the test sees them: while the test on all runs is within reach, the instances where one run more takes the most variance off per CPU second. */
+function laterRound(tp: readonly TestPair[], names: readonly string[], timeoutS: number, rankBy: RankBy): string[] {
   const noise = { timeoutS, sigma: runNoise(tp) };
   const test = objectiveTest(tp, rankBy, noise);
   if (test.p > 1 - normalCdf(AGAIN_FROM_Z)) return [];
@@ -428,14 +432,8 @@ function laterRound(policy: RacePolicy, timeoutS: number, rankBy: RankBy, pairs:
     [p.a, p.b, ...(p.again ?? []).flatMap((x) => [x.a.t, x.b.t])].reduce((s, t) => s + Math.min(t, timeoutS), 0) / (2 + 2 * (p.again?.length ?? 0));
   const open = tp
     .flatMap((p, k) =>
-      relief[k]! > 0 && 1 + (p.again?.length ?? 0) < AGAIN_RUNS ? [{ k, r: relief[k]!, per: relief[k]! / Math.max(RATIO_FLOOR_S, cost(p)) }] : [],
+      relief[k]! > 0 && 1 + (p.again?.length ?? 0) < AGAIN_RUNS ? [{ k, w: relief[k]!, per: relief[k]! / Math.max(RATIO_FLOOR_S, cost(p)) }] : [],
     )
     .sort((x, y) => y.per - x.per || x.k - y.k);
-  const total = relief.reduce((t, r) => t + r, 0);
-  const out: string[] = [];
-  for (let acc = 0, j = 0; j < open.length && acc < AGAIN_RELIEF * total; j++) {
-    acc += open[j]!.r;
-    out.push(pairs[open[j]!.k]!.a.instance);
-  }
-  return out;
+  return leading(open, AGAIN_RELIEF * relief.reduce((t, r) => t + r, 0)).map((k) => names[k]!);
 }
