@@ -148,11 +148,12 @@ describe('verdicts that noise and drift cannot fool', function () {
     assert.ok(doc.race!.session, 'the race kept its session');
     // The futility rule's evidence, kept and shown: its chance to pass at the end and the chance the race drops under.
     assert.match(s.outcome ?? '', /its chance to pass at the end of the set is (under 0\.1%|\d\.\d%) \(the race drops under \d+(\.\d)?% at this look\)/);
-    assert.equal(doc.race!.drop_below, DROP_BELOW);
-    assert.ok(doc.race!.pass_chance! < DROP_BELOW, String(doc.race!.pass_chance));
+    // The threshold at the look that dropped it: at most DROP_BELOW, less at an early look.
+    assert.ok(doc.race!.drop_below! > 0 && doc.race!.drop_below! <= DROP_BELOW, String(doc.race!.drop_below));
+    assert.ok(doc.race!.pass_chance! < doc.race!.drop_below!, `${doc.race!.pass_chance} vs ${doc.race!.drop_below}`);
     const shown = (await buildDashboard(ws)).data.verdicts.decisions.find((d) => d.candidate === 1)!;
     assert.equal(shown.outcome, 'rejected early');
-    assert.deepEqual([shown.race?.passChance, shown.race?.dropBelow], [doc.race!.pass_chance, DROP_BELOW]);
+    assert.deepEqual([shown.race?.passChance, shown.race?.dropBelow], [doc.race!.pass_chance, doc.race!.drop_below]);
     const champion = (await new EvalStore(ws).get(0))!;
     const championCost = champion.instances.reduce((t, r) => t + (r.cpu_s ?? r.time_s), 0);
     // A full evaluation of a 20x slower solver costs about 20x the champion's; the race spent under a quarter of that.

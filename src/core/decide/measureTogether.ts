@@ -28,7 +28,7 @@ import type { RunnerEnv } from '../runners/select';
 import { writeJsonAtomic } from '../store/atomic';
 import { compareRuns, type Comparison } from './comparison';
 import { duelsDir, newSessionName, type DuelDoc, type DuelPurpose } from './duels';
-import { capFor, DROP_BELOW, firstLook, lowerBound, raceAgain, raceCall, raceLook, raceOrder, raceSettle, type LookContext, type RacePolicy } from './race';
+import { capFor, dropBelow, firstLook, lowerBound, raceAgain, raceCall, raceLook, raceOrder, raceSettle, type LookContext, type RacePolicy } from './race';
 import { runSession, furtherRuns, sidePairs, type SessionSide, type Side } from './scheduler';
 
 /** What to measure side by side. */
@@ -292,7 +292,7 @@ function raceDoc(race: {
     entrants: race.entrants,
     speedup_pct: round(call.speedupPct),
     pass_chance: call.chance === null ? null : Number(call.chance.toPrecision(3)),
-    drop_below: DROP_BELOW,
+    drop_below: dropBelow(pairs.length, of),
     champion_reruns: s.rerun,
     challenger_s: round(challengerS),
     champion_s: round(championS),

@@ -22,7 +22,7 @@ export const RaceDoc = z.object({
   speedup_pct: z.number().optional(),
   /** Its chance, at its last look, to pass the promotion test at the set's end (decide/passChance.ts); null before the first look; absent in older documents. */
   pass_chance: z.number().nullable().optional(),
-  /** The chance under which the race drops (DROP_BELOW when it ran). */
+  /** The chance under which the race drops at its last look (race.ts dropBelow; older documents: DROP_BELOW when they ran). */
   drop_below: z.number().optional(),
   /** Older documents: how many times likelier its pairs were under "no faster" than under "detect_gain_pct faster" (the old rule's likelihood ratio). */
   odds: z.number().nullable().optional(),
