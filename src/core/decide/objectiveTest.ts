@@ -128,11 +128,13 @@ export function runNoise(pairs: readonly TestPair[]): number {
 
 /**
  * The most runs of one instance by one side (race.ts raceAgain): one run of an instance near the limit
- * is a coin flip worth the whole limit, and its variance falls as the runs grow; ten runs take it to a
- * tenth. With six, a true 10% winner at 44 instances passed the test in 72% of decisions with no
- * instance dropped; with ten, 78%, and more gave no more (bench/decisions.ts, BENCH_RACING=off).
+ * is a coin flip worth the whole limit, and its variance falls as the runs grow; six runs take it to a
+ * sixth. Ten (in up to 12 rounds) passed a true 10% winner at 44 instances in 78% of decisions with no
+ * instance dropped, against 72% with six, but promoted the `bimodal` no-better challenger in 0.8%
+ * against 0.3% (bench/decisions.ts): the more rounds pick the instances whose variance looks largest,
+ * the more the rest keep their first runs' luck.
  */
-export const AGAIN_RUNS = 10;
+export const AGAIN_RUNS = 6;
 
 /**
  * Runs this many prior noise deviations (NOISE_PRIOR) or less under the limit are near it: one run says

@@ -11,7 +11,7 @@
 //   the timeout). Timeouts solved are a few percent of a competition set, so this stratum keeps a
 //   challenger in until it has run enough of them to show it solves none.
 // The final test (objectiveTest.ts) is taken at twice its level, its standard error from the run noise
-// of the pairs seen and of the rest predicted (the instances near the limit at a tenth, as a survivor
+// of the pairs seen and of the rest predicted (the instances near the limit at a sixth, as a survivor
 // runs them again up to AGAIN_RUNS times), and the margin at its confidence (promotionRule.ts). Where
 // the final difference will land is uncertain beyond the line's spread where instances run again: a
 // seen pair near the limit is one run of the several its final mean averages, and an instance near the

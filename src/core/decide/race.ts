@@ -390,9 +390,9 @@ export function raceAgain(
 
 /**
  * The share of the promotion level, and the confidence of the margin, at which a survivor needs no more
- * runs: its decision is beyond doubt. Each round may end so, at most MAX_AGAIN_ROUNDS (12) times,
- * which spends at most 12 / 200 of the level (a union bound: 6% of it) on these early ends, and spares
- * a clear winner nine runs of its heaviest instances.
+ * runs: its decision is beyond doubt. Each round may end so, at most MAX_AGAIN_ROUNDS (8) times, which
+ * spends at most 8 / 200 of the level (a union bound: 4% of it) on these early ends, and spares a clear
+ * winner five runs of its heaviest instances.
  */
 export const BEYOND_DOUBT = { levelShare: 0.005, marginConfidence: 0.99 };
 
