@@ -222,7 +222,7 @@ describe('the race (the rules)', () => {
     assert.equal(at(94, some).drop, false, `solved ${pairs(94, some).filter((p) => p.timeout && p.solvedB).length} of 30: ${at(94, some).chance}`);
   });
 
-  it('drops a no-gain challenger after about 5-25 of 44 pairs at 13% noise per pair, a slower one sooner, and a true 15% gain in a few races at most', () => {
+  it('drops a no-gain challenger after about 15-25 of 44 pairs at 13% noise per pair, a slower one sooner, and a true 15% gain in a few races at most', () => {
     // Seeded races of the futility rule alone: log time ratios normal, sd 0.13 (two runs of 9% noise each).
     const rnd = prng(7);
     const normal = () => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
@@ -244,8 +244,7 @@ describe('the race (the rules)', () => {
     const dropped = none.filter((n) => n !== undefined) as number[];
     const meanStop = dropped.reduce((t, n) => t + n, 0) / dropped.length;
     assert.ok(dropped.length >= 360, `no gain: dropped in ${dropped.length} of 400`);
-    // Never before the first look (5); a quarter of the set run, the look judges by its whole threshold.
-    assert.ok(meanStop > 5 && meanStop < 26, `no gain: dropped after ${meanStop.toFixed(1)} pairs on average`);
+    assert.ok(meanStop > 8 && meanStop < 26, `no gain: dropped after ${meanStop.toFixed(1)} pairs on average`);
     const lost = gain.filter((n) => n !== undefined).length;
     assert.ok(lost <= 16, `a true 15% gain dropped in ${lost} of 400 races`);
   });
@@ -688,12 +687,6 @@ describe('the race (the rules)', () => {
     const relief = varianceRelief(set, noise);
     const share = (unseenVariance(5, 2, noise, 1).par2 - unseenVariance(5, 2, noise, 2).par2) / 2;
     assert.ok(share > 0 && Math.abs(relief[5]! - share) < 1e-9 && relief[6] === relief[5], JSON.stringify(relief));
-    // Each never-solved pair carries its share at its own runs: running one of the two again takes what
-    // varianceRelief said off the test's variance, though the other ran once.
-    const rerun = set.map((p, k): TestPair => (k === 5 ? { ...p, again: [{ a: { t: 200, solved: false }, b: { t: 200, solved: false } }] } : p));
-    const variance = (pairs: readonly TestPair[]) => ((objectiveTest(pairs, 'par2', noise).gain_se_pct * 660) / 100) ** 2;
-    const taken = variance(set) - variance(rerun);
-    assert.ok(taken > 0 && Math.abs(taken - relief[5]!) < 1e-6 * variance(set), `${taken} vs ${relief[5]}`);
   });
 
   it('the promotion test holds its level for identical solvers at the noise it measures, heavy tails and timeouts included', () => {

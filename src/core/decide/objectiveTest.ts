@@ -129,10 +129,7 @@ export function runNoise(pairs: readonly TestPair[]): number {
 /**
  * The most runs of one instance by one side (race.ts raceAgain): one run of an instance near the limit
  * is a coin flip worth the whole limit, and its variance falls as the runs grow; six runs take it to a
- * sixth. Ten (in up to 12 rounds) passed a true 10% winner at 44 instances in 78% of decisions with no
- * instance dropped, against 72% with six, but promoted the `bimodal` no-better challenger in 0.8%
- * against 0.3% (bench/decisions.ts): the more rounds pick the instances whose variance looks largest,
- * the more the rest keep their first runs' luck.
+ * sixth.
  */
 export const AGAIN_RUNS = 6;
 
@@ -211,17 +208,6 @@ export function unseenVariance(density: number, unsolved: number, n: TestNoise, 
 }
 
 /**
- * One of the `unsolved` pairs that every run left unsolved, run `runs` times by each side: its share of
- * what they would carry if all had run as often (unseenVariance). Shares add up, so running some of them
- * again takes theirs off and the rest keep theirs.
- */
-export function unseenShare(density: number, unsolved: number, n: TestNoise, runs: number): { par2: number; unsolved: number } {
-  if (unsolved <= 0) return { par2: 0, unsolved: 0 };
-  const all = unseenVariance(density, unsolved, n, runs);
-  return { par2: all.par2 / unsolved, unsolved: all.unsolved / unsolved };
-}
-
-/**
  * The promotion test. B's expected PAR-2 on the set against A's: D, the sum over instances of the
  * difference of each side's mean over its runs, against its standard error from the run noise (each
  * run's variance at what its instance's runs say, near the limit the variance of flipping between
@@ -240,12 +226,13 @@ export function objectiveTest(pairs: readonly TestPair[], rankBy: RankBy, noise:
   const speedup_pct = n ? 100 * (1 - Math.exp(sum(l) / n)) : 0;
   let [D, V, A, U, W] = [0, 0, 0, 0, 0];
   let timeouts = false;
-  let nearSolved = 0;
-  const unsolvedRuns: number[] = [];
+  let [unsolvedPairs, nearSolved, unsolvedRuns] = [0, 0, Infinity];
   for (const p of pairs) {
     const x = pairTerms(p, noise);
-    if (!x.anySolved) unsolvedRuns.push(1 + (p.again?.length ?? 0));
-    else if (x.nearSolved) nearSolved++;
+    if (!x.anySolved) {
+      unsolvedPairs++;
+      unsolvedRuns = Math.min(unsolvedRuns, 1 + (p.again?.length ?? 0));
+    } else if (x.nearSolved) nearSolved++;
     timeouts ||= x.timeouts;
     D += x.d;
     A += x.a;
@@ -253,11 +240,9 @@ export function objectiveTest(pairs: readonly TestPair[], rankBy: RankBy, noise:
     U += x.u;
     W += x.w;
   }
-  for (const runs of unsolvedRuns) {
-    const unseen = unseenShare(nearSolved, unsolvedRuns.length, noise, runs);
-    V += unseen.par2;
-    W += unseen.unsolved;
-  }
+  const unseen = unseenVariance(nearSolved, unsolvedPairs, noise, Number.isFinite(unsolvedRuns) ? unsolvedRuns : 1);
+  V += unseen.par2;
+  W += unseen.unsolved;
   const better = (d: number, v: number) => (v > 0 ? normalCdf(d / Math.sqrt(v)) : d < 0 ? 0 : 1);
   const par2_p = better(D, V);
   const par2_worse = better(-D, V);
@@ -317,15 +302,15 @@ function pairTerms(p: TestPair, noise: TestNoise): PairTerms {
  */
 export function varianceRelief(pairs: readonly TestPair[], noise: TestNoise): number[] {
   const terms = pairs.map((p) => pairTerms(p, noise));
-  const unsolved = terms.filter((x) => !x.anySolved).length;
+  const unsolved = pairs.filter((_, k) => !terms[k]!.anySolved);
   const density = terms.filter((x) => x.nearSolved).length;
-  // Both sides ran a pair k times: its part is S / k, and S / (k + 1) after one run more; a pair every
-  // run left unsolved carries its share of the unseen variance at its runs.
-  return pairs.map((p, k) => {
-    const runs = 1 + (p.again?.length ?? 0);
-    if (terms[k]!.anySolved) return terms[k]!.v / (runs + 1);
-    return unseenShare(density, unsolved, noise, runs).par2 - unseenShare(density, unsolved, noise, runs + 1).par2;
-  });
+  const runs = Math.min(...unsolved.map((p) => 1 + (p.again?.length ?? 0)));
+  // The pairs every run left unsolved share what one run more of each takes off the unseen variance.
+  const unseen = unsolved.length
+    ? (unseenVariance(density, unsolved.length, noise, runs).par2 - unseenVariance(density, unsolved.length, noise, runs + 1).par2) / unsolved.length
+    : 0;
+  // Both sides ran a pair k times: its part is S / k, and S / (k + 1) after one run more.
+  return pairs.map((p, k) => (terms[k]!.anySolved ? terms[k]!.v / (2 + (p.again?.length ?? 0)) : unseen));
 }
 
 /** The one-sided exact sign-flip p of a mean below 0 (all 2^n patterns up to 16 values, else 20,000 seeded ones), for the report. */
