@@ -82,3 +82,6 @@ export function explainSplit(s: AnswerSplit): string | undefined {
     sat > 0 ? [`SAT (${fig(s.satA, s.satB)})`, `UNSAT (${fig(s.unsatA, s.unsatB)})`] : [`UNSAT (${fig(s.unsatA, s.unsatB)})`, `SAT (${fig(s.satA, s.satB)})`];
   return `Faster on ${fast} but slower on ${slow}, by each one's own evaluation.`;
 }
+
+/** How a report names the run an answer came from: nothing for a first run, " (second run)", " (run 3)"... */
+export const runLabel = (nth: number): string => (nth <= 1 ? '' : nth === 2 ? ' (second run)' : ` (run ${nth})`);

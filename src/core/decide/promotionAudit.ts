@@ -25,6 +25,7 @@ import { postmortem } from '../rules/evolution';
 import { CandidateStore } from '../store/candidates';
 import { writePromotionAudit, writeResults } from '../workspace/resultsFile';
 import type { VerdictContext } from './againstChampion';
+import { runLabel } from '../explain';
 
 /** The rule in words, kept in the record and shown in RESULTS.md. */
 export const PROVED_RULE =
@@ -48,9 +49,6 @@ export interface Answer extends Timed {
   nth: number;
   state: ProofState;
 }
-
-/** How a report names the run an answer came from: nothing for a first run, " (second run)", " (run 3)"... */
-export const runLabel = (nth: number): string => (nth <= 1 ? '' : nth === 2 ? ' (second run)' : ` (run ${nth})`);
 
 /** The PAR-2 time an answer saves against the champion (negative: slower there). */
 export const saving = (a: Timed): number => a.champion_s - a.challenger_s;

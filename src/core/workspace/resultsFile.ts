@@ -4,7 +4,7 @@
 // (decide/comparison.ts) fit them without this lower folder importing the evaluator.
 import * as path from 'node:path';
 import { readCandidateDoc, writeCandidateDoc } from './candidateFs';
-import { explainComparison, marginGainPct } from '../explain';
+import { explainComparison, marginGainPct, runLabel } from '../explain';
 
 /** The file's name inside a candidate directory. */
 export const RESULTS_FILE = 'RESULTS.md';
@@ -127,7 +127,7 @@ function promotionAuditSection(a: PromotionAuditInput): string[] {
     '|---|---|---|---|',
     ...rows.map(
       (i) =>
-        `| ${i.instance}${i.from === 'second run' ? ((i.nth ?? 2) === 2 ? ' (second run)' : ` (run ${i.nth})`) : ''} | ${champion(i)} | ${i.challenger_s.toFixed(3)} s | ${verdict(i).replace(/\|/g, '/')}${i.run ? ` (${i.run.slice(0, 8)})` : ''} |`,
+        `| ${i.instance}${i.from === 'second run' ? runLabel(i.nth ?? 2) : ''} | ${champion(i)} | ${i.challenger_s.toFixed(3)} s | ${verdict(i).replace(/\|/g, '/')}${i.run ? ` (${i.run.slice(0, 8)})` : ''} |`,
     ),
   ];
   const main = a.instances.length
