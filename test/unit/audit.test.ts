@@ -299,15 +299,21 @@ describe('perf audit: real solvers', function () {
     const e = await evaluate(ws, honest(), config('', `evaluation: { scratch_dir: ${scratch} }\n`));
     assert.equal(e.verdict, 'pass', perfGate(e).detail + perfGate(e).failures.join('\n'));
     const g = perfGate(e);
-    // Defaults: min 3, share 0.1 of 5 UNSAT answers.
-    assert.deepEqual([g.audit!.candidates, g.audit!.instances.length, g.audit!.checked, g.audit!.caught], [5, 3, 3, 0]);
+    // Defaults: min 3, share 0.1 of 5 UNSAT answers. Each answer joins by its own crypto draw as its run
+    // ends and the top-up brings the sample to 3, so it holds 3 answers or more (4 or 5 in about 11%).
+    const n = g.audit!.instances.length;
+    assert.ok(n >= 3 && n <= 5, `${n} audited`);
+    assert.deepEqual([g.audit!.candidates, g.audit!.checked, g.audit!.caught], [5, n, 0]);
     for (const i of g.audit!.instances)
       assert.deepEqual(
         [UNSAT.includes(i.instance), i.verdict, i.status, i.answer, i.check.kind, i.check.ok],
         [true, 'ok', 'solved', 'UNSAT', 'drat', true],
         i.instance,
       );
-    assert.match(g.detail, /^7\/7 solved, PAR-2 [\d.]+ s; audit: the proofs of 3 of 5 UNSAT answers checked, as their runs wrote them; 3 verified$/);
+    assert.equal(
+      g.detail.replace(/PAR-2 [\d.]+ s/, 'PAR-2 x s'),
+      `7/7 solved, PAR-2 x s; audit: the proofs of ${n} of 5 UNSAT answers checked, as their runs wrote them; ${n} verified`,
+    );
     // The document's instances: the three checked ones with their proof's verdict, every UNSAT answer with its proof's size.
     const checked = e.doc.instances.filter((i) => i.check.kind === 'drat');
     assert.deepEqual(checked.map((i) => i.instance).sort(), g.audit!.instances.map((i) => i.instance).sort());
@@ -315,10 +321,10 @@ describe('perf audit: real solvers', function () {
     const runs = storedRuns(ws);
     assert.equal(new Set(runs.map((r) => r.key)).size, 7, 'no run of its own for the audit');
     assert.deepEqual(fs.readdirSync(proofRoot(scratch)), []);
-    // Evaluated again: SAT answers and the checked UNSAT ones are reused with their evidence; the two
+    // Evaluated again: the two SAT answers and the checked UNSAT ones are reused with their evidence; the
     // unchecked ones ran again (their proofs went with the first evaluation's hold).
     const again = await evaluate(ws, honest(), config('{ min: 0, share: 0.01 }', `evaluation: { scratch_dir: ${scratch} }\n`));
-    assert.equal(perfGate(again).reused, 5);
+    assert.equal(perfGate(again).reused, 2 + n);
   });
 
   it('draws the sample from the injected random source: different draws audit different instances', async () => {
