@@ -275,11 +275,16 @@ describe('perf audit: real solvers', function () {
     const e = await evaluate(ws, bogus(), config('{ min: 2, share: 0 }', `evaluation: { scratch_dir: ${scratch} }\n`));
     assert.equal(e.verdict, 'fail');
     const g = perfGate(e);
+    // At least the minimum of 2: each answer also joins by its own crypto draw as its run ends (3 or more in about 15%).
+    const n = g.audit!.instances.length;
+    assert.ok(n >= 2 && n <= 5, `${n} audited`);
     assert.match(
       g.detail,
-      /audit: the proofs of 2 of 5 UNSAT answers checked, as their runs wrote them; 2 caught: UNSAT claimed on php-\d-\d\.cnf, proof rejected by drat-trim/,
+      new RegExp(
+        `audit: the proofs of ${n} of 5 UNSAT answers checked, as their runs wrote them; ${n} caught: UNSAT claimed on php-\\d-\\d\\.cnf, proof rejected by drat-trim`,
+      ),
     );
-    assert.deepEqual([g.audit!.from, g.audit!.candidates, g.audit!.checked, g.audit!.caught], ['kept', 5, 2, 2]);
+    assert.deepEqual([g.audit!.from, g.audit!.candidates, g.audit!.checked, g.audit!.caught], ['kept', 5, n, n]);
     for (const f of g.failures)
       assert.match(f, /^invalid_proof: UNSAT claimed on php-\d-\d\.cnf, proof rejected by drat-trim .*\(the proof its own run wrote\) \(perf audit\)$/);
     // The very runs that were measured: the audit names their keys, and no other run was made.
