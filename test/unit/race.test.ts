@@ -27,6 +27,7 @@ import {
   AGAIN_RUNS,
   logRatios,
   objectiveTest,
+  runModel,
   runNoise,
   SESSION_DRIFT,
   sessionVariance,
@@ -449,9 +450,10 @@ describe('the race (the rules)', () => {
     assert.deepEqual(again('B', pairsAt(-0.03)), [], 'slower: far from a promotion');
     assert.deepEqual(again('B', pairsAt(0.03)), [], '3% faster: far from a promotion at 10% noise');
     // A heavy pair both left unsolved says nothing new when run again; a light one near the limit runs again.
+    // (20% faster: the flips that pair and the unsolved one may carry keep a 10% gain out of reach.)
     const open = again(
       'B',
-      pairsAt(0.1, (k) =>
+      pairsAt(0.2, (k) =>
         k === 19
           ? { a: run('i19', 'timeout', 100, 100), b: run('i19', 'timeout', 100, 100) }
           : k === 0
@@ -739,6 +741,30 @@ describe('the race (the rules)', () => {
     const total = ((ot(bimodal, 'par2').gain_se_pct * 1400) / 100) ** 2;
     const runs = varianceRelief(bimodal, noise).reduce((t, x) => t + 2 * x, 0);
     assert.ok(Math.abs(total - runs - v) < 1e-6 * total, `${total} = ${runs} + ${v}?`);
+  });
+
+  it('takes an instance whose runs all solved it near the limit one noise deviation of their mean nearer the limit, and one far from it at their mean', () => {
+    const noise = { timeoutS: 100, sigma: 0.1 };
+    // Identical sides: D is 0 and the session's speed moves nothing, so the test's variance is the runs' alone.
+    const variance = (t: number, runs: number) => {
+      const pair: TestPair = {
+        a: t,
+        b: t,
+        solvedA: true,
+        solvedB: true,
+        again: Array.from({ length: runs - 1 }, () => ({ a: { t, solved: true }, b: { t, solved: true } })),
+      };
+      return ((ot([pair], 'par2').gain_se_pct * t) / 100) ** 2;
+    };
+    const close = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(x, y);
+    // Far from the limit: each side's run variance at its runs' mean, divided by its runs.
+    assert.ok(close(variance(10, 1), 2 * runModel(10, noise).variance), `${variance(10, 1)}`);
+    // Near it: at one noise deviation of the mean nearer it (s / sqrt(k)), where the flips weigh more.
+    assert.ok(close(variance(90, 1), 2 * runModel(90 * Math.exp(0.1), noise).variance), `${variance(90, 1)}`);
+    assert.ok(close(variance(90, 4), (2 * runModel(90 * Math.exp(0.05), noise).variance) / 4), `${variance(90, 4)}`);
+    assert.ok(variance(90, 1) > 2 * runModel(90, noise).variance, 'lucky runs near the limit do not carry the small variance of their luck');
+    // Never past the limit: the runs solved it.
+    assert.ok(close(variance(99, 1), 2 * runModel(100, noise).variance), `${variance(99, 1)}`);
   });
 
   it('over A/A sets, a promotion-level test almost never calls a difference; over 20% gains it almost always does', () => {

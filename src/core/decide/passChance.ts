@@ -13,11 +13,12 @@
 // The final test (objectiveTest.ts) is taken at twice its level, its standard error from the run noise
 // of the pairs seen and of the rest predicted (the instances near the limit at a sixth, as a survivor
 // runs them again up to AGAIN_RUNS times), and the margin at its confidence (promotionRule.ts). Where
-// the final difference will land is uncertain beyond the line's spread where instances run again: a
-// seen pair near the limit is one run of the several its final mean averages, and an instance near the
-// limit still to run flips as much as any. Calibrated in bench/decisions.ts: with the seen pairs held
-// fixed and the near-limit ones at half, a challenger given under 5% at the look 30 of 44 passed in
-// 14-26% of decisions.
+// the final difference will land is uncertain beyond the line's spread where an instance near the limit
+// is still to run: it flips as much as any. Calibrated in bench/decisions.ts: with the near-limit ones
+// at half, a challenger given under 5% at the look 30 of 44 passed in 14-26% of decisions. The seen
+// pairs are held fixed: letting those near the limit move by 30% of a run's variance (one run of the
+// several their final mean averages) promoted no more winners and cost a no-gain cycle at 44 instances
+// 1.52 champion evaluations against 1.42.
 import { normalCdf, normalQuantile } from '../stats/normal';
 import { AGAIN_RUNS, MARGIN_CONFIDENCE, nearLimit, NOISE_PRIOR, runModel } from './objectiveTest';
 
@@ -43,12 +44,6 @@ const PRIOR_SD = 0.15;
 const PRIOR_PAIRS = 2;
 /** The look judges the final test at this multiple of its level: the second runs and the noise they measure may lower its standard error. */
 const APPROX_SLACK = 2;
-
-/**
- * The share of a seen pair's one-run variance, near the limit, by which its final mean may still move:
- * its first run is one of the up to AGAIN_RUNS its final mean averages (calibrated, bench/decisions.ts).
- */
-const SEEN_MOVES = 0.3;
 
 /** A solved champion timeout's worth before any was seen: solved at half the timeout. */
 const SOLVED_AT = 0.5;
@@ -85,11 +80,8 @@ export function passChance(seen: readonly (LookPair & { timeout: boolean })[], r
   const D = sum(seen.map((p) => p.b - p.a));
   const A = sum(seen.map((p) => p.a));
   const VS = sum(seen.map((p) => pairVar(p.a, p.b, p.solvedA, p.solvedB)));
-  // Where the final difference may move beyond the line's spread: seen pairs near the limit, and the rest's near it.
-  const nearVar = (r: { v: number; near: boolean }) => (r.near ? r.v : 0);
-  const VM =
-    SEEN_MOVES * sum(seen.map((p) => nearVar(runVar(p.a, p.b, p.solvedA, p.solvedB)))) +
-    sum(rest.filter((r) => r < timeoutS).map((r) => nearVar(runVar(r, r, true, true)))) / AGAIN_RUNS;
+  // Where the final difference may move beyond the line's spread: the rest's instances near the limit.
+  const VM = sum(rest.filter((r) => r < timeoutS).map((r) => (near(r) ? runVar(r, r, true, true).v : 0))) / AGAIN_RUNS;
   const onlyB = seen.filter((p) => p.solvedB && !p.solvedA).length;
   const onlyA = seen.filter((p) => p.solvedA && !p.solvedB).length;
   // The solved stratum: its log ratios as a line in the log of the champion's time (a challenger may gain
