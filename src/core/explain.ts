@@ -2,6 +2,8 @@
 // cycle): what changed with its CI, n and p, the margin in force, and the common reasons a faster-
 // looking challenger stays a challenger (not significant; too few instances to ever be significant).
 
+import { pPhrase } from './stats/pValue';
+
 /** What an explanation needs of a comparison (decide/comparison.ts `Comparison`; RESULTS.md's copy of it). */
 export interface ExplainedComparison {
   par2A: number;
@@ -39,7 +41,7 @@ export function explainComparison(c: ExplainedComparison, o: { alpha: number; ma
   const p = oneSided?.p ?? c.wilcoxon.p;
   // The tests' p is one-sided: it is compared with alpha / 2 (the Wilcoxon p of older comparisons with alpha).
   const level = oneSided ? o.alpha / 2 : o.alpha;
-  const stats = `PAR-2 ${c.par2A.toFixed(2)} -> ${c.par2B.toFixed(2)} s, 95% CI of the difference ${c.ci95[0].toFixed(2)} .. ${c.ci95[1].toFixed(2)} s, p = ${p.toPrecision(2)}, n = ${c.wilcoxon.n}`;
+  const stats = `PAR-2 ${c.par2A.toFixed(2)} -> ${c.par2B.toFixed(2)} s, 95% CI of the difference ${c.ci95[0].toFixed(2)} .. ${c.ci95[1].toFixed(2)} s, ${pPhrase(p)}, n = ${c.wilcoxon.n}`;
   const need = minPairsForSignificance(o.alpha);
   if (c.caveat) return `No verdict: ${c.caveat}.`;
   // The exact sign-flip tests of comparisons made before the run-noise test could not reach a level with fewer pairs.
@@ -53,7 +55,7 @@ export function explainComparison(c: ExplainedComparison, o: { alpha: number; ma
   const zero = c.ci95[0] <= 0 && c.ci95[1] >= 0;
   const [par2Sig, ratioSig] = c.test ? [c.test.par2_p < level, c.test.log_ratio_p < level] : [false, false];
   if (ratioSig && !par2Sig)
-    return `${way} (${stats}): faster instance by instance (the geometric mean's p = ${c.test!.log_ratio_p.toPrecision(2)}), but its PAR-2 on this set is not significantly lower (p = ${c.test!.par2_p.toPrecision(2)}): the gain is on instances that weigh little in PAR-2, or the time it loses near the limit may undo it. The geometric mean never promotes.`;
+    return `${way} (${stats}): faster instance by instance (the geometric mean's ${pPhrase(c.test!.log_ratio_p)}), but its PAR-2 on this set is not significantly lower (${pPhrase(c.test!.par2_p)}): the gain is on instances that weigh little in PAR-2, or the time it loses near the limit may undo it. The geometric mean never promotes.`;
   return `${way} (${stats}), but not significant: ${p >= level ? `p is not under ${oneSided ? level.toPrecision(2) : level}` : 'the difference is inside the noise band'}${zero ? ', and the CI includes no difference at all' : ''}. The instances do not agree on a direction.`;
 }
 

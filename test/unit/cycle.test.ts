@@ -73,7 +73,7 @@ describe('evolution cycle (champion/challenger)', function () {
     assert.equal(s.champion_changed, true, s.outcome ?? '');
     assert.match(
       s.outcome!,
-      /SATLUTION_1 is the new champion \(side by side on (CPU|wall) time: PAR-2 \d+\.\d+ -> \d+\.\d+ s, \d+\.\d% faster \(at least \d+\.\d% at 80% confidence\)( with \d+ instances? run again by both, up to \d+ times each \(near the limit and the longest; the mean of the runs\))?, p = [\d.e-]+, n = 8; over the \d+\.\d% margin/,
+      /SATLUTION_1 is the new champion \(side by side on (CPU|wall) time: PAR-2 \d+\.\d+ -> \d+\.\d+ s, \d+\.\d% faster \(at least \d+\.\d% at 80% confidence\)( with \d+ instances? run again by both, up to \d+ times each \(near the limit and the longest; the mean of the runs\))?, p [=<] [\d.e-]+, n = 8; over the \d+\.\d% margin/,
     );
     for (const st of ['plan', 'approve', 'code', 'evaluate', 'analyze', 'decide', 'done']) assert.ok(events.includes(st), st);
     const { index } = await new CandidateStore(ws).load();

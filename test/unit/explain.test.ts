@@ -1,6 +1,7 @@
 // Verdicts in plain sentences: the common reasons a challenger that looks faster stays a challenger.
 import * as assert from 'node:assert/strict';
 import { explainComparison, explainSplit, minPairsForSignificance, type ExplainedComparison } from '../../src/core/explain';
+import { pPhrase } from '../../src/core/stats/pValue';
 
 const cmp = (o: Partial<ExplainedComparison> & { n?: number }): ExplainedComparison => ({
   par2A: 1,
@@ -23,6 +24,15 @@ describe('verdicts explained', () => {
       s,
       /^40\.0% faster \(PAR-2 1\.00 -> 0\.60 s, 95% CI of the difference -0\.60 \.\. -0\.20 s, p = 0\.13, n = 4\), but with 4 instances that differ no result can be significant at alpha 0\.05: even if every one went the same way, the test needs at least 6\. Add instances to the perf set\.$/,
     );
+  });
+
+  it('never writes a p that underflowed as "p = 0.0": below 1e-6 it says so', () => {
+    const s = explainComparison(cmp({ wilcoxon: { n: 22, p: 0 } }), { alpha: 0.05, marginPct: 10 });
+    assert.match(s, /, p < 1e-6, n = 22\)/);
+    assert.doesNotMatch(s, /p = 0\.0/);
+    assert.equal(pPhrase(2e-7), 'p < 1e-6');
+    assert.equal(pPhrase(0.0123), 'p = 0.012');
+    assert.equal(pPhrase(1e-6), 'p = 0.0000010');
   });
 
   it('tells a win from a significant gain under the margin, a loss, and no agreement', () => {

@@ -8,6 +8,7 @@ import { CandidateStore } from '../../core/store/candidates';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { UsageError } from '../exit';
 import { runnerEnv } from '../runnerEnv';
+import { pPhrase } from '../../core/stats/pValue';
 
 export const CALIBRATE_HELP = `satlution calibrate [--dir D] [--solver SATLUTION_N] [--json]
 
@@ -47,7 +48,7 @@ export async function calibrateCommand(argv: string[]): Promise<number> {
 /** The calibration as a person reads it. */
 export function renderCalibration(doc: CalibrationDoc, on: 'wall' | 'cpu', minImprovementPct: number): string {
   const line = (name: string, n: NoiseDoc) =>
-    `${name}: band ${n.band_pct.toFixed(1)}% of PAR-2 (A/A difference ${n.diff_pct.toFixed(1)}%, p = ${n.p.toPrecision(2)}${n.aa_significant ? ', significant without the band' : ''}); per-instance spread median ${n.spread_median_pct ?? '-'}%, 90th percentile ${n.spread_p90_pct ?? '-'}%`;
+    `${name}: band ${n.band_pct.toFixed(1)}% of PAR-2 (A/A difference ${n.diff_pct.toFixed(1)}%, ${pPhrase(n.p)}${n.aa_significant ? ', significant without the band' : ''}); per-instance spread median ${n.spread_median_pct ?? '-'}%, 90th percentile ${n.spread_p90_pct ?? '-'}%`;
   const used = on === 'cpu' && doc.cpu ? doc.cpu : doc.wall;
   return (
     [

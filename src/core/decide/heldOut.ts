@@ -6,6 +6,7 @@ import { par2Of, type TimeBasis } from '../eval/metrics';
 import { pairTimes, type DuelDoc } from './duels';
 import { objectiveTest, runNoise, type RankBy, type TestPair } from './objectiveTest';
 import { pairsBasis } from './race';
+import { pPhrase } from '../stats/pValue';
 
 /**
  * The held-out check's veto error: a winner no worse than the champion on the held-out set (in expected
@@ -47,19 +48,16 @@ export function heldOutCall(pairs: readonly TestPair[], of: number, rankBy: Rank
       stop: true,
       slower: true,
       gainPct,
-      reason: `on all ${of} instances, worse than the champion there: ${way} (the test of worse ${what} gives p ${pText(test.p_worse)}, under the ${HELD_OUT_VETO} a veto needs)`,
+      reason: `on all ${of} instances, worse than the champion there: ${way} (the test of worse ${what} gives ${pPhrase(test.p_worse)}, under the ${HELD_OUT_VETO} a veto needs)`,
     };
-  if (test.p < HELD_OUT_PASS) return { stop: true, slower: false, gainPct, reason: `on all ${of} instances, ${way}: better ${what} (p ${pText(test.p)})` };
+  if (test.p < HELD_OUT_PASS) return { stop: true, slower: false, gainPct, reason: `on all ${of} instances, ${way}: better ${what} (${pPhrase(test.p)})` };
   return {
     stop: true,
     slower: undefined,
     gainPct,
-    reason: `on all ${of} instances, not shown worse than the champion there: ${way} (the test of worse gives p ${pText(test.p_worse)}, a veto needs under ${HELD_OUT_VETO})`,
+    reason: `on all ${of} instances, not shown worse than the champion there: ${way} (the test of worse gives ${pPhrase(test.p_worse)}, a veto needs under ${HELD_OUT_VETO})`,
   };
 }
-
-/** A p value in words: "= 0.0042", or "< 1e-6" where it is smaller (a normal tail may round to 0). */
-const pText = (p: number): string => (p < 1e-6 ? '< 1e-6' : `= ${p.toPrecision(2)}`);
 
 /** A session pair's runs as the tests see them on `on` (complete runs: no caps). */
 export const heldOutPairs = (pairs: readonly { a: InstanceResult; b: InstanceResult }[], timeoutS: number, on: TimeBasis): TestPair[] => {

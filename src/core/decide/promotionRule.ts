@@ -8,6 +8,7 @@ import { measuredInFull, type EvalDoc } from '../eval/evalDoc';
 import { candidateDirName } from '../layout';
 import { marginGainPct } from '../explain';
 import { normalQuantile } from '../stats/normal';
+import { pPhrase } from '../stats/pValue';
 import { MARGIN_CONFIDENCE } from './objectiveTest';
 
 /** An evaluated candidate with its side-by-side comparison against the reference (the champion). */
@@ -60,7 +61,7 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
     .sort((a, b) => solvedMore(b.cmp!) - solvedMore(a.cmp!) || gainPct(b.cmp) - gainPct(a.cmp));
   const stays = candidateDirName(parent);
   const side = (c: Comparison) =>
-    `side by side on ${c.on === 'cpu' ? 'CPU' : 'wall'} time: PAR-2 ${(c.again ?? c).par2A.toFixed(2)} -> ${(c.again ?? c).par2B.toFixed(2)} s, ${gainPct(c).toFixed(1)}% faster (at least ${gainAtConfidence(c).toFixed(1)}% at ${100 * MARGIN_CONFIDENCE}% confidence)${twice(c)}, p = ${c.test.p.toPrecision(2)}, n = ${c.common}`;
+    `side by side on ${c.on === 'cpu' ? 'CPU' : 'wall'} time: PAR-2 ${(c.again ?? c).par2A.toFixed(2)} -> ${(c.again ?? c).par2B.toFixed(2)} s, ${gainPct(c).toFixed(1)}% faster (at least ${gainAtConfidence(c).toFixed(1)}% at ${100 * MARGIN_CONFIDENCE}% confidence)${twice(c)}, ${pPhrase(c.test.p)}, n = ${c.common}`;
   const best = winners[0];
   if (best)
     return {
@@ -93,7 +94,7 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
   const cmp = passing[0]?.cmp;
   return {
     winner: null,
-    outcome: `${stays} stays champion (${of}${cmp ? `${cmp.verdict} side by side (${gainPct(cmp).toFixed(1)}%, p = ${cmp.test.p.toPrecision(2)} against ${cmp.level.toPrecision(2)}, n = ${cmp.common}${cmp.band_pct ? `, noise band ${cmp.band_pct.toFixed(1)}%` : ''})` : 'no comparable measurement'})`,
+    outcome: `${stays} stays champion (${of}${cmp ? `${cmp.verdict} side by side (${gainPct(cmp).toFixed(1)}%, ${pPhrase(cmp.test.p)} against ${cmp.level.toPrecision(2)}, n = ${cmp.common}${cmp.band_pct ? `, noise band ${cmp.band_pct.toFixed(1)}%` : ''})` : 'no comparable measurement'})`,
   };
 }
 

@@ -12,6 +12,7 @@
 import type { RacingConfig } from '../config/schema';
 import type { InstanceResult } from '../run/result';
 import { normalCdf, normalQuantile } from '../stats/normal';
+import { pPhrase } from '../stats/pValue';
 import { basisOf, par2Of, type TimeBasis } from '../eval/metrics';
 import {
   AGAIN_RUNS,
@@ -337,7 +338,7 @@ export function raceSettle(
     // At the least noise any session is taken to have: its second runs may yet measure little, and "cannot win" must hold even then.
     const test = objectiveTest(tp, rankBy, { timeoutS, sigma: NOISE_FLOOR });
     if (test.p < level) return undefined;
-    return `cannot win: with its ${capped} capped run${capped === 1 ? '' : 's'} counted at the cap and as solved (the best they could have done), the promotion test gives p = ${test.p.toPrecision(2)} against the ${level.toPrecision(2)} a promotion needs`;
+    return `cannot win: with its ${capped} capped run${capped === 1 ? '' : 's'} counted at the cap and as solved (the best they could have done), the promotion test gives ${pPhrase(test.p)} against the ${level.toPrecision(2)} a promotion needs`;
   };
 }
 
