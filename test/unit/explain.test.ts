@@ -1,7 +1,6 @@
 // Verdicts in plain sentences: the common reasons a challenger that looks faster stays a challenger.
 import * as assert from 'node:assert/strict';
-import { explainComparison, explainSplit, minPairsForSignificance, type ExplainedComparison } from '../../src/core/explain';
-import { pPhrase } from '../../src/core/stats/pValue';
+import { explainComparison, explainSplit, minPairsForSignificance, pPhrase, type ExplainedComparison } from '../../src/core/explain';
 
 const cmp = (o: Partial<ExplainedComparison> & { n?: number }): ExplainedComparison => ({
   par2A: 1,

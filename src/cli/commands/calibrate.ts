@@ -8,7 +8,7 @@ import { CandidateStore } from '../../core/store/candidates';
 import { findWorkspace } from '../../core/workspace/snapshot';
 import { UsageError } from '../exit';
 import { runnerEnv } from '../runnerEnv';
-import { pPhrase } from '../../core/stats/pValue';
+import { pPhrase } from '../../core/explain';
 
 export const CALIBRATE_HELP = `satlution calibrate [--dir D] [--solver SATLUTION_N] [--json]
 

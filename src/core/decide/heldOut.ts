@@ -6,7 +6,7 @@ import { par2Of, type TimeBasis } from '../eval/metrics';
 import { pairTimes, type DuelDoc } from './duels';
 import { objectiveTest, runNoise, type RankBy, type TestPair } from './objectiveTest';
 import { pairsBasis } from './race';
-import { pPhrase } from '../stats/pValue';
+import { pPhrase } from '../explain';
 
 /**
  * The held-out check's veto error: a winner no worse than the champion on the held-out set (in expected

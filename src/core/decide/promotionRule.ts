@@ -6,9 +6,8 @@
 import type { Comparison } from './comparison';
 import { measuredInFull, type EvalDoc } from '../eval/evalDoc';
 import { candidateDirName } from '../layout';
-import { marginGainPct } from '../explain';
+import { marginGainPct, pPhrase } from '../explain';
 import { normalQuantile } from '../stats/normal';
-import { pPhrase } from '../stats/pValue';
 import { MARGIN_CONFIDENCE } from './objectiveTest';
 
 /** An evaluated candidate with its side-by-side comparison against the reference (the champion). */

@@ -12,7 +12,7 @@
 import type { RacingConfig } from '../config/schema';
 import type { InstanceResult } from '../run/result';
 import { normalCdf, normalQuantile } from '../stats/normal';
-import { pPhrase } from '../stats/pValue';
+import { pPhrase } from '../explain';
 import { basisOf, par2Of, type TimeBasis } from '../eval/metrics';
 import {
   AGAIN_RUNS,
