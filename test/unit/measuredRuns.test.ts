@@ -125,9 +125,14 @@ describe('the measured run is the checked run: every perf run is the same kind o
         overrides: { jobs: 2 },
       });
       await collect('race', b);
-      // The challenger's UNSAT answers kept their proofs in the hold, each named by its run; the champion's side kept none.
+      // The challenger's UNSAT answers kept their proofs in the hold, each named by its run, further runs of a
+      // survivor included (their answers are checked before a promotion too); the champion's side kept none.
       const unsat = raced.duels[0]!.b.filter((r) => r.answer === 'UNSAT');
-      assert.deepEqual(fs.readdirSync(kept).sort(), unsat.map((r) => `${r.proof!.kept!.run}.proof`).sort());
+      const further = raced.duels[0]!.doc.pairs.flatMap((p) => (p.again ?? []).map((x) => x.b)).filter((r) => r.answer === 'UNSAT');
+      assert.deepEqual(
+        fs.readdirSync(kept).sort(),
+        [...unsat.map((r) => r.proof!.kept!.run), ...further.map((r) => r.run)].map((run) => `${run}.proof`).sort(),
+      );
       assert.deepEqual(
         raced.duels[0]!.doc.pairs.filter((p) => p.b.answer === 'UNSAT')
           .map((p) => p.b.run)
