@@ -190,8 +190,7 @@ function sideVariance(runs: readonly TestRun[], anySolved: boolean, n: TestNoise
   if (!anySolved) return { par2: 0, unsolved: 0 };
   const solved = runs.filter((r) => r.solved);
   const [k, x] = [runs.length, runs.length - solved.length];
-  const s = Math.max(NOISE_FLOOR, n.sigma);
-  const t = !x ? solvedTime(solved, k, n) : k === 1 ? n.timeoutS : n.timeoutS * Math.exp(-s * normalQuantile(1 - (x + 0.5) / (k + 1)));
+  const t = !x ? solvedTime(solved, k, n) : timedOutTime(k, x, n);
   const m = runModel(t, n);
   return { par2: m.variance, unsolved: m.timeout * (1 - m.timeout) };
 }
@@ -342,10 +341,14 @@ export function sessionVariance(pairs: readonly TestPair[], noise: TestNoise): n
 function sideTime(runs: readonly TestRun[], n: TestNoise): number {
   const solved = runs.filter((r) => r.solved);
   const [k, x] = [runs.length, runs.length - solved.length];
-  const s = Math.max(NOISE_FLOOR, n.sigma);
   if (!x) return geoMean(solved);
-  if (x === k) return n.timeoutS * Math.exp(s);
-  return k === 1 ? n.timeoutS : n.timeoutS * Math.exp(-s * normalQuantile(1 - (x + 0.5) / (k + 1)));
+  if (x === k) return n.timeoutS * Math.exp(Math.max(NOISE_FLOOR, n.sigma));
+  return timedOutTime(k, x, n);
+}
+
+/** The noise-free time of a side that timed out in `x` of its `k` runs of an instance: where that share ((x + 1/2) / (k + 1)) puts it; the limit after one run. */
+function timedOutTime(k: number, x: number, n: TestNoise): number {
+  return k === 1 ? n.timeoutS : n.timeoutS * Math.exp(-Math.max(NOISE_FLOOR, n.sigma) * normalQuantile(1 - (x + 0.5) / (k + 1)));
 }
 
 /** One pair's part of the test (objectiveTest): each side's mean over its runs, and its variance divided by the runs it made. */

@@ -14,7 +14,7 @@
 // of the pairs seen and of the rest predicted (the instances near the limit at a sixth, as a survivor
 // runs them again up to AGAIN_RUNS times), and the margin at its confidence (promotionRule.ts). Where
 // the final difference will land is uncertain beyond the line's spread where an instance near the limit
-// is still to run: it flips as much as any. Calibrated in bench/decisions.ts: with the near-limit ones
+// is still to run: it flips like every other one there. Calibrated in bench/decisions.ts: with the near-limit ones
 // at half, a challenger given under 5% at the look 30 of 44 passed in 14-26% of decisions. The seen
 // pairs are held fixed: letting those near the limit move by 30% of a run's variance (one run of the
 // several their final mean averages) promoted no more winners and cost a no-gain cycle at 44 instances
