@@ -28,12 +28,18 @@
 // hard3 (20% lower PAR-2, all of it on the hardest third); par2win (10% lower PAR-2, 1.3x slower on the
 // easiest 70%); solves-24 and solves-12 (400 instances, 25% beyond a 5,000 s limit: 24 or 12 more of the
 // champion's timeouts solved, identical elsewhere). BENCH_INSTANCES sets the size, BENCH_BEYOND the share
-// beyond the limit. BENCH_SCENARIO=heldout measures the held-out check (below).
+// beyond the limit. Families (the family rule, decide/familyCheck.ts): worlds with their instances dealt at
+// random into families f1..f5 of 8, 8, 8, 8 and 12 (BENCH_FAMILIES); fam-aa (identical); fam-uniform
+// (BENCH_GAIN lower PAR-2 everywhere); fam-loser (15% higher PAR-2 on f1, 20% lower on the rest,
+// BENCH_REST_GAIN); fam-loser2 (the same with families 4, 4, 8, 8, 8, 12, f1 and f2 each 15% slower).
+// BENCH_WITH_FAMILIES=1 deals any scenario's world into families; BENCH_FAMILY_RULE=off reports
+// without vetoing; BENCH_FAMILY_ERROR and BENCH_FAMILY_MIN set the rule's error and least instances.
+// BENCH_SCENARIO=heldout measures the held-out check (below).
 import { compareRuns } from '../src/core/decide/comparison';
 import type { EvalDoc } from '../src/core/eval/evalDoc';
 import { par2Of } from '../src/core/eval/metrics';
 import { capFor, firstLook, raceAgain, raceLook, raceOrder, raceSettle, type RacePolicy } from '../src/core/decide/race';
-import { heldOutCall, heldOutPairs } from '../src/core/decide/heldOut';
+import { heldOutAgain, heldOutCall, heldOutPairs } from '../src/core/decide/heldOut';
 import { runModel, type RankBy } from '../src/core/decide/objectiveTest';
 import { runSession, furtherRuns, sidePairs } from '../src/core/decide/scheduler';
 import { RacingSchema } from '../src/core/config/schema';
@@ -43,6 +49,7 @@ import type { InstanceResult } from '../src/core/run/result';
 import { promotionLevel } from '../src/core/decide/againstChampion';
 import { greedyAccept } from '../src/core/decide/promotionRule';
 import type { Evaluated } from '../src/core/decide/promotionRule';
+import { DEFAULT_FAMILY_RULE, type FamilyRule } from '../src/core/decide/familyCheck';
 
 const WORKSPACES = Number(process.env.BENCH_WORKSPACES ?? 40);
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 50);
@@ -62,6 +69,13 @@ const ON = 'cpu' as const;
 const RANK_BY = (process.env.BENCH_RANK_BY ?? 'par2') as RankBy;
 /** The race's settings (BENCH_RACING=off: no futility looks, every challenger runs the whole set). */
 const RACING = RacingSchema.parse(process.env.BENCH_RACING === 'off' ? { enabled: false } : {});
+/** The family rule (BENCH_FAMILY_RULE=off: figures only, no veto; BENCH_FAMILY_ERROR, BENCH_FAMILY_MIN override its error and least instances). */
+const FAMILY_RULE: FamilyRule = {
+  ...DEFAULT_FAMILY_RULE,
+  veto: process.env.BENCH_FAMILY_RULE !== 'off',
+  ...(process.env.BENCH_FAMILY_ERROR ? { error: Number(process.env.BENCH_FAMILY_ERROR) } : {}),
+  ...(process.env.BENCH_FAMILY_MIN ? { min_instances: Number(process.env.BENCH_FAMILY_MIN) } : {}),
+};
 /** Lanes of the simulated local runner. */
 const LANES = 2;
 
@@ -73,6 +87,8 @@ interface World {
   rnd: () => number;
   timeout: number;
   racing: typeof RACING;
+  /** Each instance's family, where the scenario has families (else none). */
+  families?: string[];
   /** Correlated slowness per lane (log factor, AR(1) from run to run), where the scenario has it: a core that slows down for a while slows both sides of the pairs it runs. */
   lanes?: { log: number[]; keep: number; sd: number };
 }
@@ -81,6 +97,8 @@ interface World {
 function normal(rnd: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
 }
+
+const ones = (w: World) => w.times.map(() => 1);
 
 /** A world of `n` instances whose times are log-uniform over three orders of magnitude, `beyond` of that range past the limit. */
 function world(n: number, seed: number, o: { timeout?: number; beyond?: number } = {}): World {
@@ -112,7 +130,7 @@ function run(w: World, i: number, effect: number, f: number, cap: number, lane?:
   const time = solved ? t : cap;
   return {
     instance: name(i),
-    family: null,
+    family: w.families?.[i] ?? null,
     expected: null,
     expected_from: 'none',
     answer: solved ? 'SAT' : null,
@@ -143,7 +161,7 @@ interface CycleOutcome {
 async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number[][]): Promise<CycleOutcome> {
   const TIMEOUT_S = w.timeout;
   const RACING = w.racing;
-  const instances: InstanceSpec[] = w.times.map((_, i) => ({ name: name(i), file: name(i), family: null, expected: null }));
+  const instances: InstanceSpec[] = w.times.map((_, i) => ({ name: name(i), file: name(i), family: w.families?.[i] ?? null, expected: null }));
   const policy: RacePolicy = { reference: new Map(stored.map((r) => [r.instance, par2Of(r, TIMEOUT_S, ON)])), on: ON, racing: RACING };
   const order = raceOrder(instances, policy.reference);
   const effects = effectsOf();
@@ -178,7 +196,7 @@ async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number
           },
         ),
     settle: raceSettle(policy, TIMEOUT_S, level, RANK_BY),
-    again: raceAgain(policy, TIMEOUT_S, RANK_BY, { level, marginPct: MIN_IMPROVEMENT_PCT }),
+    again: raceAgain(policy, TIMEOUT_S, RANK_BY, { level, marginPct: MIN_IMPROVEMENT_PCT, families: FAMILY_RULE }),
   });
   const evaluated: Evaluated[] = keys.map((key, k) => {
     const s = out.b.get(key)!;
@@ -190,7 +208,11 @@ async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number
       race: { outcome: survived ? 'survived' : 'rejected early', ran: b.length, of: order.length, reason: s.dropped?.reason ?? '' },
     } as Partial<EvalDoc> as EvalDoc;
     const again = furtherRuns(sp);
-    return { candidate: k + 1, json, cmp: survived ? compareRuns(a, b, TIMEOUT_S, { alpha: 2 * level, on: ON, rankBy: RANK_BY, again }) : undefined };
+    return {
+      candidate: k + 1,
+      json,
+      cmp: survived ? compareRuns(a, b, TIMEOUT_S, { alpha: 2 * level, on: ON, rankBy: RANK_BY, again, families: FAMILY_RULE }) : undefined,
+    };
   });
   const d = greedyAccept(evaluated, 0, MIN_IMPROVEMENT_PCT);
   return {
@@ -230,28 +252,73 @@ const total = (o: CycleOutcome) => o.championCost + o.challengerCost.reduce((s, 
 
 const G = Number(process.env.BENCH_GAIN ?? 0.1);
 
-/** A challenger's expected PAR-2 on its world's set: each instance's under its run noise and the session factor. */
-function expectedPar2(w: World, effect: readonly number[]): number {
-  return w.times.reduce((s, t, i) => s + runModel(t * effect[i]!, { timeoutS: w.timeout, sigma: Math.hypot(w.sigma[i]!, w.drift) }).mean, 0);
+/** A challenger's expected PAR-2 on its world's set (or on the instances of `on`): each instance's under its run noise and the session factor. */
+function expectedPar2(w: World, effect: readonly number[], on?: readonly boolean[]): number {
+  return w.times.reduce(
+    (s, t, i) => s + (on && !on[i] ? 0 : runModel(t * effect[i]!, { timeoutS: w.timeout, sigma: Math.hypot(w.sigma[i]!, w.drift) }).mean),
+    0,
+  );
 }
 
-/** Effects `base`, with the instances of `scaled` times a factor solved for so that the expected PAR-2 is `target` times the champion's; null where no factor in 1/50..50 reaches it. */
-function solveFor(w: World, base: readonly number[], scaled: readonly boolean[], target: number): number[] | null {
-  const goal =
-    target *
-    expectedPar2(
-      w,
-      w.times.map(() => 1),
-    );
+/**
+ * Effects `base`, with the instances of `scaled` times a factor solved for so that the expected PAR-2 is
+ * `target` times the champion's (on the whole set, or on the instances of `on`); null where no factor in
+ * 1/50..50 reaches it.
+ */
+function solveFor(w: World, base: readonly number[], scaled: readonly boolean[], target: number, on?: readonly boolean[]): number[] | null {
+  const goal = target * expectedPar2(w, ones(w), on);
   const at = (c: number) => base.map((b, i) => (scaled[i] ? b * c : b));
   let [lo, hi] = [Math.log(1 / 50), Math.log(50)];
-  if (expectedPar2(w, at(Math.exp(lo))) > goal || expectedPar2(w, at(Math.exp(hi))) < goal) return null;
+  if (expectedPar2(w, at(Math.exp(lo)), on) > goal || expectedPar2(w, at(Math.exp(hi)), on) < goal) return null;
   for (let k = 0; k < 60; k++) {
     const mid = (lo + hi) / 2;
-    if (expectedPar2(w, at(Math.exp(mid))) > goal) hi = mid;
+    if (expectedPar2(w, at(Math.exp(mid)), on) > goal) hi = mid;
     else lo = mid;
   }
   return at(Math.exp((lo + hi) / 2));
+}
+
+/**
+ * Worlds with families: their instances dealt at random (across difficulty) into families of `sizes`
+ * (BENCH_FAMILIES overrides them; scaled to the set), named f1, f2, ...
+ */
+const familyWorld =
+  (sizes: readonly number[]) =>
+  (n: number, seed: number): World =>
+    withFamilies(world(n, seed), sizes);
+
+/** `w` with its instances dealt at random into families of `sizes` (scaled to the set). */
+function withFamilies(w: World, sizes: readonly number[]): World {
+  const n = w.times.length;
+  const scale = n / sizes.reduce((s, x) => s + x, 0);
+  const bounds = sizes.map((_, k) => Math.round(scale * sizes.slice(0, k + 1).reduce((s, x) => s + x, 0)));
+  const dealt = sample(w, [...w.times.keys()], n);
+  const families: string[] = Array.from({ length: n });
+  dealt.forEach((i, k) => (families[i] = `f${bounds.findIndex((b) => k < b) + 1}`));
+  return { ...w, families };
+}
+/** Family sizes at 44 instances: four of 8 and one of 12; with two small ones. */
+const FAMILIES = (process.env.BENCH_FAMILIES ?? '8,8,8,8,12').split(',').map(Number);
+const SMALL_FAMILIES = (process.env.BENCH_FAMILIES ?? '4,4,8,8,8,12').split(',').map(Number);
+
+/**
+ * A specialist: `loss` higher expected PAR-2 on the families `losing` (each on its own), and `gain`
+ * lower on the other instances (as one).
+ */
+function specialist(w: World, losing: readonly string[], loss: number, gain: number): number[] | null {
+  const fam = w.families ?? [];
+  let e: number[] | null = solveFor(
+    w,
+    ones(w),
+    fam.map((f) => !losing.includes(f)),
+    1 - gain,
+    fam.map((f) => !losing.includes(f)),
+  );
+  for (const f of losing) {
+    const mine = fam.map((x) => x === f);
+    e = e && solveFor(w, e, mine, 1 + loss, mine);
+  }
+  return e;
 }
 
 /** The instances' ranks by true time, easiest first: whether each is among the easiest `share`. */
@@ -316,8 +383,16 @@ interface Scenario {
   noGain: boolean;
 }
 
-const ones = (w: World) => w.times.map(() => 1);
 const competition = (n: number, seed: number) => world(n, seed, { timeout: 5000, beyond: 0.25 });
+
+/** BENCH_GAIN (10%) lower expected PAR-2 on every instance alike. */
+const uniformGain = (w: World) =>
+  solveFor(
+    w,
+    ones(w),
+    w.times.map(() => true),
+    1 - G,
+  );
 
 const SCENARIOS: Record<string, Scenario> = {
   aa: { instances: 44, world, effect: ones, noGain: true },
@@ -371,18 +446,7 @@ const SCENARIOS: Record<string, Scenario> = {
     noGain: true,
   },
   lowcap: { instances: 44, world: (n, seed) => ({ ...world(n, seed), racing: RacingSchema.parse({ cap_factor: 1.1 }) }), effect: ones, noGain: true },
-  uniform: {
-    instances: 44,
-    world,
-    effect: (w) =>
-      solveFor(
-        w,
-        ones(w),
-        w.times.map(() => true),
-        1 - G,
-      ),
-    noGain: G <= 0,
-  },
+  uniform: { instances: 44, world, effect: uniformGain, noGain: G <= 0 },
   hard3: {
     instances: 44,
     world,
@@ -411,6 +475,20 @@ const SCENARIOS: Record<string, Scenario> = {
     },
     noGain: false,
   },
+  'fam-aa': { instances: 44, world: familyWorld(FAMILIES), effect: ones, noGain: true },
+  'fam-uniform': { instances: 44, world: familyWorld(FAMILIES), effect: uniformGain, noGain: G <= 0 },
+  'fam-loser': {
+    instances: 44,
+    world: familyWorld(FAMILIES),
+    effect: (w) => specialist(w, ['f1'], 0.15, Number(process.env.BENCH_REST_GAIN ?? 0.2)),
+    noGain: false,
+  },
+  'fam-loser2': {
+    instances: 44,
+    world: familyWorld(SMALL_FAMILIES),
+    effect: (w) => specialist(w, ['f1', 'f2'], 0.15, Number(process.env.BENCH_REST_GAIN ?? 0.2)),
+    noGain: false,
+  },
   'solves-24': { instances: 400, world: competition, effect: (w) => solvesMore(w, 24), noGain: false },
   'solves-12': { instances: 400, world: competition, effect: (w) => solvesMore(w, 12), noGain: false },
 };
@@ -432,7 +510,8 @@ function wilson(k: number, n: number): [number, number] {
 /** A world of the scenario where its challenger exists (some shapes cannot be made PAR-2-equal in every world: the next seed is taken). */
 function worldFor(sc: Scenario, n: number, seed: number): World {
   for (let k = 0; ; k++) {
-    const w = sc.world(n, seed + 7919 * k);
+    const plain = sc.world(n, seed + 7919 * k);
+    const w = process.env.BENCH_WITH_FAMILIES && !plain.families ? withFamilies(plain, FAMILIES) : plain;
     if (sc.effect({ ...w, rnd: prng(seed + k) })) return w;
     if (k > 50) throw new Error("no world of this size makes the scenario's challenger");
   }
@@ -486,6 +565,7 @@ async function scenario(name: string): Promise<void> {
       promoted: r3(promoted / outs.length),
       promoted_ci95: [r3(lo), r3(hi)],
       ...(droppedWinner === null ? {} : { dropped_early: r3(droppedWinner) }),
+      ...(name.startsWith('fam-') ? { family_rule: FAMILY_RULE.veto ? FAMILY_RULE : 'off' } : {}),
       evals_per_cycle: r3(perCycle),
       evals_per_dropped: Number.isFinite(perDropped) ? r3(perDropped) : null,
       par2_change_pct: r3(truth.par2),
@@ -497,7 +577,8 @@ async function scenario(name: string): Promise<void> {
 /**
  * The held-out check (scenario `heldout`): a winner of the kind BENCH_HELDOUT (uniform: BENCH_GAIN lower
  * PAR-2; par2win; geoworse; aa) against the champion on a held-out set of BENCH_INSTANCES (22), side by
- * side in one session as the engine runs it, judged by heldOut.ts heldOutCall on the whole set; prints
+ * side in one session as the engine runs it (with the family rounds of heldOut.ts heldOutAgain where the
+ * world has families), judged by heldOut.ts heldOutCall on the whole set and its families; prints
  * the share of checks that vetoed it, that called it faster, and the check's cost in evaluations of the
  * held-out set.
  */
@@ -512,7 +593,7 @@ async function heldOut(): Promise<void> {
   for (let k = 0; k < worlds; k++) {
     const w = worldFor(sc, n, SEED * 500009 + n * 1031 + k);
     const unit = w.times.reduce((s, t) => s + Math.min(t, w.timeout), 0);
-    const instances: InstanceSpec[] = w.times.map((_, i) => ({ name: name(i), file: name(i), family: null, expected: null }));
+    const instances: InstanceSpec[] = w.times.map((_, i) => ({ name: name(i), file: name(i), family: w.families?.[i] ?? null, expected: null }));
     const order = raceOrder(instances, new Map());
     for (let c = 0; c < Math.floor(decisions / worlds) + (k < decisions % worlds ? 1 : 0); c++) {
       let e = sc.effect(w);
@@ -530,8 +611,11 @@ async function heldOut(): Promise<void> {
           spent += cost(rs) / unit;
           return rs;
         },
+        again: heldOutAgain(FAMILY_RULE, RANK_BY, w.timeout, ON),
       });
-      const call = heldOutCall(heldOutPairs(sidePairs(out, 'B', order), w.timeout, ON), order.length, RANK_BY, w.timeout);
+      const sp = sidePairs(out, 'B', order);
+      const families = w.families ? { of: sp.map((p) => p.a.family), rule: FAMILY_RULE } : undefined;
+      const call = heldOutCall(heldOutPairs(sp, w.timeout, ON), order.length, RANK_BY, w.timeout, families);
       if (call.slower === true) vetoed++;
       if (call.slower === false) faster++;
     }

@@ -129,6 +129,7 @@ const controlBar = h('div', { class: 'controls', role: 'toolbar', 'aria-label': 
 // What the cycle is doing right now: a bar for the evaluation under way, a model call being retried,
 // and why the last run stopped, with the actions that fix it.
 const whyLine = h('p', { class: 'why' });
+const familiesLine = h('p', { class: 'families' });
 // Start with no models configured runs the offline tuner: said before it happens, with the fix.
 const agentHint = h(
   'p',
@@ -216,6 +217,7 @@ const main = h(
     stepLive,
     note,
     whyLine,
+    familiesLine,
     agentHint,
     progressBox,
     retryBox,
@@ -314,6 +316,10 @@ function renderState(s: SteeringState | undefined): void {
   note.title = s.phase === 'idle' && s.outcome ? s.outcome : '';
   whyLine.textContent = s.why ? `Why: ${s.why}` : '';
   whyLine.hidden = !s.why;
+  familiesLine.textContent = s.families ? `By family: ${s.families}` : '';
+  familiesLine.hidden = !s.families;
+  // A family that got slower beyond the tolerance stands out (core/familyReport.ts familyGlance).
+  familiesLine.classList.toggle('slower', !!s.families && s.families.includes('slower beyond'));
   agentHint.hidden = !(s.nextAgent === 'tuner' && (s.phase === 'idle' || s.phase === 'paused'));
   renderProgress(s.progress);
   renderRetry(s.retry);

@@ -134,6 +134,11 @@ export const SteeringState = z
       .string()
       .max(LIMITS.line * 3)
       .nullable(),
+    /** Each family's PAR-2 change under the last cycle's challenger, slowest first (core/familyReport.ts familyGlance); null where its set has one family. */
+    families: z
+      .string()
+      .max(LIMITS.line * 3)
+      .nullable(),
   })
   .strict();
 export type SteeringState = z.infer<typeof SteeringState>;

@@ -9,7 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { curateSet, curationClock, curationMarkdown, type CurationDoc } from '../../src/core/benchmarks/curateSet';
 import { FetchIncomplete, fetchLimits, fetchSet, familyOf, GbdSource, setFileName } from '../../src/core/benchmarks/fetchSet';
 import { GbdCache } from '../../src/core/benchmarks/gbdCache';
-import { selectInstances, stratumOf, type CurateInstance } from '../../src/core/benchmarks/selection';
+import { heldOutFamilies, selectInstances, stratumOf, type CurateInstance } from '../../src/core/benchmarks/selection';
 import { loadConfig } from '../../src/core/config/load';
 import { GbdSchema } from '../../src/core/config/schema';
 import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
@@ -17,7 +17,9 @@ import { listSet } from '../../src/core/instances/instances';
 import { InstanceResult } from '../../src/core/run/result';
 import { CandidateStore } from '../../src/core/store/candidates';
 import { tinysatCycleWorkspace } from './cycleWorkspace';
-import { canonicalText, servedInstance, startGbdServer, type GbdTestServer, type ServedInstance } from '../fixtures/gbdServer';
+import { canonicalText, gbdDatabase, servedInstance, startGbdServer, type GbdTestServer, type ServedInstance } from '../fixtures/gbdServer';
+import { databaseFamilies, GbdDatabaseError } from '../../src/core/benchmarks/gbdDatabase';
+import { raceOrder } from '../../src/core/decide/race';
 import { CLI, tempDir, WORKER } from './helpers';
 
 /** A fetch's limits as satlution.yaml's defaults give them. */
@@ -33,6 +35,13 @@ function cli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120000): Promis
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('close', (status) => (clearTimeout(timer), resolve({ status, stdout, stderr })));
   });
+}
+
+/** `track=test_2026` of `server` fetched into the set `name` of `ws` (a cache of its own), with `extra` request fields. */
+async function fetchTrack(server: GbdTestServer, ws: string, name: string, extra: Partial<Parameters<typeof fetchSet>[0]> = {}): Promise<string> {
+  const dir = path.join(ws, 'benchmarks', name);
+  await fetchSet({ server: server.url, query: 'track=test_2026', dir, cache: new GbdCache(tempDir('gbd-cache-')), jobs: 3, ...LIMITS, ...extra });
+  return dir;
 }
 
 /** A track of 10: 5 planted SAT, 3 pigeonhole UNSAT, 2 of unknown result. */
@@ -92,8 +101,13 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     assert.equal(source.server, server.url);
     assert.equal(source.instances.length, 10);
     assert.ok(!fs.existsSync(path.join(ws, 'benchmarks', '.comp.fetching')), 'no staging left');
-    // The answers were asked with the two routes alone.
-    assert.ok(server.requests.every((r) => r.path === '/getinstances' || r.path.startsWith('/file/')));
+    // The answers were asked with the two routes alone, and the families of the database gbd.families_database names (none here).
+    assert.ok(server.requests.every((r) => r.path === '/getinstances' || r.path.startsWith('/file/') || r.path === '/getdatabase/meta'));
+    assert.match(source.families ?? '', /^none from a database: .* has no database meta$/);
+    assert.ok(
+      specs.every((s) => s.family === null),
+      'no family: none from the database, none in the query',
+    );
     assert.equal(server.requests.filter((r) => r.path === '/getinstances').length, 3);
     // Again under the same name: refused, nothing changes.
     await assert.rejects(
@@ -112,6 +126,98 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     assert.equal(fam.instances, 3);
     assert.equal(fam.fromCache, 3, 'taken from the cache');
     assert.ok((await listSet(path.join(ws, 'benchmarks', 'php'))).every((s) => s.family === 'php' && s.expected === 'UNSAT'));
+  });
+
+  it("takes each instance's family from the server's GBD database; curate's strata and the race's order use them", async () => {
+    const inst = track();
+    const rows = inst.map((i) => ({ hash: i.hash, family: i.attrs.family! }));
+    server = await startGbdServer(inst, {}, { databases: { meta: await gbdDatabase(rows) } });
+    const ws = tempDir('gbd-ws-');
+    const dir = await fetchTrack(server, ws, 'comp');
+    const specs = await listSet(dir);
+    for (const i of inst) assert.equal(specs.find((x) => x.name.startsWith(i.hash))!.family, i.attrs.family, i.name);
+    const source = GbdSource.parse(JSON.parse(fs.readFileSync(path.join(dir, 'gbd-source.json'), 'utf8')));
+    assert.equal(source.families, `from ${server.url}/getdatabase/meta (features.family): 10 of 10 instances`);
+    // The race interleaves the families (raceOrder) and curate stratifies by them (stratumOf).
+    const order = raceOrder(specs, new Map());
+    assert.deepEqual(
+      order
+        .slice(0, 2)
+        .map((x) => x.family)
+        .sort(),
+      ['php', 'planted'],
+      'both families among the first two',
+    );
+    assert.deepEqual([...new Set(specs.map((x) => stratumOf({ family: x.family, answer: x.expected })))].sort(), [
+      'php/UNSAT',
+      'planted/SAT',
+      'planted/unknown',
+    ]);
+    // Many-valued layout (a family table), and a local database file the user names instead of the server's.
+    const file = path.join(tempDir('gbd-db-'), 'meta.db');
+    fs.writeFileSync(
+      file,
+      await gbdDatabase(
+        rows.map((r) => ({ ...r, family: `${r.family}-local` })),
+        'table',
+      ),
+    );
+    const local = await fetchTrack(server, ws, 'local', { familiesFile: file });
+    assert.ok((await listSet(local)).every((x) => x.family === 'planted-local' || x.family === 'php-local'));
+    // --family still names one family for all.
+    const given = await fetchTrack(server, ws, 'given', { family: 'mine' });
+    assert.ok((await listSet(given)).every((x) => x.family === 'mine'));
+  });
+
+  it('reads a hostile GBD database as untrusted input: garbage, oversized, a view in place of the table, bad names and two families per instance', async () => {
+    const inst = track().slice(0, 4);
+    const wanted = new Set(inst.map((i) => i.hash));
+    await assert.rejects(databaseFamilies(Buffer.from('<html>not a database</html>'.padEnd(200)), wanted), GbdDatabaseError);
+    const truncated = (await gbdDatabase(inst.map((i) => ({ hash: i.hash, family: 'x' })))).subarray(0, 2048);
+    await assert.rejects(databaseFamilies(truncated, wanted), GbdDatabaseError);
+    // A view that never ends where the table would be is not read: tables only.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- sql.js's inline build, as the code under test loads it
+    const SQL = await (require('sql.js/dist/sql-wasm-inline.js') as () => Promise<import('sql.js').SqlJsStatic>)();
+    const v = new SQL.Database();
+    v.run('CREATE VIEW features AS WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT x AS hash, x AS family FROM n');
+    const view = Buffer.from(v.export());
+    v.close();
+    assert.deepEqual(await databaseFamilies(view, wanted), { families: new Map(), refused: 0, from: 'none' });
+    // Names that are no family names are refused; an instance given two families gets neither; 'empty' is no family.
+    const read = await databaseFamilies(
+      await gbdDatabase(
+        [
+          { hash: inst[0]!.hash, family: '../../etc' },
+          { hash: inst[1]!.hash, family: 'x'.repeat(101) },
+          { hash: inst[2]!.hash, family: 'crypto' },
+          { hash: inst[2]!.hash, family: 'graph' },
+          { hash: inst[3]!.hash, family: 'empty' },
+          { hash: 'f'.repeat(32), family: 'not-asked' },
+        ],
+        'table',
+      ),
+      wanted,
+    );
+    assert.deepEqual([read.families.size, read.refused, read.from], [0, 3, 'family table']);
+    // Over gbd.max_db_mb, or garbage from the server: the fetch goes on without families and says why.
+    server = await startGbdServer(
+      inst,
+      {},
+      { databases: { meta: await gbdDatabase(inst.map((i) => ({ hash: i.hash, family: 'big' }))), junk: Buffer.from('x'.repeat(5000)) } },
+    );
+    const logs: string[] = [];
+    const ws = tempDir('gbd-ws-');
+    const small = await fetchTrack(server, ws, 'small', { maxDbBytes: 1000, log: (l) => logs.push(l) });
+    assert.ok((await listSet(small)).every((x) => x.family === null));
+    assert.ok(
+      logs.some((l) => /no families from a database: the database meta is [\d.]+ MB, over the 0\.0 MB a database may have \(gbd\.max_db_mb\)/.test(l)),
+      logs.join('\n'),
+    );
+    await fetchTrack(server, ws, 'junk', { familiesDatabase: 'junk', log: (l) => logs.push(l) });
+    assert.ok(
+      logs.some((l) => /no families from a database: not an SQLite database/.test(l)),
+      logs.join('\n'),
+    );
   });
 
   it("refuses a file served under another instance's hash, by both hashes, and makes no set", async () => {
@@ -295,6 +401,37 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     assert.equal(stratumOf({ family: null, answer: null }), 'no family/unknown');
   });
 
+  it('holds out whole families, by name or by count (chosen by their names, never trained on), and refuses what cannot be held out', () => {
+    const inst: CurateInstance[] = [];
+    for (const [family, n] of [
+      ['crypto', 8],
+      ['graph', 6],
+      ['php', 5],
+      ['tiny', 2],
+    ] as const)
+      for (let k = 0; k < n; k++) inst.push({ name: `${family}-${k}`, family, answer: 'SAT', solved: true, timeS: 1 + k, status: 'solved' });
+    const lim = { budgetS: 1000, heldoutShare: 0.3, minS: 0.5, timeoutS: 100 };
+    const sel = selectInstances(inst, { ...lim, heldoutFamilies: { names: ['graph'] } });
+    const familyIn = (set: string) => new Set(sel.decisions.filter((d) => d.set === set).map((d) => d.name.split('-')[0]));
+    assert.deepEqual([...familyIn('heldout')], ['graph']);
+    assert.deepEqual([...familyIn('train')].sort(), ['crypto', 'php', 'tiny'], 'every other family trains, whole');
+    assert.match(sel.decisions.find((d) => d.name === 'graph-0')!.reason, /^held-out \(the family graph is held out whole\)/);
+    // By count: among families with 4 or more informative instances, in an order fixed by their names' hashes.
+    const one = selectInstances(inst, { ...lim, heldoutFamilies: { count: 1 } });
+    const held = [...new Set(one.decisions.filter((d) => d.set === 'heldout').map((d) => d.name.split('-')[0]))];
+    assert.equal(held.length, 1);
+    assert.ok(['crypto', 'graph', 'php'].includes(held[0]!), `${held[0]} has 4 or more instances`);
+    assert.deepEqual(heldOutFamilies(inst, { count: 1 }), new Set(held), 'the same choice every time');
+    assert.throws(
+      () => heldOutFamilies(inst, { names: ['nosuch'] }),
+      /no informative instance of the family nosuch to hold out \(families here: crypto, graph, php, tiny\)/,
+    );
+    assert.throws(() => heldOutFamilies(inst, { count: 4 }), /cannot hold out 4 whole families: 3 of the 4 families have 4 or more/);
+    assert.equal(heldOutFamilies(inst, { count: 3 }).size, 3, 'the small family is left to train on');
+    assert.throws(() => heldOutFamilies(inst, { names: ['crypto', 'graph', 'php', 'tiny'] }), /leaves no family to train on/);
+    assert.ok(heldOutFamilies(inst, { count: 2 }).size === 2);
+  });
+
   it('curates a fetched set: the champion runs it once, the two sets are written and named in satlution.yaml', async () => {
     const inst = [
       ...Array.from({ length: 12 }, (_, i) =>
@@ -302,11 +439,17 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
       ),
       ...Array.from({ length: 4 }, (_, i) => servedInstance(`php-${i}.cnf.xz`, pigeonhole(4 + i, 3 + i), { track: 'c', result: 'unsat', family: 'php' })),
     ];
-    server = await startGbdServer(inst);
+    server = await startGbdServer(inst, {}, { databases: { meta: await gbdDatabase(inst.map((i) => ({ hash: i.hash, family: i.attrs.family! }))) } });
     const ws = await tinysatCycleWorkspace({ approval: 'auto', perf: 1, perfSeed: 1 });
     const env = { ...process.env, SATLUTION_GBD_CACHE: tempDir('gbd-cache-') };
     const f = await cli(['benchmarks', 'fetch', 'track=c', '--set', 'comp', '--server', server.url, '--dir', ws], env);
     assert.equal(f.status, 0, f.stderr);
+    // The CLI (the bundle, with SQLite inside) read each instance's family from the server's database.
+    const fetched = await listSet(path.join(ws, 'benchmarks', 'comp'));
+    assert.deepEqual(
+      inst.map((i) => fetched.find((x) => x.name.startsWith(i.hash))!.family),
+      inst.map((i) => i.attrs.family),
+    );
     assert.notEqual((await new CandidateStore(ws).load()).index.champion, null, 'the seed is the champion');
     // The champion's times decide; min 0 s so tinysat's fast runs count. First with room for all, to
     // learn the times; then with half of that budget (the champion's runs are kept: not run again).
@@ -355,5 +498,37 @@ describe('benchmarks from a GBD server (fetch, curate)', function () {
     const md = fs.readFileSync(path.join(ws, 'benchmarks', 'comp', 'CURATION.md'), 'utf8');
     assert.match(md, /## Training[\s\S]*## Held-out[\s\S]*## Left out/);
     assert.equal(md.split('\n').filter((l) => /^\| [0-9a-f]{32}-/.test(l)).length, 16, 'a row for every instance');
+    // The CLI holds out the pigeonhole family whole: the held-out set is its instances alone, and none of them trains.
+    const c = await cli(
+      [
+        'benchmarks',
+        'curate',
+        '--from',
+        'comp',
+        '--budget-cpu-minutes',
+        '60',
+        '--timeout',
+        '10',
+        '--min-s',
+        '0',
+        '--heldout-families',
+        'php',
+        '--replace',
+        '--dir',
+        ws,
+      ],
+      env,
+    );
+    assert.equal(c.status, 0, c.stderr + c.stdout);
+    assert.match(c.stdout, /held out whole: php \(never in training\)/);
+    const [t2, h2] = await Promise.all([listSet(path.join(ws, 'benchmarks', 'comp-train')), listSet(path.join(ws, 'benchmarks', 'comp-heldout'))]);
+    assert.ok(h2.length >= 1 && h2.every((x) => x.family === 'php'), h2.map((x) => x.family).join(','));
+    assert.ok(t2.length >= 1 && t2.every((x) => x.family === 'planted'));
+    const bad = await cli(
+      ['benchmarks', 'curate', '--from', 'comp', '--budget-cpu-minutes', '60', '--timeout', '10', '--heldout-families', 'nosuch', '--replace', '--dir', ws],
+      env,
+    );
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /no informative instance of the family nosuch to hold out/);
   });
 });

@@ -31,6 +31,7 @@ describe('config: satlution.yaml', () => {
       decide_on: 'cpu',
       rank_by: 'par2',
       racing: { enabled: true, cap_factor: 3, cap_floor_s: 1, min_instances: 5 },
+      families: { veto: true, tolerance_pct: 5, min_instances: 4, error: 0.2 },
       calibration: { auto: true, max_age_days: 30 },
       checker: { time_factor: 10, time_min_s: 10, mem_mb: 8192, proof_mb_per_s: 64, proof_min_mb: 64 },
     });

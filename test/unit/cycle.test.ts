@@ -153,6 +153,70 @@ describe('evolution cycle (champion/challenger)', function () {
   });
 });
 
+describe('the family rule in a real cycle', function () {
+  this.timeout(300000);
+
+  it('keeps out a challenger faster overall but slower on one family, and names the family in the outcome and RESULTS.md', async () => {
+    // 8 instances of 30 variables ("big") and 4 of 20 ("small"); the champion starts slowly on all of them.
+    const ws = await tinysatCycleWorkspace({ approval: 'auto', perf: 0, perfSeed: 0 });
+    const perf = path.join(ws, 'benchmarks', 'perf');
+    const rows = ['instance,family,expected'];
+    for (let i = 0; i < 8; i++) {
+      write(path.join(perf, `big${i}.cnf`), planted3Sat(30, 4.0, 300 + i));
+      rows.push(`big${i}.cnf,big,SAT`);
+    }
+    for (let i = 0; i < 4; i++) {
+      write(path.join(perf, `small${i}.cnf`), planted3Sat(20, 4.0, 400 + i));
+      rows.push(`small${i}.cnf,small,SAT`);
+    }
+    write(path.join(perf, 'meta.csv'), rows.join('\n') + '\n');
+    const src = path.join(ws, 'SATLUTION_0', 'tinysat.c');
+    fs.writeFileSync(src, withCpuSpin(fs.readFileSync(src, 'utf8'), DELAY));
+    // The specialist: no slow start, but half as slow again as the champion on the small formulas.
+    const SLOWER = cpuSpin('225000000').replace(/^ {2}/, '  if (nvars == 20) ');
+    const specialist: EvolutionAgent = {
+      ...speedUpAgent(),
+      async code({ host }) {
+        for (const [search, replace] of [
+          [DELAY, ''],
+          ['  starts[nclauses] = used;\n', `  starts[nclauses] = used;\n${SLOWER}`],
+        ] as const) {
+          const edit = await runTool('edit_file', JSON.stringify({ path: 'tinysat.c', search, replace }), host);
+          assert.equal(edit.isError, false, edit.content);
+        }
+        const b = await host.build();
+        assert.equal(b.ok, true, b.text);
+        return { finished: true, detail: 'done' };
+      },
+    };
+    const s = await runCycle({ ws, config: await loadConfig(ws), agent: specialist, approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
+    assert.equal(s.step, 'done');
+    assert.equal(s.champion_changed, false, s.outcome ?? '');
+    assert.match(
+      s.outcome!,
+      /^SATLUTION_0 stays champion \(\d+\.\d% faster side by side over the 5\.0% margin, but slower on a family: small \d+\.\d% slower \(4 instances, PAR-2 [\d.]+ -> [\d.]+ s\); significantly and more than the 5% a family may lose/,
+    );
+    assert.equal((await new CandidateStore(ws).load()).index.champion, 0);
+    const results = fs.readFileSync(path.join(ws, 'SATLUTION_1', 'RESULTS.md'), 'utf8');
+    assert.match(results, /^\*\*By family:\*\* small \+\d+\.\d% \(slower beyond 5%\), big −?-?\d+\.\d%\.$/m);
+    assert.match(results, /^\| small \| 4 \| [\d.]+ s \| [\d.]+ s \| \+\d+\.\d% \| 4 \/ 4 \| \*\*slower beyond 5%\*\* \|$/m);
+    // The duel keeps each pair's family and the figures, for the dashboard and for a decision recomputed from it.
+    const dir = path.join(ws, '.satlution', 'duels');
+    const duel = JSON.parse(fs.readFileSync(path.join(dir, fs.readdirSync(dir)[0]!), 'utf8')) as {
+      pairs: { instance: string; family: string }[];
+      comparison: { families: { family: string; slower: boolean }[] };
+    };
+    assert.deepEqual(new Set(duel.pairs.map((p) => `${p.instance.replace(/\d+\.cnf$/, '')}:${p.family}`)), new Set(['big:big', 'small:small']));
+    assert.deepEqual(
+      duel.comparison.families.map((f) => [f.family, f.slower]),
+      [
+        ['small', true],
+        ['big', false],
+      ],
+    );
+  });
+});
+
 describe('satlution cycle with the real openai client against a local model server', function () {
   this.timeout(180000);
 

@@ -574,6 +574,10 @@ describe('dashboard verdicts', function () {
         band_pct: 3.1,
         wall_par2A: 51.85,
         wall_par2B: 13.425,
+        families: [
+          { family: 'crypto', instances: 2, par2A: 1.65, par2B: 1.8, change_pct: 9.0909, judged: false, slower: false },
+          { family: 'random', instances: 2, par2A: 52.05, par2B: 25.225, change_pct: -51.5369, judged: false, slower: false },
+        ],
       },
     });
     const heldOut = duelDoc(ws, {
@@ -585,7 +589,7 @@ describe('dashboard verdicts', function () {
       b: 'SATLUTION_3',
       at: '2026-11-02T12:00:00.000Z',
       pairs: promoted.pairs.slice(0, 2),
-      comparison: { ...promoted.comparison, n: 2, par2A: 1.5, par2B: 1.0, verdict: 'no significant difference' },
+      comparison: { ...promoted.comparison, n: 2, par2A: 1.5, par2B: 1.0, verdict: 'no significant difference', families: undefined },
     });
     // Cycle 3: SATLUTION_4 against SATLUTION_3, slower side by side.
     const slower = duelDoc(ws, {
@@ -698,6 +702,12 @@ describe('dashboard verdicts', function () {
     );
     assert.ok(Math.abs(won.duel!.gainPct - (100 * (51.75 - 13.125)) / 51.75) < 1e-3, 'the gain, to a thousandth of a percent');
     assert.deepEqual([won.heldOut!.session, won.heldOut!.verdict], [heldOut.session, 'no significant difference']);
+    // Each family's change travels with the duel, slowest first as kept; a duel of one family has none.
+    assert.deepEqual(won.duel!.families, [
+      { family: 'crypto', instances: 2, changePct: 9.091, judged: false, slower: false },
+      { family: 'random', instances: 2, changePct: -51.537, judged: false, slower: false },
+    ]);
+    assert.equal(won.heldOut!.families, undefined);
     assert.deepEqual([ds[2]!.champion, ds[2]!.duel!.verdict, ds[2]!.heldOut], [3, 'A faster', null]);
     assert.equal(ds[0]!.duel, null);
 

@@ -52,6 +52,7 @@ const idleState: SteeringState = {
   retry: null,
   problem: null,
   why: null,
+  families: null,
   nextAgent: 'tuner',
 };
 
@@ -346,12 +347,15 @@ describe('steering: progress, retries, problems and the why', () => {
         saved: done,
         problem: { text: 'anthropic rejected the API key (HTTP 401)', actions: ['setApiKey'] },
         why: '12.0% faster (PAR-2 ...), but not significant',
+        families: 'f1 +30.0% (slower beyond 5%), f2 -20.1%',
       }),
     );
     assert.ok(SteeringState.safeParse(idle).success);
     assert.deepEqual(idle.problem?.actions, ['setApiKey']);
     assert.match(idle.why ?? '', /not significant/);
-    assert.equal(steeringState(input({ saved: { ...done, step: 'code' }, why: 'x' })).why, null, 'an interrupted cycle has no verdict yet');
+    assert.equal(idle.families, 'f1 +30.0% (slower beyond 5%), f2 -20.1%');
+    const interrupted = steeringState(input({ saved: { ...done, step: 'code' }, why: 'x', families: 'f1 +1.0%' }));
+    assert.deepEqual([interrupted.why, interrupted.families], [null, null], 'an interrupted cycle has no verdict yet');
   });
 
   it('an error names the action that fixes it', () => {

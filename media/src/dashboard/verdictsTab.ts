@@ -11,6 +11,7 @@ import {
   type NoiseRow,
 } from '../../../src/core/dashboard/dashboardSchema';
 import { pairsScatter, type PairPoint } from './charts';
+import { familyStrip, familyTable } from './familyStrip';
 import { h, linkButton } from '../shared/dom';
 import { count, secs, secsUnit } from './format';
 import type { View } from './model';
@@ -180,6 +181,7 @@ function decisionsTable(ctx: TabContext, chosen: DashDecision | undefined): HTML
       h('td', { class: `num${duel ? (duel.gainPct > 0 ? ' gain' : duel.gainPct < 0 ? ' loss' : '') : ''}` }, duel ? signedPct(duel.gainPct) : '\u2013'),
       h('td', { class: 'num' }, duel ? pValue(duel.p) : '\u2013'),
       h('td', { class: 'num' }, duel ? pct(duel.bandPct) : d.race ? pct(d.race.bandPct) : '\u2013'),
+      h('td', {}, duel?.families ? familyStrip(duel.families) : '\u2013'),
     );
     // The whole row selects; the button in it is the keyboard's way.
     tr.addEventListener('click', (e) => {
@@ -200,8 +202,8 @@ function decisionsTable(ctx: TabContext, chosen: DashDecision | undefined): HTML
         h(
           'tr',
           {},
-          ...['Cycle', 'Challenger', 'Outcome', 'Pairs', 'PAR-2 champion \u2192 challenger', 'Gain', 'p', 'Band'].map((t, i) =>
-            h('th', { scope: 'col', class: i === 0 || i >= 3 ? 'num' : '' }, t),
+          ...['Cycle', 'Challenger', 'Outcome', 'Pairs', 'PAR-2 champion \u2192 challenger', 'Gain', 'p', 'Band', 'Families (PAR-2 change)'].map((t, i) =>
+            h('th', { scope: 'col', class: i === 0 || (i >= 3 && i < 8) ? 'num' : '' }, t),
           ),
         ),
       ),
@@ -232,6 +234,8 @@ function decisionDetail(ctx: TabContext, d: DashDecision, charts: Chart[]): HTML
     );
   if (d.duel) {
     box.append(duelSummary(d.duel));
+    if (d.duel.families) box.append(familyTable(d.duel.families, 'By family, side by side: the PAR-2 change under the challenger (positive: slower).'));
+    if (d.heldOut?.families) box.append(familyTable(d.heldOut.families, 'By family on the held-out set.'));
     if (d.heldOut)
       box.append(
         h(

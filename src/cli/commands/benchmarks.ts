@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { writeValues } from '../../core/config/edit';
 import { loadConfig } from '../../core/config/load';
 import { clockName, curateSet } from '../../core/benchmarks/curateSet';
+import { SelectionError } from '../../core/benchmarks/selection';
 import { FetchIncomplete, fetchLimits, fetchSet } from '../../core/benchmarks/fetchSet';
 import { GbdCache, defaultGbdCacheDir } from '../../core/benchmarks/gbdCache';
 import { GbdServerError } from '../../core/benchmarks/gbdRoutes';
@@ -14,28 +15,36 @@ import { cancelOnSignals, EXIT_INTERRUPTED } from '../interrupt';
 import { runnerEnv } from '../runnerEnv';
 
 export const BENCHMARKS_HELP = `satlution benchmarks fetch QUERY --set NAME [--server URL] [--limit N] [--family F] [--jobs N]
-                     [--replace] [--dir D]
+                     [--families-db FILE] [--replace] [--dir D]
 satlution benchmarks curate --from SET --budget-cpu-minutes M --timeout S [--heldout SHARE]
-                     [--min-s S] [--name NAME] [--replace] [--dir D]
+                     [--heldout-families N|F1,F2] [--min-s S] [--name NAME] [--replace] [--dir D]
 
 fetch asks a GBD server (the Global Benchmark Database; gbd.server in satlution.yaml, default
 https://benchmark-database.de) for the instances QUERY selects, in GBD's attribute language
 ("track=main_2024", "track=main_2024 and result=unsat", "family=cryptography"), and makes them the
-benchmark set NAME (benchmarks/NAME, added to satlution.yaml). It uses only the routes /getinstances
-and /file/<hash>. Every file is checked by its GBD hash after decompression, never trusted by its name:
+benchmark set NAME (benchmarks/NAME, added to satlution.yaml). It uses only the routes /getinstances,
+/file/<hash> and /getdatabase/NAME. Every file is checked by its GBD hash after decompression, never trusted by its name:
 a file whose hash differs is refused. Files are kept compressed in a cache shared by all your
 workspaces (gbd.cache, else $SATLUTION_GBD_CACHE, else ~/.cache/satlution/gbd), downloaded a few at a
 time (--jobs, default gbd.jobs), resumed after a dropped connection or a kill: run the same command
 again. The set appears only when every instance is there. meta.csv's answers come from the server's
 result attribute (the query asked again with "and result=sat" / "and result=unsat"); instances of
-unknown result get none. The family is --family, else the query's family=X, else none. gbd-source.json
-in the set says where each instance came from.
+unknown result get none. Each instance's family is --family (one for all), else its family in a GBD
+database: the file --families-db names, else the server's gbd.families_database (default meta; SQLite,
+at most gbd.max_db_mb, read as untrusted input: a family that is no plain name, or two for one
+instance, is refused), else the query's family=X, else none; a database that cannot be had or read
+costs the families, not the set, and says why. gbd-source.json in the set says where each instance
+and the families came from; edit meta.csv's family column to regroup them.
 
 curate runs the champion once over SET (sandboxed, as every run; results are kept, so a rerun resumes)
 with timeout S, then picks a training set whose champion CPU time fits M minutes per evaluation and a
 disjoint held-out set (--heldout share of the informative instances, default 0.3, with the same share
 of budget): instances the champion solved in at least --min-s seconds (default max(0.5, S/1000)),
-stratified by family and answer, each in a cross-section of difficulty. It writes the sets NAME-train
+stratified by family and answer, each in a cross-section of difficulty. --heldout-families holds out
+whole families instead (these names, or N of those with 4 or more informative instances, chosen by
+their names' hashes): their instances are the held-out set and every other family trains, so the
+held-out check before a promotion measures families evolution never saw (--heldout then sets only the
+held-out set's share of the budget). It writes the sets NAME-train
 and NAME-heldout (NAME defaults to SET), CURATION.md and curation.json in SET (why each instance is in
 or out), and sets stages.perf.set, stages.perf.holdout and stages.perf.timeout_s in satlution.yaml.
 Exit: 0 done, 1 some instances refused or failed (nothing made), 2 bad usage or input, 130 interrupted.`;
@@ -56,6 +65,7 @@ async function fetchCommand(argv: string[]): Promise<number> {
       server: { type: 'string' },
       limit: { type: 'string' },
       family: { type: 'string' },
+      'families-db': { type: 'string' },
       jobs: { type: 'string' },
       replace: { type: 'boolean', default: false },
       dir: { type: 'string' },
@@ -88,6 +98,7 @@ async function fetchCommand(argv: string[]): Promise<number> {
       replace: v.replace,
       ...(limit !== undefined ? { limit } : {}),
       ...(v.family ? { family: v.family } : {}),
+      ...(v['families-db'] ? { familiesFile: path.resolve(v['families-db']) } : {}),
       signal: abort.signal,
       log: (line) => console.error(line),
       onProgress: (p) => {
@@ -130,6 +141,7 @@ async function curateCommand(argv: string[]): Promise<number> {
       'budget-cpu-minutes': { type: 'string' },
       timeout: { type: 'string' },
       heldout: { type: 'string' },
+      'heldout-families': { type: 'string' },
       'min-s': { type: 'string' },
       name: { type: 'string' },
       replace: { type: 'boolean', default: false },
@@ -143,6 +155,20 @@ async function curateCommand(argv: string[]): Promise<number> {
   const timeoutS = positive(v.timeout, '--timeout');
   const share = v.heldout === undefined ? 0.3 : Number(v.heldout);
   if (!(share >= 0 && share <= 0.9)) throw new UsageError(`--heldout must be a share from 0 to 0.9, got "${v.heldout}"`);
+  const hf = v['heldout-families'];
+  const heldoutFamilies: { count: number } | { names: string[] } | undefined =
+    hf === undefined
+      ? undefined
+      : /^\d+$/.test(hf)
+        ? { count: Number(hf) }
+        : {
+            names: hf
+              .split(',')
+              .map((x) => x.trim())
+              .filter(Boolean),
+          };
+  if (heldoutFamilies && ('count' in heldoutFamilies ? heldoutFamilies.count < 1 : !heldoutFamilies.names.length))
+    throw new UsageError(`--heldout-families needs a count of at least 1, or family names separated by commas (got "${hf}")`);
   const minS = v['min-s'] === undefined ? Math.max(0.5, timeoutS / 1000) : Number(v['min-s']);
   if (!(minS >= 0)) throw new UsageError(`--min-s must be a number of seconds >= 0, got "${v['min-s']}"`);
   const name = v.name ?? v.from;
@@ -166,6 +192,7 @@ async function curateCommand(argv: string[]): Promise<number> {
       budgetS: budgetMin * 60,
       timeoutS,
       heldoutShare: share,
+      ...(heldoutFamilies ? { heldoutFamilies } : {}),
       minS,
       replace: v.replace,
       runnerEnv: runnerEnv(),
@@ -189,6 +216,7 @@ async function curateCommand(argv: string[]): Promise<number> {
     console.log(
       `held-out set ${d.heldout.set}: ${d.heldout.instances} instances, ${(d.heldout.time_s / 60).toFixed(1)} of ${(d.heldout.budget_s / 60).toFixed(1)} ${clock} minutes`,
     );
+    if (d.heldout_families) console.log(`held out whole: ${d.heldout_families.join(', ')} (never in training)`);
     console.log(`left out: ${outs.length} (why each instance is in or out: ${path.relative(ws, out.curationFile)})`);
     console.log(`satlution.yaml: stages.perf.set = ${d.train.set}, stages.perf.holdout = ${d.heldout.set}, stages.perf.timeout_s = ${d.timeout_s}`);
     return EXIT.ok;
@@ -197,6 +225,7 @@ async function curateCommand(argv: string[]): Promise<number> {
       console.error(`curate stopped: ${(e as Error).message} (the champion's finished runs are kept: run it again to go on)`);
       return EXIT_INTERRUPTED;
     }
+    if (e instanceof SelectionError) throw new UsageError(`curate: ${e.message} (the champion's runs are kept: run it again with other families)`);
     throw e;
   } finally {
     stop();

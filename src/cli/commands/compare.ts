@@ -12,6 +12,7 @@ import { findWorkspace } from '../../core/workspace/snapshot';
 import { runnerEnv } from '../runnerEnv';
 import { EvalDoc } from '../../core/eval/evalDoc';
 import { UsageError } from '../exit';
+import { familySummary, familyText } from '../../core/familyReport';
 
 export const COMPARE_HELP = `satlution compare A.json B.json [--alpha 0.05] [--on cpu|wall] [--band PCT] [--json]
        satlution compare --measure DIR_A DIR_B [--set NAME] [--dir D] [--json]
@@ -20,7 +21,10 @@ Paired comparison of two \`satlution eval --json\` results on the instances both
 the difference B - A with a 95% confidence interval (random-subset means), the promotion test (each
 side's expected PAR-2 on these instances against the run noise, and its unsolved instances where the
 workspace's evaluation.rank_by is solved-then-par2), B's geometric-mean speed-up with its sign-flip p,
-and the Wilcoxon signed-rank test on per-instance PAR-2 times (for the record).
+and the Wilcoxon signed-rank test on per-instance PAR-2 times (for the record). Where the instances
+have two families or more (meta.csv), each family's PAR-2 on both sides, its change and solved counts,
+and the families B is significantly slower on by more than the workspace's evaluation.families
+tolerance (default 5%); the JSON has them under "families".
 "B faster" only when the promotion test's one-sided p is under alpha / 2 and the difference is larger
 than the noise band (--band, default: the workspace's calibration, else 0); "A faster" likewise the
 other way. --on picks the time compared
@@ -118,7 +122,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
     alpha,
     on,
     bandPct,
-    ...(config ? { rankBy: config.evaluation.rank_by } : {}),
+    ...(config ? { rankBy: config.evaluation.rank_by, families: config.evaluation.families } : {}),
     ...(drift ? { drift } : {}),
   });
   const driftNote =
@@ -165,6 +169,7 @@ function report(
       `Wilcoxon signed-rank: n=${c.wilcoxon.n}, W=${c.wilcoxon.w}, p=${c.wilcoxon.p.toPrecision(3)} (${c.wilcoxon.method})`,
       `verdict: ${c.verdict} (alpha ${alpha}${c.band_pct ? `, noise band ${c.band_pct.toFixed(1)}%` : ''})`,
       ...(c.caveat ? [`why: ${c.caveat}`] : []),
+      ...(c.families ? ['', 'by family:', ...familyText(c.families, 'A', 'B').map((l) => `  ${l}`), familySummary(c.families)] : []),
     ].join('\n') + '\n',
   );
   return 0;

@@ -32,6 +32,8 @@ export interface CurateRequest {
   budgetS: number;
   timeoutS: number;
   heldoutShare: number;
+  /** Families to hold out whole (selection.ts): names, or a count. */
+  heldoutFamilies?: { names: readonly string[] } | { count: number };
   minS: number;
   /** Replace sets of those names that are already there. */
   replace?: boolean;
@@ -49,6 +51,8 @@ export const CurationDoc = z.object({
   budget_s: z.number(),
   timeout_s: z.number(),
   heldout_share: z.number(),
+  /** The families held out whole (absent: the held-out set is a share of every family). */
+  heldout_families: z.array(z.string()).optional(),
   min_s: z.number(),
   /** The clock every time here is on: CPU when every run of the champion had CPU time, else wall (never the two mixed). */
   on: z.enum(['cpu', 'wall']),
@@ -112,7 +116,16 @@ export async function curateSet(req: CurateRequest): Promise<CurateOutcome> {
     const answer = s.expected ?? (r.answer === 'SAT' || r.answer === 'UNSAT' ? r.answer : null);
     return { name: s.name, family: s.family, answer, solved: r.status === 'solved', timeS: time(r), status: r.status };
   });
-  const selection = selectInstances(instances, { budgetS: req.budgetS, heldoutShare: req.heldoutShare, minS: req.minS, timeoutS: req.timeoutS });
+  const selection = selectInstances(instances, {
+    budgetS: req.budgetS,
+    heldoutShare: req.heldoutShare,
+    minS: req.minS,
+    timeoutS: req.timeoutS,
+    ...(req.heldoutFamilies ? { heldoutFamilies: req.heldoutFamilies } : {}),
+  });
+  const whole = req.heldoutFamilies
+    ? [...new Set(selection.decisions.filter((d) => d.set === 'heldout').map((d) => instances.find((i) => i.name === d.name)!.family!))].sort()
+    : undefined;
   const spentS = ev.doc.instances.reduce((t, r) => t + time(r), 0);
   const bySet = (set: CurateDecision['set']) => new Set(selection.decisions.filter((d) => d.set === set).map((d) => d.name));
   await writeSubset(dirs.train, specs, bySet('train'));
@@ -124,6 +137,7 @@ export async function curateSet(req: CurateRequest): Promise<CurateOutcome> {
     budget_s: req.budgetS,
     timeout_s: req.timeoutS,
     heldout_share: req.heldoutShare,
+    ...(whole ? { heldout_families: whole } : {}),
     min_s: req.minS,
     on,
     spent_s: round(spentS),
@@ -177,7 +191,7 @@ export function curationMarkdown(d: CurationDoc): string {
   return [
     `# Curation of ${d.from} (${d.at.slice(0, 16).replace('T', ' ')} UTC)`,
     '',
-    `The champion ${d.champion} ran all ${d.decisions.length} instances once with a ${d.timeout_s} s timeout (${d.spent_s} ${clock} s). Kept: instances it solved in at least ${d.min_s} s, split per stratum (family / answer) into ${Math.round(d.heldout_share * 100)}% held-out and the rest, each taken in a cross-section of difficulty while the champion's ${clock} time fits the budget.`,
+    `The champion ${d.champion} ran all ${d.decisions.length} instances once with a ${d.timeout_s} s timeout (${d.spent_s} ${clock} s). Kept: instances it solved in at least ${d.min_s} s, ${d.heldout_families ? `the families ${d.heldout_families.join(', ')} held out whole (never trained on) and every other family for training` : `split per stratum (family / answer) into ${Math.round(d.heldout_share * 100)}% held-out and the rest`}, each taken in a cross-section of difficulty while the champion's ${clock} time fits the budget.`,
     '',
     `- training set **${d.train.set}**: ${d.train.instances} instances, ${d.train.time_s} of ${d.budget_s} ${clock} s per evaluation of the champion`,
     `- held-out set **${d.heldout.set}**: ${d.heldout.instances} instances, ${d.heldout.time_s} of ${d.heldout.budget_s} ${clock} s`,

@@ -3,7 +3,8 @@
 // form), become the benchmark set NAME of a workspace: linked into `benchmarks/.NAME.fetching/`, which is
 // renamed to `benchmarks/NAME` only once every instance is there, with `meta.csv` (the server's `result`
 // attribute, asked as `(QUERY) and result=sat` / `unsat`: claims, which no answer is judged by alone;
-// run/runInstance.ts) and `gbd-source.json` (where each instance came from). Every request is bounded
+// run/runInstance.ts; each instance's family from a GBD database, gbdDatabase.ts) and `gbd-source.json`
+// (where each instance and the families came from). Every request is bounded
 // (requestBounds.ts). A killed or failed fetch leaves no set, only verified files in the cache and the
 // staging directory: run it again.
 import * as fs from 'node:fs/promises';
@@ -12,9 +13,11 @@ import { z } from 'zod';
 import type { Config } from '../config/schema';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { queryHashes, GbdServerError } from './gbdRoutes';
+import { boundedGet } from './requestBounds';
 import type { GbdCache } from './gbdCache';
 import { fetchBounds, type FetchBounds } from './requestBounds';
 import { formatMeta } from '../instances/metaCsv';
+import { databaseFamilies, FAMILY_NAME, GbdDatabaseError } from './gbdDatabase';
 
 /** What a fetched set records of its origin (`gbd-source.json` in the set). */
 export const GbdSource = z.object({
@@ -34,6 +37,8 @@ export const GbdSource = z.object({
       family: z.string().nullable(),
     }),
   ),
+  /** Where the families came from (absent in sets fetched before they were read from a database). */
+  families: z.string().optional(),
 });
 export type GbdSource = z.infer<typeof GbdSource>;
 
@@ -58,8 +63,14 @@ export interface FetchRequest {
   bounds: FetchBounds;
   /** Attempts again after a dropped or stalled download (default 5). */
   retries?: number;
-  /** The family for meta.csv: given, else the query's `family=X` when it has one. */
+  /** The family of every instance: given, else each one's from the database (`familiesFile`, else the server's `familiesDatabase`), else the query's `family=X` when it has one. */
   family?: string;
+  /** A GBD database file to read families from instead of the server's. */
+  familiesFile?: string;
+  /** The server's database to read families from (/getdatabase/NAME); empty or absent: none. */
+  familiesDatabase?: string;
+  /** The largest database read, bytes. */
+  maxDbBytes?: number;
   /** Replace a set of that name that is already there. */
   replace?: boolean;
   signal?: AbortSignal;
@@ -101,8 +112,14 @@ export class FetchIncomplete extends Error {
 }
 
 /** The limits of satlution.yaml's `gbd` section, as a fetch takes them (the CLI and the editor alike). */
-export function fetchLimits(gbd: Config['gbd']): Pick<FetchRequest, 'maxBytes' | 'maxCnfBytes' | 'bounds'> {
-  return { maxBytes: gbd.max_mb * 1e6, maxCnfBytes: gbd.max_cnf_mb * 1e6, bounds: fetchBounds(gbd) };
+export function fetchLimits(gbd: Config['gbd']): Pick<FetchRequest, 'maxBytes' | 'maxCnfBytes' | 'bounds' | 'familiesDatabase' | 'maxDbBytes'> {
+  return {
+    maxBytes: gbd.max_mb * 1e6,
+    maxCnfBytes: gbd.max_cnf_mb * 1e6,
+    bounds: fetchBounds(gbd),
+    familiesDatabase: gbd.families_database,
+    maxDbBytes: gbd.max_db_mb * 1e6,
+  };
 }
 
 /** Fetches the query's instances into the set `req.dir` (see the file's comment). */
@@ -120,8 +137,11 @@ export async function fetchSet(req: FetchRequest): Promise<FetchOutcome> {
     hashes = hashes.slice(0, req.limit);
   }
   const { expected, answers } = await answersOf(req, new Set(hashes));
-  const family = req.family ?? familyOf(req.query);
-  if (family !== null && !FAMILY.test(family)) throw new GbdServerError(`a family name may use letters, digits and . _ + - only: ${family}`);
+  if (req.family !== undefined && !FAMILY_NAME.test(req.family))
+    throw new GbdServerError(`a family name may use letters, digits and . _ + - only: ${req.family}`);
+  const fromDb = req.family === undefined ? await familiesOf(req, new Set(hashes)) : { families: new Map<string, string>(), said: 'given (--family)' };
+  const fallback = req.family ?? familyOf(req.query);
+  const familyOfHash = (hash: string) => fromDb.families.get(hash) ?? fallback;
   const staging = path.join(path.dirname(req.dir), `.${name}.fetching`);
   await fs.mkdir(staging, { recursive: true });
 
@@ -145,7 +165,7 @@ export async function fetchSet(req: FetchRequest): Promise<FetchOutcome> {
         });
         const file = setFileName(hash, hit.entry.name, hit.entry.kind);
         await linkOrCopy(hit.file, path.join(staging, file));
-        rows[i] = { hash, file, name: hit.entry.name, bytes: hit.entry.bytes, expected: expected.get(hash) ?? null, family };
+        rows[i] = { hash, file, name: hit.entry.name, bytes: hit.entry.bytes, expected: expected.get(hash) ?? null, family: familyOfHash(hash) };
         if (hit.downloaded) progress.downloaded++;
         else progress.fromCache++;
         if (hit.resumed) resumed++;
@@ -182,6 +202,7 @@ export async function fetchSet(req: FetchRequest): Promise<FetchOutcome> {
     fetched_at: new Date().toISOString(),
     answers,
     instances: kept,
+    families: fromDb.said,
   } satisfies GbdSource);
   // Only whole sets: the staging directory becomes the set in one rename.
   if (await exists(req.dir)) await fs.rm(req.dir, { recursive: true, force: true });
@@ -222,6 +243,71 @@ async function answersOf(req: FetchRequest, wanted: ReadonlySet<string>): Promis
 }
 
 /**
+ * Each instance's family from a GBD database: the file the user named, else the server's
+ * `familiesDatabase` (bounded by maxDbBytes). A server without it, or a database that cannot be read,
+ * costs the families and not the fetch: the reason is logged and kept in gbd-source.json.
+ */
+async function familiesOf(req: FetchRequest, wanted: ReadonlySet<string>): Promise<{ families: Map<string, string>; said: string }> {
+  const max = req.maxDbBytes ?? 256e6;
+  const none = (why: string) => {
+    req.log?.(`no families from a database: ${why}`);
+    return { families: new Map<string, string>(), said: `none from a database: ${why}` };
+  };
+  let bytes: Uint8Array;
+  let from: string;
+  try {
+    if (req.familiesFile) {
+      from = req.familiesFile;
+      const size = (await fs.stat(req.familiesFile)).size;
+      if (size > max) return none(`${from} is ${mb(size)} MB, over the ${mb(max)} MB a database may have (gbd.max_db_mb)`);
+      bytes = await fs.readFile(req.familiesFile);
+    } else if (req.familiesDatabase) {
+      from = `${req.server}/getdatabase/${req.familiesDatabase}`;
+      const got = await downloadDatabase(req, req.familiesDatabase, max);
+      if (typeof got === 'string') return none(got);
+      bytes = got;
+    } else return none('none asked (gbd.families_database is empty)');
+    const read = await databaseFamilies(bytes, wanted);
+    if (read.from === 'none') return none(`${from} has no family feature`);
+    if (read.refused) req.log?.(`${read.refused} families in ${from} refused (not a family name, or two for one instance)`);
+    return { families: read.families, said: `from ${from} (${read.from}): ${read.families.size} of ${wanted.size} instances` };
+  } catch (e) {
+    if (e instanceof GbdDatabaseError || e instanceof GbdServerError || (e as NodeJS.ErrnoException).code === 'ENOENT') return none((e as Error).message);
+    throw e;
+  }
+}
+
+/** The server's database NAME in memory, at most `max` bytes; why not as a string (no such database, refused). */
+async function downloadDatabase(req: FetchRequest, name: string, max: number): Promise<Uint8Array | string> {
+  const got = await boundedGet(
+    req.server,
+    `/getdatabase/${encodeURIComponent(name)}`,
+    `the database ${name}`,
+    req.bounds,
+    req.signal ? { signal: req.signal } : {},
+  );
+  try {
+    if (got.res.status === 404) return `${req.server} has no database ${name}`;
+    if (!got.res.ok) return `${req.server} answered ${got.res.status} for the database ${name}`;
+    const length = Number(got.res.headers.get('content-length') ?? NaN);
+    if (Number.isFinite(length) && length > max) return `the database ${name} is ${mb(length)} MB, over the ${mb(max)} MB a database may have (gbd.max_db_mb)`;
+    const chunks: Uint8Array[] = [];
+    let n = 0;
+    // Counted as it arrives (after any decoding): no reply holds more than `max` in memory.
+    for await (const chunk of got.body) {
+      n += chunk.length;
+      if (n > max) return `the database ${name} is over the ${mb(max)} MB a database may have (gbd.max_db_mb)`;
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks);
+  } finally {
+    got.close();
+  }
+}
+
+const mb = (n: number) => (n / 1e6).toFixed(1);
+
+/**
  * The instance's file name in the set: `<hash>-<the server's name>` with the name cut to its last path
  * part and to safe characters, ending in the extension of what is stored; `<hash>.cnf.xz` without one.
  */
@@ -250,15 +336,12 @@ export async function linkOrCopy(from: string, to: string): Promise<void> {
   }
 }
 
-/** Family names that go into meta.csv as they are. */
-const FAMILY = /^[A-Za-z0-9_.+-]+$/;
-
 /** The family a conjunctive query names (`track=main_2024 and family=crypto`), else null. */
 export function familyOf(query: string): string | null {
   if (/\bor\b|\bnot\b|[()]/.test(query)) return null;
   for (const term of query.split(/\band\b/)) {
     const m = /^\s*family\s*=\s*(\S+)\s*$/.exec(term);
-    if (m && FAMILY.test(m[1]!)) return m[1]!;
+    if (m && FAMILY_NAME.test(m[1]!)) return m[1]!;
   }
   return null;
 }

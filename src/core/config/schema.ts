@@ -61,7 +61,8 @@ export const GbdSchema = z
       .url()
       .default('https://benchmark-database.de')
       .meta({
-        description: 'The GBD (Global Benchmark Database) server `satlution benchmarks fetch` asks; only its /getinstances and /file/<hash> routes are used.',
+        description:
+          'The GBD (Global Benchmark Database) server `satlution benchmarks fetch` asks; only its /getinstances, /file/<hash> and /getdatabase/<families_database> routes are used.',
         examples: ['https://benchmark-database.de'],
       }),
     cache: z
@@ -117,6 +118,23 @@ export const GbdSchema = z
       .positive()
       .default(64)
       .meta({ description: "The most a query's reply may hold (MB).", examples: [64] }),
+    families_database: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{0,64}$/)
+      .default('meta')
+      .meta({
+        description:
+          "The server's database (/getdatabase/NAME, SQLite) whose family feature gives each fetched instance its family in meta.csv; empty: none is asked (a --families-db file, --family or the query's family=X still do).",
+        examples: ['meta'],
+      }),
+    max_db_mb: z
+      .number()
+      .positive()
+      .default(256)
+      .meta({
+        description: 'The largest GBD database (MB) a fetch reads families from; a larger one is refused and the set has no families from it.',
+        examples: [256],
+      }),
   })
   .strict()
   .prefault({});
@@ -547,6 +565,46 @@ export const ModelsSchema = z
   .prefault({});
 
 /** The race (decide/race.ts): a cycle's challengers and the champion side by side in one session; a challenger is dropped as soon as it cannot be the gain the race is for. */
+/** The family rule (decide/familyCheck.ts): no family with enough instances may pay for a promotion. */
+export const FamiliesSchema = z
+  .object({
+    veto: z
+      .boolean()
+      .default(true)
+      .meta({
+        description:
+          "A challenger significantly slower than the champion on a family (meta.csv's family column) by more than tolerance_pct is not promoted, and the held-out check vetoes a winner so slower on a held-out family. Off: the per-family figures are still reported, nothing is vetoed by them.",
+        examples: [true],
+      }),
+    tolerance_pct: z
+      .number()
+      .min(0)
+      .max(100)
+      .default(5)
+      .meta({
+        description: 'How much slower than the champion, percent of its PAR-2 on the family, a family may be under a promoted challenger.',
+        examples: [5],
+      }),
+    min_instances: z
+      .number()
+      .int()
+      .min(1)
+      .default(4)
+      .meta({ description: 'The fewest instances a family needs to be judged (smaller ones are reported, not judged).', examples: [4] }),
+    error: z
+      .number()
+      .gt(0)
+      .lt(1)
+      .default(0.2)
+      .meta({
+        description:
+          'The most a challenger that no judged family is slower under is vetoed by the rule, over all its families (each family is judged at error / families judged). Families in doubt run again before the decision, up to 9 runs of each instance.',
+        examples: [0.2],
+      }),
+  })
+  .strict()
+  .prefault({});
+
 export const RacingSchema = z
   .object({
     enabled: z
@@ -590,6 +648,7 @@ export const RacingSchema = z
   .strict()
   .prefault({});
 export type RacingConfig = z.infer<typeof RacingSchema>;
+export type FamiliesConfig = z.infer<typeof FamiliesSchema>;
 
 /** Noise calibration (decide/calibration.ts): the champion against itself; the band is information, not a margin. */
 export const CalibrationSchema = z
@@ -759,10 +818,11 @@ export const EvaluationSchema = z
       .default('par2')
       .meta({
         description:
-          'What a promotion ranks by. par2: a challenger must be significantly better side by side, by one exact test at the promotion level over its mean PAR-2 difference and its mean log time ratio (whichever shows the gain), and its PAR-2 at least min_improvement_pct lower. solved-then-par2 (as the SAT Competition ranks): the instances one side solved and the other did not join the test, one that solves more wins without the PAR-2 margin, one that solves fewer never does, and among equals the margin applies as with par2.',
+          'What a promotion ranks by. par2: a challenger must be significantly better side by side in expected PAR-2 on the set (the promotion level, against the run noise, near the limit the flips between solved and 2T), and its PAR-2 at least min_improvement_pct lower at 80% confidence; the geometric mean is reported and never promotes. solved-then-par2 (as the SAT Competition ranks): the instances one side solved and the other did not join the test, one that solves more wins without the PAR-2 margin, one that solves fewer never does, and among equals the margin applies as with par2.',
         examples: ['par2', 'solved-then-par2'],
       }),
     racing: RacingSchema,
+    families: FamiliesSchema,
     calibration: CalibrationSchema,
   })
   .strict()

@@ -60,6 +60,7 @@ evaluation:
   decide_on: cpu            # promotions are decided on CPU time, which other load moves far less; PAR-2 is reported on wall time
   rank_by: par2             # or solved-then-par2: solved instances first, as the SAT Competition ranks
 #  racing: { enabled: true, cap_factor: 3 }  # the race: challengers beside the champion, each dropped once it cannot pass the promotion test
+#  families: { veto: true, tolerance_pct: 5, min_instances: 4, error: 0.2 }  # no family (meta.csv) may be more than 5% slower under a promoted challenger
 #  drat_trim: /path/to/drat-trim      # default: scripts/setup-sat-tools.sh's build, or drat-trim on PATH
 #  checker_timeout_s: 900             # default: 3x the stage timeout; the cap of every proof check
 #  checker: { time_factor: 10, time_min_s: 10, mem_mb: 8192, proof_mb_per_s: 64, proof_min_mb: 64 }  # each check's bounds, relative to its run's solving time; a breach leaves the answer unsolved

@@ -354,7 +354,9 @@ async function runCycleLocked(req: CycleRequest): Promise<CycleState> {
             champion: reference,
             challenger: d.winner,
             duel: won.duel!,
-            passes: (duel) => strategy.accept([{ ...won, cmp: duelComparison(duel, level, req.config.evaluation.rank_by) }], reference).winner === d.winner,
+            passes: (duel) =>
+              strategy.accept([{ ...won, cmp: duelComparison(duel, level, req.config.evaluation.rank_by, req.config.evaluation.families) }], reference)
+                .winner === d.winner,
             ...jobsOverride(req),
           });
           if (lie) {
@@ -588,7 +590,12 @@ async function evaluatedAgainstChampion(req: CycleRequest, s: CycleState): Promi
       continue;
     }
     // The level the race shared among its challengers; the promotion audit asks the same test again (decide step).
-    const cmp = duelComparison(duel, 2 * promotionLevel(req.config.strategy.alpha, json?.race?.entrants ?? 1), req.config.evaluation.rank_by);
+    const cmp = duelComparison(
+      duel,
+      2 * promotionLevel(req.config.strategy.alpha, json?.race?.entrants ?? 1),
+      req.config.evaluation.rank_by,
+      req.config.evaluation.families,
+    );
     out.push({ candidate: id, json, cmp, duel, ...(duel.fatal ? { fatal: `${duel.fatal.side === 'B' ? 'it' : 'the champion'} ${duel.fatal.detail}` } : {}) });
   }
   return { reference, evaluated: out };

@@ -248,6 +248,11 @@ export const DashDuel = z.object({
   /** A side that crashed or answered wrongly in the duel. */
   fatal: z.string().nullable(),
   at: z.string(),
+  /** Each family's PAR-2 change under the challenger (positive: slower), slowest first, and whether the family rule found it slower beyond its tolerance; absent where the duel has one family. */
+  families: z
+    .array(z.object({ family: z.string().max(200), instances: Count, changePct: z.number(), judged: z.boolean(), slower: z.boolean() }))
+    .max(64)
+    .optional(),
 });
 export type DashDuel = z.infer<typeof DashDuel>;
 

@@ -93,6 +93,17 @@ function dashDuel(d: DuelHead, purpose: DashDuel['purpose']): DashDuel {
     verdict: c.verdict,
     fatal: d.fatal ? `${d.fatal.side === 'B' ? 'the challenger' : 'the champion'}: ${d.fatal.detail}`.slice(0, 400) : null,
     at: d.ended_at,
+    ...(c.families?.length
+      ? {
+          families: c.families.slice(0, 64).map((f) => ({
+            family: f.family.slice(0, 200),
+            instances: Math.max(0, f.instances),
+            changePct: signed3(f.change_pct),
+            judged: f.judged,
+            slower: f.slower,
+          })),
+        }
+      : {}),
   };
 }
 

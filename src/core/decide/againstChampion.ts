@@ -18,6 +18,7 @@ import { solverIdentity } from '../eval/resultsStore';
 import type { InstanceResult } from '../run/result';
 import type { RunnerEnv } from '../runners/select';
 import type { AuditRandom } from '../eval/audit';
+import type { FamilyRule } from './familyCheck';
 
 /** What the verdict helpers need of a cycle request. */
 export interface VerdictContext {
@@ -174,11 +175,12 @@ export async function duelWithChampion(
   return duels[0]!.doc;
 }
 
-/** The paired comparison of a kept duel, recomputed from its pairs at a two-sided `alpha` (the same rule, on the same basis, ranked by `rankBy`). */
-export function duelComparison(d: DuelDoc, alpha: number, rankBy: RankBy): Comparison {
+/** The paired comparison of a kept duel, recomputed from its pairs at a two-sided `alpha` (the same rule, on the same basis, ranked by `rankBy`, families judged by `families`). */
+export function duelComparison(d: DuelDoc, alpha: number, rankBy: RankBy, families?: FamilyRule): Comparison {
+  const familyOf = new Map(d.pairs.map((p) => [p.instance, p.family ?? null]));
   const result = (instance: string, r: DuelDoc['pairs'][number]['a']): InstanceResult => ({
     instance,
-    family: null,
+    family: familyOf.get(instance) ?? null,
     expected: null,
     expected_from: 'none',
     answer: null,
@@ -195,5 +197,5 @@ export function duelComparison(d: DuelDoc, alpha: number, rankBy: RankBy): Compa
   const again = new Map(
     d.pairs.flatMap((p) => (p.again?.length ? [[p.instance, p.again.map((x) => ({ a: result(p.instance, x.a), b: result(p.instance, x.b) }))] as const] : [])),
   );
-  return compareRuns(as('a'), as('b'), d.timeout_s, { alpha, on: d.on, bandPct: d.comparison.band_pct, rankBy, again });
+  return compareRuns(as('a'), as('b'), d.timeout_s, { alpha, on: d.on, bandPct: d.comparison.band_pct, rankBy, again, ...(families ? { families } : {}) });
 }

@@ -10,6 +10,7 @@ import { normalCdf } from '../stats/normal';
 import { basisOf, par2Of, type TimeBasis } from '../eval/metrics';
 import { objectiveTest, runNoise, type ObjectiveTest, type RankBy, type TestPair } from './objectiveTest';
 import type { InstanceResult } from '../run/result';
+import { familyCheck, type FamilyCheck, type FamilyRule } from './familyCheck';
 
 export interface Comparison {
   /** The time the comparison was made on (PAR-2 values below are on it too). */
@@ -45,6 +46,8 @@ export interface Comparison {
   again?: { instances: number; runs?: number; par2A: number; par2B: number };
   /** Why no verdict could be drawn from these measurements however large the difference (compareSeparate). */
   caveat?: string;
+  /** Each family's figures and the families shown slower (familyCheck.ts); absent where the pairs have one family. */
+  families?: FamilyCheck;
 }
 
 /** Relative difference in CPU share beyond which two separate measurements were taken under different load. */
@@ -121,6 +124,8 @@ export function compareRuns(
     rankBy?: RankBy;
     /** Further runs of both sides, by instance, in the order they ran (race.ts raceAgain). */
     again?: ReadonlyMap<string, readonly { a: InstanceResult; b: InstanceResult }[]>;
+    /** The family rule (evaluation.families; its defaults when not given). */
+    families?: FamilyRule;
   } = {},
 ): Comparison {
   const alpha = opts.alpha ?? 0.05;
@@ -143,7 +148,13 @@ export function compareRuns(
       ...(more.length ? { again: more.map((r) => ({ a: run(r.a), b: run(r.b) })) } : {}),
     };
   });
-  const test = objectiveTest(tp, opts.rankBy ?? 'par2', { timeoutS, sigma: runNoise(tp) });
+  const noise = { timeoutS, sigma: runNoise(tp) };
+  const test = objectiveTest(tp, opts.rankBy ?? 'par2', noise);
+  const families = familyCheck(
+    pairs.map(([x, y], i) => ({ family: x.family ?? y.family, pair: tp[i]! })),
+    noise,
+    opts.families,
+  );
   const beyondNoise = mean(ta) > 0 ? (100 * Math.abs(diff)) / mean(ta) > band : diff !== 0;
   const better = test.p < alpha / 2 && beyondNoise;
   const worse = !better && test.p_worse < alpha / 2 && beyondNoise;
@@ -173,6 +184,7 @@ export function compareRuns(
           },
         }
       : {}),
+    ...(families ? { families } : {}),
   };
 }
 

@@ -26,6 +26,8 @@ const DuelRun = z.object({
 /** One instance measured by both, with the order the two ran in. */
 export const DuelPair = z.object({
   instance: z.string(),
+  /** The instance's family (meta.csv), for the family rule (familyCheck.ts); absent in duels kept before it was recorded. */
+  family: z.string().nullable().optional(),
   order: z.enum(['AB', 'BA']),
   a: DuelRun,
   b: DuelRun,
@@ -39,6 +41,18 @@ export const DuelPair = z.object({
     .optional(),
 });
 export type DuelPair = z.infer<typeof DuelPair>;
+
+/** One family's figures in a duel's comparison (familyCheck.ts): each side's PAR-2 there, B's change (positive: slower), whether it was judged and found slower beyond the tolerance. */
+export const DuelFamily = z.object({
+  family: z.string(),
+  instances: z.number().int().nonnegative(),
+  par2A: z.number(),
+  par2B: z.number(),
+  change_pct: z.number(),
+  judged: z.boolean(),
+  slower: z.boolean(),
+});
+export type DuelFamily = z.infer<typeof DuelFamily>;
 
 /** A side-by-side measurement as kept in `.satlution/duels/<session>.json` (the dashboard reads these). */
 export const DuelDoc = z.object({
@@ -75,6 +89,8 @@ export const DuelDoc = z.object({
     wall_par2B: z.number(),
     /** Where the test and the margin were judged on further runs: how many instances, the most runs of one by a side (absent: two), and each side's PAR-2 with each at the mean of its runs. */
     again: z.object({ instances: z.number().int(), runs: z.number().int().optional(), par2A: z.number(), par2B: z.number() }).optional(),
+    /** Each family's figures, where the pairs have two families or more; absent in duels kept before. */
+    families: z.array(DuelFamily).optional(),
   }),
   /** A side that crashed or answered wrongly in the duel (it cannot win). */
   fatal: z.object({ side: z.enum(['A', 'B']), detail: z.string() }).nullable(),

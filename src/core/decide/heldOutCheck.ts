@@ -10,6 +10,7 @@ import type { DuelDoc } from './duels';
 import { heldOutEnd, heldOutStop } from './heldOut';
 import { auditHeldOut, type Objection } from './promotionAudit';
 import type { RankBy } from './objectiveTest';
+import type { FamilyRule } from './familyCheck';
 
 /** Who meets whom in the check, and where the winner's held-out runs keep their proofs (the cycle's race session). */
 export interface HeldOutRequest {
@@ -36,7 +37,7 @@ export async function heldOutCheck(ctx: VerdictContext, req: HeldOutRequest): Pr
     cycle: req.cycle,
     champion: req.champion,
     challenger: req.winner,
-    passes: (d) => !heldOutVetoes(d, ctx.config.evaluation.rank_by),
+    passes: (d) => !heldOutVetoes(d, ctx.config.evaluation.rank_by, ctx.config.evaluation.families),
     heldOut: verdict.duel,
     bench: set,
     ...(req.jobs !== undefined ? { jobs: req.jobs } : {}),
@@ -65,7 +66,7 @@ async function heldOutVerdict(ctx: VerdictContext, req: HeldOutRequest, set: str
     ...(hold ? { hold } : {}),
   });
   if (d.fatal?.side === 'B') return { duel: d, objection: `it failed on the held-out set ${set}: ${d.fatal.detail}` };
-  const cmp = duelComparison(d, config.strategy.alpha, config.evaluation.rank_by);
+  const cmp = duelComparison(d, config.strategy.alpha, config.evaluation.rank_by, config.evaluation.families);
   if (d.stopped) {
     // A duel kept from a cycle that ran under the rule before this one, which stopped early.
     const call = heldOutStop(d)!;
@@ -75,7 +76,7 @@ async function heldOutVerdict(ctx: VerdictContext, req: HeldOutRequest, set: str
       : { duel: d };
   }
   // Vetoed only if shown worse there, at the check's stated error (heldOut.ts HELD_OUT_VETO).
-  const end = heldOutEnd(d, config.evaluation.rank_by);
+  const end = heldOutEnd(d, config.evaluation.rank_by, config.evaluation.families);
   ctx.log(
     `held-out set ${set}, side by side: ${candidateDirName(champion)} PAR-2 ${cmp.par2A.toFixed(2)} s, ${candidateDirName(winner)} ${cmp.par2B.toFixed(2)} s; ${end.reason}`,
   );
@@ -84,7 +85,7 @@ async function heldOutVerdict(ctx: VerdictContext, req: HeldOutRequest, set: str
     : { duel: d };
 }
 
-/** Whether the held-out check vetoes a duel: at its end, or as the rule before stopped it early. */
-export function heldOutVetoes(d: DuelDoc, rankBy: RankBy): boolean {
-  return (d.stopped ? heldOutStop(d) : heldOutEnd(d, rankBy))?.slower === true;
+/** Whether the held-out check vetoes a duel: at its end (the whole set or a family, `families`), or as the rule before stopped it early. */
+export function heldOutVetoes(d: DuelDoc, rankBy: RankBy, families?: FamilyRule): boolean {
+  return (d.stopped ? heldOutStop(d) : heldOutEnd(d, rankBy, families))?.slower === true;
 }

@@ -27,6 +27,8 @@ import { FATAL, type InstanceResult } from '../run/result';
 import type { RunnerEnv } from '../runners/select';
 import { writeJsonAtomic } from '../store/atomic';
 import { compareRuns, type Comparison } from './comparison';
+import { duelFamilies } from './familyCheck';
+import { heldOutAgain } from './heldOut';
 import { duelsDir, newSessionName, type DuelDoc, type DuelPurpose } from './duels';
 import { capFor, dropBelow, firstLook, lowerBound, raceAgain, raceCall, raceLook, raceOrder, raceSettle, type LookContext, type RacePolicy } from './race';
 import { runSession, furtherRuns, sidePairs, type SessionSide, type Side } from './scheduler';
@@ -152,10 +154,19 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
       req.onProgress?.(done, total, `${side === 'A' ? 'A' : path.basename(dirOf(side))} ran ${chunk.map((i) => i.name).join(', ')}`);
       return results;
     },
-    // A survivor whose decision is in doubt runs again where the variance is, raced or not.
+    // A survivor whose decision is in doubt runs again where the variance is, raced or not; the
+    // held-out check's families in doubt run again likewise (heldOut.ts heldOutAgain).
     ...(policy
-      ? { again: raceAgain(policy, plan.timeoutS, req.config.evaluation.rank_by, { level: req.alpha / 2, marginPct: req.config.strategy.min_improvement_pct }) }
-      : {}),
+      ? {
+          again: raceAgain(policy, plan.timeoutS, req.config.evaluation.rank_by, {
+            level: req.alpha / 2,
+            marginPct: req.config.strategy.min_improvement_pct,
+            families: req.config.evaluation.families,
+          }),
+        }
+      : req.purpose === 'held-out'
+        ? { again: heldOutAgain(req.config.evaluation.families, req.config.evaluation.rank_by, plan.timeoutS, req.on) }
+        : {}),
     ...(policy?.racing.enabled
       ? {
           cap: (name: string) => capFor(policy.reference.get(name), plan.timeoutS, policy.racing),
@@ -174,7 +185,14 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
     const sp = sidePairs(out, side, order);
     const [paired, rb] = [sp.map((p) => p.a), sp.map((p) => p.b)];
     const again = furtherRuns(sp);
-    const cmp = compareRuns(paired, rb, plan.timeoutS, { alpha: req.alpha, on: req.on, bandPct: req.bandPct, rankBy: req.config.evaluation.rank_by, again });
+    const cmp = compareRuns(paired, rb, plan.timeoutS, {
+      alpha: req.alpha,
+      on: req.on,
+      bandPct: req.bandPct,
+      rankBy: req.config.evaluation.rank_by,
+      again,
+      families: req.config.evaluation.families,
+    });
     const wall = compareRuns(paired, rb, plan.timeoutS, { alpha: req.alpha, on: 'wall' });
     const race = policy
       ? raceDoc({ s, paired, rb, names, lookCtx, on: req.on, policy, entrants: keys.length, session: sessionOf(session, k, keys.length) })
@@ -195,6 +213,7 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
       together: lanes > 1,
       pairs: sp.map((p) => ({
         instance: p.a.instance,
+        family: p.a.family ?? p.b.family ?? null,
         order: orderOf(p.order, side),
         a: brief(p.a),
         b: brief(p.b),
@@ -213,6 +232,7 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
         wall_par2A: wall.par2A,
         wall_par2B: wall.par2B,
         ...(cmp.again ? { again: cmp.again } : {}),
+        ...(cmp.families ? { families: duelFamilies(cmp.families) } : {}),
       },
       fatal: fatalOf('B', rb) ?? fatalOf('A', paired),
       ...(race ? { race } : {}),

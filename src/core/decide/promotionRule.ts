@@ -2,13 +2,14 @@
 // in full, then side by side with the champion in the same session (measureTogether.ts), significantly better
 // there on what the workspace ranks by (objectiveTest.ts) and at least min_improvement_pct lower in
 // PAR-2 at MARGIN_CONFIDENCE, becomes the champion; ranked solved-then-par2, one that solves more needs
-// no margin and one that solves fewer never wins.
+// no margin and one that solves fewer never wins. No family may pay for it (familyCheck.ts).
 import type { Comparison } from './comparison';
 import { measuredInFull, type EvalDoc } from '../eval/evalDoc';
 import { candidateDirName } from '../layout';
 import { marginGainPct, pPhrase } from '../explain';
 import { normalQuantile } from '../stats/normal';
 import { MARGIN_CONFIDENCE } from './objectiveTest';
+import { familyVeto, familyVetoReason } from './familyCheck';
 
 /** An evaluated candidate with its side-by-side comparison against the reference (the champion). */
 export interface Evaluated {
@@ -55,9 +56,8 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
   const passing = evaluated.filter((e) => e.json?.verdict === 'pass' && measuredInFull(e.json) && e.cmp && !e.fatal);
   const raced = evaluated.filter((e) => e.json?.verdict === 'pass' && e.json.race?.outcome === 'rejected early');
   const stopped = evaluated.filter((e) => e.json?.tier && e.json.tier.reached < e.json.tier.of);
-  const winners = passing
-    .filter((e) => e.cmp!.verdict === 'B faster' && byEnough(e.cmp!, margin))
-    .sort((a, b) => solvedMore(b.cmp!) - solvedMore(a.cmp!) || gainPct(b.cmp) - gainPct(a.cmp));
+  const better = passing.filter((e) => e.cmp!.verdict === 'B faster' && byEnough(e.cmp!, margin));
+  const winners = better.filter((e) => !familyVeto(e.cmp!.families)).sort((a, b) => solvedMore(b.cmp!) - solvedMore(a.cmp!) || gainPct(b.cmp) - gainPct(a.cmp));
   const stays = candidateDirName(parent);
   const side = (c: Comparison) =>
     `side by side on ${c.on === 'cpu' ? 'CPU' : 'wall'} time: PAR-2 ${(c.again ?? c).par2A.toFixed(2)} -> ${(c.again ?? c).par2B.toFixed(2)} s, ${gainPct(c).toFixed(1)}% faster (at least ${gainAtConfidence(c).toFixed(1)}% at ${100 * MARGIN_CONFIDENCE}% confidence)${twice(c)}, ${pPhrase(c.test.p)}, n = ${c.common}`;
@@ -69,6 +69,12 @@ export function greedyAccept(evaluated: Evaluated[], parent: number, marginPct: 
     };
   const of = evaluated.length > 1 ? `best of ${evaluated.length} evaluated: ` : '';
   const name = (id: number) => (evaluated.length > 1 ? `${candidateDirName(id)} ` : '');
+  const specialist = [...better].sort((a, b) => gainPct(b.cmp) - gainPct(a.cmp))[0];
+  if (specialist)
+    return {
+      winner: null,
+      outcome: `${stays} stays champion (${of}${name(specialist.candidate)}${gainPct(specialist.cmp).toFixed(1)}% faster side by side over ${why}, but ${familyVetoReason(specialist.cmp!.families!)})`,
+    };
   const close = passing.filter((e) => e.cmp!.verdict === 'B faster').sort((a, b) => gainPct(b.cmp) - gainPct(a.cmp))[0];
   if (close)
     return {

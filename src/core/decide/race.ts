@@ -17,6 +17,7 @@ import { basisOf, par2Of, type TimeBasis } from '../eval/metrics';
 import {
   AGAIN_RUNS,
   logRatios,
+  MARGIN_CONFIDENCE,
   nearLimit,
   NOISE_FLOOR,
   NOISE_PRIOR,
@@ -29,6 +30,7 @@ import {
   type TestRun,
 } from './objectiveTest';
 import { passChance, type FinalTest, type LookPair } from './passChance';
+import { familyAgain, type FamilyRule } from './familyCheck';
 
 /** What a race orders and caps by. */
 export interface RacePolicy {
@@ -371,7 +373,10 @@ export const AGAIN_FROM_Z = 1;
  * practice those near the limit, and those no run solved), up to AGAIN_RUNS runs of each. With `clear`
  * (the promotion level and margin), no round runs once the decision is beyond doubt (BEYOND_DOUBT).
  * The test and the margin are then judged on each instance's mean of its runs (comparison.ts `again`).
- * Which instances run again depends on both sides alike, never on which was faster; in the first
+ * Each round where the survivor would pass, `clear.families` (the family rule) adds the instances of the
+ * families in doubt (familyCheck.ts familyAgain): those follow which side was faster in a family, but run
+ * only where the promotion passes already, so they serve to keep a specialist out.
+ * Otherwise which instances run again depends on both sides alike, never on which was faster; in the first
  * round, pairs that both sides and the champion's stored run left unsolved do not run again (2T again
  * says little). Ranked solved first, a survivor that solves a different count runs them too: its
  * count is judged on all runs.
@@ -380,15 +385,35 @@ export function raceAgain(
   policy: RacePolicy,
   timeoutS: number,
   rankBy: RankBy,
-  clear?: { level: number; marginPct: number },
+  clear?: { level: number; marginPct: number; families?: FamilyRule },
 ): (side: string, pairs: readonly RacePair[]) => string[] {
   return (_side, pairs) => {
     const tp = testPairs(pairs, timeoutS, pairsBasis(policy.on, pairs));
     const names = pairs.map((p) => p.a.instance);
     const later = pairs.some((p) => p.again?.length);
-    if (clear && beyondDoubt(tp, rankBy, timeoutS, clear, later)) return [];
-    return later ? laterRound(tp, names, timeoutS, rankBy) : firstRound(policy, tp, names, timeoutS, rankBy);
+    const next =
+      clear && beyondDoubt(tp, rankBy, timeoutS, clear, later)
+        ? []
+        : later
+          ? laterRound(tp, names, timeoutS, rankBy)
+          : firstRound(policy, tp, names, timeoutS, rankBy);
+    if (!clear?.families || !passes(tp, rankBy, timeoutS, clear)) return next;
+    const noise = { timeoutS, sigma: runNoise(tp) };
+    const doubt = familyAgain(
+      pairs.map((p, k) => ({ family: p.a.family ?? p.b.family, pair: tp[k]! })),
+      names,
+      noise,
+      clear.families,
+    );
+    return [...new Set([...next, ...doubt])];
   };
+}
+
+/** Whether a survivor's runs so far pass the promotion test and its margin (promotionRule.ts; ranked solved first, solving more needs no margin). */
+function passes(tp: readonly TestPair[], rankBy: RankBy, timeoutS: number, clear: { level: number; marginPct: number }): boolean {
+  const test = objectiveTest(tp, rankBy, { timeoutS, sigma: runNoise(tp) });
+  const more = rankBy === 'solved-then-par2' ? tp.filter((p) => p.solvedB && !p.solvedA).length - tp.filter((p) => p.solvedA && !p.solvedB).length : 0;
+  return test.p < clear.level && (more !== 0 ? more > 0 : test.gain_pct - normalQuantile(MARGIN_CONFIDENCE) * test.gain_se_pct >= clear.marginPct);
 }
 
 /**

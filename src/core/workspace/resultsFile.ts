@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import { readCandidateDoc, writeCandidateDoc } from './candidateFs';
 import { explainComparison, marginGainPct, runLabel } from '../explain';
+import { familyGlance, familyMarkdown, familySummary, type ReportedFamilies } from '../familyReport';
 
 /** The file's name inside a candidate directory. */
 export const RESULTS_FILE = 'RESULTS.md';
@@ -164,6 +165,8 @@ export interface ResultsComparison {
   verdict: 'A faster' | 'B faster' | 'no significant difference';
   /** The time compared (CPU or wall). */
   on?: 'wall' | 'cpu';
+  /** Each family's figures and the family rule's judgement, where the set has two families or more. */
+  families?: ReportedFamilies;
 }
 
 /** How the comparison was made: the same-session duel it comes from and the rule in force. */
@@ -270,6 +273,18 @@ export function renderResults(candidate: string, cycle: number, doc: ResultsInpu
             `Promotion needs a significant gain of at least ${margin.toFixed(1)}% in PAR-2 (min_improvement_pct ${notes.marginPct}%${notes.bandPct ? `, measured noise band ${notes.bandPct.toFixed(1)}%` : ''}${notes.falsePromotionPct !== undefined ? `; two identical solvers pass this rule in at most ${notes.falsePromotionPct.toFixed(1)}% of decisions` : ''}); this one is ${gain.toFixed(1)}% ${gain >= 0 ? 'faster' : 'slower'}${cmp.verdict === 'B faster' && gain >= margin ? ': enough' : cmp.verdict === 'B faster' ? ': significant, but under the margin' : ''}.`,
           ]
         : []),
+      ...(cmp.families
+        ? [
+            '',
+            '### By family',
+            '',
+            `**By family:** ${familyGlance(cmp.families)}.`,
+            '',
+            ...familyMarkdown(cmp.families, 'champion', 'this'),
+            '',
+            familySummary(cmp.families),
+          ]
+        : []),
     );
   }
   const audit = doc.gates.find((g) => g.promotion_audit)?.promotion_audit;
@@ -287,6 +302,12 @@ export async function writePromotionAudit(candidateDir: string, audit: Promotion
 /** Writes the evaluation report into the candidate directory (replacing whatever stands under the name). */
 export async function writeResults(candidateDir: string, cycle: number, doc: ResultsInput, cmp?: ResultsComparison, notes?: ResultsNotes): Promise<void> {
   await writeCandidateDoc(candidateDir, RESULTS_FILE, renderResults(path.basename(candidateDir), cycle, doc, cmp, notes));
+}
+
+/** The "**By family:**" line of a candidate's RESULTS.md (each family's change against the champion), where its set has families. */
+export async function readByFamily(candidateDir: string): Promise<string | undefined> {
+  const text = (await readCandidateDoc(candidateDir, RESULTS_FILE).catch(() => undefined)) ?? '';
+  return /^\*\*By family:\*\* (.+)$/m.exec(text)?.[1]?.trim();
 }
 
 /** The "**Why:**" sentence of a candidate's RESULTS.md, when its evaluation was compared with the champion. */

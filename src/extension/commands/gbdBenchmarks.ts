@@ -25,6 +25,8 @@ export const CurateBenchmarksArgs = z
     budgetMinutes: z.number().positive(),
     timeoutS: z.number().positive(),
     heldoutShare: z.number().min(0).max(0.9).default(0.3),
+    /** Families held out whole: names, or how many (chosen by their names' hashes). */
+    heldoutFamilies: z.union([z.array(z.string().min(1)).min(1), z.number().int().positive()]).optional(),
     minS: z.number().nonnegative().optional(),
   })
   .strict();
@@ -157,6 +159,9 @@ export async function curateBenchmarks(arg: unknown, model: WorkspaceModel, log:
         budgetS: minutes * 60,
         timeoutS,
         heldoutShare: share,
+        ...(given?.data.heldoutFamilies !== undefined
+          ? { heldoutFamilies: typeof given.data.heldoutFamilies === 'number' ? { count: given.data.heldoutFamilies } : { names: given.data.heldoutFamilies } }
+          : {}),
         minS: given?.data.minS ?? Math.max(0.5, timeoutS / 1000),
         replace: true,
         runnerEnv: extensionRunnerEnv(),

@@ -45,6 +45,8 @@ export interface SteeringInputs {
   problem: Problem | undefined;
   /** The last cycle's verdict in a sentence (its candidate's RESULTS.md "Why:"). */
   why: string | undefined;
+  /** Its families at a glance (RESULTS.md "By family:"). */
+  families?: string | undefined;
   /** The agent Start would run (session.ts defaultAgent), null while the config is invalid. */
   nextAgent: 'llm' | 'tuner' | null;
 }
@@ -66,6 +68,7 @@ export function steeringState(i: SteeringInputs): SteeringState {
     retry: null,
     problem: i.problem ? { text: clip(i.problem.text, LIMITS.line * 2), actions: i.problem.actions } : null,
     why: null,
+    families: null,
     nextAgent: i.nextAgent,
   } as const;
   if (!i.workspace)
@@ -87,6 +90,7 @@ export function steeringState(i: SteeringInputs): SteeringState {
   const savedCandidate = saved && saved.candidate !== null ? candidateDirName(saved.candidate) : null;
   const outcome = saved?.step === 'done' ? clipNull(saved.outcome, LIMITS.line * 2) : null;
   const why = saved?.step === 'done' && i.why ? clip(i.why, LIMITS.line * 3) : null;
+  const families = saved?.step === 'done' && i.families ? clip(i.families, LIMITS.line * 3) : null;
   if (i.run) {
     const p = i.pending;
     return {
@@ -101,6 +105,7 @@ export function steeringState(i: SteeringInputs): SteeringState {
       // Until the new cycle's first step arrives, the saved state is the previous cycle's.
       outcome: i.run.step === null ? outcome : null,
       why: i.run.step === null ? why : null,
+      families: i.run.step === null ? families : null,
       progress: i.run.progress,
       retry: i.run.retry,
       problem: null,
@@ -129,6 +134,7 @@ export function steeringState(i: SteeringInputs): SteeringState {
     title: clipNull(saved?.title ?? null, LIMITS.line),
     outcome,
     why,
+    families,
   };
 }
 

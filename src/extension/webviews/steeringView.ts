@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { writeApprovalMode } from '../../core/config/edit';
 import { candidateDirName, CONFIG_FILE } from '../../core/layout';
-import { readWhy } from '../../core/workspace/resultsFile';
+import { readByFamily, readWhy } from '../../core/workspace/resultsFile';
 import { strategyFor } from '../../core/strategy/registry';
 import { defaultAgent } from '../../core/cycle/session';
 import { readNotes, writeNotes } from '../../core/workspace/notes';
@@ -30,7 +30,7 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
   private flushTimer: NodeJS.Timeout | undefined;
   private transcripts = false;
   /** The last cycle's candidate and its RESULTS.md "Why:", read when either changes. */
-  private why: { dir: string; text: string | undefined } | undefined;
+  private why: { dir: string; text: string | undefined; families: string | undefined } | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -103,11 +103,12 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
       transcripts: this.transcripts,
       problem: this.cycles.problem,
       why: this.why?.text,
+      families: this.why?.families,
       nextAgent: snap?.config.ok ? defaultAgent(snap.config.config) : null,
     });
   }
 
-  /** Reads the "Why:" of the last cycle's candidate when the candidate changed (or, `force`, its files may have). */
+  /** Reads the "Why:" and "By family:" of the last cycle's candidate when the candidate changed (or, `force`, its files may have). */
   private async readWhy(force = false): Promise<void> {
     const ws = this.model.workspaceRoot;
     const saved = this.cycles.saved;
@@ -117,7 +118,8 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
       return;
     }
     if (!force && this.why?.dir === dir) return;
-    this.why = { dir, text: await readWhy(dir) };
+    const [text, families] = await Promise.all([readWhy(dir), readByFamily(dir)]);
+    this.why = { dir, text, families };
   }
 
   private pushState(): void {

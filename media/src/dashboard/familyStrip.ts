@@ -1,0 +1,61 @@
+// Families at a glance in the Verdicts tab: each family's PAR-2 change under a challenger against the
+// champion (decide/familyCheck.ts, kept with the duel), slowest first; a family the rule found slower
+// beyond its tolerance stands out.
+import type { DashDuel } from '../../../src/core/dashboard/dashboardSchema';
+import { h } from '../shared/dom';
+
+type Families = NonNullable<DashDuel['families']>;
+
+/** A change in percent of the champion's PAR-2, signed ("+30.0%" slower, "−20.1%" faster). */
+const signed = (x: number) => `${x > 0 ? '+' : x < 0 ? '\u2212' : '\u00b1'}${Math.abs(x).toFixed(1)}%`;
+
+/** How a family's change reads: slower beyond the tolerance, slower, or faster. */
+const tone = (f: Families[number]) => (f.slower ? 'fam slower' : f.changePct > 0 ? 'fam loss' : 'fam gain');
+
+/** The families as a row of small marks, the slowest first (up to `max`, the rest counted). */
+export function familyStrip(families: Families, max = 4): HTMLElement {
+  const shown = families.slice(0, max);
+  return h(
+    'span',
+    { class: 'fam-strip' },
+    ...shown.map((f) =>
+      h(
+        'span',
+        {
+          class: tone(f),
+          title: `${f.family}: PAR-2 ${signed(f.changePct)} on ${f.instances} instance${f.instances === 1 ? '' : 's'}${f.slower ? ', slower beyond the tolerance (the family rule)' : f.judged ? '' : ', too few instances to be judged'}`,
+        },
+        `${f.family} ${signed(f.changePct)}`,
+      ),
+    ),
+    families.length > max ? h('span', { class: 'muted' }, ` +${families.length - max}`) : null,
+  );
+}
+
+/** The families of a duel as a table: instances, change, and the rule's judgement. */
+export function familyTable(families: Families, caption: string): HTMLElement {
+  return h(
+    'table',
+    { class: 'plain families' },
+    h('caption', { class: 'muted' }, caption),
+    h(
+      'thead',
+      {},
+      h('tr', {}, ...['Family', 'Instances', 'PAR-2 change', 'Judged'].map((t, i) => h('th', { scope: 'col', class: i === 1 || i === 2 ? 'num' : '' }, t))),
+    ),
+    h(
+      'tbody',
+      {},
+      ...families.map((f) =>
+        h(
+          'tr',
+          {},
+          h('td', {}, f.family),
+          h('td', { class: 'num' }, String(f.instances)),
+          h('td', { class: `num ${tone(f)}` }, signed(f.changePct)),
+          h('td', {}, f.slower ? 'slower beyond the tolerance' : f.judged ? 'not shown slower beyond it' : 'too few instances'),
+        ),
+      ),
+    ),
+  );
+}
