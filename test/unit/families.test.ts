@@ -8,6 +8,8 @@ import { heldOutAgain, heldOutCall, heldOutEnd } from '../../src/core/decide/hel
 import { duelComparison } from '../../src/core/decide/againstChampion';
 import { DuelDoc } from '../../src/core/decide/duels';
 import { FamiliesSchema } from '../../src/core/config/schema';
+import { decisionWhy } from '../../src/core/dashboard/verdictsView';
+import type { DashDuel } from '../../src/core/dashboard/dashboardSchema';
 import type { InstanceResult } from '../../src/core/run/result';
 import { sampleEvalDoc } from '../fixtures/evalDocs';
 import { readByFamily, renderResults, writeResults } from '../../src/core/workspace/resultsFile';
@@ -305,6 +307,25 @@ describe('the family rule: no family pays for a promotion', () => {
     assert.equal(lines.length, 5);
     assert.equal(lines[0]!.indexOf('instances'), lines[1]!.indexOf('8'));
     assert.ok(lines[1]!.endsWith('slower beyond 5%') && !lines[1]!.includes('**'), lines[1]);
+  });
+
+  it('the dashboard says a specialist was kept out by the family rule, naming the family', () => {
+    const duel: DashDuel = {
+      ...{ session: 's', purpose: 'decision', on: 'cpu', n: 32, timeoutS: 100, together: true, par2A: 10, par2B: 8.4, wallPar2A: 10, wallPar2B: 8.4 },
+      ...{ gainPct: 16, ci95: [-2, -1], p: 0.001, level: 0.005, bandPct: 0, verdict: 'B faster', fatal: null, at: '' },
+      families: [
+        { family: 'f1', instances: 8, changePct: 30, judged: true, slower: true },
+        { family: 'f2', instances: 8, changePct: -30, judged: true, slower: false },
+      ],
+    };
+    const why = decisionWhy(
+      { cycle: 2, candidate: 3, champion: 0, outcome: 'vetoed', duel, heldOut: null, race: null, tier: null },
+      { alpha: 0.01, minImprovementPct: 5, failure: null, challenger: undefined, champion: undefined },
+    );
+    assert.match(
+      why,
+      /It was not promoted: slower beyond the tolerance on f1 \(\+30\.0%, 8 instances\) \(the family rule: no family pays for a promotion\)\.$/,
+    );
   });
 
   it('reads its settings with sound defaults and refuses nonsense', () => {

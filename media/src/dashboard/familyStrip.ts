@@ -1,7 +1,7 @@
 // Families at a glance in the Verdicts tab: each family's PAR-2 change under a challenger against the
 // champion (decide/familyCheck.ts, kept with the duel), slowest first; a family the rule found slower
 // beyond its tolerance stands out.
-import type { DashDuel } from '../../../src/core/dashboard/dashboardSchema';
+import type { DashDecision, DashDuel } from '../../../src/core/dashboard/dashboardSchema';
 import { h } from '../shared/dom';
 
 type Families = NonNullable<DashDuel['families']>;
@@ -29,6 +29,55 @@ export function familyStrip(families: Families, max = 4): HTMLElement {
       ),
     ),
     families.length > max ? h('span', { class: 'muted' }, ` +${families.length - max}`) : null,
+  );
+}
+
+/**
+ * The families over the cycles: a row per decision with a duel (newest first), a column per family,
+ * each cell the challenger's PAR-2 change there against the champion it met; undefined when no duel
+ * has families.
+ */
+export function familyGrid(decisions: readonly DashDecision[], dirOf: (id: number) => string, max = 50): HTMLElement | undefined {
+  const rows = decisions
+    .filter((d) => d.duel?.families?.length)
+    .slice(-max)
+    .reverse();
+  if (!rows.length) return undefined;
+  const names = [...new Set(rows.flatMap((d) => d.duel!.families!.map((f) => f.family)))].sort();
+  return h(
+    'table',
+    { class: 'plain families fam-grid' },
+    h(
+      'caption',
+      { class: 'muted' },
+      'Families over the cycles: each challenger’s PAR-2 change per family against the champion it met (positive: slower; outlined: slower beyond the tolerance, which keeps it out).',
+    ),
+    h(
+      'thead',
+      {},
+      h('tr', {}, h('th', { scope: 'col' }, 'Cycle'), h('th', { scope: 'col' }, 'Challenger'), ...names.map((n) => h('th', { scope: 'col', class: 'num' }, n))),
+    ),
+    h(
+      'tbody',
+      {},
+      ...rows.map((d) => {
+        const by = new Map(d.duel!.families!.map((f) => [f.family, f]));
+        return h(
+          'tr',
+          {},
+          h('td', { class: 'num' }, String(d.cycle)),
+          h('td', {}, dirOf(d.candidate)),
+          ...names.map((n) => {
+            const f = by.get(n);
+            return h(
+              'td',
+              { class: `num${f ? ` ${tone(f)}` : ''}`, ...(f ? { title: `${n}: ${f.instances} instances` } : {}) },
+              f ? signed(f.changePct) : '\u2013',
+            );
+          }),
+        );
+      }),
+    ),
   );
 }
 

@@ -21,6 +21,7 @@ import { solvedTimes, styleOf } from './model';
 import type { Tab } from './state';
 import type { TableColumn } from './table';
 import { verdicts } from './verdictsTab';
+import { familyGrid } from './familyStrip';
 import type { TabContext } from './tabContext';
 
 /** Renders one tab into `el`; the charts it creates are pushed to `charts` (the caller destroys them). */
@@ -135,6 +136,9 @@ function cycles(el: HTMLElement, ctx: TabContext, charts: Chart[]): void {
   };
   explain(explained[explained.length - 1]);
   el.append(pointWhy);
+  // Which families each challenger made faster or slower, over the cycles (a family that got slower stands out).
+  const grid = familyGrid(v.data.verdicts.decisions, (id) => v.byId.get(id)?.dir ?? `SATLUTION_${id}`);
+  if (grid) el.append(grid);
   charts.push(
     cyclesChart(
       canvas,

@@ -284,7 +284,7 @@ export const DashRace = z.object({
 });
 export type DashRace = z.infer<typeof DashRace>;
 
-/** How a challenger's decision ended. `vetoed`: faster beyond the margin, yet not promoted (held-out set, a person, or another proposal of the cycle won). */
+/** How a challenger's decision ended. `vetoed`: faster beyond the margin, yet not promoted (the family rule, the held-out set, a person, or another proposal of the cycle won). */
 export const DECISION_OUTCOMES = [
   'promoted',
   'not significant',

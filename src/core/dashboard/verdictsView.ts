@@ -242,9 +242,15 @@ function decisionReason(
         ? `No verdict: ${d.duel.fatal}.`
         : 'It was not compared side by side with the champion (another proposal of the cycle measured faster, or the cycle ended before its duel).';
     case 'vetoed': {
-      const held = d.heldOut
-        ? ` On the held-out set, side by side: PAR-2 ${d.heldOut.par2A.toFixed(2)} -> ${d.heldOut.par2B.toFixed(2)} s (${d.heldOut.verdict}), so it was not promoted.`
-        : ' It was not promoted: a person or another proposal of the cycle decided otherwise.';
+      const specialist = d.duel?.families?.filter((f) => f.slower) ?? [];
+      const heldSlower = d.heldOut?.families?.filter((f) => f.slower) ?? [];
+      const fams = (fs: typeof specialist) =>
+        fs.map((f) => `${f.family} (${f.changePct > 0 ? '+' : ''}${f.changePct.toFixed(1)}%, ${f.instances} instances)`).join(', ');
+      const held = specialist.length
+        ? ` It was not promoted: slower beyond the tolerance on ${fams(specialist)} (the family rule: no family pays for a promotion).`
+        : d.heldOut
+          ? ` On the held-out set, side by side: PAR-2 ${d.heldOut.par2A.toFixed(2)} -> ${d.heldOut.par2B.toFixed(2)} s (${d.heldOut.verdict})${heldSlower.length ? `, slower beyond the tolerance on ${fams(heldSlower)}` : ''}, so it was not promoted.`
+          : ' It was not promoted: a person or another proposal of the cycle decided otherwise.';
       return d.duel ? withSplit(`${duelWhy(d.duel)}${held}`) : held.trim();
     }
     case 'promoted':

@@ -122,6 +122,7 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
   const keys = req.challengers.map((_, k) => (req.challengers.length === 1 ? 'B' : `B${k + 1}`));
   const dirOf = (side: Side) => (side === 'A' ? req.a : req.challengers[keys.indexOf(side)]!);
   let done = 0;
+  let further = 0;
   const total = (1 + req.challengers.length) * order.length;
   const policy = req.race;
   // A look asks what the promotion test at the end will (the level the race's challengers share).
@@ -150,8 +151,14 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
         hold: side === 'A' ? null : (req.hold ?? null),
         ...lane,
       });
-      done += results.length;
-      req.onProgress?.(done, total, `${side === 'A' ? 'A' : path.basename(dirOf(side))} ran ${chunk.map((i) => i.name).join(', ')}`);
+      // A run again is beyond the set's count: progress counts first runs, and says how many ran again.
+      if (o.repeat) further += results.length;
+      else done += results.length;
+      req.onProgress?.(
+        done,
+        total,
+        `${side === 'A' ? 'A' : path.basename(dirOf(side))} ran ${chunk.map((i) => i.name).join(', ')}${o.repeat ? ` again (${further} further runs so far)` : ''}`,
+      );
       return results;
     },
     // A survivor whose decision is in doubt runs again where the variance is, raced or not; the

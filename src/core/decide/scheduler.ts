@@ -238,7 +238,7 @@ export async function runSession(req: SessionRequest): Promise<SessionOutcome> {
 
 /**
  * Runs each instance some B sides need again, in full, once for A and once for each of them (their order
- * rotating), pinned to a lane as the session's runs were (a run on a CPU mask of its own would tell a
+ * rotating over the instances and over the rounds), pinned to a lane as the session's runs were (a run on a CPU mask of its own would tell a
  * solver it is a re-run), and hands over the runs.
  */
 async function bothAgain(
@@ -251,7 +251,8 @@ async function bothAgain(
 ): Promise<void> {
   for (const [k, i] of order.filter((x) => [...wanted.values()].some((names) => names.has(x.name))).entries()) {
     const entrants: Side[] = ['A', ...[...wanted.keys()].filter((side) => wanted.get(side)!.has(i.name))];
-    const rot = k % entrants.length;
+    // The order rotates from instance to instance and, for one instance, from round to round.
+    const rot = (k + (ran.get(`A\0${i.name}`) ?? 0)) % entrants.length;
     const sequence = [...entrants.slice(rot), ...entrants.slice(0, rot)];
     const runs = new Map<Side, InstanceResult>();
     const lane = req.lanes > 1 ? { lane: k % req.lanes } : {};
