@@ -148,6 +148,25 @@ export async function curateBenchmarks(arg: unknown, model: WorkspaceModel, log:
     given?.data.heldoutShare ??
     (await number('The share of the informative instances kept for the held-out set', '0.3', (n) => n >= 0 && n <= 0.9, 'from 0 to 0.9'));
   if (share === undefined) return;
+  // Whole families held out measure what evolution never saw (empty: a share of every family).
+  const whole = given
+    ? given.data.heldoutFamilies
+    : await vscode.window
+        .showInputBox({
+          title: 'Hold out whole families? A count, or family names separated by commas; empty for a share of every family',
+          value: '',
+          ignoreFocusOut: true,
+          validateInput: (v) =>
+            v.trim() === '' || /^\d+$/.test(v.trim())
+              ? v.trim() === '0'
+                ? 'at least 1, or empty'
+                : undefined
+              : /^[\w.+-]+(\s*,\s*[\w.+-]+)*$/.test(v.trim())
+                ? undefined
+                : 'a count, or names separated by commas',
+        })
+        .then((v) => (v === undefined ? null : v.trim() === '' ? undefined : /^\d+$/.test(v.trim()) ? Number(v.trim()) : v.split(',').map((x) => x.trim())));
+  if (whole === null) return;
   try {
     const out = await withCancel(`SATLUTION: curating ${from} (the champion runs it once)`, (signal, report) =>
       curateSet({
@@ -159,9 +178,7 @@ export async function curateBenchmarks(arg: unknown, model: WorkspaceModel, log:
         budgetS: minutes * 60,
         timeoutS,
         heldoutShare: share,
-        ...(given?.data.heldoutFamilies !== undefined
-          ? { heldoutFamilies: typeof given.data.heldoutFamilies === 'number' ? { count: given.data.heldoutFamilies } : { names: given.data.heldoutFamilies } }
-          : {}),
+        ...(whole !== undefined ? { heldoutFamilies: typeof whole === 'number' ? { count: whole } : { names: whole } } : {}),
         minS: given?.data.minS ?? Math.max(0.5, timeoutS / 1000),
         replace: true,
         runnerEnv: extensionRunnerEnv(),
@@ -173,7 +190,7 @@ export async function curateBenchmarks(arg: unknown, model: WorkspaceModel, log:
     await model.refresh();
     const d = out.doc;
     const clock = clockName(d.on);
-    const line = `${d.train.set}: ${d.train.instances} instances, ${(d.train.time_s / 60).toFixed(1)} of ${minutes} ${clock} minutes; ${d.heldout.set}: ${d.heldout.instances} held out. The champion's run cost ${(d.spent_s / 60).toFixed(1)} ${clock} minutes. satlution.yaml now evolves on ${d.train.set}.`;
+    const line = `${d.train.set}: ${d.train.instances} instances, ${(d.train.time_s / 60).toFixed(1)} of ${minutes} ${clock} minutes; ${d.heldout.set}: ${d.heldout.instances} held out${d.heldout_families ? ` (the families ${d.heldout_families.join(', ')}, whole)` : ''}. The champion's run cost ${(d.spent_s / 60).toFixed(1)} ${clock} minutes. satlution.yaml now evolves on ${d.train.set}.`;
     log.info(line);
     const open = 'Open CURATION.md';
     void vscode.window
