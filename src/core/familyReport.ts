@@ -30,7 +30,8 @@ function judgement(f: ReportedFamilies['families'][number], r: ReportedFamilies)
 export function familyRows(r: ReportedFamilies, a: string, b: string): string[][] {
   const head = ['family', 'instances', `PAR-2 ${a}`, `PAR-2 ${b}`, 'change', `solved ${a} / ${b}`, 'judged'];
   const rows = r.families.map((f) => [
-    f.family,
+    // A family name is the user's (meta.csv): one line of it.
+    f.family.replace(/\s+/g, ' '),
     String(f.instances),
     `${f.par2A.toFixed(2)} s`,
     `${f.par2B.toFixed(2)} s`,

@@ -37,20 +37,24 @@ export function familyStrip(families: Families, max = 4): HTMLElement {
  * each cell the challenger's PAR-2 change there against the champion it met; undefined when no duel
  * has families.
  */
-export function familyGrid(decisions: readonly DashDecision[], dirOf: (id: number) => string, max = 50): HTMLElement | undefined {
+export function familyGrid(decisions: readonly DashDecision[], dirOf: (id: number) => string, max = 50, maxFamilies = 16): HTMLElement | undefined {
   const rows = decisions
     .filter((d) => d.duel?.families?.length)
     .slice(-max)
     .reverse();
   if (!rows.length) return undefined;
-  const names = [...new Set(rows.flatMap((d) => d.duel!.families!.map((f) => f.family)))].sort();
+  // The families judged most often first (a competition track may have a hundred small ones), then by name.
+  const judged = new Map<string, number>();
+  for (const d of rows) for (const f of d.duel!.families!) judged.set(f.family, (judged.get(f.family) ?? 0) + (f.judged ? 1 : 0));
+  const all = [...judged.keys()].sort((x, y) => judged.get(y)! - judged.get(x)! || x.localeCompare(y));
+  const names = all.slice(0, maxFamilies).sort();
   return h(
     'table',
     { class: 'plain families fam-grid' },
     h(
       'caption',
       { class: 'muted' },
-      'Families over the cycles: each challenger’s PAR-2 change per family against the champion it met (positive: slower; outlined: slower beyond the tolerance, which keeps it out).',
+      `Families over the cycles: each challenger\u2019s PAR-2 change per family against the champion it met (positive: slower; outlined: slower beyond the tolerance, which keeps it out).${all.length > names.length ? ` The ${names.length} families judged most often, of ${all.length}.` : ''}`,
     ),
     h(
       'thead',
