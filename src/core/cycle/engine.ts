@@ -552,6 +552,7 @@ async function evaluateCandidate(req: CycleRequest, dir: string, o: { reference?
 /** The cycle request as the verdict helpers (decide/againstChampion.ts) need it. */
 function verdictContext(req: CycleRequest): VerdictContext {
   let quarter = 0;
+  let lastDone = 0;
   const tracker = new ProgressTracker((e) => req.onEvent?.(e), null);
   return {
     ws: req.ws,
@@ -563,9 +564,12 @@ function verdictContext(req: CycleRequest): VerdictContext {
     // A side-by-side measurement is as long as an evaluation: a line at each quarter of it.
     progress: (done, total) => {
       tracker.reportIn('side by side', done, total, null);
+      // A count that went back is the next measurement; further runs leave it at the total (one line, not one each).
+      if (done < lastDone) quarter = 0;
+      lastDone = done;
       const q = total > 0 ? Math.floor((4 * done) / total) : 0;
       if (q > quarter) req.onEvent?.({ type: 'log', message: `side by side: ${done}/${total} runs` });
-      quarter = q >= 4 ? 0 : Math.max(quarter, q);
+      quarter = Math.max(quarter, q);
     },
   };
 }
