@@ -27,6 +27,7 @@ import {
   type StreamItem,
 } from '../../src/shared/steeringProtocol';
 import { appendStream } from '../../src/shared/steeringStream';
+import { outcomeLine } from '../../src/shared/outcomeLine';
 
 const vscode = vscodeApi<SteeringViewMessage>();
 const root = document.getElementById('root')!;
@@ -306,9 +307,9 @@ function renderState(s: SteeringState | undefined): void {
     ? 'Pausing when the current step ends…'
     : s.phase === 'paused'
       ? `Stopped before ${s.step ? STEP_LABEL[s.step].toLowerCase() : 'the next step'}. Resume continues${s.step === 'approve' ? ' and asks for approval again' : ' there'}.`
-      : // With a Why below, the outcome's own figures (in parentheses) would say it twice: they stay in the tooltip.
+      : // With a Why below, the outcome's own figures stay in the tooltip; a veto the Why does not say is shown (outcomeLine).
         s.phase === 'idle' && s.outcome
-        ? `Last cycle: ${s.why ? s.outcome.split(' (')[0] : s.outcome}`
+        ? `Last cycle: ${outcomeLine(s.outcome, !!s.why)}`
         : s.phase === 'idle'
           ? 'No cycle in progress.'
           : '';

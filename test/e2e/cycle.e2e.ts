@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { E2eContext } from './index';
+import { outcomeLine } from '../../src/shared/outcomeLine';
 import type { FrameLocator } from 'playwright-core';
 import { openSidebar, pickQuickItem, runCommand, settled, treeRow, waitForWorkbench, webview } from './workbench';
 
@@ -91,7 +92,7 @@ export async function cycleFromTheSidebar({ page, workspace, shot }: E2eContext)
   // With a Why line below, the outcome's figures in parentheses move to the tooltip (they would say it twice).
   const why = steering.locator('p.why');
   const explained = (await why.isVisible()) ? ((await why.textContent()) ?? '') : '';
-  const shown = explained ? done.outcome.split(' (')[0] : done.outcome;
+  const shown = outcomeLine(done.outcome, !!explained);
   assert.ok(outcome === shown || (outcome.endsWith('…') && shown.startsWith(outcome.slice(0, -1))), `the view shows the outcome "${shown}", not "${outcome}"`);
   assert.equal(await note.getAttribute('title'), done.outcome, 'the whole outcome is in the tooltip');
   const results = path.join(workspace, dir, 'RESULTS.md');

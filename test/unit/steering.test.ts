@@ -28,6 +28,7 @@ import {
 } from '../../src/shared/steeringProtocol';
 import { appendStream, compactItems } from '../../src/shared/steeringStream';
 import { cycleProblem } from '../../src/extension/cycleProblem';
+import { outcomeLine } from '../../src/shared/outcomeLine';
 import { SessionError } from '../../src/core/cycle/session';
 import { ConfigError } from '../../src/core/config/load';
 import { ProgressTracker } from '../../src/core/cycle/progress';
@@ -356,6 +357,18 @@ describe('steering: progress, retries, problems and the why', () => {
     assert.equal(idle.families, 'f1 +30.0% (slower beyond 5%), f2 -20.1%');
     const interrupted = steeringState(input({ saved: { ...done, step: 'code' }, why: 'x', families: 'f1 +1.0%' }));
     assert.deepEqual([interrupted.why, interrupted.families], [null, null], 'an interrupted cycle has no verdict yet');
+  });
+
+  it('the last cycle line: the outcome, or with a Why below its head and the veto the Why does not say', () => {
+    const raced =
+      'SATLUTION_0 stays champion (15.4% faster side by side over the 5.0% margin, but slower on a family: miter 6.2% slower (4 instances, PAR-2 0.13 -> 0.14 s); significantly and more than the 5% a family may lose (each family judged at 0.067: an error of 0.2 over 3))';
+    const held =
+      'SATLUTION_0 stays champion (SATLUTION_1 won on the perf set, but it is worse on the held-out set heldout (side by side: PAR-2 2.69 -> 0.63 s; on all 22 instances, PAR-2 76.8% lower, but slower on a family: uniform-unsat 9.7% slower (5 instances, PAR-2 0.92 -> 1.00 s); significantly and more than the 5% a family may lose (each family judged at 0.067: an error of 0.2 over 3)))';
+    const won = 'SATLUTION_1 is the new champion (side by side on CPU time: PAR-2 1.00 -> 0.80 s, 20.0% faster; over the 5.0% margin)';
+    assert.equal(outcomeLine(raced, true), 'SATLUTION_0 stays champion: slower on a family: miter 6.2% slower');
+    assert.equal(outcomeLine(held, true), 'SATLUTION_0 stays champion: worse on the held-out set heldout, slower on a family: uniform-unsat 9.7% slower');
+    assert.equal(outcomeLine(won, true), 'SATLUTION_1 is the new champion');
+    assert.equal(outcomeLine(won, false), won, 'no Why: the whole outcome');
   });
 
   it('an error names the action that fixes it', () => {
