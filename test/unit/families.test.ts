@@ -12,7 +12,7 @@ import { decisionWhy } from '../../src/core/dashboard/verdictsView';
 import type { DashDuel } from '../../src/core/dashboard/dashboardSchema';
 import type { InstanceResult } from '../../src/core/run/result';
 import { sampleEvalDoc } from '../fixtures/evalDocs';
-import { readByFamily, renderResults, writeResults } from '../../src/core/workspace/resultsFile';
+import { readVerdict, renderResults, writeResults } from '../../src/core/workspace/resultsFile';
 import { familyText } from '../../src/core/familyReport';
 import { tempDir } from './helpers';
 
@@ -292,7 +292,7 @@ describe('the family rule: no family pays for a promotion', () => {
     );
     const dir = tempDir('results-');
     await writeResults(dir, 3, doc, c);
-    assert.match((await readByFamily(dir)) ?? '', /^f1 \+30\.0% \(slower beyond 5%\), /);
+    assert.match((await readVerdict(dir)).families ?? '', /^f1 \+30\.0% \(slower beyond 5%\), /);
     const none = compareRuns(
       a.map((r) => ({ ...r, family: null })),
       b.map((r) => ({ ...r, family: null })),
@@ -301,7 +301,7 @@ describe('the family rule: no family pays for a promotion', () => {
     );
     const plain = tempDir('results-');
     await writeResults(plain, 3, doc, none);
-    assert.equal(await readByFamily(plain), undefined, 'one family: no family figures');
+    assert.equal((await readVerdict(plain)).families, undefined, 'one family: no family figures');
     // compare's text: aligned columns, no Markdown.
     const lines = familyText(c.families!, 'A', 'B');
     assert.equal(lines.length, 5);

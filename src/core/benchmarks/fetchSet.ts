@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { Config } from '../config/schema';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { queryHashes, GbdServerError } from './gbdRoutes';
-import { boundedGet } from './requestBounds';
+import { boundedGet, mb } from './requestBounds';
 import type { GbdCache } from './gbdCache';
 import { fetchBounds, type FetchBounds } from './requestBounds';
 import { formatMeta } from '../instances/metaCsv';
@@ -258,7 +258,9 @@ async function familiesOf(req: FetchRequest, wanted: ReadonlySet<string>): Promi
   try {
     if (req.familiesFile) {
       from = req.familiesFile;
-      const size = (await fs.stat(req.familiesFile)).size;
+      const st = await fs.stat(req.familiesFile);
+      if (!st.isFile()) return none(`${from} is not a regular file`);
+      const size = st.size;
       if (size > max) return none(`${from} is ${mb(size)} MB, over the ${mb(max)} MB a database may have (gbd.max_db_mb)`);
       bytes = await fs.readFile(req.familiesFile);
     } else if (req.familiesDatabase) {
@@ -304,8 +306,6 @@ async function downloadDatabase(req: FetchRequest, name: string, max: number): P
     got.close();
   }
 }
-
-const mb = (n: number) => (n / 1e6).toFixed(1);
 
 /**
  * The instance's file name in the set: `<hash>-<the server's name>` with the name cut to its last path

@@ -5,7 +5,7 @@
 // request is bounded (requestBounds.ts): what it may send, how slowly, and where it may redirect.
 import * as fs from 'node:fs';
 import { GBD_HASH } from '../instances/gbdHash';
-import { boundedGet, GbdServerError, type FetchBounds } from './requestBounds';
+import { boundedGet, GbdServerError, mb, type FetchBounds } from './requestBounds';
 
 export { GbdServerError } from './requestBounds';
 
@@ -125,4 +125,3 @@ export function dispositionName(header: string | null): string | null {
 }
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 300);
-const mb = (n: number) => (n / 1e6).toFixed(1);

@@ -19,6 +19,9 @@ export interface FetchBounds {
   maxInstances: number;
 }
 
+/** Bytes as megabytes with one decimal, for messages. */
+export const mb = (n: number): string => (n / 1e6).toFixed(1);
+
 /** Less than this in a whole idle window is a stall (a body trickling a byte now and then stalls too). */
 export const IDLE_BYTES = 1024;
 

@@ -78,6 +78,10 @@ export interface ObjectiveTest {
  */
 export const MARGIN_CONFIDENCE = 0.8;
 
+/** The PAR-2 gain, percent, a test's runs reach at `confidence` (MARGIN_CONFIDENCE unless said): its gain less that quantile of its standard error. */
+export const gainAt = (t: Pick<ObjectiveTest, 'gain_pct' | 'gain_se_pct'>, confidence = MARGIN_CONFIDENCE): number =>
+  t.gain_pct - normalQuantile(confidence) * t.gain_se_pct;
+
 /** The noise a session is assumed to have before its own second runs say otherwise (log-time sd per run: 10%). */
 export const NOISE_PRIOR = 0.1;
 /** The prior's weight, in pairs of runs of one solver on one instance. */

@@ -7,8 +7,7 @@ import type { Comparison } from './comparison';
 import { measuredInFull, type EvalDoc } from '../eval/evalDoc';
 import { candidateDirName } from '../layout';
 import { marginGainPct, pPhrase } from '../explain';
-import { normalQuantile } from '../stats/normal';
-import { MARGIN_CONFIDENCE } from './objectiveTest';
+import { gainAt, MARGIN_CONFIDENCE } from './objectiveTest';
 import { familyVeto, familyVetoReason } from './familyCheck';
 
 /** An evaluated candidate with its side-by-side comparison against the reference (the champion). */
@@ -37,7 +36,7 @@ export const gainPct = (c: Comparison | undefined): number => (c ? marginGainPct
 const solvedMore = (c: Comparison): number => (c.test?.rank_by === 'solved-then-par2' ? c.solvedOnlyB - c.solvedOnlyA : 0);
 
 /** The PAR-2 gain, percent, that B reaches at MARGIN_CONFIDENCE (its point estimate where the comparison has no standard error). */
-export const gainAtConfidence = (c: Comparison): number => gainPct(c) - normalQuantile(MARGIN_CONFIDENCE) * c.test.gain_se_pct;
+export const gainAtConfidence = (c: Comparison): number => gainAt({ gain_pct: gainPct(c), gain_se_pct: c.test.gain_se_pct });
 
 /** Whether a significantly better B is better by enough: more solved where solved count first, else the margin in PAR-2 at MARGIN_CONFIDENCE (and never fewer solved). */
 const byEnough = (c: Comparison, marginPct: number): boolean => (solvedMore(c) !== 0 ? solvedMore(c) > 0 : gainAtConfidence(c) >= marginPct);

@@ -17,7 +17,7 @@ import { basisOf, par2Of, type TimeBasis } from '../eval/metrics';
 import {
   AGAIN_RUNS,
   logRatios,
-  MARGIN_CONFIDENCE,
+  gainAt,
   nearLimit,
   NOISE_FLOOR,
   NOISE_PRIOR,
@@ -26,6 +26,7 @@ import {
   runNoise,
   varianceRelief,
   type RankBy,
+  type TestNoise,
   type TestPair,
   type TestRun,
 } from './objectiveTest';
@@ -397,8 +398,9 @@ export function raceAgain(
         : later
           ? laterRound(tp, names, timeoutS, rankBy)
           : firstRound(policy, tp, names, timeoutS, rankBy);
-    if (!clear?.families || !passes(tp, rankBy, timeoutS, clear)) return next;
+    if (!clear?.families) return next;
     const noise = { timeoutS, sigma: runNoise(tp) };
+    if (!passes(tp, rankBy, noise, clear)) return next;
     const doubt = familyAgain(
       pairs.map((p, k) => ({ family: p.a.family ?? p.b.family, pair: tp[k]! })),
       names,
@@ -410,10 +412,10 @@ export function raceAgain(
 }
 
 /** Whether a survivor's runs so far pass the promotion test and its margin (promotionRule.ts; ranked solved first, solving more needs no margin). */
-function passes(tp: readonly TestPair[], rankBy: RankBy, timeoutS: number, clear: { level: number; marginPct: number }): boolean {
-  const test = objectiveTest(tp, rankBy, { timeoutS, sigma: runNoise(tp) });
+function passes(tp: readonly TestPair[], rankBy: RankBy, noise: TestNoise, clear: { level: number; marginPct: number }): boolean {
+  const test = objectiveTest(tp, rankBy, noise);
   const more = rankBy === 'solved-then-par2' ? tp.filter((p) => p.solvedB && !p.solvedA).length - tp.filter((p) => p.solvedA && !p.solvedB).length : 0;
-  return test.p < clear.level && (more !== 0 ? more > 0 : test.gain_pct - normalQuantile(MARGIN_CONFIDENCE) * test.gain_se_pct >= clear.marginPct);
+  return test.p < clear.level && (more !== 0 ? more > 0 : gainAt(test) >= clear.marginPct);
 }
 
 /**
@@ -427,7 +429,7 @@ export const BEYOND_DOUBT = { levelShare: 0.005, marginConfidence: 0.99 };
 /** Whether the test on all runs so far (at the noise they measure; at the prior before any ran again) passes at BEYOND_DOUBT. */
 function beyondDoubt(tp: readonly TestPair[], rankBy: RankBy, timeoutS: number, clear: { level: number; marginPct: number }, measured: boolean): boolean {
   const test = objectiveTest(tp, rankBy, { timeoutS, sigma: measured ? runNoise(tp) : Math.max(NOISE_PRIOR, runNoise(tp)) });
-  return test.p < BEYOND_DOUBT.levelShare * clear.level && test.gain_pct - normalQuantile(BEYOND_DOUBT.marginConfidence) * test.gain_se_pct >= clear.marginPct;
+  return test.p < BEYOND_DOUBT.levelShare * clear.level && gainAt(test, BEYOND_DOUBT.marginConfidence) >= clear.marginPct;
 }
 
 /** raceAgain's first round, on a survivor's pairs as the test sees them (`names`: their instances): the instances near the limit and the heaviest solved ones. */

@@ -304,14 +304,16 @@ export async function writeResults(candidateDir: string, cycle: number, doc: Res
   await writeCandidateDoc(candidateDir, RESULTS_FILE, renderResults(path.basename(candidateDir), cycle, doc, cmp, notes));
 }
 
-/** The "**By family:**" line of a candidate's RESULTS.md (each family's change against the champion), where its set has families. */
-export async function readByFamily(candidateDir: string): Promise<string | undefined> {
+/**
+ * The verdict lines of a candidate's RESULTS.md, read once: the "**Why:**" sentence, when its evaluation
+ * was compared with the champion, and the "**By family:**" line (each family's change), where its set
+ * has families.
+ */
+export async function readVerdict(candidateDir: string): Promise<{ why: string | undefined; families: string | undefined }> {
   const text = (await readCandidateDoc(candidateDir, RESULTS_FILE).catch(() => undefined)) ?? '';
-  return /^\*\*By family:\*\* (.+)$/m.exec(text)?.[1]?.trim();
+  const line = (label: string) => new RegExp(`^\\*\\*${label}:\\*\\* (.+)$`, 'm').exec(text)?.[1]?.trim();
+  return { why: line('Why'), families: line('By family') };
 }
 
-/** The "**Why:**" sentence of a candidate's RESULTS.md, when its evaluation was compared with the champion. */
-export async function readWhy(candidateDir: string): Promise<string | undefined> {
-  const text = (await readCandidateDoc(candidateDir, RESULTS_FILE).catch(() => undefined)) ?? '';
-  return /^\*\*Why:\*\* (.+)$/m.exec(text)?.[1]?.trim();
-}
+/** The "**Why:**" sentence of a candidate's RESULTS.md (readVerdict). */
+export const readWhy = async (candidateDir: string): Promise<string | undefined> => (await readVerdict(candidateDir)).why;

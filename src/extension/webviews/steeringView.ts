@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { writeApprovalMode } from '../../core/config/edit';
 import { candidateDirName, CONFIG_FILE } from '../../core/layout';
-import { readByFamily, readWhy } from '../../core/workspace/resultsFile';
+import { readVerdict } from '../../core/workspace/resultsFile';
 import { strategyFor } from '../../core/strategy/registry';
 import { defaultAgent } from '../../core/cycle/session';
 import { readNotes, writeNotes } from '../../core/workspace/notes';
@@ -118,8 +118,8 @@ export class SteeringViewProvider extends Disposable implements vscode.WebviewVi
       return;
     }
     if (!force && this.why?.dir === dir) return;
-    const [text, families] = await Promise.all([readWhy(dir), readByFamily(dir)]);
-    this.why = { dir, text, families };
+    const { why, families } = await readVerdict(dir);
+    this.why = { dir, text: why, families };
   }
 
   private pushState(): void {
