@@ -8,8 +8,11 @@ import path from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { cacheDir, cli, editConfig, freshWorkspace, gateSets, run, satlution, step } from './common.mjs';
 
-/** Per split of the suite (train and held-out each get half); the fresh set gets half of one split. */
-const FRESH_COUNTS = 'planted=10,uniform-unsat=5,pigeonhole=3,miter=4';
+/** The families the evolution never sees: held out whole, so the held-out check measures generalization. */
+const WHOLE = 'coloring';
+
+/** Per split of the suite (train and held-out each get half); the fresh set gets half of one split and 4 colorings. */
+const FRESH_COUNTS = 'planted=10,uniform-unsat=5,pigeonhole=3,miter=4,tseitin=4,coloring=4';
 
 /** A kissat built from the pristine upstream source, outside the workspace: the reference solver that proves the suite's answers. */
 function referenceKissat(src) {
@@ -100,8 +103,10 @@ export function evolveDemo(dir, seed, o) {
   step("Benchmark sets: smoke = kissat's own test formulas, verify = generated with answers known by construction");
   gateSets(dir, seed);
   const prover = referenceKissat(seed.src);
-  step(`satlution generate suite --seed ${o.suiteSeed}: four families, every answer proved, split into perf (selection sees it) and heldout (it does not)`);
-  run(process.execPath, [cli, 'generate', 'suite', '--dir', dir, '--seed', o.suiteSeed, '--prover', prover]);
+  step(
+    `satlution generate suite --seed ${o.suiteSeed} --heldout-families ${WHOLE}: six families, every answer proved, split into perf (selection sees it) and heldout (it does not), ${WHOLE} held out whole`,
+  );
+  run(process.execPath, [cli, 'generate', 'suite', '--dir', dir, '--seed', o.suiteSeed, '--heldout-families', WHOLE, '--prover', prover]);
   // Short limits so the demo takes minutes; a real project uses the SAT Competition's 5000 s.
   const timeoutS = 20;
   editConfig(dir, 'timeout_s: 300, mem_mb: 8192', `timeout_s: ${timeoutS},  mem_mb: 4096`);

@@ -6,10 +6,10 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadConfig } from '../../src/core/config/load';
-import { pigeonhole, planted, shuffleCnf } from '../../src/core/instances/generators';
+import { graphColoring, pigeonhole, planted, shuffleCnf, tseitinTorus } from '../../src/core/instances/generators';
 import { listSet } from '../../src/core/instances/instances';
 import { findDratTrim, findOnPath } from '../../src/core/run/checkers';
-import { drawSeed } from '../../src/core/suite/families';
+import { draw, drawSeed } from '../../src/core/suite/families';
 import { MITER_SCRIPTS, multiplierMiter } from '../../src/core/suite/miter';
 import { proveAnswer } from '../../src/core/suite/prove';
 import { generateSuite, PROVENANCE_FILE, ProvenanceSchema, splitPerFamily, writeSuiteSet, type ProvedInstance } from '../../src/core/suite/suite';
@@ -70,6 +70,39 @@ describe('generated suites: answers proved, never assumed', function () {
     await assert.rejects(multiplierMiter(path.join(dir, 'no-abc'), 4, 1), /cannot run berkeley-abc .*install the Debian package berkeley-abc/);
   });
 
+  it('Tseitin tori and colourings: the formulas their definitions say, UNSAT proved by drat-trim, SAT where the definition is satisfiable', async () => {
+    const dir = tempDir();
+    const provers = { solver: cadical!, dratTrim: dratTrim!, timeoutS: 120 };
+    // 3 x 4 torus: 12 vertices of degree 4, 24 edges; each vertex forbids the 8 assignments of its 4 edges of the wrong parity.
+    const t = tseitinTorus(3, 4, 9);
+    assert.match(t, /^p cnf 24 96$/m);
+    const vertexClauses = clausesOf(t);
+    assert.ok(vertexClauses.every((c) => c.length === 4));
+    // Each edge occurs in the clauses of exactly its two end points: 8 clauses each.
+    for (let e = 1; e <= 24; e++) assert.equal(vertexClauses.filter((c) => c.some((l) => Math.abs(l) === e)).length, 16, `edge ${e}`);
+    // Exactly one vertex has odd charge: its clauses have an even number of negated literals.
+    const oddVertexClauses = vertexClauses.filter((c) => c.filter((l) => l < 0).length % 2 === 0);
+    assert.equal(oddVertexClauses.length, 8, 'one vertex of odd charge');
+    assert.equal(tseitinTorus(3, 4, 9), t, 'fixed by its seed');
+    assert.throws(() => tseitinTorus(2, 4, 1), /no torus of 2 x 4/);
+    const torus = write(path.join(dir, 'torus.cnf'), shuffleCnf(tseitinTorus(4, 5, 3), 3));
+    assert.equal((await proveAnswer(torus, provers)).answer, 'UNSAT');
+    // K4 (4 vertices at degree 3: every edge) has no 3-colouring and a 4-colouring.
+    const k4 = graphColoring(4, 3, 3, 1);
+    assert.match(k4, /^p cnf 12 34$/m, '4 vertex clauses, 4 x 3 at-most-one, 6 edges x 3 colours');
+    assert.equal((await proveAnswer(write(path.join(dir, 'k4-3.cnf'), k4), provers)).answer, 'UNSAT');
+    assert.equal((await proveAnswer(write(path.join(dir, 'k4-4.cnf'), graphColoring(4, 3, 4, 1)), provers)).answer, 'SAT');
+    assert.throws(() => graphColoring(4, 4, 3, 1), /no 3-colouring graph with 4 vertices at degree 4/, 'more edges than pairs');
+    // The families' draws are these formulas, shuffled.
+    const tseitinDraw = await draw('tseitin', 1, 0, 0, {});
+    assert.match(tseitinDraw.name, /^tseitin-5x[67]-\d+\.cnf$/);
+    assert.equal(tseitinDraw.keep, 'UNSAT');
+    const colouringDraw = await draw('coloring', 1, 0, 0, {});
+    assert.match(colouringDraw.name, /^color3-(3[89]\d|4[01]\d|420)-\d+\.cnf$/);
+    const vertices = Number(/color3-(\d+)/.exec(colouringDraw.name)![1]);
+    assert.match(colouringDraw.text, new RegExp(`^p cnf ${vertices * 3} ${vertices * 4 + 3 * Math.round((vertices * 4.7) / 2)}$`, 'm'));
+  });
+
   it('a lying reference solver proves nothing: a bogus proof or a wrong model keeps the instance out', async () => {
     const dir = tempDir();
     // Both liars take the reference solver's command line: -q --no-binary CNF PROOF.
@@ -117,6 +150,23 @@ describe('generated suites: answers proved, never assumed', function () {
     assert.deepEqual([...new Set(heldout.map((i) => i.family))].sort(), ['pigeonhole', 'uniform-unsat'], 'each family is split');
     assert.deepEqual([...new Set(train.map((i) => i.family))].sort(), ['pigeonhole', 'uniform-unsat']);
     assert.deepEqual(splitPerFamily(got, 0.5, 3), { train, heldout }, 'the split is fixed by the seed');
+    // A family held out whole: all its instances held out, the other split as before.
+    const whole = splitPerFamily(got, 0.5, 3, ['pigeonhole']);
+    assert.deepEqual(
+      whole.heldout
+        .filter((i) => i.family === 'pigeonhole')
+        .map((i) => i.name)
+        .sort(),
+      got
+        .filter((i) => i.family === 'pigeonhole')
+        .map((i) => i.name)
+        .sort(),
+    );
+    assert.ok(whole.train.every((i) => i.family === 'uniform-unsat'));
+    assert.deepEqual(
+      whole.train.map((i) => i.name),
+      train.filter((i) => i.family === 'uniform-unsat').map((i) => i.name),
+    );
 
     const set = tempDir();
     await writeSuiteSet(set, heldout, { seed: 3, provers: { solver: cadical!, dratTrim: dratTrim!, timeoutS: 120 } });
@@ -165,7 +215,32 @@ describe('generated suites: answers proved, never assumed', function () {
       assert.equal(bad.status, 2);
       assert.match(bad.stderr, /--count: planted needs a whole number, got "x"/);
       const unknown = spawnSync(process.execPath, [CLI, 'generate', 'suite', '--dir', ws, '--count', 'sudoku=3'], { encoding: 'utf8' });
-      assert.match(unknown.stderr, /unknown family "sudoku"; families: planted, uniform-unsat, pigeonhole, miter/);
+      assert.match(unknown.stderr, /unknown family "sudoku"; families: planted, uniform-unsat, pigeonhole, miter, tseitin, coloring/);
+      // Held out whole: a family not asked for, or every family asked for, is refused before anything is generated.
+      const notAsked = spawnSync(process.execPath, [CLI, 'generate', 'suite', '--dir', ws, '--count', 'pigeonhole=2', '--heldout-families', 'tseitin'], {
+        encoding: 'utf8',
+      });
+      assert.equal(notAsked.status, 2);
+      assert.match(notAsked.stderr, /--heldout-families: tseitin has no instances in --count/);
+      const all = spawnSync(process.execPath, [CLI, 'generate', 'suite', '--dir', ws, '--count', 'pigeonhole=2', '--heldout-families', 'pigeonhole'], {
+        encoding: 'utf8',
+      });
+      assert.equal(all.status, 2);
+      assert.match(all.stderr, /leave one at least to train on/);
+      const whole = spawnSync(
+        process.execPath,
+        [CLI, 'generate', 'suite', '--dir', ws, '--seed', '6', '--count', 'pigeonhole=2,tseitin=2', '--heldout-families', 'tseitin', '--prover', cadical!],
+        { encoding: 'utf8' },
+      );
+      assert.equal(whole.status, 0, whole.stderr);
+      assert.match(whole.stdout, /heldout \(benchmarks\/heldout\): 3 instances \(pigeonhole 1, tseitin 2; tseitin held out whole\)/);
+      const trained = await listSet(path.join(ws, 'benchmarks', 'perf'));
+      assert.deepEqual(
+        trained.map((i) => i.family),
+        ['pigeonhole'],
+      );
+      const heldNow = await listSet(path.join(ws, 'benchmarks', 'heldout'));
+      assert.equal(heldNow.filter((i) => i.family === 'tseitin').length, 2);
     });
   });
 });

@@ -11,12 +11,16 @@ import { findWorkspace } from '../../core/workspace/snapshot';
 import { addSampleBenchmarks } from '../../core/workspace/samples';
 import { UsageError } from '../exit';
 
+/** The default mix: planted SAT dominates, as in the measured tuning notes; the UNSAT families catch traps. */
+const DEFAULT_COUNTS: Record<Family, number> = { planted: 20, 'uniform-unsat': 10, pigeonhole: 6, miter: 8, tseitin: 8, coloring: 6 };
+
 export const GENERATE_HELP = `satlution generate pigeonhole PIGEONS HOLES [--out FILE]
 satlution generate planted VARS RATIO SEED [--out FILE]
 satlution generate shuffle SEED --in FILE [--out FILE]
 satlution generate samples [--dir D]
 satlution generate suite [--dir D] [--seed N] [--count FAMILY=N,...] [--heldout-share 0.5]
-                         [--train-set perf] [--heldout-set heldout] [--out DIR] [--jobs N]
+                         [--heldout-families F1,F2] [--train-set perf] [--heldout-set heldout]
+                         [--out DIR] [--jobs N]
                          [--prover SOLVER] [--timeout S]
 
 pigeonhole is UNSAT when PIGEONS > HOLES (hard for resolution: PHP(10,9) takes seconds); planted is
@@ -34,12 +38,13 @@ answers count only through the evidence checked here. drat-trim and berkeley-abc
 scripts/setup-sat-tools.sh installs them. --timeout: per instance, for solving and for checking.
 In a workspace, each family is split at random into the training set (--train-set, default perf: the
 set selection sees) and the held-out set (--heldout-set, default heldout), which is added to
-satlution.yaml and named as stages.perf.holdout. With --out DIR one set is written, not split (fresh
-instances of the same families: use another --seed).
---count defaults to planted=20,uniform-unsat=10,pigeonhole=6,miter=8.`;
-
-/** The default mix: planted SAT dominates, as in the measured tuning notes; UNSAT families catch traps. */
-const DEFAULT_COUNTS: Record<Family, number> = { planted: 20, 'uniform-unsat': 10, pigeonhole: 6, miter: 8 };
+satlution.yaml and named as stages.perf.holdout. --heldout-families holds out the families named whole:
+the held-out check then also measures families the evolution never saw (one family at least must be
+left to train on). With --out DIR one set is written, not split (fresh instances of the same
+families: use another --seed).
+--count defaults to ${Object.entries(DEFAULT_COUNTS)
+  .map(([f, n]) => `${f}=${n}`)
+  .join(',')}.`;
 
 export async function generateCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -52,6 +57,7 @@ export async function generateCommand(argv: string[]): Promise<number> {
       seed: { type: 'string', default: '1' },
       count: { type: 'string' },
       'heldout-share': { type: 'string', default: '0.5' },
+      'heldout-families': { type: 'string' },
       'train-set': { type: 'string', default: 'perf' },
       'heldout-set': { type: 'string', default: 'heldout' },
       jobs: { type: 'string', default: '2' },
@@ -100,6 +106,7 @@ async function suiteCommand(v: {
   seed: string;
   count?: string | undefined;
   'heldout-share': string;
+  'heldout-families'?: string | undefined;
   'train-set': string;
   'heldout-set': string;
   jobs: string;
@@ -115,6 +122,8 @@ async function suiteCommand(v: {
   const timeoutS = Number(v.timeout);
   if (!(timeoutS > 0)) throw new UsageError(`--timeout must be a positive number of seconds, got "${v.timeout}"`);
   const counts = v.count === undefined ? DEFAULT_COUNTS : parseCounts(v.count);
+  const whole = v['heldout-families'] === undefined ? [] : parseWholeFamilies(v['heldout-families'], counts);
+  if (whole.length && v.out) throw new UsageError("--heldout-families splits a workspace's sets; --out writes one set, unsplit");
   const ws = v.out ? undefined : await findWorkspace(v.dir ?? '.');
   if (!v.out && !ws) throw new UsageError(`no satlution.yaml in ${v.dir ?? '.'} or above: pass --dir WORKSPACE, or --out DIR for a set outside a workspace`);
   const config = ws ? await loadConfig(ws) : undefined;
@@ -148,7 +157,7 @@ async function suiteCommand(v: {
     process.stdout.write(`${all.length} instances with proved answers in ${v.out}\n`);
     return 0;
   }
-  const { train, heldout } = splitPerFamily(all, share, seed);
+  const { train, heldout } = splitPerFamily(all, share, seed, whole);
   const trainName = v['train-set'];
   const heldName = v['heldout-set'];
   if (trainName === heldName) throw new UsageError('--train-set and --heldout-set must differ');
@@ -170,9 +179,28 @@ async function suiteCommand(v: {
       .map((f) => `${f} ${xs.filter((x) => x.family === f).length}`)
       .join(', ');
   process.stdout.write(
-    `${trainName} (${trainDir}): ${train.length} instances (${by(train)})\n${heldName} (${heldDir}): ${heldout.length} instances (${by(heldout)}), kept out of selection: stages.perf.holdout = ${heldName}\n`,
+    `${trainName} (${trainDir}): ${train.length} instances (${by(train)})\n${heldName} (${heldDir}): ${heldout.length} instances (${by(heldout)}${whole.length ? `; ${whole.join(', ')} held out whole` : ''}), kept out of selection: stages.perf.holdout = ${heldName}\n`,
   );
   return 0;
+}
+
+/** "coloring,tseitin" as families to hold out whole: each one asked for, and one asked for left to train on. */
+function parseWholeFamilies(text: string, counts: Partial<Record<Family, number>>): Family[] {
+  const names = [
+    ...new Set(
+      text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+  for (const n of names) {
+    if (!(FAMILIES as readonly string[]).includes(n)) throw new UsageError(`--heldout-families: unknown family "${n}"; families: ${FAMILIES.join(', ')}`);
+    if (!counts[n as Family]) throw new UsageError(`--heldout-families: ${n} has no instances in --count`);
+  }
+  if (!FAMILIES.some((f) => (counts[f] ?? 0) > 0 && !names.includes(f)))
+    throw new UsageError('--heldout-families holds out every family asked for: leave one at least to train on');
+  return names as Family[];
 }
 
 /** "planted=14,miter=8" as counts per family. */

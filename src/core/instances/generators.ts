@@ -45,6 +45,75 @@ export function uniform3Sat(vars: number, ratio: number, seed: number): string {
   return `c uniform random 3-SAT, ${vars} variables, ratio ${ratio}, seed ${seed}\np cnf ${vars} ${m}\n${clauses.join('\n')}\n`;
 }
 
+/**
+ * Tseitin's parity formula on a `width` x `height` torus grid: a variable per edge, and at each vertex
+ * the XOR of its four edges equals the vertex's charge. One vertex (chosen by `seed`) has charge 1, the
+ * rest 0, so the charges sum to an odd number while every edge counts twice: UNSAT. Hard for resolution
+ * in the grid's width (kissat: 5 x 8 about 1 s, 5 x 16 about 2.5 s, 6 x 20 over 20 s).
+ */
+export function tseitinTorus(width: number, height: number, seed: number): string {
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 3 || height < 3) throw new Error(`no torus of ${width} x ${height} (3 x 3 or more)`);
+  const rnd = prng(seed);
+  const vertex = (x: number, y: number) => ((y + height) % height) * width + ((x + width) % width);
+  const incident: number[][] = Array.from({ length: width * height }, () => []);
+  let edges = 0;
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++)
+      for (const to of [vertex(x + 1, y), vertex(x, y + 1)]) {
+        edges++;
+        incident[vertex(x, y)]!.push(edges);
+        incident[to]!.push(edges);
+      }
+  const odd = Math.floor(rnd() * width * height);
+  return parityCnf(
+    `c Tseitin parity on a ${width} x ${height} torus, odd charge at vertex ${odd} (UNSAT)`,
+    edges,
+    incident.map((es, v) => ({ vars: es, parity: v === odd ? 1 : 0 })),
+  );
+}
+
+/** DIMACS for XOR constraints: each forbids, clause by clause, every assignment of its variables of the wrong parity. */
+function parityCnf(comment: string, vars: number, xors: { vars: number[]; parity: number }[]): string {
+  const clauses: string[] = [];
+  for (const { vars: xs, parity } of xors)
+    for (let mask = 0; mask < 1 << xs.length; mask++) {
+      let ones = 0;
+      for (let i = 0; i < xs.length; i++) ones += (mask >> i) & 1;
+      // The clause false exactly under the assignment "variable i true iff bit i": forbidden when its parity is wrong.
+      if (ones % 2 !== parity) clauses.push(`${xs.map((x, i) => ((mask >> i) & 1 ? -x : x)).join(' ')} 0`);
+    }
+  return `${comment}\np cnf ${vars} ${clauses.length}\n${clauses.join('\n')}\n`;
+}
+
+/**
+ * `colors`-colouring of a random graph with `vertices` vertices and average degree `degree` (edges
+ * drawn uniformly without repeats): one variable per vertex and colour, each vertex some colour and at
+ * most one, no edge with both ends alike. Above 3-colourability's threshold (degree about 4.69) nearly
+ * every draw is UNSAT, and near it the proofs are long (kissat: 500 vertices at 4.7 about 1.5 s).
+ */
+export function graphColoring(vertices: number, degree: number, colors: number, seed: number): string {
+  const m = Math.round((vertices * degree) / 2);
+  if (!Number.isInteger(vertices) || vertices < 2 || !Number.isInteger(colors) || colors < 2 || m > (vertices * (vertices - 1)) / 2)
+    throw new Error(`no ${colors}-colouring graph with ${vertices} vertices at degree ${degree}`);
+  const rnd = prng(seed);
+  const x = (v: number, c: number) => v * colors + c + 1;
+  const clauses: string[] = [];
+  for (let v = 0; v < vertices; v++) {
+    clauses.push(`${Array.from({ length: colors }, (_, c) => x(v, c)).join(' ')} 0`);
+    for (let c = 0; c < colors; c++) for (let d = c + 1; d < colors; d++) clauses.push(`${-x(v, c)} ${-x(v, d)} 0`);
+  }
+  const seen = new Set<number>();
+  while (seen.size < m) {
+    const a = Math.floor(rnd() * vertices);
+    const b = Math.floor(rnd() * vertices);
+    const key = Math.min(a, b) * vertices + Math.max(a, b);
+    if (a === b || seen.has(key)) continue;
+    seen.add(key);
+    for (let c = 0; c < colors; c++) clauses.push(`${-x(a, c)} ${-x(b, c)} 0`);
+  }
+  return `c ${colors}-colouring of a random graph, ${vertices} vertices, ${m} edges, seed ${seed}\np cnf ${vertices * colors} ${clauses.length}\n${clauses.join('\n')}\n`;
+}
+
 /** Three random literals over distinct variables, or undefined when a variable repeats (the caller draws again; the draws stay as they always were, so seeds give the same formulas). */
 function randomClause(rnd: () => number, vars: number): number[] | undefined {
   const x = 1 + Math.floor(rnd() * vars);

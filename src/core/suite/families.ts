@@ -1,12 +1,13 @@
 // Benchmark families with real signal for tuning a CDCL solver (measured with kissat on 2 cores:
-// default options take 0.1-5 s per instance, and option changes move each family differently).
+// default options take 0.1-5 s per instance, coloring's tail up to some 15 s, and option changes move each
+// family differently: a shorter rephase interval that helps planted SAT makes tseitin and coloring far slower).
 // Every instance is deterministic in (suite seed, family, index); its answer is proved (prove.ts).
-import { pigeonhole, planted3Sat, shuffleCnf, uniform3Sat } from '../instances/generators';
+import { graphColoring, pigeonhole, planted3Sat, shuffleCnf, tseitinTorus, uniform3Sat } from '../instances/generators';
 import { prng } from '../stats/prng';
 import { multiplierMiter } from './miter';
 
 /** The families `satlution generate suite` makes. */
-export const FAMILIES = ['planted', 'uniform-unsat', 'pigeonhole', 'miter'] as const;
+export const FAMILIES = ['planted', 'uniform-unsat', 'pigeonhole', 'miter', 'tseitin', 'coloring'] as const;
 export type Family = (typeof FAMILIES)[number];
 
 /** What each family is, for help texts and reports. */
@@ -15,6 +16,8 @@ export const FAMILY_HELP: Record<Family, string> = {
   'uniform-unsat': 'uniform random 3-SAT, 215-240 variables at ratio 4.26, UNSAT draws only (SAT draws are dropped)',
   pigeonhole: 'pigeonhole PHP(9,8) and PHP(10,9), isomorphically shuffled (UNSAT; hard for resolution)',
   miter: '9-12-bit multiplier miters made by berkeley-abc, shuffled (UNSAT; easy with SAT sweeping)',
+  tseitin: 'Tseitin parity on 5 x 6 and 5 x 7 torus grids, shuffled (UNSAT; structured, hard for resolution)',
+  coloring: '3-colouring of random graphs, 380-420 vertices at average degree 4.7, UNSAT draws only (heavy-tailed)',
 };
 
 /** One generated instance, before its answer is proved. */
@@ -66,6 +69,14 @@ export async function draw(family: Family, seed: number, index: number, attempt:
         text: shuffleCnf(await multiplierMiter(tools.abc, bits, script, tools.signal), s),
         keep: 'UNSAT',
       };
+    }
+    case 'tseitin': {
+      const height = 6 + Math.floor(rnd() * 2);
+      return { name: `tseitin-5x${height}-${s}.cnf`, family, text: shuffleCnf(tseitinTorus(5, height, s), s), keep: 'UNSAT' };
+    }
+    case 'coloring': {
+      const vertices = 380 + Math.floor(rnd() * 41);
+      return { name: `color3-${vertices}-${s}.cnf`, family, text: shuffleCnf(graphColoring(vertices, 4.7, 3, s), s), keep: 'UNSAT' };
     }
   }
 }

@@ -84,8 +84,17 @@ export async function generateSuite(req: SuiteRequest): Promise<ProvedInstance[]
   return out as ProvedInstance[];
 }
 
-/** Splits per family at random (fixed by `seed`): `heldoutShare` of each family, rounded, is held out. */
-export function splitPerFamily(instances: ProvedInstance[], heldoutShare: number, seed: number): { train: ProvedInstance[]; heldout: ProvedInstance[] } {
+/**
+ * Splits per family at random (fixed by `seed`): `heldoutShare` of each family, rounded, is held out,
+ * and every instance of the `wholeFamilies` is, so the held-out set also measures families the
+ * evolution never saw.
+ */
+export function splitPerFamily(
+  instances: ProvedInstance[],
+  heldoutShare: number,
+  seed: number,
+  wholeFamilies: readonly string[] = [],
+): { train: ProvedInstance[]; heldout: ProvedInstance[] } {
   const rnd = prng(seed ^ 0x5eed);
   const train: ProvedInstance[] = [];
   const heldout: ProvedInstance[] = [];
@@ -95,7 +104,7 @@ export function splitPerFamily(instances: ProvedInstance[], heldoutShare: number
       .map((x) => ({ x, r: rnd() }))
       .sort((a, b) => a.r - b.r)
       .map((o) => o.x);
-    const h = Math.round(of.length * heldoutShare);
+    const h = wholeFamilies.includes(f) ? of.length : Math.round(of.length * heldoutShare);
     heldout.push(...order.slice(0, h));
     train.push(...order.slice(h));
   }
