@@ -3,7 +3,7 @@
 // with every file verified by its GBD hash, the same query again from the shared cache, the hash's own
 // speed, and what a curate costs with kissat as the champion (tinysat without kissat's source): its CPU
 // over the fetched set against the budget the training set was cut to. Env: BENCH_GBD_INSTANCES (40), BENCH_GBD_VARS (largest planted formula, 60000),
-// BENCH_GBD_JOBS (4).
+// BENCH_GBD_JOBS (4), BENCH_GBD_CURATE (1; 0: the fetch figures only, for timing a fetch against another version).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -76,6 +76,7 @@ async function main(): Promise<void> {
       `GBD hash alone (the set's canonical .cnf files, one at a time): ${(plain / 1e6).toFixed(1)} MB of CNF in ${s3.toFixed(2)} s: ${(plain / 1e6 / s3).toFixed(0)} MB/s`,
     );
 
+    if (process.env.BENCH_GBD_CURATE === '0') return;
     // Curate on a track of mid-size formulas, kissat the champion (tinysat where kissat's source is missing).
     const track = [
       ...Array.from({ length: 24 }, (_, i) =>

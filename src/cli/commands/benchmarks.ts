@@ -27,7 +27,9 @@ benchmark set NAME (benchmarks/NAME, added to satlution.yaml). It uses only the 
 a file whose hash differs is refused. Files are kept compressed in a cache shared by all your
 workspaces (gbd.cache, else $SATLUTION_GBD_CACHE, else ~/.cache/satlution/gbd), downloaded a few at a
 time (--jobs, default gbd.jobs), resumed after a dropped connection or a kill: run the same command
-again. The set appears only when every instance is there. meta.csv's answers come from the server's
+again. A server that stalls or fails gbd.max_stalls download attempts in a row ends the fetch; a
+fetch waiting on another one's lock of an instance says so, and gives up after gbd.lock_wait_s.
+The set appears only when every instance is there. meta.csv's answers come from the server's
 result attribute (the query asked again with "and result=sat" / "and result=unsat"); instances of
 unknown result get none. Each instance's family is --family (one for all), else its family in a GBD
 database: the file --families-db names, else the server's gbd.families_database (default meta; SQLite,

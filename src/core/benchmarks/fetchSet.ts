@@ -5,8 +5,10 @@
 // attribute, asked as `(QUERY) and result=sat` / `unsat`: claims, which no answer is judged by alone;
 // run/runInstance.ts; each instance's family from a GBD database, gbdDatabase.ts) and `gbd-source.json`
 // (where each instance and the families came from). Every request is bounded
-// (requestBounds.ts). A killed or failed fetch leaves no set, only verified files in the cache and the
-// staging directory: run it again.
+// (requestBounds.ts), and a server that stalls or fails download after download ends the whole fetch
+// early (gbd.max_stalls) instead of each file being retried to its end. A killed or failed fetch leaves
+// no set, only verified files in the cache and the staging directory, and partial downloads the next
+// fetch resumes or sweeps: run it again.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
@@ -59,6 +61,12 @@ export interface FetchRequest {
   /** The largest file (compressed) and the most it may decompress to, bytes. */
   maxBytes: number;
   maxCnfBytes: number;
+  /** The most memory xz may use on one file, MiB. */
+  xzMemMiB?: number;
+  /** Failed download attempts in a row (each under STRIKE_BYTES) that end the whole fetch (default 3). */
+  maxStalls?: number;
+  /** The longest wait on another live fetch's lock of one instance, seconds. */
+  lockWaitS?: number;
   /** What the server's requests may take (fetchLimits). */
   bounds: FetchBounds;
   /** Attempts again after a dropped or stalled download (default 5). */
@@ -87,7 +95,12 @@ export interface FetchProgress {
   bytes: number;
   /** The instance that just finished. */
   last: string;
+  /** What this fetch waits for, while it waits on another fetch of the cache; else null. */
+  waiting: string | null;
 }
+
+/** A failed attempt that brought at least this much is progress, not a stall: it resets the count. */
+export const STRIKE_BYTES = 1e6;
 
 /** How a fetch ended. */
 export interface FetchOutcome {
@@ -112,10 +125,15 @@ export class FetchIncomplete extends Error {
 }
 
 /** The limits of satlution.yaml's `gbd` section, as a fetch takes them (the CLI and the editor alike). */
-export function fetchLimits(gbd: Config['gbd']): Pick<FetchRequest, 'maxBytes' | 'maxCnfBytes' | 'bounds' | 'familiesDatabase' | 'maxDbBytes'> {
+export function fetchLimits(
+  gbd: Config['gbd'],
+): Pick<FetchRequest, 'maxBytes' | 'maxCnfBytes' | 'xzMemMiB' | 'maxStalls' | 'lockWaitS' | 'bounds' | 'familiesDatabase' | 'maxDbBytes'> {
   return {
     maxBytes: gbd.max_mb * 1e6,
     maxCnfBytes: gbd.max_cnf_mb * 1e6,
+    xzMemMiB: gbd.xz_mem_mb,
+    maxStalls: gbd.max_stalls,
+    lockWaitS: gbd.lock_wait_s,
     bounds: fetchBounds(gbd),
     familiesDatabase: gbd.families_database,
     maxDbBytes: gbd.max_db_mb * 1e6,
@@ -145,23 +163,41 @@ export async function fetchSet(req: FetchRequest): Promise<FetchOutcome> {
   const staging = path.join(path.dirname(req.dir), `.${name}.fetching`);
   await fs.mkdir(staging, { recursive: true });
 
+  const swept = await req.cache.sweep(new Set(hashes));
+  if (swept) log(`removed ${swept} file(s) that killed fetches left in ${path.join(req.cache.dir, 'partial')}`);
+
   const rows: GbdSource['instances'] = [];
   const failures: { hash: string; reason: string }[] = [];
-  const progress = { done: 0, of: hashes.length, downloaded: 0, fromCache: 0, bytes: 0, last: '' };
+  const progress: FetchProgress = { done: 0, of: hashes.length, downloaded: 0, fromCache: 0, bytes: 0, last: '', waiting: null };
+  // One stop for every download: the caller's cancel, or a server that stalls attempt after attempt.
+  const stop = new AbortController();
+  const onCancel = () => stop.abort(req.signal?.reason);
+  if (req.signal?.aborted) onCancel();
+  req.signal?.addEventListener('abort', onCancel, { once: true });
+  const streak = stallStreak(req.maxStalls ?? 3, req.server, (why) => stop.abort(new GbdServerError(why)));
   let resumed = 0;
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < hashes.length; i = next++) {
-      if (req.signal?.aborted) return;
+      if (stop.signal.aborted) return;
       const hash = hashes[i]!;
       try {
         const hit = await req.cache.fetch(req.server, hash, {
           maxBytes: req.maxBytes,
           maxCnfBytes: req.maxCnfBytes,
+          ...(req.xzMemMiB !== undefined ? { xzMemMiB: req.xzMemMiB } : {}),
+          ...(req.lockWaitS !== undefined ? { lockWaitS: req.lockWaitS } : {}),
           bounds: req.bounds,
           ...(req.retries !== undefined ? { retries: req.retries } : {}),
-          ...(req.signal ? { signal: req.signal } : {}),
+          signal: stop.signal,
           onBytes: (n) => (progress.bytes += n),
+          onWait: (line) => {
+            log(line);
+            progress.waiting = line;
+            req.onProgress?.({ ...progress });
+          },
+          onAttemptFailed: streak.failed,
+          onDownloaded: streak.ok,
         });
         const file = setFileName(hash, hit.entry.name, hit.entry.kind);
         await linkOrCopy(hit.file, path.join(staging, file));
@@ -170,20 +206,32 @@ export async function fetchSet(req: FetchRequest): Promise<FetchOutcome> {
         else progress.fromCache++;
         if (hit.resumed) resumed++;
       } catch (e) {
-        if (req.signal?.aborted) return;
+        if (stop.signal.aborted) return;
         failures.push({ hash, reason: (e as Error).message });
         log(`${hash}: ${(e as Error).message}`);
       }
       progress.done++;
       progress.last = hash;
+      progress.waiting = null;
       req.onProgress?.({ ...progress });
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(req.jobs, hashes.length)) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(req.jobs, hashes.length)) }, worker));
+  } finally {
+    req.signal?.removeEventListener('abort', onCancel);
+  }
   if (req.signal?.aborted)
     throw new Error(
       `fetch cancelled after ${progress.done} of ${hashes.length} instances; the verified ones are kept in the cache (${req.cache.dir}): run it again to go on`,
     );
+  if (stop.signal.aborted) {
+    const why = (stop.signal.reason as Error).message;
+    throw new FetchIncomplete(
+      `${why}: the fetch was given up after ${progress.done} of ${hashes.length} instances, so the set ${name} was not made (the verified ones and the partial downloads are kept in the cache; run the fetch again later)`,
+      [...failures, ...streak.struck()],
+    );
+  }
   if (failures.length) {
     throw new FetchIncomplete(
       `${failures.length} of ${hashes.length} instances could not be fetched, so the set ${name} was not made (the ${hashes.length - failures.length} verified ones are kept in the cache; run the fetch again to retry):\n${failures.map((f) => `  ${f.hash}: ${f.reason}`).join('\n')}`,
@@ -217,6 +265,25 @@ export async function fetchSet(req: FetchRequest): Promise<FetchOutcome> {
     bytes: progress.bytes,
     seconds: (Date.now() - t0) / 1000,
     answers: { sat: count('SAT'), unsat: count('UNSAT'), unknown: count(null) },
+  };
+}
+
+/**
+ * Counts download attempts that failed with less than STRIKE_BYTES received, in a row over the whole
+ * fetch (any verified file or an attempt that brought more resets it): at `max`, `giveUp` ends every
+ * download with one message naming the server and the last failures.
+ */
+function stallStreak(max: number, server: string, giveUp: (why: string) => void) {
+  let row: { hash: string; reason: string }[] = [];
+  return {
+    failed: (hash: string, e: Error, bytes: number) => {
+      if (bytes >= STRIKE_BYTES) return void (row = []);
+      row.push({ hash, reason: e.message });
+      if (row.length === max) giveUp(`${server} stalled or failed ${max} download attempts in a row (gbd.max_stalls), the last: ${row.at(-1)!.reason}`);
+    },
+    ok: () => void (row = []),
+    /** The attempts of the streak, a line per instance. */
+    struck: () => [...new Map(row.map((r) => [r.hash, r])).values()],
   };
 }
 

@@ -5,17 +5,20 @@
 // once the GBD hash of what was read is the one asked for: a server's file is never trusted by its
 // name, and which server it came from cannot change what another workspace gets. Entries written
 // before the cache was canonical are made so from their file on their first use. Downloads resume
-// from `<cache>/partial/<hash>.part`, one process per hash at a time (a lock file).
+// from `<cache>/partial/<hash>.part`, one process per hash at a time (a lock that names its holder,
+// gbdLock.ts); a wait on a live holder is said and bounded, and what a killed fetch left in `partial/`
+// is swept by the next fetch of the cache (kept only where that fetch resumes it).
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import { writeCanonicalCnf, type CanonicalCnf } from '../instances/canonicalCnf';
-import { DimacsError } from '../instances/dimacs';
+import { DecoderMemoryError, DimacsError } from '../instances/dimacs';
+import { ownerAlive, ownerTag } from '../run/owner';
 import { writeJsonAtomic } from '../store/atomic';
-import { tryHoldLock } from '../store/lock';
 import { downloadFile, GbdServerError } from './gbdRoutes';
+import { lockLive, tryCacheLock } from './gbdLock';
 import type { FetchBounds } from './requestBounds';
 
 /** Where the cache is unless satlution.yaml (`gbd.cache`) or SATLUTION_GBD_CACHE says otherwise. */
@@ -43,11 +46,24 @@ export interface CacheFetchOptions {
   maxBytes: number;
   /** The most a file may decompress to (comments included), bytes. */
   maxCnfBytes: number;
+  /** The most memory xz may use to decompress a file, MiB. */
+  xzMemMiB?: number;
   bounds: FetchBounds;
   retries?: number;
+  /** The longest wait for another live fetch holding this hash's lock, seconds (default 600). */
+  lockWaitS?: number;
   signal?: AbortSignal;
   onBytes?: (n: number) => void;
+  /** Said when this fetch starts waiting on another's lock, and every minute it goes on. */
+  onWait?: (line: string) => void;
+  /** Each download attempt that failed in a way worth retrying, with the bytes it added to the file. */
+  onAttemptFailed?: (hash: string, error: Error, bytes: number) => void;
+  /** Each file downloaded and verified. */
+  onDownloaded?: (hash: string) => void;
 }
+
+/** A temporary canonical file: `<hash>.<owner tag>.canonical.cnf`, its writer's pid and start time in the name. */
+const CANONICAL_TMP = /^([0-9a-f]{32})\.(\d+)(?:-(\d+))?\.canonical\.cnf$/;
 
 /** How a fetch into the cache went: the entry and its file, and whether it was downloaded now (else found). */
 export interface CacheHit {
@@ -92,8 +108,11 @@ export class GbdCache {
     if (found?.canonical) return { entry: found, file: this.fileOf(found), downloaded: false, resumed: false };
     const partial = path.join(this.dir, 'partial');
     const lock = path.join(partial, `${hash}.lock`);
+    const waitS = o.lockWaitS ?? 600;
+    let waitingSince: number | undefined;
+    let saidAt = 0;
     for (;;) {
-      const held = await tryHoldLock(lock);
+      const held = await tryCacheLock(lock);
       if ('release' in held) {
         try {
           const again = await this.lookup(hash);
@@ -108,29 +127,82 @@ export class GbdCache {
           await held.release();
         }
       }
-      // Another process fetches this instance now: wait for it, then take it from the cache.
+      // Another live fetch downloads this instance now: wait for it, saying so, then take it from the cache.
+      const now = Date.now();
+      waitingSince ??= now;
+      const waited = (now - waitingSince) / 1000;
+      if (waited > waitS)
+        throw new Error(
+          `gave up after waiting ${waitS} s for ${lock}, held by ${held.said} (gbd.lock_wait_s); if no fetch of this cache runs any more, remove the file`,
+        );
+      if (now - saidAt >= 60_000) {
+        saidAt = now;
+        o.onWait?.(`${hash}: waiting for another fetch of this cache to finish it (${held.said}; lock ${lock}; ${waited.toFixed(0)} of at most ${waitS} s)`);
+      }
       await delay(300, undefined, o.signal ? { signal: o.signal } : {});
       const theirs = await this.lookup(hash);
       if (theirs?.canonical) return { entry: theirs, file: this.fileOf(theirs), downloaded: false, resumed: false };
     }
   }
 
+  /**
+   * Removes what killed fetches left in `partial/`: temporary canonical files of writers no longer
+   * running, and partial downloads no live fetch holds, except those of
+   * `resume` (the hashes this fetch asks for, which it resumes). Returns how many files went.
+   */
+  async sweep(resume: ReadonlySet<string>): Promise<number> {
+    const partial = path.join(this.dir, 'partial');
+    const names = await fs.readdir(partial).catch(() => [] as string[]);
+    let removed = 0;
+    const rm = async (name: string) => {
+      await fs.rm(path.join(partial, name), { force: true });
+      removed++;
+    };
+    for (const name of names) {
+      const tmp = CANONICAL_TMP.exec(name);
+      if (tmp) {
+        if (!ownerAlive(Number(tmp[2]), tmp[3])) await rm(name);
+        continue;
+      }
+      const part = /^([0-9a-f]{32})\.part$/.exec(name);
+      if (part) {
+        if (!resume.has(part[1]!) && !(await lockLive(path.join(partial, `${part[1]}.lock`)))) await rm(name);
+        continue;
+      }
+      // A lock's private names (being written, moved aside) of a taker no longer running.
+      const side = /^[0-9a-f]{32}\.lock\.(\d+)\.(new|stale)$/.exec(name);
+      if (side && !ownerAlive(Number(side[1]))) await rm(name);
+    }
+    // A dead holder's lock stays until a fetch of its hash takes it over (gbdLock.ts): removing it here could race a taker.
+    return removed;
+  }
+
   private async download(server: string, hash: string, part: string, o: CacheFetchOptions): Promise<CacheHit> {
     const retries = o.retries ?? 5;
     let resumedAny = false;
     let freshTried = false;
+    const size = () =>
+      fs.stat(part).then(
+        (s) => s.size,
+        () => 0,
+      );
     for (let attempt = 0; ; attempt++) {
       let got;
+      const before = await size();
       try {
         got = await downloadFile(server, hash, part, o);
       } catch (e) {
-        if (e instanceof GbdServerError || o.signal?.aborted || attempt >= retries) throw e;
+        if (e instanceof GbdServerError || o.signal?.aborted) throw e;
+        // Counted before the retry: a fetch that sees stall after stall ends all its downloads (fetchSet.ts).
+        o.onAttemptFailed?.(hash, e as Error, Math.max(0, (await size()) - before));
+        if (o.signal?.aborted || attempt >= retries) throw e;
         await delay(Math.min(8000, 500 * 2 ** attempt), undefined, o.signal ? { signal: o.signal } : {});
         continue;
       }
       resumedAny ||= got.resumed;
       try {
         const made = await this.canonicalFrom(part, hash, { name: got.filename, server }, { ...o, consume: true });
+        o.onDownloaded?.(hash);
         return { entry: made.entry, file: made.file, downloaded: true, resumed: resumedAny };
       } catch (e) {
         // A resumed file may have been spliced from two versions: try once more from the start.
@@ -155,16 +227,25 @@ export class GbdCache {
     src: string,
     hash: string,
     from: Pick<CachedInstance, 'name' | 'server'>,
-    o: Pick<CacheFetchOptions, 'maxCnfBytes' | 'signal'> & { consume?: boolean; replaces?: CachedInstance['kind'] },
+    o: Pick<CacheFetchOptions, 'maxCnfBytes' | 'xzMemMiB' | 'signal'> & { consume?: boolean; replaces?: CachedInstance['kind'] },
   ): Promise<{ entry: CachedInstance; file: string }> {
     const named = `${hash}${from.name ? ` (${from.name})` : ''}`;
-    const tmp = path.join(this.dir, 'partial', `${hash}.${process.pid}.canonical.cnf`);
+    // Named by its writer (pid and start time), so the sweep of a later fetch can tell when it is left over.
+    const tmp = path.join(this.dir, 'partial', `${hash}.${ownerTag()}.canonical.cnf`);
     await fs.mkdir(path.dirname(tmp), { recursive: true });
     let read: CanonicalCnf;
     try {
-      read = await writeCanonicalCnf(src, tmp, { maxBytes: o.maxCnfBytes, ...(o.signal ? { signal: o.signal } : {}) });
+      read = await writeCanonicalCnf(src, tmp, {
+        maxBytes: o.maxCnfBytes,
+        ...(o.xzMemMiB !== undefined ? { xzMemMiB: o.xzMemMiB } : {}),
+        ...(o.signal ? { signal: o.signal } : {}),
+      });
     } catch (e) {
       if (e instanceof DimacsError) throw new GbdServerError(`refused ${named} from ${from.server}: line ${e.line}: ${e.reason}`);
+      if (e instanceof DecoderMemoryError)
+        throw new GbdServerError(
+          `refused ${named} from ${from.server}: xz needs more than the ${e.limitMiB} MiB of memory allowed to decompress it (gbd.xz_mem_mb): its headers ask for a dictionary that large`,
+        );
       throw e;
     }
     let kept = false;

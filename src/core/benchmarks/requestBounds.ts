@@ -1,7 +1,8 @@
 // Bounds on every request to a GBD server, which is untrusted: how long a request may take in all,
-// how long it may send (next to) nothing, how much a query's list may hold, and where a redirect may
-// lead (the same host only, never from https to http). A bound broken ends the request with a message
-// naming the server and what it did; nothing it sent is kept beyond the bytes already on disk.
+// how long it may send (next to) nothing, how much a query's list may hold, where a redirect may lead
+// (the same origin only: scheme, host and port) and what it may send (the bytes themselves: an encoded
+// body, which would grow past every bound as it is decoded, is refused). A bound broken ends the request
+// with a message naming the server and what it did; nothing it sent is kept beyond the bytes already on disk.
 import type { Config } from '../config/schema';
 
 /** A GBD server's answer that is an error of its own, or a bound it broke (not worth retrying): a bad query, an unknown hash. */
@@ -25,7 +26,7 @@ export const mb = (n: number): string => (n / 1e6).toFixed(1);
 /** Less than this in a whole idle window is a stall (a body trickling a byte now and then stalls too). */
 export const IDLE_BYTES = 1024;
 
-/** Redirects followed at most, each to the same host. */
+/** Redirects followed at most, each to the same origin. */
 const MAX_REDIRECTS = 5;
 
 /** The bounds of satlution.yaml's `gbd` section. */
@@ -43,7 +44,11 @@ export interface BoundedResponse {
   close(): void;
 }
 
-/** GETs `route` of `server` (`what` names it in messages), following redirects to the same host only, within `bounds`. */
+/**
+ * GETs `route` of `server` (`what` names it in messages), following redirects to the same origin only,
+ * within `bounds`. It asks for the identity encoding and refuses a reply with any other: fetch would
+ * decode it before a byte is counted, so a few MB of gzip could write GBs.
+ */
 export async function boundedGet(
   server: string,
   route: string,
@@ -84,9 +89,14 @@ export async function boundedGet(
   try {
     let url = new URL(base(server) + route);
     for (let hops = 0; ; hops++) {
-      const res = await fetch(url, { redirect: 'manual', signal: ctl.signal, ...(init.headers ? { headers: init.headers } : {}) });
+      const res = await fetch(url, { redirect: 'manual', signal: ctl.signal, headers: { ...init.headers, 'accept-encoding': 'identity' } });
       progress(IDLE_BYTES);
       if (res.status < 300 || res.status >= 400 || res.status === 304) {
+        const encoding = res.headers.get('content-encoding')?.trim().toLowerCase();
+        if (encoding && encoding !== 'identity') {
+          await res.body?.cancel().catch(() => undefined);
+          throw new GbdServerError(`${server} sent ${what} encoded as ${encoding.slice(0, 40)} though only identity was asked: refused, nothing of it kept`);
+        }
         const body = counted(res, progress, why);
         return {
           res,
@@ -116,7 +126,7 @@ export async function boundedGet(
   }
 }
 
-/** Where a redirect from `from` may go: the same host, never from https to http; anything else is refused. */
+/** Where a redirect from `from` may go: the same origin (scheme, host and port); anything else is refused. */
 export function redirectTarget(server: string, from: URL, location: string | null, what: string): URL {
   if (!location) throw new GbdServerError(`${server} redirected ${what} without saying where: refused`);
   let to: URL;
@@ -127,10 +137,15 @@ export function redirectTarget(server: string, from: URL, location: string | nul
   }
   if (to.protocol !== 'http:' && to.protocol !== 'https:')
     throw new GbdServerError(`${server} redirected ${what} to ${to.protocol} (${to.href.slice(0, 200)}): refused`);
-  if (to.hostname !== from.hostname)
-    throw new GbdServerError(`${server} redirected ${what} to another host (${to.host}): refused, only the server's own host is asked`);
   if (from.protocol === 'https:' && to.protocol === 'http:')
     throw new GbdServerError(`${server} redirected ${what} from https to http (${to.href.slice(0, 200)}): refused`);
+  if (to.hostname !== from.hostname)
+    throw new GbdServerError(`${server} redirected ${what} to another host (${to.host}): refused, only the server's own host is asked`);
+  // The same host on another port or scheme is another server (a local service, say): never asked.
+  if (to.origin !== from.origin)
+    throw new GbdServerError(
+      `${server} redirected ${what} to another origin (${to.origin}, not ${from.origin}): refused, only the server's own origin is asked`,
+    );
   return to;
 }
 

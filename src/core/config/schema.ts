@@ -135,6 +135,37 @@ export const GbdSchema = z
         description: 'The largest GBD database (MB) a fetch reads families from; a larger one is refused and the set has no families from it.',
         examples: [256],
       }),
+    max_stalls: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(3)
+      .meta({
+        description:
+          'Download attempts in a row that stall or fail with less than 1 MB received before the whole fetch is given up (a server failing file after file), rather than each file retried to its end.',
+        examples: [3],
+      }),
+    lock_wait_s: z
+      .number()
+      .positive()
+      .default(600)
+      .meta({
+        description:
+          "The longest a fetch waits for another live fetch of the shared cache that holds an instance's lock; it says that it waits, and then gives up on that instance, naming the lock.",
+        examples: [600],
+      }),
+    xz_mem_mb: z
+      .number()
+      .int()
+      .min(8)
+      .max(65536)
+      .default(256)
+      .meta({
+        description:
+          'The most memory (MiB) xz may use to decompress one fetched instance; a file whose header asks for more (xz -9 needs 65) is refused with the reason, before any of it is allocated.',
+        examples: [256],
+      }),
   })
   .strict()
   .prefault({});

@@ -24,11 +24,18 @@ export interface CanonicalCnf {
   bytes: number;
 }
 
+/** How `src` may be read: at most `maxBytes` decompressed, xz with at most `xzMemMiB` of memory. */
+export interface CanonicalRead {
+  maxBytes: number;
+  xzMemMiB?: number;
+  signal?: AbortSignal;
+}
+
 /**
  * Writes the canonical form of `src` (.cnf, .gz or .xz) to `dest`; rejects with the parser's DimacsError
  * for a file it refuses, also one that decompresses to more than `maxBytes`.
  */
-export async function writeCanonicalCnf(src: string, dest: string, o: { maxBytes: number; signal?: AbortSignal }): Promise<CanonicalCnf> {
+export async function writeCanonicalCnf(src: string, dest: string, o: CanonicalRead): Promise<CanonicalCnf> {
   try {
     const { clauseBytes, declaredVars, ...read } = await writeHeaderAndClauses(src, dest, o);
     const header = headerLine(read.vars, read.clauses);
@@ -52,7 +59,7 @@ const headerLine = (vars: number, clauses: number) => `p cnf ${vars} ${clauses}\
 async function writeHeaderAndClauses(
   src: string,
   dest: string,
-  o: { maxBytes: number; signal?: AbortSignal },
+  o: CanonicalRead,
 ): Promise<Omit<CanonicalCnf, 'bytes'> & { clauseBytes: number; declaredVars: number }> {
   const { signal } = o;
   const out = new CanonicalOut();
@@ -71,7 +78,7 @@ async function writeHeaderAndClauses(
       out.written(block);
     }
   };
-  const { stream, done } = await openCnf(src);
+  const { stream, done } = await openCnf(src, o.xzMemMiB === undefined ? {} : { xzMemMiB: o.xzMemMiB });
   try {
     for await (const chunk of stream) {
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('cancelled');

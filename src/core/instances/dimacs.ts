@@ -71,11 +71,24 @@ export interface DimacsSummary extends DimacsHeader {
   emptyClause: boolean;
 }
 
+/** An xz file that needs more memory to decompress than it was allowed (its dictionary, as its headers ask). */
+export class DecoderMemoryError extends Error {
+  constructor(
+    readonly file: string,
+    readonly limitMiB: number,
+  ) {
+    super(`${file} needs more than ${limitMiB} MiB of memory to decompress: its headers ask for a dictionary that large`);
+    this.name = 'DecoderMemoryError';
+  }
+}
+
 /**
  * Opens a CNF file as a byte stream, decompressing gzip and xz. `done` settles when the source is
- * finished: for xz it rejects if the decompressor failed (its output alone cannot tell).
+ * finished: for xz it rejects if the decompressor failed (its output alone cannot tell). With
+ * `xzMemMiB`, xz may use at most that much memory: a file whose header asks for more (a dictionary
+ * of GBs in a file of KBs) is refused before it is allocated, with a DecoderMemoryError.
  */
-export async function openCnf(file: string): Promise<{ stream: Readable; done: Promise<void> }> {
+export async function openCnf(file: string, o: { xzMemMiB?: number } = {}): Promise<{ stream: Readable; done: Promise<void> }> {
   const fh = await fs.promises.open(file, 'r');
   const magic = Buffer.alloc(6);
   try {
@@ -87,12 +100,18 @@ export async function openCnf(file: string): Promise<{ stream: Readable; done: P
   if (magic[0] === 0x1f && magic[1] === 0x8b) return { stream: plain().pipe(zlib.createGunzip({ chunkSize: 1 << 20 })), done: Promise.resolve() };
   if (magic.equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]))) {
     // xz has no decoder in Node; the system's xz streams it (Debian: xz-utils).
-    const xz = spawn('xz', ['-dc', '--', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const limit = o.xzMemMiB === undefined ? [] : [`--memlimit-decompress=${Math.max(1, Math.floor(o.xzMemMiB))}MiB`];
+    const xz = spawn('xz', ['-dc', ...limit, '--', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
     let err = '';
     xz.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
     const done = new Promise<void>((resolve, reject) => {
       xz.on('error', (e) => reject(new Error(`cannot run xz to read ${file}: ${e.message} (install xz-utils)`)));
-      xz.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`xz could not decompress ${file}: ${err.trim() || `exit ${code}`}`))));
+      xz.on('close', (code) => {
+        if (code === 0) return resolve();
+        const said = err.trim();
+        if (o.xzMemMiB !== undefined && /memory usage limit/i.test(said)) return reject(new DecoderMemoryError(file, Math.floor(o.xzMemMiB)));
+        reject(new Error(`xz could not decompress ${file}: ${said || `exit ${code}`}`));
+      });
     });
     done.catch(() => undefined); // observed by the reader; never an unhandled rejection
     return { stream: xz.stdout, done };

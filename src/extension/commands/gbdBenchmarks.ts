@@ -82,7 +82,7 @@ export async function fetchBenchmarks(arg: unknown, model: WorkspaceModel, log: 
         ...fetchLimits(config.gbd),
         signal,
         log: (line) => log.warn(line),
-        onProgress: (p) => report(p.done / p.of, `${p.done}/${p.of} (${p.fromCache} from the cache), ${(p.bytes / 1e6).toFixed(1)} MB`),
+        onProgress: (p) => report(p.done / p.of, p.waiting ?? `${p.done}/${p.of} (${p.fromCache} from the cache), ${(p.bytes / 1e6).toFixed(1)} MB`),
       }),
     );
     await writeValues(ws, [{ path: ['benchmarks', set], value: `${BENCH_DIR}/${set}` }]);
