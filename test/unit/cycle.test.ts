@@ -215,6 +215,47 @@ describe('the family rule in a real cycle', function () {
       ],
     );
   });
+
+  it('a challenger the race drops early gets no family figures: a few instances of each family are noise, not findings', async () => {
+    const ws = await tinysatCycleWorkspace({ approval: 'auto', perf: 0, perfSeed: 0 });
+    const perf = path.join(ws, 'benchmarks', 'perf');
+    const rows = ['instance,family,expected'];
+    for (let i = 0; i < 12; i++) {
+      write(path.join(perf, `f${i}.cnf`), planted3Sat(30, 4.0, 500 + i));
+      rows.push(`f${i}.cnf,${i % 2 ? 'odd' : 'even'},SAT`);
+    }
+    write(path.join(perf, 'meta.csv'), rows.join('\n') + '\n');
+    const src = path.join(ws, 'SATLUTION_0', 'tinysat.c');
+    fs.writeFileSync(src, withCpuSpin(fs.readFileSync(src, 'utf8'), ''));
+    // 0.4 s of CPU more on every instance, where the champion takes milliseconds: the first look drops it.
+    const slower: EvolutionAgent = {
+      ...speedUpAgent(),
+      async code({ host }) {
+        const edit = await runTool(
+          'edit_file',
+          JSON.stringify({ path: 'tinysat.c', search: '  starts[nclauses] = used;\n', replace: `  starts[nclauses] = used;\n${cpuSpin('400000000')}` }),
+          host,
+        );
+        assert.equal(edit.isError, false, edit.content);
+        const b = await host.build();
+        assert.equal(b.ok, true, b.text);
+        return { finished: true, detail: 'done' };
+      },
+    };
+    const s = await runCycle({ ws, config: await loadConfig(ws), agent: slower, approver: { confirm: async () => true }, log: silentLogger, jobs: 2 });
+    assert.equal(s.champion_changed, false);
+    const dir = path.join(ws, '.satlution', 'duels');
+    const duel = JSON.parse(fs.readFileSync(path.join(dir, fs.readdirSync(dir)[0]!), 'utf8')) as {
+      pairs: { family: string }[];
+      race: { outcome: string; ran: number; of: number };
+      comparison: { families?: unknown };
+    };
+    assert.equal(duel.race.outcome, 'rejected early', JSON.stringify(duel.race));
+    assert.ok(duel.race.ran < duel.race.of);
+    assert.deepEqual(new Set(duel.pairs.map((p) => p.family)), new Set(['even', 'odd']), 'its pairs have two families');
+    assert.equal(duel.comparison.families, undefined, 'and no family figures');
+    assert.doesNotMatch(fs.readFileSync(path.join(ws, 'SATLUTION_1', 'RESULTS.md'), 'utf8'), /By family/);
+  });
 });
 
 describe('satlution cycle with the real openai client against a local model server', function () {

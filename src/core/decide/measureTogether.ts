@@ -200,6 +200,9 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
       again,
       families: req.config.evaluation.families,
     });
+    // One the race dropped ran part of the set, a few instances of each family: figures per family would
+    // be noise shown as findings, so its duel keeps none (the held-out check, stopped by its own rule, keeps them).
+    const droppedByRace = Boolean(policy && s.dropped);
     const wall = compareRuns(paired, rb, plan.timeoutS, { alpha: req.alpha, on: 'wall' });
     const race = policy
       ? raceDoc({ s, paired, rb, names, lookCtx, on: req.on, policy, entrants: keys.length, session: sessionOf(session, k, keys.length) })
@@ -239,7 +242,7 @@ export async function measureTogether(req: TogetherRequest): Promise<{ session: 
         wall_par2A: wall.par2A,
         wall_par2B: wall.par2B,
         ...(cmp.again ? { again: cmp.again } : {}),
-        ...(cmp.families ? { families: duelFamilies(cmp.families) } : {}),
+        ...(cmp.families && !droppedByRace ? { families: duelFamilies(cmp.families) } : {}),
       },
       fatal: fatalOf('B', rb) ?? fatalOf('A', paired),
       ...(race ? { race } : {}),
