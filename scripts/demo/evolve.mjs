@@ -145,7 +145,7 @@ export function evolveDemo(dir, seed, o) {
     const specialists = [...ended.values()].filter((c) => /slower on (a family|\d+ families)/.test(c.outcome ?? ''));
     step(
       specialists.length
-        ? `No challenger was promoted within ${o.minutes} minutes: ${specialists.length} were faster overall but slower on a family, and the family rule kept them out (SATLUTION_0 stays champion)`
+        ? `No challenger was promoted within ${o.minutes} minutes: ${specialists.length === 1 ? 'one was' : `${specialists.length} were`} faster overall but slower on a family, and the family rule kept ${specialists.length === 1 ? 'it' : 'them'} out (SATLUTION_0 stays champion)`
         : `No challenger beat the seed within ${o.minutes} minutes: SATLUTION_0 stays champion (the verdicts are in each RESULTS.md)`,
     );
     for (const c of specialists) console.log(`  cycle ${c.cycle}, ${c.title}: ${c.outcome}`);
