@@ -8,20 +8,15 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FetchIncomplete, fetchLimits, fetchSet, type FetchRequest } from '../../src/core/benchmarks/fetchSet';
+import { FetchIncomplete } from '../../src/core/benchmarks/fetchSet';
 import { GbdCache } from '../../src/core/benchmarks/gbdCache';
 import { STALE_MS } from '../../src/core/benchmarks/gbdLock';
 import { GbdSchema } from '../../src/core/config/schema';
 import { planted3Sat } from '../../src/core/instances/generators';
 import { procStart } from '../../src/core/run/owner';
 import { servedInstance, startGbdServer, xz, type GbdTestServer } from '../fixtures/gbdServer';
-import { ROOT, tempDir } from './helpers';
-
-/** A fetch of `query` into a new workspace's set, with satlution.yaml's gbd defaults changed by `gbd`. */
-function fetchInto(server: string, query: string, cache: GbdCache, gbd: Record<string, unknown> = {}, more: Partial<FetchRequest> = {}) {
-  const ws = tempDir('gbd-hang-ws-');
-  return fetchSet({ server, query, dir: path.join(ws, 'benchmarks', 'set'), cache, jobs: 2, ...fetchLimits(GbdSchema.parse(gbd)), ...more });
-}
+import { fetchInChild, fetchInto } from './gbdFetch';
+import { tempDir } from './helpers';
 
 /** The error a promise rejects with (it must reject). */
 const failure = (p: Promise<unknown>): Promise<Error> =>
@@ -71,26 +66,6 @@ function xzDictionaryBomb(text: string): Buffer {
   out[afterSize] = 37; // (2 | 1) << (37 / 2 + 11) = 1.5 GiB
   out.writeUInt32LE(crc32(out.subarray(start, start + size - 4)), start + size - 4);
   return out;
-}
-
-/** A fetch in a process of its own (test/fixtures/fetchInChild.ts): its outcome. */
-function fetchInChild(args: { server: string; query: string; dir: string; cache: string; gbd?: Record<string, unknown> }) {
-  // Not spawnSync: the server answers from this process's event loop.
-  return new Promise<{ ok: boolean; error?: string; instances?: number }>((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'out', 'test', 'fixtures', 'fetchInChild.js'), JSON.stringify(args)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let [out, err] = ['', ''];
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('close', () => {
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop()!) as { ok: boolean; error?: string });
-      } catch {
-        reject(new Error(`the child fetch printed no outcome: ${out} ${err}`));
-      }
-    });
-  });
 }
 
 /** The pid of a process that has exited (a pid no process has now). */

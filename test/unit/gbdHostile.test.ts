@@ -5,14 +5,14 @@
 // an endless list, a giant clause, a trickling body, 50,000 hashes, redirects to another host and from
 // https to http.
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { FetchIncomplete, fetchLimits, fetchSet, type FetchRequest } from '../../src/core/benchmarks/fetchSet';
+import { FetchIncomplete } from '../../src/core/benchmarks/fetchSet';
 import { GbdCache } from '../../src/core/benchmarks/gbdCache';
 import { queryHashes } from '../../src/core/benchmarks/gbdRoutes';
 import { fetchBounds } from '../../src/core/benchmarks/requestBounds';
@@ -22,15 +22,10 @@ import { GbdHasher } from '../../src/core/instances/gbdHash';
 import { pigeonhole, planted3Sat } from '../../src/core/instances/generators';
 import { listSet } from '../../src/core/instances/instances';
 import { canonicalText, endlessList, servedInstance, startGbdServer, xzBomb, type GbdTestServer, type ServedInstance } from '../fixtures/gbdServer';
-import { ROOT, tempDir, write } from './helpers';
+import { fetchInChild, fetchInto } from './gbdFetch';
+import { tempDir, write } from './helpers';
 
 const DRAT_TRIM = process.env.SATLUTION_DRAT_TRIM;
-
-/** A fetch of `query` into a new workspace's set `name`, with satlution.yaml's gbd defaults changed by `gbd`. */
-function fetchInto(server: string, query: string, cache: GbdCache, gbd: Record<string, unknown> = {}, more: Partial<FetchRequest> = {}) {
-  const ws = tempDir('gbd-hostile-ws-');
-  return fetchSet({ server, query, dir: path.join(ws, 'benchmarks', 'set'), cache, jobs: 2, ...fetchLimits(GbdSchema.parse(gbd)), ...more });
-}
 
 /** The GBD hash of a text given in parts (one part repeated), without ever holding it whole. */
 function hashOfParts(head: string, unit: string, repeat: number, tail: string): string {
@@ -40,26 +35,6 @@ function hashOfParts(head: string, unit: string, repeat: number, tail: string): 
   for (let i = 0; i < repeat; i++) h.update(u);
   h.update(Buffer.from(tail));
   return h.digest();
-}
-
-/** A fetch in a child process (test/fixtures/fetchInChild.ts): its outcome and peak resident memory. */
-function fetchInChild(args: { server: string; query: string; dir: string; cache: string; gbd?: Record<string, unknown> }, env: NodeJS.ProcessEnv = {}) {
-  return new Promise<{ ok: boolean; error?: string; instances?: number; maxRssMb: number }>((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'out', 'test', 'fixtures', 'fetchInChild.js'), JSON.stringify(args)], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let [out, err] = ['', ''];
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('close', () => {
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop()!) as { ok: boolean; error?: string; maxRssMb: number });
-      } catch {
-        reject(new Error(`the child fetch printed no outcome: ${out} ${err}`));
-      }
-    });
-  });
 }
 
 /** A honest instance and the same under a hostile body (same GBD hash). */
