@@ -824,6 +824,75 @@ describe('dashboard verdicts', function () {
     assert.match(why.get(7)!, /20\.0% faster.*It was not promoted: a person or another proposal of the cycle decided otherwise\./);
     assert.match(why.get(8)!, /^The decision is not made yet/);
   });
+
+  it("shows each family against the challenger's parent where that is another candidate (islands, SMC), through the duels that measured them", async () => {
+    const ws = await workspace();
+    const state = path.join(ws, '.satlution');
+    const store = new CandidateStore(ws);
+    // SATLUTION_7 from the champion; SATLUTION_8 from SATLUTION_7 (a parent out of the database); SATLUTION_9 from the champion.
+    for (const parent of [3, 7, 3]) {
+      const id = (await store.create({ parent, status: 'evaluated' })).id;
+      await savePerf(ws, `SATLUTION_${id}`, FAST, HASH(id));
+    }
+    const fam = (family: string, par2A: number, par2B: number) => ({
+      family,
+      instances: 4,
+      par2A,
+      par2B,
+      change_pct: (100 * (par2B - par2A)) / par2A,
+      judged: true,
+      slower: false,
+    });
+    const duel = (n: number, b: string, families: DuelDoc['comparison']['families']) =>
+      duelDoc(ws, {
+        session: `2026110${n}T000000-ffff0000`,
+        purpose: 'decision',
+        cycle: n,
+        a: 'SATLUTION_3',
+        b,
+        at: `2026-11-0${n}T00:00:00.000Z`,
+        pairs: [pair('a.cnf', 'AB', ['solved', 1, 1], ['solved', 0.9, 0.9])],
+        comparison: {
+          par2A: 20,
+          par2B: 18,
+          diff: -2,
+          ci95: [-3, -1],
+          p: 0.2,
+          n: 8,
+          verdict: 'no significant difference',
+          band_pct: 3,
+          wall_par2A: 20,
+          wall_par2B: 18,
+          families,
+        },
+      });
+    // Each against the champion, in its own session: the parent 20% faster on f1 and 20% slower on f2;
+    // its child 40% faster on f1 and as slow on f2: against its parent, 25% faster on f1 and no change on f2.
+    // f3 is measured with 4 instances in one duel and 5 in the other: not the same family, no figure.
+    const docs = [
+      duel(5, 'SATLUTION_7', [fam('f2', 10, 12), fam('f1', 10, 8), fam('f3', 10, 10)]),
+      duel(6, 'SATLUTION_8', [fam('f2', 10, 12), fam('f1', 10, 6), { ...fam('f3', 10, 9), instances: 5 }]),
+      duel(7, 'SATLUTION_9', [fam('f1', 10, 9), fam('f2', 10, 9)]),
+    ];
+    for (const doc of docs) write(path.join(state, 'duels', `${doc.session}.json`), JSON.stringify(doc));
+    await saveCycle(ws, cycle(5, 'done', 3, 7));
+    await saveCycle(ws, cycle(6, 'done', 7, 8));
+    await saveCycle(ws, cycle(7, 'done', 3, 9));
+    const d = (await buildDashboard(ws)).data;
+    assert.ok(DashboardHostMessage.safeParse({ type: 'data', data: d }).success, 'the data satisfies the protocol');
+    const of = (id: number) => d.verdicts.decisions.find((x) => x.candidate === id)!;
+    assert.deepEqual(of(8).parent, {
+      id: 7,
+      via: [7, 3, 8],
+      families: [
+        { family: 'f2', instances: 4, changePct: 0 },
+        { family: 'f1', instances: 4, changePct: -25 },
+      ],
+    });
+    // A challenger whose parent is the champion it met has its duel's figures only.
+    assert.equal(of(9).parent, undefined);
+    assert.equal(of(7).parent, undefined);
+  });
 });
 
 describe('dashboard verdicts explained', () => {

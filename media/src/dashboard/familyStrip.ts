@@ -54,7 +54,7 @@ export function familyGrid(decisions: readonly DashDecision[], dirOf: (id: numbe
     h(
       'caption',
       { class: 'muted' },
-      `Families over the cycles: each challenger\u2019s PAR-2 change per family against the champion it met (positive: slower; outlined: slower beyond the tolerance, which keeps it out).${all.length > names.length ? ` The ${names.length} families judged most often, of ${all.length}.` : ''}`,
+      `Families over the cycles: each challenger\u2019s PAR-2 change per family against the champion it met (positive: slower; outlined: slower beyond the tolerance, which keeps it out).${rows.some((d) => d.parent) ? ' Below it, against its parent where that is another candidate: the duels from the parent to it multiplied, each measured side by side in its own session.' : ''}${all.length > names.length ? ` The ${names.length} families judged most often, of ${all.length}.` : ''}`,
     ),
     h(
       'thead',
@@ -66,17 +66,24 @@ export function familyGrid(decisions: readonly DashDecision[], dirOf: (id: numbe
       {},
       ...rows.map((d) => {
         const by = new Map(d.duel!.families!.map((f) => [f.family, f]));
+        const byParent = new Map(d.parent?.families.map((f) => [f.family, f]));
+        const via = d.parent ? d.parent.via.map(dirOf).join(' \u2192 ') : '';
         return h(
           'tr',
           {},
           h('td', { class: 'num' }, String(d.cycle)),
-          h('td', {}, dirOf(d.candidate)),
+          h('td', {}, dirOf(d.candidate), d.parent ? h('div', { class: 'muted' }, `from ${dirOf(d.parent.id)}`) : null),
           ...names.map((n) => {
             const f = by.get(n);
+            const p = byParent.get(n);
             return h(
               'td',
-              { class: `num${f ? ` ${tone(f)}` : ''}`, ...(f ? { title: `${n}: ${f.instances} instances` } : {}) },
+              {
+                class: `num${f ? ` ${tone(f)}` : ''}`,
+                ...(f ? { title: `${n}: ${f.instances} instances${p ? `; against the parent ${signed(p.changePct)} (through ${via})` : ''}` } : {}),
+              },
               f ? signed(f.changePct) : '\u2013',
+              p ? h('div', { class: `fam-parent ${p.changePct > 0 ? 'fam loss' : 'fam gain'}` }, `parent ${signed(p.changePct)}`) : null,
             );
           }),
         );

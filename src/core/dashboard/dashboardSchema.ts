@@ -312,6 +312,18 @@ export const DashDecision = z.object({
   heldOut: DashDuel.nullable(),
   race: DashRace.nullable(),
   tier: z.object({ reached: z.number().int().positive(), of: z.number().int().positive() }).nullable(),
+  /**
+   * Where its parent is not the champion it met (islands, SMC): each family's PAR-2 change against the
+   * parent (positive: slower), chained through same-session duels from the parent (`via`, parent first);
+   * absent where no such chain was measured.
+   */
+  parent: z
+    .object({
+      id: Id,
+      via: z.array(Id).max(4),
+      families: z.array(z.object({ family: z.string().max(200), instances: Count, changePct: z.number() })).max(64),
+    })
+    .optional(),
   /** The outcome in plain sentences (core/explain.ts): the change with its CI, n and p, the margin, and the reason. */
   why: z.string().max(1200),
 });

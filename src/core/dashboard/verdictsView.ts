@@ -12,6 +12,7 @@ import { parseCandidateDir } from '../layout';
 import type { RunStatus } from '../run/result';
 import type { CycleState } from '../store/cycleState';
 import type { ParsedEval } from './read';
+import { familiesAgainstParent, type FamilyDuel } from './parentFamilies';
 import { explainComparison, explainSplit, marginGainPct } from '../explain';
 import {
   RUN_STATUSES,
@@ -307,6 +308,13 @@ export function verdictsData(o: {
   rows.sort((x, y) => x.cycle - y.cycle || x.id - y.id);
   if (rows.length > MAX_DECISIONS) o.note(`verdicts: the ${MAX_DECISIONS} latest of ${rows.length} decisions are shown`);
   const minImprovement = o.config?.strategy.min_improvement_pct ?? 0;
+  const chain: FamilyDuel[] = o.duels.flatMap((d) => {
+    const a = candidateOf(d.a.dir);
+    const b = candidateOf(d.b.dir);
+    return d.purpose === 'decision' && a !== undefined && b !== undefined && d.comparison.families?.length
+      ? [{ a, b, set: d.set, at: d.ended_at, families: d.comparison.families }]
+      : [];
+  });
   const decisions: DashDecision[] = rows.slice(-MAX_DECISIONS).map(({ cycle, id }) => {
     const s = states.get(cycle);
     const e = o.evals.get(id);
@@ -323,6 +331,8 @@ export function verdictsData(o: {
       race: raceOf(e),
       tier: e?.tier && e.tier.reached < e.tier.of ? e.tier : null,
     };
+    const parent = o.candidates.get(id)?.parent ?? null;
+    const againstParent = parent !== null && parent !== champion ? familiesAgainstParent(id, parent, chain) : undefined;
     const why = decisionWhy(d, {
       alpha: o.config?.strategy.alpha ?? 0.05,
       minImprovementPct: minImprovement,
@@ -330,7 +340,21 @@ export function verdictsData(o: {
       challenger: o.candidates.get(id),
       champion: champion === null ? undefined : o.candidates.get(champion),
     });
-    return { ...d, why: why.slice(0, 1200) };
+    return {
+      ...d,
+      ...(againstParent
+        ? {
+            parent: {
+              id: againstParent.parent,
+              via: againstParent.via,
+              families: againstParent.families
+                .slice(0, 64)
+                .map((f) => ({ family: f.family.slice(0, 200), instances: f.instances, changePct: signed3(f.changePct) })),
+            },
+          }
+        : {}),
+      why: why.slice(0, 1200),
+    };
   });
   return {
     rule: o.config ? ruleInForce(o.config, cal, o.cpuHere) : null,
