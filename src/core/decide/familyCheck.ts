@@ -99,8 +99,8 @@ function figure(family: string, g: readonly TestPair[], noise: TestNoise, rule: 
 export const FAMILY_DOUBT_SES = 1;
 
 /**
- * The most runs of an instance of a family in doubt: as many as a session's rounds of further runs allow
- * (scheduler.ts MAX_AGAIN_ROUNDS, 8, after the first). At 6 (the promotion test's AGAIN_RUNS), a
+ * The most runs of an instance of a family in doubt (a session's rounds of further runs allow more:
+ * scheduler.ts MAX_AGAIN_ROUNDS). At 6, a
  * challenger 15% slower on a family of 8 and 20% faster elsewhere was promoted in 16.7% of decisions at
  * 44 instances; at 9, in 12.7% (bench/decisions.ts fam-loser).
  */

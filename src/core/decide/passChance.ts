@@ -11,8 +11,8 @@
 //   the timeout). Timeouts solved are a few percent of a competition set, so this stratum keeps a
 //   challenger in until it has run enough of them to show it solves none.
 // The final test (objectiveTest.ts) is taken at twice its level, its standard error from the run noise
-// of the pairs seen and of the rest predicted (the instances near the limit at a sixth, as a survivor
-// runs them again up to AGAIN_RUNS times), and the margin at its confidence (promotionRule.ts). Where
+// of the pairs seen and of the rest predicted (the instances near the limit at a sixth, LOOK_RUNS: a
+// survivor runs them again up to AGAIN_RUNS times), and the margin at its confidence (promotionRule.ts). Where
 // the final difference will land is uncertain beyond the line's spread where an instance near the limit
 // is still to run: it flips like every other one there. Calibrated in bench/decisions.ts: with the near-limit ones
 // at half, a challenger given under 5% at the look 30 of 44 passed in 14-26% of decisions. The seen
@@ -20,7 +20,7 @@
 // several their final mean averages) promoted no more winners and cost a no-gain cycle at 44 instances
 // 1.52 champion evaluations against 1.42.
 import { normalCdf, normalQuantile } from '../stats/normal';
-import { AGAIN_RUNS, MARGIN_CONFIDENCE, nearLimit, NOISE_PRIOR, runModel } from './objectiveTest';
+import { MARGIN_CONFIDENCE, nearLimit, NOISE_PRIOR, runModel } from './objectiveTest';
 
 /** A pair as the look sees it: the champion's PAR-2 time, the challenger's (a lower bound where capped), whether each solved. */
 export interface LookPair {
@@ -38,6 +38,14 @@ export interface FinalTest {
   /** The PAR-2 margin a promotion needs, percent (solved-then-par2: where the solved counts are equal). */
   marginPct: number;
 }
+
+/**
+ * The runs of each instance near the limit the looks take the final test to have: six, though a
+ * survivor's rounds may run one up to AGAIN_RUNS (12) times. Looks that predicted the twelve dropped
+ * fewer winners and kept no-gain challengers longer: a no-gain cycle at 44 instances cost 1.68 champion
+ * evaluations against 1.50 (bench/decisions.ts, 500 decisions); so a look errs towards dropping.
+ */
+export const LOOK_RUNS = 6;
 
 /** The prior spread of a log time ratio on one instance (per-run noise of 5-15% on each side) and its weight in pairs. */
 const PRIOR_SD = 0.15;
@@ -71,17 +79,17 @@ export function passChance(seen: readonly (LookPair & { timeout: boolean })[], r
     const [ta, tb] = solvedA && solvedB ? [a, b] : [timeoutS, timeoutS];
     return { v: runModel(ta, noise).variance + runModel(tb, noise).variance, near: near(ta) || near(tb) };
   };
-  /** The final test's variance of one instance's difference: a run's, divided by AGAIN_RUNS near the limit. */
+  /** The final test's variance of one instance's difference: a run's, divided by LOOK_RUNS near the limit. */
   const pairVar = (a: number, b: number, solvedA: boolean, solvedB: boolean) => {
     const r = runVar(a, b, solvedA, solvedB);
-    return r.near ? r.v / AGAIN_RUNS : r.v;
+    return r.near ? r.v / LOOK_RUNS : r.v;
   };
   // What is known: sums over the pairs seen.
   const D = sum(seen.map((p) => p.b - p.a));
   const A = sum(seen.map((p) => p.a));
   const VS = sum(seen.map((p) => pairVar(p.a, p.b, p.solvedA, p.solvedB)));
   // Where the final difference may move beyond the line's spread: the rest's instances near the limit.
-  const VM = sum(rest.filter((r) => r < timeoutS).map((r) => (near(r) ? runVar(r, r, true, true).v : 0))) / AGAIN_RUNS;
+  const VM = sum(rest.filter((r) => r < timeoutS).map((r) => (near(r) ? runVar(r, r, true, true).v : 0))) / LOOK_RUNS;
   const onlyB = seen.filter((p) => p.solvedB && !p.solvedA).length;
   const onlyA = seen.filter((p) => p.solvedA && !p.solvedB).length;
   // The solved stratum: its log ratios as a line in the log of the champion's time (a challenger may gain

@@ -420,9 +420,9 @@ function passes(tp: readonly TestPair[], rankBy: RankBy, noise: TestNoise, clear
 
 /**
  * The share of the promotion level, and the confidence of the margin, at which a survivor needs no more
- * runs: its decision is beyond doubt. Each round may end so, at most MAX_AGAIN_ROUNDS (8) times, which
- * spends at most 8 / 200 of the level (a union bound: 4% of it) on these early ends, and spares a clear
- * winner five runs of its heaviest instances.
+ * runs: its decision is beyond doubt. Each round may end so, at most MAX_AGAIN_ROUNDS (14) times, which
+ * spends at most 14 / 200 of the level (a union bound: 7% of it) on these early ends, and spares a clear
+ * winner up to eleven runs of its heaviest instances.
  */
 export const BEYOND_DOUBT = { levelShare: 0.005, marginConfidence: 0.99 };
 

@@ -56,7 +56,7 @@ export interface SessionRequest {
 }
 
 /** The most rounds of further runs a session makes, whatever `again` asks. */
-export const MAX_AGAIN_ROUNDS = 8;
+export const MAX_AGAIN_ROUNDS = 14;
 
 /** Both sides' further run of an instance, and the order they ran in. */
 export interface AgainRuns {
