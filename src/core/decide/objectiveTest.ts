@@ -134,9 +134,9 @@ export function runNoise(pairs: readonly TestPair[]): number {
  * The most runs of one instance by one side (race.ts raceAgain): one run of an instance near the limit
  * is a coin flip worth the whole limit, and its variance falls as the runs grow; twelve runs take it to
  * a twelfth. With the race's looks predicting six (passChance.ts LOOK_RUNS), twelve in up to 14 rounds
- * promoted a true 10% winner at 44 instances in 63% of decisions against 53% with six (300 decisions,
- * one seed; docs/decisions.md has the full figures), at 1.50 champion evaluations per no-gain cycle
- * against 1.46. Before the test carried the session's speed, ten runs promoted the `bimodal` no-better
+ * promoted a true 10% winner at 44 instances in 63.5% of decisions against 59.8% with six in eight
+ * (1,000 decisions, the same seeds; docs/decisions.md), at 1.47 champion evaluations per no-gain cycle
+ * (1.46 with six, seed 1). Before the test carried the session's speed, ten runs promoted the `bimodal` no-better
  * challenger in 0.8%: the more rounds pick the instances whose variance looks largest, the more the rest
  * keep their first runs' luck; bench/decisions.ts measures it again.
  */
