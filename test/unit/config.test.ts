@@ -5,6 +5,7 @@ import { configJsonSchema, DEFAULT_ISLANDS, DEFAULT_SMC } from '../../src/core/c
 import { islandsConfig } from '../../src/core/strategy/islands';
 import { smcConfig } from '../../src/core/strategy/smc';
 import { strategyFor } from '../../src/core/strategy/registry';
+import { DROP_BELOW, DROP_FULL_SHARE } from '../../src/core/decide/race';
 
 const MIN = 'seeds:\n  - { name: kissat, source: ../kissat }\n';
 
@@ -164,6 +165,16 @@ describe('config: satlution.yaml', () => {
     const s = configJsonSchema() as { properties: Record<string, { description?: string }> };
     assert.match(s.properties.approval!.description!, /semi/);
     assert.ok(s.properties.seeds);
+  });
+
+  it("describes the race's drop threshold as the race applies it", () => {
+    type Node = { properties?: Record<string, Node>; description?: string };
+    const s = configJsonSchema() as Node;
+    const text = s.properties!.evaluation!.properties!.racing!.properties!.enabled!.description!;
+    assert.ok(text.includes(`under ${100 * DROP_BELOW}%`), text);
+    // The description says "a quarter": it must change with DROP_FULL_SHARE.
+    assert.equal(DROP_FULL_SHARE, 0.25);
+    assert.ok(text.includes('before a quarter of the set has run'), text);
   });
 });
 

@@ -643,7 +643,7 @@ export const RacingSchema = z
       .default(true)
       .meta({
         description:
-          "Drop a challenger as soon as its same-session pairs with the champion say its chance to pass the promotion test at the end of the set is under 5% (the rest of the set predicted from its pairs, the champion's timeouts apart, where a challenger that solves more shows), and cap its runs at cap_factor times the champion's time; the champion stops when no challenger is left. Off: every challenger runs the whole set, uncapped. Either way a promotion is decided on the full set's pairs.",
+          "Drop a challenger as soon as its same-session pairs with the champion say its chance to pass the promotion test at the end of the set is under 25% (less at the looks before a quarter of the set has run: 25% times the share run over a quarter; the rest of the set predicted from its pairs, the champion's timeouts apart, where a challenger that solves more shows), and cap its runs at cap_factor times the champion's time; the champion stops when no challenger is left. Off: every challenger runs the whole set, uncapped. Either way a promotion is decided on the full set's pairs.",
         examples: [true],
       }),
     detect_gain_pct: z.number().gt(0).lt(100).optional().meta({
