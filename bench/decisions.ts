@@ -32,9 +32,9 @@
 // champion's six or seven timeouts solved: a gain the first looks may not meet). BENCH_INSTANCES sets
 // the size, BENCH_BEYOND the share beyond the limit. Families (the family rule, decide/familyCheck.ts):
 // worlds with their instances dealt at random into families f1..f5 of 8, 8, 8, 8 and 12
-// (BENCH_FAMILIES); fam-aa (identical); fam-uniform
-// (BENCH_GAIN lower PAR-2 everywhere); fam-loser (15% higher PAR-2 on f1, 20% lower on the rest,
-// BENCH_REST_GAIN); fam-loser2 (the same with families 4, 4, 8, 8, 8, 12, f1 and f2 each 15% slower).
+// (BENCH_FAMILIES); fam-aa (identical); fam-uniform (BENCH_GAIN lower PAR-2 everywhere); fam-loser (15%
+// higher PAR-2 on f1, 20% lower on the rest, BENCH_REST_GAIN); fam-loser2 (the same with families 4,
+// 4, 8, 8, 8, 12, f1 and f2 each 15% slower).
 // BENCH_WITH_FAMILIES=1 deals any scenario's world into families; BENCH_FAMILY_RULE=off reports
 // without vetoing; BENCH_FAMILY_ERROR and BENCH_FAMILY_MIN set the rule's error and least instances.
 // BENCH_SCENARIO=heldout measures the held-out check (below).
@@ -203,6 +203,8 @@ async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number
     settle: raceSettle(policy, TIMEOUT_S, level, RANK_BY),
     again: raceAgain(policy, TIMEOUT_S, RANK_BY, { level, marginPct: MIN_IMPROVEMENT_PCT, families: FAMILY_RULE }),
   });
+  // The survivors' further runs; A's run of an instance serves every B that asked for it: one object, counted once.
+  const roundRuns = new Set<InstanceResult>();
   const evaluated: Evaluated[] = keys.map((key, k) => {
     const s = out.b.get(key)!;
     const survived = !s.dropped;
@@ -213,6 +215,7 @@ async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number
       race: { outcome: survived ? 'survived' : 'rejected early', ran: b.length, of: order.length, reason: s.dropped?.reason ?? '' },
     } as Partial<EvalDoc> as EvalDoc;
     const again = furtherRuns(sp);
+    for (const runs of again.values()) for (const x of runs) roundRuns.add(x.a).add(x.b);
     return {
       candidate: k + 1,
       json,
@@ -220,8 +223,6 @@ async function cycle(w: World, stored: InstanceResult[], effectsOf: () => number
     };
   });
   const d = greedyAccept(evaluated, 0, MIN_IMPROVEMENT_PCT);
-  // A's further run of an instance serves every B that asked for it: one object, counted once.
-  const roundRuns = new Set(keys.flatMap((key) => sidePairs(out, key, order).flatMap((p) => (p.again ?? []).flatMap((x) => [x.a, x.b]))));
   return {
     roundsCost: cost(roundRuns),
     winner: d.winner === null ? null : d.winner - 1,
