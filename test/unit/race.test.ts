@@ -223,6 +223,10 @@ describe('the race (the rules)', () => {
     // One that solves one in seven of them stays, though it is no faster elsewhere.
     const some = (i: number) => timeoutAt(i) && i % 20 === 0;
     assert.equal(at(94, some).drop, false, `solved ${pairs(94, some).filter((p) => p.timeout && p.solvedB).length} of 30: ${at(94, some).chance}`);
+    // Two of the champion's stored timeouts that its run beside the challenger solved (near the limit), the challenger slower there: no timeout solved, and no loss on each one to come.
+    const beside = pairs(19, never).map((p, i) => (i === 0 || i === 10 ? { ...p, a: 0.9 * T, b: 0.99 * T, solvedA: true, solvedB: true } : p));
+    const withBeside = futility(beside, rest(19), { of: 400, timeoutS: T, test, minInstances: 5 });
+    assert.ok(!withBeside.drop && withBeside.chance! > 0.8 * at(19, never).chance!, `${withBeside.chance} against ${at(19, never).chance}`);
   });
 
   it('drops a no-gain challenger after about 5-25 of 44 pairs at 13% noise per pair, a slower one sooner, and a true 15% gain in a few races at most', () => {
