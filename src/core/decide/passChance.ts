@@ -125,7 +125,7 @@ export function passChance(seen: readonly (LookPair & { timeout: boolean })[], r
   // counted as solved, its small difference was taken for what every one to come would be worth, and a
   // winner that solves a quarter of them was dropped as soon as it was a little slower on such a one.
   const tSeen = seen.filter((p) => p.timeout);
-  const solvedT = tSeen.filter((p) => p.solvedB && !p.solvedA);
+  const solvedT = tSeen.filter(solvedTimeout);
   const mT = rest.length - m;
   const worth = solvedT.length ? sum(solvedT.map((p) => p.b - p.a)) / solvedT.length : -(2 - SOLVED_AT) * timeoutS;
   const solvedVar = pairVar(timeoutS, timeoutS, true, false);
@@ -163,6 +163,9 @@ export function passChance(seen: readonly (LookPair & { timeout: boolean })[], r
   }
   return Math.min(1, chance);
 }
+
+/** Whether a pair on a champion timeout is one the challenger solved: it solved, and the champion's run beside it did not (one that did lies near the limit). */
+export const solvedTimeout = (p: LookPair): boolean => p.solvedB && !p.solvedA;
 
 const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
 

@@ -30,7 +30,7 @@ import {
   type TestPair,
   type TestRun,
 } from './objectiveTest';
-import { passChance, type FinalTest, type LookPair } from './passChance';
+import { passChance, solvedTimeout, type FinalTest, type LookPair } from './passChance';
 import { familyAgain, type FamilyRule } from './familyCheck';
 
 /** What a race orders and caps by. */
@@ -205,7 +205,7 @@ export function futility(seen: readonly SeenPair[], rest: readonly number[], loo
   const way = speedupPct >= 0 ? `${speedupPct.toFixed(1)}% faster` : `${(-speedupPct).toFixed(1)}% slower`;
   const timeouts = seen.filter((p) => p.timeout);
   const solved = timeouts.length
-    ? `, it solved ${timeouts.filter((p) => p.solvedB && !p.solvedA).length} of the ${timeouts.length} it ran that the champion's measurement did not solve (where the champion's run beside it did not either),`
+    ? `, it solved ${timeouts.filter(solvedTimeout).length} of the ${timeouts.length} it ran that the champion's measurement did not solve (where the champion's run beside it did not either),`
     : '';
   return {
     drop,
