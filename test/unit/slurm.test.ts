@@ -199,6 +199,15 @@ describe('slurm array jobs (real Slurm)', function () {
     const slow = tinysat(2);
     const tasks = ['sat-small.cnf', 'unsat-small.cnf'].map((f, i) => ({ key: `r${i}`, args: workerArgs(slow, path.join(FIXTURES, 'cnf', f), f) }));
     const b = { opts: opts(workdir), exec, dir: localDir(workdir), tasks, maxArray: 1000 };
+    // The test jobs Slurm lists already (every state: an earlier test's job may still be completing on a busy machine).
+    const listing = () => spawnSync('squeue', ['-h', '-t', 'all', '-o', '%A %j %T'], { encoding: 'utf8', env }).stdout.trim();
+    const testJobs = (text: string) =>
+      text
+        .split('\n')
+        .filter((l) => l.includes(' satlution-test '))
+        .map((l) => l.split(' ')[0]);
+    const before = listing();
+    const earlier = new Set(testJobs(before));
     const first = await submitOrAttach(b);
     assert.equal(first.submitted.length, 1);
     assert.ok(fs.existsSync(path.join(workdir, recordFile(first.jobs[0]!.id))));
@@ -209,11 +218,12 @@ describe('slurm array jobs (real Slurm)', function () {
     assert.deepEqual(again.jobs, first.jobs);
     const one = await submitOrAttach({ ...b, dir: localDir(workdir), tasks: tasks.slice(1) });
     assert.deepEqual([one.submitted, one.jobs], [[], [{ id: first.jobs[0]!.id, keys: [null, 'r1'] }]]);
-    const jobs = spawnSync('squeue', ['-h', '-o', '%A %j'], { encoding: 'utf8', env })
-      .stdout.trim()
-      .split('\n')
-      .filter((l) => l.endsWith(' satlution-test'));
-    assert.deepEqual(new Set(jobs.map((l) => l.split(' ')[0])), new Set([first.jobs[0]!.id]), 'exactly one job queued');
+    const now = listing();
+    assert.deepEqual(
+      new Set(testJobs(now).filter((id) => !earlier.has(id))),
+      new Set([first.jobs[0]!.id]),
+      `exactly one job queued (squeue before this test:\n${before}\nnow:\n${now})`,
+    );
     const results = new Map<string, InstanceResult>();
     await follow(
       b,
