@@ -199,8 +199,9 @@ describe('slurm array jobs (real Slurm)', function () {
     const slow = tinysat(2);
     const tasks = ['sat-small.cnf', 'unsat-small.cnf'].map((f, i) => ({ key: `r${i}`, args: workerArgs(slow, path.join(FIXTURES, 'cnf', f), f) }));
     const b = { opts: opts(workdir), exec, dir: localDir(workdir), tasks, maxArray: 1000 };
-    // The test jobs Slurm lists already (every state: an earlier test's job may still be completing on a busy machine).
-    const listing = () => spawnSync('squeue', ['-h', '-t', 'all', '-o', '%A %j %T'], { encoding: 'utf8', env }).stdout.trim();
+    // The test jobs Slurm lists already (every state: an earlier test's job may still be completing on a
+    // busy machine), by their array's base id (%F): %A gives each running element an id of its own.
+    const listing = () => spawnSync('squeue', ['-h', '-t', 'all', '-o', '%F %j %T'], { encoding: 'utf8', env }).stdout.trim();
     const testJobs = (text: string) =>
       text
         .split('\n')
